@@ -1,0 +1,1 @@
+"""The thin REST layer (FastAPI) and the command line."""

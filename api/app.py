@@ -1,0 +1,49 @@
+"""The FastAPI application: start-up (model, connection, schema check) and routes."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from api import errors
+from api.routes import health
+from graph.db.connection import Database, connect, wait_for_database
+from graph.db.schema import apply_schema
+from graph.embeddings import Embedder, get_embedder
+from graph.settings import Settings, get_settings
+
+
+def create_app(settings: Settings | None = None, *, db: Database | None = None,
+               embedder: Embedder | None = None) -> FastAPI:
+    settings = settings or get_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        emb = embedder or get_embedder(settings.embedding_model, settings.embedding_batch_size)
+        database = db or connect(settings)
+        try:
+            wait_for_database(database, settings.startup_wait_seconds)
+            # Refuses to start (SchemaMismatch) when the model's dimension differs from the index's.
+            apply_schema(database, emb.dimension, emb.model_name)
+        except Exception:
+            if db is None:
+                database.close()
+            raise
+        app.state.db = database
+        app.state.embedder = emb
+        app.state.settings = settings
+        yield
+        if db is None:
+            database.close()
+
+    app = FastAPI(
+        title="Grimoire",
+        version="0.1.0",
+        summary="A Neo4j-native memory and knowledge service for autonomous agents.",
+        lifespan=lifespan,
+    )
+    errors.install(app)
+    app.include_router(health.router)
+    return app

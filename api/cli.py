@@ -1,0 +1,121 @@
+"""The `grimoire` command line: the local Neo4j, the schema, and the API server."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from graph.db.connection import DatabaseUnavailable, connect, local_server, wait_for_database
+from graph.db.local_server import LocalServerError
+from graph.db.schema import SchemaMismatch, apply_schema
+from graph.settings import Settings, get_settings
+
+
+def _say(msg: str) -> None:
+    print(msg, flush=True)
+
+
+def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.neo4j_uri:
+        _say(f"NEO4J_URI is set ({settings.neo4j_uri}): Grimoire uses that server and runs none of its own.")
+        if args.action == "status":
+            db = connect(settings)
+            try:
+                wait_for_database(db, 5)
+                _say("it answers")
+            finally:
+                db.close()
+        return 0
+    server = local_server(settings)
+    if args.action == "start":
+        server.start()
+        _say(f"Neo4j is running: {server.uri} (Browser {server.browser_url}, user {server.user}, "
+             f"password in {server.password_file})")
+    elif args.action == "stop":
+        _say("stopped" if server.stop() else "not running")
+    else:
+        _say(json.dumps(server.status(), indent=2))
+    return 0
+
+
+def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
+    from graph.embeddings import get_embedder
+
+    embedder = get_embedder(settings.embedding_model, settings.embedding_batch_size)
+    db = connect(settings)
+    try:
+        wait_for_database(db, settings.startup_wait_seconds)
+        report = apply_schema(db, embedder.dimension, embedder.model_name)
+    finally:
+        db.close()
+    _say(f"schema applied: {report.constraints_added} constraints and {report.indexes_added} indexes added "
+         f"(vector dimension {embedder.dimension}, model {embedder.model_name})")
+    return 0
+
+
+def _print_urls(settings: Settings, host: str, port: int) -> None:
+    _say("")
+    _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
+    _say(f"  Health:             http://{host}:{port}/health")
+    if settings.uses_local_server:
+        server = local_server(settings)
+        _say(f"  Neo4j Browser:      {server.browser_url}")
+        _say(f"    connect URL {server.uri}, user {server.user}, password {server.password}")
+        _say(f"    (the password is kept in {server.password_file})")
+    else:
+        _say(f"  Neo4j:              {settings.neo4j_uri} (user {settings.neo4j_user})")
+    _say("")
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    import uvicorn
+
+    from api.app import create_app
+
+    host = args.host or settings.api_host
+    port = args.port or settings.api_port
+    _print_urls(settings, host, port)
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    return 0
+
+
+def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.uses_local_server:
+        local_server(settings).start()
+    cmd_schema(args, settings)
+    return cmd_serve(args, settings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="grimoire", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    neo = sub.add_parser("neo4j", help="the project's own local Neo4j server")
+    neo.add_argument("action", choices=["start", "stop", "status"])
+    neo.set_defaults(func=cmd_neo4j)
+
+    schema = sub.add_parser("schema", help="constraints and indexes")
+    schema.add_argument("action", choices=["apply"])
+    schema.set_defaults(func=cmd_schema)
+
+    for name, func, text in (("serve", cmd_serve, "serve the REST API"),
+                             ("up", cmd_up, "start Neo4j (unless NEO4J_URI), apply the schema, serve")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("--host", default=None)
+        p.add_argument("--port", type=int, default=None)
+        p.set_defaults(func=func)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args, get_settings())
+    except (LocalServerError, SchemaMismatch, DatabaseUnavailable) as exc:
+        print(f"grimoire: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+RETURN apoc.version() AS version

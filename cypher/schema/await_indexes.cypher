@@ -1,0 +1,2 @@
+:param seconds => 300;
+CALL db.awaitIndexes($seconds)

@@ -1,0 +1,3 @@
+SHOW CONSTRAINTS YIELD name, type, labelsOrTypes, properties
+RETURN name, type, labelsOrTypes AS labels, properties
+ORDER BY name

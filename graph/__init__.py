@@ -1,0 +1,1 @@
+"""Grimoire's knowledge model and its operations on Neo4j."""

@@ -1,0 +1,129 @@
+"""The driver, where it points, and the one error type the service turns into a 503."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+
+from graph.db import cypher
+from graph.db.local_server import LocalNeo4j
+from graph.settings import Settings
+
+T = TypeVar("T")
+
+# Errors that mean "the database is not there right now", as opposed to a bad query.
+UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable)
+
+
+class DatabaseUnavailable(RuntimeError):
+    """Neo4j cannot be reached; the API answers 503 with this message."""
+
+
+@dataclass(frozen=True)
+class Target:
+    uri: str
+    user: str
+    password: str
+    database: str
+
+
+def local_server(settings: Settings) -> LocalNeo4j:
+    return LocalNeo4j(
+        home=settings.neo4j_home,
+        bolt_port=settings.neo4j_bolt_port,
+        http_port=settings.neo4j_http_port,
+        heap=settings.neo4j_heap,
+        pagecache=settings.neo4j_pagecache,
+        user=settings.neo4j_user,
+    )
+
+
+def resolve_target(settings: Settings) -> Target:
+    """NEO4J_URI and friends when set; otherwise the project's local server and its password file."""
+    if settings.neo4j_uri:
+        if settings.neo4j_password is None:
+            raise DatabaseUnavailable("NEO4J_URI is set but NEO4J_PASSWORD is not")
+        return Target(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
+    server = local_server(settings)
+    password = settings.neo4j_password or server.password
+    return Target(server.uri, settings.neo4j_user, password, settings.neo4j_database)
+
+
+class Database:
+    """A driver plus the database name; runs the project's named Cypher files."""
+
+    def __init__(self, target: Target, *, connection_timeout: float = 3.0, retry_seconds: float = 5.0):
+        self.target = target
+        self.driver: Driver = GraphDatabase.driver(
+            target.uri,
+            auth=(target.user, target.password),
+            connection_timeout=connection_timeout,
+            connection_acquisition_timeout=connection_timeout + 2.0,
+            max_transaction_retry_time=retry_seconds,
+            liveness_check_timeout=30.0,
+            notifications_min_severity="WARNING",
+        )
+
+    @property
+    def name(self) -> str:
+        return self.target.database
+
+    def close(self) -> None:
+        self.driver.close()
+
+    @contextmanager
+    def session(self, **kwargs: Any) -> Iterator[Session]:
+        try:
+            with self.driver.session(database=self.name, **kwargs) as session:
+                yield session
+        except UNAVAILABLE_ERRORS as exc:
+            raise DatabaseUnavailable(f"Neo4j at {self.target.uri} is unavailable: {exc}") from exc
+
+    def read(self, work: Callable[[ManagedTransaction], T]) -> T:
+        with self.session() as s:
+            return s.execute_read(work)
+
+    def write(self, work: Callable[[ManagedTransaction], T]) -> T:
+        with self.session() as s:
+            return s.execute_write(work)
+
+    def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction."""
+        with self.session() as s:
+            return [r.data() for r in s.run(cypher.query(query_name), params)]
+
+    def run_all(self, query_name: str, /, **params: Any) -> list[Any]:
+        """Run every statement of cypher/<query_name>.cypher in order; returns their summaries' counters."""
+        counters = []
+        with self.session() as s:
+            for stmt in cypher.statements(query_name):
+                counters.append(s.run(stmt, params).consume().counters)
+        return counters
+
+
+def connect(settings: Settings) -> Database:
+    return Database(resolve_target(settings))
+
+
+def wait_for_database(db: Database, timeout: float) -> None:
+    """Block until the database answers a query, or raise DatabaseUnavailable after timeout."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with db.session() as s:
+                s.run("RETURN 1").consume()
+            return
+        except DatabaseUnavailable as exc:
+            if time.monotonic() >= deadline:
+                raise DatabaseUnavailable(
+                    f"Neo4j at {db.target.uri} did not answer within {timeout:.0f}s: {exc}"
+                ) from exc
+            time.sleep(0.5)

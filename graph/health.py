@@ -1,0 +1,34 @@
+"""What /health reports: versions of Neo4j, GDS and APOC, index states, the embedding model."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from neo4j.exceptions import ClientError
+
+from graph.db.connection import Database
+
+
+def _optional_version(db: Database, name: str) -> str | None:
+    """GDS or APOC may be absent on a user's own server (Aura without GDS); say so, don't fail."""
+    try:
+        rows = db.run(name)
+    except ClientError:
+        return None
+    return rows[0]["version"] if rows else None
+
+
+def server_info(db: Database) -> dict[str, Any]:
+    kernel = next((r for r in db.run("health/components") if r["name"] == "Neo4j Kernel"), None)
+    indexes = db.run("schema/show_indexes")
+    return {
+        "neo4j": {"version": kernel and kernel["version"], "edition": kernel and kernel["edition"],
+                  "uri": db.target.uri, "database": db.name},
+        "gds_version": _optional_version(db, "health/gds_version"),
+        "apoc_version": _optional_version(db, "health/apoc_version"),
+        "indexes": [
+            {"name": r["name"], "type": r["type"], "state": r["state"],
+             "population_percent": r["populationPercent"]}
+            for r in indexes
+        ],
+    }

@@ -1,0 +1,1 @@
+"""Importers of real data into the graph (Aave topology, governance, LoCoMo conversations)."""

@@ -1,0 +1,151 @@
+"""Fixtures: a real Neo4j for the whole run, a clean database for every test.
+
+Where the server comes from, in order:
+1. NEO4J_URI (with NEO4J_USER / NEO4J_PASSWORD) when set: the user's own server or Aura;
+2. a testcontainers Neo4j 5.26 with GDS and APOC when a Docker daemon answers;
+3. otherwise the project's own local server, on free ports in a temporary home,
+   stopped when the run ends.
+"""
+
+from __future__ import annotations
+
+import atexit
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from graph.db.connection import Database, Target
+from graph.db.local_server import LocalNeo4j, free_port
+from graph.db.schema import apply_schema
+from graph.embeddings import Embedder, get_embedder
+from graph.settings import DEFAULT_MODEL, Settings
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+if not DATA.exists():
+    DATA = Path(os.environ.get("GRIMOIRE_DATA", "../shared/data")).resolve()
+
+NEO4J_IMAGE = "neo4j:5.26-community"
+
+
+@dataclass
+class Neo4jUnderTest:
+    kind: str  # "external", "testcontainers" or "local"
+    uri: str
+    user: str
+    password: str
+    database: str = "neo4j"
+    http_url: str | None = None
+    local: LocalNeo4j | None = None
+
+    def target(self) -> Target:
+        return Target(self.uri, self.user, self.password, self.database)
+
+    def settings(self, **overrides: object) -> Settings:
+        values: dict[str, object] = {
+            "neo4j_uri": self.uri, "neo4j_user": self.user, "neo4j_password": self.password,
+            "neo4j_database": self.database, "startup_wait_seconds": 20.0,
+        }
+        values.update(overrides)
+        return Settings(**values)  # type: ignore[arg-type]
+
+
+def _docker_answers() -> bool:
+    try:
+        import docker
+
+        docker.from_env(timeout=3).ping()
+        return True
+    except Exception:
+        return False
+
+
+def _testcontainers_neo4j() -> tuple[Neo4jUnderTest, object]:
+    from testcontainers.neo4j import Neo4jContainer
+
+    password = "grimoire-test-password"
+    container = (
+        Neo4jContainer(NEO4J_IMAGE, password=password)
+        .with_env("NEO4J_PLUGINS", '["graph-data-science","apoc"]')
+        .with_env("NEO4J_dbms_security_procedures_unrestricted", "gds.*,apoc.*")
+        .with_exposed_ports(7474, 7687)
+    )
+    container.start()
+    http = f"http://{container.get_container_host_ip()}:{container.get_exposed_port(7474)}/browser/"
+    return Neo4jUnderTest("testcontainers", container.get_connection_url(), "neo4j", password,
+                          http_url=http), container
+
+
+@pytest.fixture(scope="session")
+def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jUnderTest]:
+    if os.environ.get("NEO4J_URI"):
+        yield Neo4jUnderTest(
+            "external", os.environ["NEO4J_URI"], os.environ.get("NEO4J_USER", "neo4j"),
+            os.environ.get("NEO4J_PASSWORD", ""), os.environ.get("NEO4J_DATABASE", "neo4j"),
+            http_url=os.environ.get("NEO4J_BROWSER_URL"),
+        )
+        return
+    if _docker_answers():
+        server, container = _testcontainers_neo4j()
+        try:
+            yield server
+        finally:
+            container.stop()  # type: ignore[attr-defined]
+        return
+    local = LocalNeo4j(
+        home=tmp_path_factory.mktemp("neo4j-home"), bolt_port=free_port(), http_port=free_port(),
+        heap="1g", pagecache="512m",
+    )
+    atexit.register(local.stop)  # also on an aborted run
+    local.start()
+    try:
+        yield Neo4jUnderTest("local", local.uri, local.user, local.password,
+                             http_url=local.browser_url, local=local)
+    finally:
+        local.stop()
+
+
+@pytest.fixture(scope="session")
+def embedder() -> Embedder:
+    return get_embedder(DEFAULT_MODEL)
+
+
+@pytest.fixture(scope="session")
+def session_db(neo4j_server: Neo4jUnderTest, embedder: Embedder) -> Iterator[Database]:
+    db = Database(neo4j_server.target())
+    apply_schema(db, embedder.dimension, embedder.model_name)
+    yield db
+    db.close()
+
+
+def clean_database(db: Database) -> None:
+    """Remove every node and relationship and every GDS projection; keep the schema."""
+    db.run("testing/drop_gds_graphs")
+    db.run("testing/delete_all")
+
+
+@pytest.fixture
+def db(session_db: Database, embedder: Embedder) -> Database:
+    clean_database(session_db)
+    apply_schema(session_db, embedder.dimension, embedder.model_name)
+    return session_db
+
+
+@pytest.fixture
+def local_neo4j(neo4j_server: Neo4jUnderTest,
+                tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[LocalNeo4j, Neo4jUnderTest]]:
+    """A local server a test may stop and restart: the session's own when it is local, else a new one."""
+    if neo4j_server.local is not None:
+        yield neo4j_server.local, neo4j_server
+        neo4j_server.local.start()  # running again (or reused) for the tests after this one
+        return
+    local = LocalNeo4j(home=tmp_path_factory.mktemp("own-home"), bolt_port=free_port(),
+                       http_port=free_port(), heap="512m", pagecache="128m")
+    local.start()
+    try:
+        yield local, Neo4jUnderTest("local", local.uri, local.user, local.password,
+                                    http_url=local.browser_url, local=local)
+    finally:
+        local.stop()

@@ -1,0 +1,37 @@
+"""The grimoire command line against the real server."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+from graph.settings import PROJECT_ROOT
+
+
+def _grimoire(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "api.cli", *args], env=env, cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_neo4j_status_of_the_local_server(local_neo4j) -> None:
+    local, _ = local_neo4j
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NEO4J_")}
+    env.update(GRIMOIRE_NEO4J_HOME=str(local.home), NEO4J_BOLT_PORT=str(local.bolt_port),
+               NEO4J_HTTP_PORT=str(local.http_port))
+    proc = _grimoire("neo4j", "status", env=env)
+    assert proc.returncode == 0, proc.stderr
+    status = json.loads(proc.stdout)
+    assert status["running"] and status["bolt_answers"] and status["pid"] == local.pid()
+    started = _grimoire("neo4j", "start", env=env)  # reuses, starts nothing new
+    assert started.returncode == 0 and "reusing" in started.stderr
+    assert local.pid() == status["pid"]
+
+
+def test_schema_apply_on_a_configured_server(db, neo4j_server) -> None:
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    proc = _grimoire("schema", "apply", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "schema applied: 0 constraints and 0 indexes added (vector dimension 384" in proc.stdout

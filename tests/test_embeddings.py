@@ -1,0 +1,34 @@
+"""The packaged model loads offline and gives normalised, meaningful, batch-stable vectors."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from graph.embeddings import Embedder, resolve_model_path
+
+
+def test_model_is_offline_and_packaged(embedder: Embedder) -> None:
+    assert os.environ["HF_HUB_OFFLINE"] == "1"
+    assert "site-packages" in resolve_model_path(embedder.model_name)
+    assert embedder.dimension == 384
+
+
+def test_vectors_are_normalised_and_batched_consistently(embedder: Embedder) -> None:
+    texts = [f"pool {i} drained after the oracle update" for i in range(150)]  # several batches
+    batch = embedder.embed(texts)
+    assert batch.shape == (150, 384) and batch.dtype == np.float32
+    assert np.allclose(np.linalg.norm(batch, axis=1), 1.0, atol=1e-5)
+    one = np.asarray(embedder.embed_one(texts[77]))
+    assert np.allclose(one, batch[77], atol=1e-5)
+    assert embedder.embed([]).shape == (0, 384)
+
+
+def test_similar_texts_are_closer_than_unrelated_ones(embedder: Embedder) -> None:
+    a, b, c = embedder.embed([
+        "The price oracle for WETH was replaced by a new Chainlink feed",
+        "Governance swapped the ETH price feed to another Chainlink aggregator",
+        "My daughter loves painting sunsets at the beach",
+    ])
+    assert float(a @ b) > float(a @ c) + 0.2

@@ -1,0 +1,55 @@
+"""The native vector index and the full-text index answer like their definitions say."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from tests.conftest import DATA
+
+
+@pytest.fixture
+def locomo_turns() -> tuple[list[dict], list[str]]:
+    conversation = json.loads((DATA / "locomo" / "locomo-dev.json").read_text())[0]
+    sessions = conversation["conversation"]
+    turns = [t for key in sorted(k for k in sessions if k.startswith("session_") and k[8:].isdigit())
+             for t in sessions[key]]
+    questions = [qa["question"] for qa in conversation["qa"][:25]]
+    return turns, questions
+
+
+def test_vector_index_matches_brute_force_cosine(db: Database, embedder: Embedder, locomo_turns) -> None:
+    turns, questions = locomo_turns
+    vectors = embedder.embed([t["text"] for t in turns])
+    rows = [{"id": t["dia_id"], "text": t["text"], "embedding": v.tolist()}
+            for t, v in zip(turns, vectors, strict=True)]
+    for start in range(0, len(rows), 1000):
+        db.run("testing/create_episodes", rows=rows[start:start + 1000])
+    db.run("schema/await_indexes", seconds=120)
+    ids = [r["id"] for r in rows]
+    k = 10
+    for question, q in zip(questions, embedder.embed(questions), strict=True):
+        cosine = vectors @ q / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(q))
+        expected = [ids[i] for i in np.argsort(-cosine)[:k]]
+        got = db.run("retrieval/vector_episodes", k=k, candidates=10 * k, embedding=q.tolist())
+        assert [r["id"] for r in got] == expected, question
+        # Neo4j reports cosine similarity rescaled to [0, 1]: (1 + cos) / 2.
+        expected_scores = [(1 + cosine[ids.index(i)]) / 2 for i in expected]
+        assert np.allclose([r["score"] for r in got], expected_scores, atol=1e-4)
+
+
+def test_fulltext_index_finds_a_node_by_a_word(db: Database, embedder: Embedder) -> None:
+    texts = ["The Chainlink ETH/USD oracle was replaced by governance",
+             "Liquidity moved from the USDC pool to the DAI pool",
+             "I went to a pottery class with my kids yesterday"]
+    rows = [{"id": f"ft{i}", "text": t, "embedding": v.tolist()}
+            for i, (t, v) in enumerate(zip(texts, embedder.embed(texts), strict=True))]
+    db.run("testing/create_episodes", rows=rows)
+    db.run("schema/await_indexes", seconds=60)
+    assert [r["id"] for r in db.run("retrieval/fulltext_episodes", query="pottery", k=5)] == ["ft2"]
+    assert [r["id"] for r in db.run("retrieval/fulltext_episodes", query="oracle", k=5)] == ["ft0"]
+    assert db.run("retrieval/fulltext_episodes", query="nonexistentword", k=5) == []

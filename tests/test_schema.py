@@ -1,0 +1,81 @@
+"""The schema is applied idempotently, and a model/index dimension mismatch stops start-up."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from graph.db.connection import Database
+from graph.db.schema import VECTOR_INDEXES, SchemaMismatch, apply_schema, vector_index_dimensions
+from graph.embeddings import Embedder
+from graph.settings import PROJECT_ROOT
+from tests.conftest import Neo4jUnderTest
+
+
+def _snapshot(db: Database) -> tuple[list[dict], list[dict]]:
+    indexes = [{k: r[k] for k in ("name", "type", "labels", "properties", "state")}
+               for r in db.run("schema/show_indexes")]
+    return indexes, db.run("schema/show_constraints")
+
+
+def test_schema_has_every_index_online(db: Database, embedder: Embedder) -> None:
+    indexes, constraints = _snapshot(db)
+    by_type: dict[str, set[str]] = {}
+    for ix in indexes:
+        by_type.setdefault(ix["type"], set()).add(ix["name"])
+        assert ix["state"] == "ONLINE", ix
+    assert set(VECTOR_INDEXES) <= by_type["VECTOR"]
+    assert {"episode_text", "entry_text", "entity_names"} <= by_type["FULLTEXT"]
+    assert {"episode_valid_from", "episode_recorded_at", "episode_agent"} <= by_type["RANGE"]
+    assert {c["name"] for c in constraints} >= {"episode_id", "entry_id", "entity_id", "agent_id"}
+    assert all(c["type"] == "UNIQUENESS" for c in constraints)
+    assert vector_index_dimensions(db) == {name: embedder.dimension for name in VECTOR_INDEXES}
+
+
+def test_applying_the_schema_twice_changes_nothing(db: Database, embedder: Embedder) -> None:
+    before = _snapshot(db)
+    report = apply_schema(db, embedder.dimension, embedder.model_name)
+    assert (report.constraints_added, report.indexes_added) == (0, 0)
+    assert _snapshot(db) == before
+
+
+@pytest.fixture
+def mismatched_index(db: Database, embedder: Embedder) -> Iterator[Database]:
+    """episode_embedding rebuilt with 8 dimensions, as if made by another model; restored after."""
+    db.run("testing/drop_index", name="episode_embedding")
+    db.run("testing/create_vector_index", dimensions=8)
+    yield db
+    db.run("testing/drop_index", name="episode_embedding")
+    apply_schema(db, embedder.dimension, embedder.model_name)
+
+
+def test_dimension_mismatch_refuses_schema(mismatched_index: Database, embedder: Embedder) -> None:
+    with pytest.raises(SchemaMismatch) as err:
+        apply_schema(mismatched_index, embedder.dimension, embedder.model_name)
+    message = str(err.value)
+    assert "episode_embedding has 8" in message and "384-dimensional" in message
+    assert "Refusing to start" in message
+    # Nothing was created on the way to the refusal.
+    assert vector_index_dimensions(mismatched_index)["episode_embedding"] == 8
+
+
+def test_dimension_mismatch_stops_api_start_up(mismatched_index: Database, neo4j_server: Neo4jUnderTest,
+                                               embedder: Embedder) -> None:
+    app = create_app(neo4j_server.settings(), embedder=embedder)
+    with pytest.raises(SchemaMismatch, match="episode_embedding has 8"), TestClient(app):
+        pass
+
+
+def test_dimension_mismatch_stops_the_cli(mismatched_index: Database, neo4j_server: Neo4jUnderTest) -> None:
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    proc = subprocess.run([sys.executable, "-m", "api.cli", "schema", "apply"], env=env, cwd=PROJECT_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 1
+    assert "Embedding dimension mismatch" in proc.stderr and "episode_embedding has 8" in proc.stderr
