@@ -2,14 +2,23 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-# Reinstall when pyproject.toml changes; pip's own cache (~/.cache/pip) keeps it fast.
-STAMP  := $(VENV)/.installed-$(shell sha1sum pyproject.toml | cut -c1-12)
+DEPS   := $(shell sha1sum pyproject.toml | cut -c1-12)
+STAMP  := $(VENV)/.installed-$(DEPS)
+# Wheels are kept here once downloaded, so a fresh clone installs without the network
+# (pip's own HTTP cache is not always kept, and torch alone is several GB).
+WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
 .PHONY: install up test bench lint neo4j-start neo4j-stop neo4j-status clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -e '.[dev]'
+	@if [ ! -f $(WHEELHOUSE)/.complete-$(DEPS) ]; then \
+	  echo "[install] downloading wheels into $(WHEELHOUSE) (once per dependency set)"; \
+	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel '.[dev]' && \
+	  touch $(WHEELHOUSE)/.complete-$(DEPS); \
+	fi
+	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e '.[dev]' \
+	  || $(BIN)/python -m pip install -e '.[dev]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 

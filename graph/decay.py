@@ -1,0 +1,89 @@
+"""Confidence and decay (../shared/spec/grimoire.md, "Confidence and Decay").
+
+    retention(t)            = exp(-(t - last_accessed) / (half_life * strength))
+    effective_confidence(t) = max(floor, confidence * retention(t))
+
+The half-life is resolved once per entry and stored on the node (half_life_ms), so the
+Cypher side needs only the line above; see cypher/entries/*.cypher. Resolution:
+- structural entries never decay (half_life_ms is null);
+- an entry's explicit decay class is the most specific statement of how fast it goes stale,
+  so its half-life wins; without one, the entry type's half-life applies;
+- dream-validated entries (and Dream provenance) decay at half the rate (half-life x2);
+- bloodstain entries (DeathReflection + is_bloodstain) decay three times slower (x3);
+- quality below 0.3 decays twice as fast (x0.5).
+The spec's two tables disagree on the regime-conditional half-life (~14 days in "Four Decay
+Classes", 21 in "Demurrage"); the former is the default and it is a setting.
+"""
+
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, Field
+
+from graph.model.enums import DecayClass, EntryCategory, Provenance
+
+DAY_MS = 86_400_000
+HOUR_MS = 3_600_000
+EPISODE = "Episode"
+
+
+class DecayConfig(BaseModel):
+    class_half_life_days: dict[DecayClass, float] = Field(default_factory=lambda: {
+        DecayClass.regime_conditional: 14.0,
+        DecayClass.tactical: 7.0,
+        DecayClass.ephemeral: 1.0,
+    })
+    type_half_life_days: dict[str, float] = Field(default_factory=lambda: {
+        EPISODE: 2.0,                         # 48 hours
+        EntryCategory.Insight: 7.0,
+        EntryCategory.Heuristic: 14.0,
+        EntryCategory.Warning: 30.0,
+        # Not in the spec's table: causal links are regime-conditional knowledge,
+        # fragments and dream journals speculative (tactical).
+        EntryCategory.CausalLink: 14.0,
+        EntryCategory.StrategyFragment: 7.0,
+        EntryCategory.DreamJournal: 7.0,
+    })
+    floor: float = 0.05
+    dream_factor: float = 2.0
+    bloodstain_factor: float = 3.0
+    low_quality_threshold: float = 0.3
+    low_quality_factor: float = 0.5
+
+
+def half_life_ms(
+    kind: str,
+    decay_class: DecayClass | None = None,
+    *,
+    provenance: Provenance | None = None,
+    dream_validated: bool = False,
+    is_bloodstain: bool = False,
+    quality: float | None = None,
+    config: DecayConfig | None = None,
+) -> float | None:
+    """The half-life in milliseconds, or None for knowledge that never decays."""
+    cfg = config or DecayConfig()
+    if decay_class == DecayClass.structural:
+        return None
+    days = cfg.class_half_life_days[decay_class] if decay_class else cfg.type_half_life_days[str(kind)]
+    value = days * DAY_MS
+    if dream_validated or provenance == Provenance.Dream:
+        value *= cfg.dream_factor
+    if is_bloodstain and provenance == Provenance.DeathReflection:
+        value *= cfg.bloodstain_factor
+    if quality is not None and quality < cfg.low_quality_threshold:
+        value *= cfg.low_quality_factor
+    return value
+
+
+def retention(now_ms: int, last_accessed_ms: int, half_life: float | None, strength: float) -> float:
+    if half_life is None:
+        return 1.0
+    elapsed = max(0, now_ms - last_accessed_ms)
+    return math.exp(-elapsed / (half_life * max(strength, 1.0)))
+
+
+def effective_confidence(confidence: float, now_ms: int, last_accessed_ms: int, half_life: float | None,
+                         strength: float, floor: float = 0.05) -> float:
+    return max(floor, confidence * retention(now_ms, last_accessed_ms, half_life, strength))

@@ -1,0 +1,138 @@
+"""The closed vocabularies of the knowledge model (from ../shared/spec/grimoire.md).
+
+Labels, relationship types and property names in Cypher come only from these enums,
+never from request text.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class EpisodeType(StrEnum):
+    observation = "observation"
+    action = "action"
+    regime_shift = "regime_shift"
+    clade_alert = "clade_alert"
+    replicant_report = "replicant_report"
+    coordination_intent = "coordination_intent"
+    conversation = "conversation"  # chat agents
+
+
+class Outcome(StrEnum):
+    positive = "positive"
+    negative = "negative"
+    neutral = "neutral"
+    descriptive = "descriptive"  # the detail is in outcome_detail
+
+
+class Importance(StrEnum):
+    routine = "routine"
+    notable = "notable"
+    critical = "critical"
+    emergency = "emergency"
+
+
+class MarketRegime(StrEnum):
+    bull = "bull"
+    bear = "bear"
+    sideways = "sideways"
+    high_vol = "high_vol"
+    low_vol = "low_vol"
+    crisis = "crisis"
+
+
+class EntryCategory(StrEnum):
+    """The GrimoireEntry union's discriminator; each value is also a node label."""
+
+    Insight = "Insight"
+    Heuristic = "Heuristic"
+    Warning = "Warning"
+    CausalLink = "CausalLink"
+    StrategyFragment = "StrategyFragment"
+    DreamJournal = "DreamJournal"
+
+
+class DecayClass(StrEnum):
+    structural = "structural"
+    regime_conditional = "regime_conditional"
+    tactical = "tactical"
+    ephemeral = "ephemeral"
+
+
+class Provenance(StrEnum):
+    SelfLearned = "SelfLearned"
+    Clade = "Clade"
+    Predecessor = "Predecessor"
+    StyxQuery = "StyxQuery"
+    Lethe = "Lethe"
+    Marketplace = "Marketplace"
+    Replicant = "Replicant"
+    DeathReflection = "DeathReflection"
+    Dream = "Dream"
+
+
+class EntryStatus(StrEnum):
+    candidate = "candidate"
+    active = "active"
+    archived = "archived"
+    quarantined = "quarantined"
+
+
+class Scope(StrEnum):
+    """Who may see an item: its owner only, its owner's clade, or everyone."""
+
+    private = "private"
+    shared = "shared"
+    public = "public"
+
+
+class PlutchikEmotion(StrEnum):
+    joy = "joy"
+    trust = "trust"
+    fear = "fear"
+    surprise = "surprise"
+    sadness = "sadness"
+    disgust = "disgust"
+    anger = "anger"
+    anticipation = "anticipation"
+
+
+class BehavioralPhase(StrEnum):
+    thriving = "thriving"
+    stable = "stable"
+    conservation = "conservation"
+    declining = "declining"
+    terminal = "terminal"
+
+
+class EntityKind(StrEnum):
+    """On-chain kinds from the spec, and the kinds a chat agent's semantic graph needs."""
+
+    Contract = "Contract"
+    Token = "Token"
+    Pool = "Pool"
+    Oracle = "Oracle"
+    Vault = "Vault"
+    Governance = "Governance"
+    AddressCluster = "AddressCluster"
+    Bridge = "Bridge"
+    Person = "Person"
+    Project = "Project"
+    Concept = "Concept"
+    Tool = "Tool"
+    Place = "Place"
+
+
+class AdmissionOutcome(StrEnum):
+    admitted = "admitted"          # above 0.55: standard confidence
+    admitted_low = "admitted_low"  # 0.45 to 0.55: confidence 0.3
+    rejected = "rejected"          # below 0.45
+    merged = "merged"              # cosine > 0.9 to an existing entry
+    skipped = "skipped"            # cosine > 0.95: a duplicate
+    quarantined = "quarantined"    # hallucination firewall
+
+
+class VoteDirection(StrEnum):
+    up = "up"
+    down = "down"
