@@ -8,10 +8,11 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api import errors
-from api.routes import health
+from api.routes import entries, episodes, health
 from graph.db.connection import Database, connect, wait_for_database
 from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
+from graph.entries import Knowledge
 from graph.settings import Settings, get_settings
 
 
@@ -34,6 +35,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         app.state.db = database
         app.state.embedder = emb
         app.state.settings = settings
+        app.state.knowledge = Knowledge(db=database, embedder=emb, admission=settings.admission, decay=settings.decay)
         yield
         if db is None:
             database.close()
@@ -46,4 +48,6 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     )
     errors.install(app)
     app.include_router(health.router)
+    app.include_router(episodes.router)
+    app.include_router(entries.router)
     return app

@@ -8,6 +8,7 @@ from fastapi import Depends, Request
 
 from graph.db.connection import Database
 from graph.embeddings import Embedder
+from graph.entries import Knowledge
 
 
 def get_db(request: Request) -> Database:
@@ -18,5 +19,10 @@ def get_embedder(request: Request) -> Embedder:
     return request.app.state.embedder
 
 
+def get_knowledge(request: Request) -> Knowledge:
+    return request.app.state.knowledge
+
+
 DbDep = Annotated[Database, Depends(get_db)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
+KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph.db.connection import DatabaseUnavailable
+from graph.entries import EntryNotFound, InvalidReference
+from graph.episodes import DuplicateIds
 
 
 def unavailable(reason: str) -> JSONResponse:
@@ -18,9 +21,37 @@ def unavailable(reason: str) -> JSONResponse:
     )
 
 
+def _validation_errors(exc: RequestValidationError) -> list[dict[str, object]]:
+    """Location, message and type of each error; the offending input is left out, since it may be
+    huge or not representable in JSON (NaN, infinity)."""
+    return [{"loc": [str(p) for p in err.get("loc", ())], "msg": str(err.get("msg", "")), "type": err.get("type")}
+            for err in exc.errors()]
+
+
 def install(app: FastAPI) -> None:
+    async def _invalid_request(_: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, RequestValidationError)
+        errors = _validation_errors(exc)
+        first = errors[0] if errors else {"loc": [], "msg": "invalid request"}
+        message = f"{'.'.join(first['loc'])}: {first['msg']}"
+        if len(errors) > 1:
+            message += f" (and {len(errors) - 1} more)"
+        return JSONResponse(status_code=422, content={"message": message, "detail": errors})
+
+    app.add_exception_handler(RequestValidationError, _invalid_request)
+
     async def _unavailable(_: Request, exc: Exception) -> JSONResponse:
         return unavailable(f"Neo4j is unavailable: {exc}")
 
     for exc_type in (DatabaseUnavailable, ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable):
         app.add_exception_handler(exc_type, _unavailable)
+
+    async def _not_found(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": f"not found: {exc}"})
+
+    async def _invalid(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=422, content={"detail": str(exc)})
+
+    app.add_exception_handler(EntryNotFound, _not_found)
+    for exc_type in (InvalidReference, DuplicateIds):
+        app.add_exception_handler(exc_type, _invalid)

@@ -50,6 +50,11 @@ class DecayConfig(BaseModel):
     bloodstain_factor: float = 3.0
     low_quality_threshold: float = 0.3
     low_quality_factor: float = 0.5
+    # Votes are asymmetric: negative evidence weighs 1.5x positive evidence.
+    upvote_step: float = 0.1
+    downvote_step: float = 0.15
+    # Strength: +1 per use in a decision with a positive outcome, +0.5 per dream validation.
+    dream_strength_step: float = 0.5
 
 
 def half_life_ms(

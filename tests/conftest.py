@@ -149,3 +149,22 @@ def local_neo4j(neo4j_server: Neo4jUnderTest,
                                     http_url=local.browser_url, local=local)
     finally:
         local.stop()
+
+
+@pytest.fixture
+def client(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder):
+    """The API on the session's server, with a clean database."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    with TestClient(create_app(neo4j_server.settings(), db=db, embedder=embedder)) as c:
+        yield c
+
+
+def counts(db: Database) -> dict[str, int]:
+    """How many nodes of each label and relationships of each type there are."""
+    from collections import Counter
+
+    row = db.run("testing/count_nodes")[0]
+    return dict(Counter(row["labels"]) + Counter(row["types"]))

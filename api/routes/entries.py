@@ -1,0 +1,127 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel
+
+from api.deps import KnowledgeDep
+from api.presentation import present
+from graph import entries
+from graph.entries import EntryDecision
+from graph.model.common import to_ms
+from graph.model.entry import EntryBatch, EntryIn, OutcomeIn
+from graph.model.enums import AdmissionOutcome, EntryCategory, EntryStatus, MarketRegime, VoteDirection
+
+router = APIRouter(tags=["knowledge entries"])
+
+
+class NeighbourOut(BaseModel):
+    id: str
+    similarity: float
+    effective_confidence: float
+
+
+class DecisionOut(BaseModel):
+    candidate_id: str
+    decision_id: str | None
+    outcome: AdmissionOutcome
+    entry_id: str | None
+    composite: float
+    factors: dict[str, float]
+    confidence: float | None
+    status: EntryStatus | None
+    target_id: str | None
+    flags: list[str]
+    contradicted: list[str]
+    aligned: list[str]
+    max_similarity: float
+    nearest: list[NeighbourOut]
+    quality: dict[str, Any] | None
+    reasoner: str
+    explanation: str
+    existing: bool
+    dry_run: bool
+
+
+def _out(d: EntryDecision, dry_run: bool) -> DecisionOut:
+    r = d.result
+    return DecisionOut(
+        candidate_id=d.candidate_id, decision_id=None if dry_run or d.existing else d.decision_id,
+        outcome=r.outcome, entry_id=d.entry_id, composite=r.composite, factors=r.factors, confidence=r.confidence,
+        status=r.status, target_id=r.target_id, flags=list(r.flags), contradicted=list(r.contradicted),
+        aligned=list(r.aligned), max_similarity=r.max_similarity,
+        nearest=[NeighbourOut(id=n.id, similarity=n.similarity, effective_confidence=n.effective_confidence)
+                 for n in r.nearest],
+        quality=d.quality.as_properties() if d.quality else None, reasoner=r.reasoner, explanation=r.explanation,
+        existing=d.existing, dry_run=dry_run,
+    )
+
+
+@router.post("/entries", response_model=DecisionOut, status_code=201,
+             summary="Propose one knowledge entry; the Admission Gate decides")
+def create_entry(entry: EntryIn, k: KnowledgeDep) -> DecisionOut:
+    return _out(entries.admit(k, [entry], actor=entry.agent_id)[0], dry_run=False)
+
+
+@router.post("/entries/batch", response_model=list[DecisionOut], status_code=201,
+             summary="Propose up to 1,000 entries; one decision each")
+def create_entries(batch: EntryBatch, k: KnowledgeDep) -> list[DecisionOut]:
+    return [_out(d, False) for d in entries.admit(k, batch.entries, actor=batch.entries[0].agent_id)]
+
+
+@router.post("/admission/dry-run", response_model=DecisionOut,
+             summary="What the Admission Gate would decide, with its factor scores; writes nothing")
+def dry_run(entry: EntryIn, k: KnowledgeDep) -> DecisionOut:
+    return _out(entries.admit(k, [entry], actor=entry.agent_id, dry_run=True)[0], dry_run=True)
+
+
+@router.get("/admission/decisions/{decision_id}", summary="A stored admission decision, to explain it")
+def get_decision(decision_id: str, k: KnowledgeDep) -> dict[str, Any]:
+    found = entries.get_decision(k, decision_id)
+    if found is None:
+        raise HTTPException(404, f"no admission decision {decision_id!r}")
+    return present(found)
+
+
+@router.get("/entries/{entry_id}", summary="One entry with its effective confidence now")
+def get_entry(entry_id: str, k: KnowledgeDep) -> dict[str, Any]:
+    return present(entries.get(k, entry_id))
+
+
+@router.get("/entries", summary="Entries by category, status, regime, agent, time and minimum confidence")
+def list_entries(
+    k: KnowledgeDep,
+    agent_id: str | None = None,
+    category: EntryCategory | None = None,
+    status: EntryStatus | None = None,
+    regime: MarketRegime | None = None,
+    valid_at: datetime | None = None,
+    known_at: datetime | None = None,
+    min_confidence: Annotated[float, Query(ge=0.0, le=1.0)] | None = None,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+) -> list[dict[str, Any]]:
+    rows = entries.list_entries(
+        k, agent_id=agent_id, category=category.value if category else None, status=status.value if status else None,
+        regime=regime.value if regime else None, valid_at=to_ms(valid_at), known_at=to_ms(known_at),
+        min_confidence=min_confidence, offset=offset, limit=limit,
+    )
+    return [present(r) for r in rows]
+
+
+@router.post("/entries/{entry_id}/upvote", summary="Confirmed again: confidence +0.1, decay clock reset")
+def upvote(entry_id: str, k: KnowledgeDep) -> dict[str, Any]:
+    return present(entries.vote(k, entry_id, VoteDirection.up, actor="api"))
+
+
+@router.post("/entries/{entry_id}/downvote", summary="Contradicted: confidence -0.15 (floor 0.05)")
+def downvote(entry_id: str, k: KnowledgeDep) -> dict[str, Any]:
+    return present(entries.vote(k, entry_id, VoteDirection.down, actor="api"))
+
+
+@router.post("/entries/{entry_id}/outcome",
+             summary="After a decision: strength +1 only if the entry was used and the outcome was positive")
+def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep) -> dict[str, Any]:
+    return present(entries.record_outcome(k, entry_id, body, actor="api"))

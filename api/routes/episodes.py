@@ -1,0 +1,64 @@
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import BaseModel
+
+from api.deps import DbDep, EmbedderDep
+from api.presentation import present
+from graph import episodes
+from graph.model.common import to_ms
+from graph.model.enums import EpisodeType, MarketRegime
+from graph.model.episode import EpisodeBatch, EpisodeIn
+
+router = APIRouter(prefix="/episodes", tags=["episodes"])
+
+
+class IngestOut(BaseModel):
+    ids: list[str]
+    created: list[str]
+    existing: list[str]
+    audit_ids: list[str]
+
+
+@router.post("", response_model=IngestOut, status_code=201, summary="Record one episode (idempotent by id)")
+def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep) -> IngestOut:
+    return IngestOut(**vars(episodes.ingest(db, embedder, [episode], actor=episode.agent_id)))
+
+
+@router.post("/batch", response_model=IngestOut, status_code=201,
+             summary="Record up to 5,000 episodes; re-sending the same ids creates nothing new")
+def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep) -> IngestOut:
+    actor = batch.episodes[0].agent_id
+    return IngestOut(**vars(episodes.ingest(db, embedder, batch.episodes, actor=actor)))
+
+
+@router.get("/{episode_id}", summary="One episode with the entities it mentions")
+def get_episode(episode_id: str, db: DbDep) -> dict[str, Any]:
+    found = episodes.get(db, episode_id)
+    if found is None:
+        raise HTTPException(404, f"no episode {episode_id!r}")
+    return present(found)
+
+
+@router.get("", summary="Episodes by agent, type, regime and time (valid or recorded)")
+def list_episodes(
+    db: DbDep,
+    agent_id: str | None = None,
+    type: EpisodeType | None = None,  # noqa: A002
+    regime: MarketRegime | None = None,
+    valid_from: datetime | None = None,
+    valid_to: datetime | None = None,
+    recorded_from: datetime | None = None,
+    recorded_to: datetime | None = None,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+) -> list[dict[str, Any]]:
+    rows = episodes.list_episodes(
+        db, agent_id=agent_id, type=type.value if type else None, regime=regime.value if regime else None,
+        valid_from=to_ms(valid_from), valid_to=to_ms(valid_to), recorded_from=to_ms(recorded_from),
+        recorded_to=to_ms(recorded_to), offset=offset, limit=limit,
+    )
+    return [present(r) for r in rows]

@@ -1,0 +1,13 @@
+// One entry with its effective confidence at $now, source episodes and admission decisions.
+:param id => 'entry-1';
+:param now => 1700000000000;
+:param floor => 0.05;
+MATCH (e:Entry {id: $id})
+WITH e,
+     CASE WHEN e.half_life_ms IS NULL THEN 1.0
+          ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)
+                   / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention
+RETURN apoc.map.removeKey(properties(e), 'embedding') AS entry,
+       CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective_confidence,
+       [(e)-[:DERIVED_FROM]->(ep:Episode) | ep.id] AS parent_episode_ids,
+       [(a:AdmissionDecision)-[:DECIDED]->(e) | a.id] AS decision_ids

@@ -1,0 +1,29 @@
+// Entries by category, status, regime, owner, valid time, recorded time and minimum effective
+// confidence, most confident first.
+:param agent_id => null;
+:param category => null;
+:param status => null;
+:param regime => null;
+:param valid_at => null;
+:param known_at => null;
+:param min_confidence => null;
+:param now => 1700000000000;
+:param floor => 0.05;
+:param offset => 0;
+:param limit => 50;
+MATCH (e:Entry)
+WHERE ($agent_id IS NULL OR e.agent_id = $agent_id)
+  AND ($category IS NULL OR e.category = $category)
+  AND ($status IS NULL OR e.status = $status)
+  AND ($regime IS NULL OR e.market_regime = $regime)
+  AND ($valid_at IS NULL OR (e.valid_from <= $valid_at AND (e.valid_until IS NULL OR e.valid_until > $valid_at)))
+  AND ($known_at IS NULL OR (e.recorded_at <= $known_at AND (e.recorded_until IS NULL OR e.recorded_until > $known_at)))
+WITH e,
+     CASE WHEN e.half_life_ms IS NULL THEN 1.0
+          ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)
+                   / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention
+WITH e, CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective
+WHERE $min_confidence IS NULL OR effective >= $min_confidence
+RETURN apoc.map.removeKey(properties(e), 'embedding') AS entry, effective AS effective_confidence
+ORDER BY effective DESC, e.id
+SKIP $offset LIMIT $limit

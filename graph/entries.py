@@ -1,0 +1,291 @@
+"""Knowledge entries: admission and writing, reading, votes and outcomes.
+
+Every candidate goes through the Admission Gate (graph/admission.py). The write of a batch is
+one transaction per chunk: new entries, merges into existing ones, every decision (rejected
+and skipped ones too, so each can be explained) and the audit record. A dry run returns the
+decisions and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from graph import quality
+from graph.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.decay import DecayConfig, half_life_ms
+from graph.embeddings import Embedder
+from graph.ids import now_ms, uuid7
+from graph.model.common import to_ms
+from graph.model.entry import EntryIn, OutcomeIn
+from graph.model.enums import AdmissionOutcome, Outcome, VoteDirection
+from graph.reasoner import Candidate, Reasoner, RuleBasedReasoner
+
+CHUNK = 1_000
+NEIGHBOURS = 10
+
+
+class EntryNotFound(LookupError):
+    pass
+
+
+class InvalidReference(ValueError):
+    """The request names episodes or entries that do not exist (or that its agent cannot use)."""
+
+
+@dataclass
+class Knowledge:
+    """What entry operations need: the database, the embedder and the tunable rules."""
+
+    db: Database
+    embedder: Embedder
+    reasoner: Reasoner = field(default_factory=RuleBasedReasoner)
+    admission: AdmissionConfig = field(default_factory=AdmissionConfig)
+    decay: DecayConfig = field(default_factory=DecayConfig)
+
+
+@dataclass
+class EntryDecision:
+    candidate_id: str
+    decision_id: str
+    result: AdmissionResult
+    entry_id: str | None          # the entry written, or merged into / duplicated
+    existing: bool = False        # the id was already stored: nothing was decided again
+    quality: quality.QualityScore | None = None
+
+
+def _cosine_matrix(vectors: np.ndarray) -> np.ndarray:
+    return vectors @ vectors.T  # rows are L2-normalised
+
+
+def _neighbours(k: Knowledge, vector: np.ndarray, agent_id: str, now: int) -> list[Neighbour]:
+    rows = k.db.run("entries/neighbours", embedding=vector.tolist(), k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
+                    agent_id=agent_id, now=now, floor=k.decay.floor)
+    return [Neighbour(r["id"], r["content"], float(r["similarity"]), float(r["effective_confidence"])) for r in rows]
+
+
+def _check_parents(k: Knowledge, entries: Sequence[EntryIn]) -> dict[str, dict[str, Any]]:
+    wanted = sorted({pid for e in entries for pid in e.parent_episode_ids})
+    found = {r["id"]: r for r in k.db.run("episodes/existing", ids=wanted)} if wanted else {}
+    for e in entries:
+        unusable = [pid for pid in e.parent_episode_ids if pid not in found
+                    or (found[pid]["agent_id"] != e.agent_id and found[pid]["scope"] == "private")]
+        if unusable:
+            raise InvalidReference(f"entry {e.id or e.content[:40]!r}: unknown parent episodes {unusable[:10]}")
+    return found
+
+
+def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality.QualityScore, now: int,
+                      decision_id: str) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "agent_id": e.agent_id, "scope": e.scope.value, "category": e.category.value, "content": e.content,
+        "confidence": res.confidence, "status": res.status.value if res.status else None,
+        "validated_count": 0, "contradicted_count": 0,
+        "decay_class": e.decay_class.value if e.decay_class else None,
+        "half_life_ms": half_life_ms(e.category, e.decay_class, provenance=e.provenance,
+                                     dream_validated=e.dream_validated, is_bloodstain=e.is_bloodstain,
+                                     quality=q.score, config=k.decay),
+        "market_regime": e.market_regime.value if e.market_regime else None,
+        "valid_from": to_ms(e.valid_from) or now, "valid_until": to_ms(e.valid_until),
+        "recorded_at": now, "tags": list(e.tags), "provenance": e.provenance.value,
+        "source_golem_id": e.source.golem_id or e.agent_id, "source_generation": e.source.generation_number,
+        "source_owner_address": e.source.owner_address, "is_bloodstain": e.is_bloodstain,
+        "dream_validated": e.dream_validated, "last_accessed_at": now, "strength": 1.0,
+        "admission_id": decision_id, **q.as_properties(),
+    }
+    if e.emotional_tag:
+        props.update(e.emotional_tag.as_properties())
+    return {key: v for key, v in props.items() if v is not None}
+
+
+def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> dict[str, Any]:
+    r = d.result
+    props: dict[str, Any] = {
+        "id": d.decision_id, "agent_id": e.agent_id, "at": now, "candidate_id": d.candidate_id,
+        "candidate_category": e.category.value, "candidate_content": e.content, "outcome": r.outcome.value,
+        "composite": r.composite, **{f"factor_{name}": v for name, v in r.factors.items()},
+        "confidence": r.confidence, "status": r.status.value if r.status else None, "target_id": r.target_id,
+        "entry_id": d.entry_id, "flags": list(r.flags), "contradicted": list(r.contradicted),
+        "aligned": list(r.aligned), "max_similarity": r.max_similarity, "reasoner": r.reasoner,
+        "explanation": r.explanation,
+    }
+    return {key: v for key, v in props.items() if v is not None}
+
+
+def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, dry_run: bool = False) -> list[EntryDecision]:
+    """Judge each candidate and (unless dry_run) write entries, merges, decisions and an audit record."""
+    items = [e if e.id else e.model_copy(update={"id": uuid7()}) for e in entries]
+    ids = [e.id for e in items]
+    if len(set(ids)) != len(ids):
+        raise InvalidReference("the batch repeats entry ids")
+    parents = _check_parents(k, items)
+    existing = {r["id"] for r in k.db.run("entries/existing", ids=ids)}
+    vectors = k.embedder.embed([e.content for e in items])  # before any transaction opens
+    sims = _cosine_matrix(vectors)
+    now = now_ms()
+    decisions: list[EntryDecision] = []
+    for i, e in enumerate(items):
+        assert e.id is not None
+        if e.id in existing:
+            decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
+            continue
+        neighbours = _neighbours(k, vectors[i], e.agent_id, now)
+        # Earlier candidates of this batch that will be written count as neighbours too.
+        for j, d in enumerate(decisions):
+            if d.result.writes_entry and not d.existing and items[j].agent_id == e.agent_id:
+                neighbours.append(Neighbour(d.candidate_id, items[j].content, float(sims[i, j]),
+                                            d.result.confidence or 0.0))
+        event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
+        hl = half_life_ms(e.category, e.decay_class, provenance=e.provenance, dream_validated=e.dream_validated,
+                          is_bloodstain=e.is_bloodstain, config=k.decay)
+        candidate = Candidate(e.content, e.category, e.decay_class, e.market_regime, len(e.parent_episode_ids),
+                              tuple(e.tags))
+        result = evaluate(candidate, neighbours, provenance=e.provenance, requested_confidence=e.confidence,
+                          now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission)
+        q = quality.score(e.content, result.factors["semantic_novelty"], evidence=len(e.parent_episode_ids))
+        entry_id = e.id if result.writes_entry else result.target_id
+        decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
+    if not dry_run:
+        for start in range(0, len(items), CHUNK):
+            _write(k, items[start:start + CHUNK], decisions[start:start + CHUNK],
+                   vectors[start:start + CHUNK], now, actor)
+    return decisions
+
+
+def _existing_result() -> AdmissionResult:
+    return AdmissionResult(AdmissionOutcome.skipped, 0.0, {}, None, None, None, (), (), 1.0, ("already_stored",),
+                           "none", "an entry with this id is already stored; nothing was decided again")
+
+
+def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], vectors: np.ndarray, now: int,
+           actor: str) -> None:
+    creates, merges, records = [], [], []
+    for e, d, vec in zip(items, decisions, vectors, strict=True):
+        if d.existing:
+            continue
+        if d.result.writes_entry:
+            assert d.quality is not None
+            creates.append({"id": e.id, "category": e.category.value, "embedding": vec.tolist(),
+                            "props": _entry_properties(k, e, d.result, d.quality, now, d.decision_id),
+                            "parent_episode_ids": list(e.parent_episode_ids)})
+        elif d.result.outcome == AdmissionOutcome.merged:
+            merges.append({"target_id": d.result.target_id, "tags": list(e.tags),
+                           "parent_episode_ids": list(e.parent_episode_ids)})
+        records.append({"entry_id": d.entry_id, "props": _decision_properties(e, d, now)})
+    if not records:
+        return
+    owners = {e.agent_id for e in items}
+    audit = Audit(action="entry.admit", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None, at=now)
+
+    def work(tx: ManagedTransaction) -> None:
+        created = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=creates, audit_id=audit.id, now=now)]
+        tx.run(cypher.query("entries/merge_evidence"), rows=merges, now=now).consume()
+        tx.run(cypher.query("entries/record_decisions"), decisions=records).consume()
+        audit.write(tx, created + [r["target_id"] for r in merges],
+                    f"{len(created)} entries written, {len(merges)} merged, {len(records)} decisions",
+                    {"op": "revert_admission", "delete_entries": created,
+                     "delete_decisions": [r["props"]["id"] for r in records],
+                     "decrement_validated": [r["target_id"] for r in merges]})
+
+    k.db.write(work)
+
+
+# ---------------------------------------------------------------- reading
+
+
+def get(k: Knowledge, entry_id: str, now: int | None = None) -> dict[str, Any]:
+    rows = k.db.run("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor)
+    if not rows:
+        raise EntryNotFound(entry_id)
+    r = rows[0]
+    return {**r["entry"], "effective_confidence": r["effective_confidence"],
+            "parent_episode_ids": r["parent_episode_ids"], "decision_ids": r["decision_ids"]}
+
+
+def list_entries(k: Knowledge, now: int | None = None, **filters: Any) -> list[dict[str, Any]]:
+    params = {"agent_id": None, "category": None, "status": None, "regime": None, "valid_at": None,
+              "known_at": None, "min_confidence": None, "offset": 0, "limit": 50}
+    params.update(filters)
+    rows = k.db.run("entries/list", now=now or now_ms(), floor=k.decay.floor, **params)
+    return [{**r["entry"], "effective_confidence": r["effective_confidence"]} for r in rows]
+
+
+def effective_confidences(k: Knowledge, ids: list[str], now: int) -> dict[str, float]:
+    return {r["id"]: r["effective_confidence"]
+            for r in k.db.run("entries/effective_confidence", ids=ids, now=now, floor=k.decay.floor)}
+
+
+# ---------------------------------------------------------------- votes and outcomes
+
+
+def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, change) -> dict[str, Any]:
+    """Lock the entry, compute the change in Python, write it and its audit record: one transaction."""
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        rows = list(tx.run(cypher.query("entries/lock"), id=entry_id))
+        if not rows:
+            raise EntryNotFound(entry_id)
+        before = rows[0]["entry"]
+        now = now_ms()
+        changes = change(before, now)
+        changes["updated_at"] = now
+        tx.run(cypher.query("entries/update"), id=entry_id, changes=changes).consume()
+        audit = Audit(action=action, actor=actor, agent_id=before.get("agent_id"), at=now)
+        audit.write(tx, [entry_id], f"{action} on {entry_id}",
+                    {"op": "set_properties", "label": "Entry", "id": entry_id,
+                     "before": {key: before.get(key) for key in changes}})
+        return {**before, **changes}
+
+    return k.db.write(work)
+
+
+def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str) -> dict[str, Any]:
+    """Asymmetric: +0.1 and a reset decay clock up, -0.15 down (never below the floor)."""
+    up, down = k.decay.upvote_step, k.decay.downvote_step
+
+    def change(e: dict[str, Any], now: int) -> dict[str, Any]:
+        if direction == VoteDirection.up:
+            return {"confidence": min(1.0, e["confidence"] + up), "validated_count": e["validated_count"] + 1,
+                    "last_accessed_at": now}
+        return {"confidence": max(k.decay.floor, e["confidence"] - down),
+                "contradicted_count": e["contradicted_count"] + 1}
+
+    return _read_modify_write(k, entry_id, f"entry.{direction.value}vote", actor, change)
+
+
+def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str) -> dict[str, Any]:
+    """Strength grows only when the entry was used in a decision that went well (+1), or a dream
+    validated it (+0.5, and half the decay rate from then on); never on retrieval alone."""
+
+    def change(e: dict[str, Any], now: int) -> dict[str, Any]:
+        changes: dict[str, Any] = {}
+        strength = e["strength"]
+        if outcome.used_in_decision and outcome.outcome == Outcome.positive:
+            strength += 1.0
+            changes.update(validated_count=e["validated_count"] + 1, last_accessed_at=now)
+        elif outcome.used_in_decision and outcome.outcome == Outcome.negative:
+            changes["contradicted_count"] = e["contradicted_count"] + 1
+        if outcome.dream_validated:
+            strength += k.decay.dream_strength_step
+            if not e.get("dream_validated"):
+                changes["dream_validated"] = True
+                changes["half_life_ms"] = half_life_ms(
+                    e["category"], e.get("decay_class"), provenance=e.get("provenance"), dream_validated=True,
+                    is_bloodstain=e.get("is_bloodstain", False), quality=e.get("quality_score"), config=k.decay)
+        if strength != e["strength"]:
+            changes["strength"] = strength
+        return changes
+
+    return _read_modify_write(k, entry_id, "entry.outcome", actor, change)
+
+
+def get_decision(k: Knowledge, decision_id: str) -> dict[str, Any] | None:
+    rows = k.db.run("entries/get_decision", id=decision_id)
+    return rows[0]["decision"] if rows else None

@@ -1,0 +1,136 @@
+"""Writing and reading episodes.
+
+Ingest is batched (one transaction per chunk of about 1,000), idempotent (MERGE on the id the
+client supplies, a UUIDv7 otherwise), embeds before any transaction opens, and writes an audit
+record in each transaction. While one chunk is written, the next one is embedded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.ids import now_ms, uuid7
+from graph.model.common import to_ms
+from graph.model.episode import EpisodeIn
+
+CHUNK = 1_000
+
+
+class DuplicateIds(ValueError):
+    pass
+
+
+@dataclass
+class IngestResult:
+    ids: list[str]                        # every episode of the request, in order
+    created: list[str] = field(default_factory=list)
+    existing: list[str] = field(default_factory=list)
+    audit_ids: list[str] = field(default_factory=list)
+
+
+def with_ids(episodes: Sequence[EpisodeIn]) -> list[EpisodeIn]:
+    """Give every episode an id (UUIDv7 where the client sent none); refuse repeats in one batch."""
+    out = [ep if ep.id else ep.model_copy(update={"id": uuid7()}) for ep in episodes]
+    seen: set[str] = set()
+    dupes = sorted({ep.id for ep in out if ep.id in seen or seen.add(ep.id)})  # type: ignore[func-returns-value]
+    if dupes:
+        raise DuplicateIds(f"the batch repeats ids: {', '.join(dupes[:10])}")
+    return out
+
+
+def episode_properties(ep: EpisodeIn, recorded_at: int) -> dict[str, Any]:
+    valid_from = to_ms(ep.valid_from) or recorded_at
+    from_block = ep.valid_from_block if ep.valid_from_block is not None else ep.block
+    props: dict[str, Any] = {
+        "agent_id": ep.agent_id, "scope": ep.scope.value, "type": ep.type.value, "text": ep.text,
+        "tool": ep.tool, "outcome": ep.outcome.value, "outcome_detail": ep.outcome_detail, "chain": ep.chain,
+        "token_pair": ep.token_pair, "tick": ep.tick, "block": ep.block, "importance": ep.importance.value,
+        "regime": ep.regime.value if ep.regime else None, "actions": list(ep.actions), "gain": ep.gain,
+        "consolidated": ep.consolidated,
+        "valid_from": valid_from, "valid_until": to_ms(ep.valid_until),
+        "valid_from_block": from_block, "valid_until_block": ep.valid_until_block,
+        "time_axis": "block" if from_block is not None else "timestamp",
+        "recorded_at": recorded_at, "recorded_until": None,
+        "last_accessed_at": recorded_at,
+    }
+    if ep.emotional_tag:
+        props.update(ep.emotional_tag.as_properties())
+    return {k: v for k, v in props.items() if v is not None}
+
+
+def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int) -> list[dict[str, Any]]:
+    rows = []
+    for ep, vec in zip(chunk, vectors, strict=True):
+        mentions = [{"id": m.canonical_id, "kind": m.kind.value,
+                     "props": {k: v for k, v in {"kind": m.kind.value, "name": m.name, "chain_id": m.chain_id,
+                                                 "address": m.address.lower() if m.address else None}.items()
+                               if v is not None}}
+                    for m in ep.mentions]
+        rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at), "embedding": vec.tolist(),
+                     "mentions": mentions})
+    return rows
+
+
+def _write_chunk(tx: ManagedTransaction, rows: list[dict[str, Any]], audit: Audit) -> list[str]:
+    created = [r["id"] for r in tx.run(cypher.query("episodes/ingest"), rows=rows, audit_id=audit.id, now=audit.at)]
+    audit.write(tx, created, f"ingested {len(created)} of {len(rows)} episodes",
+                {"op": "delete_nodes", "label": "Episode", "ids": created})
+    return created
+
+
+def _chunks(items: list[EpisodeIn], size: int) -> Iterator[list[EpisodeIn]]:
+    for start in range(0, len(items), size):
+        yield items[start:start + size]
+
+
+def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, actor: str,
+           chunk_size: int = CHUNK) -> IngestResult:
+    items = with_ids(episodes)
+    result = IngestResult(ids=[ep.id for ep in items])  # type: ignore[misc]
+    pending: Future[tuple[list[str], str]] | None = None
+
+    def write(rows: list[dict[str, Any]], agent_id: str | None) -> tuple[list[str], str]:
+        audit = Audit(action="episode.ingest", actor=actor, agent_id=agent_id)
+        return db.write(lambda tx: _write_chunk(tx, rows, audit)), audit.id
+
+    def collect(f: Future[tuple[list[str], str]]) -> None:
+        created, audit_id = f.result()
+        result.created.extend(created)
+        result.audit_ids.append(audit_id)
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="episode-writer") as writer:
+        for chunk in _chunks(items, chunk_size):
+            recorded_at = now_ms()
+            vectors = embedder.embed([ep.text for ep in chunk])  # before the transaction opens
+            rows = _rows(chunk, vectors, recorded_at)
+            if pending is not None:
+                collect(pending)
+            owners = {ep.agent_id for ep in chunk}
+            pending = writer.submit(write, rows, owners.pop() if len(owners) == 1 else None)
+        if pending is not None:
+            collect(pending)
+    created = set(result.created)
+    result.existing = [i for i in result.ids if i not in created]
+    return result
+
+
+def get(db: Database, episode_id: str) -> dict[str, Any] | None:
+    rows = db.run("episodes/get", id=episode_id)
+    return {**rows[0]["episode"], "mentions": rows[0]["mentions"]} if rows else None
+
+
+def list_episodes(db: Database, **filters: Any) -> list[dict[str, Any]]:
+    params = {"agent_id": None, "type": None, "regime": None, "valid_from": None, "valid_to": None,
+              "recorded_from": None, "recorded_to": None, "offset": 0, "limit": 50}
+    params.update(filters)
+    return [{**r["episode"], "mentions": r["mentions"]} for r in db.run("episodes/list", **params)]

@@ -1,0 +1,1 @@
+"""The knowledge model's vocabularies and the validated shapes of what agents write."""

@@ -1,0 +1,96 @@
+"""Shapes shared by episodes and entries: ids, times, the PAD emotional tag, entity mentions."""
+
+from __future__ import annotations
+
+import math
+import re
+from datetime import UTC, datetime
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+
+from graph.model.enums import BehavioralPhase, EntityKind, PlutchikEmotion
+
+MAX_TEXT = 20_000
+MAX_LIST = 100
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$"
+
+ClientId = Annotated[str, Field(pattern=ID_PATTERN, description="Client-supplied id; a UUIDv7 is made when absent")]
+AgentId = Annotated[str, Field(pattern=ID_PATTERN, description="The agent (namespace) that owns the item")]
+ShortText = Annotated[str, Field(min_length=1, max_length=200)]
+
+
+def _finite(x: float | None) -> float | None:
+    if x is not None and not math.isfinite(x):
+        raise ValueError("must be a finite number")
+    return x
+
+
+FiniteFloat = Annotated[float, AfterValidator(_finite)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0), AfterValidator(_finite)]
+Signed = Annotated[float, Field(ge=-1.0, le=1.0), AfterValidator(_finite)]
+
+
+class StrictModel(BaseModel):
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, use_enum_values=False)
+
+
+def to_ms(value: datetime | None) -> int | None:
+    if value is None:
+        return None
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return int(value.timestamp() * 1000)
+
+
+def from_ms(ms: int | None) -> datetime | None:
+    return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+class EmotionalTag(StrictModel):
+    """Emotional context at encoding: Plutchik primary, PAD vector, behavioural phase, intensity."""
+
+    primary: PlutchikEmotion | None = None
+    pleasure: Signed = 0.0
+    arousal: Signed = 0.0
+    dominance: Signed = 0.0
+    phase: BehavioralPhase | None = None
+    intensity: Unit | None = Field(default=None, description="0..1, intensity at the time of encoding")
+    label: Annotated[str, Field(max_length=200)] | None = Field(default=None, description="free-form, e.g. 'anxious'")
+
+    def as_properties(self) -> dict[str, object]:
+        return {
+            "emotion_primary": self.primary.value if self.primary else None,
+            "pad": [self.pleasure, self.arousal, self.dominance],
+            "emotion_phase": self.phase.value if self.phase else None,
+            "emotion_intensity": self.intensity,
+            "emotion_label": self.label,
+        }
+
+
+_ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+
+
+class EntityMention(StrictModel):
+    """An entity an episode mentions: on-chain by chain id and address, otherwise by kind and name."""
+
+    kind: EntityKind
+    name: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    chain_id: Annotated[int, Field(ge=0)] | None = None
+    address: str | None = None
+
+    @model_validator(mode="after")
+    def _identifiable(self) -> EntityMention:
+        if self.address is not None and not _ADDRESS.match(self.address):
+            raise ValueError("address must be 0x followed by 40 hex digits")
+        if self.address is None and not self.name:
+            raise ValueError("an entity needs an address (with chain_id) or a name")
+        if self.address is not None and self.chain_id is None:
+            raise ValueError("an on-chain address needs its chain_id")
+        return self
+
+    @property
+    def canonical_id(self) -> str:
+        if self.address is not None:
+            return f"{self.chain_id}:{self.address.lower()}"
+        return f"{self.kind.value.lower()}:{' '.join((self.name or '').lower().split())}"

@@ -1,0 +1,62 @@
+"""An Episode: the atomic unit of experience (../shared/spec/grimoire.md, "Episode Struct")."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from graph.model.common import (
+    MAX_LIST,
+    MAX_TEXT,
+    AgentId,
+    ClientId,
+    EmotionalTag,
+    EntityMention,
+    FiniteFloat,
+    ShortText,
+    StrictModel,
+)
+from graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
+
+MAX_BATCH = 5_000
+
+
+class EpisodeIn(StrictModel):
+    id: ClientId | None = None
+    agent_id: AgentId
+    scope: Scope = Scope.private
+    type: EpisodeType
+    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    tool: ShortText | None = None
+    outcome: Outcome = Outcome.neutral
+    outcome_detail: Annotated[str, Field(max_length=2_000)] | None = None
+    chain: ShortText | None = Field(default=None, description="chain id, e.g. '1'")
+    token_pair: ShortText | None = None
+    tick: Annotated[int, Field(ge=0)] | None = None
+    block: Annotated[int, Field(ge=0)] | None = None
+    importance: Importance = Importance.routine
+    regime: MarketRegime | None = None
+    actions: Annotated[list[ShortText], Field(max_length=MAX_LIST)] = Field(default_factory=list)
+    gain: FiniteFloat | None = Field(default=None, description="P&L gain, for replay selection")
+    emotional_tag: EmotionalTag | None = None
+    consolidated: bool = False
+    valid_from: datetime | None = Field(default=None, description="when it happened; default: now")
+    valid_until: datetime | None = None
+    valid_from_block: Annotated[int, Field(ge=0)] | None = Field(default=None, description="default: block")
+    valid_until_block: Annotated[int, Field(ge=0)] | None = None
+    mentions: Annotated[list[EntityMention], Field(max_length=MAX_LIST)] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _times_in_order(self) -> EpisodeIn:
+        if self.valid_from and self.valid_until and self.valid_until < self.valid_from:
+            raise ValueError("valid_until is before valid_from")
+        start = self.valid_from_block if self.valid_from_block is not None else self.block
+        if start is not None and self.valid_until_block is not None and self.valid_until_block < start:
+            raise ValueError("valid_until_block is before valid_from_block")
+        return self
+
+
+class EpisodeBatch(StrictModel):
+    episodes: Annotated[list[EpisodeIn], Field(min_length=1, max_length=MAX_BATCH)]
