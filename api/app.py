@@ -8,7 +8,9 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api import errors
-from api.routes import entries, episodes, health
+from api.auth import KeyCache
+from api.limits import BodySizeLimit
+from api.routes import agents, entries, episodes, health, search
 from graph.db.connection import Database, connect, wait_for_database
 from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
@@ -35,6 +37,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         app.state.db = database
         app.state.embedder = emb
         app.state.settings = settings
+        app.state.key_cache = KeyCache(settings.key_cache_seconds)
         app.state.knowledge = Knowledge(db=database, embedder=emb, admission=settings.admission, decay=settings.decay)
         yield
         if db is None:
@@ -50,4 +53,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(health.router)
     app.include_router(episodes.router)
     app.include_router(entries.router)
+    app.include_router(search.router)
+    app.include_router(agents.router)
+    app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return app

@@ -65,27 +65,39 @@ def _cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     return vectors @ vectors.T  # rows are L2-normalised
 
 
-def _neighbours(k: Knowledge, vector: np.ndarray, agent_id: str, now: int) -> list[Neighbour]:
+def owner_view(agent_id: str, clade: str | None) -> dict[str, Any]:
+    """What an entry's owner can see: the Admission Gate compares candidates only with that."""
+    return {"viewer": agent_id, "clade": clade or "", "admin": False}
+
+
+def visible_to(item: dict[str, Any], view: dict[str, Any]) -> bool:
+    """The visibility rule of the Cypher files, for items already in hand."""
+    return bool(view["admin"] or item.get("agent_id") == view["viewer"] or item.get("scope") == "public"
+                or (item.get("scope") == "shared" and item.get("clade") == view["clade"] and view["clade"]))
+
+
+def _neighbours(k: Knowledge, vector: np.ndarray, view: dict[str, Any], now: int) -> list[Neighbour]:
     rows = k.db.run("entries/neighbours", embedding=vector.tolist(), k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
-                    agent_id=agent_id, now=now, floor=k.decay.floor)
+                    now=now, floor=k.decay.floor, **view)
     return [Neighbour(r["id"], r["content"], float(r["similarity"]), float(r["effective_confidence"])) for r in rows]
 
 
-def _check_parents(k: Knowledge, entries: Sequence[EntryIn]) -> dict[str, dict[str, Any]]:
+def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) -> dict[str, dict[str, Any]]:
     wanted = sorted({pid for e in entries for pid in e.parent_episode_ids})
     found = {r["id"]: r for r in k.db.run("episodes/existing", ids=wanted)} if wanted else {}
     for e in entries:
-        unusable = [pid for pid in e.parent_episode_ids if pid not in found
-                    or (found[pid]["agent_id"] != e.agent_id and found[pid]["scope"] == "private")]
+        view = owner_view(e.agent_id, clade)
+        unusable = [pid for pid in e.parent_episode_ids if pid not in found or not visible_to(found[pid], view)]
         if unusable:
             raise InvalidReference(f"entry {e.id or e.content[:40]!r}: unknown parent episodes {unusable[:10]}")
     return found
 
 
 def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality.QualityScore, now: int,
-                      decision_id: str) -> dict[str, Any]:
+                      decision_id: str, clade: str | None) -> dict[str, Any]:
     props: dict[str, Any] = {
-        "agent_id": e.agent_id, "scope": e.scope.value, "category": e.category.value, "content": e.content,
+        "agent_id": e.agent_id, "clade": clade, "scope": e.scope.value, "category": e.category.value,
+        "content": e.content,
         "confidence": res.confidence, "status": res.status.value if res.status else None,
         "validated_count": 0, "contradicted_count": 0,
         "decay_class": e.decay_class.value if e.decay_class else None,
@@ -119,13 +131,15 @@ def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> dict[str, An
     return {key: v for key, v in props.items() if v is not None}
 
 
-def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, dry_run: bool = False) -> list[EntryDecision]:
-    """Judge each candidate and (unless dry_run) write entries, merges, decisions and an audit record."""
+def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | None = None,
+          dry_run: bool = False) -> list[EntryDecision]:
+    """Judge each candidate and (unless dry_run) write entries, merges, decisions and an audit record.
+    `clade` is the owner's: it decides what the candidate is compared with, and is kept on the entry."""
     items = [e if e.id else e.model_copy(update={"id": uuid7()}) for e in entries]
     ids = [e.id for e in items]
     if len(set(ids)) != len(ids):
         raise InvalidReference("the batch repeats entry ids")
-    parents = _check_parents(k, items)
+    parents = _check_parents(k, items, clade)
     existing = {r["id"] for r in k.db.run("entries/existing", ids=ids)}
     vectors = k.embedder.embed([e.content for e in items])  # before any transaction opens
     sims = _cosine_matrix(vectors)
@@ -136,7 +150,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, dry_run: bool
         if e.id in existing:
             decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
             continue
-        neighbours = _neighbours(k, vectors[i], e.agent_id, now)
+        neighbours = _neighbours(k, vectors[i], owner_view(e.agent_id, clade), now)
         # Earlier candidates of this batch that will be written count as neighbours too.
         for j, d in enumerate(decisions):
             if d.result.writes_entry and not d.existing and items[j].agent_id == e.agent_id:
@@ -155,7 +169,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, dry_run: bool
     if not dry_run:
         for start in range(0, len(items), CHUNK):
             _write(k, items[start:start + CHUNK], decisions[start:start + CHUNK],
-                   vectors[start:start + CHUNK], now, actor)
+                   vectors[start:start + CHUNK], now, actor, clade)
     return decisions
 
 
@@ -165,7 +179,7 @@ def _existing_result() -> AdmissionResult:
 
 
 def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], vectors: np.ndarray, now: int,
-           actor: str) -> None:
+           actor: str, clade: str | None) -> None:
     creates, merges, records = [], [], []
     for e, d, vec in zip(items, decisions, vectors, strict=True):
         if d.existing:
@@ -173,7 +187,7 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
         if d.result.writes_entry:
             assert d.quality is not None
             creates.append({"id": e.id, "category": e.category.value, "embedding": vec.tolist(),
-                            "props": _entry_properties(k, e, d.result, d.quality, now, d.decision_id),
+                            "props": _entry_properties(k, e, d.result, d.quality, now, d.decision_id, clade),
                             "parent_episode_ids": list(e.parent_episode_ids)})
         elif d.result.outcome == AdmissionOutcome.merged:
             merges.append({"target_id": d.result.target_id, "tags": list(e.tags),
@@ -200,8 +214,8 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
 # ---------------------------------------------------------------- reading
 
 
-def get(k: Knowledge, entry_id: str, now: int | None = None) -> dict[str, Any]:
-    rows = k.db.run("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor)
+def get(k: Knowledge, entry_id: str, visibility: dict[str, Any], now: int | None = None) -> dict[str, Any]:
+    rows = k.db.run("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility)
     if not rows:
         raise EntryNotFound(entry_id)
     r = rows[0]
@@ -209,10 +223,12 @@ def get(k: Knowledge, entry_id: str, now: int | None = None) -> dict[str, Any]:
             "parent_episode_ids": r["parent_episode_ids"], "decision_ids": r["decision_ids"]}
 
 
-def list_entries(k: Knowledge, now: int | None = None, **filters: Any) -> list[dict[str, Any]]:
+def list_entries(k: Knowledge, visibility: dict[str, Any], now: int | None = None,
+                 **filters: Any) -> list[dict[str, Any]]:
     params = {"agent_id": None, "category": None, "status": None, "regime": None, "valid_at": None,
               "known_at": None, "min_confidence": None, "offset": 0, "limit": 50}
     params.update(filters)
+    params.update(visibility)
     rows = k.db.run("entries/list", now=now or now_ms(), floor=k.decay.floor, **params)
     return [{**r["entry"], "effective_confidence": r["effective_confidence"]} for r in rows]
 
@@ -225,11 +241,12 @@ def effective_confidences(k: Knowledge, ids: list[str], now: int) -> dict[str, f
 # ---------------------------------------------------------------- votes and outcomes
 
 
-def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, change) -> dict[str, Any]:
+def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, visibility: dict[str, Any],
+                       change) -> dict[str, Any]:
     """Lock the entry, compute the change in Python, write it and its audit record: one transaction."""
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        rows = list(tx.run(cypher.query("entries/lock"), id=entry_id))
+        rows = list(tx.run(cypher.query("entries/lock"), id=entry_id, **visibility))
         if not rows:
             raise EntryNotFound(entry_id)
         before = rows[0]["entry"]
@@ -246,7 +263,8 @@ def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, cha
     return k.db.write(work)
 
 
-def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str) -> dict[str, Any]:
+def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
+         visibility: dict[str, Any]) -> dict[str, Any]:
     """Asymmetric: +0.1 and a reset decay clock up, -0.15 down (never below the floor)."""
     up, down = k.decay.upvote_step, k.decay.downvote_step
 
@@ -257,10 +275,11 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str) -
         return {"confidence": max(k.decay.floor, e["confidence"] - down),
                 "contradicted_count": e["contradicted_count"] + 1}
 
-    return _read_modify_write(k, entry_id, f"entry.{direction.value}vote", actor, change)
+    return _read_modify_write(k, entry_id, f"entry.{direction.value}vote", actor, visibility, change)
 
 
-def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str) -> dict[str, Any]:
+def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str,
+                   visibility: dict[str, Any]) -> dict[str, Any]:
     """Strength grows only when the entry was used in a decision that went well (+1), or a dream
     validated it (+0.5, and half the decay rate from then on); never on retrieval alone."""
 
@@ -283,9 +302,9 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: st
             changes["strength"] = strength
         return changes
 
-    return _read_modify_write(k, entry_id, "entry.outcome", actor, change)
+    return _read_modify_write(k, entry_id, "entry.outcome", actor, visibility, change)
 
 
-def get_decision(k: Knowledge, decision_id: str) -> dict[str, Any] | None:
-    rows = k.db.run("entries/get_decision", id=decision_id)
+def get_decision(k: Knowledge, decision_id: str, visibility: dict[str, Any]) -> dict[str, Any] | None:
+    rows = k.db.run("entries/get_decision", id=decision_id, viewer=visibility["viewer"], admin=visibility["admin"])
     return rows[0]["decision"] if rows else None

@@ -48,11 +48,11 @@ def with_ids(episodes: Sequence[EpisodeIn]) -> list[EpisodeIn]:
     return out
 
 
-def episode_properties(ep: EpisodeIn, recorded_at: int) -> dict[str, Any]:
+def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None) -> dict[str, Any]:
     valid_from = to_ms(ep.valid_from) or recorded_at
     from_block = ep.valid_from_block if ep.valid_from_block is not None else ep.block
     props: dict[str, Any] = {
-        "agent_id": ep.agent_id, "scope": ep.scope.value, "type": ep.type.value, "text": ep.text,
+        "agent_id": ep.agent_id, "clade": clade, "scope": ep.scope.value, "type": ep.type.value, "text": ep.text,
         "tool": ep.tool, "outcome": ep.outcome.value, "outcome_detail": ep.outcome_detail, "chain": ep.chain,
         "token_pair": ep.token_pair, "tick": ep.tick, "block": ep.block, "importance": ep.importance.value,
         "regime": ep.regime.value if ep.regime else None, "actions": list(ep.actions), "gain": ep.gain,
@@ -68,7 +68,7 @@ def episode_properties(ep: EpisodeIn, recorded_at: int) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int) -> list[dict[str, Any]]:
+def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: str | None) -> list[dict[str, Any]]:
     rows = []
     for ep, vec in zip(chunk, vectors, strict=True):
         mentions = [{"id": m.canonical_id, "kind": m.kind.value,
@@ -76,7 +76,7 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int) -> list
                                                  "address": m.address.lower() if m.address else None}.items()
                                if v is not None}}
                     for m in ep.mentions]
-        rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at), "embedding": vec.tolist(),
+        rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at, clade), "embedding": vec.tolist(),
                      "mentions": mentions})
     return rows
 
@@ -94,7 +94,8 @@ def _chunks(items: list[EpisodeIn], size: int) -> Iterator[list[EpisodeIn]]:
 
 
 def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, actor: str,
-           chunk_size: int = CHUNK) -> IngestResult:
+           clade: str | None = None, chunk_size: int = CHUNK) -> IngestResult:
+    """`clade` is the owner's, kept on each episode so visibility filters need no join."""
     items = with_ids(episodes)
     result = IngestResult(ids=[ep.id for ep in items])  # type: ignore[misc]
     pending: Future[tuple[list[str], str]] | None = None
@@ -112,7 +113,7 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
         for chunk in _chunks(items, chunk_size):
             recorded_at = now_ms()
             vectors = embedder.embed([ep.text for ep in chunk])  # before the transaction opens
-            rows = _rows(chunk, vectors, recorded_at)
+            rows = _rows(chunk, vectors, recorded_at, clade)
             if pending is not None:
                 collect(pending)
             owners = {ep.agent_id for ep in chunk}
@@ -124,13 +125,14 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
     return result
 
 
-def get(db: Database, episode_id: str) -> dict[str, Any] | None:
-    rows = db.run("episodes/get", id=episode_id)
+def get(db: Database, episode_id: str, visibility: dict[str, Any]) -> dict[str, Any] | None:
+    rows = db.run("episodes/get", id=episode_id, **visibility)
     return {**rows[0]["episode"], "mentions": rows[0]["mentions"]} if rows else None
 
 
-def list_episodes(db: Database, **filters: Any) -> list[dict[str, Any]]:
+def list_episodes(db: Database, visibility: dict[str, Any], **filters: Any) -> list[dict[str, Any]]:
     params = {"agent_id": None, "type": None, "regime": None, "valid_from": None, "valid_to": None,
               "recorded_from": None, "recorded_to": None, "offset": 0, "limit": 50}
     params.update(filters)
+    params.update(visibility)
     return [{**r["episode"], "mentions": r["mentions"]} for r in db.run("episodes/list", **params)]

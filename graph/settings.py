@@ -37,6 +37,11 @@ class Settings(BaseSettings):
     api_host: str = Field(default="127.0.0.1", alias="GRIMOIRE_API_HOST")
     api_port: int = Field(default=8000, alias="GRIMOIRE_API_PORT")
 
+    # Bootstraps the first agents; `make up` generates one into the local home when unset.
+    admin_key: str | None = Field(default=None, alias="GRIMOIRE_ADMIN_KEY")
+    key_cache_seconds: float = Field(default=5.0, alias="GRIMOIRE_KEY_CACHE_SECONDS")
+    max_body_bytes: int = Field(default=32 * 1024 * 1024, alias="GRIMOIRE_MAX_BODY_BYTES")
+
     startup_wait_seconds: float = Field(default=30.0, alias="GRIMOIRE_STARTUP_WAIT")
 
     # The knowledge rules' constants (spec defaults); JSON in the environment overrides them.

@@ -151,15 +151,46 @@ def local_neo4j(neo4j_server: Neo4jUnderTest,
         local.stop()
 
 
+ADMIN_KEY = "test-admin-key-0123456789"
+
+
+class Api:
+    """The API on the session's server, with a clean database, and keys for agents on demand."""
+
+    def __init__(self, client, db: Database):
+        self.client = client
+        self.db = db
+        self._keys: dict[tuple[str, tuple[str, ...]], str] = {}
+        self.admin = {"X-API-Key": ADMIN_KEY}
+
+    def headers(self, agent_id: str = "golem-1", clade: str = "clade-a",
+                scopes: tuple[str, ...] = ("read", "write"), kind: str = "main") -> dict[str, str]:
+        if (agent_id, scopes) not in self._keys:
+            r = self.client.post("/agents", headers=self.admin,
+                                 json={"id": agent_id, "name": agent_id, "kind": kind, "clade": clade})
+            assert r.status_code in (201, 409), r.text
+            made = self.client.post(f"/agents/{agent_id}/keys", headers=self.admin, json={"scopes": list(scopes)})
+            assert made.status_code == 201, made.text
+            self._keys[(agent_id, scopes)] = made.json()["key"]
+        return {"X-API-Key": self._keys[(agent_id, scopes)]}
+
+
 @pytest.fixture
-def client(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder):
-    """The API on the session's server, with a clean database."""
+def api(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder):
     from fastapi.testclient import TestClient
 
     from api.app import create_app
 
-    with TestClient(create_app(neo4j_server.settings(), db=db, embedder=embedder)) as c:
-        yield c
+    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
+    with TestClient(app) as c:
+        yield Api(c, db)
+
+
+@pytest.fixture
+def client(api: Api):
+    """A client acting as agent golem-1 (clade-a) with read and write scopes."""
+    api.client.headers.update(api.headers("golem-1"))
+    return api.client
 
 
 def counts(db: Database) -> dict[str, int]:

@@ -111,7 +111,8 @@ def test_cypher_computes_the_same_effective_confidence(db, embedder) -> None:
     }
     cfg = DecayConfig()
     for name, expected in by_hand.items():
-        entry = db.run("entries/get", id=f"decay-{name}", now=NOW, floor=0.05)[0]
+        entry = db.run("entries/get", id=f"decay-{name}", now=NOW, floor=0.05, viewer="agent-a", clade="",
+                       admin=False)[0]
         props = entry["entry"]
         python = effective_confidence(props["confidence"], NOW, props["last_accessed_at"],
                                       props.get("half_life_ms"), props["strength"], cfg.floor)

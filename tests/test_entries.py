@@ -56,9 +56,10 @@ def test_admitted_entry_carries_category_label_provenance_and_sources(client, db
 
 
 def test_unknown_parent_episodes_are_refused(client, db) -> None:
+    before = counts(db)
     r = client.post("/entries", json=entry("x", GAS, parent_episode_ids=["nope"]))
     assert r.status_code == 422 and "nope" in r.text
-    assert counts(db) == {}
+    assert counts(db) == before
 
 
 def test_dry_run_decides_and_writes_nothing(client, db) -> None:
@@ -123,7 +124,7 @@ def test_votes_are_asymmetric_and_floored(client, db) -> None:
     for _ in range(5):
         last = client.post("/entries/v/downvote").json()
     assert last["confidence"] == 0.05 and last["contradicted_count"] == 6
-    assert counts(db)["AuditRecord"] == 1 + 7  # the admission and seven votes
+    assert counts(db)["AuditRecord"] == 2 + 1 + 7  # agent and key, the admission, seven votes
     assert client.post("/entries/missing/upvote").status_code == 404
 
 
@@ -142,15 +143,16 @@ def test_strength_grows_only_on_use_with_a_positive_outcome(client) -> None:
     assert client.post("/entries/s/outcome", json={"used_in_decision": True}).status_code == 422
 
 
-def test_list_filters(client) -> None:
+def test_list_filters(api, client) -> None:
     decisions = client.post("/entries/batch", json={"entries": [
         entry("h", "When the WETH borrow rate exceeds 8% then reduce leverage to 2x", category="Heuristic",
               market_regime="high_vol", valid_from="2024-01-01T00:00:00Z", valid_until="2024-06-01T00:00:00Z"),
         entry("i", "Stablecoin supply on Aave grew 12% during March 2024", market_regime="bull",
               valid_from="2024-03-01T00:00:00Z"),
-        {**entry("o", "USDC depeg below 0.97 triggered 40 million USD of liquidations in 2023"),
-         "agent_id": "golem-2", "category": "Warning"},
     ]}).json()
+    other = {**entry("o", "USDC depeg below 0.97 triggered 40 million USD of liquidations in 2023"),
+             "agent_id": "golem-2", "category": "Warning", "scope": "shared"}
+    decisions += [client.post("/entries", json=other, headers=api.headers("golem-2")).json()]
     # "i" describes an event from March 2024: an Insight's 7-day recency is ~0 by now, so it lands
     # in the 0.45-0.55 band (confidence 0.3, status candidate).
     assert [d["outcome"] for d in decisions] == ["admitted", "admitted_low", "admitted"]
@@ -165,7 +167,8 @@ def test_list_filters(client) -> None:
     assert ids(valid_at="2024-07-01T00:00:00Z") == ["i"]
     recorded = client.get("/entries/h").json()["recorded_at"]
     assert ids(known_at="2020-01-01T00:00:00Z") == []
-    assert ids(known_at=recorded) == ["h", "i", "o"]
+    assert ids(known_at=recorded) == ["h", "i"]  # "o" was learnt after "h"
+    assert ids(known_at=client.get("/entries/o").json()["recorded_at"]) == ["h", "i", "o"]
     assert ids(min_confidence=0.29) == ["h", "i", "o"]  # 0.3, decayed by a few milliseconds
     client.post("/entries/i/downvote")  # 0.3 -> 0.15
     assert ids(min_confidence=0.29) == ["h", "o"]

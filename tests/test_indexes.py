@@ -7,9 +7,13 @@ import json
 import numpy as np
 import pytest
 
+from graph import search
 from graph.db.connection import Database
 from graph.embeddings import Embedder
+from graph.search import Kind
 from tests.conftest import DATA
+
+ADMIN = {"viewer": "", "clade": "", "admin": True}
 
 
 @pytest.fixture
@@ -35,7 +39,7 @@ def test_vector_index_matches_brute_force_cosine(db: Database, embedder: Embedde
     for question, q in zip(questions, embedder.embed(questions), strict=True):
         cosine = vectors @ q / (np.linalg.norm(vectors, axis=1) * np.linalg.norm(q))
         expected = [ids[i] for i in np.argsort(-cosine)[:k]]
-        got = db.run("retrieval/vector_episodes", k=k, candidates=10 * k, embedding=q.tolist())
+        got = search.vector(db, Kind.episodes, q.tolist(), k, ADMIN)
         assert [r["id"] for r in got] == expected, question
         # Neo4j reports cosine similarity rescaled to [0, 1]: (1 + cos) / 2.
         expected_scores = [(1 + cosine[ids.index(i)]) / 2 for i in expected]
@@ -50,6 +54,6 @@ def test_fulltext_index_finds_a_node_by_a_word(db: Database, embedder: Embedder)
             for i, (t, v) in enumerate(zip(texts, embedder.embed(texts), strict=True))]
     db.run("testing/create_episodes", rows=rows)
     db.run("schema/await_indexes", seconds=60)
-    assert [r["id"] for r in db.run("retrieval/fulltext_episodes", query="pottery", k=5)] == ["ft2"]
-    assert [r["id"] for r in db.run("retrieval/fulltext_episodes", query="oracle", k=5)] == ["ft0"]
-    assert db.run("retrieval/fulltext_episodes", query="nonexistentword", k=5) == []
+    assert [r["id"] for r in search.fulltext(db, Kind.episodes, "pottery", 5, ADMIN)] == ["ft2"]
+    assert [r["id"] for r in search.fulltext(db, Kind.episodes, "oracle", 5, ADMIN)] == ["ft0"]
+    assert search.fulltext(db, Kind.episodes, "nonexistentword", 5, ADMIN) == []

@@ -6,7 +6,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel
 
+from api.auth import Reader, Writer
 from api.deps import KnowledgeDep
+from api.ownership import claim
 from api.presentation import present
 from graph import entries
 from graph.entries import EntryDecision
@@ -61,38 +63,42 @@ def _out(d: EntryDecision, dry_run: bool) -> DecisionOut:
 
 @router.post("/entries", response_model=DecisionOut, status_code=201,
              summary="Propose one knowledge entry; the Admission Gate decides")
-def create_entry(entry: EntryIn, k: KnowledgeDep) -> DecisionOut:
-    return _out(entries.admit(k, [entry], actor=entry.agent_id)[0], dry_run=False)
+def create_entry(entry: EntryIn, k: KnowledgeDep, who: Writer) -> DecisionOut:
+    items, _, clade = claim(k.db, who, [entry])
+    return _out(entries.admit(k, items, actor=who.key_id, clade=clade)[0], dry_run=False)
 
 
 @router.post("/entries/batch", response_model=list[DecisionOut], status_code=201,
              summary="Propose up to 1,000 entries; one decision each")
-def create_entries(batch: EntryBatch, k: KnowledgeDep) -> list[DecisionOut]:
-    return [_out(d, False) for d in entries.admit(k, batch.entries, actor=batch.entries[0].agent_id)]
+def create_entries(batch: EntryBatch, k: KnowledgeDep, who: Writer) -> list[DecisionOut]:
+    items, _, clade = claim(k.db, who, batch.entries)
+    return [_out(d, False) for d in entries.admit(k, items, actor=who.key_id, clade=clade)]
 
 
 @router.post("/admission/dry-run", response_model=DecisionOut,
              summary="What the Admission Gate would decide, with its factor scores; writes nothing")
-def dry_run(entry: EntryIn, k: KnowledgeDep) -> DecisionOut:
-    return _out(entries.admit(k, [entry], actor=entry.agent_id, dry_run=True)[0], dry_run=True)
+def dry_run(entry: EntryIn, k: KnowledgeDep, who: Reader) -> DecisionOut:
+    items, _, clade = claim(k.db, who, [entry])
+    return _out(entries.admit(k, items, actor=who.key_id, clade=clade, dry_run=True)[0], dry_run=True)
 
 
 @router.get("/admission/decisions/{decision_id}", summary="A stored admission decision, to explain it")
-def get_decision(decision_id: str, k: KnowledgeDep) -> dict[str, Any]:
-    found = entries.get_decision(k, decision_id)
+def get_decision(decision_id: str, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
+    found = entries.get_decision(k, decision_id, who.visibility())
     if found is None:
         raise HTTPException(404, f"no admission decision {decision_id!r}")
     return present(found)
 
 
 @router.get("/entries/{entry_id}", summary="One entry with its effective confidence now")
-def get_entry(entry_id: str, k: KnowledgeDep) -> dict[str, Any]:
-    return present(entries.get(k, entry_id))
+def get_entry(entry_id: str, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
+    return present(entries.get(k, entry_id, who.visibility()))
 
 
 @router.get("/entries", summary="Entries by category, status, regime, agent, time and minimum confidence")
 def list_entries(
     k: KnowledgeDep,
+    who: Reader,
     agent_id: str | None = None,
     category: EntryCategory | None = None,
     status: EntryStatus | None = None,
@@ -104,7 +110,8 @@ def list_entries(
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
 ) -> list[dict[str, Any]]:
     rows = entries.list_entries(
-        k, agent_id=agent_id, category=category.value if category else None, status=status.value if status else None,
+        k, who.visibility(), agent_id=agent_id, category=category.value if category else None,
+        status=status.value if status else None,
         regime=regime.value if regime else None, valid_at=to_ms(valid_at), known_at=to_ms(known_at),
         min_confidence=min_confidence, offset=offset, limit=limit,
     )
@@ -112,16 +119,16 @@ def list_entries(
 
 
 @router.post("/entries/{entry_id}/upvote", summary="Confirmed again: confidence +0.1, decay clock reset")
-def upvote(entry_id: str, k: KnowledgeDep) -> dict[str, Any]:
-    return present(entries.vote(k, entry_id, VoteDirection.up, actor="api"))
+def upvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    return present(entries.vote(k, entry_id, VoteDirection.up, actor=who.key_id, visibility=who.visibility()))
 
 
 @router.post("/entries/{entry_id}/downvote", summary="Contradicted: confidence -0.15 (floor 0.05)")
-def downvote(entry_id: str, k: KnowledgeDep) -> dict[str, Any]:
-    return present(entries.vote(k, entry_id, VoteDirection.down, actor="api"))
+def downvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    return present(entries.vote(k, entry_id, VoteDirection.down, actor=who.key_id, visibility=who.visibility()))
 
 
 @router.post("/entries/{entry_id}/outcome",
              summary="After a decision: strength +1 only if the entry was used and the outcome was positive")
-def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep) -> dict[str, Any]:
-    return present(entries.record_outcome(k, entry_id, body, actor="api"))
+def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    return present(entries.record_outcome(k, entry_id, body, actor=who.key_id, visibility=who.visibility()))

@@ -6,7 +6,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 from pydantic import BaseModel
 
+from api.auth import Reader, Writer
 from api.deps import DbDep, EmbedderDep
+from api.ownership import claim
 from api.presentation import present
 from graph import episodes
 from graph.model.common import to_ms
@@ -24,20 +26,21 @@ class IngestOut(BaseModel):
 
 
 @router.post("", response_model=IngestOut, status_code=201, summary="Record one episode (idempotent by id)")
-def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep) -> IngestOut:
-    return IngestOut(**vars(episodes.ingest(db, embedder, [episode], actor=episode.agent_id)))
+def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> IngestOut:
+    items, owner, clade = claim(db, who, [episode])
+    return IngestOut(**vars(episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)))
 
 
 @router.post("/batch", response_model=IngestOut, status_code=201,
              summary="Record up to 5,000 episodes; re-sending the same ids creates nothing new")
-def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep) -> IngestOut:
-    actor = batch.episodes[0].agent_id
-    return IngestOut(**vars(episodes.ingest(db, embedder, batch.episodes, actor=actor)))
+def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: Writer) -> IngestOut:
+    items, owner, clade = claim(db, who, batch.episodes)
+    return IngestOut(**vars(episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)))
 
 
 @router.get("/{episode_id}", summary="One episode with the entities it mentions")
-def get_episode(episode_id: str, db: DbDep) -> dict[str, Any]:
-    found = episodes.get(db, episode_id)
+def get_episode(episode_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    found = episodes.get(db, episode_id, who.visibility())
     if found is None:
         raise HTTPException(404, f"no episode {episode_id!r}")
     return present(found)
@@ -46,6 +49,7 @@ def get_episode(episode_id: str, db: DbDep) -> dict[str, Any]:
 @router.get("", summary="Episodes by agent, type, regime and time (valid or recorded)")
 def list_episodes(
     db: DbDep,
+    who: Reader,
     agent_id: str | None = None,
     type: EpisodeType | None = None,  # noqa: A002
     regime: MarketRegime | None = None,
@@ -57,7 +61,8 @@ def list_episodes(
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
 ) -> list[dict[str, Any]]:
     rows = episodes.list_episodes(
-        db, agent_id=agent_id, type=type.value if type else None, regime=regime.value if regime else None,
+        db, who.visibility(), agent_id=agent_id, type=type.value if type else None,
+        regime=regime.value if regime else None,
         valid_from=to_ms(valid_from), valid_to=to_ms(valid_to), recorded_from=to_ms(recorded_from),
         recorded_to=to_ms(recorded_to), offset=offset, limit=limit,
     )

@@ -1,13 +1,18 @@
-// One entry with its effective confidence at $now, source episodes and admission decisions.
+// One entry the viewer may see, with its effective confidence at $now, source episodes and
+// admission decisions.
 :param id => 'entry-1';
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
 :param now => 1700000000000;
 :param floor => 0.05;
 MATCH (e:Entry {id: $id})
+WHERE ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade))
 WITH e,
      CASE WHEN e.half_life_ms IS NULL THEN 1.0
           ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)
                    / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention
 RETURN apoc.map.removeKey(properties(e), 'embedding') AS entry,
        CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective_confidence,
-       [(e)-[:DERIVED_FROM]->(ep:Episode) | ep.id] AS parent_episode_ids,
-       [(a:AdmissionDecision)-[:DECIDED]->(e) | a.id] AS decision_ids
+       [(e)-[:DERIVED_FROM]->(ep:Episode) WHERE ($admin OR ep.agent_id = $viewer OR ep.scope = 'public' OR (ep.scope = 'shared' AND ep.clade = $clade)) | ep.id] AS parent_episode_ids,
+       [(a:AdmissionDecision)-[:DECIDED]->(e) WHERE $admin OR a.agent_id = $viewer | a.id] AS decision_ids

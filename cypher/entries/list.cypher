@@ -1,6 +1,9 @@
-// Entries by category, status, regime, owner, valid time, recorded time and minimum effective
+// Entries the viewer may see, by category, status, regime, owner, valid time, recorded time and minimum effective
 // confidence, most confident first.
 :param agent_id => null;
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
 :param category => null;
 :param status => null;
 :param regime => null;
@@ -12,7 +15,8 @@
 :param offset => 0;
 :param limit => 50;
 MATCH (e:Entry)
-WHERE ($agent_id IS NULL OR e.agent_id = $agent_id)
+WHERE ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade))
+  AND ($agent_id IS NULL OR e.agent_id = $agent_id)
   AND ($category IS NULL OR e.category = $category)
   AND ($status IS NULL OR e.status = $status)
   AND ($regime IS NULL OR e.market_regime = $regime)

@@ -1,13 +1,15 @@
-// The entries nearest to a candidate that its agent can see (own or public), with cosine
+// The entries nearest to a candidate that its agent can see (own, shared in its clade, public), with cosine
 // similarity (Neo4j's score is (1 + cos) / 2) and effective confidence at $now.
 :param embedding => [];
 :param k => 10;
 :param candidates => 100;
-:param agent_id => 'agent-a';
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
 :param now => 1700000000000;
 :param floor => 0.05;
 CALL db.index.vector.queryNodes('entry_embedding', $candidates, $embedding) YIELD node AS e, score
-WHERE e.status IN ['active', 'candidate'] AND (e.agent_id = $agent_id OR e.scope = 'public')
+WHERE e.status IN ['active', 'candidate'] AND ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade))
 WITH e, score,
      CASE WHEN e.half_life_ms IS NULL THEN 1.0
           ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)

@@ -1,5 +1,10 @@
-// One episode with the entities it mentions (the embedding is left out).
+// One episode with the entities it mentions (the embedding is left out), if the viewer may see it:
+// its own, shared within its clade, or public.
 :param id => 'ep-1';
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
 MATCH (e:Episode {id: $id})
+WHERE ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade))
 RETURN apoc.map.removeKey(properties(e), 'embedding') AS episode,
        [(e)-[:MENTIONS]->(en:Entity) | en {.id, .kind, .name}] AS mentions

@@ -1,4 +1,7 @@
-// Episodes by owner, type, regime and either time axis, newest first.
+// Episodes the viewer may see, by owner, type, regime and either time axis, newest first.
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
 :param agent_id => null;
 :param type => null;
 :param regime => null;
@@ -9,7 +12,8 @@
 :param offset => 0;
 :param limit => 50;
 MATCH (e:Episode)
-WHERE ($agent_id IS NULL OR e.agent_id = $agent_id)
+WHERE ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade))
+  AND ($agent_id IS NULL OR e.agent_id = $agent_id)
   AND ($type IS NULL OR e.type = $type)
   AND ($regime IS NULL OR e.regime = $regime)
   AND ($valid_from IS NULL OR e.valid_from >= $valid_from)

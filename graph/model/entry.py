@@ -30,7 +30,7 @@ class EntrySource(StrictModel):
 
 class EntryIn(StrictModel):
     id: ClientId | None = None
-    agent_id: AgentId
+    agent_id: AgentId | None = Field(default=None, description="the owner; default: the key's agent")
     scope: Scope = Scope.private
     category: EntryCategory
     content: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]

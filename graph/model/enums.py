@@ -136,3 +136,19 @@ class AdmissionOutcome(StrEnum):
 class VoteDirection(StrEnum):
     up = "up"
     down = "down"
+
+
+class AgentKind(StrEnum):
+    main = "main"
+    sub = "sub"
+    golem = "golem"
+
+
+class KeyScope(StrEnum):
+    """read: see what the agent may see; write: write to the stores; propose: only propose
+    writes for a main agent to commit (the proposal workflow comes later); admin: everything."""
+
+    read = "read"
+    write = "write"
+    propose = "propose"
+    admin = "admin"

@@ -25,7 +25,7 @@ MAX_BATCH = 5_000
 
 class EpisodeIn(StrictModel):
     id: ClientId | None = None
-    agent_id: AgentId
+    agent_id: AgentId | None = Field(default=None, description="the owner; default: the key's agent")
     scope: Scope = Scope.private
     type: EpisodeType
     text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]

@@ -1,0 +1,84 @@
+"""Every request but /health acts as a principal named by its API key.
+
+The key goes in `X-API-Key: <key>` or `Authorization: Bearer <key>`. The environment's admin
+key (GRIMOIRE_ADMIN_KEY) bootstraps the first agents. Verified keys are cached for a few
+seconds; revoking through this process drops the cache entry at once.
+"""
+
+from __future__ import annotations
+
+import hmac
+import threading
+import time
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, Security
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from graph import agents
+from graph.agents import Principal
+from graph.model.enums import KeyScope
+
+api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="an agent's or the admin's API key")
+bearer = HTTPBearer(auto_error=False, description="the same key as a bearer token")
+
+
+class KeyCache:
+    def __init__(self, ttl_seconds: float):
+        self.ttl = ttl_seconds
+        self._entries: dict[str, tuple[float, Principal]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, raw: str) -> Principal | None:
+        with self._lock:
+            hit = self._entries.get(raw)
+            if hit and hit[0] > time.monotonic():
+                return hit[1]
+            return None
+
+    def put(self, raw: str, principal: Principal) -> None:
+        with self._lock:
+            self._entries[raw] = (time.monotonic() + self.ttl, principal)
+
+    def drop_key(self, key_id: str) -> None:
+        with self._lock:
+            for raw in [r for r, (_, p) in self._entries.items() if p.key_id == key_id]:
+                del self._entries[raw]
+
+
+def principal(
+    request: Request,
+    x_api_key: Annotated[str | None, Security(api_key_header)] = None,
+    authorization: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
+) -> Principal:
+    raw = x_api_key or (authorization.credentials if authorization else None)
+    if not raw:
+        raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
+                            headers={"WWW-Authenticate": "Bearer"})
+    admin_key: str | None = request.app.state.settings.admin_key
+    if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
+        return agents.admin_principal()
+    cache: KeyCache = request.app.state.key_cache
+    found = cache.get(raw)
+    if found is None:
+        found = agents.authenticate(request.app.state.db, raw)
+        if found is None:
+            raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
+        cache.put(raw, found)
+    return found
+
+
+def requires(scope: KeyScope):
+    def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
+        if not who.may(scope):
+            hint = (" (a propose-only key may not write to the stores; its writes become proposals for "
+                    "its main agent)") if KeyScope.propose in who.scopes and scope == KeyScope.write else ""
+            raise HTTPException(403, f"this key lacks the {scope.value!r} scope{hint}")
+        return who
+
+    return check
+
+
+Reader = Annotated[Principal, Depends(requires(KeyScope.read))]
+Writer = Annotated[Principal, Depends(requires(KeyScope.write))]
+Admin = Annotated[Principal, Depends(requires(KeyScope.admin))]

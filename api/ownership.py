@@ -1,0 +1,35 @@
+"""Whose a write is: an agent writes only its own items; the admin names the agent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from fastapi import HTTPException
+from pydantic import BaseModel
+
+from graph import agents
+from graph.agents import Principal
+from graph.db.connection import Database
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def claim(db: Database, who: Principal, items: Sequence[T]) -> tuple[list[T], str, str | None]:
+    """The items with their owner filled in, the owner's id and the owner's clade."""
+    named = {getattr(item, "agent_id", None) for item in items}
+    if who.is_admin:
+        if len(named) != 1 or None in named:
+            raise HTTPException(422, "the admin key writes for one agent: give the same agent_id on every item")
+        owner = named.pop()
+        agent = agents.get(db, owner)  # type: ignore[arg-type]
+        if agent is None:
+            raise HTTPException(422, f"no agent {owner!r}: register it first (POST /agents)")
+        clade = agent.get("clade")
+    else:
+        assert who.agent_id is not None
+        others = {n for n in named if n is not None and n != who.agent_id}
+        if others:
+            raise HTTPException(403, f"this key writes only for agent {who.agent_id!r}, not {sorted(others)}")
+        owner, clade = who.agent_id, who.clade
+    return [item.model_copy(update={"agent_id": owner}) for item in items], owner, clade  # type: ignore[return-value]

@@ -1,0 +1,167 @@
+"""Principals: agents (main, sub, golem) in clades and generations, and their API keys.
+
+A key is shown once, when made: `gk_<key id>_<secret>`. Only the SHA-256 of the secret is
+stored (the secret is 256 random bits, so a plain hash suffices); lookups go by key id and
+compare hashes in constant time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from neo4j import ManagedTransaction
+from pydantic import Field
+
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.model.common import ID_PATTERN, StrictModel
+from graph.model.enums import AgentKind, KeyScope
+
+KEY_PREFIX = "gk"
+
+
+class AgentIn(StrictModel):
+    id: Annotated[str, Field(pattern=ID_PATTERN)]
+    name: Annotated[str, Field(min_length=1, max_length=200)]
+    kind: AgentKind = AgentKind.main
+    clade: Annotated[str, Field(pattern=ID_PATTERN)]
+    generation: Annotated[int, Field(ge=0, le=1_000_000)] = 0
+    parent_id: Annotated[str, Field(pattern=ID_PATTERN)] | None = Field(
+        default=None, description="the main agent a sub-agent works for")
+
+
+class KeyIn(StrictModel):
+    scopes: Annotated[list[KeyScope], Field(min_length=1, max_length=4)] = Field(
+        default_factory=lambda: [KeyScope.read, KeyScope.write])
+    label: Annotated[str, Field(max_length=200)] | None = None
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who a request acts as. The environment's admin key has no agent."""
+
+    key_id: str
+    agent_id: str | None
+    clade: str | None
+    kind: str | None
+    scopes: frozenset[KeyScope]
+
+    @property
+    def is_admin(self) -> bool:
+        return KeyScope.admin in self.scopes
+
+    def may(self, scope: KeyScope) -> bool:
+        return self.is_admin or scope in self.scopes
+
+    def visibility(self) -> dict[str, Any]:
+        """The parameters every read query filters on."""
+        return {"viewer": self.agent_id or "", "clade": self.clade or "", "admin": self.is_admin}
+
+
+class AgentExists(ValueError):
+    pass
+
+
+class UnknownAgent(LookupError):
+    pass
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def split_key(raw: str) -> tuple[str, str] | None:
+    parts = raw.strip().split("_", 2)
+    if len(parts) != 3 or parts[0] != KEY_PREFIX or not parts[1] or not parts[2]:
+        return None
+    return parts[1], parts[2]
+
+
+def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
+    if agent.kind == AgentKind.sub and agent.parent_id is None:
+        raise ValueError("a sub-agent needs the parent_id of its main agent")
+    if agent.parent_id is not None and get(db, agent.parent_id) is None:
+        raise UnknownAgent(f"no agent {agent.parent_id!r} to be the parent")
+    audit = Audit(action="agent.register", actor=actor, agent_id=agent.id)
+    props = {k: v for k, v in {**agent.model_dump(mode="json"), "created_at": audit.at}.items() if v is not None}
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        row = tx.run(cypher.query("agents/create"), agent=props, audit_id=audit.id).single()
+        assert row is not None
+        if not row["created"]:
+            raise AgentExists(f"agent {agent.id!r} exists already")
+        audit.write(tx, [agent.id], f"registered agent {agent.id}", {"op": "delete_nodes", "label": "Agent",
+                                                                     "ids": [agent.id]})
+        return row["agent"]
+
+    return db.write(work)
+
+
+def get(db: Database, agent_id: str) -> dict[str, Any] | None:
+    rows = db.run("agents/get", id=agent_id)
+    return rows[0]["agent"] if rows else None
+
+
+def list_agents(db: Database, clade: str | None = None) -> list[dict[str, Any]]:
+    return [r["agent"] for r in db.run("agents/list", clade=clade)]
+
+
+def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[str, dict[str, Any]]:
+    """Returns the key itself (shown this once) and its stored description."""
+    key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
+    audit = Audit(action="key.create", actor=actor, agent_id=agent_id)
+    stored = {"id": key_id, "hash": _hash(secret), "scopes": sorted(s.value for s in key.scopes),
+              "created_at": audit.at, **({"label": key.label} if key.label else {})}
+
+    def work(tx: ManagedTransaction) -> None:
+        if tx.run(cypher.query("agents/create_key"), agent_id=agent_id, key=stored).single() is None:
+            raise UnknownAgent(f"no agent {agent_id!r}")
+        audit.write(tx, [key_id], f"key {key_id} for {agent_id}", {"op": "revoke_key", "id": key_id})
+
+    db.write(work)
+    description = {k: v for k, v in stored.items() if k != "hash"}
+    return f"{KEY_PREFIX}_{key_id}_{secret}", {**description, "agent_id": agent_id}
+
+
+def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
+    return [r["key"] for r in db.run("agents/list_keys", agent_id=agent_id)]
+
+
+def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
+    audit = Audit(action="key.revoke", actor=actor, agent_id=None)
+
+    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+        row = tx.run(cypher.query("agents/revoke_key"), id=key_id, now=audit.at).single()
+        if row is None:
+            return None
+        audit.agent_id = row["agent_id"]
+        audit.write(tx, [key_id], f"revoked key {key_id}", {"op": "unrevoke_key", "id": key_id})
+        return row.data()
+
+    return db.write(work)
+
+
+def authenticate(db: Database, raw_key: str) -> Principal | None:
+    parts = split_key(raw_key)
+    if parts is None:
+        return None
+    key_id, secret = parts
+    rows = db.run("agents/find_key", id=key_id)
+    if not rows:
+        return None
+    key, agent = rows[0]["key"], rows[0]["agent"]
+    if key.get("revoked_at") is not None or not hmac.compare_digest(key["hash"], _hash(secret)):
+        return None
+    return Principal(key_id=key_id, agent_id=agent["id"], clade=agent.get("clade"), kind=agent.get("kind"),
+                     scopes=frozenset(KeyScope(s) for s in key["scopes"]))
+
+
+def admin_principal() -> Principal:
+    return Principal(key_id="environment", agent_id=None, clade=None, kind=None, scopes=frozenset({KeyScope.admin}))
+
+

@@ -1,0 +1,219 @@
+"""Export and import of one agent's knowledge as JSON lines: back it up, move it, hand it on.
+
+Line 1 is a header; then one line per node (labels, id, properties, embedding) and one per
+relationship (type, endpoints, properties). Labels and relationship types on import must be
+the project's own; property names must be plain identifiers. A file with any bad line is
+refused whole, before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from neo4j import ManagedTransaction
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.ids import now_ms
+from graph.model.common import ID_PATTERN
+from graph.model.enums import EntityKind, EntryCategory
+
+FORMAT = "grimoire-export"
+VERSION = 1
+BATCH = 1_000
+MAX_LINE = 2 * 1024 * 1024
+
+
+class BaseLabel(StrEnum):
+    Agent = "Agent"
+    Episode = "Episode"
+    Entry = "Entry"
+    Entity = "Entity"
+    AdmissionDecision = "AdmissionDecision"
+
+
+class RelType(StrEnum):
+    MENTIONS = "MENTIONS"
+    DERIVED_FROM = "DERIVED_FROM"
+    DECIDED = "DECIDED"
+
+
+EXTRA_LABELS = {c.value for c in EntryCategory} | {k.value for k in EntityKind}
+_PROPERTY_NAME = r"^[a-z_][a-z0-9_]{0,63}$"
+Scalar = str | bool | int | float
+
+
+def _valid_value(value: Any) -> Any:
+    items = value if isinstance(value, list) else [value]
+    for x in items:
+        if isinstance(x, float) and not math.isfinite(x):
+            raise ValueError("numbers must be finite")
+        if not isinstance(x, str | bool | int | float):
+            raise ValueError("property values are scalars or lists of scalars")
+    return value
+
+
+class _Record(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    @field_validator("properties", check_fields=False)
+    @classmethod
+    def _properties(cls, props: dict[str, Any]) -> dict[str, Any]:
+        import re
+
+        for key, value in props.items():
+            if not re.match(_PROPERTY_NAME, key):
+                raise ValueError(f"property name {key!r} is not a plain identifier")
+            _valid_value(value)
+        return props
+
+
+class Header(_Record):
+    record: Literal["header"]
+    format: Literal["grimoire-export"]
+    version: Literal[1]
+    agent_id: Annotated[str, Field(pattern=ID_PATTERN)]
+    exported_at: int
+
+
+class NodeRecord(_Record):
+    record: Literal["node"]
+    labels: Annotated[list[str], Field(min_length=1, max_length=4)]
+    id: Annotated[str, Field(min_length=1, max_length=256)]
+    properties: dict[str, Any]
+    embedding: Annotated[list[float], Field(max_length=4_096)] | None = None
+
+    @field_validator("labels")
+    @classmethod
+    def _labels(cls, labels: list[str]) -> list[str]:
+        bases = [x for x in labels if x in BaseLabel.__members__]
+        if len(bases) != 1:
+            raise ValueError(f"a node needs exactly one of {[b.value for b in BaseLabel]}")
+        unknown = [x for x in labels if x not in BaseLabel.__members__ and x not in EXTRA_LABELS]
+        if unknown:
+            raise ValueError(f"unknown labels {unknown}")
+        return labels
+
+    @field_validator("embedding")
+    @classmethod
+    def _finite(cls, v: list[float] | None) -> list[float] | None:
+        if v is not None and not all(math.isfinite(x) for x in v):
+            raise ValueError("embedding values must be finite")
+        return v
+
+    @property
+    def base(self) -> BaseLabel:
+        return next(BaseLabel(x) for x in self.labels if x in BaseLabel.__members__)
+
+
+class RelRecord(_Record):
+    record: Literal["relationship"]
+    type: RelType
+    from_: Annotated[str, Field(alias="from", min_length=1, max_length=256)]
+    from_label: BaseLabel
+    to: Annotated[str, Field(min_length=1, max_length=256)]
+    to_label: BaseLabel
+    properties: dict[str, Any] = Field(default_factory=dict)
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+Record = Annotated[Header | NodeRecord | RelRecord, Field(discriminator="record")]
+_adapter: TypeAdapter[Header | NodeRecord | RelRecord] = TypeAdapter(Record)
+
+
+class BadExport(ValueError):
+    """A line of an import is not a valid record; nothing was written."""
+
+
+def _base_of(labels: list[str]) -> str:
+    return next(x for x in labels if x in BaseLabel.__members__)
+
+
+def export_agent(db: Database, agent_id: str) -> Iterator[str]:
+    yield json.dumps({"record": "header", "format": FORMAT, "version": VERSION, "agent_id": agent_id,
+                      "exported_at": now_ms()})
+    for row in db.run("transfer/export_nodes", agent_id=agent_id):
+        embedding = row["embedding"]
+        yield json.dumps({"record": "node", "labels": sorted(row["labels"]), "id": row["id"],
+                          "properties": row["properties"],
+                          "embedding": list(embedding) if embedding is not None else None}, sort_keys=True)
+    for row in db.run("transfer/export_relationships", agent_id=agent_id):
+        yield json.dumps({"record": "relationship", "type": row["type"], "from": row["from"],
+                          "from_label": _base_of(row["from_labels"]), "to": row["to"],
+                          "to_label": _base_of(row["to_labels"]), "properties": row["properties"]}, sort_keys=True)
+
+
+def parse(lines: Iterable[str]) -> tuple[Header, list[NodeRecord], list[RelRecord]]:
+    header: Header | None = None
+    nodes: list[NodeRecord] = []
+    rels: list[RelRecord] = []
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if len(line) > MAX_LINE:
+            raise BadExport(f"line {number}: longer than {MAX_LINE} characters")
+        try:
+            record = _adapter.validate_json(line)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise BadExport(f"line {number}: {where}: {first['msg']}") from None
+        if isinstance(record, Header):
+            if number != 1 and header is None and (nodes or rels):
+                raise BadExport(f"line {number}: the header must come first")
+            header = record
+        elif header is None:
+            raise BadExport(f"line {number}: the header must come first")
+        elif isinstance(record, NodeRecord):
+            nodes.append(record)
+        else:
+            rels.append(record)
+    if header is None:
+        raise BadExport("empty: no header line")
+    return header, nodes, rels
+
+
+def import_records(db: Database, lines: Iterable[str], *, actor: str) -> dict[str, Any]:
+    """Restore an export: MERGE by id, so importing twice changes nothing."""
+    header, nodes, rels = parse(lines)
+    by_label: dict[BaseLabel, list[dict[str, Any]]] = defaultdict(list)
+    # Agents first, so the owner exists before its items.
+    for n in sorted(nodes, key=lambda n: n.base != BaseLabel.Agent):
+        by_label[n.base].append({"id": n.id, "properties": n.properties, "embedding": n.embedding,
+                                 "extra_labels": [x for x in n.labels if x not in BaseLabel.__members__]})
+    by_type: dict[tuple[RelType, BaseLabel, BaseLabel], list[dict[str, Any]]] = defaultdict(list)
+    for r in rels:
+        by_type[(r.type, r.from_label, r.to_label)].append({"from": r.from_, "to": r.to, "properties": r.properties})
+    counts = {"nodes": 0, "relationships": 0, "audit_ids": []}
+
+    def write_batch(statement: str, params: dict[str, Any], rows: list[dict[str, Any]], what: str) -> None:
+        audit = Audit(action="agent.import", actor=actor, agent_id=header.agent_id)
+
+        def work(tx: ManagedTransaction) -> int:
+            result = tx.run(cypher.query(statement), rows=rows, **params).single()
+            n = int(result[0]) if result else 0
+            audit.write(tx, [r.get("id", r.get("from")) for r in rows], f"imported {n} {what}",
+                        {"op": "imported", "what": what, "count": n})
+            return n
+
+        counts["nodes" if what != "relationships" else "relationships"] += db.write(work)
+        counts["audit_ids"].append(audit.id)
+
+    for label, rows in by_label.items():
+        for start in range(0, len(rows), BATCH):
+            write_batch("transfer/import_nodes", {"label": label.value}, rows[start:start + BATCH], label.value)
+    for (rel_type, from_label, to_label), rows in by_type.items():
+        for start in range(0, len(rows), BATCH):
+            write_batch("transfer/import_relationships",
+                        {"type": rel_type.value, "from_label": from_label.value, "to_label": to_label.value},
+                        rows[start:start + BATCH], "relationships")
+    counts["relationships_skipped"] = len(rels) - counts["relationships"]
+    return {"agent_id": header.agent_id, **counts}
