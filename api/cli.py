@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import secrets
 import sys
+from pathlib import Path
 
 from graph.db.connection import DatabaseUnavailable, connect, local_server, wait_for_database
 from graph.db.local_server import LocalServerError
@@ -54,10 +57,33 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def admin_key_file(settings: Settings) -> Path:
+    return settings.neo4j_home.parent / "admin_key"
+
+
+def with_admin_key(settings: Settings) -> Settings:
+    """GRIMOIRE_ADMIN_KEY when set; otherwise a generated key kept in a file only the user can read,
+    the same on every start, so the first agents can be registered."""
+    if settings.admin_key:
+        return settings
+    path = admin_key_file(settings)
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as f:
+            f.write(f"gadmin_{secrets.token_urlsafe(32)}\n")
+    return settings.model_copy(update={"admin_key": path.read_text().strip()})
+
+
 def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
     _say(f"  Health:             http://{host}:{port}/health")
+    if settings.admin_key and admin_key_file(settings).exists():
+        _say(f"  Admin key:          {settings.admin_key}")
+        _say(f"    (kept in {admin_key_file(settings)}; set GRIMOIRE_ADMIN_KEY to choose your own)")
+    elif not settings.admin_key:
+        _say("  No admin key: set GRIMOIRE_ADMIN_KEY to register agents")
     if settings.uses_local_server:
         server = local_server(settings)
         _say(f"  Neo4j Browser:      {server.browser_url}")
@@ -75,6 +101,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 
     host = args.host or settings.api_host
     port = args.port or settings.api_port
+    settings = with_admin_key(settings)
     _print_urls(settings, host, port)
     uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
     return 0

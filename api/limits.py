@@ -1,4 +1,5 @@
-"""A cap on request bodies, checked before the body is read (413 with a message)."""
+"""A cap on request bodies (413 with a message), checked on the declared length and on the
+bytes actually received, before the application sees the body."""
 
 from __future__ import annotations
 
@@ -18,31 +19,28 @@ class BodySizeLimit:
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
             await self._refuse(send)
             return
-        seen = 0
-        refused = False
-
-        async def limited() -> Message:
-            nonlocal seen, refused
+        # Read the body here (it is at most max_bytes), then hand it on unchanged.
+        messages: list[Message] = []
+        size = 0
+        while True:
             message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
-                    refused = True
-                    raise _TooLarge
-            return message
-
-        try:
-            await self.app(scope, limited, send)
-        except _TooLarge:
-            if refused:
+            messages.append(message)
+            if message["type"] != "http.request":
+                break
+            size += len(message.get("body", b""))
+            if size > self.max_bytes:
                 await self._refuse(send)
+                return
+            if not message.get("more_body", False):
+                break
+
+        async def replay() -> Message:
+            return messages.pop(0) if messages else await receive()
+
+        await self.app(scope, replay, send)
 
     async def _refuse(self, send: Send) -> None:
-        body = (b'{"detail": "request body larger than %d bytes; send smaller batches"}' % self.max_bytes)
+        body = b'{"detail": "request body larger than %d bytes; send smaller batches"}' % self.max_bytes
         await send({"type": "http.response.start", "status": 413,
                     "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})
-
-
-class _TooLarge(Exception):
-    pass

@@ -35,3 +35,16 @@ def test_schema_apply_on_a_configured_server(db, neo4j_server) -> None:
     proc = _grimoire("schema", "apply", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "schema applied: 0 constraints and 0 indexes added (vector dimension 384" in proc.stdout
+
+
+def test_serve_generates_and_keeps_an_admin_key(tmp_path) -> None:
+    from api.cli import admin_key_file, with_admin_key
+    from graph.settings import Settings
+
+    settings = Settings(GRIMOIRE_NEO4J_HOME=str(tmp_path / "home"))
+    first = with_admin_key(settings)
+    path = admin_key_file(settings)
+    assert first.admin_key and len(first.admin_key) > 32 and path.stat().st_mode & 0o777 == 0o600
+    assert with_admin_key(settings).admin_key == first.admin_key  # the same on every start
+    chosen = Settings(GRIMOIRE_NEO4J_HOME=str(tmp_path / "home"), GRIMOIRE_ADMIN_KEY="mine-0123456789")
+    assert with_admin_key(chosen).admin_key == "mine-0123456789"

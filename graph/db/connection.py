@@ -68,6 +68,7 @@ class Database:
             max_transaction_retry_time=retry_seconds,
             liveness_check_timeout=30.0,
             notifications_min_severity="WARNING",
+            notifications_disabled_categories=["UNRECOGNIZED"],  # an empty database has no such keys yet
         )
 
     @property

@@ -1,0 +1,3 @@
+// Every audit record's action, for tests that count what was recorded.
+MATCH (a:AuditRecord)
+RETURN collect(a.action) AS actions

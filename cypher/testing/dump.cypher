@@ -1,0 +1,11 @@
+// Every node and relationship with its labels and properties (audit records and keys aside),
+// to compare two databases.
+CALL () {
+  MATCH (n) WHERE NOT n:AuditRecord AND NOT n:ApiKey
+  RETURN collect({labels: labels(n), props: properties(n)}) AS nodes
+}
+CALL () {
+  MATCH (a)-[r]->(b) WHERE type(r) <> 'KEY_OF'
+  RETURN collect({type: type(r), from: a.id, to: b.id, props: properties(r)}) AS relationships
+}
+RETURN nodes, relationships

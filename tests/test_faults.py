@@ -1,0 +1,144 @@
+"""Database faults lose nothing: 503 while Neo4j is down, recovery without restarting the API,
+an interrupted batch ingest re-sent counts every item once, concurrent votes lose no update."""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.entries import Knowledge, vote
+from graph.model.enums import VoteDirection
+from tests.conftest import ADMIN_KEY, clean_database
+
+ADMIN = {"X-API-Key": ADMIN_KEY}
+
+
+def _key(client: TestClient, agent: str, clade: str) -> dict[str, str]:
+    assert client.post("/agents", headers=ADMIN, json={"id": agent, "name": agent, "kind": "main",
+                                                      "clade": clade}).status_code in (201, 409)
+    made = client.post(f"/agents/{agent}/keys", headers=ADMIN, json={"scopes": ["read", "write"]})
+    assert made.status_code == 201, made.text
+    return {"X-API-Key": made.json()["key"]}
+
+
+def _wait_until_ok(client: TestClient, path: str, headers: dict[str, str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    r = client.get(path, headers=headers)
+    while r.status_code != 200 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        r = client.get(path, headers=headers)
+    assert r.status_code == 200, r.text
+
+
+def test_every_endpoint_answers_503_quickly_while_down_and_recovers(local_neo4j, embedder: Embedder) -> None:
+    local, server = local_neo4j
+    db = Database(server.target())
+    clean_database(db)
+    app = create_app(server.settings(admin_key=ADMIN_KEY), embedder=embedder)
+    with TestClient(app) as client:
+        h = _key(client, "fault-1", "clade-f")
+        ep = {"id": "f-1", "type": "observation", "text": "ETH funding turned negative"}
+        assert client.post("/episodes", headers=h, json=ep).status_code == 201
+        calls = [
+            ("GET", "/episodes", None), ("GET", "/episodes/f-1", None), ("POST", "/episodes", ep),
+            ("GET", "/entries", None), ("POST", "/admission/dry-run",
+                                        {"category": "Insight", "content": "Funding flips precede squeezes"}),
+            ("POST", "/search", {"text": "funding", "mode": "fulltext"}), ("GET", "/stats", None),
+            ("GET", "/agents/me", None), ("GET", "/agents/fault-1/export", None),
+        ]
+        local.stop()
+        try:
+            for method, path, body in calls:
+                started = time.monotonic()
+                r = client.request(method, path, headers=h, json=body)
+                assert r.status_code == 503, (path, r.status_code, r.text)
+                assert "unavailable" in r.json()["detail"].lower() and r.headers["Retry-After"]
+                assert time.monotonic() - started < 10, path  # answers quickly, does not hang
+        finally:
+            local.start()
+        # The same app, never restarted, serves again once the database is back.
+        _wait_until_ok(client, "/episodes/f-1", h)
+        assert client.post("/episodes", headers=h, json={**ep, "id": "f-2"}).status_code == 201
+        assert {e["id"] for e in client.get("/episodes", headers=h).json()} == {"f-1", "f-2"}
+    db.close()
+
+
+def test_batch_interrupted_by_a_restart_and_resent_counts_every_item_once(local_neo4j,
+                                                                          embedder: Embedder) -> None:
+    local, server = local_neo4j
+    db = Database(server.target())
+    clean_database(db)
+    app = create_app(server.settings(admin_key=ADMIN_KEY), embedder=embedder)
+    batch = [{"id": f"int-{i:05d}", "type": "observation", "block": 19_000_000 + i,
+              "text": f"Pool {i % 37} reserve ratio moved {i % 11} bps at block {19_000_000 + i}"}
+             for i in range(4000)]
+    with TestClient(app) as client:
+        h = _key(client, "fault-2", "clade-f")
+        first: dict[str, object] = {}
+
+        def send() -> None:
+            r = client.post("/episodes/batch", headers=h, json={"episodes": batch})
+            first.update(status=r.status_code, body=r.json())
+
+        sender = threading.Thread(target=send)
+        sender.start()
+        deadline = time.monotonic() + 120
+        written = 0
+        while written == 0 and time.monotonic() < deadline:  # stop once the first chunk has committed
+            time.sleep(0.2)
+            written = db.run("testing/count_episodes")[0]["episodes"]
+        assert 0 < written < len(batch), written
+        local.stop()
+        sender.join(timeout=120)
+        assert not sender.is_alive()
+        assert first["status"] == 503, first  # the client is told, and knows to re-send
+        local.start()
+        _wait_until_ok(client, "/agents/me", h)
+        again = client.post("/episodes/batch", headers=h, json={"episodes": batch})
+        assert again.status_code == 201, again.text
+        body = again.json()
+        assert len(body["created"]) + len(body["existing"]) == len(batch)
+        assert len(body["existing"]) >= written  # what had committed is recognised, not written twice
+    row = db.run("testing/count_episodes")[0]
+    assert row == {"episodes": len(batch), "distinct_ids": len(batch)}
+    db.close()
+
+
+@pytest.mark.parametrize("ups,downs", [(12, 12)])
+def test_concurrent_votes_lose_no_update(api, db, embedder: Embedder, ups: int, downs: int) -> None:
+    h = api.headers("voter", "clade-v")
+    made = api.client.post("/entries", headers=h, json={
+        "id": "contested", "category": "Insight",
+        "content": "Stablecoin depegs above 2% revert within 24 hours on Curve"})
+    assert made.status_code == 201 and made.json()["entry_id"] == "contested", made.text
+    knowledge = Knowledge(db=db, embedder=embedder)
+    visibility = {"admin": True, "viewer": "", "clade": ""}
+    directions = [VoteDirection.up] * ups + [VoteDirection.down] * downs
+    start = threading.Barrier(len(directions))
+
+    def cast(direction: VoteDirection) -> None:
+        start.wait()
+        vote(knowledge, "contested", direction, actor="voter", visibility=visibility)
+
+    with ThreadPoolExecutor(max_workers=len(directions)) as pool:
+        list(pool.map(cast, directions))
+    after = api.client.get("/entries/contested", headers=h).json()
+    assert after["validated_count"] == ups and after["contradicted_count"] == downs
+    actions = db.run("testing/audit_actions")[0]["actions"]
+    assert actions.count("entry.upvote") == ups and actions.count("entry.downvote") == downs
+
+    # Upvotes alone, from a known start and without reaching the cap, add up exactly.
+    before = after["confidence"]
+    steps = min(4, int((1.0 - before) / 0.1))
+    with ThreadPoolExecutor(max_workers=steps) as pool:
+        list(pool.map(lambda _: vote(knowledge, "contested", VoteDirection.up, actor="voter",
+                                     visibility=visibility), range(steps)))
+    final = api.client.get("/entries/contested", headers=h).json()
+    assert final["confidence"] == pytest.approx(before + 0.1 * steps)

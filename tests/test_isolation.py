@@ -1,0 +1,125 @@
+"""Visibility on every read path: an agent sees its own items, items shared within its clade and
+public items, never another agent's private items: not by id, list, vector or full-text search,
+graph traversal, counts, admission or votes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph import search
+from graph.search import Kind
+
+WETH = {"kind": "Token", "name": "WETH", "chain_id": 1, "address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"}
+WETH_ID = "1:0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
+SCOPES = ("private", "shared", "public")
+TEXTS = {
+    "private": "Treasury multisig rotation planned at block 777 using the hidden key ceremony",
+    "shared": "Clade note: the WETH borrow cap on Aave was raised to 1.5 million",
+    "public": "Public: WETH liquidity on the 0.05% pool doubled this week",
+}
+
+
+@pytest.fixture
+def world(api):
+    """B (clade-x) owns one episode and one entry of each scope; B2 is in B's clade; A is not."""
+    b, b2, a = api.headers("agent-b", "clade-x"), api.headers("agent-b2", "clade-x"), api.headers("agent-a", "clade-y")
+    for scope in SCOPES:
+        r = api.client.post("/episodes", headers=b, json={"id": f"b-ep-{scope}", "scope": scope, "type": "observation",
+                                                           "text": TEXTS[scope], "mentions": [WETH]})
+        assert r.status_code == 201, r.text
+        r = api.client.post("/entries", headers=b, json={
+            "id": f"b-en-{scope}", "scope": scope, "category": "Warning", "parent_episode_ids": [f"b-ep-{scope}"],
+            "content": f"Warning derived from: {TEXTS[scope]}"})
+        assert r.json()["outcome"] == "admitted", r.text
+    a_ep = api.client.post("/episodes", headers=a, json={"id": "a-ep", "type": "observation", "text": "A's own note"})
+    assert a_ep.status_code == 201
+    return {"A": a, "B2": b2, "B": b}
+
+
+EXPECTED = {"A": {"public"}, "B2": {"shared", "public"}, "B": {"private", "shared", "public"}}
+
+
+def _b_ids(ids: list[str], kind: str) -> set[str]:
+    return {i.removeprefix(f"b-{kind}-") for i in ids if i.startswith(f"b-{kind}-")}
+
+
+@pytest.mark.parametrize("who", ["A", "B2", "B"])
+def test_by_id_and_lists(api, world, who: str) -> None:
+    h, allowed = world[who], EXPECTED[who]
+    for scope in SCOPES:
+        assert (api.client.get(f"/episodes/b-ep-{scope}", headers=h).status_code == 200) == (scope in allowed)
+        assert (api.client.get(f"/entries/b-en-{scope}", headers=h).status_code == 200) == (scope in allowed)
+    episodes = [e["id"] for e in api.client.get("/episodes", headers=h).json()]
+    entries = [e["id"] for e in api.client.get("/entries", headers=h).json()]
+    assert _b_ids(episodes, "ep") == allowed and _b_ids(entries, "en") == allowed
+    filtered = [e["id"] for e in api.client.get("/episodes", headers=h, params={"agent_id": "agent-b"}).json()]
+    assert _b_ids(filtered, "ep") == allowed
+    # An entry's source episodes and decisions are filtered too.
+    if "public" in allowed:
+        assert api.client.get("/entries/b-en-public", headers=h).json()["parent_episode_ids"] == ["b-ep-public"]
+
+
+@pytest.mark.parametrize("who", ["A", "B2", "B"])
+def test_vector_and_fulltext_search(api, world, embedder, who: str) -> None:
+    h, allowed = world[who], EXPECTED[who]
+    for kind, prefix in (("episodes", "ep"), ("entries", "en")):
+        for scope in SCOPES:
+            vector_hits = api.client.post("/search", headers=h, json={"text": TEXTS[scope], "kind": kind, "k": 20})
+            text_hits = api.client.post("/search", headers=h, json={"text": TEXTS[scope], "kind": kind, "k": 20,
+                                                                     "mode": "fulltext"})
+            for hits in (vector_hits.json(), text_hits.json()):
+                assert _b_ids([x["id"] for x in hits], prefix) <= allowed
+            assert (f"b-{prefix}-{scope}" in [x["id"] for x in vector_hits.json()]) == (scope in allowed)
+
+
+@pytest.mark.parametrize("who", ["A", "B2", "B"])
+def test_traversal_and_counts(api, world, who: str) -> None:
+    h, allowed = world[who], EXPECTED[who]
+    related = api.client.get(f"/entities/{WETH_ID}/related", headers=h).json()
+    assert _b_ids([r["episode_id"] for r in related], "ep") == allowed
+    assert _b_ids([e for r in related for e in r["entry_ids"]], "en") == allowed
+    stats = api.client.get("/stats", headers=h).json()
+    own = 1 if who == "A" else 0
+    assert stats["episodes"] == len(allowed) + own and stats["entries"] == len(allowed)
+
+
+def test_admission_votes_decisions_and_export_do_not_leak(api, world) -> None:
+    a = world["A"]
+    # A candidate identical to B's private entry is not merged into it or skipped as its duplicate.
+    probe = api.client.post("/admission/dry-run", headers=a, json={
+        "category": "Warning", "content": f"Warning derived from: {TEXTS['private']}"}).json()
+    assert probe["outcome"] not in ("merged", "skipped")
+    assert all(not n["id"].startswith("b-en-private") for n in probe["nearest"])
+    assert probe["max_similarity"] < 0.9
+    assert api.client.post("/entries/b-en-private/upvote", headers=a).status_code == 404
+    assert api.client.post("/entries/b-en-private/outcome", headers=a,
+                           json={"used_in_decision": True, "outcome": "positive"}).status_code == 404
+    decision = api.client.get("/entries/b-en-private", headers=world["B"]).json()["decision_ids"][0]
+    assert api.client.get(f"/admission/decisions/{decision}", headers=world["B"]).status_code == 200
+    assert api.client.get(f"/admission/decisions/{decision}", headers=a).status_code == 404
+    assert api.client.get("/agents/agent-b/export", headers=a).status_code == 403
+    assert api.client.get("/agents/agent-b/keys", headers=a).status_code == 403
+    # Clade mates may vote on shared entries (stigmergic validation); others may not.
+    assert api.client.post("/entries/b-en-shared/upvote", headers=world["B2"]).status_code == 200
+    assert api.client.post("/entries/b-en-shared/upvote", headers=a).status_code == 404
+
+
+def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedder) -> None:
+    """B's 300 private items crowd the index around the query; A still gets its own 5 best, exactly."""
+    a, b = api.headers("agent-a", "clade-y"), api.headers("agent-b", "clade-x")
+    query = "the oracle for the WETH market was replaced by governance"
+    crowd = [{"id": f"crowd-{i}", "type": "observation", "text": f"{query} (copy {i})"} for i in range(300)]
+    assert api.client.post("/episodes/batch", headers=b, json={"episodes": crowd}).status_code == 201
+    own_texts = [f"A noted: oracle change number {i} on a lending market" for i in range(8)]
+    own = [{"id": f"own-{i}", "type": "observation", "text": t} for i, t in enumerate(own_texts)]
+    assert api.client.post("/episodes/batch", headers=a, json={"episodes": own}).status_code == 201
+    q = embedder.embed_one(query)
+    vectors = embedder.embed(own_texts)
+    expected = [f"own-{i}" for i in np.argsort(-(vectors @ np.asarray(q)))[:5]]
+    hits = api.client.post("/search", headers=a, json={"vector": q, "k": 5}).json()
+    assert [h["id"] for h in hits] == expected
+    # The index alone (over-fetching 100) sees only B's copies: the exact fallback answered.
+    view = {"viewer": "agent-a", "clade": "clade-y", "admin": False}
+    assert db.run("search/vector", index="episode_embedding", embedding=q, k=5, candidates=100, **view) == []
+    assert [h["id"] for h in search.vector(db, Kind.episodes, q, 5, view)] == expected

@@ -1,0 +1,83 @@
+"""Export then import into an empty database gives the same nodes, relationships and properties."""
+
+from __future__ import annotations
+
+import json
+
+from tests.conftest import counts
+
+
+def _dump(db) -> tuple[list, list]:
+    row = db.run("testing/dump")[0]
+    key = lambda x: json.dumps(x, sort_keys=True, default=str)  # noqa: E731
+    return (sorted(row["nodes"], key=key), sorted(row["relationships"], key=key))
+
+
+def _fill(api) -> dict[str, str]:
+    h = api.headers("heir-0", "clade-t")
+    eps = [{"id": f"t-ep-{i}", "type": "action", "text": f"Rebalanced {i} WETH at block {19_000_000 + i}",
+            "block": 19_000_000 + i, "regime": "bull", "gain": i * 1.5, "actions": ["swap"],
+            "emotional_tag": {"primary": "trust", "pleasure": 0.3, "arousal": 0.1, "dominance": 0.2},
+            "mentions": [{"kind": "Token", "name": "WETH", "chain_id": 1,
+                          "address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"},
+                         {"kind": "Person", "name": f"trader {i % 2}"}]} for i in range(6)]
+    assert api.client.post("/episodes/batch", headers=h, json={"episodes": eps}).status_code == 201
+    entries = [
+        {"id": "t-h", "category": "Heuristic", "parent_episode_ids": ["t-ep-0", "t-ep-1"], "tags": ["rebalance"],
+         "content": "When WETH drifts 5% from target then rebalance within 10 blocks"},
+        {"id": "t-w", "category": "Warning", "parent_episode_ids": ["t-ep-2"], "provenance": "DeathReflection",
+         "is_bloodstain": True, "content": "Avoid rebalancing during the first 3 blocks after an oracle update"},
+        {"id": "t-dup", "category": "Heuristic", "parent_episode_ids": ["t-ep-3"],
+         "content": "When WETH drifts 5% from target then rebalance within 10 blocks"},
+    ]
+    assert api.client.post("/entries/batch", headers=h, json={"entries": entries}).status_code == 201
+    api.client.post("/entries/t-h/upvote", headers=h)
+    return h
+
+
+def test_export_then_import_into_an_empty_database(api, db) -> None:
+    h = _fill(api)
+    before = _dump(db)
+    exported = api.client.get("/agents/heir-0/export", headers=h)
+    assert exported.status_code == 200 and exported.headers["content-type"].startswith("application/x-ndjson")
+    lines = exported.text.splitlines()
+    header = json.loads(lines[0])
+    assert header["record"] == "header" and header["agent_id"] == "heir-0"
+    kinds = [json.loads(line)["record"] for line in lines[1:]]
+    assert kinds.count("node") == 1 + 6 + 2 + 3 + 3  # agent, episodes, entries, decisions, entities
+    assert kinds.count("relationship") == 12 + 3 + 3  # MENTIONS, DERIVED_FROM (the duplicate is skipped), DECIDED
+
+    db.run("testing/delete_all")
+    assert counts(db) == {}
+    r = api.client.post("/agents/import", headers={**api.admin, "content-type": "application/x-ndjson"},
+                        content=exported.text)
+    assert r.status_code == 200, r.text
+    assert r.json()["nodes"] == 15 and r.json()["relationships"] == 18 and r.json()["relationships_skipped"] == 0
+    assert _dump(db) == before  # the same nodes, labels, relationships and properties (embeddings too)
+    # Importing again changes nothing.
+    api.client.post("/agents/import", headers={**api.admin, "content-type": "application/x-ndjson"},
+                    content=exported.text)
+    assert _dump(db) == before
+
+
+def test_a_bad_line_imports_nothing(api, db) -> None:
+    h = _fill(api)
+    lines = api.client.get("/agents/heir-0/export", headers=h).text.splitlines()
+    db.run("testing/delete_all")
+    for bad, message in [
+        (json.dumps({"record": "node", "labels": ["Episode", "Admin"], "id": "x", "properties": {}}), "unknown labels"),
+        (json.dumps({"record": "relationship", "type": "OWNS", "from": "a", "from_label": "Episode", "to": "b",
+                     "to_label": "Entity"}), "type"),
+        (json.dumps({"record": "node", "labels": ["Episode"], "id": "x", "properties": {"a b": 1}}), "identifier"),
+        ('{"record": "node", "labels": ["Episode"], "id": "x", "properties": {"gain": NaN}}', "finite"),
+        ("not json at all", "line"),
+    ]:
+        body = "\n".join(lines[:5] + [bad] + lines[5:])
+        r = api.client.post("/agents/import", headers={**api.admin, "content-type": "application/x-ndjson"},
+                            content=body)
+        assert r.status_code == 422 and message in r.json()["detail"], (bad, r.text)
+        assert counts(db) == {}
+    r = api.client.post("/agents/import", headers={**api.admin, "content-type": "application/x-ndjson"},
+                        content="\n".join(lines[1:]))
+    assert r.status_code == 422 and "header" in r.json()["detail"]
+    assert api.client.post("/agents/import", headers=h, content="\n".join(lines)).status_code == 403
