@@ -8,7 +8,7 @@ STAMP  := $(VENV)/.installed-$(DEPS)
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
-.PHONY: install up test bench lint neo4j-start neo4j-stop neo4j-status clean
+.PHONY: install up test bench load lint neo4j-start neo4j-stop neo4j-status clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -29,6 +29,10 @@ up: install
 
 test: install
 	$(BIN)/python -m pytest
+
+load: install
+	$(BIN)/grimoire neo4j start
+	$(BIN)/grimoire load aave
 
 bench: install
 	$(BIN)/python -m bench

@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from api import errors
 from api.auth import KeyCache
 from api.limits import BodySizeLimit
-from api.routes import agents, entries, episodes, health, search
+from api.routes import agents, causal, entries, episodes, health, search, topology
 from graph.db.connection import Database, connect, wait_for_database
 from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
@@ -55,5 +55,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(entries.router)
     app.include_router(search.router)
     app.include_router(agents.router)
+    app.include_router(topology.router)
+    app.include_router(causal.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return app

@@ -75,6 +75,12 @@ def with_admin_key(settings: Settings) -> Settings:
     return settings.model_copy(update={"admin_key": path.read_text().strip()})
 
 
+def cmd_load(args: argparse.Namespace, settings: Settings) -> int:
+    from loaders.aave.__main__ import main as load_aave
+
+    return load_aave([args.data] if args.data else [])
+
+
 def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
@@ -125,6 +131,11 @@ def build_parser() -> argparse.ArgumentParser:
     schema = sub.add_parser("schema", help="constraints and indexes")
     schema.add_argument("action", choices=["apply"])
     schema.set_defaults(func=cmd_schema)
+
+    load = sub.add_parser("load", help="load real data (idempotent; progress on stderr)")
+    load.add_argument("dataset", choices=["aave"], help="aave: address book, Chainlink feeds, governance, history")
+    load.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
+    load.set_defaults(func=cmd_load)
 
     for name, func, text in (("serve", cmd_serve, "serve the REST API"),
                              ("up", cmd_up, "start Neo4j (unless NEO4J_URI), apply the schema, serve")):

@@ -5,8 +5,8 @@ from __future__ import annotations
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from neo4j.exceptions import ConstraintError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph.db.connection import DatabaseUnavailable
 from graph.entries import EntryNotFound, InvalidReference
@@ -52,6 +52,11 @@ def install(app: FastAPI) -> None:
     async def _invalid(_: Request, exc: Exception) -> JSONResponse:
         return JSONResponse(status_code=422, content={"detail": str(exc)})
 
+    async def _conflict(_: Request, exc: Exception) -> JSONResponse:
+        # Two writers raced for the same id: nothing was half-written (the transaction rolled back).
+        return JSONResponse(status_code=409, content={"detail": f"conflict, retry: {getattr(exc, 'message', exc)}"})
+
+    app.add_exception_handler(ConstraintError, _conflict)
     app.add_exception_handler(EntryNotFound, _not_found)
     for exc_type in (InvalidReference, DuplicateIds):
         app.add_exception_handler(exc_type, _invalid)

@@ -32,9 +32,11 @@ def test_schema_has_every_index_online(db: Database, embedder: Embedder) -> None
         assert ix["state"] == "ONLINE", ix
     assert set(VECTOR_INDEXES) <= by_type["VECTOR"]
     assert {"episode_text", "entry_text", "entity_names"} <= by_type["FULLTEXT"]
-    assert {"episode_valid_from", "episode_recorded_at", "episode_agent"} <= by_type["RANGE"]
+    assert {"episode_valid_from", "episode_recorded_at", "episode_agent", "fact_oracle_dependency_valid",
+            "fact_oracle_dependency_recorded"} <= by_type["RANGE"]
     assert {c["name"] for c in constraints} >= {"episode_id", "entry_id", "entity_id", "agent_id"}
-    assert all(c["type"] == "UNIQUENESS" for c in constraints)
+    assert {c["name"] for c in constraints} >= {"fact_oracle_dependency_id", "causes_id", "value_id"}
+    assert {c["type"] for c in constraints} == {"UNIQUENESS", "RELATIONSHIP_UNIQUENESS"}
     assert vector_index_dimensions(db) == {name: embedder.dimension for name in VECTOR_INDEXES}
 
 

@@ -24,7 +24,7 @@ class KeyOut(BaseModel):
     label: str | None = None
 
 
-def _self_or_admin(who: Principal, agent_id: str) -> None:
+def require_self_or_admin(who: Principal, agent_id: str) -> None:
     if not (who.is_admin or who.agent_id == agent_id):
         raise HTTPException(403, "only the agent itself or an admin key may do this")
 
@@ -64,7 +64,7 @@ def create_key(agent_id: str, body: KeyIn, db: DbDep, who: Admin) -> KeyOut:
 
 @router.get("/agents/{agent_id}/keys", response_model=list[KeyOut], summary="An agent's keys (never the secrets)")
 def list_keys(agent_id: str, db: DbDep, who: Reader) -> list[KeyOut]:
-    _self_or_admin(who, agent_id)
+    require_self_or_admin(who, agent_id)
     return [KeyOut(agent_id=agent_id, **k) for k in agents.list_keys(db, agent_id)]
 
 
@@ -84,7 +84,7 @@ def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[st
 @router.get("/agents/{agent_id}/export", summary="One agent's knowledge as JSON lines (the agent or an admin)",
             response_class=StreamingResponse, responses={200: {"content": {"application/x-ndjson": {}}}})
 def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
-    _self_or_admin(who, agent_id)
+    require_self_or_admin(who, agent_id)
     if agents.get(db, agent_id) is None:
         raise HTTPException(404, f"no agent {agent_id!r}")
     lines = list(transfer.export_agent(db, agent_id))  # read fully first: a failure is a clean error

@@ -7,3 +7,15 @@ CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (n:ApiKey) REQUIRE n.id IS UNIQUE
 CREATE CONSTRAINT audit_record_id IF NOT EXISTS FOR (n:AuditRecord) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT admission_decision_id IF NOT EXISTS FOR (n:AdmissionDecision) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT core_memory_block_id IF NOT EXISTS FOR (n:CoreMemoryBlock) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT value_id IF NOT EXISTS FOR (n:Value) REQUIRE n.id IS UNIQUE;
+// Facts are relationships, one per version (bi-temporal): each version's id is unique.
+CREATE CONSTRAINT fact_deployed_by_id IF NOT EXISTS FOR ()-[r:DEPLOYED_BY]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_token_flow_id IF NOT EXISTS FOR ()-[r:TOKEN_FLOW]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_oracle_dependency_id IF NOT EXISTS FOR ()-[r:ORACLE_DEPENDENCY]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_price_correlation_id IF NOT EXISTS FOR ()-[r:PRICE_CORRELATION]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_governance_control_id IF NOT EXISTS FOR ()-[r:GOVERNANCE_CONTROL]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_collateral_backing_id IF NOT EXISTS FOR ()-[r:COLLATERAL_BACKING]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_has_position_id IF NOT EXISTS FOR ()-[r:HAS_POSITION]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_is_router_for_id IF NOT EXISTS FOR ()-[r:IS_ROUTER_FOR]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT fact_custom_id IF NOT EXISTS FOR ()-[r:CUSTOM]-() REQUIRE r.id IS UNIQUE;
+CREATE CONSTRAINT causes_id IF NOT EXISTS FOR ()-[r:CAUSES]-() REQUIRE r.id IS UNIQUE;

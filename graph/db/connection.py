@@ -99,6 +99,14 @@ class Database:
         with self.session() as s:
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
+    def rows(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """Like run, for hot read paths whose results hold only values (no nodes or relationships):
+        records are zipped with their keys instead of converted one by one, several times faster."""
+        with self.session() as s:
+            result = s.run(cypher.query(query_name), params)
+            keys = result.keys()
+            return [dict(zip(keys, values, strict=True)) for values in result.values()]
+
     def run_all(self, query_name: str, /, **params: Any) -> list[Any]:
         """Run every statement of cypher/<query_name>.cypher in order; returns their summaries' counters."""
         counters = []

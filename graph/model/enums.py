@@ -117,6 +117,9 @@ class EntityKind(StrEnum):
     Governance = "Governance"
     AddressCluster = "AddressCluster"
     Bridge = "Bridge"
+    # An asset's listing in a lending market (an Aave reserve): its oracle, aToken and debt token
+    # change over time while the token and the pool stay the same, so it is an entity of its own.
+    Reserve = "Reserve"
     Person = "Person"
     Project = "Project"
     Concept = "Concept"
@@ -152,3 +155,48 @@ class KeyScope(StrEnum):
     write = "write"
     propose = "propose"
     admin = "admin"
+
+
+class Predicate(StrEnum):
+    """The spec's fact predicates; each is a relationship type (see REL_TYPES)."""
+
+    DeployedBy = "DeployedBy"
+    TokenFlow = "TokenFlow"
+    OracleDependency = "OracleDependency"
+    PriceCorrelation = "PriceCorrelation"
+    GovernanceControl = "GovernanceControl"
+    CollateralBacking = "CollateralBacking"
+    HasPosition = "HasPosition"
+    IsRouterFor = "IsRouterFor"
+    Custom = "Custom"  # with a name
+
+
+REL_TYPES: dict[Predicate, str] = {
+    Predicate.DeployedBy: "DEPLOYED_BY",
+    Predicate.TokenFlow: "TOKEN_FLOW",
+    Predicate.OracleDependency: "ORACLE_DEPENDENCY",
+    Predicate.PriceCorrelation: "PRICE_CORRELATION",
+    Predicate.GovernanceControl: "GOVERNANCE_CONTROL",
+    Predicate.CollateralBacking: "COLLATERAL_BACKING",
+    Predicate.HasPosition: "HAS_POSITION",
+    Predicate.IsRouterFor: "IS_ROUTER_FOR",
+    Predicate.Custom: "CUSTOM",
+}
+
+# Predicates whose subject holds one object at a time (a reserve has one price oracle, a contract
+# one deployer): asserting a new object closes the old fact. The others (token flows, positions,
+# correlations) hold many. A fact may say otherwise with `exclusive`.
+EXCLUSIVE_BY_DEFAULT: frozenset[Predicate] = frozenset({Predicate.OracleDependency, Predicate.DeployedBy})
+
+
+class Direction(StrEnum):
+    out = "out"    # subject to object
+    in_ = "in"     # object to subject
+    both = "both"
+
+
+class ValueType(StrEnum):
+    string = "string"
+    number = "number"
+    boolean = "boolean"
+    block = "block"

@@ -1,0 +1,101 @@
+"""The DeFi topology over REST: entities, bi-temporal facts, traversal at a block, curiosity."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, HTTPException, Query
+from pydantic import Field
+
+from api.auth import Reader, Writer
+from api.deps import DbDep
+from graph.agents import Principal
+from graph.model.common import StrictModel
+from graph.model.enums import Predicate
+from graph.topology import entities, facts, traversal
+from graph.topology.facts import FactNotFound, Owner
+from graph.topology.model import MAX_FACTS, Block, CuriosityIn, EntityIn, FactsIn, InvalidateIn, KHopIn
+
+router = APIRouter(tags=["topology"])
+
+
+class EntitiesIn(StrictModel):
+    entities: Annotated[list[EntityIn], Field(min_length=1, max_length=MAX_FACTS)]
+
+
+def _owner(who: Principal) -> Owner:
+    return Owner(who.agent_id or "admin", who.clade or "")
+
+
+@router.post("/entities", status_code=201, summary="Create or complete entities (idempotent by canonical id)")
+def put_entities(body: EntitiesIn, db: DbDep, who: Writer) -> dict[str, list[str]]:
+    return {"ids": entities.upsert(db, body.entities, actor=who.key_id)}
+
+
+@router.get("/entities/resolve", summary="Entities matching a name, symbol, alias, canonical id or address")
+def resolve(db: DbDep, _: Reader, q: Annotated[str, Query(min_length=1, max_length=200)],
+            limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
+    if not q.strip():
+        raise HTTPException(422, "q: give a name, symbol, alias, id or address")
+    return entities.resolve(db, q, limit)
+
+
+@router.post("/facts", status_code=201,
+             summary="Assert facts in order; each closes the active facts it contradicts (exclusive predicates)")
+def assert_facts(body: FactsIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id)
+    if result.missing_entities:
+        raise HTTPException(422, f"unknown entities (create them first with POST /entities): "
+                                 f"{result.missing_entities[:20]}")
+    return {"fact_ids": result.fact_ids, "created": result.created, "unchanged": result.unchanged,
+            "closed": result.closed}
+
+
+@router.post("/facts/{fact_id}/invalidate", summary="The fact stops being valid at a block (history is kept)")
+def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    try:
+        return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id)
+    except FactNotFound as exc:
+        raise HTTPException(404, str(exc)) from exc
+
+
+@router.get("/facts/{fact_id}", summary="Every version of a fact, on both time axes")
+def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+    view = who.visibility()
+    rows = [v for v in facts.versions(db, fact_id) if view["admin"] or v.get("scope") == "public"
+            or v.get("agent_id") == view["viewer"] or (v.get("scope") == "shared" and v.get("clade") == view["clade"])]
+    if not rows:
+        raise HTTPException(404, f"no fact {fact_id!r}")
+    return rows
+
+
+@router.get("/entities/{entity_id}/facts",
+            summary="Facts about an entity valid at a block, as known at a time (ms), or both")
+def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None, Query()] = None,
+          known_at: Annotated[int | None, Query(ge=0)] = None,
+          predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[dict[str, Any]]:
+    return facts.about(db, entity_id, block=block, known_at=known_at, predicates=predicate or [],
+                       visibility=who.visibility())
+
+
+@router.post("/topology/k-hop", summary="Entities within k hops at a block, with path, depth and predicates")
+def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+    return traversal.k_hop(db, body.entity, body.block, hops=body.hops, direction=body.direction,
+                           predicates=body.predicates, known_at=body.known_at, limit=body.limit,
+                           visibility=who.visibility())
+
+
+@router.get("/topology/path", summary="The shortest dependency path between two entities at a block")
+def path(db: DbDep, who: Reader, source: Annotated[str, Query(alias="from", min_length=1, max_length=260)],
+         target: Annotated[str, Query(alias="to", min_length=1, max_length=260)], block: Annotated[Block, Query()],
+         known_at: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
+    found = traversal.shortest_path(db, source, target, block, known_at=known_at, visibility=who.visibility())
+    if found is None:
+        raise HTTPException(404, f"no path from {source!r} to {target!r} at block {block}")
+    return found
+
+
+@router.post("/topology/curiosity", summary="The topology curiosity modifier of an event for the agent's positions")
+def curiosity(body: CuriosityIn, db: DbDep, who: Reader) -> dict[str, Any]:
+    return traversal.topology_curiosity(db, body.event_entity, body.positions, body.block,
+                                        visibility=who.visibility())

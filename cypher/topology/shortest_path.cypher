@@ -1,0 +1,20 @@
+// The shortest dependency path between two entities, every hop valid at $block (either direction).
+:param from => '1:0x5300a1a15135ea4dc7ad5a167152c01efc9b192a';
+:param to => 'reserve:aavev3ethereum dai';
+:param block => 20000000;
+:param known_at => null;
+:param types => ['DEPLOYED_BY', 'TOKEN_FLOW', 'ORACLE_DEPENDENCY', 'PRICE_CORRELATION', 'GOVERNANCE_CONTROL', 'COLLATERAL_BACKING', 'HAS_POSITION', 'IS_ROUTER_FOR', 'CUSTOM'];
+:param admin => true;
+:param viewer => '';
+:param clade => '';
+MATCH (a:Entity {id: $from}), (b:Entity {id: $to})
+MATCH p = ANY SHORTEST (a)(()-[r]-(:Entity)
+    WHERE type(r) IN $types
+      AND r.valid_from <= $block AND (r.valid_to IS NULL OR r.valid_to > $block)
+      AND CASE WHEN $known_at IS NULL THEN r.expired_at IS NULL
+               ELSE r.recorded_at <= $known_at AND (r.expired_at IS NULL OR r.expired_at > $known_at) END
+      AND ($admin OR r.agent_id = $viewer OR r.scope = 'public' OR (r.scope = 'shared' AND r.clade = $clade))
+  ){1,8}(b)
+RETURN length(p) AS depth, [x IN nodes(p) | x.id] AS path,
+       [x IN relationships(p) | {fact_id: x.fact_id, predicate: coalesce(x.name, x.predicate),
+                                 subject: startNode(x).id, object: endNode(x).id}] AS facts

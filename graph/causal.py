@@ -1,0 +1,210 @@
+"""The causal graph: CAUSES links between knowledge entries, weighted by evidence and recency.
+
+Traversal goes forward (consequences) or backward (causes) up to three hops; a reached entry's
+score is its best path's product of weight x recency. A verified outcome adds evidence and moves
+the weight (share of confirmations) and the confidence (asymmetric steps). An agent's causal graph
+exports with its entries; a successor inherits copies at confidence 0.3, provenance Predecessor,
+to be re-validated by its own observations.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
+
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.decay import DAY_MS, DecayConfig
+from graph.ids import now_ms
+from graph.model.common import MAX_LIST, MAX_TEXT, ClientId, FiniteFloat, ShortText, StrictModel, Unit
+from graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
+
+MAX_DEPTH = 3
+INHERITED_CONFIDENCE = 0.3  # the knowledge weighting hierarchy's Predecessor weight
+MAX_LINKS = 1_000
+
+
+class LinkIn(StrictModel):
+    id: ClientId | None = Field(default=None, description="default: <agent>:<cause>-><effect>")
+    cause: ClientId
+    effect: ClientId
+    weight: Unit = 1.0
+    evidence: Annotated[int, Field(ge=1, le=1_000_000)] = 1
+    lag_blocks: Annotated[int, Field(ge=0, le=10**9)] | None = None
+    lag_ms: Annotated[int, Field(ge=0, le=10**13)] | None = None
+    confidence: Unit = 0.6
+    scope: Scope = Scope.private
+
+
+class LinksIn(StrictModel):
+    links: Annotated[list[LinkIn], Field(min_length=1, max_length=MAX_LINKS)]
+
+
+class LinkNotFound(LookupError):
+    pass
+
+
+class GraphEntry(StrictModel):
+    """An entry at one end of an exported link: what a successor needs to hold its own copy."""
+
+    id: ClientId
+    category: EntryCategory
+    content: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    status: EntryStatus = EntryStatus.active
+    decay_class: DecayClass | None = None
+    market_regime: MarketRegime | None = None
+    tags: Annotated[list[ShortText], Field(max_length=MAX_LIST)] = Field(default_factory=list)
+    is_bloodstain: bool = False
+    dream_validated: bool = False
+    half_life_ms: Annotated[float, Field(gt=0, le=1e15)] | None = None
+    quality_score: Unit | None = None
+    valid_from: Annotated[int, Field(ge=0)] | None = None
+    valid_until: Annotated[int, Field(ge=0)] | None = None
+    embedding: Annotated[list[FiniteFloat], Field(min_length=1, max_length=4_096)]
+
+
+class GraphLink(StrictModel):
+    id: Annotated[str, Field(min_length=1, max_length=200)]
+    cause: ClientId
+    effect: ClientId
+    weight: Unit
+    evidence: Annotated[int, Field(ge=1)]
+    lag_blocks: Annotated[int, Field(ge=0)] | None = None
+    lag_ms: Annotated[int, Field(ge=0)] | None = None
+    created_at: Annotated[int, Field(ge=0)] | None = None
+
+
+class CausalGraph(StrictModel):
+    """An agent's causal graph as exported, and as a successor imports it."""
+
+    agent_id: Annotated[str, Field(min_length=1, max_length=128)]
+    entries: Annotated[list[GraphEntry], Field(max_length=20_000)]
+    links: Annotated[list[GraphLink], Field(max_length=50_000)]
+
+    @model_validator(mode="after")
+    def _closed(self) -> CausalGraph:
+        ids = {e.id for e in self.entries}
+        loose = [lk.id for lk in self.links if lk.cause not in ids or lk.effect not in ids]
+        if loose:
+            raise ValueError(f"links whose cause or effect is not among the entries: {loose[:10]}")
+        return self
+
+
+def default_link_id(agent_id: str, cause: str, effect: str) -> str:
+    name = f"{agent_id}:{cause}.causes.{effect}"
+    return name if len(name) <= 128 else f"{agent_id[:40]}:link-{hashlib.sha1(name.encode()).hexdigest()[:32]}"
+
+
+def half_life_ms(config: DecayConfig) -> float:
+    return config.type_half_life_days[EntryCategory.CausalLink] * DAY_MS
+
+
+def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, actor: str,
+         visibility: dict[str, Any], provenance: Provenance = Provenance.SelfLearned) -> dict[str, list[str]]:
+    now = now_ms()
+    rows = []
+    for lk in links:
+        if lk.cause == lk.effect:
+            raise ValueError(f"an entry cannot cause itself ({lk.cause})")
+        rows.append({"id": lk.id or default_link_id(agent_id, lk.cause, lk.effect),
+                     "cause": lk.cause, "effect": lk.effect,
+                     "props": {"weight": lk.weight, "evidence": lk.evidence, "lag_blocks": lk.lag_blocks,
+                               "lag_ms": lk.lag_ms, "confidence": lk.confidence, "provenance": provenance.value,
+                               "agent_id": agent_id, "scope": lk.scope.value, "clade": clade,
+                               "created_at": now, "updated_at": now, "recorded_at": now}})
+    audit = Audit(action="causal.link", actor=actor, agent_id=agent_id, at=now)
+
+    def work(tx) -> list[dict[str, Any]]:
+        out = [r.data() for r in tx.run(cypher.query("causal/link"), rows=rows, audit_id=audit.id, **visibility)]
+        if len(out) != len(rows):
+            missing = sorted({r["cause"] for r in rows} | {r["effect"] for r in rows})
+            raise LinkNotFound(f"every cause and effect must be an entry you can see; among {missing[:20]}")
+        created = [r["id"] for r in out if r["created"]]
+        audit.write(tx, created, f"{len(created)} causal links", {"op": "delete_relationships", "type": "CAUSES",
+                                                                   "ids": created})
+        return out
+
+    out = db.write(work)
+    return {"ids": [r["id"] for r in out], "created": [r["id"] for r in out if r["created"]]}
+
+
+def traverse(db: Database, entry_id: str, *, direction: str, depth: int = MAX_DEPTH, config: DecayConfig,
+             visibility: dict[str, Any], now: int | None = None) -> list[dict[str, Any]]:
+    if direction not in ("forward", "backward"):
+        raise ValueError("direction is forward (consequences) or backward (causes)")
+    return db.run("causal/traverse", id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
+                  now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility)
+
+
+def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, agent_id: str | None,
+                   config: DecayConfig, visibility: dict[str, Any]) -> dict[str, Any]:
+    audit = Audit(action="causal.outcome", actor=actor, agent_id=agent_id)
+
+    def work(tx) -> dict[str, Any]:
+        rows = [r.data() for r in tx.run(cypher.query("causal/record_outcome"), id=link_id, confirmed=confirmed,
+                                         now=audit.at, up=config.upvote_step, down=config.downvote_step,
+                                         floor=config.floor, **visibility)]
+        if not rows:
+            raise LinkNotFound(f"no causal link {link_id!r} you may update")
+        audit.write(tx, [link_id], f"{'confirmed' if confirmed else 'contradicted'} {link_id}",
+                    {"op": "set_properties", "type": "CAUSES", "id": link_id, "before": rows[0]["before"]})
+        return rows[0]["link"]
+
+    return db.write(work)
+
+
+def export(db: Database, agent_id: str) -> CausalGraph:
+    """The agent's links and the entries at their ends, embeddings included."""
+    entry_fields, link_fields = set(GraphEntry.model_fields), set(GraphLink.model_fields)
+    entries: dict[str, GraphEntry] = {}
+    links = []
+    for r in db.run("causal/export", agent_id=agent_id):
+        for e in (r["cause"], r["effect"]):
+            entries[e["id"]] = GraphEntry(**{k: v for k, v in e.items() if k in entry_fields and v is not None})
+        links.append(GraphLink(**{k: v for k, v in r["link"].items() if k in link_fields and v is not None}))
+    return CausalGraph(agent_id=agent_id, entries=list(entries.values()), links=links)
+
+
+def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, actor: str) -> dict[str, Any]:
+    """Copies of the predecessor's entries and links, owned by the successor, at confidence 0.3 and
+    provenance Predecessor; idempotent (the copies' ids are derived from the originals')."""
+    now = now_ms()
+    predecessor = graph.agent_id
+    copy_id = {e.id: f"{successor}:{e.id}"[:128] for e in graph.entries}
+    entry_rows = []
+    for e in graph.entries:
+        props = e.model_dump(mode="json", exclude={"id", "embedding"}, exclude_none=True)
+        props.update(agent_id=successor, clade=clade, scope=Scope.private.value,
+                     provenance=Provenance.Predecessor.value,
+                     confidence=INHERITED_CONFIDENCE, strength=1.0, validated_count=0, contradicted_count=0,
+                     recorded_at=now, last_accessed_at=now, inherited_from=e.id, inherited_from_agent=predecessor,
+                     source_golem_id=predecessor)
+        props.setdefault("valid_from", now)
+        entry_rows.append({"id": copy_id[e.id], "category": e.category.value, "embedding": e.embedding,
+                           "props": props, "parent_episode_ids": []})
+    link_rows = []
+    for lk in graph.links:
+        props = lk.model_dump(exclude={"id", "cause", "effect"}, exclude_none=True)
+        props.update(agent_id=successor, clade=clade, scope=Scope.private.value, confidence=INHERITED_CONFIDENCE,
+                     provenance=Provenance.Predecessor.value, inherited_from=lk.id, recorded_at=now,
+                     updated_at=now, confirmed_count=0, contradicted_count=0)
+        props.setdefault("created_at", now)
+        link_rows.append({"id": default_link_id(successor, copy_id[lk.cause], copy_id[lk.effect]),
+                          "cause": copy_id[lk.cause], "effect": copy_id[lk.effect], "props": props})
+    audit = Audit(action="causal.inherit", actor=actor, agent_id=successor, at=now)
+
+    def work(tx) -> dict[str, Any]:
+        made = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=entry_rows, audit_id=audit.id, now=now)]
+        tx.run(cypher.query("causal/link_inherited_entries"),
+               rows=[{"copy": copy_id[e.id], "original": e.id} for e in graph.entries]).consume()
+        links = [r.data() for r in tx.run(cypher.query("causal/inherit_links"), rows=link_rows, audit_id=audit.id)]
+        created_links = [r["id"] for r in links if r["created"]]
+        audit.write(tx, made + created_links, f"inherited {len(made)} entries and {len(created_links)} causal links "
+                    f"from {predecessor}", {"op": "delete", "entries": made, "links": created_links})
+        return {"entries": made, "links": created_links}
+
+    return db.write(work)

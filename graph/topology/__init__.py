@@ -1,0 +1,1 @@
+"""The bi-temporal DeFi topology: entities, facts with valid and recorded time, and traversal."""

@@ -1,0 +1,137 @@
+"""Facts between entities with both time axes: assert (closing what they contradict), invalidate,
+and read back valid at a block, as known at a time, or both.
+
+A fact is a relationship whose type is its predicate. Each relationship is one *version*: valid
+from `valid_from` to `valid_to` (blocks; open while true), believed from `recorded_at` until
+`expired_at` (ms; open while believed). Closing or invalidating never edits a believed interval:
+it expires the version and records a closed copy, so a query as of an earlier time still sees
+what was believed then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.ids import now_ms
+from graph.model.enums import REL_TYPES, Predicate
+from graph.topology.model import FactIn
+
+CHUNK = 1_000
+ALL_TYPES = [REL_TYPES[p] for p in Predicate]
+
+
+class FactNotFound(LookupError):
+    pass
+
+
+@dataclass
+class Owner:
+    agent_id: str
+    clade: str = ""
+
+
+@dataclass
+class AssertResult:
+    fact_ids: list[str] = field(default_factory=list)
+    created: list[str] = field(default_factory=list)
+    closed: int = 0
+    missing_entities: list[str] = field(default_factory=list)
+
+    @property
+    def unchanged(self) -> list[str]:
+        made = set(self.created)
+        return [f for f in self.fact_ids if f not in made]
+
+
+def types_for(predicates: Sequence[Predicate]) -> list[str]:
+    return [REL_TYPES[p] for p in predicates] or ALL_TYPES
+
+
+def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:
+    scalar = f.scalar()
+    return {
+        "fact_id": f.id or f.derived_id(), "type": f.rel_type, "name": f.name, "subject": f.subject,
+        "object": f.object, "value_id": scalar[0] if scalar else None, "value": scalar[1] if scalar else None,
+        "value_type": (f.value_type.value if f.value_type else None), "valid_from": f.valid_from,
+        "valid_to": f.valid_to, "recorded_at": recorded_at, "exclusive": f.is_exclusive,
+        "props": {"predicate": f.predicate.value, "confidence": f.confidence, "approximate": f.approximate,
+                  "valid_from_source": f.valid_from_source, "source_episode": f.source_episode,
+                  "scope": f.scope.value, "agent_id": owner.agent_id, "clade": owner.clade},
+    }
+
+
+def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: str,
+                 recorded_at: Sequence[int] | int | None = None) -> AssertResult:
+    """In order, in transactions of CHUNK. `recorded_at` is now unless a loader replays history
+    (then one time per fact: when Grimoire learned it)."""
+    times = ([recorded_at] * len(facts) if isinstance(recorded_at, int) else
+             list(recorded_at) if recorded_at is not None else [now_ms()] * len(facts))
+    rows = [fact_row(f, owner, t) for f, t in zip(facts, times, strict=True)]
+    result = AssertResult(fact_ids=[r["fact_id"] for r in rows])
+    ids = {r["subject"] for r in rows} | {r["object"] for r in rows if r["object"]}
+    known = {r["id"] for r in db.run("topology/existing_entities", ids=sorted(ids))}
+    result.missing_entities = sorted(ids - known)
+    if result.missing_entities:
+        return result
+    for start in range(0, len(rows), CHUNK):
+        chunk = rows[start:start + CHUNK]
+        audit = Audit(action="fact.assert", actor=actor, agent_id=owner.agent_id)
+
+        def work(tx, chunk=chunk, audit=audit) -> list[dict[str, Any]]:
+            out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id)]
+            audit.write(tx, [r["fact_id"] for r in out], f"asserted {len(out)} of {len(chunk)} facts, "
+                        f"closed {sum(r['closed'] for r in out)}",
+                        {"op": "expire_relationships", "audit_id": audit.id})
+            return out
+
+        for r in db.write(work):
+            result.created.append(r["fact_id"])
+            result.closed += r["closed"]
+    return result
+
+
+def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_id: str | None,
+               now: int | None = None) -> dict[str, Any]:
+    audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
+
+    def work(tx) -> dict[str, Any]:
+        rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id,
+                                         at_block=at_block, now=now or now_ms(), audit_id=audit.id)]
+        if not rows:
+            raise FactNotFound(f"no fact {fact_id!r} believed now and valid after block {at_block}")
+        audit.write(tx, [fact_id], f"invalidated {fact_id} at block {at_block}",
+                    {"op": "expire_relationships", "audit_id": audit.id})
+        return rows[0]
+
+    db.write(work)
+    return {"fact_id": fact_id, "at_block": at_block, "versions": versions(db, fact_id)}
+
+
+FACT_FIELDS = ("fact_id", "id", "version", "predicate", "name", "type", "subject", "object", "value", "valid_from",
+               "valid_to", "recorded_at", "expired_at", "confidence", "approximate", "valid_from_source",
+               "source_episode", "superseded_by", "closed_by", "agent_id", "scope", "clade")
+
+
+def _shape(fact: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """Every field, null when unset, so clients see one shape."""
+    merged = {**fact, **extra}
+    return {k: merged.get(k) for k in FACT_FIELDS} | {k: v for k, v in extra.items() if k not in FACT_FIELDS}
+
+
+def versions(db: Database, fact_id: str) -> list[dict[str, Any]]:
+    return [_shape(r["fact"], type=r["type"], subject=r["subject"], object=r["object"], value=r["value"])
+            for r in db.run("topology/find_fact", fact_id=fact_id)]
+
+
+def about(db: Database, entity_id: str, *, block: int | None, known_at: int | None,
+          predicates: Sequence[Predicate] = (), visibility: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = db.run("topology/facts_about", id=entity_id, block=block, known_at=known_at,
+                  types=types_for(predicates), **visibility)
+    return [_shape(r["fact"], subject=r["subject"], object=r["object"], value=r["value"],
+                   subject_entity=r["subject_entity"], object_entity=r["object_entity"] if r["object"] else None)
+            for r in rows]

@@ -1,0 +1,40 @@
+"""Walking the topology at a block: k-hop neighbours, shortest dependency path, and the curiosity
+modifier from the distance between an event's entity and the agent's positions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from graph.db.connection import Database
+from graph.model.enums import Direction, Predicate
+from graph.topology.facts import types_for
+
+# Spec (Feeding the Curiosity Scorer): 0 or 1 hop 1.0, 2 hops 0.5, 3 hops 0.25, else 0.
+CURIOSITY_BY_DISTANCE = {0: 1.0, 1: 1.0, 2: 0.5, 3: 0.25}
+
+
+def k_hop(db: Database, entity_id: str, block: int, *, hops: int = 3, direction: Direction = Direction.both,
+          predicates: Sequence[Predicate] = (), known_at: int | None = None, limit: int = 1_000,
+          visibility: dict[str, Any]) -> list[dict[str, Any]]:
+    return db.rows("topology/k_hop", id=entity_id, block=block, hops=hops, direction=direction.value,
+                  types=types_for(predicates), known_at=known_at, limit=limit, **visibility)
+
+
+def shortest_path(db: Database, source: str, target: str, block: int, *, predicates: Sequence[Predicate] = (),
+                  known_at: int | None = None, visibility: dict[str, Any]) -> dict[str, Any] | None:
+    rows = db.run("topology/shortest_path", types=types_for(predicates), known_at=known_at, block=block,
+                  **{"from": source, "to": target}, **visibility)
+    return rows[0] if rows else None
+
+
+def curiosity_modifier(distance: int | None) -> float:
+    return CURIOSITY_BY_DISTANCE.get(distance, 0.0) if distance is not None else 0.0
+
+
+def topology_curiosity(db: Database, event_entity: str, positions: Sequence[str], block: int, *,
+                       visibility: dict[str, Any]) -> dict[str, Any]:
+    rows = db.run("topology/distance_to_positions", event=event_entity, positions=list(positions), block=block,
+                  types=types_for(()), **visibility)
+    distance = rows[0]["distance"] if rows else None
+    return {"distance": distance, "modifier": curiosity_modifier(distance)}
