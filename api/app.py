@@ -10,11 +10,12 @@ from fastapi import FastAPI
 from api import errors
 from api.auth import KeyCache
 from api.limits import BodySizeLimit
-from api.routes import agents, causal, entries, episodes, health, search, topology
+from api.routes import agents, causal, entries, episodes, health, retrieve, search, topology
 from graph.db.connection import Database, connect, wait_for_database
 from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
 from graph.entries import Knowledge
+from graph.retrieval import pipeline as retrieval_pipeline
 from graph.settings import Settings, get_settings
 
 
@@ -39,6 +40,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         app.state.settings = settings
         app.state.key_cache = KeyCache(settings.key_cache_seconds)
         app.state.knowledge = Knowledge(db=database, embedder=emb, admission=settings.admission, decay=settings.decay)
+        app.state.retriever = retrieval_pipeline.build(database, emb, settings.retrieval, settings.decay)
         yield
         if db is None:
             database.close()
@@ -57,5 +59,6 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(agents.router)
     app.include_router(topology.router)
     app.include_router(causal.router)
+    app.include_router(retrieve.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return app

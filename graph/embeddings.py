@@ -58,6 +58,11 @@ class Embedder:
     def embed_one(self, text: str) -> list[float]:
         return self.embed([text])[0].tolist()
 
+    def count_tokens(self, text: str) -> int:
+        """Tokens by the model's own tokenizer (no special tokens): the one count for budgets."""
+        with self._lock:
+            return len(self._model.tokenizer(text, add_special_tokens=False)["input_ids"])
+
 
 @lru_cache(maxsize=4)
 def get_embedder(model: str = DEFAULT_MODEL, batch_size: int = 64) -> Embedder:

@@ -77,7 +77,7 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: 
                                if v is not None}}
                     for m in ep.mentions]
         rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at, clade), "embedding": vec.tolist(),
-                     "mentions": mentions})
+                     "mentions": mentions, "follows": ep.follows})
     return rows
 
 

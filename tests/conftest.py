@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import atexit
 import os
+import signal
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -99,6 +101,8 @@ def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jUnde
         heap="1g", pagecache="512m",
     )
     atexit.register(local.stop)  # also on an aborted run
+    # A terminated run (CI timeout, Ctrl-C from a wrapper) exits normally, so atexit stops the server.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     local.start()
     try:
         yield Neo4jUnderTest("local", local.uri, local.user, local.password,

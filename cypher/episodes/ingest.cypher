@@ -17,4 +17,9 @@ CALL (e, row) {
   SET en:$(m.kind)
   MERGE (e)-[:MENTIONS]->(en)
 }
+CALL (e, row) {
+  WITH e, row WHERE row.follows IS NOT NULL
+  MATCH (prev:Episode {id: row.follows})
+  MERGE (e)-[:FOLLOWS]->(prev)
+}
 RETURN e.id AS id

@@ -47,6 +47,8 @@ class EpisodeIn(StrictModel):
     valid_from_block: Annotated[int, Field(ge=0)] | None = Field(default=None, description="default: block")
     valid_until_block: Annotated[int, Field(ge=0)] | None = None
     mentions: Annotated[list[EntityMention], Field(max_length=MAX_LIST)] = Field(default_factory=list)
+    follows: ClientId | None = Field(default=None, description="the episode before this one in its thread "
+                                                                "(conversation, session): a FOLLOWS link")
 
     @model_validator(mode="after")
     def _times_in_order(self) -> EpisodeIn:

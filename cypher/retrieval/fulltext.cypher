@@ -1,0 +1,34 @@
+// BM25 candidates over episodes and entries, with the same filters as vector.cypher. $query
+// must already be escaped (graph/search.py escape_lucene).
+:param query => 'oracle';
+:param top => 20;
+:param candidates => 200;
+:param labels => ['Episode', 'Entry'];
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
+:param categories => null;
+:param statuses => ['active', 'candidate'];
+:param regimes => null;
+:param valid_at => null;
+:param known_as_of => null;
+:param agent_id => null;
+CALL (){
+  WITH 1 AS one WHERE 'Episode' IN $labels
+  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: $candidates}) YIELD node AS n, score
+  RETURN n, score
+  UNION ALL
+  WITH 1 AS one WHERE 'Entry' IN $labels
+  CALL db.index.fulltext.queryNodes('entry_text', $query, {limit: $candidates}) YIELD node AS n, score
+  RETURN n, score
+}
+WITH n, score
+WHERE ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))
+  AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  AND (n:Episode OR ((n.status IN $statuses) AND ($categories IS NULL OR n.category IN $categories)))
+  AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
+  AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
+  AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
+RETURN n.id AS id, score
+ORDER BY score DESC
+LIMIT $top

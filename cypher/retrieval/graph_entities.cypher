@@ -1,0 +1,54 @@
+// Graph candidates from entities: episodes mentioning an entity within two hops (facts valid at
+// $block, or believed now when $block is null) of the seed entities (named in the query, or the
+// agent's positions), and entries derived from those episodes; ranked by similarity to the query.
+// Seeds mentioned by more than $max_mentions episodes are skipped.
+:param seeds => ['person:caroline'];
+:param block => null;
+:param max_mentions => 100;
+:param embedding => [];
+:param top => 20;
+:param labels => ['Episode', 'Entry'];
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
+:param categories => null;
+:param statuses => ['active', 'candidate'];
+:param regimes => null;
+:param valid_at => null;
+:param known_as_of => null;
+:param agent_id => null;
+MATCH (seed:Entity) WHERE seed.id IN $seeds
+  AND COUNT { (seed)<-[:MENTIONS]-() } <= $max_mentions  // a hub says as little as a stop word
+CALL (seed) {
+  RETURN seed AS x
+  UNION
+  MATCH (seed)-[r]-(x:Entity)
+  WHERE r.fact_id IS NOT NULL AND r.expired_at IS NULL
+    AND ($block IS NULL OR (r.valid_from <= $block AND (r.valid_to IS NULL OR r.valid_to > $block)))
+  RETURN x
+  UNION
+  MATCH (seed)-[r1]-(:Entity)-[r2]-(x:Entity)
+  WHERE r1.fact_id IS NOT NULL AND r1.expired_at IS NULL AND r2.fact_id IS NOT NULL AND r2.expired_at IS NULL
+    AND ($block IS NULL OR (r1.valid_from <= $block AND (r1.valid_to IS NULL OR r1.valid_to > $block)
+                            AND r2.valid_from <= $block AND (r2.valid_to IS NULL OR r2.valid_to > $block)))
+  RETURN x
+}
+WITH DISTINCT x
+MATCH (ep:Episode)-[:MENTIONS]->(x)
+CALL (ep) {
+  RETURN ep AS n
+  UNION
+  MATCH (n:Entry)-[:DERIVED_FROM]->(ep)
+  RETURN n
+}
+WITH DISTINCT n
+WHERE any(l IN labels(n) WHERE l IN $labels)
+  AND ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))
+  AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  AND (n:Episode OR ((n.status IN $statuses) AND ($categories IS NULL OR n.category IN $categories)))
+  AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
+  AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
+  AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
+RETURN n.id AS id, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
+ORDER BY score DESC
+LIMIT $top

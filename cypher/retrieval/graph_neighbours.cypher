@@ -1,0 +1,44 @@
+// Graph candidates around the strongest hits: the episodes before and after a hit in its thread
+// (FOLLOWS), the hierarchy (entries derived from a hit episode, the episodes a hit entry came
+// from) and causal neighbours of hit entries (CAUSES, either way). Ranked by the best rank of the
+// hit they hang from, then by similarity to the query.
+:param hits => ['ep-1'];
+:param embedding => [];
+:param top => 20;
+:param labels => ['Episode', 'Entry'];
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
+:param categories => null;
+:param statuses => ['active', 'candidate'];
+:param regimes => null;
+:param valid_at => null;
+:param known_as_of => null;
+:param agent_id => null;
+UNWIND range(0, size($hits) - 1) AS seed_rank
+CALL (seed_rank) {
+  MATCH (h:Episode {id: $hits[seed_rank]}) RETURN h
+  UNION
+  MATCH (h:Entry {id: $hits[seed_rank]}) RETURN h
+}
+CALL (h) {
+  MATCH p = (h:Episode)-[:FOLLOWS*1..2]-(n:Episode) WHERE n <> h RETURN n, 'thread' AS via, length(p) AS hops
+  UNION
+  MATCH (h:Episode)<-[:DERIVED_FROM]-(n:Entry) RETURN n, 'derived' AS via, 1 AS hops
+  UNION
+  MATCH (h:Entry)-[:DERIVED_FROM]->(n:Episode) RETURN n, 'source' AS via, 1 AS hops
+  UNION
+  MATCH (h:Entry)-[:CAUSES]-(n:Entry) RETURN n, 'causal' AS via, 1 AS hops
+}
+WITH n, min(seed_rank * 10 + hops) AS order_key, min(seed_rank) AS seed_rank, collect(DISTINCT via) AS via
+WHERE NOT n.id IN $hits
+  AND any(l IN labels(n) WHERE l IN $labels)
+  AND ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))
+  AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  AND (n:Episode OR ((n.status IN $statuses) AND ($categories IS NULL OR n.category IN $categories)))
+  AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
+  AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
+  AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
+RETURN n.id AS id, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score, seed_rank, via
+ORDER BY order_key, score DESC
+LIMIT $top

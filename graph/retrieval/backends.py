@@ -1,0 +1,79 @@
+"""The three candidate backends. Each returns ids best first (with its own score): the native
+vector index, the full-text index (Lucene BM25), and the graph (entities named in the query or the
+agent's positions, and the neighbours of the strongest hits)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from graph.db.connection import Database
+from graph.search import escape_lucene
+
+MAX_CANDIDATES = 10_000
+
+
+def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any]) -> list[dict]:
+    """Ask the approximate index for a few more than `top` (its cost grows with the number asked);
+    when the filters leave fewer than `top`, ask again for five times as many, and when even
+    MAX_CANDIDATES are not enough, search exactly over what passes the filters, so the k best
+    visible items always come back."""
+    candidates = factor * top
+    while True:
+        rows = db.rows("retrieval/vector", embedding=embedding, candidates=candidates, top=top, **params)
+        if len(rows) >= top:
+            return rows
+        if candidates >= MAX_CANDIDATES:
+            return db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params)
+        candidates = min(candidates * 5, MAX_CANDIDATES)
+
+
+def bm25(db: Database, text: str, top: int, factor: int, params: dict[str, Any]) -> list[dict]:
+    query = escape_lucene(text).strip()
+    if not query:
+        return []
+    return db.rows("retrieval/fulltext", query=query, top=top, candidates=min(max(5 * top, 100), MAX_CANDIDATES),
+                   **params)
+
+
+_WORD = re.compile(r"[\w$./-]+")
+
+
+def _words(text: str) -> str:
+    return " " + " ".join(_WORD.findall(text.lower())) + " "
+
+
+def named_entities(db: Database, text: str, limit: int = 5) -> list[str]:
+    """Entities whose name, symbol or alias appears in the text as whole words."""
+    query = escape_lucene(text).strip()
+    if not query:
+        return []
+    lowered = _words(text)
+    out = []
+    for r in db.rows("retrieval/entity_candidates", query=query, limit=25):
+        names = [n for n in [r["name"], r["symbol"], *(r["aliases"] or [])] if n]
+        if any(_words(n) in lowered for n in names):
+            out.append(r["id"])
+    return out[:limit]
+
+
+def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: Sequence[str], block: int | None,
+          top: int, max_mentions: int, params: dict[str, Any]) -> list[dict]:
+    """Neighbours of the strongest hits first (by the hit's rank), then items around the seed
+    entities (by similarity to the query)."""
+    rows: list[dict] = []
+    if hits:
+        rows += [{**r, "via": r["via"]} for r in
+                 db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top, **params)]
+    if seeds:
+        rows += [{**r, "via": ["entity"]} for r in
+                 db.rows("retrieval/graph_entities", seeds=list(seeds), block=block, embedding=embedding, top=top,
+                         max_mentions=max_mentions, **params)]
+    seen: set[str] = set()
+    out = []
+    for r in rows:
+        if r["id"] not in seen:
+            seen.add(r["id"])
+            out.append(r)
+    return out[:top]

@@ -1,0 +1,50 @@
+"""Every weight and constant of retrieval, with the spec's defaults; GRIMOIRE_RETRIEVAL (JSON)
+overrides any of them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class RerankWeights(BaseModel):
+    rrf: float = 0.30
+    effective_confidence: float = 0.25
+    quality: float = 0.20
+    recency: float = 0.15
+    regime_match: float = 0.10
+
+
+class FourFactorWeights(BaseModel):
+    semantic: float = 0.40
+    temporal: float = 0.20
+    importance: float = 0.25
+    emotional: float = 0.15
+
+
+class GenerativeAgentsWeights(BaseModel):
+    recency: float = 0.3      # alpha
+    importance: float = 0.3   # beta
+    relevance: float = 0.4    # gamma
+    decay_per_block: float = 0.001
+    decay_per_hour: float = 0.005  # for items without blocks (Park et al. use 0.995 per hour)
+
+
+class RetrievalConfig(BaseModel):
+    rrf_k: int = 60
+    backend_weights: dict[str, float] = Field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "graph": 1.0})
+    per_backend: int = 20                 # top-N candidates each backend contributes
+    candidates_factor: int = 1            # first ask the vector index for factor x top; more if filters bite
+    graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates
+    graph_named_entities: bool = True     # entities named in the query seed the graph backend
+    graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped
+    rerank: RerankWeights = Field(default_factory=RerankWeights)
+    recency_half_life_days: float = 7.0   # recency boost: exp(-ln2 * age / half-life)
+    bloodstain_boost: float = 1.2
+    mmr_lambda: float = 0.7
+    mmr_top: int = 10                     # MMR reorders the first mmr_top results
+    budget_tokens: int = 500
+    four_factor: FourFactorWeights = Field(default_factory=FourFactorWeights)
+    generative_agents: GenerativeAgentsWeights = Field(default_factory=GenerativeAgentsWeights)
+    contrarian_every: int = 100           # every Nth retrieval of an agent injects contrarian entries
+    contrarian_count: int = 2
+    light_k: int = 3                      # the adaptive decision's "light" retrieval

@@ -1,0 +1,40 @@
+"""What a retrieval may return: visibility (always), kinds, categories, status, regimes, an owning
+agent, minimum confidence, and time on both axes (valid at, known as of)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import Field
+
+from graph.model.common import AgentId, StrictModel, Unit
+from graph.model.enums import EntryCategory, EntryStatus, MarketRegime
+
+LABELS = {"episodes": "Episode", "entries": "Entry"}
+
+
+class RetrievalFilters(StrictModel):
+    kinds: Annotated[list[str], Field(min_length=1, max_length=2)] = Field(
+        default_factory=lambda: ["episodes", "entries"], description="episodes, entries or both")
+    categories: Annotated[list[EntryCategory], Field(max_length=6)] | None = None
+    statuses: Annotated[list[EntryStatus], Field(min_length=1, max_length=4)] = Field(
+        default_factory=lambda: [EntryStatus.active, EntryStatus.candidate])
+    regimes: Annotated[list[MarketRegime], Field(max_length=6)] | None = None
+    agent_id: AgentId | None = Field(default=None, description="only this agent's items (one memory)")
+    min_confidence: Unit | None = Field(default=None, description="effective confidence now, after decay")
+    valid_at: Annotated[int, Field(ge=0)] | None = Field(default=None, description="valid time (ms)")
+    known_as_of: Annotated[int, Field(ge=0)] | None = Field(default=None, description="recorded time (ms)")
+
+    def model_post_init(self, _: Any) -> None:
+        unknown = set(self.kinds) - set(LABELS)
+        if unknown:
+            raise ValueError(f"kinds are episodes and entries, not {sorted(unknown)}")
+
+    def params(self, visibility: dict[str, Any]) -> dict[str, Any]:
+        return {
+            **visibility, "labels": [LABELS[k] for k in self.kinds],
+            "categories": [c.value for c in self.categories] if self.categories else None,
+            "statuses": [s.value for s in self.statuses],
+            "regimes": [r.value for r in self.regimes] if self.regimes else None,
+            "agent_id": self.agent_id, "valid_at": self.valid_at, "known_as_of": self.known_as_of,
+        }

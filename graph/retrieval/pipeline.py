@@ -1,0 +1,297 @@
+"""One retrieval, start to finish: the adaptive decision, candidates, fusion, rerank, diversity,
+budget, bookkeeping and the explanation of every result (and of every cut)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Any
+
+from pydantic import Field, model_validator
+
+from graph.audit import Audit
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.decay import DecayConfig
+from graph.ids import now_ms
+from graph.model.common import StrictModel, Unit
+from graph.model.enums import MarketRegime
+from graph.retrieval import backends, budget, modes, rerank
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.decision import Decision, decide
+from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.fusion import rrf, rrf_ceiling
+
+DUPLICATE_COSINE = 0.95
+# Backends run side by side: their time is mostly waiting on the database, which releases the GIL.
+POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
+
+
+class Mode(StrEnum):
+    hybrid = "hybrid"                        # vector + BM25 + graph, RRF, rerank, MMR, budget
+    fusion = "fusion"                        # vector + BM25 fused by RRF, nothing else
+    vector = "vector"
+    bm25 = "bm25"
+    four_factor = "four_factor"
+    generative_agents = "generative_agents"
+    replay = "replay"                        # Mattar-Daw over episodes with a gain
+
+
+class RetrievalRequest(StrictModel):
+    text: Annotated[str, Field(min_length=1, max_length=4_000)] | None = None
+    vector: Annotated[list[float], Field(min_length=1, max_length=4_096)] | None = None
+    mode: Mode = Mode.hybrid
+    k: Annotated[int, Field(ge=1, le=100)] = 10
+    budget: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
+        default=None, description="tokens; the configured default (500) when absent")
+    no_budget: bool = Field(default=False, description="return k results whatever their length")
+    filters: RetrievalFilters = Field(default_factory=RetrievalFilters)
+    block: Annotated[int, Field(ge=0)] | None = Field(default=None, description="the current block")
+    positions: Annotated[list[Annotated[str, Field(max_length=260)]], Field(max_length=100)] = Field(
+        default_factory=list, description="entity ids of the agent's positions (graph seeds)")
+    entities: Annotated[list[Annotated[str, Field(max_length=260)]], Field(max_length=100)] = Field(
+        default_factory=list, description="entity ids the query is about (graph seeds)")
+    regime: MarketRegime | None = None
+    mood: Annotated[list[Annotated[float, Field(ge=-1, le=1)]], Field(min_length=3, max_length=3)] | None = Field(
+        default=None, description="current PAD (pleasure, arousal, dominance)")
+    adaptive: bool = Field(default=False, description="decide first whether and how much to retrieve")
+    curiosity: Unit = 0.5
+    arousal: Unit | None = None
+    coverage: Annotated[int, Field(ge=0)] | None = None
+    for_decision: bool = Field(default=False, description="marks results accessed; counts toward contrarian")
+    explain: bool = False
+
+    @model_validator(mode="after")
+    def _query(self) -> RetrievalRequest:
+        if self.mode != Mode.replay and self.text is None and self.vector is None:
+            raise ValueError("give text or vector")
+        if self.mode == Mode.bm25 and self.text is None:
+            raise ValueError("bm25 needs text")
+        return self
+
+
+class Clock:
+    """Milliseconds spent in each stage, returned with the results."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        t = time.perf_counter()
+        self.laps[stage] = round(self.laps.get(stage, 0.0) + (t - self._last) * 1000, 2)
+        self._last = t
+
+
+@dataclass
+class Retriever:
+    db: Database
+    embed: Callable[[str], list[float]]
+    count_tokens: budget.Counter
+    dimension: int
+    config: RetrievalConfig
+    decay: DecayConfig
+
+    def retrieve(self, req: RetrievalRequest, visibility: dict[str, Any], agent_id: str | None) -> dict[str, Any]:
+        cfg, now, clock = self.config, now_ms(), Clock()
+        at = req.filters.valid_at or now
+        embedding = req.vector
+        if embedding is None and req.text and (req.adaptive or req.mode == Mode.replay):
+            embedding = self.embed(req.text)
+        if embedding is not None and len(embedding) != self.dimension:
+            raise ValueError(f"the vector has {len(embedding)} dimensions; the index has {self.dimension}")
+        k, filters = req.k, req.filters
+        decision = None
+        if req.adaptive:
+            decision = decide(req.curiosity, req.arousal if req.arousal is not None else (req.mood or [0, 0, 0])[1],
+                              req.coverage if req.coverage is not None else self._coverage(embedding, visibility))
+            if decision == Decision.none:
+                return {"decision": decision, "mode": req.mode, "results": [], "cut": [], "tokens": 0}
+            if decision == Decision.light:
+                k = min(k, cfg.light_k)
+            if decision == Decision.semantic_only:
+                filters = filters.model_copy(update={"kinds": ["entries"]})
+        params = filters.params(visibility)
+        traces: dict[str, dict[str, Any]] = {}
+
+        def note(backend: str, rows: list[dict]) -> list[str]:
+            for rank, r in enumerate(rows, start=1):
+                extra = {"via": r["via"]} if "via" in r else {}
+                traces.setdefault(r["id"], {})[backend] = {"rank": rank, "score": r["score"], **extra}
+            return [r["id"] for r in rows]
+
+        if req.mode == Mode.replay:
+            rows = self.db.rows("retrieval/replay", now=now, k=k, **{key: params[key] for key in (
+                "viewer", "clade", "admin", "agent_id", "regimes", "valid_at", "known_as_of")}, labels=["Episode"])
+            items = self._items([r["id"] for r in rows])
+            for it, r in zip(items, rows, strict=True):
+                it["score"], it["factors"] = r["utility"], {"gain": r["gain"], "need": r["need"]}
+            return self._finish(req, items, [], k, decision, traces, agent_id, embedding, visibility, clock)
+
+        top = cfg.per_backend
+        # BM25 and entity lookup need no vector: they run while the query is embedded; the vector
+        # indexes of episodes and entries are asked side by side.
+        bm_f = (POOL.submit(backends.bm25, self.db, req.text, top, cfg.candidates_factor, params)
+                if req.text and req.mode != Mode.vector else None)
+        named_f = (POOL.submit(backends.named_entities, self.db, req.text)
+                   if req.text and req.mode == Mode.hybrid and cfg.graph_named_entities else None)
+        if embedding is None and req.text:
+            embedding = self.embed(req.text)
+        clock.lap("embed")
+        vec = self._vector(embedding, top, params) if embedding is not None and req.mode != Mode.bm25 else []
+        clock.lap("vector")
+        bm = bm_f.result() if bm_f else []
+        clock.lap("bm25")
+        ranked: list[str]
+        if req.mode == Mode.vector:
+            ranked = note("vector", vec)
+        elif req.mode == Mode.bm25:
+            ranked = note("bm25", bm)
+        else:
+            lists = {"vector": note("vector", vec), "bm25": note("bm25", bm)}
+            fused = rrf(lists, cfg.rrf_k, cfg.backend_weights)
+            if req.mode == Mode.hybrid:
+                seeds = [*req.entities, *req.positions, *(named_f.result() if named_f else [])]
+                hits = list(fused)[:cfg.graph_seed_hits]
+                lists["graph"] = note("graph", backends.graph(self.db, embedding, seeds=seeds, hits=hits,
+                                                              block=req.block, top=top,
+                                                              max_mentions=cfg.graph_entity_max_mentions,
+                                                              params=params))
+                fused = rrf(lists, cfg.rrf_k, cfg.backend_weights)
+                clock.lap("graph")
+            for doc, score in fused.items():
+                traces.setdefault(doc, {})["rrf"] = score
+            ranked = list(fused)
+        items = self._items(ranked, with_embedding=req.mode in (Mode.four_factor, Mode.generative_agents))
+        clock.lap("items")
+        cut: list[dict[str, Any]] = []
+        if filters.min_confidence is not None:
+            keep = []
+            for it in items:
+                c = rerank.confidence_now(it, now, self.decay)
+                (keep if c >= filters.min_confidence else cut).append(it)
+                if c < filters.min_confidence:
+                    it["cut"] = f"effective confidence {c:.3f} below {filters.min_confidence}"
+            items = keep
+        if req.mode == Mode.hybrid:
+            ceiling = rrf_ceiling(["vector", "bm25", "graph"], cfg.rrf_k, cfg.backend_weights)
+            for it in items:
+                it["factors"] = rerank.factors(it, traces[it["id"]]["rrf"] / ceiling, now=at, regime=req.regime,
+                                               config=cfg, decay=self.decay)
+                it["score"] = rerank.score(it["factors"], it, cfg)
+                it["bloodstain_boost"] = bool(it.get("is_bloodstain"))
+            items.sort(key=lambda it: (-it["score"], it["id"]))
+            self._embeddings(items[:cfg.mmr_top])
+            items, dupes = rerank.mmr(items, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE)
+            for d in dupes:
+                d["cut"] = f"diversity: a near-duplicate of {d['similar_to']}"
+            cut += dupes
+        elif req.mode in (Mode.four_factor, Mode.generative_agents):
+            for it in items:
+                f = (modes.four_factor(it, embedding, now=at, mood=req.mood, config=cfg, decay=self.decay)
+                     if req.mode == Mode.four_factor else
+                     modes.generative_agents(it, embedding, now=at, block=req.block, config=cfg))
+                it["score"], it["factors"] = f.pop("score"), f
+            items.sort(key=lambda it: (-it["score"], it["id"]))
+        else:
+            for it in items:
+                t = traces[it["id"]]
+                it["score"] = t.get("rrf", next(iter(t.values()))["score"] if t else 0.0)
+        clock.lap("rerank")
+        return self._finish(req, items, cut, k, decision, traces, agent_id, embedding, visibility, clock)
+
+    def _vector(self, embedding: list[float], top: int, params: dict[str, Any]) -> list[dict]:
+        labels = params["labels"]
+        if len(labels) < 2:
+            return backends.vector(self.db, embedding, top, self.config.candidates_factor, params)
+        parts = [POOL.submit(backends.vector, self.db, embedding, top, self.config.candidates_factor,
+                             {**params, "labels": [label]}) for label in labels]
+        rows = [r for f in parts for r in f.result()]
+        return sorted(rows, key=lambda r: (-r["score"], r["id"]))[:top]
+
+    def _coverage(self, embedding: list[float] | None, visibility: dict[str, Any]) -> int:
+        if embedding is None:
+            return 0
+        params = RetrievalFilters(kinds=["entries"]).params(visibility)
+        rows = backends.vector(self.db, embedding, 20, self.config.candidates_factor, params)
+        return sum(1 for r in rows if r["score"] >= 0.6)
+
+    def _items(self, ids: list[str], with_embedding: bool = False) -> list[dict[str, Any]]:
+        if not ids:
+            return []
+        by_id = {r["id"]: r for r in self.db.rows("retrieval/items", ids=ids, with_embedding=with_embedding)}
+        return [dict(by_id[i]) for i in ids if i in by_id]
+
+    def _embeddings(self, items: list[dict[str, Any]]) -> None:
+        """Vectors only for the few items MMR compares, not for every candidate."""
+        vectors = {r["id"]: r["embedding"] for r in self._items([it["id"] for it in items], with_embedding=True)}
+        for it in items:
+            it["embedding"] = vectors.get(it["id"])
+
+    def _finish(self, req: RetrievalRequest, items: list[dict], cut: list[dict], k: int, decision: Decision | None,
+                traces: dict[str, dict], agent_id: str | None, embedding: list[float] | None,
+                visibility: dict[str, Any], clock: Clock) -> dict[str, Any]:
+        chosen, beyond = items[:k], items[k:]
+        if req.for_decision and agent_id and req.mood and embedding is not None:
+            chosen += self._contrarian(agent_id, req.mood, embedding, [it["id"] for it in chosen], visibility)
+        limit = None if req.no_budget else (req.budget or self.config.budget_tokens)
+        kept, over = budget.cut(chosen, limit, self.count_tokens)
+        for it in over:
+            it["cut"] = f"budget: {it['tokens']} tokens do not fit in what is left of {limit}"
+        if req.for_decision and kept:
+            self._touch([it["id"] for it in kept], agent_id)
+        results = [self._present(it, rank, traces, req.explain) for rank, it in enumerate(kept, start=1)]
+        clock.lap("budget")
+        out: dict[str, Any] = {"decision": decision, "mode": req.mode, "results": results,
+                               "tokens": sum(it["tokens"] for it in kept), "budget": limit,
+                               "timings_ms": clock.laps}
+        if req.explain:
+            out["cut"] = [self._present(it, None, traces, True) for it in cut + over]
+            out["beyond_k"] = len(beyond)
+        return out
+
+    def _contrarian(self, agent_id: str, mood: list[float], embedding: list[float], exclude: list[str],
+                    visibility: dict[str, Any]) -> list[dict]:
+        rows = self.db.rows("retrieval/count_retrieval", agent_id=agent_id)
+        if not rows or rows[0]["retrievals"] % self.config.contrarian_every != 0 or mood[0] == 0:
+            return []
+        found = self.db.rows("retrieval/contrarian", embedding=embedding, pleasure=mood[0],
+                             n=self.config.contrarian_count, exclude=exclude, **visibility)
+        items = self._items([r["id"] for r in found])
+        for it, r in zip(items, found, strict=True):
+            it["score"], it["contrarian"] = r["score"], True
+        return items
+
+    def _touch(self, ids: list[str], agent_id: str | None) -> None:
+        audit = Audit(action="retrieval.access", actor=agent_id or "admin", agent_id=agent_id)
+
+        def work(tx) -> None:
+            tx.run(cypher.query("retrieval/touch"), ids=ids, now=audit.at).consume()
+            audit.write(tx, ids, f"{len(ids)} items retrieved for a decision", {"op": "none"})
+
+        self.db.write(work)
+
+    @staticmethod
+    def _present(it: dict[str, Any], rank: int | None, traces: dict[str, dict], explain: bool) -> dict[str, Any]:
+        out = {"id": it["id"], "kind": it["kind"], "text": it["text"], "category": it.get("category"),
+               "score": it.get("score"), "tokens": it.get("tokens"), "valid_from": it.get("valid_from")}
+        if rank is not None:
+            out["rank"] = rank
+        if it.get("contrarian"):
+            out["contrarian"] = True
+        if explain:
+            t = traces.get(it["id"], {})
+            out["explain"] = {"backends": {b: v for b, v in t.items() if b != "rrf"}, "rrf": t.get("rrf"),
+                              "factors": it.get("factors"), "bloodstain_boost": it.get("bloodstain_boost", False),
+                              "mmr": it.get("mmr"), "cut": it.get("cut")}
+        return out
+
+
+def build(db: Database, embedder: Any, config: RetrievalConfig | None = None,
+          decay: DecayConfig | None = None) -> Retriever:
+    """The retriever the API serves and the evaluation uses."""
+    return Retriever(db=db, embed=embedder.embed_one, count_tokens=embedder.count_tokens,
+                     dimension=embedder.dimension, config=config or RetrievalConfig(), decay=decay or DecayConfig())

@@ -1,0 +1,98 @@
+"""Each retrieval stage on hand-made inputs whose right answer is known by hand."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from graph.decay import DAY_MS, DecayConfig
+from graph.retrieval import budget, modes, rerank
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.decision import Decision, decide, replay_utility
+from graph.retrieval.fusion import rrf, rrf_ceiling
+
+NOW = 1_800_000_000_000
+CFG, DECAY = RetrievalConfig(), DecayConfig()
+
+
+def test_rrf_arithmetic() -> None:
+    fused = rrf({"vector": ["a", "b", "c"], "bm25": ["b", "d"], "graph": ["d"]}, k=60)
+    assert fused["a"] == pytest.approx(1 / 61)
+    assert fused["b"] == pytest.approx(1 / 62 + 1 / 61)
+    assert fused["c"] == pytest.approx(1 / 63)
+    assert fused["d"] == pytest.approx(1 / 62 + 1 / 61)
+    assert list(fused) == ["b", "d", "a", "c"]  # ties broken by id
+    weighted = rrf({"vector": ["a"], "bm25": ["b"]}, k=60, weights={"vector": 1.0, "bm25": 0.5})
+    assert weighted == {"a": pytest.approx(1 / 61), "b": pytest.approx(0.5 / 61)}
+    assert rrf_ceiling(["vector", "bm25", "graph"], 60) == pytest.approx(3 / 61)
+
+
+def _entry(**kw) -> dict:
+    base = {"id": "x", "kind": "entry", "confidence": 0.8, "half_life_ms": 7 * DAY_MS, "strength": 1.0,
+            "last_accessed_at": NOW, "valid_from": NOW, "quality_score": 0.6, "regime": "bull",
+            "is_bloodstain": False}
+    return {**base, **kw}
+
+
+def test_each_rerank_factor() -> None:
+    f = rerank.factors(_entry(), 0.5, now=NOW, regime="bull", config=CFG, decay=DECAY)
+    assert f == {"rrf": 0.5, "effective_confidence": pytest.approx(0.8), "quality": 0.6, "recency": 1.0,
+                 "regime_match": 1.0}
+    assert rerank.score(f, _entry(), CFG) == pytest.approx(0.5 * 0.30 + 0.8 * 0.25 + 0.6 * 0.20 + 0.15 + 0.10)
+    # Effective confidence decays with the entry's half-life since last access: exp(-1) after one.
+    old = rerank.factors(_entry(last_accessed_at=NOW - 7 * DAY_MS), 0.5, now=NOW, regime=None, config=CFG,
+                         decay=DECAY)
+    assert old["effective_confidence"] == pytest.approx(0.8 * math.exp(-1)) and old["regime_match"] == 0.0
+    # Recency halves every 7 days of age; episodes take quality from their importance.
+    aged = rerank.factors(_entry(valid_from=NOW - 14 * DAY_MS), 0, now=NOW, regime=None, config=CFG, decay=DECAY)
+    assert aged["recency"] == pytest.approx(0.25)
+    episode = {"id": "e", "kind": "episode", "importance": "critical", "last_accessed_at": NOW - 2 * DAY_MS,
+               "valid_from": NOW}
+    ef = rerank.factors(episode, 0, now=NOW, regime=None, config=CFG, decay=DECAY)
+    assert ef["quality"] == 0.75 and ef["effective_confidence"] == pytest.approx(math.exp(-1))
+    # The bloodstain boost multiplies the final score by 1.2.
+    assert rerank.score(f, _entry(is_bloodstain=True), CFG) == pytest.approx(1.2 * rerank.score(f, _entry(), CFG))
+
+
+def test_mmr_removes_a_near_duplicate_and_reorders() -> None:
+    items = [{"id": "a", "score": 1.0, "embedding": [1.0, 0.0, 0.0]},
+             {"id": "a-copy", "score": 0.99, "embedding": [0.999, 0.04, 0.0]},
+             {"id": "b", "score": 0.9, "embedding": [0.6, 0.8, 0.0]},
+             {"id": "c", "score": 0.85, "embedding": [0.0, 0.0, 1.0]}]
+    kept, cut = rerank.mmr(items, lam=0.7, top=10, duplicate_threshold=0.95)
+    assert [x["id"] for x in cut] == ["a-copy"] and cut[0]["similar_to"] == "a"
+    # After a: b scores 0.7*0.9 - 0.3*0.6 = 0.45, c scores 0.7*0.85 - 0 = 0.595, so c comes before b.
+    assert [x["id"] for x in kept] == ["a", "c", "b"]
+    assert kept[1]["mmr"] == pytest.approx(0.595) and kept[2]["mmr"] == pytest.approx(0.7 * 0.9 - 0.3 * 0.6)
+
+
+def test_the_budget_cut() -> None:
+    items = [{"id": i, "text": " ".join(["w"] * n)} for i, n in [("a", 200), ("b", 250), ("c", 100), ("d", 40)]]
+    kept, cut = budget.cut(items, 500, budget.whitespace_tokens)
+    assert [x["id"] for x in kept] == ["a", "b", "d"] and [x["id"] for x in cut] == ["c"]
+    assert sum(x["tokens"] for x in kept) == 490
+    kept, cut = budget.cut(items, None, budget.whitespace_tokens)
+    assert len(kept) == 4 and not cut
+
+
+def test_four_factor_and_generative_agents_scores() -> None:
+    item = _entry(embedding=[1.0, 0.0], pad=[0.5, 0.2, 0.1], quality_score=0.4, last_accessed_at=NOW)
+    f = modes.four_factor(item, [1.0, 0.0], now=NOW, mood=[0.5, 0.2, 0.1], config=CFG, decay=DECAY)
+    assert f["semantic"] == pytest.approx(1.0) and f["temporal"] == pytest.approx(1.0)
+    assert f["emotional"] == pytest.approx(1.0) and f["score"] == pytest.approx(0.40 + 0.20 + 0.4 * 0.25 + 0.15)
+    opposite = modes.four_factor(item, [0.0, 1.0], now=NOW, mood=[-0.5, -0.2, -0.1], config=CFG, decay=DECAY)
+    assert opposite["semantic"] == 0.0 and opposite["emotional"] == pytest.approx(0.0)
+    ga = modes.generative_agents({**item, "block": 1_000}, [1.0, 0.0], now=NOW, block=2_000, config=CFG)
+    assert ga["recency"] == pytest.approx(math.exp(-1.0))
+    assert ga["score"] == pytest.approx(0.3 * math.exp(-1.0) + 0.3 * 0.4 + 0.4 * 1.0)
+
+
+def test_adaptive_decision_and_replay_utility() -> None:
+    assert decide(0.9, 0.0, 0) == Decision.full
+    assert decide(0.3, 0.9, 10) == Decision.semantic_only
+    assert decide(0.05, 0.1, 10) == Decision.none
+    assert decide(0.5, 0.8, 0) == Decision.full
+    assert decide(0.5, 0.2, 0) == Decision.light
+    assert replay_utility(-50, 100, 10) == pytest.approx(0.05)
+    assert replay_utility(100, 100, 0.2) == pytest.approx(1.0)  # need is capped at one hour
