@@ -93,6 +93,10 @@ def test_scalar_objects_and_bad_facts(api, world) -> None:
     ]:
         r = api.client.post("/facts", json={"facts": [bad]})
         assert r.status_code == 422 and message in r.text, (bad, r.text)
+    infinite = ('{"facts": [{"subject": "' + R + '", "predicate": "Custom", "name": "LTV", "value": Infinity, '
+                '"valid_from": 1}]}')
+    r = api.client.post("/facts", content=infinite, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and "finite" in r.text, r.text
     r = api.client.post("/facts", json={"facts": [{"subject": "oracle:ghost", "predicate": "OracleDependency",
                                                    "object": O1, "valid_from": 1}]})
     assert r.status_code == 422 and "oracle:ghost" in r.json()["detail"]

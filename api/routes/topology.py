@@ -10,6 +10,7 @@ from pydantic import Field
 from api.auth import Reader, Writer
 from api.deps import DbDep
 from graph.agents import Principal
+from graph.entries import visible_to
 from graph.model.common import StrictModel
 from graph.model.enums import Predicate
 from graph.topology import entities, facts, traversal
@@ -62,8 +63,7 @@ def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer) -> dict
 @router.get("/facts/{fact_id}", summary="Every version of a fact, on both time axes")
 def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
     view = who.visibility()
-    rows = [v for v in facts.versions(db, fact_id) if view["admin"] or v.get("scope") == "public"
-            or v.get("agent_id") == view["viewer"] or (v.get("scope") == "shared" and v.get("clade") == view["clade"])]
+    rows = [v for v in facts.versions(db, fact_id) if visible_to(v, view)]
     if not rows:
         raise HTTPException(404, f"no fact {fact_id!r}")
     return rows

@@ -2,7 +2,6 @@
 // need = 1 / hours since the episode was last replayed (at least one hour).
 :param now => 1700000000000;
 :param k => 5;
-:param labels => ['Episode'];
 :param viewer => 'golem-1';
 :param clade => 'clade-a';
 :param admin => false;

@@ -29,7 +29,7 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
         candidates = min(candidates * 5, MAX_CANDIDATES)
 
 
-def bm25(db: Database, text: str, top: int, factor: int, params: dict[str, Any]) -> list[dict]:
+def bm25(db: Database, text: str, top: int, params: dict[str, Any]) -> list[dict]:
     query = escape_lucene(text).strip()
     if not query:
         return []
@@ -64,8 +64,7 @@ def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: S
     entities (by similarity to the query)."""
     rows: list[dict] = []
     if hits:
-        rows += [{**r, "via": r["via"]} for r in
-                 db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top, **params)]
+        rows += db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top, **params)
     if seeds:
         rows += [{**r, "via": ["entity"]} for r in
                  db.rows("retrieval/graph_entities", seeds=list(seeds), block=block, embedding=embedding, top=top,

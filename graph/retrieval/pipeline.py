@@ -125,7 +125,7 @@ class Retriever:
 
         if req.mode == Mode.replay:
             rows = self.db.rows("retrieval/replay", now=now, k=k, **{key: params[key] for key in (
-                "viewer", "clade", "admin", "agent_id", "regimes", "valid_at", "known_as_of")}, labels=["Episode"])
+                "viewer", "clade", "admin", "agent_id", "regimes", "valid_at", "known_as_of")})
             items = self._items([r["id"] for r in rows])
             for it, r in zip(items, rows, strict=True):
                 it["score"], it["factors"] = r["utility"], {"gain": r["gain"], "need": r["need"]}
@@ -134,7 +134,7 @@ class Retriever:
         top = cfg.per_backend
         # BM25 and entity lookup need no vector: they run while the query is embedded; the vector
         # indexes of episodes and entries are asked side by side.
-        bm_f = (POOL.submit(backends.bm25, self.db, req.text, top, cfg.candidates_factor, params)
+        bm_f = (POOL.submit(backends.bm25, self.db, req.text, top, params)
                 if req.text and req.mode != Mode.vector else None)
         named_f = (POOL.submit(backends.named_entities, self.db, req.text)
                    if req.text and req.mode == Mode.hybrid and cfg.graph_named_entities else None)
@@ -172,9 +172,11 @@ class Retriever:
             keep = []
             for it in items:
                 c = rerank.confidence_now(it, now, self.decay)
-                (keep if c >= filters.min_confidence else cut).append(it)
-                if c < filters.min_confidence:
+                if c >= filters.min_confidence:
+                    keep.append(it)
+                else:
                     it["cut"] = f"effective confidence {c:.3f} below {filters.min_confidence}"
+                    cut.append(it)
             items = keep
         if req.mode == Mode.hybrid:
             ceiling = rrf_ceiling(["vector", "bm25", "graph"], cfg.rrf_k, cfg.backend_weights)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import math
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -51,7 +52,7 @@ class FactIn(StrictModel):
             raise ValueError("only Custom predicates have a name")
         if self.valid_to is not None and self.valid_to <= self.valid_from:
             raise ValueError("valid_to must be after valid_from")
-        if isinstance(self.value, float) and self.value != self.value:
+        if isinstance(self.value, float) and not math.isfinite(self.value):
             raise ValueError("value must be a finite number")
         return self
 

@@ -225,9 +225,6 @@ def _history(plan: Plan, records: list[dict], markets: dict[str, SourceFile], cl
                          source=f"address-book commit {rec['commit'][:10]}; {source}",
                          key=("history", rec["market"], rec["asset"], rec["field"], rec["commit"], rec["new"].lower()))
         current[key] = fact.id  # type: ignore[assignment]
-        pool = markets[rec["market"]].constants.get("POOL")
-        if pool and rec["field"] == "UNDERLYING":
-            plan.add(chain_entity(EntityKind.Pool, chain, pool, f"{rec['market']} Pool"))
         plan.history.append(Step(at, facts=[fact]))
     return covered
 
