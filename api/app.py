@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from api import errors
 from api.auth import KeyCache
 from api.limits import BodySizeLimit
-from api.routes import agents, causal, entries, episodes, health, retrieve, search, topology
+from api.routes import agents, analytics, causal, entries, episodes, health, retrieve, search, topology
 from graph.db.connection import Database, connect, wait_for_database
 from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
@@ -60,5 +60,6 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(topology.router)
     app.include_router(causal.router)
     app.include_router(retrieve.router)
+    app.include_router(analytics.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     return app

@@ -81,6 +81,41 @@ def cmd_load(args: argparse.Namespace, settings: Settings) -> int:
     return load_aave([args.data] if args.data else [])
 
 
+def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
+    """A GDS analysis (or the failure cascade) as the admin, printed as JSON."""
+    from graph.analytics import runs
+    from graph.analytics.algorithms import Algorithm, AlgorithmParams
+    from graph.analytics.cascade import cascade
+    from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec
+
+    if settings.uses_local_server:
+        local_server(settings).start()
+    db = connect(settings)
+    try:
+        wait_for_database(db, 30)
+        if args.analysis == "cascade":
+            if not args.entity or args.block is None:
+                raise ValueError("cascade needs --entity and --block")
+            out = cascade(db, args.entity, args.block, hops=args.hops, visibility=runs.EVERYONE, actor="cli",
+                          limit=args.limit)
+        else:
+            params = AlgorithmParams(**json.loads(args.params)) if args.params else AlgorithmParams()
+            if args.source or args.target:
+                params = params.model_copy(update={"source": args.source, "target": args.target})
+            spec = ProjectionSpec(GraphKind(args.graph), block=args.block, known_at=args.known_at,
+                                  agent_id=args.agent)
+            out = runs.run(db, runs.Analysis(Algorithm(args.analysis), spec, params,
+                                             Orientation(args.orientation) if args.orientation else None,
+                                             args.write, args.limit), actor="cli")
+    except (ValueError, LookupError, EmptyProjection) as exc:
+        print(f"grimoire analytics: {exc}", file=sys.stderr)
+        return 2
+    finally:
+        db.close()
+    print(json.dumps(out, indent=2, default=str))
+    return 0
+
+
 def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
@@ -136,6 +171,25 @@ def build_parser() -> argparse.ArgumentParser:
     load.add_argument("dataset", choices=["aave"], help="aave: address book, Chainlink feeds, governance, history")
     load.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
     load.set_defaults(func=cmd_load)
+
+    from graph.analytics.algorithms import Algorithm
+    from graph.analytics.projections import GraphKind, Orientation
+
+    an = sub.add_parser("analytics", help="a GDS analysis or the failure cascade, as JSON")
+    an.add_argument("analysis", choices=[a.value for a in Algorithm] + ["cascade"])
+    an.add_argument("--graph", choices=[g.value for g in GraphKind], default=GraphKind.topology.value)
+    an.add_argument("--block", type=int, default=None, help="topology / cascade: the block")
+    an.add_argument("--known-at", type=int, default=None, help="topology: as believed at (ms)")
+    an.add_argument("--agent", default=None, help="causal: whose graph; comention: whose episodes")
+    an.add_argument("--orientation", choices=[o.value for o in Orientation], default=None)
+    an.add_argument("--params", default=None, help='algorithm parameters as JSON, e.g. \'{"damping_factor": 0.9}\'')
+    an.add_argument("--source", default=None, help="shortest_path: from")
+    an.add_argument("--target", default=None, help="shortest_path: to")
+    an.add_argument("--entity", default=None, help="cascade: the failing entity")
+    an.add_argument("--hops", type=int, default=3, help="cascade: how far")
+    an.add_argument("--write", action="store_true", help="keep the run and its results in the graph")
+    an.add_argument("--limit", type=int, default=20)
+    an.set_defaults(func=cmd_analytics)
 
     for name, func, text in (("serve", cmd_serve, "serve the REST API"),
                              ("up", cmd_up, "start Neo4j (unless NEO4J_URI), apply the schema, serve")):

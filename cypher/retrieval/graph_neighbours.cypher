@@ -1,8 +1,11 @@
 // Graph candidates around the strongest hits: the episodes before and after a hit in its thread
 // (FOLLOWS), the hierarchy (entries derived from a hit episode, the episodes a hit entry came
 // from) and causal neighbours of hit entries (CAUSES, either way). Ranked by the best rank of the
-// hit they hang from, then by similarity to the query.
+// hit they hang from, then by similarity to the query. When the query is about entities ($focus:
+// named in it, or given), a thread neighbour must mention one of them: the turns around a hit that
+// are about something else are noise.
 :param hits => ['ep-1'];
+:param focus => [];
 :param embedding => [];
 :param top => 20;
 :param labels => ['Episode', 'Entry'];
@@ -22,7 +25,9 @@ CALL (seed_rank) {
   MATCH (h:Entry {id: $hits[seed_rank]}) RETURN h
 }
 CALL (h) {
-  MATCH p = (h:Episode)-[:FOLLOWS*1..2]-(n:Episode) WHERE n <> h RETURN n, 'thread' AS via, length(p) AS hops
+  MATCH p = (h:Episode)-[:FOLLOWS*1..2]-(n:Episode)
+  WHERE n <> h AND (size($focus) = 0 OR EXISTS { (n)-[:MENTIONS]->(f:Entity) WHERE f.id IN $focus })
+  RETURN n, 'thread' AS via, length(p) AS hops
   UNION
   MATCH (h:Episode)<-[:DERIVED_FROM]-(n:Entry) RETURN n, 'derived' AS via, 1 AS hops
   UNION

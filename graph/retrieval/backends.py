@@ -59,12 +59,14 @@ def named_entities(db: Database, text: str, limit: int = 5) -> list[str]:
 
 
 def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: Sequence[str], block: int | None,
-          top: int, max_mentions: int, params: dict[str, Any]) -> list[dict]:
-    """Neighbours of the strongest hits first (by the hit's rank), then items around the seed
-    entities (by similarity to the query)."""
+          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = ()) -> list[dict]:
+    """Neighbours of the strongest hits first (by the hit's rank; in a thread, only those about the
+    `focus` entities when there are any), then items around the seed entities (by similarity to the
+    query)."""
     rows: list[dict] = []
     if hits:
-        rows += db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top, **params)
+        rows += db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top,
+                        focus=list(focus), **params)
     if seeds:
         rows += [{**r, "via": ["entity"]} for r in
                  db.rows("retrieval/graph_entities", seeds=list(seeds), block=block, embedding=embedding, top=top,

@@ -37,6 +37,7 @@ class RetrievalConfig(BaseModel):
     graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates
     graph_named_entities: bool = True     # entities named in the query seed the graph backend
     graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped
+    graph_focus_threads: bool = True      # thread neighbours must mention an entity the query is about
     rerank: RerankWeights = Field(default_factory=RerankWeights)
     recency_half_life_days: float = 7.0   # recency boost: exp(-ln2 * age / half-life)
     bloodstain_boost: float = 1.2

@@ -154,12 +154,14 @@ class Retriever:
             lists = {"vector": note("vector", vec), "bm25": note("bm25", bm)}
             fused = rrf(lists, cfg.rrf_k, cfg.backend_weights)
             if req.mode == Mode.hybrid:
-                seeds = [*req.entities, *req.positions, *(named_f.result() if named_f else [])]
+                named = named_f.result() if named_f else []
+                seeds = [*req.entities, *req.positions, *named]
+                focus = [*req.entities, *named] if cfg.graph_focus_threads else []
                 hits = list(fused)[:cfg.graph_seed_hits]
                 lists["graph"] = note("graph", backends.graph(self.db, embedding, seeds=seeds, hits=hits,
                                                               block=req.block, top=top,
                                                               max_mentions=cfg.graph_entity_max_mentions,
-                                                              params=params))
+                                                              params=params, focus=focus))
                 fused = rrf(lists, cfg.rrf_k, cfg.backend_weights)
                 clock.lap("graph")
             for doc, score in fused.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from graph.analytics import signals
 from graph.db.connection import Database
 from graph.model.enums import Direction, Predicate
 from graph.topology.facts import types_for
@@ -37,4 +38,6 @@ def topology_curiosity(db: Database, event_entity: str, positions: Sequence[str]
     rows = db.run("topology/distance_to_positions", event=event_entity, positions=list(positions), block=block,
                   types=types_for(()), **visibility)
     distance = rows[0]["distance"] if rows else None
-    return {"distance": distance, "modifier": curiosity_modifier(distance)}
+    # The event entity's systemic importance, when a topology PageRank run has been written.
+    return {"distance": distance, "modifier": curiosity_modifier(distance),
+            "centrality": signals.centrality(db, event_entity, block, visibility.get("viewer", ""))}

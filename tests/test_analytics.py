@@ -1,0 +1,243 @@
+"""GDS analytics on the loaded Aave graph against networkx on the same projected graph (networkx
+only here), the failure cascade of a real oracle, runs written and compared, the causal and
+co-mention graphs, REST and CLI, and no projection left behind, including after a failure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import networkx as nx
+import pytest
+from fastapi.testclient import TestClient
+
+from api.app import create_app
+from api.cli import main as cli
+from graph.analytics import runs
+from graph.analytics.algorithms import Algorithm, AlgorithmParams
+from graph.analytics.cascade import cascade
+from graph.analytics.client import gds_for
+from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec, leftover
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.model.enums import REL_TYPES
+from loaders.aave.load import load
+from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest, clean_database
+
+ADMIN = {"X-API-Key": ADMIN_KEY}
+EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+BLOCK = 21_000_000  # late 2024: most markets listed, some oracles already replaced
+EVERYTHING = 10**9
+
+
+@pytest.fixture(scope="module")
+def aave(session_db: Database, embedder: Embedder) -> Iterator[Database]:
+    clean_database(session_db)
+    load(session_db, embedder, DATA, progress=lambda items, *_: items)
+    yield session_db
+    clean_database(session_db)
+
+
+@pytest.fixture(scope="module")
+def client(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> Iterator[TestClient]:
+    with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)) as c:
+        c.headers.update(ADMIN)
+        yield c
+
+
+@pytest.fixture(autouse=True)
+def nothing_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
+    yield
+    if "aave" in request.fixturenames or "db" in request.fixturenames:
+        db = request.getfixturevalue("session_db")
+        assert leftover(gds_for(db)) == [], "a projection was left in the GDS catalogue"
+
+
+def _analyse(db: Database, algorithm: Algorithm, block: int = BLOCK, orientation: Orientation | None = None,
+             **params: object) -> dict:
+    return runs.run(db, runs.Analysis(algorithm, ProjectionSpec(GraphKind.topology, block=block),
+                                      AlgorithmParams(**params), orientation, limit=10**9), actor="test")
+
+
+def _topology(db: Database, block: int = BLOCK) -> nx.DiGraph:
+    """The same graph the projection holds, built by networkx from the facts valid at the block."""
+    g = nx.DiGraph()
+    for f in db.rows("topology/facts_at_block", block=block, types=sorted(REL_TYPES.values())):
+        if f["subject"] != f["object"]:
+            g.add_edge(f["subject"], f["object"])
+    return g
+
+
+def test_pagerank_equals_networkx(aave: Database) -> None:
+    g = _topology(aave)
+    # Undirected, where both define PageRank the same way: GDS's scores sum to n, networkx's to 1.
+    got = {r["id"]: r["score"] for r in _analyse(aave, Algorithm.pagerank, orientation=Orientation.undirected,
+                                                 max_iterations=200, tolerance=1e-12)["results"]}
+    expected = nx.pagerank(g.to_undirected(), alpha=0.85, tol=1e-12, max_iter=1_000)
+    assert set(got) == set(expected) and len(got) > 1_500
+    total = sum(got.values())
+    for node, score in expected.items():
+        assert got[node] / total == pytest.approx(score, rel=1e-3, abs=1e-7), node
+    # Directed (systemic importance): GDS leaves dangling nodes' rank unspread, so its scores solve
+    # x = (1 - d) + d * sum(x(u) / outdeg(u)) over in-links; check that fixed point on networkx's graph.
+    directed = {r["id"]: r["score"] for r in _analyse(aave, Algorithm.pagerank, max_iterations=200,
+                                                      tolerance=1e-12)["results"]}
+    assert set(directed) == set(g)
+    for node in g:
+        inflow = sum(directed[u] / g.out_degree(u) for u in g.predecessors(node))
+        assert directed[node] == pytest.approx(0.15 + 0.85 * inflow, rel=1e-4), node
+    top = max(directed, key=directed.get)
+    assert g.in_degree(top) > 10  # what many depend on
+
+
+def test_communities_and_components_equal_networkx(aave: Database) -> None:
+    g = _topology(aave).to_undirected()
+    wcc = _analyse(aave, Algorithm.wcc)
+    ours = {}
+    for r in wcc["results"]:
+        ours.setdefault(r["component"], set()).add(r["id"])
+    assert sorted(map(sorted, ours.values())) == sorted(map(sorted, nx.connected_components(g)))
+    assert wcc["group_count"] == nx.number_connected_components(g)
+    reference = nx.community.modularity(g, nx.community.louvain_communities(g, seed=42))
+    for algorithm in (Algorithm.louvain, Algorithm.leiden):
+        result = _analyse(aave, algorithm)
+        parts: dict[int, set[str]] = {}
+        for r in result["results"]:
+            parts.setdefault(r["community"], set()).add(r["id"])
+        assert set().union(*parts.values()) == set(g)
+        modularity = nx.community.modularity(g, parts.values())
+        assert modularity == pytest.approx(reference, abs=0.02), algorithm
+        assert result["group_count"] == len(parts) > 10
+
+
+def test_betweenness_equals_networkx(aave: Database) -> None:
+    g = _topology(aave)
+    got = {r["id"]: r["score"] for r in _analyse(aave, Algorithm.betweenness)["results"]}
+    expected = nx.betweenness_centrality(g, normalized=False)
+    for node, score in expected.items():
+        assert got[node] == pytest.approx(score, abs=1e-6), node
+
+
+def _oracle_with_most_reserves(db: Database, block: int) -> tuple[str, set[str]]:
+    by_oracle: dict[str, set[str]] = {}
+    for f in db.rows("topology/facts_at_block", block=block, types=["ORACLE_DEPENDENCY"]):
+        if f["subject"].startswith("reserve:"):
+            by_oracle.setdefault(f["object"], set()).add(f["subject"])
+    oracle = max(by_oracle, key=lambda o: (len(by_oracle[o]), o))
+    return oracle, by_oracle[oracle]
+
+
+def test_cascade_of_a_real_oracle_lists_the_reserves_on_it(aave: Database, client: TestClient) -> None:
+    oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
+    assert len(reserves) >= 2
+    out = cascade(aave, oracle, BLOCK, visibility=EVERYONE, actor="test", limit=10_000)
+    first = {m["id"] for m in out["markets"] if m["hops"] == 1}
+    assert first == reserves
+    # The pools holding those reserves are hit next, through the reserve they back.
+    pools = {m["id"] for m in out["markets"] if m["kind"] == "Pool"}
+    assert pools and all(m["hops"] == 2 for m in out["markets"] if m["kind"] == "Pool")
+    assert [m["rank"] for m in out["affected"]] == list(range(1, len(out["affected"]) + 1))
+    hops = [a["hops"] for a in out["affected"]]
+    assert hops == sorted(hops)
+    # A position on one of those reserves is affected too, and so listed.
+    reserve = sorted(reserves)[0]
+    r = client.post("/entities", json={"entities": [{"kind": "AddressCluster", "name": "test vault"}]})
+    assert r.status_code == 201, r.text
+    holder = r.json()["ids"][0]
+    r = client.post("/facts", json={"facts": [{"subject": holder, "predicate": "HasPosition", "object": reserve,
+                                               "valid_from": BLOCK - 10, "scope": "public"}]})
+    assert r.status_code == 201, r.text
+    via_api = client.post("/analytics/cascade", json={"entity": oracle, "block": BLOCK}).json()
+    assert [p["id"] for p in via_api["positions"]] == [holder]
+    assert via_api["positions"][0]["path"] == [oracle, reserve, holder]
+    # Before the position was opened it is not at risk.
+    earlier = client.post("/analytics/cascade", json={"entity": oracle, "block": BLOCK - 11}).json()
+    assert earlier["positions"] == []
+    assert client.post("/analytics/cascade", json={"entity": "1:0xnothing", "block": BLOCK}).status_code == 404
+
+
+def test_runs_are_written_with_their_block_and_compared_over_time(aave: Database, client: TestClient) -> None:
+    made = []
+    for block in (18_000_000, BLOCK):
+        r = client.post("/analytics/pagerank", json={"block": block, "write": True, "limit": 5,
+                                                     "params": {"damping_factor": 0.8}})
+        assert r.status_code == 200, r.text
+        made.append(r.json()["run"])
+    assert [m["block"] for m in made] == [18_000_000, BLOCK]
+    listed = client.get("/analytics/runs", params={"algorithm": "pagerank"}).json()
+    assert [x["id"] for x in listed[:2]] == [made[1]["id"], made[0]["id"]]
+    assert listed[0]["parameters"]["damping_factor"] == 0.8 and listed[0]["graph"] == "topology"
+    detail = client.get(f"/analytics/runs/{made[1]['id']}", params={"limit": 10_000}).json()
+    assert len(detail["results"]) == made[1]["result_count"] > made[0]["result_count"]
+    assert detail["results"][0]["result"]["rank"] == 1
+    assert detail["results"][0]["result"]["score"] >= detail["results"][1]["result"]["score"]
+    actions = aave.rows("testing/audit_actions")[0]["actions"]
+    assert actions.count("analytics.run") == 2 and actions.count("analytics.scores") >= 2
+    assert client.get("/analytics/runs/nope").status_code == 404
+
+
+def test_every_analysis_over_rest(aave: Database, client: TestClient) -> None:
+    for algorithm in ("betweenness", "louvain", "leiden", "wcc", "node_similarity", "fastrp"):
+        r = client.post(f"/analytics/{algorithm}", json={"block": BLOCK, "limit": 3,
+                                                         "params": {"embedding_dimension": 16}})
+        assert r.status_code == 200, (algorithm, r.text)
+        body = r.json()
+        assert body["run"]["algorithm"] == algorithm and body["run"]["node_count"] > 1_500
+        assert len(body["results"]) == 3
+    emb = client.post("/analytics/fastrp", json={"block": BLOCK, "limit": 1,
+                                                 "params": {"embedding_dimension": 16}}).json()
+    assert len(emb["results"][0]["embedding"]) == 16
+    sim = client.post("/analytics/node_similarity", json={"block": BLOCK, "limit": 1}).json()
+    assert sim["results"][0]["similar_to"] and 0 < sim["results"][0]["score"] <= 1
+    # A weighted dependency path from a reserve to its oracle.
+    oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
+    reserve = sorted(reserves)[0]
+    path = client.post("/analytics/shortest_path", json={"block": BLOCK, "params": {"source": reserve,
+                                                                                   "target": oracle}}).json()
+    assert path["path"][0] == reserve and path["path"][-1] == oracle and path["total_cost"] >= 1.0
+    # Bad input: 422s, never a 500.
+    assert client.post("/analytics/pagerank", json={}).status_code == 422
+    assert client.post("/analytics/pagerank", json={"graph": "causal", "block": 1}).status_code == 422
+    assert client.post("/analytics/nope", json={"block": BLOCK}).status_code == 422
+    assert client.post("/analytics/pagerank", json={"block": BLOCK, "params": {"damping_factor": 1.5}}
+                       ).status_code == 422
+    assert client.post("/analytics/leiden", json={"block": BLOCK, "orientation": "natural"}).status_code == 422
+    assert client.post("/analytics/shortest_path", json={"block": BLOCK}).status_code == 422
+    nobody = {"graph": "causal", "agent_id": "nobody"}
+    assert client.post("/analytics/pagerank", json=nobody).status_code == 404  # nothing to project
+
+
+def test_no_projection_is_left_after_a_failure(aave: Database) -> None:
+    gds = gds_for(aave)
+    with pytest.raises(LookupError):  # fails after projecting, before the algorithm
+        runs.run(aave, runs.Analysis(Algorithm.shortest_path, ProjectionSpec(GraphKind.topology, block=BLOCK),
+                                     AlgorithmParams(source="1:0xnothing", target="1:0xnone")), actor="test")
+    assert leftover(gds) == []
+    with pytest.raises(Exception, match="(?i)undirected"):  # GDS itself refuses: Leiden needs undirected
+        runs.run(aave, runs.Analysis(Algorithm.leiden, ProjectionSpec(GraphKind.topology, block=BLOCK),
+                                     orientation=Orientation.natural), actor="test")
+    assert leftover(gds) == []
+    with pytest.raises(EmptyProjection):
+        runs.run(aave, runs.Analysis(Algorithm.pagerank, ProjectionSpec(GraphKind.causal, agent_id="nobody")),
+                 actor="test")
+    assert leftover(gds) == []
+
+
+def test_cli_runs_an_analysis(aave: Database, neo4j_server: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch,
+                              capsys: pytest.CaptureFixture[str]) -> None:
+    from graph.settings import get_settings
+
+    monkeypatch.setenv("NEO4J_URI", neo4j_server.uri)
+    monkeypatch.setenv("NEO4J_USER", neo4j_server.user)
+    monkeypatch.setenv("NEO4J_PASSWORD", neo4j_server.password)
+    get_settings.cache_clear()
+    try:
+        assert cli(["analytics", "pagerank", "--block", str(BLOCK), "--limit", "3"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert len(out["results"]) == 3 and out["run"]["block"] == BLOCK
+        oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
+        assert cli(["analytics", "cascade", "--entity", oracle, "--block", str(BLOCK), "--limit", "1000"]) == 0
+        assert {m["id"] for m in json.loads(capsys.readouterr().out)["markets"] if m["hops"] == 1} == reserves
+        assert cli(["analytics", "pagerank"]) == 2  # no block
+    finally:
+        get_settings.cache_clear()
