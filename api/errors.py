@@ -56,6 +56,11 @@ def install(app: FastAPI) -> None:
         # Two writers raced for the same id: nothing was half-written (the transaction rolled back).
         return JSONResponse(status_code=409, content={"detail": f"conflict, retry: {getattr(exc, 'message', exc)}"})
 
+    async def _out_of_range(_: Request, exc: Exception) -> JSONResponse:
+        # A number the database cannot hold (its integers are 64-bit) that no field bound caught.
+        return JSONResponse(status_code=422, content={"detail": f"a number in the request is out of range: {exc}"})
+
+    app.add_exception_handler(OverflowError, _out_of_range)
     app.add_exception_handler(ConstraintError, _conflict)
     app.add_exception_handler(EntryNotFound, _not_found)
     for exc_type in (InvalidReference, DuplicateIds):

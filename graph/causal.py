@@ -20,7 +20,7 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.decay import DAY_MS, DecayConfig
 from graph.ids import now_ms
-from graph.model.common import MAX_LIST, MAX_TEXT, ClientId, FiniteFloat, ShortText, StrictModel, Unit
+from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, FiniteFloat, ShortText, StrictModel, Unit
 from graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
 
 MAX_DEPTH = 3
@@ -62,8 +62,8 @@ class GraphEntry(StrictModel):
     dream_validated: bool = False
     half_life_ms: Annotated[float, Field(gt=0, le=1e15)] | None = None
     quality_score: Unit | None = None
-    valid_from: Annotated[int, Field(ge=0)] | None = None
-    valid_until: Annotated[int, Field(ge=0)] | None = None
+    valid_from: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    valid_until: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     embedding: Annotated[list[FiniteFloat], Field(min_length=1, max_length=4_096)]
 
 
@@ -72,10 +72,10 @@ class GraphLink(StrictModel):
     cause: ClientId
     effect: ClientId
     weight: Unit
-    evidence: Annotated[int, Field(ge=1)]
-    lag_blocks: Annotated[int, Field(ge=0)] | None = None
-    lag_ms: Annotated[int, Field(ge=0)] | None = None
-    created_at: Annotated[int, Field(ge=0)] | None = None
+    evidence: Annotated[int, Field(ge=1, le=MAX_INT)]
+    lag_blocks: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    lag_ms: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    created_at: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
 
 
 class CausalGraph(StrictModel):

@@ -203,3 +203,27 @@ def counts(db: Database) -> dict[str, int]:
 
     row = db.run("testing/count_nodes")[0]
     return dict(Counter(row["labels"]) + Counter(row["types"]))
+
+
+@pytest.fixture(scope="module")
+def aave(session_db: Database, embedder: Embedder):
+    """The Aave world loaded from ../shared/data, for the tests of one module."""
+    from loaders.aave.load import load
+
+    clean_database(session_db)
+    report = load(session_db, embedder, DATA, progress=lambda items, *_: items)
+    assert report.facts_created > 3_000 and report.facts_closed > 100 and report.episodes_created > 300
+    yield session_db
+    clean_database(session_db)
+
+
+@pytest.fixture(scope="module")
+def admin_client(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder):
+    """The API over the loaded Aave world, as the admin."""
+    from fastapi.testclient import TestClient
+
+    from api.app import create_app
+
+    with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)) as c:
+        c.headers.update({"X-API-Key": ADMIN_KEY})
+        yield c

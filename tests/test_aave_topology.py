@@ -6,39 +6,21 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
-from collections.abc import Iterator
 from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.model.enums import REL_TYPES, Direction, Predicate
 from graph.topology import traversal
 from loaders.aave.load import load
-from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest, clean_database, counts
+from tests.conftest import ADMIN_KEY, DATA, counts
 
 DEFI = DATA / "defi"
 ADMIN = {"X-API-Key": ADMIN_KEY}
 EVERYONE = {"admin": True, "viewer": "", "clade": ""}
-
-
-@pytest.fixture(scope="module")
-def aave(session_db: Database, embedder: Embedder) -> Iterator[Database]:
-    clean_database(session_db)
-    report = load(session_db, embedder, DATA, progress=lambda items, *_: items)
-    assert report.facts_created > 3_000 and report.facts_closed > 100 and report.episodes_created > 300
-    yield session_db
-    clean_database(session_db)
-
-
-@pytest.fixture(scope="module")
-def admin_client(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> Iterator[TestClient]:
-    with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)) as c:
-        c.headers.update(ADMIN)
-        yield c
 
 
 def _replacement() -> tuple[dict, int]:

@@ -11,7 +11,6 @@ import networkx as nx
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
 from api.cli import main as cli
 from graph.analytics import runs
 from graph.analytics.algorithms import Algorithm, AlgorithmParams
@@ -19,30 +18,12 @@ from graph.analytics.cascade import cascade
 from graph.analytics.client import gds_for
 from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec, leftover
 from graph.db.connection import Database
-from graph.embeddings import Embedder
 from graph.model.enums import REL_TYPES
-from loaders.aave.load import load
-from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest, clean_database
+from tests.conftest import Neo4jUnderTest
 
-ADMIN = {"X-API-Key": ADMIN_KEY}
 EVERYONE = {"admin": True, "viewer": "", "clade": ""}
 BLOCK = 21_000_000  # late 2024: most markets listed, some oracles already replaced
 EVERYTHING = 10**9
-
-
-@pytest.fixture(scope="module")
-def aave(session_db: Database, embedder: Embedder) -> Iterator[Database]:
-    clean_database(session_db)
-    load(session_db, embedder, DATA, progress=lambda items, *_: items)
-    yield session_db
-    clean_database(session_db)
-
-
-@pytest.fixture(scope="module")
-def client(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> Iterator[TestClient]:
-    with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)) as c:
-        c.headers.update(ADMIN)
-        yield c
 
 
 @pytest.fixture(autouse=True)
@@ -127,7 +108,7 @@ def _oracle_with_most_reserves(db: Database, block: int) -> tuple[str, set[str]]
     return oracle, by_oracle[oracle]
 
 
-def test_cascade_of_a_real_oracle_lists_the_reserves_on_it(aave: Database, client: TestClient) -> None:
+def test_cascade_of_a_real_oracle_lists_the_reserves_on_it(aave: Database, admin_client: TestClient) -> None:
     oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
     assert len(reserves) >= 2
     out = cascade(aave, oracle, BLOCK, visibility=EVERYONE, actor="test", limit=10_000)
@@ -141,70 +122,70 @@ def test_cascade_of_a_real_oracle_lists_the_reserves_on_it(aave: Database, clien
     assert hops == sorted(hops)
     # A position on one of those reserves is affected too, and so listed.
     reserve = sorted(reserves)[0]
-    r = client.post("/entities", json={"entities": [{"kind": "AddressCluster", "name": "test vault"}]})
+    r = admin_client.post("/entities", json={"entities": [{"kind": "AddressCluster", "name": "test vault"}]})
     assert r.status_code == 201, r.text
     holder = r.json()["ids"][0]
-    r = client.post("/facts", json={"facts": [{"subject": holder, "predicate": "HasPosition", "object": reserve,
+    r = admin_client.post("/facts", json={"facts": [{"subject": holder, "predicate": "HasPosition", "object": reserve,
                                                "valid_from": BLOCK - 10, "scope": "public"}]})
     assert r.status_code == 201, r.text
-    via_api = client.post("/analytics/cascade", json={"entity": oracle, "block": BLOCK}).json()
+    via_api = admin_client.post("/analytics/cascade", json={"entity": oracle, "block": BLOCK}).json()
     assert [p["id"] for p in via_api["positions"]] == [holder]
     assert via_api["positions"][0]["path"] == [oracle, reserve, holder]
     # Before the position was opened it is not at risk.
-    earlier = client.post("/analytics/cascade", json={"entity": oracle, "block": BLOCK - 11}).json()
+    earlier = admin_client.post("/analytics/cascade", json={"entity": oracle, "block": BLOCK - 11}).json()
     assert earlier["positions"] == []
-    assert client.post("/analytics/cascade", json={"entity": "1:0xnothing", "block": BLOCK}).status_code == 404
+    assert admin_client.post("/analytics/cascade", json={"entity": "1:0xnothing", "block": BLOCK}).status_code == 404
 
 
-def test_runs_are_written_with_their_block_and_compared_over_time(aave: Database, client: TestClient) -> None:
+def test_runs_are_written_with_their_block_and_compared_over_time(aave: Database, admin_client: TestClient) -> None:
     made = []
     for block in (18_000_000, BLOCK):
-        r = client.post("/analytics/pagerank", json={"block": block, "write": True, "limit": 5,
+        r = admin_client.post("/analytics/pagerank", json={"block": block, "write": True, "limit": 5,
                                                      "params": {"damping_factor": 0.8}})
         assert r.status_code == 200, r.text
         made.append(r.json()["run"])
     assert [m["block"] for m in made] == [18_000_000, BLOCK]
-    listed = client.get("/analytics/runs", params={"algorithm": "pagerank"}).json()
+    listed = admin_client.get("/analytics/runs", params={"algorithm": "pagerank"}).json()
     assert [x["id"] for x in listed[:2]] == [made[1]["id"], made[0]["id"]]
     assert listed[0]["parameters"]["damping_factor"] == 0.8 and listed[0]["graph"] == "topology"
-    detail = client.get(f"/analytics/runs/{made[1]['id']}", params={"limit": 10_000}).json()
+    detail = admin_client.get(f"/analytics/runs/{made[1]['id']}", params={"limit": 10_000}).json()
     assert len(detail["results"]) == made[1]["result_count"] > made[0]["result_count"]
     assert detail["results"][0]["result"]["rank"] == 1
     assert detail["results"][0]["result"]["score"] >= detail["results"][1]["result"]["score"]
     actions = aave.rows("testing/audit_actions")[0]["actions"]
     assert actions.count("analytics.run") == 2 and actions.count("analytics.scores") >= 2
-    assert client.get("/analytics/runs/nope").status_code == 404
+    assert admin_client.get("/analytics/runs/nope").status_code == 404
 
 
-def test_every_analysis_over_rest(aave: Database, client: TestClient) -> None:
+def test_every_analysis_over_rest(aave: Database, admin_client: TestClient) -> None:
     for algorithm in ("betweenness", "louvain", "leiden", "wcc", "node_similarity", "fastrp"):
-        r = client.post(f"/analytics/{algorithm}", json={"block": BLOCK, "limit": 3,
+        r = admin_client.post(f"/analytics/{algorithm}", json={"block": BLOCK, "limit": 3,
                                                          "params": {"embedding_dimension": 16}})
         assert r.status_code == 200, (algorithm, r.text)
         body = r.json()
         assert body["run"]["algorithm"] == algorithm and body["run"]["node_count"] > 1_500
         assert len(body["results"]) == 3
-    emb = client.post("/analytics/fastrp", json={"block": BLOCK, "limit": 1,
+    emb = admin_client.post("/analytics/fastrp", json={"block": BLOCK, "limit": 1,
                                                  "params": {"embedding_dimension": 16}}).json()
     assert len(emb["results"][0]["embedding"]) == 16
-    sim = client.post("/analytics/node_similarity", json={"block": BLOCK, "limit": 1}).json()
+    sim = admin_client.post("/analytics/node_similarity", json={"block": BLOCK, "limit": 1}).json()
     assert sim["results"][0]["similar_to"] and 0 < sim["results"][0]["score"] <= 1
     # A weighted dependency path from a reserve to its oracle.
     oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
     reserve = sorted(reserves)[0]
-    path = client.post("/analytics/shortest_path", json={"block": BLOCK, "params": {"source": reserve,
+    path = admin_client.post("/analytics/shortest_path", json={"block": BLOCK, "params": {"source": reserve,
                                                                                    "target": oracle}}).json()
     assert path["path"][0] == reserve and path["path"][-1] == oracle and path["total_cost"] >= 1.0
     # Bad input: 422s, never a 500.
-    assert client.post("/analytics/pagerank", json={}).status_code == 422
-    assert client.post("/analytics/pagerank", json={"graph": "causal", "block": 1}).status_code == 422
-    assert client.post("/analytics/nope", json={"block": BLOCK}).status_code == 422
-    assert client.post("/analytics/pagerank", json={"block": BLOCK, "params": {"damping_factor": 1.5}}
+    assert admin_client.post("/analytics/pagerank", json={}).status_code == 422
+    assert admin_client.post("/analytics/pagerank", json={"graph": "causal", "block": 1}).status_code == 422
+    assert admin_client.post("/analytics/nope", json={"block": BLOCK}).status_code == 422
+    assert admin_client.post("/analytics/pagerank", json={"block": BLOCK, "params": {"damping_factor": 1.5}}
                        ).status_code == 422
-    assert client.post("/analytics/leiden", json={"block": BLOCK, "orientation": "natural"}).status_code == 422
-    assert client.post("/analytics/shortest_path", json={"block": BLOCK}).status_code == 422
+    assert admin_client.post("/analytics/leiden", json={"block": BLOCK, "orientation": "natural"}).status_code == 422
+    assert admin_client.post("/analytics/shortest_path", json={"block": BLOCK}).status_code == 422
     nobody = {"graph": "causal", "agent_id": "nobody"}
-    assert client.post("/analytics/pagerank", json=nobody).status_code == 404  # nothing to project
+    assert admin_client.post("/analytics/pagerank", json=nobody).status_code == 404  # nothing to project
 
 
 def test_no_projection_is_left_after_a_failure(aave: Database) -> None:
@@ -241,3 +222,34 @@ def test_cli_runs_an_analysis(aave: Database, neo4j_server: Neo4jUnderTest, monk
         assert cli(["analytics", "pagerank"]) == 2  # no block
     finally:
         get_settings.cache_clear()
+
+
+EXAMPLES = ["pagerank", "betweenness", "communities", "components"]
+
+
+def _browser(db: Database, name: str, **overrides: object) -> list[dict]:
+    """What a person pastes into Neo4j Browser: the file's own :param lines, then its statement."""
+    import re
+
+    from graph.db import cypher
+    from graph.settings import get_settings
+
+    text = (get_settings().cypher_dir / "analytics" / f"{name}.cypher").read_text()
+    with db.session() as s:
+        params = {key: s.run(f"RETURN {expr} AS v").single()["v"]
+                  for key, expr in re.findall(r"^:param (\w+) => (.*);$", text, re.M)}
+        return s.run(cypher.query(f"analytics/{name}"), {**params, **overrides}).data()
+
+
+@pytest.mark.parametrize("name", EXAMPLES)
+def test_the_browser_examples_run_as_is(aave: Database, name: str) -> None:
+    projected = _browser(aave, "project_topology", undirected=["*"] if name == "communities" else [])
+    assert projected[0]["projection"]["nodeCount"] > 1_500
+    try:
+        rows = _browser(aave, f"examples/{name}")
+    finally:
+        assert _browser(aave, "examples/drop")[0]["dropped"] == "grimoire-topology-example"
+    assert len(rows) == 20, name
+    if name == "pagerank":
+        assert rows[0]["score"] >= rows[-1]["score"]
+    assert aave.rows("testing/drop_gds_graphs")[0]["dropped"] == 0

@@ -107,3 +107,35 @@ def test_topology_centrality_feeds_curiosity(api, db) -> None:
     early = api.client.post("/topology/curiosity", headers=admin, json={
         "event_entity": "oracle:feed", "positions": ["reserve:r1"], "block": 120}).json()
     assert early["centrality"] is None
+
+
+def test_topology_distance_and_centrality_in_retrieval(api, db) -> None:
+    admin = api.admin
+    h = api.headers("trader-t", "clade-t")
+    ents = [{"kind": "Oracle", "name": "eth feed"}, {"kind": "Reserve", "name": "weth reserve"},
+            {"kind": "Pool", "name": "main pool"}]
+    assert api.client.post("/entities", headers=admin, json={"entities": ents}).status_code == 201
+    facts = [{"subject": "reserve:weth reserve", "predicate": "OracleDependency", "object": "oracle:eth feed",
+              "valid_from": 100, "scope": "public"},
+             {"subject": "pool:main pool", "predicate": "CollateralBacking", "object": "reserve:weth reserve",
+              "valid_from": 100, "scope": "public"}]
+    assert api.client.post("/facts", headers=admin, json={"facts": facts}).status_code == 201
+    episodes = [{"id": "t-feed", "type": "observation", "text": "The ETH price feed lagged for three heartbeats",
+                 "mentions": [{"kind": "Oracle", "name": "eth feed"}]},
+                {"id": "t-pool", "type": "observation", "text": "Withdrawals from the main pool slowed down",
+                 "mentions": [{"kind": "Pool", "name": "main pool"}]}]
+    assert api.client.post("/episodes/batch", headers=h, json={"episodes": episodes}).status_code in (200, 201)
+    assert api.client.post("/analytics/pagerank", headers=admin, json={"block": 150, "write": True}).status_code == 200
+    body = {"text": "price feed lag", "positions": ["pool:main pool"], "block": 200, "explain": True,
+            "no_budget": True, "filters": {"kinds": ["episodes"]}}
+    out = api.client.post("/retrieve", headers=h, json=body).json()
+    graph = {r["id"]: r["explain"]["backends"]["graph"] for r in out["results"] if "graph" in r["explain"]["backends"]}
+    assert graph["t-pool"]["distance"] == 0 and graph["t-pool"]["entity"] == "pool:main pool"
+    assert graph["t-feed"]["distance"] == 2 and graph["t-feed"]["entity"] == "oracle:eth feed"
+    # The oracle everything depends on is the most central entity in the written run.
+    assert graph["t-feed"]["centrality"] == 1.0 > graph["t-pool"]["centrality"]
+    # Two hops away counts half in the graph backend's order (the topology curiosity modifier):
+    # its score is half its similarity, on Neo4j's (1 + cosine) / 2 scale.
+    vector = {r["id"]: r["explain"]["backends"]["vector"]["score"] for r in out["results"]}
+    assert graph["t-feed"]["score"] == pytest.approx(0.5 * (1 + vector["t-feed"]) / 2, abs=1e-6)
+    assert graph["t-pool"]["score"] == pytest.approx((1 + vector["t-pool"]) / 2, abs=1e-6)

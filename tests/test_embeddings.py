@@ -32,3 +32,14 @@ def test_similar_texts_are_closer_than_unrelated_ones(embedder: Embedder) -> Non
         "My daughter loves painting sunsets at the beach",
     ])
     assert float(a @ b) > float(a @ c) + 0.2
+
+
+def test_the_onnx_path_gives_pytorchs_vectors(embedder: Embedder) -> None:
+    """The served embedder runs through onnxruntime; its vectors are PyTorch's, so an index built
+    by either answers the other's queries the same way."""
+    assert embedder.backend == "onnx"
+    texts = ["What did Caroline research?", "WETH variable borrow APY jumped to 9% as utilisation passed 92%",
+             "a much longer text " * 120]  # longer than the model's 256 tokens: truncated the same way
+    torch_vectors = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.abs(embedder.embed(texts) - torch_vectors).max() < 1e-5
+    assert Embedder(embedder.model_name, backend="torch").backend == "torch"

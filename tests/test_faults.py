@@ -52,6 +52,10 @@ def test_every_endpoint_answers_503_quickly_while_down_and_recovers(local_neo4j,
                                         {"category": "Insight", "content": "Funding flips precede squeezes"}),
             ("POST", "/search", {"text": "funding", "mode": "fulltext"}), ("GET", "/stats", None),
             ("GET", "/agents/me", None), ("GET", "/agents/fault-1/export", None),
+            ("POST", "/retrieve", {"text": "funding"}),
+            ("POST", "/analytics/pagerank", {"graph": "comention", "agent_id": "fault-1"}),
+            ("POST", "/analytics/cascade", {"entity": "token:weth", "block": 1}),
+            ("GET", "/analytics/runs", None),
         ]
         local.stop()
         try:
@@ -67,6 +71,9 @@ def test_every_endpoint_answers_503_quickly_while_down_and_recovers(local_neo4j,
         _wait_until_ok(client, "/episodes/f-1", h)
         assert client.post("/episodes", headers=h, json={**ep, "id": "f-2"}).status_code == 201
         assert {e["id"] for e in client.get("/episodes", headers=h).json()} == {"f-1", "f-2"}
+        # GDS through the same client, reconnected: a co-mention graph needs mentions, so 404 here.
+        assert client.post("/analytics/pagerank", headers=h,
+                           json={"graph": "comention", "agent_id": "fault-1"}).status_code == 404
     db.close()
 
 

@@ -82,3 +82,15 @@ def test_oversized_requests_get_413(db, neo4j_server, embedder) -> None:
         r = c.post("/episodes", content=chunks(), headers={"content-type": "application/json",
                                                              "X-API-Key": ADMIN_KEY})
         assert r.status_code == 413
+
+
+def test_integers_beyond_64_bits_are_refused_not_500(client, db) -> None:
+    """Neo4j integers are 64-bit: a larger one is a 422 with a message, and nothing is written."""
+    for field in ("block", "tick", "valid_from_block", "valid_until_block"):
+        r = client.post("/episodes", json=_episode(id=f"big-{field}", **{field: 2**64}))
+        assert r.status_code == 422 and field in r.text, (field, r.text)
+    r = client.post("/analytics/pagerank", json={"block": 1, "known_at": 2**70})
+    assert r.status_code == 422, r.text
+    r = client.post("/retrieve", json={"text": "x", "filters": {"valid_at": 2**64}})
+    assert r.status_code == 422, r.text
+    assert client.get("/episodes").json() == []

@@ -14,8 +14,8 @@ from graph.agents import Principal
 from graph.analytics import runs
 from graph.analytics.algorithms import Algorithm, AlgorithmParams
 from graph.analytics.cascade import MAX_HOPS, EntityNotFound, cascade
-from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec
-from graph.model.common import AgentId, StrictModel
+from graph.analytics.projections import GraphKind, Orientation, ProjectionSpec
+from graph.model.common import MAX_INT, AgentId, StrictModel
 from graph.model.enums import KeyScope
 from graph.topology.model import Block, EntityId
 
@@ -25,7 +25,8 @@ router = APIRouter(tags=["analytics"])
 class AnalysisIn(StrictModel):
     graph: GraphKind = GraphKind.topology
     block: Block | None = Field(default=None, description="topology: the block its facts are valid at")
-    known_at: Annotated[int, Field(ge=0)] | None = Field(default=None, description="topology: as believed then (ms)")
+    known_at: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(
+        default=None, description="topology: as believed then (ms)")
     agent_id: AgentId | None = Field(default=None, description="causal: whose graph; comention: whose episodes")
     max_mentions: Annotated[int, Field(ge=1, le=10**9)] = Field(
         default=10_000, description="comention: entities mentioned more often are hubs and left out")
@@ -75,9 +76,7 @@ def analyse(algorithm: Algorithm, body: AnalysisIn, db: DbDep, who: Reader) -> d
     try:
         return runs.run(db, runs.Analysis(algorithm, _projection(body, who), body.params, body.orientation,
                                           body.write, body.limit), actor=who.key_id, owner=who.agent_id)
-    except EmptyProjection as exc:
-        raise HTTPException(404, str(exc)) from exc
-    except LookupError as exc:
+    except LookupError as exc:  # nothing to project (EmptyProjection), or unknown path ends
         raise HTTPException(404, str(exc)) from exc
     except ValueError as exc:
         raise HTTPException(422, str(exc)) from exc

@@ -11,7 +11,7 @@ from api.auth import Reader, Writer
 from api.deps import DbDep
 from graph.agents import Principal
 from graph.entries import visible_to
-from graph.model.common import StrictModel
+from graph.model.common import MAX_INT, StrictModel
 from graph.model.enums import Predicate
 from graph.topology import entities, facts, traversal
 from graph.topology.facts import FactNotFound, Owner
@@ -72,7 +72,7 @@ def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
 @router.get("/entities/{entity_id}/facts",
             summary="Facts about an entity valid at a block, as known at a time (ms), or both")
 def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None, Query()] = None,
-          known_at: Annotated[int | None, Query(ge=0)] = None,
+          known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
           predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[dict[str, Any]]:
     return facts.about(db, entity_id, block=block, known_at=known_at, predicates=predicate or [],
                        visibility=who.visibility())
@@ -88,7 +88,7 @@ def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
 @router.get("/topology/path", summary="The shortest dependency path between two entities at a block")
 def path(db: DbDep, who: Reader, source: Annotated[str, Query(alias="from", min_length=1, max_length=260)],
          target: Annotated[str, Query(alias="to", min_length=1, max_length=260)], block: Annotated[Block, Query()],
-         known_at: Annotated[int | None, Query(ge=0)] = None) -> dict[str, Any]:
+         known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None) -> dict[str, Any]:
     found = traversal.shortest_path(db, source, target, block, known_at=known_at, visibility=who.visibility())
     if found is None:
         raise HTTPException(404, f"no path from {source!r} to {target!r} at block {block}")

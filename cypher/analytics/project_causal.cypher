@@ -14,4 +14,4 @@ WITH a, b, coalesce(c.weight, 1.0) AS weight
 RETURN gds.graph.project($graph_name, a, b, {
   relationshipType: 'CAUSES',
   relationshipProperties: {weight: weight, cost: 1.0 / CASE WHEN weight > 0.01 THEN weight ELSE 0.01 END}
-}, {undirectedRelationshipTypes: $undirected})
+}, {undirectedRelationshipTypes: $undirected}) AS projection

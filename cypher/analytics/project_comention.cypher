@@ -18,4 +18,4 @@ WITH a, b, count(DISTINCT ep) AS episodes
 RETURN gds.graph.project($graph_name, a, b, {
   relationshipType: 'CO_MENTIONED',
   relationshipProperties: {weight: toFloat(episodes), cost: 1.0 / episodes}
-}, {undirectedRelationshipTypes: $undirected})
+}, {undirectedRelationshipTypes: $undirected}) AS projection

@@ -21,4 +21,4 @@ RETURN gds.graph.project($graph_name, s, t, {
   relationshipType: 'DEPENDS_ON',
   relationshipProperties: {confidence: confidence,
                            cost: 1.0 / CASE WHEN confidence > 0.01 THEN confidence ELSE 0.01 END}
-}, {undirectedRelationshipTypes: $undirected})
+}, {undirectedRelationshipTypes: $undirected}) AS projection

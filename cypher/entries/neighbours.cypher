@@ -14,7 +14,8 @@ WITH e, score,
      CASE WHEN e.half_life_ms IS NULL THEN 1.0
           ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)
                    / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention
-RETURN e.id AS id, e.content AS content, 2 * score - 1 AS similarity,
+// The exact cosine (the index may be quantized): the admission thresholds compare against it.
+RETURN e.id AS id, e.content AS content, 2 * vector.similarity.cosine(e.embedding, $embedding) - 1 AS similarity,
        CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective_confidence
 ORDER BY similarity DESC
 LIMIT $k

@@ -29,6 +29,7 @@ WHERE ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'share
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
-RETURN n.id AS id, score
+WITH n, score
 ORDER BY score DESC
 LIMIT $top
+RETURN n.id AS id, score, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.*} AS item

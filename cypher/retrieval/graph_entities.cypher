@@ -1,6 +1,8 @@
 // Graph candidates from entities: episodes mentioning an entity within two hops (facts valid at
 // $block, or believed now when $block is null) of the seed entities (named in the query, or the
-// agent's positions), and entries derived from those episodes; ranked by similarity to the query.
+// agent's positions), and entries derived from those episodes; ranked by similarity to the query
+// times the topology curiosity modifier of the distance (0 or 1 hop 1.0, 2 hops 0.5). Each row
+// says through which entity, and how far from a seed, it came.
 // Seeds mentioned by more than $max_mentions episodes are skipped.
 :param seeds => ['person:caroline'];
 :param block => null;
@@ -20,20 +22,20 @@
 MATCH (seed:Entity) WHERE seed.id IN $seeds
   AND COUNT { (seed)<-[:MENTIONS]-() } <= $max_mentions  // a hub says as little as a stop word
 CALL (seed) {
-  RETURN seed AS x
+  RETURN seed AS x, 0 AS distance
   UNION
   MATCH (seed)-[r]-(x:Entity)
   WHERE r.fact_id IS NOT NULL AND r.expired_at IS NULL
     AND ($block IS NULL OR (r.valid_from <= $block AND (r.valid_to IS NULL OR r.valid_to > $block)))
-  RETURN x
+  RETURN x, 1 AS distance
   UNION
   MATCH (seed)-[r1]-(:Entity)-[r2]-(x:Entity)
   WHERE r1.fact_id IS NOT NULL AND r1.expired_at IS NULL AND r2.fact_id IS NOT NULL AND r2.expired_at IS NULL
     AND ($block IS NULL OR (r1.valid_from <= $block AND (r1.valid_to IS NULL OR r1.valid_to > $block)
                             AND r2.valid_from <= $block AND (r2.valid_to IS NULL OR r2.valid_to > $block)))
-  RETURN x
+  RETURN x, 2 AS distance
 }
-WITH DISTINCT x
+WITH x, min(distance) AS distance
 MATCH (ep:Episode)-[:MENTIONS]->(x)
 CALL (ep) {
   RETURN ep AS n
@@ -41,7 +43,8 @@ CALL (ep) {
   MATCH (n:Entry)-[:DERIVED_FROM]->(ep)
   RETURN n
 }
-WITH DISTINCT n
+WITH n, x, distance ORDER BY distance, x.id
+WITH n, head(collect(x.id)) AS entity, min(distance) AS distance
 WHERE any(l IN labels(n) WHERE l IN $labels)
   AND ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))
   AND ($agent_id IS NULL OR n.agent_id = $agent_id)
@@ -49,6 +52,8 @@ WHERE any(l IN labels(n) WHERE l IN $labels)
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
-RETURN n.id AS id, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
+WITH n, entity, distance,
+     vector.similarity.cosine(n.embedding, $embedding) * CASE distance WHEN 2 THEN 0.5 ELSE 1.0 END AS score
 ORDER BY score DESC
 LIMIT $top
+RETURN n.id AS id, score, entity, distance, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.*} AS item

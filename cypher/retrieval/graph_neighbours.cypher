@@ -44,6 +44,7 @@ WHERE NOT n.id IN $hits
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
-RETURN n.id AS id, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score, seed_rank, via
+WITH n, order_key, seed_rank, via, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
 ORDER BY order_key, score DESC
 LIMIT $top
+RETURN n.id AS id, score, seed_rank, via, order_key, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.*} AS item

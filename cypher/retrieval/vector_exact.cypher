@@ -20,6 +20,7 @@ MATCH (n) WHERE (n:Episode OR n:Entry) AND any(l IN labels(n) WHERE l IN $labels
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
   AND n.embedding IS NOT NULL
-RETURN n.id AS id, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
+WITH n, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
 ORDER BY score DESC
 LIMIT $top
+RETURN n.id AS id, score, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.*} AS item

@@ -10,6 +10,7 @@
 :param admin => false;
 CALL db.index.vector.queryNodes($index, $candidates, $embedding) YIELD node AS n, score
 WHERE $admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade)
-RETURN n.id AS id, score
+// Exact (1 + cosine) / 2 of what the (quantized) index found, the index's own scale.
+RETURN n.id AS id, vector.similarity.cosine(n.embedding, $embedding) AS score
 ORDER BY score DESC
 LIMIT $k

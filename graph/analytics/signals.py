@@ -7,19 +7,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.analytics.algorithms import Algorithm
 from graph.db.connection import Database
 
 
 def centralities(db: Database, entity_ids: Sequence[str], block: int, viewer: str = "",
-                 algorithm: Algorithm = Algorithm.pagerank) -> dict[str, dict[str, Any]]:
+                 algorithm: str = "pagerank") -> dict[str, dict[str, Any]]:
     """Per entity with a written score: score, rank, percentile (1.0 = the most central), the run
     and its block. Entities the newest run did not score, or with no run at or before the block,
     are absent: there is no centrality from the future."""
     if not entity_ids:
         return {}
     out = {}
-    for r in db.rows("analytics/latest_score", ids=list(entity_ids), algorithm=algorithm.value, block=block,
+    for r in db.rows("analytics/latest_score", ids=list(entity_ids), algorithm=algorithm, block=block,
                       viewer=viewer):
         if r["score"] is None:
             continue

@@ -42,11 +42,19 @@ def check_vector_dimensions(db: Database, dimension: int, model: str) -> None:
         )
 
 
-def apply_schema(db: Database, dimension: int, model: str = "the embedding model") -> SchemaReport:
+def apply_schema(db: Database, dimension: int, model: str = "the embedding model",
+                 quantization: bool | None = None) -> SchemaReport:
+    """Constraints and indexes, created when missing (an existing index keeps its configuration).
+    Vector indexes are int8-quantized unless GRIMOIRE_VECTOR_QUANTIZATION=false: about half the
+    search time on a fragmented index; retrieval re-scores what they return with exact cosines."""
     check_vector_dimensions(db, dimension, model)
+    if quantization is None:
+        from graph.settings import get_settings
+
+        quantization = get_settings().vector_quantization
     constraints = indexes = 0
     for name in SCHEMA_FILES:
-        for counters in db.run_all(name, dimensions=dimension):
+        for counters in db.run_all(name, dimensions=dimension, quantization=quantization):
             constraints += counters.constraints_added
             indexes += counters.indexes_added
     db.run("schema/await_indexes", seconds=300)

@@ -13,6 +13,7 @@ from graph.model.enums import BehavioralPhase, EntityKind, PlutchikEmotion
 
 MAX_TEXT = 20_000
 MAX_LIST = 100
+MAX_INT = 2**63 - 1  # Neo4j integers are 64-bit
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$"
 
 ClientId = Annotated[str, Field(pattern=ID_PATTERN, description="Client-supplied id; a UUIDv7 is made when absent")]
@@ -76,7 +77,7 @@ class EntityMention(StrictModel):
 
     kind: EntityKind
     name: Annotated[str, Field(min_length=1, max_length=200)] | None = None
-    chain_id: Annotated[int, Field(ge=0)] | None = None
+    chain_id: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     address: str | None = None
 
     @model_validator(mode="after")

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from graph.model.common import (
+    MAX_INT,
     MAX_LIST,
     MAX_TEXT,
     AgentId,
@@ -24,7 +25,7 @@ MAX_BATCH = 1_000
 
 class EntrySource(StrictModel):
     golem_id: ShortText | None = Field(default=None, description="default: the owning agent")
-    generation_number: Annotated[int, Field(ge=0)] | None = None
+    generation_number: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     owner_address: Annotated[str, Field(pattern=r"^0x[0-9a-fA-F]{40}$")] | None = None
 
 

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field, model_validator
 
 from graph.model.common import (
+    MAX_INT,
     MAX_LIST,
     MAX_TEXT,
     AgentId,
@@ -34,8 +35,8 @@ class EpisodeIn(StrictModel):
     outcome_detail: Annotated[str, Field(max_length=2_000)] | None = None
     chain: ShortText | None = Field(default=None, description="chain id, e.g. '1'")
     token_pair: ShortText | None = None
-    tick: Annotated[int, Field(ge=0)] | None = None
-    block: Annotated[int, Field(ge=0)] | None = None
+    tick: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     importance: Importance = Importance.routine
     regime: MarketRegime | None = None
     actions: Annotated[list[ShortText], Field(max_length=MAX_LIST)] = Field(default_factory=list)
@@ -44,8 +45,8 @@ class EpisodeIn(StrictModel):
     consolidated: bool = False
     valid_from: datetime | None = Field(default=None, description="when it happened; default: now")
     valid_until: datetime | None = None
-    valid_from_block: Annotated[int, Field(ge=0)] | None = Field(default=None, description="default: block")
-    valid_until_block: Annotated[int, Field(ge=0)] | None = None
+    valid_from_block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="default: block")
+    valid_until_block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     mentions: Annotated[list[EntityMention], Field(max_length=MAX_LIST)] = Field(default_factory=list)
     follows: ClientId | None = Field(default=None, description="the episode before this one in its thread "
                                                                 "(conversation, session): a FOLLOWS link")

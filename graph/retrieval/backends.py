@@ -1,4 +1,5 @@
-"""The three candidate backends. Each returns ids best first (with its own score): the native
+"""The three candidate backends. Each returns rows best first (id, its own score, and the item's
+kind and properties, so the rerank needs no second round trip): the native
 vector index, the full-text index (Lucene BM25), and the graph (entities named in the query or the
 agent's positions, and the neighbours of the strongest hits)."""
 
@@ -23,9 +24,9 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     while True:
         rows = db.rows("retrieval/vector", embedding=embedding, candidates=candidates, top=top, **params)
         if len(rows) >= top:
-            return rows
+            return _best_first(rows)
         if candidates >= MAX_CANDIDATES:
-            return db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params)
+            return _best_first(db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params))
         candidates = min(candidates * 5, MAX_CANDIDATES)
 
 
@@ -33,8 +34,13 @@ def bm25(db: Database, text: str, top: int, params: dict[str, Any]) -> list[dict
     query = escape_lucene(text).strip()
     if not query:
         return []
-    return db.rows("retrieval/fulltext", query=query, top=top, candidates=min(max(5 * top, 100), MAX_CANDIDATES),
-                   **params)
+    return _best_first(db.rows("retrieval/fulltext", query=query, top=top,
+                               candidates=min(max(5 * top, 100), MAX_CANDIDATES), **params))
+
+
+def _best_first(rows: list[dict]) -> list[dict]:
+    # The queries order before they project each row's properties; keep that order explicit here.
+    return sorted(rows, key=lambda r: (-r["score"], r["id"]))
 
 
 _WORD = re.compile(r"[\w$./-]+")
@@ -65,12 +71,12 @@ def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: S
     query)."""
     rows: list[dict] = []
     if hits:
-        rows += db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top,
-                        focus=list(focus), **params)
+        rows += sorted(db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top,
+                               focus=list(focus), **params), key=lambda r: (r["order_key"], -r["score"], r["id"]))
     if seeds:
         rows += [{**r, "via": ["entity"]} for r in
-                 db.rows("retrieval/graph_entities", seeds=list(seeds), block=block, embedding=embedding, top=top,
-                         max_mentions=max_mentions, **params)]
+                 _best_first(db.rows("retrieval/graph_entities", seeds=list(seeds), block=block, embedding=embedding,
+                                     top=top, max_mentions=max_mentions, **params))]
     seen: set[str] = set()
     out = []
     for r in rows:

@@ -7,18 +7,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-Counter = Callable[[str], int]
+Counter = Callable[[Sequence[str]], list[int]]  # token counts of several texts at once
 
 
-def whitespace_tokens(text: str) -> int:
-    return len(text.split())
+def whitespace_tokens(texts: Sequence[str]) -> list[int]:
+    return [len(text.split()) for text in texts]
 
 
 def cut(items: Sequence[dict[str, Any]], budget: int | None, count: Counter) -> tuple[list[dict], list[dict]]:
-    """(kept, cut); each item gets its `tokens`."""
+    """(kept, cut); each item gets its `tokens` (counted in one call: the tokenizer batches)."""
     kept, dropped, used = [], [], 0
-    for item in items:
-        item["tokens"] = count(item["text"] or "")
+    for item, tokens in zip(items, count([item["text"] or "" for item in items]), strict=True):
+        item["tokens"] = tokens
         if budget is None or used + item["tokens"] <= budget:
             kept.append(item)
             used += item["tokens"]

@@ -7,7 +7,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
-from graph.model.common import AgentId, StrictModel, Unit
+from graph.model.common import MAX_INT, AgentId, StrictModel, Unit
 from graph.model.enums import EntryCategory, EntryStatus, MarketRegime
 
 LABELS = {"episodes": "Episode", "entries": "Entry"}
@@ -22,8 +22,8 @@ class RetrievalFilters(StrictModel):
     regimes: Annotated[list[MarketRegime], Field(max_length=6)] | None = None
     agent_id: AgentId | None = Field(default=None, description="only this agent's items (one memory)")
     min_confidence: Unit | None = Field(default=None, description="effective confidence now, after decay")
-    valid_at: Annotated[int, Field(ge=0)] | None = Field(default=None, description="valid time (ms)")
-    known_as_of: Annotated[int, Field(ge=0)] | None = Field(default=None, description="recorded time (ms)")
+    valid_at: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="valid time (ms)")
+    known_as_of: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="recorded time (ms)")
 
     def params(self, visibility: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -12,14 +12,16 @@ from typing import Annotated, Any
 
 from pydantic import Field, model_validator
 
+from graph.analytics import signals
 from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.decay import DecayConfig
 from graph.ids import now_ms
-from graph.model.common import StrictModel, Unit
+from graph.model.common import MAX_INT, StrictModel, Unit
 from graph.model.enums import MarketRegime
 from graph.retrieval import backends, budget, modes, rerank
+from graph.retrieval import items as candidates
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.decision import Decision, decide
 from graph.retrieval.filters import RetrievalFilters
@@ -49,7 +51,7 @@ class RetrievalRequest(StrictModel):
         default=None, description="tokens; the configured default (500) when absent")
     no_budget: bool = Field(default=False, description="return k results whatever their length")
     filters: RetrievalFilters = Field(default_factory=RetrievalFilters)
-    block: Annotated[int, Field(ge=0)] | None = Field(default=None, description="the current block")
+    block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="the current block")
     positions: Annotated[list[Annotated[str, Field(max_length=260)]], Field(max_length=100)] = Field(
         default_factory=list, description="entity ids of the agent's positions (graph seeds)")
     entities: Annotated[list[Annotated[str, Field(max_length=260)]], Field(max_length=100)] = Field(
@@ -60,7 +62,7 @@ class RetrievalRequest(StrictModel):
     adaptive: bool = Field(default=False, description="decide first whether and how much to retrieve")
     curiosity: Unit = 0.5
     arousal: Unit | None = None
-    coverage: Annotated[int, Field(ge=0)] | None = None
+    coverage: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     for_decision: bool = Field(default=False, description="marks results accessed; counts toward contrarian")
     explain: bool = False
 
@@ -116,17 +118,20 @@ class Retriever:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
         params = filters.params(visibility)
         traces: dict[str, dict[str, Any]] = {}
+        found: dict[str, dict[str, Any]] = {}  # candidates' properties, as the backends returned them
 
         def note(backend: str, rows: list[dict]) -> list[str]:
             for rank, r in enumerate(rows, start=1):
-                extra = {"via": r["via"]} if "via" in r else {}
+                extra = {key: r[key] for key in ("via", "entity", "distance") if key in r}
                 traces.setdefault(r["id"], {})[backend] = {"rank": rank, "score": r["score"], **extra}
+                if "item" in r and r["id"] not in found:
+                    found[r["id"]] = candidates.from_row(r)
             return [r["id"] for r in rows]
 
         if req.mode == Mode.replay:
             rows = self.db.rows("retrieval/replay", now=now, k=k, **{key: params[key] for key in (
                 "viewer", "clade", "admin", "agent_id", "regimes", "valid_at", "known_as_of")})
-            items = self._items([r["id"] for r in rows])
+            items = self._items([r["id"] for r in rows], {})
             for it, r in zip(items, rows, strict=True):
                 it["score"], it["factors"] = r["utility"], {"gain": r["gain"], "need": r["need"]}
             return self._finish(req, items, [], k, decision, traces, agent_id, embedding, visibility, clock)
@@ -158,16 +163,17 @@ class Retriever:
                 seeds = [*req.entities, *req.positions, *named]
                 focus = [*req.entities, *named] if cfg.graph_focus_threads else []
                 hits = list(fused)[:cfg.graph_seed_hits]
-                lists["graph"] = note("graph", backends.graph(self.db, embedding, seeds=seeds, hits=hits,
-                                                              block=req.block, top=top,
-                                                              max_mentions=cfg.graph_entity_max_mentions,
-                                                              params=params, focus=focus))
+                graph_rows = backends.graph(self.db, embedding, seeds=seeds, hits=hits, block=req.block, top=top,
+                                            max_mentions=cfg.graph_entity_max_mentions, params=params, focus=focus)
+                lists["graph"] = note("graph", graph_rows)
+                if req.explain and req.block is not None:
+                    self._topology_signals(traces, graph_rows, req.block, visibility)
                 fused = rrf(lists, cfg.rrf_k, cfg.backend_weights)
                 clock.lap("graph")
             for doc, score in fused.items():
                 traces.setdefault(doc, {})["rrf"] = score
             ranked = list(fused)
-        items = self._items(ranked, with_embedding=req.mode in (Mode.four_factor, Mode.generative_agents))
+        items = self._items(ranked, found)
         clock.lap("items")
         cut: list[dict[str, Any]] = []
         if filters.min_confidence is not None:
@@ -188,7 +194,6 @@ class Retriever:
                 it["score"] = rerank.score(it["factors"], it, cfg)
                 it["bloodstain_boost"] = bool(it.get("is_bloodstain"))
             items.sort(key=lambda it: (-it["score"], it["id"]))
-            self._embeddings(items[:cfg.mmr_top])
             items, dupes = rerank.mmr(items, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE)
             for d in dupes:
                 d["cut"] = f"diversity: a near-duplicate of {d['similar_to']}"
@@ -216,6 +221,16 @@ class Retriever:
         rows = [r for f in parts for r in f.result()]
         return sorted(rows, key=lambda r: (-r["score"], r["id"]))[:top]
 
+    def _topology_signals(self, traces: dict[str, dict], rows: list[dict], block: int,
+                          visibility: dict[str, Any]) -> None:
+        """For the explanation: the systemic importance (written PageRank at the block) of the
+        entity each graph candidate came through, beside its distance from the seeds."""
+        found = signals.centralities(self.db, sorted({r["entity"] for r in rows if r.get("entity")}), block,
+                                     visibility.get("viewer", ""))
+        for r in rows:
+            if r.get("entity") in found:
+                traces[r["id"]]["graph"]["centrality"] = found[r["entity"]]["percentile"]
+
     def _coverage(self, embedding: list[float] | None, visibility: dict[str, Any]) -> int:
         if embedding is None:
             return 0
@@ -223,17 +238,10 @@ class Retriever:
         rows = backends.vector(self.db, embedding, 20, self.config.candidates_factor, params)
         return sum(1 for r in rows if r["score"] >= 0.6)
 
-    def _items(self, ids: list[str], with_embedding: bool = False) -> list[dict[str, Any]]:
-        if not ids:
-            return []
-        by_id = {r["id"]: r for r in self.db.rows("retrieval/items", ids=ids, with_embedding=with_embedding)}
+    def _items(self, ids: list[str], found: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+        """The candidates in order: from what the backends returned, fetching only what they did not."""
+        by_id = {**found, **candidates.fetch(self.db, [i for i in ids if i not in found])}
         return [dict(by_id[i]) for i in ids if i in by_id]
-
-    def _embeddings(self, items: list[dict[str, Any]]) -> None:
-        """Vectors only for the few items MMR compares, not for every candidate."""
-        vectors = {r["id"]: r["embedding"] for r in self._items([it["id"] for it in items], with_embedding=True)}
-        for it in items:
-            it["embedding"] = vectors.get(it["id"])
 
     def _finish(self, req: RetrievalRequest, items: list[dict], cut: list[dict], k: int, decision: Decision | None,
                 traces: dict[str, dict], agent_id: str | None, embedding: list[float] | None,
@@ -264,7 +272,7 @@ class Retriever:
             return []
         found = self.db.rows("retrieval/contrarian", embedding=embedding, pleasure=mood[0],
                              n=self.config.contrarian_count, exclude=exclude, **visibility)
-        items = self._items([r["id"] for r in found])
+        items = self._items([r["id"] for r in found], {})
         for it, r in zip(items, found, strict=True):
             it["score"], it["contrarian"] = r["score"], True
         return items
