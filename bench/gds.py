@@ -27,20 +27,20 @@ REPEATS = 5
 EVERYONE = runs.EVERYONE
 
 
-def _path_ends(db: Database) -> tuple[str, str, str]:
+def _path_ends(db: Database) -> tuple[str, str]:
     """The oracle most reserves depend on at BLOCK, and one of those reserves."""
     by_oracle: dict[str, list[str]] = {}
     for f in db.rows("topology/facts_at_block", block=BLOCK, types=["ORACLE_DEPENDENCY"]):
         by_oracle.setdefault(f["object"], []).append(f["subject"])
     oracle = max(by_oracle, key=lambda o: (len(by_oracle[o]), o))
-    return oracle, sorted(by_oracle[oracle])[0], oracle
+    return oracle, sorted(by_oracle[oracle])[0]
 
 
 def _measure(db: Database, label: str) -> dict[str, Any]:
-    oracle, reserve, target = _path_ends(db)
+    oracle, reserve = _path_ends(db)
     out: dict[str, Any] = {}
     for algorithm in Algorithm:
-        params = AlgorithmParams(source=reserve, target=target) if algorithm == Algorithm.shortest_path \
+        params = AlgorithmParams(source=reserve, target=oracle) if algorithm == Algorithm.shortest_path \
             else AlgorithmParams()
         analysis = runs.Analysis(algorithm, ProjectionSpec(GraphKind.topology, block=BLOCK), params, limit=10)
         runs.run(db, analysis, actor="bench")  # warm-up: plans, JIT
