@@ -86,7 +86,7 @@ def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
     from graph.analytics import runs
     from graph.analytics.algorithms import Algorithm, AlgorithmParams
     from graph.analytics.cascade import cascade
-    from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec
+    from graph.analytics.projections import GraphKind, Orientation, ProjectionSpec
 
     if settings.uses_local_server:
         local_server(settings).start()
@@ -107,7 +107,7 @@ def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
             out = runs.run(db, runs.Analysis(Algorithm(args.analysis), spec, params,
                                              Orientation(args.orientation) if args.orientation else None,
                                              args.write, args.limit), actor="cli")
-    except (ValueError, LookupError, EmptyProjection) as exc:
+    except (ValueError, LookupError) as exc:  # LookupError: also nothing to project (EmptyProjection)
         print(f"grimoire analytics: {exc}", file=sys.stderr)
         return 2
     finally:

@@ -8,16 +8,12 @@ import pytest
 
 from graph.analytics.client import gds_for
 from graph.analytics.projections import leftover
+from tests.test_causal import TEXTS as CAUSAL_TEXTS
 
 LINKS = [("k-funding", "k-oi", 0.9), ("k-oi", "k-spot", 0.8), ("k-spot", "k-util", 0.5),
          ("k-funding", "k-basis", 0.4), ("k-basis", "k-util", 0.2)]
-TEXTS = {
-    "k-funding": "ETH perpetual funding turned negative at -0.03% per 8 hours",
-    "k-oi": "Perpetual open interest on ETH fell 12% within 6 hours",
-    "k-spot": "Spot ETH sell pressure rose to 40,000 ETH per hour",
-    "k-util": "Aave WETH borrow utilisation dropped from 91% to 78%",
-    "k-basis": "The ETH quarterly futures basis compressed below 3% annualised",
-}
+# The same observations as tests/test_causal.py, under ids of their own.
+TEXTS = {id_.replace("c-", "k-", 1): text for id_, text in CAUSAL_TEXTS.items()}
 
 
 @pytest.fixture

@@ -30,6 +30,9 @@ class Orientation(StrEnum):
     undirected = "undirected"  # communities, similarity, embeddings
 
 
+# The visibility of the admin: everything. What an analysis sees when no key narrows it.
+EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+
 # The relationship property an algorithm reads as a weight, and the one a path sums as a cost.
 WEIGHT = {GraphKind.topology: "confidence", GraphKind.causal: "weight", GraphKind.comention: "weight"}
 COST = "cost"
@@ -46,7 +49,7 @@ class ProjectionSpec:
     known_at: int | None = None
     agent_id: str | None = None
     max_mentions: int = 10_000
-    visibility: dict[str, Any] = field(default_factory=lambda: {"admin": True, "viewer": "", "clade": ""})
+    visibility: dict[str, Any] = field(default_factory=lambda: dict(EVERYONE))
 
     def params(self, orientation: Orientation) -> dict[str, Any]:
         common = {"undirected": ["*"] if orientation == Orientation.undirected else [], **self.visibility}

@@ -16,7 +16,7 @@ from neo4j import ManagedTransaction
 
 from graph.analytics.algorithms import SPECS, Algorithm, AlgorithmParams
 from graph.analytics.client import gds_for
-from graph.analytics.projections import WEIGHT, Orientation, ProjectionSpec, projected
+from graph.analytics.projections import EVERYONE, WEIGHT, Orientation, ProjectionSpec, projected
 from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
@@ -148,9 +148,6 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
                         {"op": "delete_relationships", "type": "SCORED", "from": run_info["id"]})
 
         db.write(scores)
-
-
-EVERYONE = {"admin": True, "viewer": "", "clade": ""}
 
 
 def runs(db: Database, algorithm: Algorithm | None = None, graph: str | None = None, limit: int = 50,
