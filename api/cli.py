@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graph.db.connection import DatabaseUnavailable, connect, local_server, wait_for_database
 from graph.db.local_server import LocalServerError
-from graph.db.schema import SchemaMismatch, apply_schema
+from graph.db.schema import SchemaMismatch, apply_schema, rebuild_vector_indexes
 from graph.settings import Settings, get_settings
 
 
@@ -49,6 +49,14 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
     db = connect(settings)
     try:
         wait_for_database(db, settings.startup_wait_seconds)
+        if args.action == "rebuild-vectors":
+            def show(percent: dict[str, float]) -> None:
+                print("  populating " + ", ".join(f"{name} {p:.0f}%" for name, p in sorted(percent.items())),
+                      file=sys.stderr, flush=True)
+
+            rebuild_vector_indexes(db, embedder.dimension, progress=show)
+            _say("vector indexes rebuilt (episode_embedding, entry_embedding)")
+            return 0
         report = apply_schema(db, embedder.dimension, embedder.model_name)
     finally:
         db.close()
@@ -164,7 +172,9 @@ def build_parser() -> argparse.ArgumentParser:
     neo.set_defaults(func=cmd_neo4j)
 
     schema = sub.add_parser("schema", help="constraints and indexes")
-    schema.add_argument("action", choices=["apply"])
+    schema.add_argument("action", choices=["apply", "rebuild-vectors"],
+                        help="apply: create what is missing; rebuild-vectors: re-create the episode and entry "
+                             "vector indexes in few segments (after a bulk load: faster searches)")
     schema.set_defaults(func=cmd_schema)
 
     load = sub.add_parser("load", help="load real data (idempotent; progress on stderr)")

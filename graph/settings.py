@@ -34,8 +34,9 @@ class Settings(BaseSettings):
 
     embedding_model: str = Field(default=DEFAULT_MODEL, alias="GRIMOIRE_EMBEDDING_MODEL")
     embedding_batch_size: int = Field(default=64, alias="GRIMOIRE_EMBEDDING_BATCH")
-    # int8-quantized vector indexes (Neo4j's default since 5.23): faster search; scores re-computed exactly.
-    vector_quantization: bool = Field(default=True, alias="GRIMOIRE_VECTOR_QUANTIZATION")
+    # int8-quantized vector indexes (Neo4j's default since 5.23). Off: the index's scores are exact, so
+    # retrieval need not read every candidate's vector again; the search itself measured no slower.
+    vector_quantization: bool = Field(default=False, alias="GRIMOIRE_VECTOR_QUANTIZATION")
 
     api_host: str = Field(default="127.0.0.1", alias="GRIMOIRE_API_HOST")
     api_port: int = Field(default=8000, alias="GRIMOIRE_API_PORT")

@@ -43,3 +43,14 @@ def test_the_onnx_path_gives_pytorchs_vectors(embedder: Embedder) -> None:
     torch_vectors = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
     assert np.abs(embedder.embed(texts) - torch_vectors).max() < 1e-5
     assert Embedder(embedder.model_name, backend="torch").backend == "torch"
+
+
+def test_token_counts_are_the_tokenizers_own_and_never_truncated(embedder: Embedder) -> None:
+    """Budgets count with a private copy of the fast tokenizer: the same numbers as the model's
+    tokenizer without special tokens, also for a text longer than the embedding truncates to,
+    right after an embedding call has configured truncation on the shared tokenizer."""
+    texts = ["What did Caroline research?", "WETH borrow APY jumped to 9%", "", "a much longer text " * 120]
+    embedder.embed(texts)
+    expected = [len(ids) for ids in embedder._model.tokenizer(texts, add_special_tokens=False)["input_ids"]]
+    assert embedder.count_tokens(texts) == expected
+    assert expected[-1] == 480 and expected[2] == 0

@@ -9,7 +9,10 @@ import pytest
 
 from graph import search
 from graph.db.connection import Database
+from graph.db.schema import VECTOR_INDEXES, rebuild_vector_indexes, vector_index_dimensions
 from graph.embeddings import Embedder
+from graph.retrieval import backends
+from graph.retrieval.filters import RetrievalFilters
 from graph.search import Kind
 from tests.conftest import DATA
 
@@ -57,3 +60,35 @@ def test_fulltext_index_finds_a_node_by_a_word(db: Database, embedder: Embedder)
     assert [r["id"] for r in search.fulltext(db, Kind.episodes, "pottery", 5, ADMIN)] == ["ft2"]
     assert [r["id"] for r in search.fulltext(db, Kind.episodes, "oracle", 5, ADMIN)] == ["ft0"]
     assert search.fulltext(db, Kind.episodes, "nonexistentword", 5, ADMIN) == []
+
+
+def test_rebuilt_vector_indexes_answer_the_same_and_retrieval_outlives_a_missing_one(
+        db: Database, embedder: Embedder, locomo_turns) -> None:
+    """`grimoire schema rebuild-vectors` drops and re-creates the episode and entry indexes in one
+    transaction and waits for them (showing progress): the same dimensions, the same answers. A
+    vector search while an index is missing answers exactly instead of failing."""
+    turns, questions = locomo_turns
+    vectors = embedder.embed([t["text"] for t in turns])
+    rows = [{"id": t["dia_id"], "text": t["text"], "embedding": v.tolist()}
+            for t, v in zip(turns, vectors, strict=True)]
+    for start in range(0, len(rows), 100):  # written in batches: several index segments
+        db.run("testing/create_episodes", rows=rows[start:start + 100])
+    db.run("schema/await_indexes", seconds=120)
+    queries = [q.tolist() for q in embedder.embed(questions[:5])]
+
+    def answers() -> list[list[str]]:
+        return [[r["id"] for r in search.vector(db, Kind.episodes, q, 10, ADMIN)] for q in queries]
+
+    before = answers()
+    seen: list[dict[str, float]] = []
+    rebuild_vector_indexes(db, embedder.dimension, progress=seen.append)
+    assert answers() == before
+    assert seen and seen[-1] == {"entry_embedding": 100.0, "episode_embedding": 100.0}
+    assert vector_index_dimensions(db) == {name: embedder.dimension for name in VECTOR_INDEXES}
+    assert "schema.rebuild_vector_indexes" in db.run("testing/audit_actions")[0]["actions"]
+    with pytest.raises(ValueError, match="not a vector index"):
+        rebuild_vector_indexes(db, embedder.dimension, names=["episode_text"])
+
+    db.run("schema/drop_index", name="episode_embedding")
+    params = RetrievalFilters(kinds=["episodes"]).params(ADMIN)
+    assert [r["id"] for r in backends.vector(db, queries[0], 10, 1, params)] == before[0]

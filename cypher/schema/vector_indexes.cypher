@@ -1,7 +1,7 @@
 // Native vector indexes (cosine). The dimension comes from the embedding model. Quantization
-// (int8) speeds the search; the queries re-score what the index returns with exact cosines.
+// (int8, GRIMOIRE_VECTOR_QUANTIZATION) is off by default: exact scores straight from the index.
 :param dimensions => 384;
-:param quantization => true;
+:param quantization => false;
 CREATE VECTOR INDEX episode_embedding IF NOT EXISTS FOR (n:Episode) ON (n.embedding)
 OPTIONS {indexConfig: {`vector.dimensions`: $dimensions, `vector.similarity_function`: 'cosine',
                        `vector.quantization.enabled`: $quantization}};

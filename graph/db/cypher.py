@@ -29,12 +29,18 @@ def _statements(path: Path) -> tuple[str, ...]:
     return tuple(p for p in parts if p and not p.startswith(":"))
 
 
+@lru_cache(maxsize=512)
+def _path(root: Path, name: str) -> Path:
+    path = (root / f"{name}.cypher").resolve()
+    if root.resolve() not in path.parents or not path.exists():
+        raise CypherNotFound(f"no Cypher file named {name!r} under {root}")
+    return path
+
+
 def statements(name: str) -> tuple[str, ...]:
-    """All statements of cypher/<name>.cypher, in file order."""
-    path = (cypher_dir() / f"{name}.cypher").resolve()
-    if cypher_dir().resolve() not in path.parents or not path.exists():
-        raise CypherNotFound(f"no Cypher file named {name!r} under {cypher_dir()}")
-    return _statements(path)
+    """All statements of cypher/<name>.cypher, in file order (resolved once per name: the hot read
+    paths load their statement on every request)."""
+    return _statements(_path(cypher_dir(), name))
 
 
 def query(name: str) -> str:

@@ -7,8 +7,12 @@ existing vector indexes are checked first and a mismatch stops start-up.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from graph.audit import Audit
+from graph.db import cypher
 from graph.db.connection import Database
 
 SCHEMA_FILES = ("schema/constraints", "schema/range_indexes", "schema/fulltext_indexes", "schema/vector_indexes")
@@ -45,8 +49,8 @@ def check_vector_dimensions(db: Database, dimension: int, model: str) -> None:
 def apply_schema(db: Database, dimension: int, model: str = "the embedding model",
                  quantization: bool | None = None) -> SchemaReport:
     """Constraints and indexes, created when missing (an existing index keeps its configuration).
-    Vector indexes are int8-quantized unless GRIMOIRE_VECTOR_QUANTIZATION=false: about half the
-    search time on a fragmented index; retrieval re-scores what they return with exact cosines."""
+    Vector indexes are int8-quantized only with GRIMOIRE_VECTOR_QUANTIZATION=true (then retrieval's
+    vector scores are approximate; search re-scores exactly)."""
     check_vector_dimensions(db, dimension, model)
     if quantization is None:
         from graph.settings import get_settings
@@ -59,3 +63,45 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
             indexes += counters.indexes_added
     db.run("schema/await_indexes", seconds=300)
     return SchemaReport(constraints_added=constraints, indexes_added=indexes)
+
+
+def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES[:2],
+                           quantization: bool | None = None, timeout: float = 3_600.0,
+                           progress: Callable[[dict[str, float]], None] | None = None, actor: str = "admin") -> None:
+    """Drop and re-create vector indexes in one transaction, then wait until they are online.
+
+    Why: a vector search visits every Lucene segment of the index, and data written in batches
+    leaves many (20 for 100,000 episodes written 1,000 at a time: a search took 3x longer than on
+    one). Neo4j never merges them all; populating an index from scratch writes few (one per
+    `internal.dbms.index.vector.population_ram_buffer_size`, which the local server raises).
+    While an index populates, a vector search waits for it, then answers from an exact scan
+    (graph/retrieval/backends.py): run this after a bulk load, not under heavy traffic."""
+    unknown = sorted(set(names) - set(VECTOR_INDEXES))
+    if unknown:
+        raise ValueError(f"not a vector index of this project: {', '.join(unknown)}")
+    if quantization is None:
+        from graph.settings import get_settings
+
+        quantization = get_settings().vector_quantization
+    check_vector_dimensions(db, dimension, "the embedding model")
+    with db.session() as s, s.begin_transaction() as tx:  # schema only: Neo4j keeps data writes apart
+        for name in names:
+            tx.run(cypher.query("schema/drop_index"), name=name).consume()
+        for stmt in cypher.statements("schema/vector_indexes"):
+            tx.run(stmt, dimensions=dimension, quantization=quantization).consume()
+        tx.commit()
+    deadline = time.monotonic() + timeout
+    while True:
+        rows = db.rows("schema/index_progress", names=list(names))
+        if progress:
+            progress({r["name"]: float(r["percent"]) for r in rows})
+        if any(r["state"] == "FAILED" for r in rows):
+            raise RuntimeError(f"a vector index failed to populate: {rows}")
+        if len(rows) == len(names) and all(r["state"] == "ONLINE" for r in rows):
+            break
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"vector indexes still populating after {timeout:.0f} s: {rows}")
+        time.sleep(1.0)
+    audit = Audit(action="schema.rebuild_vector_indexes", actor=actor, agent_id=None)
+    db.write(lambda tx: audit.write(tx, list(names), f"rebuilt vector indexes {', '.join(names)}",
+                                    {"op": "none"}))

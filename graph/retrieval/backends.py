@@ -9,33 +9,59 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from neo4j.exceptions import ClientError
+
 from graph.db.connection import Database
 from graph.search import escape_lucene
 
 MAX_CANDIDATES = 10_000
+BM25_CANDIDATES = 100  # the most hits per full-text index a BM25 backend asks for
 
 
 def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any]) -> list[dict]:
     """Ask the approximate index for a few more than `top` (its cost grows with the number asked);
     when the filters leave fewer than `top`, ask again for five times as many, and when even
     MAX_CANDIDATES are not enough, search exactly over what passes the filters, so the k best
-    visible items always come back."""
-    candidates = factor * top
-    while True:
-        rows = db.rows("retrieval/vector", embedding=embedding, candidates=candidates, top=top, **params)
-        if len(rows) >= top:
-            return _best_first(rows)
-        if candidates >= MAX_CANDIDATES:
-            return _best_first(db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params))
-        candidates = min(candidates * 5, MAX_CANDIDATES)
+    visible items always come back. While an index is being rebuilt (graph/db/schema.py), the
+    exact search answers."""
+    try:
+        rows = _widening(db, "retrieval/vector", top, factor, MAX_CANDIDATES, params, embedding=embedding)
+    except ClientError as exc:
+        if not _index_offline(exc):
+            raise
+        rows = []
+    if len(rows) < top:
+        rows = db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params)
+    return _best_first(rows)
 
 
-def bm25(db: Database, text: str, top: int, params: dict[str, Any]) -> list[dict]:
+def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1) -> list[dict]:
+    """`factor` x `top` hits per index first (scoring and filtering fewer hits is most of the
+    query's cost), then, when fewer than `top` remain (few matches, or the filters bite), once
+    more with BM25_CANDIDATES."""
     query = escape_lucene(text).strip()
     if not query:
         return []
-    return _best_first(db.rows("retrieval/fulltext", query=query, top=top,
-                               candidates=min(max(5 * top, 100), MAX_CANDIDATES), **params))
+    return _best_first(_widening(db, "retrieval/fulltext", top, factor, max(BM25_CANDIDATES, factor * top), params,
+                                 query=query))
+
+
+def _widening(db: Database, name: str, top: int, factor: int, limit: int, params: dict[str, Any],
+              **query: Any) -> list[dict]:
+    """The rows of an index query asking each index for `candidates` hits, five times more (up to
+    `limit`) each time the filters leave fewer than `top`."""
+    candidates = min(factor * top, limit)
+    while True:
+        rows = db.rows(name, candidates=candidates, top=top, **query, **params)
+        if len(rows) >= top or candidates >= limit:
+            return rows
+        candidates = min(candidates * 5, limit)
+
+
+def _index_offline(exc: ClientError) -> bool:
+    message = exc.message or ""
+    return exc.code == "Neo.ClientError.Procedure.ProcedureCallFailed" and (
+        "no such vector schema index" in message or "to come online" in message)
 
 
 def _best_first(rows: list[dict]) -> list[dict]:

@@ -33,7 +33,7 @@ class RetrievalConfig(BaseModel):
     rrf_k: int = 60
     backend_weights: dict[str, float] = Field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "graph": 1.0})
     per_backend: int = 20                 # top-N candidates each backend contributes
-    candidates_factor: int = 1            # first ask the vector index for factor x top; more if filters bite
+    candidates_factor: int = 1            # first ask each index for factor x top; more if filters bite
     graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates
     graph_named_entities: bool = True     # entities named in the query seed the graph backend
     graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped

@@ -28,7 +28,8 @@ from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.fusion import rrf, rrf_ceiling
 
 DUPLICATE_COSINE = 0.95
-# Backends run side by side: their time is mostly waiting on the database, which releases the GIL.
+# BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
+# database, which releases the GIL.
 POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
 
 
@@ -137,16 +138,17 @@ class Retriever:
             return self._finish(req, items, [], k, decision, traces, agent_id, embedding, visibility, clock)
 
         top = cfg.per_backend
-        # BM25 and entity lookup need no vector: they run while the query is embedded; the vector
-        # indexes of episodes and entries are asked side by side.
-        bm_f = (POOL.submit(backends.bm25, self.db, req.text, top, params)
+        # BM25 and entity lookup need no vector: they run while the query is embedded. Both vector
+        # indexes are asked in one query: a round trip costs more than a second index search.
+        bm_f = (POOL.submit(backends.bm25, self.db, req.text, top, params, cfg.candidates_factor)
                 if req.text and req.mode != Mode.vector else None)
         named_f = (POOL.submit(backends.named_entities, self.db, req.text)
                    if req.text and req.mode == Mode.hybrid and cfg.graph_named_entities else None)
         if embedding is None and req.text:
             embedding = self.embed(req.text)
         clock.lap("embed")
-        vec = self._vector(embedding, top, params) if embedding is not None and req.mode != Mode.bm25 else []
+        vec = (backends.vector(self.db, embedding, top, cfg.candidates_factor, params)
+               if embedding is not None and req.mode != Mode.bm25 else [])
         clock.lap("vector")
         bm = bm_f.result() if bm_f else []
         clock.lap("bm25")
@@ -194,11 +196,13 @@ class Retriever:
                 it["score"] = rerank.score(it["factors"], it, cfg)
                 it["bloodstain_boost"] = bool(it.get("is_bloodstain"))
             items.sort(key=lambda it: (-it["score"], it["id"]))
+            candidates.with_embeddings(self.db, items[:cfg.mmr_top])
             items, dupes = rerank.mmr(items, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE)
             for d in dupes:
                 d["cut"] = f"diversity: a near-duplicate of {d['similar_to']}"
             cut += dupes
         elif req.mode in (Mode.four_factor, Mode.generative_agents):
+            candidates.with_embeddings(self.db, items)
             for it in items:
                 f = (modes.four_factor(it, embedding, now=at, mood=req.mood, config=cfg, decay=self.decay)
                      if req.mode == Mode.four_factor else
@@ -211,15 +215,6 @@ class Retriever:
                 it["score"] = t.get("rrf", next(iter(t.values()))["score"] if t else 0.0)
         clock.lap("rerank")
         return self._finish(req, items, cut, k, decision, traces, agent_id, embedding, visibility, clock)
-
-    def _vector(self, embedding: list[float], top: int, params: dict[str, Any]) -> list[dict]:
-        labels = params["labels"]
-        if len(labels) < 2:
-            return backends.vector(self.db, embedding, top, self.config.candidates_factor, params)
-        parts = [POOL.submit(backends.vector, self.db, embedding, top, self.config.candidates_factor,
-                             {**params, "labels": [label]}) for label in labels]
-        rows = [r for f in parts for r in f.result()]
-        return sorted(rows, key=lambda r: (-r["score"], r["id"]))[:top]
 
     def _topology_signals(self, traces: dict[str, dict], rows: list[dict], block: int,
                           visibility: dict[str, Any]) -> None:
