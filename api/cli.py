@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graph.db.connection import DatabaseUnavailable, connect, local_server, wait_for_database
 from graph.db.local_server import LocalServerError
-from graph.db.schema import SchemaMismatch, apply_schema, rebuild_vector_indexes
+from graph.db.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
 from graph.settings import Settings, get_settings
 
 
@@ -51,8 +51,7 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
         wait_for_database(db, settings.startup_wait_seconds)
         if args.action == "rebuild-vectors":
             def show(percent: dict[str, float]) -> None:
-                print("  populating " + ", ".join(f"{name} {p:.0f}%" for name, p in sorted(percent.items())),
-                      file=sys.stderr, flush=True)
+                print(f"  {progress_line(percent)}", file=sys.stderr, flush=True)
 
             rebuild_vector_indexes(db, embedder.dimension, progress=show)
             _say("vector indexes rebuilt (episode_embedding, entry_embedding)")

@@ -28,7 +28,7 @@ from bench.ingest import locomo_texts
 from bench.server import bench_database, settle, vector_segments
 from graph.agents import AgentIn, KeyIn, create_key, register
 from graph.db.connection import Database
-from graph.db.schema import apply_schema, rebuild_vector_indexes
+from graph.db.schema import apply_schema, progress_line, rebuild_vector_indexes
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
 from graph.model.enums import KeyScope
@@ -101,7 +101,7 @@ def _serve(db: Database) -> Iterator[str]:
 
 def _progress(percent: dict[str, float]) -> None:
     if all(p >= 100 for p in percent.values()) or int(time.monotonic()) % 10 == 0:
-        print("    populating " + ", ".join(f"{k} {v:.0f}%" for k, v in sorted(percent.items())), flush=True)
+        print(f"    {progress_line(percent)}", flush=True)
 
 
 def _measure(base: str, key: str, questions: list[str]) -> dict[str, Any]:

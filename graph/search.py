@@ -7,7 +7,7 @@ import re
 from enum import StrEnum
 from typing import Any
 
-from graph.db.connection import Database
+from graph.db.connection import Database, IndexOffline
 
 
 class Kind(StrEnum):
@@ -33,10 +33,14 @@ def escape_lucene(text: str) -> str:
 
 def vector(db: Database, kind: Kind, embedding: list[float], k: int, visibility: dict[str, Any]) -> list[dict]:
     """The k best visible items. The approximate index is over-fetched; when the visibility filter
-    leaves fewer than k, an exact search over the visible set answers instead."""
+    leaves fewer than k, or while the index is being rebuilt, an exact search over the visible set
+    answers instead."""
     candidates = min(max(OVERFETCH * k, 100), MAX_CANDIDATES)
-    rows = db.run("search/vector", index=VECTOR_INDEX[kind], embedding=embedding, k=k, candidates=candidates,
-                  **visibility)
+    try:
+        rows = db.run("search/vector", index=VECTOR_INDEX[kind], embedding=embedding, k=k, candidates=candidates,
+                      **visibility)
+    except IndexOffline:
+        rows = []
     if len(rows) < k:
         rows = db.run("search/vector_exact", label=LABEL[kind], embedding=embedding, k=k, **visibility)
     return rows

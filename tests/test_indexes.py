@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from graph import search
-from graph.db.connection import Database
+from graph.db.connection import Database, IndexOffline
 from graph.db.schema import VECTOR_INDEXES, rebuild_vector_indexes, vector_index_dimensions
 from graph.embeddings import Embedder
 from graph.retrieval import backends
@@ -92,3 +92,19 @@ def test_rebuilt_vector_indexes_answer_the_same_and_retrieval_outlives_a_missing
     db.run("schema/drop_index", name="episode_embedding")
     params = RetrievalFilters(kinds=["episodes"]).params(ADMIN)
     assert [r["id"] for r in backends.vector(db, queries[0], 10, 1, params)] == before[0]
+    assert answers() == before  # /search: the exact search too
+
+
+def test_admission_answers_503_while_the_entry_index_is_missing(api, db: Database, embedder: Embedder) -> None:
+    """Admission compares a candidate with its nearest entries through the entry index, and has no
+    exact fallback: while the index is rebuilt it says so with a 503, and works again after."""
+    h = api.headers("golem-1", "clade-a")
+    body = {"id": "en-during-rebuild", "category": "Insight", "content": "oracle lag widens liquidation spreads"}
+    db.run("schema/drop_index", name="entry_embedding")
+    r = api.client.post("/entries", headers=h, json=body)
+    assert r.status_code == 503 and "vector index is being rebuilt" in r.json()["detail"], r.text
+    with pytest.raises(IndexOffline):
+        db.run("entries/neighbours", embedding=[0.1] * embedder.dimension, k=5, candidates=50, now=0, floor=0.05,
+               viewer="golem-1", clade="clade-a", admin=False)
+    rebuild_vector_indexes(db, embedder.dimension, names=["entry_embedding"])
+    assert api.client.post("/entries", headers=h, json=body).status_code == 201

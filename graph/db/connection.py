@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
-from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from graph.db import cypher
 from graph.db.local_server import LocalNeo4j
@@ -23,6 +23,17 @@ UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (ServiceUnavailable, SessionEx
 
 class DatabaseUnavailable(RuntimeError):
     """Neo4j cannot be reached; the API answers 503 with this message."""
+
+
+class IndexOffline(DatabaseUnavailable):
+    """A vector index is missing or still populating (`grimoire schema rebuild-vectors`): searches
+    that have an exact fallback use it; anything else answers 503 until the index is back."""
+
+
+def _index_offline(exc: ClientError) -> bool:
+    message = exc.message or ""
+    return exc.code == "Neo.ClientError.Procedure.ProcedureCallFailed" and (
+        "no such vector schema index" in message or "to come online" in message)
 
 
 @dataclass(frozen=True)
@@ -85,6 +96,10 @@ class Database:
                 yield session
         except UNAVAILABLE_ERRORS as exc:
             raise DatabaseUnavailable(f"Neo4j at {self.target.uri} is unavailable: {exc}") from exc
+        except ClientError as exc:
+            if _index_offline(exc):
+                raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {exc.message}") from exc
+            raise
 
     def read(self, work: Callable[[ManagedTransaction], T]) -> T:
         with self.session() as s:

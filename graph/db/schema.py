@@ -65,6 +65,11 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
     return SchemaReport(constraints_added=constraints, indexes_added=indexes)
 
 
+def progress_line(percent: dict[str, float]) -> str:
+    """How far each index being populated is, for a progress display."""
+    return "populating " + ", ".join(f"{name} {p:.0f}%" for name, p in sorted(percent.items()))
+
+
 def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES[:2],
                            quantization: bool | None = None, timeout: float = 3_600.0,
                            progress: Callable[[dict[str, float]], None] | None = None, actor: str = "admin") -> None:
@@ -74,8 +79,9 @@ def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = 
     leaves many (20 for 100,000 episodes written 1,000 at a time: a search took 3x longer than on
     one). Neo4j never merges them all; populating an index from scratch writes few (one per
     `internal.dbms.index.vector.population_ram_buffer_size`, which the local server raises).
-    While an index populates, a vector search waits for it, then answers from an exact scan
-    (graph/retrieval/backends.py): run this after a bulk load, not under heavy traffic."""
+    While an index populates, a vector search waits for it, then (IndexOffline) retrieval and search
+    answer from an exact scan and the rest (admission's neighbours) answer 503: run this after a
+    bulk load, not under heavy traffic."""
     unknown = sorted(set(names) - set(VECTOR_INDEXES))
     if unknown:
         raise ValueError(f"not a vector index of this project: {', '.join(unknown)}")

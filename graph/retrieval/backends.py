@@ -9,9 +9,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j.exceptions import ClientError
-
-from graph.db.connection import Database
+from graph.db.connection import Database, IndexOffline
 from graph.search import escape_lucene
 
 MAX_CANDIDATES = 10_000
@@ -26,9 +24,7 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     exact search answers."""
     try:
         rows = _widening(db, "retrieval/vector", top, factor, MAX_CANDIDATES, params, embedding=embedding)
-    except ClientError as exc:
-        if not _index_offline(exc):
-            raise
+    except IndexOffline:
         rows = []
     if len(rows) < top:
         rows = db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params)
@@ -56,12 +52,6 @@ def _widening(db: Database, name: str, top: int, factor: int, limit: int, params
         if len(rows) >= top or candidates >= limit:
             return rows
         candidates = min(candidates * 5, limit)
-
-
-def _index_offline(exc: ClientError) -> bool:
-    message = exc.message or ""
-    return exc.code == "Neo.ClientError.Procedure.ProcedureCallFailed" and (
-        "no such vector schema index" in message or "to come online" in message)
 
 
 def _best_first(rows: list[dict]) -> list[dict]:
