@@ -158,7 +158,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
     if settings.uses_local_server:
         local_server(settings).start()
-    cmd_schema(args, settings)
+    cmd_schema(argparse.Namespace(action="apply"), settings)
     return cmd_serve(args, settings)
 
 

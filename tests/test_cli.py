@@ -6,6 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import time
+
+import httpx
 
 from graph.settings import PROJECT_ROOT
 
@@ -35,6 +38,43 @@ def test_schema_apply_on_a_configured_server(db, neo4j_server) -> None:
     proc = _grimoire("schema", "apply", env=env)
     assert proc.returncode == 0, proc.stderr
     assert "schema applied: 0 constraints and 0 indexes added (vector dimension 384" in proc.stdout
+
+
+def test_schema_rebuild_vectors_on_a_configured_server(db, neo4j_server) -> None:
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    proc = _grimoire("schema", "rebuild-vectors", env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "vector indexes rebuilt (episode_embedding, entry_embedding)" in proc.stdout
+    assert "populating entry_embedding 100%, episode_embedding 100%" in proc.stderr
+
+
+def test_up_applies_the_schema_and_serves(db, neo4j_server, tmp_path) -> None:
+    """`make up` runs `grimoire up`: with NEO4J_URI it starts no server, applies the schema, serves."""
+    from graph.db.local_server import free_port
+
+    port = free_port()
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database,
+               GRIMOIRE_NEO4J_HOME=str(tmp_path / "home"))
+    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "up", "--host", "127.0.0.1", "--port", str(port)],
+                            env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        status = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                status = httpx.get(f"http://127.0.0.1:{port}/health", timeout=2).status_code
+            except httpx.HTTPError:
+                status = None
+            if status == 200:
+                break
+            time.sleep(1)
+        assert status == 200, proc.stdout.read() if proc.poll() is not None else "no answer from /health"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    assert "schema applied" in proc.stdout.read()
 
 
 def test_serve_generates_and_keeps_an_admin_key(tmp_path) -> None:
