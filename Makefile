@@ -4,6 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 DEPS   := $(shell sha1sum pyproject.toml | cut -c1-12)
 STAMP  := $(VENV)/.installed-$(DEPS)
+BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # Wheels are kept here once downloaded, so a fresh clone installs without the network
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
@@ -14,7 +15,7 @@ $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@if [ ! -f $(WHEELHOUSE)/.complete-$(DEPS) ]; then \
 	  echo "[install] downloading wheels into $(WHEELHOUSE) (once per dependency set)"; \
-	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel '.[dev]' && \
+	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel '.[dev,bench]' && \
 	  touch $(WHEELHOUSE)/.complete-$(DEPS); \
 	fi
 	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e '.[dev]' \
@@ -23,6 +24,13 @@ $(STAMP): pyproject.toml
 	@touch $@
 
 install: $(STAMP)
+
+# The benchmarks' extra (matplotlib for the charts), on top of the dev install.
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e '.[dev,bench]' \
+	  || $(BIN)/python -m pip install -e '.[dev,bench]'
+	@rm -f $(VENV)/.bench-installed-*
+	@touch $@
 
 up: install
 	$(BIN)/grimoire up
@@ -34,7 +42,7 @@ load: install
 	$(BIN)/grimoire neo4j start
 	$(BIN)/grimoire load aave
 
-bench: install
+bench: $(BENCH_STAMP)
 	$(BIN)/python -m bench
 
 lint: install

@@ -7,7 +7,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from api import errors
+from api import docs, errors
 from api.auth import KeyCache
 from api.limits import BodySizeLimit
 from api.routes import agents, analytics, causal, entries, episodes, health, retrieve, search, topology
@@ -45,7 +45,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         if db is None:
             database.close()
 
-    app = FastAPI(
+    app = docs.offline_app(  # /docs and /redoc with their assets served here, not from a CDN
         title="Grimoire",
         version="0.1.0",
         summary="A Neo4j-native memory and knowledge service for autonomous agents.",

@@ -162,6 +162,24 @@ def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
     return cmd_serve(args, settings)
 
 
+def cmd_readme_table(args: argparse.Namespace, settings: Settings) -> int:
+    """A table README.md shows, generated: printed, or (--write) rewritten in the README."""
+    from api import readme
+
+    name = readme.CONFIG_TABLE if args.command == "config" else readme.ROUTE_TABLE
+    if not args.write:
+        _say(readme.generated(name))
+        return 0
+    path = Path(args.readme) if args.readme else readme.README
+    try:
+        changed = readme.write(name, path)
+    except readme.MissingSection as exc:
+        print(f"grimoire: {exc}", file=sys.stderr)
+        return 1
+    _say(f"{path}: {name} {'rewritten' if changed else 'already up to date'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grimoire", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
@@ -199,6 +217,14 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--write", action="store_true", help="keep the run and its results in the graph")
     an.add_argument("--limit", type=int, default=20)
     an.set_defaults(func=cmd_analytics)
+
+    for name, text in (("config", "the settings (environment variables) as README's configuration table"),
+                       ("routes", "the REST routes as README's route table")):
+        p = sub.add_parser(name, help=text)
+        p.add_argument("action", choices=["table"])
+        p.add_argument("--write", action="store_true", help="rewrite the table in README.md instead of printing it")
+        p.add_argument("--readme", default=None, help="the README file to rewrite (default: the project's)")
+        p.set_defaults(func=cmd_readme_table)
 
     for name, func, text in (("serve", cmd_serve, "serve the REST API"),
                              ("up", cmd_up, "start Neo4j (unless NEO4J_URI), apply the schema, serve")):

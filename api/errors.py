@@ -8,9 +8,11 @@ from fastapi.responses import JSONResponse
 from neo4j.exceptions import ConstraintError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
+from graph.causal import LinkNotFound
 from graph.db.connection import DatabaseUnavailable
 from graph.entries import EntryNotFound, InvalidReference
 from graph.episodes import DuplicateIds
+from graph.model.vectors import InvalidVector
 
 
 def unavailable(reason: str) -> JSONResponse:
@@ -62,6 +64,7 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(OverflowError, _out_of_range)
     app.add_exception_handler(ConstraintError, _conflict)
-    app.add_exception_handler(EntryNotFound, _not_found)
-    for exc_type in (InvalidReference, DuplicateIds):
+    for exc_type in (EntryNotFound, LinkNotFound):
+        app.add_exception_handler(exc_type, _not_found)
+    for exc_type in (InvalidReference, DuplicateIds, InvalidVector):
         app.add_exception_handler(exc_type, _invalid)

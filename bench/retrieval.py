@@ -67,7 +67,7 @@ def _add(db: Database, label: str, start: int, count: int, texts: list[str], vec
 
 
 @contextmanager
-def _serve(db: Database) -> Iterator[str]:
+def serve_api(db: Database, **extra_env: str) -> Iterator[str]:
     """The API in its own process, as deployed (`uvicorn api.app:create_app --factory`), on the
     benchmark's database: the client's work does not compete with the server's for one GIL."""
     from graph.db.local_server import free_port
@@ -75,7 +75,7 @@ def _serve(db: Database) -> Iterator[str]:
     port = free_port()
     t = db.target
     env = {**os.environ, "NEO4J_URI": t.uri, "NEO4J_USER": t.user, "NEO4J_PASSWORD": t.password,
-           "NEO4J_DATABASE": t.database}
+           "NEO4J_DATABASE": t.database, **extra_env}
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host",
                              "127.0.0.1", "--port", str(port), "--log-level", "warning"], env=env)
     base = f"http://127.0.0.1:{port}"
@@ -104,7 +104,7 @@ def _progress(percent: dict[str, float]) -> None:
         print(f"    {progress_line(percent)}", flush=True)
 
 
-def _measure(base: str, key: str, questions: list[str]) -> dict[str, Any]:
+def measure_retrieve(base: str, key: str, questions: list[str]) -> dict[str, Any]:
     rounds = []
     stages: dict[str, list[float]] = {}
     with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=30) as client:
@@ -129,12 +129,17 @@ def _measure(base: str, key: str, questions: list[str]) -> dict[str, Any]:
             "stage_medians_ms": {k: round(statistics.median(v), 2) for k, v in stages.items()}}
 
 
-def run() -> dict[str, Any]:
-    embedder = get_embedder()
+def locomo_workload(embedder: Any) -> tuple[list[str], np.ndarray, list[str]]:
+    """LoCoMo turns with their embeddings (computed once) and the questions to ask."""
     texts = locomo_texts()
     questions = [q.question for c in read(LOCOMO) for q in c.questions if q.category in (1, 2, 3, 4)][:QUERIES]
     print(f"  embedding {len(texts):,} LoCoMo turns once", flush=True)
-    vectors = embedder.embed(texts)
+    return texts, embedder.embed(texts), questions
+
+
+def run() -> dict[str, Any]:
+    embedder = get_embedder()
+    texts, vectors, questions = locomo_workload(embedder)
     rng = np.random.default_rng(7)
     out: dict[str, Any] = {}
     with bench_database(heap="2g", pagecache="1g") as db:
@@ -143,14 +148,14 @@ def run() -> dict[str, Any]:
         key, _ = create_key(db, "bench", KeyIn(scopes=[KeyScope.read, KeyScope.write]), actor="bench")
         _add(db, "Entry", 0, ENTRIES, texts, vectors, rng)
         have = 0
-        with _serve(db) as base:
+        with serve_api(db) as base:
             for size in SIZES:
                 _add(db, "Episode", have, size - have, texts, vectors, rng)
                 have = size
                 db.run("schema/await_indexes", seconds=600)
                 waited = settle(db)
                 print(f"  {size:,} episodes + {ENTRIES:,} entries, as written", flush=True)
-                written = {**_measure(base, key, questions), "settled_seconds": waited,
+                written = {**measure_retrieve(base, key, questions), "settled_seconds": waited,
                            "vector_segments": vector_segments(db)}
                 print("  rebuilding the vector indexes (grimoire schema rebuild-vectors)", flush=True)
                 t0 = time.monotonic()
@@ -158,7 +163,7 @@ def run() -> dict[str, Any]:
                 rebuilt_in = round(time.monotonic() - t0, 1)
                 waited = settle(db)
                 print(f"  {size:,} episodes + {ENTRIES:,} entries, after the rebuild", flush=True)
-                out[f"{size}_episodes"] = {**_measure(base, key, questions), "settled_seconds": waited,
+                out[f"{size}_episodes"] = {**measure_retrieve(base, key, questions), "settled_seconds": waited,
                                            "vector_segments": vector_segments(db), "rebuild_seconds": rebuilt_in,
                                            "as_written": written}
     return {

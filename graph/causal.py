@@ -20,8 +20,9 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.decay import DAY_MS, DecayConfig
 from graph.ids import now_ms
-from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, FiniteFloat, ShortText, StrictModel, Unit
+from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, ShortText, StrictModel, Unit
 from graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
+from graph.model.vectors import Vector
 
 MAX_DEPTH = 3
 INHERITED_CONFIDENCE = 0.3  # the knowledge weighting hierarchy's Predecessor weight
@@ -64,7 +65,7 @@ class GraphEntry(StrictModel):
     quality_score: Unit | None = None
     valid_from: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     valid_until: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    embedding: Annotated[list[FiniteFloat], Field(min_length=1, max_length=4_096)]
+    embedding: Vector
 
 
 class GraphLink(StrictModel):
@@ -134,8 +135,11 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
 
 def traverse(db: Database, entry_id: str, *, direction: str, depth: int = MAX_DEPTH, config: DecayConfig,
              visibility: dict[str, Any], now: int | None = None) -> list[dict[str, Any]]:
+    """The walk from a visible entry; an unknown and an invisible one are alike not found."""
     if direction not in ("forward", "backward"):
         raise ValueError("direction is forward (consequences) or backward (causes)")
+    if not db.rows("entries/visible_ids", ids=[entry_id], **visibility):
+        raise LinkNotFound(f"no entry {entry_id!r}")
     return db.run("causal/traverse", id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
                   now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility)
 

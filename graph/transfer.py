@@ -16,6 +16,7 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from neo4j import ManagedTransaction
+from neo4j.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
 from graph.audit import Audit
@@ -24,6 +25,7 @@ from graph.db.connection import Database
 from graph.ids import now_ms
 from graph.model.common import ID_PATTERN
 from graph.model.enums import EntityKind, EntryCategory
+from graph.model.vectors import Vector, vector_problem
 
 FORMAT = "grimoire-export"
 VERSION = 1
@@ -88,7 +90,7 @@ class NodeRecord(_Record):
     labels: Annotated[list[str], Field(min_length=1, max_length=4)]
     id: Annotated[str, Field(min_length=1, max_length=256)]
     properties: dict[str, Any]
-    embedding: Annotated[list[float], Field(max_length=4_096)] | None = None
+    embedding: Vector | None = None
 
     @field_validator("labels")
     @classmethod
@@ -100,13 +102,6 @@ class NodeRecord(_Record):
         if unknown:
             raise ValueError(f"unknown labels {unknown}")
         return labels
-
-    @field_validator("embedding")
-    @classmethod
-    def _finite(cls, v: list[float] | None) -> list[float] | None:
-        if v is not None and not all(math.isfinite(x) for x in v):
-            raise ValueError("embedding values must be finite")
-        return v
 
     @property
     def base(self) -> BaseLabel:
@@ -151,7 +146,8 @@ def export_agent(db: Database, agent_id: str) -> Iterator[str]:
                           "to_label": _base_of(row["to_labels"]), "properties": row["properties"]}, sort_keys=True)
 
 
-def parse(lines: Iterable[str]) -> tuple[Header, list[NodeRecord], list[RelRecord]]:
+def parse(lines: Iterable[str], dimension: int | None = None) -> tuple[Header, list[NodeRecord], list[RelRecord]]:
+    """Every record validated, embeddings against the index's dimension too, before anything is written."""
     header: Header | None = None
     nodes: list[NodeRecord] = []
     rels: list[RelRecord] = []
@@ -173,6 +169,9 @@ def parse(lines: Iterable[str]) -> tuple[Header, list[NodeRecord], list[RelRecor
         elif header is None:
             raise BadExport(f"line {number}: the header must come first")
         elif isinstance(record, NodeRecord):
+            problem = vector_problem(record.embedding, dimension) if record.embedding is not None else None
+            if problem is not None:
+                raise BadExport(f"line {number}: embedding: {problem}")
             nodes.append(record)
         else:
             rels.append(record)
@@ -181,9 +180,11 @@ def parse(lines: Iterable[str]) -> tuple[Header, list[NodeRecord], list[RelRecor
     return header, nodes, rels
 
 
-def import_records(db: Database, lines: Iterable[str], *, actor: str) -> dict[str, Any]:
-    """Restore an export: MERGE by id, so importing twice changes nothing."""
-    header, nodes, rels = parse(lines)
+def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension: int | None = None) -> dict[str, Any]:
+    """Restore an export, all or nothing: every batch (1,000 rows each) runs in one transaction, so
+    a refusal half-way (by the database, or the connection dropping) leaves nothing behind. MERGE
+    by id, so importing twice changes nothing."""
+    header, nodes, rels = parse(lines, dimension)
     by_label: dict[BaseLabel, list[dict[str, Any]]] = defaultdict(list)
     # Agents first, so the owner exists before its items.
     for n in sorted(nodes, key=lambda n: n.base != BaseLabel.Agent):
@@ -192,28 +193,27 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str) -> dict[st
     by_type: dict[tuple[RelType, BaseLabel, BaseLabel], list[dict[str, Any]]] = defaultdict(list)
     for r in rels:
         by_type[(r.type, r.from_label, r.to_label)].append({"from": r.from_, "to": r.to, "properties": r.properties})
-    counts = {"nodes": 0, "relationships": 0, "audit_ids": []}
-
-    def write_batch(statement: str, params: dict[str, Any], rows: list[dict[str, Any]], what: str) -> None:
-        audit = Audit(action="agent.import", actor=actor, agent_id=header.agent_id)
-
-        def work(tx: ManagedTransaction) -> int:
-            result = tx.run(cypher.query(statement), rows=rows, **params).single()
-            n = int(result[0]) if result else 0
-            audit.write(tx, [r.get("id", r.get("from")) for r in rows], f"imported {n} {what}",
-                        {"op": "imported", "what": what, "count": n})
-            return n
-
-        counts["nodes" if what != "relationships" else "relationships"] += db.write(work)
-        counts["audit_ids"].append(audit.id)
-
+    batches: list[tuple[str, dict[str, Any], list[dict[str, Any]]]] = []
     for label, rows in by_label.items():
-        for start in range(0, len(rows), BATCH):
-            write_batch("transfer/import_nodes", {"label": label.value}, rows[start:start + BATCH], label.value)
+        batches += [("transfer/import_nodes", {"label": label.value}, rows[s:s + BATCH])
+                    for s in range(0, len(rows), BATCH)]
     for (rel_type, from_label, to_label), rows in by_type.items():
-        for start in range(0, len(rows), BATCH):
-            write_batch("transfer/import_relationships",
-                        {"type": rel_type.value, "from_label": from_label.value, "to_label": to_label.value},
-                        rows[start:start + BATCH], "relationships")
-    counts["relationships_skipped"] = len(rels) - counts["relationships"]
-    return {"agent_id": header.agent_id, **counts}
+        params = {"type": rel_type.value, "from_label": from_label.value, "to_label": to_label.value}
+        batches += [("transfer/import_relationships", params, rows[s:s + BATCH]) for s in range(0, len(rows), BATCH)]
+    audit = Audit(action="agent.import", actor=actor, agent_id=header.agent_id)
+
+    def work(tx: ManagedTransaction) -> dict[str, int]:
+        written = {"nodes": 0, "relationships": 0}
+        for statement, params, rows in batches:
+            result = tx.run(cypher.query(statement), rows=rows, **params).single()
+            written["relationships" if "relationships" in statement else "nodes"] += int(result[0]) if result else 0
+        audit.write(tx, [n.id for n in nodes], f"imported {written['nodes']} nodes and {written['relationships']} "
+                    f"relationships", {"op": "imported", **written})
+        return written
+
+    try:
+        counts = db.write(work)
+    except ClientError as exc:  # e.g. a list mixing types, which Neo4j cannot store: nothing was written
+        raise BadExport(f"refused by the database, nothing written: {exc.message}") from None
+    return {"agent_id": header.agent_id, **counts, "audit_ids": [audit.id],
+            "relationships_skipped": len(rels) - counts["relationships"]}

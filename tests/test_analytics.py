@@ -8,6 +8,7 @@ import json
 from collections.abc import Iterator
 
 import networkx as nx
+import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
@@ -47,6 +48,29 @@ def _topology(db: Database, block: int = BLOCK) -> nx.DiGraph:
         if f["subject"] != f["object"]:
             g.add_edge(f["subject"], f["object"])
     return g
+
+
+def _pagerank(g: nx.DiGraph, damping: float = 0.85, iterations: int = 200) -> dict[str, float]:
+    """PageRank as GDS defines it on a directed graph (dangling nodes' rank is not spread):
+    x = (1 - d) + d * sum over in-links u of x(u) / outdeg(u), iterated from 1 - d."""
+    nodes = sorted(g)
+    at = {n: i for i, n in enumerate(nodes)}
+    src = np.array([at[u] for u, _ in g.edges()], dtype=int)
+    dst = np.array([at[v] for _, v in g.edges()], dtype=int)
+    out = np.bincount(src, minlength=len(nodes)).astype(float)
+    x = np.full(len(nodes), 1 - damping)
+    for _ in range(iterations):
+        x = (1 - damping) + damping * np.bincount(dst, weights=x[src] / out[src], minlength=len(nodes))
+    return {n: float(x[at[n]]) for n in nodes}
+
+
+def _top(scores: dict[str, float], n: int) -> list[str]:
+    return sorted(scores, key=lambda i: (-scores[i], i))[:n]
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    va, vb = np.asarray(a), np.asarray(b)
+    return float(va @ vb / (np.linalg.norm(va) * np.linalg.norm(vb)))
 
 
 def test_pagerank_equals_networkx(aave: Database) -> None:
@@ -158,18 +182,79 @@ def test_runs_are_written_with_their_block_and_compared_over_time(aave: Database
 
 
 def test_every_analysis_over_rest(aave: Database, admin_client: TestClient) -> None:
-    for algorithm in ("betweenness", "louvain", "leiden", "wcc", "node_similarity", "fastrp"):
-        r = admin_client.post(f"/analytics/{algorithm}", json={"block": BLOCK, "limit": 3,
-                                                         "params": {"embedding_dimension": 16}})
+    g = _topology(aave)
+    undirected = g.to_undirected()
+
+    def rest(algorithm: str, limit: int = 10_000, **params: object) -> dict:
+        r = admin_client.post(f"/analytics/{algorithm}", json={"block": BLOCK, "limit": limit, "params": params})
         assert r.status_code == 200, (algorithm, r.text)
         body = r.json()
-        assert body["run"]["algorithm"] == algorithm and body["run"]["node_count"] > 1_500
-        assert len(body["results"]) == 3
-    emb = admin_client.post("/analytics/fastrp", json={"block": BLOCK, "limit": 1,
-                                                 "params": {"embedding_dimension": 16}}).json()
-    assert len(emb["results"][0]["embedding"]) == 16
-    sim = admin_client.post("/analytics/node_similarity", json={"block": BLOCK, "limit": 1}).json()
-    assert sim["results"][0]["similar_to"] and 0 < sim["results"][0]["score"] <= 1
+        assert body["run"]["algorithm"] == algorithm and body["run"]["node_count"] == g.number_of_nodes()
+        assert len(body["results"]) == min(limit, body["run"]["result_count"])
+        return body
+
+    # PageRank and betweenness: the three highest, as computed here.
+    top = rest("pagerank", limit=3)["results"]
+    expected = _pagerank(g)
+    assert [r["id"] for r in top] == _top(expected, 3) and [r["rank"] for r in top] == [1, 2, 3]
+    for r in top:
+        assert r["score"] == pytest.approx(expected[r["id"]], rel=1e-4), r["id"]
+    top = rest("betweenness", limit=3)["results"]
+    brokers = nx.betweenness_centrality(g, normalized=False)
+    assert [r["id"] for r in top] == _top(brokers, 3)
+    for r in top:
+        assert r["score"] == pytest.approx(brokers[r["id"]], abs=1e-6), r["id"]
+    # Components are networkx's; Louvain and Leiden communities never span two of them, and split
+    # the large ones (the 603 entities of Ethereum's markets are not one community).
+    components = list(nx.connected_components(undirected))
+    component_of = {n: i for i, c in enumerate(components) for n in c}
+    wcc = rest("wcc")
+    groups: dict[int, set[str]] = {}
+    for r in wcc["results"]:
+        groups.setdefault(r["component"], set()).add(r["id"])
+    assert sorted(map(sorted, groups.values())) == sorted(map(sorted, components))
+    assert wcc["group_count"] == len(components) and wcc["groups"][0]["size"] == max(map(len, components))
+    for algorithm in ("louvain", "leiden"):
+        body = rest(algorithm)
+        parts: dict[int, set[str]] = {}
+        for r in body["results"]:
+            parts.setdefault(r["community"], set()).add(r["id"])
+        assert set().union(*parts.values()) == set(g) and body["group_count"] == len(parts) > len(components)
+        for members in parts.values():
+            assert len({component_of[n] for n in members}) == 1, algorithm
+        assert max(map(len, parts.values())) < max(map(len, components)), algorithm
+    # Node similarity: each score is the Jaccard index of the two neighbourhoods, best first.
+    similar = rest("node_similarity")["results"]
+    assert similar[0]["score"] == 1.0 and len(similar) > 1_500
+    for r in similar:
+        mine = set(undirected[r["id"]])
+        jaccard = [len(mine & set(undirected[o])) / len(mine | set(undirected[o])) for o in r["similar_to"]]
+        assert r["similarities"] == pytest.approx(jaccard, abs=1e-9) and r["score"] == r["similarities"][0]
+        assert r["similarities"] == sorted(r["similarities"], reverse=True) and len(r["similar_to"]) <= 10
+    # FastRP: the asked dimension; the same embeddings for the same seed, other ones for another;
+    # nodes with the same neighbours (the DAI reserve's aToken, debt token and price feed, all
+    # leaves on it) get the same embedding, leaves of other nodes are far from theirs.
+    embeddings = {r["id"]: r["embedding"] for r in rest("fastrp", embedding_dimension=16)["results"]}
+    assert set(embeddings) == set(g) and {len(e) for e in embeddings.values()} == {16}
+    assert {r["id"]: r["embedding"] for r in rest("fastrp", embedding_dimension=16)["results"]} == embeddings
+    reseeded = {r["id"]: r["embedding"] for r in rest("fastrp", embedding_dimension=16, random_seed=7)["results"]}
+    assert all(reseeded[n] != embeddings[n] for n in embeddings)
+    dai = "reserve:aavev3ethereum dai"
+    leaves = sorted(n for n in undirected[dai] if undirected.degree(n) == 1)
+    assert leaves == ["1:0x018008bfb33d285247a21d44e50697654f754e63",   # aDAI
+                      "1:0xaeb897e1dc6bbdced3b9d551c71a8cf172f27ac4",   # the DAI price feed at that block
+                      "1:0xcf8d0c70c850859266f5c338b38f9d663181c314"]   # variableDebtDAI
+    for leaf in leaves[1:]:
+        assert _cos(embeddings[leaf], embeddings[leaves[0]]) == pytest.approx(1.0, abs=1e-9)
+    others = [n for n in undirected if undirected.degree(n) == 1 and n not in leaves]
+    assert max(_cos(embeddings[leaves[0]], embeddings[n]) for n in others) < 0.9
+    same_neighbours: dict[frozenset[str], list[str]] = {}
+    for n in undirected:
+        same_neighbours.setdefault(frozenset(undirected[n]), []).append(n)
+    twins = [ns for ns in same_neighbours.values() if len(ns) > 1]
+    assert len(twins) > 100
+    for ns in twins:
+        assert all(_cos(embeddings[n], embeddings[ns[0]]) == pytest.approx(1.0, abs=1e-9) for n in ns[1:]), ns
     # A weighted dependency path from a reserve to its oracle.
     oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
     reserve = sorted(reserves)[0]
@@ -243,13 +328,40 @@ def _browser(db: Database, name: str, **overrides: object) -> list[dict]:
 
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_the_browser_examples_run_as_is(aave: Database, name: str) -> None:
-    projected = _browser(aave, "project_topology", undirected=["*"] if name == "communities" else [])
-    assert projected[0]["projection"]["nodeCount"] > 1_500
+    """Each example answers, at its own block (21,000,000, BLOCK here), what networkx computes on
+    the same facts."""
+    g = _topology(aave)
+    undirected = name == "communities"
+    projected = _browser(aave, "project_topology", undirected=["*"] if undirected else [])
+    assert projected[0]["projection"]["nodeCount"] == g.number_of_nodes()
+    assert projected[0]["projection"]["relationshipCount"] == g.number_of_edges() * (2 if undirected else 1)
     try:
         rows = _browser(aave, f"examples/{name}")
     finally:
         assert _browser(aave, "examples/drop")[0]["dropped"] == "grimoire-topology-example"
     assert len(rows) == 20, name
-    if name == "pagerank":
-        assert rows[0]["score"] >= rows[-1]["score"]
+    if name in ("pagerank", "betweenness"):
+        expected = _pagerank(g) if name == "pagerank" else nx.betweenness_centrality(g, normalized=False)
+        assert [r["id"] for r in rows] == _top({n: s for n, s in expected.items() if s > 0}, 20)
+        for r in rows:
+            assert r["score"] == pytest.approx(expected[r["id"]], rel=1e-4, abs=1e-6), r["id"]
+    else:  # components (largest first) and Louvain communities, each listed with a few member names
+        with aave.session() as s:
+            names = {r["id"]: r["name"] for r in s.run("MATCH (e:Entity) RETURN e.id AS id, e.name AS name")}
+        components = sorted(nx.connected_components(g.to_undirected()), key=len, reverse=True)
+        in_component: dict[str, set[int]] = {}  # a name -> the components holding an entity of that name
+        for i, c in enumerate(components):
+            for n in c:
+                in_component.setdefault(names.get(n) or n, set()).add(i)
+        sizes = [r["size"] for r in rows]
+        assert sizes == sorted(sizes, reverse=True)
+        if name == "components":
+            assert sizes == [len(c) for c in components[:20]]
+        for r in rows:
+            shown = r["some_members"]
+            assert 0 < len(shown) <= (5 if name == "components" else 8)
+            # The members shown all belong to one component, of the listed size or (a community) larger.
+            common = set.intersection(*(in_component[m] for m in shown))
+            assert any(len(components[i]) == r["size"] if name == "components" else len(components[i]) >= r["size"]
+                       for i in common), r
     assert aave.rows("testing/drop_gds_graphs")[0]["dropped"] == 0

@@ -70,7 +70,12 @@ def test_bad_links_and_other_agents(api, graph) -> None:
     r = api.client.post("/causal/links", headers=graph, json={"links": [{"cause": "c-oi", "effect": "ghost"}]})
     assert r.status_code == 404
     stranger = api.headers("causal-b", "clade-other")
-    assert _scores(api, stranger, "c-funding", "consequences") == {}
+    # Another agent's entry and an unknown one answer the same 404: existence does not leak.
+    for way in ("consequences", "causes"):
+        invisible = api.client.get(f"/causal/c-funding/{way}", headers=stranger)
+        unknown = api.client.get(f"/causal/ghost/{way}", headers=stranger)
+        assert invisible.status_code == unknown.status_code == 404
+        assert invisible.json()["detail"].replace("c-funding", "X") == unknown.json()["detail"].replace("ghost", "X")
     assert api.client.post("/causal/links/causal-a:c-funding.causes.c-oi/outcome", headers=stranger,
                            json={"confirmed": True}).status_code == 404
     assert api.client.get("/agents/causal-a/causal-graph", headers=stranger).status_code == 403

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import warnings
+from pathlib import Path
 
 import numpy as np
 
 from graph.embeddings import Embedder, resolve_model_path
+from graph.embeddings_onnx import OnnxEncoder, default_cache_dir
 
 
 def test_model_is_offline_and_packaged(embedder: Embedder) -> None:
@@ -37,12 +40,36 @@ def test_similar_texts_are_closer_than_unrelated_ones(embedder: Embedder) -> Non
 def test_the_onnx_path_gives_pytorchs_vectors(embedder: Embedder) -> None:
     """The served embedder runs through onnxruntime; its vectors are PyTorch's, so an index built
     by either answers the other's queries the same way."""
-    assert embedder.backend == "onnx"
+    assert embedder.backend == "onnx" and embedder._onnx is not None
+    assert embedder._onnx.path.parent == default_cache_dir()  # the project's cache, never site-packages
     texts = ["What did Caroline research?", "WETH variable borrow APY jumped to 9% as utilisation passed 92%",
              "a much longer text " * 120]  # longer than the model's 256 tokens: truncated the same way
     torch_vectors = embedder._model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
     assert np.abs(embedder.embed(texts) - torch_vectors).max() < 1e-5
     assert Embedder(embedder.model_name, backend="torch").backend == "torch"
+
+
+def test_the_model_is_exported_once_through_torch_export(embedder: Embedder, tmp_path: Path) -> None:
+    """An export into an empty cache: through torch.export, without the deprecated TorchScript exporter
+    (which warned on every run), written once under the cache directory given, then loaded from there
+    by the next encoder; the vectors of the file it wrote are PyTorch's, also for a batch of several
+    lengths and a text the model truncates."""
+    model, name = embedder._model, embedder.model_name
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        first = OnnxEncoder(model, resolve_model_path(name), name, cache_dir=tmp_path)
+    deprecated = [f"{w.filename}:{w.lineno}: {w.message}" for w in caught
+                  if issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning, FutureWarning))]
+    assert deprecated == []
+    assert [p.name for p in tmp_path.iterdir()] == [first.path.name]  # no temporary file left behind
+    written = first.path.stat().st_mtime_ns
+    second = OnnxEncoder(model, resolve_model_path(name), name, cache_dir=tmp_path)
+    assert second.path == first.path and second.path.stat().st_mtime_ns == written
+    texts = ["What did Caroline research?", "WETH borrow APY jumped", "", "a much longer text " * 120,
+             "pool 7 drained after the oracle update"]
+    torch_vectors = model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+    assert np.abs(second.encode(texts, batch_size=3) - torch_vectors).max() < 1e-5  # the batch session
+    assert np.abs(second.encode(texts[:1], batch_size=3) - torch_vectors[:1]).max() < 1e-5  # the query session
 
 
 def test_token_counts_are_the_tokenizers_own_and_never_truncated(embedder: Embedder) -> None:

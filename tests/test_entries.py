@@ -3,6 +3,8 @@ idempotency, votes, outcomes and filters."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from graph.decay import DAY_MS
@@ -143,19 +145,28 @@ def test_strength_grows_only_on_use_with_a_positive_outcome(client) -> None:
     assert client.post("/entries/s/outcome", json={"used_in_decision": True}).status_code == 422
 
 
-def test_list_filters(api, client) -> None:
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat()
+
+
+def test_list_filters(api, client, db) -> None:
+    # Every time is placed relative to the server's clock, so what admission decides (it weighs how
+    # recent the described event is) and what each filter keeps are the same on any day.
+    now = db.run("testing/now")[0]["now"]
     decisions = client.post("/entries/batch", json={"entries": [
         entry("h", "When the WETH borrow rate exceeds 8% then reduce leverage to 2x", category="Heuristic",
-              market_regime="high_vol", valid_from="2024-01-01T00:00:00Z", valid_until="2024-06-01T00:00:00Z"),
+              market_regime="high_vol", valid_from=_iso(now - 400 * DAY_MS), valid_until=_iso(now - 250 * DAY_MS)),
         entry("i", "Stablecoin supply on Aave grew 12% during March 2024", market_regime="bull",
-              valid_from="2024-03-01T00:00:00Z"),
+              valid_from=_iso(now - 300 * DAY_MS)),
     ]}).json()
     other = {**entry("o", "USDC depeg below 0.97 triggered 40 million USD of liquidations in 2023"),
              "agent_id": "golem-2", "category": "Warning", "scope": "shared"}
     decisions += [client.post("/entries", json=other, headers=api.headers("golem-2")).json()]
-    # "i" describes an event from March 2024: an Insight's 7-day recency is ~0 by now, so it lands
-    # in the 0.45-0.55 band (confidence 0.3, status candidate).
+    # "i" describes an event 300 days old: an Insight's 7-day recency is ~0 (e^-43), so it lands in
+    # the 0.45-0.55 band (confidence 0.3, status candidate); "o" is about now.
     assert [d["outcome"] for d in decisions] == ["admitted", "admitted_low", "admitted"]
+    assert decisions[1]["factors"]["temporal_recency"] == pytest.approx(0.0, abs=1e-15)
+    assert decisions[2]["factors"]["temporal_recency"] == pytest.approx(1.0, abs=1e-3)
     ids = lambda **q: sorted(e["id"] for e in client.get("/entries", params=q).json())  # noqa: E731
     assert ids() == ["h", "i", "o"]
     assert ids(category="Heuristic") == ["h"]
@@ -163,10 +174,11 @@ def test_list_filters(api, client) -> None:
     assert ids(agent_id="golem-2") == ["o"]
     assert ids(status="active") == ["h", "o"]
     assert ids(status="candidate") == ["i"]
-    assert ids(valid_at="2024-04-01T00:00:00Z") == ["h", "i"]
-    assert ids(valid_at="2024-07-01T00:00:00Z") == ["i"]
+    assert ids(valid_at=_iso(now - 280 * DAY_MS)) == ["h", "i"]
+    assert ids(valid_at=_iso(now - 200 * DAY_MS)) == ["i"]  # "h" ended 250 days ago
+    assert ids(valid_at=_iso(now - 350 * DAY_MS)) == ["h"]  # before "i" began
     recorded = client.get("/entries/h").json()["recorded_at"]
-    assert ids(known_at="2020-01-01T00:00:00Z") == []
+    assert ids(known_at=_iso(now - 10 * DAY_MS)) == []
     assert ids(known_at=recorded) == ["h", "i"]  # "o" was learnt after "h"
     assert ids(known_at=client.get("/entries/o").json()["recorded_at"]) == ["h", "i", "o"]
     assert ids(min_confidence=0.29) == ["h", "i", "o"]  # 0.3, decayed by a few milliseconds

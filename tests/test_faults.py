@@ -118,34 +118,58 @@ def test_batch_interrupted_by_a_restart_and_resent_counts_every_item_once(local_
     db.close()
 
 
-@pytest.mark.parametrize("ups,downs", [(12, 12)])
-def test_concurrent_votes_lose_no_update(api, db, embedder: Embedder, ups: int, downs: int) -> None:
+UP, DOWN, FLOOR = 0.1, 0.15, 0.05  # the vote rules (spec, graph/decay.py): +0.1 capped at 1, -0.15 floored
+
+
+def _after_votes(confidence: float, directions: list[VoteDirection]) -> float:
+    """The confidence the vote rules give after these votes, applied one at a time."""
+    for d in directions:
+        confidence = min(1.0, confidence + UP) if d == VoteDirection.up else max(FLOOR, confidence - DOWN)
+    return confidence
+
+
+def test_concurrent_votes_lose_no_update(api, db, embedder: Embedder) -> None:
+    """Votes cast at once by many threads are serialised on the entry: every vote is counted and
+    the confidence is what the rules give for those votes. Each round is chosen so that the result
+    does not depend on the order the votes land in."""
     h = api.headers("voter", "clade-v")
     made = api.client.post("/entries", headers=h, json={
-        "id": "contested", "category": "Insight",
+        "id": "contested", "category": "Insight", "confidence": 0.5,
         "content": "Stablecoin depegs above 2% revert within 24 hours on Curve"})
     assert made.status_code == 201 and made.json()["entry_id"] == "contested", made.text
+    assert api.client.get("/entries/contested", headers=h).json()["confidence"] == 0.5
     knowledge = Knowledge(db=db, embedder=embedder)
     visibility = {"admin": True, "viewer": "", "clade": ""}
-    directions = [VoteDirection.up] * ups + [VoteDirection.down] * downs
-    start = threading.Barrier(len(directions))
 
-    def cast(direction: VoteDirection) -> None:
-        start.wait()
-        vote(knowledge, "contested", direction, actor="voter", visibility=visibility)
+    def at_once(directions: list[VoteDirection]) -> None:
+        start = threading.Barrier(len(directions))
 
-    with ThreadPoolExecutor(max_workers=len(directions)) as pool:
-        list(pool.map(cast, directions))
-    after = api.client.get("/entries/contested", headers=h).json()
-    assert after["validated_count"] == ups and after["contradicted_count"] == downs
+        def cast(direction: VoteDirection) -> None:
+            start.wait()
+            vote(knowledge, "contested", direction, actor="voter", visibility=visibility)
+
+        with ThreadPoolExecutor(max_workers=len(directions)) as pool:
+            list(pool.map(cast, directions))
+
+    rounds = [
+        # Mixed: from 0.5, no order of 4 ups and 2 downs reaches the cap (0.9 at most) or the floor
+        # (0.2 at least), so any interleaving ends at 0.5 + 0.4 - 0.3.
+        [VoteDirection.up, VoteDirection.down] * 2 + [VoteDirection.up] * 2,
+        # 12 downs: down to the floor, whatever the order (they are all alike).
+        [VoteDirection.down] * 12,
+        # 9 ups from the floor: 0.95, under the cap, so each one shows in the confidence.
+        [VoteDirection.up] * 9,
+    ]
+    confidence, ups, downs = 0.5, 0, 0
+    for directions in rounds:
+        at_once(directions)
+        confidence = _after_votes(confidence, directions)
+        ups += directions.count(VoteDirection.up)
+        downs += directions.count(VoteDirection.down)
+        after = api.client.get("/entries/contested", headers=h).json()
+        assert after["validated_count"] == ups and after["contradicted_count"] == downs, directions
+        assert after["confidence"] == pytest.approx(confidence, abs=1e-9), directions
+    assert [round(c, 9) for c in (_after_votes(0.5, rounds[0]), _after_votes(0.6, rounds[1]))] == [0.6, FLOOR]
+    assert confidence == pytest.approx(0.95) and (ups, downs) == (13, 14)
     actions = db.run("testing/audit_actions")[0]["actions"]
     assert actions.count("entry.upvote") == ups and actions.count("entry.downvote") == downs
-
-    # Upvotes alone, from a known start and without reaching the cap, add up exactly.
-    before = after["confidence"]
-    steps = min(4, int((1.0 - before) / 0.1))
-    with ThreadPoolExecutor(max_workers=steps) as pool:
-        list(pool.map(lambda _: vote(knowledge, "contested", VoteDirection.up, actor="voter",
-                                     visibility=visibility), range(steps)))
-    final = api.client.get("/entries/contested", headers=h).json()
-    assert final["confidence"] == pytest.approx(before + 0.1 * steps)

@@ -3,6 +3,7 @@ none may get a 5xx. Bounded by examples per operation and a time budget for the 
 
 from __future__ import annotations
 
+import copy
 import json
 import time
 from collections.abc import Iterator
@@ -11,6 +12,7 @@ import pytest
 import schemathesis
 from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 
 from api.app import create_app
@@ -58,8 +60,54 @@ def fuzz(neo4j_server: Neo4jUnderTest, session_db: Database, embedder: Embedder)
         yield Fuzz(app, key)
 
 
-def _examples(operation, key: dict[str, str], fuzz: Fuzz):
-    @given(case=operation.as_strategy())
+DIMENSION = 384
+# Vectors Neo4j refuses (zero norm, float32 overflow, norm underflow, wrong dimension) beside a
+# valid one; schemathesis alone draws small lists that a dimension check stops before these rules.
+DEGENERATE_VECTORS = [[0.0] * DIMENSION, [1e308] * DIMENSION, [-1e39] + [0.1] * (DIMENSION - 1),
+                      [1e-30] * DIMENSION, [0.1] * (DIMENSION - 1), [0.05] * DIMENSION]
+
+
+def vector_paths(schema: dict, node: dict, path: tuple = ()) -> list[tuple]:
+    """Where the request body carries a vector (the x-vector mark of graph/model/vectors.py); "*" for
+    every item of a list."""
+    if "$ref" in node:
+        node = schema["components"]["schemas"][node["$ref"].rsplit("/", 1)[1]]
+    if node.get("x-vector"):
+        return [path]
+    found = [p for alt in node.get("anyOf", []) + node.get("allOf", []) for p in vector_paths(schema, alt, path)]
+    for name, prop in node.get("properties", {}).items():
+        found += vector_paths(schema, prop, (*path, name))
+    if node.get("type") == "array" and isinstance(node.get("items"), dict):
+        found += vector_paths(schema, node["items"], (*path, "*"))
+    return found
+
+
+def body_vector_paths(schema: dict, method: str, path: str) -> list[tuple]:
+    content = schema["paths"][path][method].get("requestBody", {}).get("content", {})
+    body = content.get("application/json", {}).get("schema")
+    return sorted(set(vector_paths(schema, body))) if body else []
+
+
+def _put(body, path: tuple, value) -> None:
+    """Set every place `path` names in a generated body (where the body has that shape)."""
+    if not path:
+        return
+    head, rest = path[0], path[1:]
+    targets = (range(len(body)) if head == "*" and isinstance(body, list)
+               else [head] if isinstance(body, dict) and head in body else [])
+    for t in targets:
+        if rest:
+            _put(body[t], rest, value)
+        else:
+            body[t] = list(value)
+
+
+def _examples(operation, key: dict[str, str], fuzz: Fuzz, vectors: list[tuple]):
+    cases = operation.as_strategy()
+    if vectors:
+        cases = st.tuples(cases, st.sampled_from(DEGENERATE_VECTORS)).map(lambda cv: _with_vector(*cv, vectors))
+
+    @given(case=cases)
     @settings(max_examples=EXAMPLES_PER_OPERATION, deadline=None, derandomize=True, database=None,
               phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
     def run(case) -> None:
@@ -69,6 +117,13 @@ def _examples(operation, key: dict[str, str], fuzz: Fuzz):
         case.validate_response(response, checks=[not_a_server_error])
 
     return run
+
+
+def _with_vector(case, vector: list[float], paths: list[tuple]):
+    case.body = copy.deepcopy(case.body)
+    for path in paths:
+        _put(case.body, path, vector)
+    return case
 
 
 def test_no_operation_answers_5xx(fuzz: Fuzz) -> None:
@@ -83,7 +138,7 @@ def test_no_operation_answers_5xx(fuzz: Fuzz) -> None:
         admin_only = (operation.method.upper(), operation.path) in ADMIN_ONLY
         key = {"X-API-Key": ADMIN_KEY} if admin_only else fuzz.agent
 
-        run = _examples(operation, key, fuzz)
+        run = _examples(operation, key, fuzz, body_vector_paths(fuzz.app.openapi(), operation.method, operation.path))
         try:
             run()
         except Exception as exc:  # keep going: one report for every operation that failed

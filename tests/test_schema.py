@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from graph.db.connection import Database
-from graph.db.schema import VECTOR_INDEXES, SchemaMismatch, apply_schema, vector_index_dimensions
+from graph.db.schema import VECTOR_INDEXES, SchemaMismatch, SchemaReport, apply_schema, vector_index_dimensions
 from graph.embeddings import Embedder
 from graph.settings import PROJECT_ROOT
 from tests.conftest import Neo4jUnderTest
@@ -30,21 +30,40 @@ def test_schema_has_every_index_online(db: Database, embedder: Embedder) -> None
     for ix in indexes:
         by_type.setdefault(ix["type"], set()).add(ix["name"])
         assert ix["state"] == "ONLINE", ix
-    assert set(VECTOR_INDEXES) <= by_type["VECTOR"]
+    assert by_type["VECTOR"] == set(VECTOR_INDEXES) == {"episode_embedding", "entry_embedding"}
     assert {"episode_text", "entry_text", "entity_names"} <= by_type["FULLTEXT"]
     assert {"episode_valid_from", "episode_recorded_at", "episode_agent", "fact_oracle_dependency_valid",
             "fact_oracle_dependency_recorded"} <= by_type["RANGE"]
     assert {c["name"] for c in constraints} >= {"episode_id", "entry_id", "entity_id", "agent_id"}
     assert {c["name"] for c in constraints} >= {"fact_oracle_dependency_id", "causes_id", "value_id"}
     assert {c["type"] for c in constraints} == {"UNIQUENESS", "RELATIONSHIP_UNIQUENESS"}
+    assert "core_memory_block_id" not in {c["name"] for c in constraints}
     assert vector_index_dimensions(db) == {name: embedder.dimension for name in VECTOR_INDEXES}
 
 
 def test_applying_the_schema_twice_changes_nothing(db: Database, embedder: Embedder) -> None:
     before = _snapshot(db)
     report = apply_schema(db, embedder.dimension, embedder.model_name)
-    assert (report.constraints_added, report.indexes_added) == (0, 0)
+    assert report == SchemaReport(constraints_added=0, indexes_added=0, constraints_removed=0, indexes_removed=0)
     assert _snapshot(db) == before
+
+
+def test_schema_drops_what_nothing_writes_from_an_older_database(db: Database, embedder: Embedder) -> None:
+    """Earlier versions made a CoreMemoryBlock constraint and an entity vector index, and nothing wrote
+    them: applying the schema drops both, once (an index of another dimension stops nothing), and
+    then changes nothing."""
+    expected = _snapshot(db)
+    db.run_all("testing/create_retired_schema", dimensions=8)
+    indexes, constraints = _snapshot(db)
+    assert "entity_embedding" in {ix["name"] for ix in indexes}
+    assert "core_memory_block_id" in {c["name"] for c in constraints}
+
+    report = apply_schema(db, embedder.dimension, embedder.model_name)
+    assert (report.constraints_removed, report.indexes_removed) == (1, 1)
+    assert (report.constraints_added, report.indexes_added) == (0, 0)
+    assert _snapshot(db) == expected
+    again = apply_schema(db, embedder.dimension, embedder.model_name)
+    assert again == SchemaReport(constraints_added=0, indexes_added=0, constraints_removed=0, indexes_removed=0)
 
 
 @pytest.fixture

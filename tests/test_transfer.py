@@ -81,3 +81,42 @@ def test_a_bad_line_imports_nothing(api, db) -> None:
                         content="\n".join(lines[1:]))
     assert r.status_code == 422 and "header" in r.json()["detail"]
     assert api.client.post("/agents/import", headers=h, content="\n".join(lines)).status_code == 403
+
+
+def _import(api, lines: list[str]):
+    return api.client.post("/agents/import", headers={**api.admin, "content-type": "application/x-ndjson"},
+                           content="\n".join(lines))
+
+
+def test_a_refusal_half_way_leaves_nothing_behind(api, db) -> None:
+    """The database refuses the 1,201st node (Neo4j cannot store a list mixing types) after a whole
+    batch of 1,000 has gone in: the import is one transaction, so nothing of it remains."""
+    h = _fill(api)
+    lines = api.client.get("/agents/heir-0/export", headers=h).text.splitlines()
+    db.run("testing/delete_all")
+    many = [json.dumps({"record": "node", "labels": ["Episode"], "id": f"bulk-{i}",
+                        "properties": {"agent_id": "heir-0", "scope": "private", "text": f"bulk turn {i}"}})
+            for i in range(1_500)]
+    many[1_200] = json.dumps({"record": "node", "labels": ["Episode"], "id": "mixed",
+                              "properties": {"agent_id": "heir-0", "tags": [1, "one"]}})
+    r = _import(api, [lines[0], *many, *lines[1:]])
+    assert r.status_code == 422 and "nothing written" in r.json()["detail"], r.text
+    assert counts(db) == {}  # not the first 1,000 episodes, not an audit record
+    # Without the bad line, the same import goes through whole, with one audit record.
+    del many[1_200]
+    r = _import(api, [lines[0], *many, *lines[1:]])
+    assert r.status_code == 200, r.text
+    assert r.json()["nodes"] == 1_499 + 15 and len(r.json()["audit_ids"]) == 1
+    assert counts(db)["Episode"] == 1_499 + 6 and counts(db)["AuditRecord"] == 1
+
+
+def test_degenerate_embeddings_are_refused_before_writing(api, db) -> None:
+    h = _fill(api)
+    lines = api.client.get("/agents/heir-0/export", headers=h).text.splitlines()
+    db.run("testing/delete_all")
+    node = next(json.loads(line) for line in lines if '"Episode"' in line)
+    for embedding, rule in [([0.0] * 384, "norm"), ([1e308] * 384, "float32"), ([0.1] * 3, "dimension")]:
+        bad = json.dumps({**node, "embedding": embedding})
+        r = _import(api, [*lines, bad])
+        assert r.status_code == 422 and "embedding:" in r.text and f"{rule}:" in r.text, (rule, r.text)
+        assert counts(db) == {}

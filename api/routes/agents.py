@@ -100,6 +100,7 @@ async def import_agent(request: Request, who: Admin) -> dict[str, Any]:
     from starlette.concurrency import run_in_threadpool
 
     try:
-        return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id)
+        return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id,
+                                       dimension=request.app.state.embedder.dimension)
     except transfer.BadExport as exc:
         raise HTTPException(422, f"not imported: {exc}") from None

@@ -13,10 +13,11 @@ from api.deps import DbDep
 from graph.agents import Principal
 from graph.analytics import runs
 from graph.analytics.algorithms import Algorithm, AlgorithmParams
-from graph.analytics.cascade import MAX_HOPS, EntityNotFound, cascade
+from graph.analytics.cascade import MAX_HOPS, cascade
 from graph.analytics.projections import GraphKind, Orientation, ProjectionSpec
 from graph.model.common import MAX_INT, AgentId, StrictModel
 from graph.model.enums import KeyScope
+from graph.topology.entities import EntityNotFound
 from graph.topology.model import Block, EntityId
 
 router = APIRouter(tags=["analytics"])
@@ -62,8 +63,8 @@ def failure_cascade(body: CascadeIn, db: DbDep, who: Reader) -> dict[str, Any]:
     try:
         return cascade(db, body.entity, body.block, hops=body.hops, visibility=who.visibility(), actor=who.key_id,
                        limit=body.limit)
-    except EntityNotFound as exc:
-        raise HTTPException(404, f"no entity {exc}") from exc
+    except EntityNotFound as exc:  # unknown or invisible: the same answer
+        raise HTTPException(404, str(exc)) from exc
 
 
 @router.post("/analytics/{algorithm}", summary="Run a GDS algorithm on a projection (dropped afterwards); "

@@ -13,6 +13,7 @@ from api.deps import DbDep, EmbedderDep, KnowledgeDep
 from api.routes.agents import require_self_or_admin
 from graph import agents, causal
 from graph.causal import CausalGraph, LinkNotFound, LinksIn
+from graph.model.vectors import check_vector
 
 router = APIRouter(tags=["causal graph"])
 
@@ -71,8 +72,7 @@ def inherit(agent_id: str, body: CausalGraph, db: DbDep, embedder: EmbedderDep, 
     successor = agents.get(db, agent_id)
     if successor is None:
         raise HTTPException(404, f"no agent {agent_id!r}")
-    dims = {len(e.embedding) for e in body.entries} - {embedder.dimension}
-    if dims:
-        raise HTTPException(422, f"embeddings must have {embedder.dimension} dimensions, not {sorted(dims)}")
+    for e in body.entries:
+        check_vector(e.embedding, embedder.dimension, what=f"entry {e.id}: embedding")
     return causal.inherit(db, body, successor=agent_id, clade=successor.get("clade") or "",
                           actor=who.key_id)

@@ -1,4 +1,8 @@
-"""The DeFi topology over REST: entities, bi-temporal facts, traversal at a block, curiosity."""
+"""The DeFi topology over REST: entities, bi-temporal facts, traversal at a block, curiosity.
+
+Routes taking an entity id in the path use the path converter: ids may hold "/" (`pool:weth/usdc`),
+and the path is decoded before it is matched. An entity the caller may not see answers 404 as one
+that does not exist (graph/topology/entities.py says who sees what)."""
 
 from __future__ import annotations
 
@@ -10,10 +14,12 @@ from pydantic import Field
 from api.auth import Reader, Writer
 from api.deps import DbDep
 from graph.agents import Principal
+from graph.db.connection import Database
 from graph.entries import visible_to
 from graph.model.common import MAX_INT, StrictModel
 from graph.model.enums import Predicate
 from graph.topology import entities, facts, traversal
+from graph.topology.entities import EntityNotFound
 from graph.topology.facts import FactNotFound, Owner
 from graph.topology.model import MAX_FACTS, Block, CuriosityIn, EntityIn, FactsIn, InvalidateIn, KHopIn
 
@@ -28,23 +34,31 @@ def _owner(who: Principal) -> Owner:
     return Owner(who.agent_id or "admin", who.clade or "")
 
 
+def _visible(db: Database, entity_id: str, who: Principal) -> None:
+    try:
+        entities.require_visible(db, entity_id, who.visibility())
+    except EntityNotFound as exc:
+        raise HTTPException(404, str(exc)) from None
+
+
 @router.post("/entities", status_code=201, summary="Create or complete entities (idempotent by canonical id)")
 def put_entities(body: EntitiesIn, db: DbDep, who: Writer) -> dict[str, list[str]]:
-    return {"ids": entities.upsert(db, body.entities, actor=who.key_id)}
+    # The admin's entities are public; an agent's are its own until something it shares shows them.
+    return {"ids": entities.upsert(db, body.entities, actor=who.key_id, public=who.is_admin, creator=who.agent_id)}
 
 
 @router.get("/entities/resolve", summary="Entities matching a name, symbol, alias, canonical id or address")
-def resolve(db: DbDep, _: Reader, q: Annotated[str, Query(min_length=1, max_length=200)],
+def resolve(db: DbDep, who: Reader, q: Annotated[str, Query(min_length=1, max_length=200)],
             limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
     if not q.strip():
         raise HTTPException(422, "q: give a name, symbol, alias, id or address")
-    return entities.resolve(db, q, limit)
+    return entities.resolve(db, q, limit, visibility=who.visibility())
 
 
 @router.post("/facts", status_code=201,
              summary="Assert facts in order; each closes the active facts it contradicts (exclusive predicates)")
 def assert_facts(body: FactsIn, db: DbDep, who: Writer) -> dict[str, Any]:
-    result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id)
+    result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id, visibility=who.visibility())
     if result.missing_entities:
         raise HTTPException(422, f"unknown entities (create them first with POST /entities): "
                                  f"{result.missing_entities[:20]}")
@@ -55,7 +69,8 @@ def assert_facts(body: FactsIn, db: DbDep, who: Writer) -> dict[str, Any]:
 @router.post("/facts/{fact_id}/invalidate", summary="The fact stops being valid at a block (history is kept)")
 def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer) -> dict[str, Any]:
     try:
-        return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id)
+        return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id,
+                                visibility=who.visibility())
     except FactNotFound as exc:
         raise HTTPException(404, str(exc)) from exc
 
@@ -69,17 +84,19 @@ def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
     return rows
 
 
-@router.get("/entities/{entity_id}/facts",
+@router.get("/entities/{entity_id:path}/facts",
             summary="Facts about an entity valid at a block, as known at a time (ms), or both")
 def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None, Query()] = None,
           known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
           predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[dict[str, Any]]:
+    _visible(db, entity_id, who)
     return facts.about(db, entity_id, block=block, known_at=known_at, predicates=predicate or [],
                        visibility=who.visibility())
 
 
 @router.post("/topology/k-hop", summary="Entities within k hops at a block, with path, depth and predicates")
 def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+    _visible(db, body.entity, who)
     return traversal.k_hop(db, body.entity, body.block, hops=body.hops, direction=body.direction,
                            predicates=body.predicates, known_at=body.known_at, limit=body.limit,
                            visibility=who.visibility())
@@ -97,5 +114,6 @@ def path(db: DbDep, who: Reader, source: Annotated[str, Query(alias="from", min_
 
 @router.post("/topology/curiosity", summary="The topology curiosity modifier of an event for the agent's positions")
 def curiosity(body: CuriosityIn, db: DbDep, who: Reader) -> dict[str, Any]:
+    _visible(db, body.event_entity, who)
     return traversal.topology_curiosity(db, body.event_entity, body.positions, body.block,
                                         visibility=who.visibility())

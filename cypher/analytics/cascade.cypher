@@ -1,6 +1,7 @@
-// What fails with an entity at $block: everything that depends on it, following dependency facts
-// valid at $block backwards (a reserve depends on its oracle, a pool on its reserves, a holder on
-// its position) up to $hops; one shortest path each, with the predicates it runs through.
+// What fails with an entity the viewer may see at $block: everything that depends on it, following
+// dependency facts the viewer may see, valid at $block, backwards (a reserve depends on its oracle,
+// a pool on its reserves, a holder on its position) up to $hops; one shortest path each, with the
+// predicates it runs through. Every entity on a path is visible: a visible fact touches it.
 :param id => '1:0x5f4ec3df9cbd43714fe2740f5e3616155c5b8419';
 :param block => 21000000;
 :param hops => 3;
@@ -8,13 +9,14 @@
 :param admin => true;
 :param viewer => '';
 :param clade => '';
-MATCH (failed:Entity {id: $id})
-MATCH p = ANY SHORTEST (failed)(()<-[r]-(:Entity)
+MATCH (en:Entity {id: $id})
+WHERE ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+MATCH p = ANY SHORTEST (en)(()<-[r]-(:Entity)
     WHERE type(r) IN $types AND r.fact_id IS NOT NULL AND r.expired_at IS NULL
       AND r.valid_from <= $block AND (r.valid_to IS NULL OR r.valid_to > $block)
       AND ($admin OR r.agent_id = $viewer OR r.scope = 'public' OR (r.scope = 'shared' AND r.clade = $clade))
   ){1,4}(n:Entity)
-WHERE n <> failed AND length(p) <= $hops
+WHERE n <> en AND length(p) <= $hops
 RETURN n.id AS id, n.kind AS kind, n.name AS name, length(p) AS hops,
        [x IN relationships(p) | coalesce(x.name, x.predicate)] AS through,
        [x IN nodes(p) | x.id] AS path,

@@ -1,4 +1,5 @@
-// One run with its results, best score first.
+// One run with its results, best score first: only the results (entities, entries) the viewer may
+// see, whoever ran it (a run in the admin's view scored everything).
 :param run_id => 'run-1';
 :param admin => true;
 :param viewer => '';
@@ -6,8 +7,10 @@
 :param limit => 100;
 MATCH (run:AnalysisRun {id: $run_id})
 WHERE $admin OR run.owner IS NULL OR run.owner = $viewer
-OPTIONAL MATCH (run)-[s:SCORED]->(n)
-WITH run, s, n ORDER BY s.rank, s.score DESC, n.id
-WITH run, [x IN collect({id: n.id, name: n.name, kind: coalesce(n.kind, n.category), result: properties(s)})
+OPTIONAL MATCH (run)-[s:SCORED]->(en)
+WHERE (en:Entity AND ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) }))
+   OR (en:Entry AND ($admin OR en.agent_id = $viewer OR en.scope = 'public' OR (en.scope = 'shared' AND en.clade = $clade)))
+WITH run, s, en ORDER BY s.rank, s.score DESC, en.id
+WITH run, [x IN collect({id: en.id, name: en.name, kind: coalesce(en.kind, en.category), result: properties(s)})
            WHERE x.id IS NOT NULL] AS results
 RETURN run {.*} AS run, results[..$limit] AS results

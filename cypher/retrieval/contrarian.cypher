@@ -1,5 +1,6 @@
 // Anti-rumination: visible entries whose emotional valence (PAD pleasure) is opposite to the
-// current mood's, most similar to the query first.
+// current mood's, most similar to the query first. The visible entries are gathered through the
+// ownership and scope indexes, as in vector_exact.cypher, not by scanning everyone's entries.
 :param embedding => [];
 :param pleasure => -0.5;
 :param n => 2;
@@ -7,7 +8,24 @@
 :param viewer => 'golem-1';
 :param clade => 'clade-a';
 :param admin => false;
-MATCH (e:Entry)
+CALL () {
+  WITH 1 AS one WHERE $admin
+  MATCH (e:Entry)
+  RETURN e
+  UNION
+  WITH 1 AS one WHERE NOT $admin
+  MATCH (e:Entry) USING INDEX e:Entry(agent_id) WHERE e.agent_id = $viewer
+  RETURN e
+  UNION
+  WITH 1 AS one WHERE NOT $admin
+  MATCH (e:Entry) USING INDEX e:Entry(scope, clade) WHERE e.scope = 'shared' AND e.clade = $clade
+  RETURN e
+  UNION
+  WITH 1 AS one WHERE NOT $admin
+  MATCH (e:Entry) USING INDEX e:Entry(scope) WHERE e.scope = 'public'
+  RETURN e
+}
+WITH e
 WHERE e.status IN ['active', 'candidate'] AND e.pad IS NOT NULL AND e.pad[0] * $pleasure < 0
   AND NOT e.id IN $exclude
   AND ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade))

@@ -3,6 +3,9 @@
 // agent's positions), and entries derived from those episodes; ranked by similarity to the query
 // times the topology curiosity modifier of the distance (0 or 1 hop 1.0, 2 hops 0.5). Each row
 // says through which entity, and how far from a seed, it came.
+// Only what the viewer may see is walked: seeds it may see, facts it may see (so every entity
+// reached is visible: a visible fact touches it), and episodes it may see (an explanation "via
+// entity" would otherwise tell what an invisible episode mentions).
 // Seeds mentioned by more than $max_mentions episodes are skipped.
 :param seeds => ['person:caroline'];
 :param block => null;
@@ -19,24 +22,30 @@
 :param valid_at => null;
 :param known_as_of => null;
 :param agent_id => null;
-MATCH (seed:Entity) WHERE seed.id IN $seeds
-  AND COUNT { (seed)<-[:MENTIONS]-() } <= $max_mentions  // a hub says as little as a stop word
+MATCH (en:Entity) WHERE en.id IN $seeds
+  AND ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+  AND COUNT { (en)<-[:MENTIONS]-() } <= $max_mentions  // a hub says as little as a stop word
+WITH en AS seed
 CALL (seed) {
   RETURN seed AS x, 0 AS distance
   UNION
   MATCH (seed)-[r]-(x:Entity)
   WHERE r.fact_id IS NOT NULL AND r.expired_at IS NULL
     AND ($block IS NULL OR (r.valid_from <= $block AND (r.valid_to IS NULL OR r.valid_to > $block)))
+    AND ($admin OR r.agent_id = $viewer OR r.scope = 'public' OR (r.scope = 'shared' AND r.clade = $clade))
   RETURN x, 1 AS distance
   UNION
   MATCH (seed)-[r1]-(:Entity)-[r2]-(x:Entity)
   WHERE r1.fact_id IS NOT NULL AND r1.expired_at IS NULL AND r2.fact_id IS NOT NULL AND r2.expired_at IS NULL
     AND ($block IS NULL OR (r1.valid_from <= $block AND (r1.valid_to IS NULL OR r1.valid_to > $block)
                             AND r2.valid_from <= $block AND (r2.valid_to IS NULL OR r2.valid_to > $block)))
+    AND all(r IN [r1, r2] WHERE $admin OR r.agent_id = $viewer OR r.scope = 'public'
+                                OR (r.scope = 'shared' AND r.clade = $clade))
   RETURN x, 2 AS distance
 }
 WITH x, min(distance) AS distance
 MATCH (ep:Episode)-[:MENTIONS]->(x)
+WHERE $admin OR ep.agent_id = $viewer OR ep.scope = 'public' OR (ep.scope = 'shared' AND ep.clade = $clade)
 CALL (ep) {
   RETURN ep AS n
   UNION

@@ -1,5 +1,12 @@
 // Range indexes for the time axes (valid time, recorded time) and ownership (namespace).
 CREATE RANGE INDEX episode_agent IF NOT EXISTS FOR (n:Episode) ON (n.agent_id);
+// Public items (scope) and a clade's shared items (scope, clade), so that reads gather what a
+// caller may see without scanning everyone's items (cypher/retrieval/vector_exact.cypher). A
+// composite index is used only when every property of it is in the predicate: hence both.
+CREATE RANGE INDEX episode_scope IF NOT EXISTS FOR (n:Episode) ON (n.scope);
+CREATE RANGE INDEX episode_scope_clade IF NOT EXISTS FOR (n:Episode) ON (n.scope, n.clade);
+CREATE RANGE INDEX entry_scope IF NOT EXISTS FOR (n:Entry) ON (n.scope);
+CREATE RANGE INDEX entry_scope_clade IF NOT EXISTS FOR (n:Entry) ON (n.scope, n.clade);
 CREATE RANGE INDEX episode_valid_from IF NOT EXISTS FOR (n:Episode) ON (n.valid_from);
 CREATE RANGE INDEX episode_recorded_at IF NOT EXISTS FOR (n:Episode) ON (n.recorded_at);
 CREATE RANGE INDEX episode_block IF NOT EXISTS FOR (n:Episode) ON (n.block);

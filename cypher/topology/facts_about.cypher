@@ -1,5 +1,6 @@
-// Facts about an entity (as subject or object), on either time axis or both:
-// valid at a block ($block), as Grimoire knew them at a time ($known_at, ms; null = now).
+// Facts the viewer may see about an entity it may see (as subject or object), on either time axis
+// or both: valid at a block ($block), as Grimoire knew them at a time ($known_at, ms; null = now).
+// The other end of a visible fact is visible too (the fact touches it).
 :param id => 'reserve:aavev3ethereum dai';
 :param block => 20000000;
 :param known_at => 1700000000000;
@@ -7,7 +8,9 @@
 :param admin => true;
 :param viewer => '';
 :param clade => '';
-MATCH (x:Entity {id: $id})-[f]-(other)
+MATCH (en:Entity {id: $id})
+WHERE ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+MATCH (en)-[f]-(other)
 WHERE type(f) IN $types
   AND ($block IS NULL OR (f.valid_from <= $block AND (f.valid_to IS NULL OR f.valid_to > $block)))
   AND CASE WHEN $known_at IS NULL THEN f.expired_at IS NULL

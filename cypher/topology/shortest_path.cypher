@@ -1,4 +1,5 @@
-// The shortest dependency path between two entities, every hop valid at $block (either direction).
+// The shortest dependency path between two entities the viewer may see, every hop a fact the
+// viewer may see, valid at $block (either direction).
 :param from => '1:0x5300a1a15135ea4dc7ad5a167152c01efc9b192a';
 :param to => 'reserve:aavev3ethereum dai';
 :param block => 20000000;
@@ -7,7 +8,12 @@
 :param admin => true;
 :param viewer => '';
 :param clade => '';
-MATCH (a:Entity {id: $from}), (b:Entity {id: $to})
+UNWIND [$from, $to] AS wanted
+MATCH (en:Entity {id: wanted})
+WHERE ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+WITH collect(en) AS ends
+WHERE size(ends) = 2
+WITH ends[0] AS a, ends[1] AS b
 MATCH p = ANY SHORTEST (a)(()-[r]-(:Entity)
     WHERE type(r) IN $types
       AND r.valid_from <= $block AND (r.valid_to IS NULL OR r.valid_to > $block)

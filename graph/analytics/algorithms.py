@@ -9,6 +9,7 @@ from enum import StrEnum
 from typing import Annotated, Any
 
 from graphdatascience import GraphDataScience
+from neo4j.exceptions import ClientError
 from pydantic import Field
 
 from graph.analytics.projections import COST, Orientation
@@ -19,7 +20,7 @@ class Algorithm(StrEnum):
     pagerank = "pagerank"              # systemic importance: what much depends on, directly or not
     betweenness = "betweenness"        # brokers: what many dependency paths run through
     louvain = "louvain"                # communities (modularity)
-    leiden = "leiden"                  # communities (refined, connected)
+    leiden = "leiden"                  # communities (Louvain's, refined); repeatable for a seed
     wcc = "wcc"                        # weakly connected components
     node_similarity = "node_similarity"  # Jaccard over neighbourhoods
     shortest_path = "shortest_path"    # weighted (Dijkstra) dependency path, cost 1 / confidence
@@ -79,8 +80,10 @@ def _louvain(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | No
 
 
 def _leiden(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+    # One thread: in parallel the seed does not make the result repeatable (the same input gave 38 to 41
+    # communities), and the projections are small.
     return _communities(gds.leiden.stream(g, max_levels=p.max_levels, gamma=p.gamma, random_seed=p.random_seed,
-                                          relationship_weight_property=_weight(p, weight)),
+                                          relationship_weight_property=_weight(p, weight), concurrency=1),
                         "communityId", "community")
 
 
@@ -116,8 +119,13 @@ def _shortest_path(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: st
     missing = [x for x in (p.source, p.target) if x not in internal]
     if missing:
         raise LookupError(f"unknown ids: {missing}")
-    df = gds.shortest_path.dijkstra.stream(g, source_node=internal[p.source], target_nodes=internal[p.target],
-                                           relationship_weight_property=COST)
+    try:
+        df = gds.shortest_path.dijkstra.stream(g, source_node=internal[p.source], target_nodes=internal[p.target],
+                                               relationship_weight_property=COST)
+    except ClientError as exc:  # an end that exists but has no link in this projection: no path, not a 500
+        if "do not exist in the in-memory graph" not in (exc.message or ""):
+            raise
+        raise LookupError(f"no path from {p.source!r} to {p.target!r}: an end has no link in this graph") from None
     if df.empty:
         return []
     row = df.iloc[0]

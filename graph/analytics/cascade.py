@@ -12,6 +12,7 @@ from graph.analytics.projections import EmptyProjection, GraphKind, ProjectionSp
 from graph.analytics.runs import Analysis, run
 from graph.db.connection import Database
 from graph.model.enums import REL_TYPES, EntityKind, Predicate
+from graph.topology.entities import require_visible
 
 MAX_HOPS = 4
 # What a failure travels along, backwards: the dependant is the subject of these facts.
@@ -20,14 +21,9 @@ DEPENDENCIES = (Predicate.OracleDependency, Predicate.CollateralBacking, Predica
 MARKETS = {EntityKind.Pool.value, EntityKind.Reserve.value}
 
 
-class EntityNotFound(LookupError):
-    pass
-
-
 def cascade(db: Database, entity_id: str, block: int, *, hops: int = 3, visibility: dict[str, Any],
             actor: str, limit: int = 100) -> dict[str, Any]:
-    if not db.rows("analytics/internal_ids", ids=[entity_id]):
-        raise EntityNotFound(entity_id)
+    require_visible(db, entity_id, visibility)  # EntityNotFound, also for one the caller may not see
     affected = db.rows("analytics/cascade", id=entity_id, block=block, hops=min(hops, MAX_HOPS),
                        types=[REL_TYPES[p] for p in DEPENDENCIES], **visibility)
     importance: dict[str, float] = {}

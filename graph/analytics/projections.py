@@ -15,6 +15,7 @@ from graphdatascience import GraphDataScience
 
 from graph.db import cypher
 from graph.model.enums import REL_TYPES
+from graph.topology.entities import EVERYONE  # what an analysis sees when no key narrows it
 
 PREFIX = "grimoire-"
 
@@ -30,8 +31,6 @@ class Orientation(StrEnum):
     undirected = "undirected"  # communities, similarity, embeddings
 
 
-# The visibility of the admin: everything. What an analysis sees when no key narrows it.
-EVERYONE = {"admin": True, "viewer": "", "clade": ""}
 
 # The relationship property an algorithm reads as a weight, and the one a path sums as a cost.
 WEIGHT = {GraphKind.topology: "confidence", GraphKind.causal: "weight", GraphKind.comention: "weight"}

@@ -86,7 +86,7 @@ def run(db: Database, analysis: Analysis, *, actor: str, owner: str | None = Non
     internal: dict[str, int] = {}
     if analysis.algorithm == Algorithm.shortest_path:
         wanted = [x for x in (analysis.params.source, analysis.params.target) if x]
-        internal = {r["id"]: r["node_id"] for r in db.rows("analytics/internal_ids", ids=wanted)}
+        internal = _visible_nodes(db, wanted, analysis.projection.visibility)
     with projected(gds, analysis.projection, orientation) as g:
         nodes, relationships = g.node_count(), g.relationship_count()
         t0 = time.perf_counter()
@@ -150,18 +150,50 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
         db.write(scores)
 
 
+def _visible_nodes(db: Database, ids: list[str], visibility: dict[str, Any]) -> dict[str, int]:
+    """GDS node ids of the entities and entries among `ids` the viewer may see."""
+    return {r["id"]: r["node_id"] for r in db.rows("analytics/internal_ids", ids=ids, **visibility)} if ids else {}
+
+
+def _about_visible(db: Database, runs: list[dict[str, Any]], visibility: dict[str, Any]) -> list[dict[str, Any]]:
+    """The runs whose path ends (source, target) the viewer may see: a run from an entity it may
+    not see is about that entity."""
+    ends = {run["parameters"].get(k) for run in runs for k in ("source", "target")} - {None}
+    seen = _visible_nodes(db, sorted(ends), visibility)
+    return [run for run in runs if all(run["parameters"].get(k) in (None, *seen) for k in ("source", "target"))]
+
+
+def _trim_similar(db: Database, results: list[dict[str, Any]], visibility: dict[str, Any]) -> None:
+    """node_similarity results name other nodes: keep those the viewer may see (and their scores)."""
+    named = sorted({i for r in results for i in r["result"].get("similar_to") or []})
+    seen = _visible_nodes(db, named, visibility)
+    for r in results:
+        result = r["result"]
+        if result.get("similar_to"):
+            kept = [(i, s) for i, s in zip(result["similar_to"], result["similarities"], strict=True) if i in seen]
+            result["similar_to"], result["similarities"] = [i for i, _ in kept], [s for _, s in kept]
+
+
 def runs(db: Database, algorithm: Algorithm | None = None, graph: str | None = None, limit: int = 50,
          visibility: dict[str, Any] = EVERYONE) -> list[dict[str, Any]]:
-    return [_decode(r["run"]) for r in db.rows("analytics/runs", algorithm=algorithm and algorithm.value,
-                                                graph=graph, limit=limit, **visibility)]
+    found = [_decode(r["run"]) for r in db.rows("analytics/runs", algorithm=algorithm and algorithm.value,
+                                                 graph=graph, limit=limit, **visibility)]
+    return _about_visible(db, found, visibility)
 
 
 def get_run(db: Database, run_id: str, limit: int = 100,
             visibility: dict[str, Any] = EVERYONE) -> dict[str, Any] | None:
+    """Only the results the viewer may see; None (as for an unknown run) for a run about an entity
+    it may not see."""
     rows = db.rows("analytics/run_scores", run_id=run_id, limit=limit, **visibility)
     if not rows:
         return None
-    return {"run": _decode(rows[0]["run"]), "results": rows[0]["results"]}
+    run = _decode(rows[0]["run"])
+    if not _about_visible(db, [run], visibility):
+        return None
+    results = rows[0]["results"]
+    _trim_similar(db, results, visibility)
+    return {"run": run, "results": results}
 
 
 def _decode(run: dict[str, Any]) -> dict[str, Any]:

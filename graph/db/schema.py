@@ -2,7 +2,8 @@
 
 Everything is IF NOT EXISTS, so applying twice changes nothing. Because IF NOT EXISTS
 would also silently keep a vector index of another dimension, the dimensions of the
-existing vector indexes are checked first and a mismatch stops start-up.
+existing vector indexes are checked first and a mismatch stops start-up. Schema that earlier
+versions created and nothing writes (cypher/schema/retired.cypher) is dropped, IF EXISTS.
 """
 
 from __future__ import annotations
@@ -14,9 +15,11 @@ from dataclasses import dataclass
 from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.topology.entities import backfill_visibility
 
-SCHEMA_FILES = ("schema/constraints", "schema/range_indexes", "schema/fulltext_indexes", "schema/vector_indexes")
-VECTOR_INDEXES = ("episode_embedding", "entry_embedding", "entity_embedding")
+SCHEMA_FILES = ("schema/retired", "schema/constraints", "schema/range_indexes", "schema/fulltext_indexes",
+                "schema/vector_indexes")
+VECTOR_INDEXES = ("episode_embedding", "entry_embedding")
 
 
 class SchemaMismatch(RuntimeError):
@@ -27,6 +30,8 @@ class SchemaMismatch(RuntimeError):
 class SchemaReport:
     constraints_added: int
     indexes_added: int
+    constraints_removed: int = 0
+    indexes_removed: int = 0
 
 
 def vector_index_dimensions(db: Database) -> dict[str, int]:
@@ -56,13 +61,13 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
         from graph.settings import get_settings
 
         quantization = get_settings().vector_quantization
-    constraints = indexes = 0
-    for name in SCHEMA_FILES:
-        for counters in db.run_all(name, dimensions=dimension, quantization=quantization):
-            constraints += counters.constraints_added
-            indexes += counters.indexes_added
+    counters = [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension, quantization=quantization)]
     db.run("schema/await_indexes", seconds=300)
-    return SchemaReport(constraints_added=constraints, indexes_added=indexes)
+    backfill_visibility(db)  # entities stored before entity visibility existed
+    return SchemaReport(constraints_added=sum(c.constraints_added for c in counters),
+                        indexes_added=sum(c.indexes_added for c in counters),
+                        constraints_removed=sum(c.constraints_removed for c in counters),
+                        indexes_removed=sum(c.indexes_removed for c in counters))
 
 
 def progress_line(percent: dict[str, float]) -> str:
@@ -70,7 +75,7 @@ def progress_line(percent: dict[str, float]) -> str:
     return "populating " + ", ".join(f"{name} {p:.0f}%" for name, p in sorted(percent.items()))
 
 
-def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES[:2],
+def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES,
                            quantization: bool | None = None, timeout: float = 3_600.0,
                            progress: Callable[[dict[str, float]], None] | None = None, actor: str = "admin") -> None:
     """Drop and re-create vector indexes in one transaction, then wait until they are online.

@@ -10,43 +10,58 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.db.connection import Database, IndexOffline
+from graph.retrieval.reach import Reach
 from graph.search import escape_lucene
 
 MAX_CANDIDATES = 10_000
-BM25_CANDIDATES = 100  # the most hits per full-text index a BM25 backend asks for
+BM25_CANDIDATES = 100        # what BM25 widens to when the filters leave too few hits
+BM25_MAX_CANDIDATES = 1_000  # the most it asks for a caller who sees a small share of the store
 
 
-def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any]) -> list[dict]:
-    """Ask the approximate index for a few more than `top` (its cost grows with the number asked);
-    when the filters leave fewer than `top`, ask again for five times as many, and when even
-    MAX_CANDIDATES are not enough, search exactly over what passes the filters, so the k best
-    visible items always come back. While an index is being rebuilt (graph/db/schema.py), the
-    exact search answers."""
+def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any],
+           reach: Reach | None = None, exact_below: int = 0, exact_fallback_below: int = 0) -> list[dict]:
+    """The `top` best visible items. With the caller's reach known (graph/retrieval/reach.py): none
+    when it sees nothing, an exact ranking when it sees at most `exact_below` items, else an index
+    search asked for enough candidates for its visible share, widened (five times, at most twice)
+    while the filters leave fewer than `top`. When that is not enough, or while an index is being
+    rebuilt (graph/db/schema.py), the exact search answers if the caller sees at most
+    `exact_fallback_below` items; beyond that the cost stays bounded and fewer rows may come back
+    (BM25 and the graph backend still contribute). Without a reach: widen up to MAX_CANDIDATES,
+    then search exactly."""
+    if reach is not None and reach.visible == 0:
+        return []
+    if reach is not None and reach.exact(exact_below):
+        return _best_first(db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params))
+    first = reach.candidates(top, factor, MAX_CANDIDATES) if reach is not None else factor * top
+    limit = MAX_CANDIDATES if reach is None else min(MAX_CANDIDATES, first * 25)
     try:
-        rows = _widening(db, "retrieval/vector", top, factor, MAX_CANDIDATES, params, embedding=embedding)
+        rows = _widening(db, "retrieval/vector", top, first, limit, params, embedding=embedding)
     except IndexOffline:
         rows = []
-    if len(rows) < top:
+    if len(rows) < top and (reach is None or not reach.capped and reach.visible <= exact_fallback_below):
         rows = db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params)
     return _best_first(rows)
 
 
-def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1) -> list[dict]:
-    """`factor` x `top` hits per index first (scoring and filtering fewer hits is most of the
-    query's cost), then, when fewer than `top` remain (few matches, or the filters bite), once
-    more with BM25_CANDIDATES."""
+def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
+         reach: Reach | None = None) -> list[dict]:
+    """Hits for about `factor` x `top` visible items per index first (scoring and filtering fewer
+    hits is most of the query's cost; a caller seeing a small share asks for more, up to
+    BM25_MAX_CANDIDATES), then, when fewer than `top` remain (few matches, or the filters bite),
+    once more with at least BM25_CANDIDATES."""
     query = escape_lucene(text).strip()
-    if not query:
+    if not query or (reach is not None and reach.visible == 0):
         return []
-    return _best_first(_widening(db, "retrieval/fulltext", top, factor, max(BM25_CANDIDATES, factor * top), params,
+    first = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top
+    return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, first), params,
                                  query=query))
 
 
-def _widening(db: Database, name: str, top: int, factor: int, limit: int, params: dict[str, Any],
+def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any],
               **query: Any) -> list[dict]:
-    """The rows of an index query asking each index for `candidates` hits, five times more (up to
+    """The rows of an index query asking each index for `first` hits, then five times more (up to
     `limit`) each time the filters leave fewer than `top`."""
-    candidates = min(factor * top, limit)
+    candidates = min(first, limit)
     while True:
         rows = db.rows(name, candidates=candidates, top=top, **query, **params)
         if len(rows) >= top or candidates >= limit:
@@ -66,14 +81,15 @@ def _words(text: str) -> str:
     return " " + " ".join(_WORD.findall(text.lower())) + " "
 
 
-def named_entities(db: Database, text: str, limit: int = 5) -> list[str]:
-    """Entities whose name, symbol or alias appears in the text as whole words."""
+def named_entities(db: Database, text: str, visibility: dict[str, Any], limit: int = 5) -> list[str]:
+    """Entities the viewer may see whose name, symbol or alias appears in the text as whole words
+    (an invisible one would show up in the explanation as the entity a result came through)."""
     query = escape_lucene(text).strip()
     if not query:
         return []
     lowered = _words(text)
     out = []
-    for r in db.rows("retrieval/entity_candidates", query=query, limit=25):
+    for r in db.rows("retrieval/entity_candidates", query=query, limit=25, **visibility):
         names = [n for n in [r["name"], r["symbol"], *(r["aliases"] or [])] if n]
         if any(_words(n) in lowered for n in names):
             out.append(r["id"])

@@ -34,6 +34,9 @@ class RetrievalConfig(BaseModel):
     backend_weights: dict[str, float] = Field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "graph": 1.0})
     per_backend: int = 20                 # top-N candidates each backend contributes
     candidates_factor: int = 1            # first ask each index for factor x top; more if filters bite
+    exact_below: int = 3_000              # a caller seeing at most this many items is ranked exactly
+    exact_fallback_below: int = 20_000    # when the index finds too few, rank exactly up to this many
+    visible_count_cap: int = 20_000       # visible items are counted up to this many (graph/retrieval/reach.py)
     graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates
     graph_named_entities: bool = True     # entities named in the query seed the graph backend
     graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped

@@ -20,7 +20,8 @@ from graph.decay import DecayConfig
 from graph.ids import now_ms
 from graph.model.common import MAX_INT, StrictModel, Unit
 from graph.model.enums import MarketRegime
-from graph.retrieval import backends, budget, modes, rerank
+from graph.model.vectors import Vector, check_vector
+from graph.retrieval import backends, budget, modes, reach, rerank
 from graph.retrieval import items as candidates
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.decision import Decision, decide
@@ -45,7 +46,7 @@ class Mode(StrEnum):
 
 class RetrievalRequest(StrictModel):
     text: Annotated[str, Field(min_length=1, max_length=4_000)] | None = None
-    vector: Annotated[list[float], Field(min_length=1, max_length=4_096)] | None = None
+    vector: Vector | None = None
     mode: Mode = Mode.hybrid
     k: Annotated[int, Field(ge=1, le=100)] = 10
     budget: Annotated[int, Field(ge=1, le=100_000)] | None = Field(
@@ -104,8 +105,8 @@ class Retriever:
         embedding = req.vector
         if embedding is None and req.text and (req.adaptive or req.mode == Mode.replay):
             embedding = self.embed(req.text)
-        if embedding is not None and len(embedding) != self.dimension:
-            raise ValueError(f"the vector has {len(embedding)} dimensions; the index has {self.dimension}")
+        if embedding is not None:
+            check_vector(embedding, self.dimension)
         k, filters = req.k, req.filters
         decision = None
         if req.adaptive:
@@ -138,16 +139,20 @@ class Retriever:
             return self._finish(req, items, [], k, decision, traces, agent_id, embedding, visibility, clock)
 
         top = cfg.per_backend
-        # BM25 and entity lookup need no vector: they run while the query is embedded. Both vector
-        # indexes are asked in one query: a round trip costs more than a second index search.
-        bm_f = (POOL.submit(backends.bm25, self.db, req.text, top, params, cfg.candidates_factor)
+        # What the caller can see decides how the backends search (graph/retrieval/reach.py). It,
+        # BM25 and the entity lookup need no vector: they run while the query is embedded. Both
+        # vector indexes are asked in one query: a round trip costs more than a second index search.
+        reach_f = POOL.submit(reach.measure, self.db, params, cfg.visible_count_cap)
+        bm_f = (POOL.submit(lambda: backends.bm25(self.db, req.text or "", top, params, cfg.candidates_factor,
+                                                  reach_f.result()))
                 if req.text and req.mode != Mode.vector else None)
-        named_f = (POOL.submit(backends.named_entities, self.db, req.text)
+        named_f = (POOL.submit(backends.named_entities, self.db, req.text, visibility)
                    if req.text and req.mode == Mode.hybrid and cfg.graph_named_entities else None)
         if embedding is None and req.text:
             embedding = self.embed(req.text)
         clock.lap("embed")
-        vec = (backends.vector(self.db, embedding, top, cfg.candidates_factor, params)
+        vec = (backends.vector(self.db, embedding, top, cfg.candidates_factor, params, reach_f.result(),
+                               cfg.exact_below, cfg.exact_fallback_below)
                if embedding is not None and req.mode != Mode.bm25 else [])
         clock.lap("vector")
         bm = bm_f.result() if bm_f else []
@@ -230,7 +235,9 @@ class Retriever:
         if embedding is None:
             return 0
         params = RetrievalFilters(kinds=["entries"]).params(visibility)
-        rows = backends.vector(self.db, embedding, 20, self.config.candidates_factor, params)
+        seen = reach.measure(self.db, params, self.config.visible_count_cap)
+        rows = backends.vector(self.db, embedding, 20, self.config.candidates_factor, params, seen,
+                               self.config.exact_below, self.config.exact_fallback_below)
         return sum(1 for r in rows if r["score"] >= 0.6)
 
     def _items(self, ids: list[str], found: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:

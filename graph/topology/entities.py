@@ -1,9 +1,19 @@
-"""Entities of the world model: upsert by canonical id, and resolution of a name or address."""
+"""Entities of the world model: upsert by canonical id, resolution of a name or address, and who
+may see an entity.
+
+An entity's id and name are content, so entities have a visibility of their own. Entities the
+admin or a loader sends are public (for good: the admin sending an agent's entity makes it
+public). Any other entity is visible to an agent that sent it (POST /entities: it is among the
+entity's `creators`), or that may see an item that mentions it (an episode) or a fact that touches
+it (a fact shows both its ends; a writer may only assert facts between entities it sees). Every
+Cypher file that returns an entity from an id or a name holds ENTITY_VISIBLE word for word (the
+entity bound to `en`); tests/test_entity_visibility.py checks it.
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from graph.audit import Audit
@@ -14,7 +24,26 @@ from graph.search import escape_lucene
 from graph.topology.model import EntityIn
 
 CHUNK = 1_000
+BACKFILL_BATCH = 10_000
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
+# The admin's view: everything. For trusted callers (loaders, benchmarks, the CLI, analyses no key narrows).
+EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+
+ENTITY_VISIBLE = (
+    "($admin OR en.public OR $viewer IN en.creators"
+    " OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public'"
+    " OR (m.scope = 'shared' AND m.clade = $clade) }"
+    " OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public'"
+    " OR (f.scope = 'shared' AND f.clade = $clade)) })"
+)
+
+
+class EntityNotFound(LookupError):
+    """No such entity, or one the caller may not see: the same answer, so existence does not leak."""
+
+    def __init__(self, entity_id: str) -> None:
+        super().__init__(f"no entity {entity_id!r}")
+        self.entity_id = entity_id
 
 
 def entity_row(e: EntityIn) -> dict[str, Any]:
@@ -23,25 +52,65 @@ def entity_row(e: EntityIn) -> dict[str, Any]:
             "chain_id": e.chain_id, "address": e.address.lower() if e.address else None}
 
 
-def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str) -> list[str]:
-    """Idempotent: re-sending an entity only completes what was missing (name, symbol, aliases)."""
+def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str, public: bool,
+           creator: str | None = None) -> list[str]:
+    """Idempotent: re-sending an entity only completes what was missing (name, symbol, aliases).
+    `public`: sent by the admin or a loader; `creator`: the agent that sent it (sees it)."""
     rows = list({r["id"]: r for r in (entity_row(e) for e in entities)}.values())
     for start in range(0, len(rows), CHUNK):
         chunk = rows[start:start + CHUNK]
-        audit = Audit(action="entity.upsert", actor=actor, agent_id=None)
+        audit = Audit(action="entity.upsert", actor=actor, agent_id=creator)
 
         def work(tx, chunk=chunk, audit=audit) -> None:
-            tx.run(cypher.query("topology/upsert_entities"), rows=chunk, now=now_ms(), audit_id=audit.id).consume()
+            out = [r.data() for r in tx.run(cypher.query("topology/upsert_entities"), rows=chunk, now=now_ms(),
+                                            audit_id=audit.id, public=public, creator=creator)]
+            # To revert: what became public, and whom the creators list gained.
             audit.write(tx, [r["id"] for r in chunk], f"upserted {len(chunk)} entities",
-                        {"op": "merge_nodes", "label": "Entity", "ids": [r["id"] for r in chunk]})
+                        {"op": "merge_nodes", "label": "Entity", "ids": [r["id"] for r in chunk],
+                         "made_public": [r["id"] for r in out if r["made_public"]],
+                         "creator_added": {"creator": creator, "ids": [r["id"] for r in out if r["creator_added"]]}})
 
         db.write(work)
     return [r["id"] for r in rows]
 
 
-def resolve(db: Database, text: str, limit: int = 10) -> list[dict[str, Any]]:
+def resolve(db: Database, text: str, limit: int = 10, *, visibility: dict[str, Any]) -> list[dict[str, Any]]:
     """A canonical id, an address (any chain), a name, symbol or alias; exact matches rank first."""
     text = text.strip()
     address = text.lower() if _ADDRESS.match(text) else None
-    rows = db.run("topology/resolve_entity", text=text, lucene=escape_lucene(text), address=address, limit=limit)
+    rows = db.run("topology/resolve_entity", text=text, lucene=escape_lucene(text), address=address, limit=limit,
+                  **visibility)
     return [{**r["entity"], "score": r["score"]} for r in rows]
+
+
+def visible_ids(db: Database, ids: Iterable[str], visibility: dict[str, Any]) -> set[str]:
+    """Which of these ids are entities the viewer may see."""
+    wanted = sorted(set(ids))
+    return {r["id"] for r in db.rows("topology/existing_entities", ids=wanted, **visibility)} if wanted else set()
+
+
+def require_visible(db: Database, entity_id: str, visibility: dict[str, Any]) -> None:
+    if entity_id not in visible_ids(db, [entity_id], visibility):
+        raise EntityNotFound(entity_id)
+
+
+def backfill_visibility(db: Database, *, actor: str = "schema") -> int:
+    """Give entities stored before entity visibility existed their `public` and `creators`
+    (cypher/schema/backfill_entity_visibility.cypher says how), a batch per transaction with its
+    audit record. Idempotent, and one cheap scan when there is nothing to do."""
+    done = 0
+    while True:
+        audit = Audit(action="entity.backfill_visibility", actor=actor, agent_id=None)
+
+        def work(tx, audit=audit) -> list[str]:
+            ids = [r["id"] for r in tx.run(cypher.query("schema/backfill_entity_visibility"), batch=BACKFILL_BATCH)]
+            if ids:
+                audit.write(tx, ids, f"visibility of {len(ids)} entities stored before it existed",
+                            {"op": "remove_properties", "label": "Entity", "ids": ids,
+                             "properties": ["public", "creators"]})
+            return ids
+
+        ids = db.write(work)
+        done += len(ids)
+        if len(ids) < BACKFILL_BATCH:
+            return done

@@ -19,6 +19,7 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms
 from graph.model.enums import REL_TYPES, Predicate
+from graph.topology.entities import EVERYONE, visible_ids
 from graph.topology.model import FactIn
 
 CHUNK = 1_000
@@ -66,15 +67,17 @@ def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:
 
 
 def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: str,
-                 recorded_at: Sequence[int] | int | None = None) -> AssertResult:
+                 recorded_at: Sequence[int] | int | None = None,
+                 visibility: dict[str, Any] = EVERYONE) -> AssertResult:
     """In order, in transactions of CHUNK. `recorded_at` is now unless a loader replays history
-    (then one time per fact: when Grimoire learned it)."""
+    (then one time per fact: when Grimoire learned it). Entities the writer may not see (its
+    `visibility`) are as missing as unknown ones: a fact shows both its ends to whoever sees it."""
     times = ([recorded_at] * len(facts) if isinstance(recorded_at, int) else
              list(recorded_at) if recorded_at is not None else [now_ms()] * len(facts))
     rows = [fact_row(f, owner, t) for f, t in zip(facts, times, strict=True)]
     result = AssertResult(fact_ids=[r["fact_id"] for r in rows])
     ids = {r["subject"] for r in rows} | {r["object"] for r in rows if r["object"]}
-    known = {r["id"] for r in db.run("topology/existing_entities", ids=sorted(ids))}
+    known = visible_ids(db, ids, visibility)
     result.missing_entities = sorted(ids - known)
     if result.missing_entities:
         return result
@@ -96,12 +99,13 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
 
 
 def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_id: str | None,
-               now: int | None = None) -> dict[str, Any]:
+               now: int | None = None, visibility: dict[str, Any] = EVERYONE) -> dict[str, Any]:
+    """A fact the writer may not see (its `visibility`) is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
     def work(tx) -> dict[str, Any]:
         rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id,
-                                         at_block=at_block, now=now or now_ms(), audit_id=audit.id)]
+                                         at_block=at_block, now=now or now_ms(), audit_id=audit.id, **visibility)]
         if not rows:
             raise FactNotFound(f"no fact {fact_id!r} believed now and valid after block {at_block}")
         audit.write(tx, [fact_id], f"invalidated {fact_id} at block {at_block}",

@@ -263,7 +263,7 @@ def load(db: Database, embedder: Embedder, data: Path, *, progress: Progress = _
     report = LoadReport(notes=dict(plan.notes))
     ents = list(plan.entities.values())
     for start in progress(range(0, len(ents), batch), "entities", (len(ents) + batch - 1) // batch):
-        entity_ops.upsert(db, ents[start:start + batch], actor=AGENT)
+        entity_ops.upsert(db, ents[start:start + batch], actor=AGENT, public=True)  # public data: public
     report.entities = len(ents)
 
     def asserted(res: fact_ops.AssertResult) -> None:

