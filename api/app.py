@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -10,7 +11,9 @@ from fastapi import FastAPI
 from api import docs, errors
 from api.auth import KeyCache
 from api.limits import BodySizeLimit
+from api.request_ids import RequestIds
 from api.routes import agents, analytics, causal, entries, episodes, health, retrieve, search, topology
+from graph import logs
 from graph.db.connection import Database, connect, wait_for_database
 from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
@@ -18,10 +21,13 @@ from graph.entries import Knowledge
 from graph.retrieval import pipeline as retrieval_pipeline
 from graph.settings import Settings, get_settings
 
+log = logging.getLogger(__name__)
+
 
 def create_app(settings: Settings | None = None, *, db: Database | None = None,
                embedder: Embedder | None = None) -> FastAPI:
     settings = settings or get_settings()
+    logs.configure(settings.log_level)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -35,6 +41,9 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
             if db is None:
                 database.close()
             raise
+        database.slow_ms = settings.slow_query_ms
+        log.info("serving on Neo4j at %s (database %s), model %s (%d dimensions)", database.target.uri,
+                 database.name, emb.model_name, emb.dimension)
         app.state.db = database
         app.state.embedder = emb
         app.state.settings = settings
@@ -62,4 +71,5 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(retrieve.router)
     app.include_router(analytics.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -13,6 +15,8 @@ from graph.db.connection import DatabaseUnavailable
 from graph.entries import EntryNotFound, InvalidReference
 from graph.episodes import DuplicateIds
 from graph.model.vectors import InvalidVector
+
+log = logging.getLogger(__name__)
 
 
 def unavailable(reason: str) -> JSONResponse:
@@ -42,7 +46,8 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, _invalid_request)
 
-    async def _unavailable(_: Request, exc: Exception) -> JSONResponse:
+    async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("503 for %s %s: %s", request.method, request.url.path, exc)
         return unavailable(f"Neo4j is unavailable: {exc}")
 
     for exc_type in (DatabaseUnavailable, ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
@@ -23,6 +24,7 @@ from graph.model.common import ID_PATTERN, StrictModel
 from graph.model.enums import AgentKind, KeyScope
 
 KEY_PREFIX = "gk"
+log = logging.getLogger(__name__)
 
 
 class AgentIn(StrictModel):
@@ -99,7 +101,9 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
                                                                      "ids": [agent.id]})
         return row["agent"]
 
-    return db.write(work)
+    registered = db.write(work)
+    log.info("agent %s registered (clade %s, kind %s) by %s", agent.id, agent.clade, agent.kind.value, actor)
+    return registered
 
 
 def get(db: Database, agent_id: str) -> dict[str, Any] | None:
@@ -124,6 +128,7 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
         audit.write(tx, [key_id], f"key {key_id} for {agent_id}", {"op": "revoke_key", "id": key_id})
 
     db.write(work)
+    log.info("key %s made for agent %s (scopes %s) by %s", key_id, agent_id, ",".join(stored["scopes"]), actor)
     description = {k: v for k, v in stored.items() if k != "hash"}
     return f"{KEY_PREFIX}_{key_id}_{secret}", {**description, "agent_id": agent_id}
 
@@ -143,7 +148,10 @@ def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | Non
         audit.write(tx, [key_id], f"revoked key {key_id}", {"op": "unrevoke_key", "id": key_id})
         return row.data()
 
-    return db.write(work)
+    revoked = db.write(work)
+    if revoked is not None:
+        log.info("key %s revoked by %s", key_id, actor)
+    return revoked
 
 
 def authenticate(db: Database, raw_key: str) -> Principal | None:

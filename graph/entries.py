@@ -8,6 +8,8 @@ decisions and writes nothing.
 
 from __future__ import annotations
 
+import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,6 +32,9 @@ from graph.reasoner import Candidate, Reasoner, RuleBasedReasoner
 
 CHUNK = 1_000
 NEIGHBOURS = 10
+
+
+log = logging.getLogger(__name__)
 
 
 class EntryNotFound(LookupError):
@@ -170,6 +175,8 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         for start in range(0, len(items), CHUNK):
             _write(k, items[start:start + CHUNK], decisions[start:start + CHUNK],
                    vectors[start:start + CHUNK], now, actor, clade)
+    log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
+             dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
 
 

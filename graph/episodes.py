@@ -7,6 +7,7 @@ record in each transaction. While one chunk is written, the next one is embedded
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -24,6 +25,8 @@ from graph.model.common import to_ms
 from graph.model.episode import EpisodeIn
 
 CHUNK = 1_000
+
+log = logging.getLogger(__name__)
 
 
 class DuplicateIds(ValueError):
@@ -122,6 +125,8 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
             collect(pending)
     created = set(result.created)
     result.existing = [i for i in result.ids if i not in created]
+    log.info("episodes by %s: %d created, %d already stored, in %d transactions", actor, len(result.created),
+             len(result.existing), len(result.audit_ids))
     return result
 
 

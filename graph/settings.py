@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -76,6 +77,14 @@ class Settings(BaseSettings):
     startup_wait_seconds: float = Field(
         default=30.0, alias="GRIMOIRE_STARTUP_WAIT",
         description="How long start-up waits for Neo4j to answer before giving up.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        default="INFO", alias="GRIMOIRE_LOG_LEVEL",
+        description="The service's log level (the `graph`, `api` and `loaders` loggers); every record carries "
+                    "the request id, returned in each response's `X-Request-ID`.")
+    slow_query_ms: float = Field(
+        default=100.0, ge=0, alias="GRIMOIRE_SLOW_QUERY_MS",
+        description="A Cypher statement or transaction slower than this is logged (a warning with its name and "
+                    "duration).")
 
     admission: AdmissionConfig = Field(
         default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION",

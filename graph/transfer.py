@@ -9,6 +9,7 @@ refused whole, before anything is written.
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator
@@ -27,6 +28,7 @@ from graph.model.common import ID_PATTERN
 from graph.model.enums import EntityKind, EntryCategory
 from graph.model.vectors import Vector, vector_problem
 
+log = logging.getLogger(__name__)
 FORMAT = "grimoire-export"
 VERSION = 1
 BATCH = 1_000
@@ -215,5 +217,7 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
         counts = db.write(work)
     except ClientError as exc:  # e.g. a list mixing types, which Neo4j cannot store: nothing was written
         raise BadExport(f"refused by the database, nothing written: {exc.message}") from None
+    log.info("imported %d nodes and %d relationships of agent %s (%d skipped) by %s", counts["nodes"],
+             counts["relationships"], header.agent_id, len(rels) - counts["relationships"], actor)
     return {"agent_id": header.agent_id, **counts, "audit_ids": [audit.id],
             "relationships_skipped": len(rels) - counts["relationships"]}

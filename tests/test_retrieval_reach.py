@@ -86,6 +86,15 @@ def test_a_small_visible_set_is_ranked_exactly(db, tenants) -> None:
     visible = [i for i in tenants if i.split("-")[0] in ("small", "peer", "pub", "note")]
     expected = sorted(visible, key=lambda i: -float(tenants[i] @ q))[:10]
     assert [r["id"] for r in rows] == expected
+    # The admin sees every item: the _all variant ranks them all, the agent filter narrows to one agent.
+    admin = _params("", "", admin=True)
+    assert backends.exact_query(admin) == "retrieval/vector_exact_all"
+    everything = sorted(tenants, key=lambda i: -float(tenants[i] @ q))[:10]
+    assert [r["id"] for r in db.rows("retrieval/vector_exact_all", embedding=q.tolist(), top=10, **admin)] == everything
+    one = _params("", "", admin=True, agent_id="small")
+    assert backends.exact_query(one) == "retrieval/vector_exact"
+    mine = sorted((i for i in tenants if i.startswith(("small-", "note-"))), key=lambda i: -float(tenants[i] @ q))[:10]
+    assert [r["id"] for r in backends.vector(db, q.tolist(), 10, 1, one, reach.measure(db, one, 20_000), 3_000)] == mine
     nobody = _params("nobody", "clade-x", agent_id="nobody")
     assert backends.vector(db, q.tolist(), 10, 1, nobody, reach.measure(db, nobody, 20_000), 3_000) == []
     assert backends.bm25(db, "turn", 10, nobody, 1, reach.measure(db, nobody, 20_000)) == []

@@ -9,22 +9,23 @@
 :param clade => 'clade-a';
 :param admin => false;
 CALL () {
-  WITH 1 AS one WHERE $admin
-  MATCH (e:Entry)
+  MATCH (e:Entry) USING INDEX e:Entry(agent_id)
+  WHERE e.agent_id = CASE WHEN NOT $admin THEN $viewer END
   RETURN e
   UNION
-  WITH 1 AS one WHERE NOT $admin
-  MATCH (e:Entry) USING INDEX e:Entry(agent_id) WHERE e.agent_id = $viewer
+  MATCH (e:Entry) USING INDEX e:Entry(scope, clade)
+  WHERE e.scope = CASE WHEN NOT $admin THEN 'shared' END AND e.clade = $clade
   RETURN e
   UNION
-  WITH 1 AS one WHERE NOT $admin
-  MATCH (e:Entry) USING INDEX e:Entry(scope, clade) WHERE e.scope = 'shared' AND e.clade = $clade
-  RETURN e
-  UNION
-  WITH 1 AS one WHERE NOT $admin
-  MATCH (e:Entry) USING INDEX e:Entry(scope) WHERE e.scope = 'public'
+  MATCH (e:Entry) USING INDEX e:Entry(scope)
+  WHERE e.scope = CASE WHEN NOT $admin THEN 'public' END
   RETURN e
 }
+// Every branch is an index seek whose value is null unless the branch applies (by $admin), so no
+// plan can run a branch for nothing; a key with the admin scope, which sees every entry, uses
+// contrarian_all.cypher. Each branch is one clause of the visibility predicate, so the
+// union is what the caller may see:
+// ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade)).
 WITH e
 WHERE e.status IN ['active', 'candidate'] AND e.pad IS NOT NULL AND e.pad[0] * $pleasure < 0
   AND NOT e.id IN $exclude

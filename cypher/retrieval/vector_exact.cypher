@@ -15,47 +15,42 @@
 :param valid_at => null;
 :param known_as_of => null;
 CALL () {
-  WITH 1 AS one WHERE 'Episode' IN $labels AND $admin AND $agent_id IS NULL
-  MATCH (n:Episode)
+  MATCH (n:Episode) USING INDEX n:Episode(agent_id)
+  WHERE n.agent_id = CASE WHEN 'Episode' IN $labels AND $admin THEN $agent_id END
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Episode' IN $labels AND $admin AND $agent_id IS NOT NULL
-  MATCH (n:Episode) USING INDEX n:Episode(agent_id) WHERE n.agent_id = $agent_id
+  MATCH (n:Episode) USING INDEX n:Episode(agent_id)
+  WHERE n.agent_id = CASE WHEN 'Episode' IN $labels AND NOT $admin AND ($agent_id IS NULL OR $agent_id = $viewer) THEN $viewer END
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Episode' IN $labels AND NOT $admin
-  MATCH (n:Episode) USING INDEX n:Episode(agent_id) WHERE n.agent_id = $viewer AND ($agent_id IS NULL OR $agent_id = $viewer)
+  MATCH (n:Episode) USING INDEX n:Episode(scope, clade)
+  WHERE n.scope = CASE WHEN 'Episode' IN $labels AND NOT $admin THEN 'shared' END AND n.clade = $clade AND ($agent_id IS NULL OR n.agent_id = $agent_id)
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Episode' IN $labels AND NOT $admin
-  MATCH (n:Episode) USING INDEX n:Episode(scope, clade) WHERE n.scope = 'shared' AND n.clade = $clade AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  MATCH (n:Episode) USING INDEX n:Episode(scope)
+  WHERE n.scope = CASE WHEN 'Episode' IN $labels AND NOT $admin THEN 'public' END AND ($agent_id IS NULL OR n.agent_id = $agent_id)
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Episode' IN $labels AND NOT $admin
-  MATCH (n:Episode) USING INDEX n:Episode(scope) WHERE n.scope = 'public' AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  MATCH (n:Entry) USING INDEX n:Entry(agent_id)
+  WHERE n.agent_id = CASE WHEN 'Entry' IN $labels AND $admin THEN $agent_id END
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Entry' IN $labels AND $admin AND $agent_id IS NULL
-  MATCH (n:Entry)
+  MATCH (n:Entry) USING INDEX n:Entry(agent_id)
+  WHERE n.agent_id = CASE WHEN 'Entry' IN $labels AND NOT $admin AND ($agent_id IS NULL OR $agent_id = $viewer) THEN $viewer END
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Entry' IN $labels AND $admin AND $agent_id IS NOT NULL
-  MATCH (n:Entry) USING INDEX n:Entry(agent_id) WHERE n.agent_id = $agent_id
+  MATCH (n:Entry) USING INDEX n:Entry(scope, clade)
+  WHERE n.scope = CASE WHEN 'Entry' IN $labels AND NOT $admin THEN 'shared' END AND n.clade = $clade AND ($agent_id IS NULL OR n.agent_id = $agent_id)
   RETURN n
   UNION
-  WITH 1 AS one WHERE 'Entry' IN $labels AND NOT $admin
-  MATCH (n:Entry) USING INDEX n:Entry(agent_id) WHERE n.agent_id = $viewer AND ($agent_id IS NULL OR $agent_id = $viewer)
-  RETURN n
-  UNION
-  WITH 1 AS one WHERE 'Entry' IN $labels AND NOT $admin
-  MATCH (n:Entry) USING INDEX n:Entry(scope, clade) WHERE n.scope = 'shared' AND n.clade = $clade AND ($agent_id IS NULL OR n.agent_id = $agent_id)
-  RETURN n
-  UNION
-  WITH 1 AS one WHERE 'Entry' IN $labels AND NOT $admin
-  MATCH (n:Entry) USING INDEX n:Entry(scope) WHERE n.scope = 'public' AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  MATCH (n:Entry) USING INDEX n:Entry(scope)
+  WHERE n.scope = CASE WHEN 'Entry' IN $labels AND NOT $admin THEN 'public' END AND ($agent_id IS NULL OR n.agent_id = $agent_id)
   RETURN n
 }
-// Each branch is one clause of the visibility predicate, so the union is what the caller may see:
+// Every branch is an index seek whose value is null unless the branch applies (by $admin, $labels,
+// $agent_id), so no plan can run a branch for nothing; the admin without an agent filter, who sees
+// everything, uses the _all variant. Each branch is one clause of the visibility predicate, so the
+// union is what the caller may see:
 // ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade)).
 // Rank first, then filter best first until $top pass: the filters read a few properties of the
 // items near the top, not of the whole visible set.

@@ -6,6 +6,7 @@ its parameters, the graph, the block and the time; each result is a SCORED relat
 from __future__ import annotations
 
 import json
+import logging
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms, uuid7
 
+log = logging.getLogger(__name__)
 BATCH = 1_000
 COMMUNITY_MEMBERS_SHOWN = 10
 
@@ -111,6 +113,9 @@ def run(db: Database, analysis: Analysis, *, actor: str, owner: str | None = Non
     }
     if analysis.write:
         write(db, run_info, rows, actor=actor)
+    log.info("%s on %s: %d nodes, %d relationships, %d results in %.0f ms (algorithm %.0f ms)%s",
+             run_info["algorithm"], analysis.projection.describe(), nodes, relationships, len(rows),
+             run_info["duration_ms"], algorithm_ms, ", written" if analysis.write else "")
     out: dict[str, Any] = {"run": run_info, "results": rows[:analysis.limit]}
     if spec.result in ("community", "component"):
         groups = _groups(rows, spec.result)

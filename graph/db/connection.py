@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -16,6 +18,8 @@ from graph.db.local_server import LocalNeo4j
 from graph.settings import Settings
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
+DEFAULT_SLOW_MS = 100.0  # GRIMOIRE_SLOW_QUERY_MS
 
 # Errors that mean "the database is not there right now", as opposed to a bad query.
 UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable)
@@ -69,8 +73,10 @@ def resolve_target(settings: Settings) -> Target:
 class Database:
     """A driver plus the database name; runs the project's named Cypher files."""
 
-    def __init__(self, target: Target, *, connection_timeout: float = 3.0, retry_seconds: float = 5.0):
+    def __init__(self, target: Target, *, connection_timeout: float = 3.0, retry_seconds: float = 5.0,
+                 slow_ms: float = DEFAULT_SLOW_MS):
         self.target = target
+        self.slow_ms = slow_ms
         self.driver: Driver = GraphDatabase.driver(
             target.uri,
             auth=(target.user, target.password),
@@ -101,23 +107,34 @@ class Database:
                 raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {exc.message}") from exc
             raise
 
+    @contextmanager
+    def timed(self, name: str) -> Iterator[None]:
+        """Log a statement or transaction slower than `slow_ms` with its name and duration."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            ms = (time.perf_counter() - started) * 1000
+            if ms >= self.slow_ms:
+                log.warning("slow cypher %s: %.1f ms", name, ms)
+
     def read(self, work: Callable[[ManagedTransaction], T]) -> T:
-        with self.session() as s:
+        with self.timed(_work_name(work)), self.session() as s:
             return s.execute_read(work)
 
     def write(self, work: Callable[[ManagedTransaction], T]) -> T:
-        with self.session() as s:
+        with self.timed(_work_name(work)), self.session() as s:
             return s.execute_write(work)
 
     def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction."""
-        with self.session() as s:
+        with self.timed(query_name), self.session() as s:
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
     def rows(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Like run, for hot read paths whose results hold only values (no nodes or relationships):
         records are zipped with their keys instead of converted one by one, several times faster."""
-        with self.session() as s:
+        with self.timed(query_name), self.session() as s:
             result = s.run(cypher.query(query_name), params)
             keys = result.keys()
             return [dict(zip(keys, values, strict=True)) for values in result.values()]
@@ -125,14 +142,19 @@ class Database:
     def run_all(self, query_name: str, /, **params: Any) -> list[Any]:
         """Run every statement of cypher/<query_name>.cypher in order; returns their summaries' counters."""
         counters = []
-        with self.session() as s:
+        with self.timed(query_name), self.session() as s:
             for stmt in cypher.statements(query_name):
                 counters.append(s.run(stmt, params).consume().counters)
         return counters
 
 
+def _work_name(work: Callable[..., Any]) -> str:
+    """A transaction function's name for the slow log: where it is defined (module and function)."""
+    return f"transaction {getattr(work, '__module__', '?')}.{getattr(work, '__qualname__', repr(work))}"
+
+
 def connect(settings: Settings) -> Database:
-    return Database(resolve_target(settings))
+    return Database(resolve_target(settings), slow_ms=settings.slow_query_ms)
 
 
 def wait_for_database(db: Database, timeout: float) -> None:

@@ -8,6 +8,7 @@ versions created and nothing writes (cypher/schema/retired.cypher) is dropped, I
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,8 @@ from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.topology.entities import backfill_visibility
+
+log = logging.getLogger(__name__)
 
 SCHEMA_FILES = ("schema/retired", "schema/constraints", "schema/range_indexes", "schema/fulltext_indexes",
                 "schema/vector_indexes")
@@ -64,10 +67,12 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
     counters = [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension, quantization=quantization)]
     db.run("schema/await_indexes", seconds=300)
     backfill_visibility(db)  # entities stored before entity visibility existed
-    return SchemaReport(constraints_added=sum(c.constraints_added for c in counters),
-                        indexes_added=sum(c.indexes_added for c in counters),
-                        constraints_removed=sum(c.constraints_removed for c in counters),
-                        indexes_removed=sum(c.indexes_removed for c in counters))
+    report = SchemaReport(constraints_added=sum(c.constraints_added for c in counters),
+                          indexes_added=sum(c.indexes_added for c in counters),
+                          constraints_removed=sum(c.constraints_removed for c in counters),
+                          indexes_removed=sum(c.indexes_removed for c in counters))
+    log.info("schema applied (vector dimension %d): %s", dimension, report)
+    return report
 
 
 def progress_line(percent: dict[str, float]) -> str:

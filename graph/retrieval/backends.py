@@ -31,7 +31,7 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     if reach is not None and reach.visible == 0:
         return []
     if reach is not None and reach.exact(exact_below):
-        return _best_first(db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params))
+        return _best_first(db.rows(exact_query(params), embedding=embedding, top=top, **params))
     first = reach.candidates(top, factor, MAX_CANDIDATES) if reach is not None else factor * top
     limit = MAX_CANDIDATES if reach is None else min(MAX_CANDIDATES, first * 25)
     try:
@@ -39,8 +39,14 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     except IndexOffline:
         rows = []
     if len(rows) < top and (reach is None or not reach.capped and reach.visible <= exact_fallback_below):
-        rows = db.rows("retrieval/vector_exact", embedding=embedding, top=top, **params)
+        rows = db.rows(exact_query(params), embedding=embedding, top=top, **params)
     return _best_first(rows)
+
+
+def exact_query(params: dict[str, Any]) -> str:
+    """The exact search over what the caller sees: gathered through the indexes, or all of it for the
+    admin without an agent filter."""
+    return "retrieval/vector_exact_all" if params["admin"] and params["agent_id"] is None else "retrieval/vector_exact"
 
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,

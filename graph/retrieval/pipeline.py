@@ -3,9 +3,11 @@ budget, bookkeeping and the explanation of every result (and of every cut)."""
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextvars import copy_context
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any
@@ -28,6 +30,7 @@ from graph.retrieval.decision import Decision, decide
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.fusion import rrf, rrf_ceiling
 
+log = logging.getLogger(__name__)
 DUPLICATE_COSINE = 0.95
 # BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
 # database, which releases the GIL.
@@ -142,11 +145,12 @@ class Retriever:
         # What the caller can see decides how the backends search (graph/retrieval/reach.py). It,
         # BM25 and the entity lookup need no vector: they run while the query is embedded. Both
         # vector indexes are asked in one query: a round trip costs more than a second index search.
-        reach_f = POOL.submit(reach.measure, self.db, params, cfg.visible_count_cap)
-        bm_f = (POOL.submit(lambda: backends.bm25(self.db, req.text or "", top, params, cfg.candidates_factor,
-                                                  reach_f.result()))
+        # Each task runs in a copy of the request's context, so its logs carry the request id.
+        reach_f = POOL.submit(copy_context().run, reach.measure, self.db, params, cfg.visible_count_cap)
+        bm_f = (POOL.submit(copy_context().run, lambda: backends.bm25(
+                    self.db, req.text or "", top, params, cfg.candidates_factor, reach_f.result()))
                 if req.text and req.mode != Mode.vector else None)
-        named_f = (POOL.submit(backends.named_entities, self.db, req.text, visibility)
+        named_f = (POOL.submit(copy_context().run, backends.named_entities, self.db, req.text, visibility)
                    if req.text and req.mode == Mode.hybrid and cfg.graph_named_entities else None)
         if embedding is None and req.text:
             embedding = self.embed(req.text)
@@ -259,6 +263,8 @@ class Retriever:
             self._touch([it["id"] for it in kept], agent_id)
         results = [self._present(it, rank, traces, req.explain) for rank, it in enumerate(kept, start=1)]
         clock.lap("budget")
+        log.debug("retrieval %s: %d results, %d tokens, %s", req.mode.value, len(results),
+                  sum(it["tokens"] for it in kept), clock.laps)
         out: dict[str, Any] = {"decision": decision, "mode": req.mode, "results": results,
                                "tokens": sum(it["tokens"] for it in kept), "budget": limit,
                                "timings_ms": clock.laps}
@@ -272,7 +278,8 @@ class Retriever:
         rows = self.db.rows("retrieval/count_retrieval", agent_id=agent_id)
         if not rows or rows[0]["retrievals"] % self.config.contrarian_every != 0 or mood[0] == 0:
             return []
-        found = self.db.rows("retrieval/contrarian", embedding=embedding, pleasure=mood[0],
+        found = self.db.rows("retrieval/contrarian_all" if visibility["admin"] else "retrieval/contrarian",
+                             embedding=embedding, pleasure=mood[0],
                              n=self.config.contrarian_count, exclude=exclude, **visibility)
         items = self._items([r["id"] for r in found], {})
         for it, r in zip(items, found, strict=True):

@@ -1,0 +1,37 @@
+"""A request id for every request: the client's `X-Request-ID` when it is a plain token, else a new
+one; set for the request's logs (graph/logs.py) and returned in the response's `X-Request-ID`."""
+
+from __future__ import annotations
+
+import re
+import uuid
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from graph.logs import request_id
+
+HEADER = b"x-request-id"
+_PLAIN = re.compile(rb"^[A-Za-z0-9._\-]{1,64}$")
+
+
+class RequestIds:
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        given = dict(scope.get("headers") or []).get(HEADER, b"")
+        rid = given.decode() if _PLAIN.match(given) else uuid.uuid4().hex
+        token = request_id.set(rid)
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), (HEADER, rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            request_id.reset(token)
