@@ -15,6 +15,7 @@ from graph.db.connection import DatabaseUnavailable
 from graph.entries import EntryNotFound, InvalidReference
 from graph.episodes import DuplicateIds
 from graph.model.vectors import InvalidVector
+from graph.topology.entities import EntityNotFound
 
 log = logging.getLogger(__name__)
 
@@ -71,5 +72,11 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(ConstraintError, _conflict)
     for exc_type in (EntryNotFound, LinkNotFound):
         app.add_exception_handler(exc_type, _not_found)
+
+    async def _no_entity(_: Request, exc: Exception) -> JSONResponse:
+        # Unknown and invisible entities alike: the message names only the id that was asked for.
+        return JSONResponse(status_code=404, content={"detail": str(exc)})
+
+    app.add_exception_handler(EntityNotFound, _no_entity)
     for exc_type in (InvalidReference, DuplicateIds, InvalidVector):
         app.add_exception_handler(exc_type, _invalid)

@@ -17,7 +17,6 @@ from graph.analytics.cascade import MAX_HOPS, cascade
 from graph.analytics.projections import GraphKind, Orientation, ProjectionSpec
 from graph.model.common import MAX_INT, AgentId, StrictModel
 from graph.model.enums import KeyScope
-from graph.topology.entities import EntityNotFound
 from graph.topology.model import Block, EntityId
 
 router = APIRouter(tags=["analytics"])
@@ -60,11 +59,9 @@ def _projection(body: AnalysisIn, who: Principal) -> ProjectionSpec:
 @router.post("/analytics/cascade", summary="What fails with an entity at a block: dependants ranked by "
                                                     "distance and systemic importance; markets and positions")
 def failure_cascade(body: CascadeIn, db: DbDep, who: Reader) -> dict[str, Any]:
-    try:
-        return cascade(db, body.entity, body.block, hops=body.hops, visibility=who.visibility(), actor=who.key_id,
-                       limit=body.limit)
-    except EntityNotFound as exc:  # unknown or invisible: the same answer
-        raise HTTPException(404, str(exc)) from exc
+    # An unknown or invisible entity is EntityNotFound: the same 404 (api/errors.py).
+    return cascade(db, body.entity, body.block, hops=body.hops, visibility=who.visibility(), actor=who.key_id,
+                   limit=body.limit)
 
 
 @router.post("/analytics/{algorithm}", summary="Run a GDS algorithm on a projection (dropped afterwards); "

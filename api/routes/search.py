@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field, model_validator
 
 from api.auth import Reader
@@ -10,7 +10,6 @@ from api.deps import DbDep, EmbedderDep
 from graph import search
 from graph.model.vectors import Vector, check_vector
 from graph.search import Kind
-from graph.topology.entities import EntityNotFound
 
 router = APIRouter(tags=["search"])
 
@@ -58,7 +57,4 @@ def stats(db: DbDep, who: Reader) -> dict[str, Any]:
             summary="Episodes mentioning an entity and entries derived from them (visible ones only)")
 def related(entity_id: str, db: DbDep, who: Reader,
             limit: Annotated[int, Query(ge=1, le=1_000)] = 100) -> list[dict[str, Any]]:
-    try:
-        return search.related_to_entity(db, entity_id, who.visibility(), limit)
-    except EntityNotFound as exc:  # unknown or invisible: the same answer
-        raise HTTPException(404, str(exc)) from None
+    return search.related_to_entity(db, entity_id, who.visibility(), limit)  # 404 when unknown or invisible

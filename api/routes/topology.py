@@ -14,12 +14,10 @@ from pydantic import Field
 from api.auth import Reader, Writer
 from api.deps import DbDep
 from graph.agents import Principal
-from graph.db.connection import Database
 from graph.entries import visible_to
 from graph.model.common import MAX_INT, StrictModel
 from graph.model.enums import Predicate
 from graph.topology import entities, facts, traversal
-from graph.topology.entities import EntityNotFound
 from graph.topology.facts import FactNotFound, Owner
 from graph.topology.model import MAX_FACTS, Block, CuriosityIn, EntityIn, FactsIn, InvalidateIn, KHopIn
 
@@ -32,13 +30,6 @@ class EntitiesIn(StrictModel):
 
 def _owner(who: Principal) -> Owner:
     return Owner(who.agent_id or "admin", who.clade or "")
-
-
-def _visible(db: Database, entity_id: str, who: Principal) -> None:
-    try:
-        entities.require_visible(db, entity_id, who.visibility())
-    except EntityNotFound as exc:
-        raise HTTPException(404, str(exc)) from None
 
 
 @router.post("/entities", status_code=201, summary="Create or complete entities (idempotent by canonical id)")
@@ -89,14 +80,14 @@ def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
 def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None, Query()] = None,
           known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
           predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[dict[str, Any]]:
-    _visible(db, entity_id, who)
+    entities.require_visible(db, entity_id, who.visibility())  # else 404, unknown or invisible alike
     return facts.about(db, entity_id, block=block, known_at=known_at, predicates=predicate or [],
                        visibility=who.visibility())
 
 
 @router.post("/topology/k-hop", summary="Entities within k hops at a block, with path, depth and predicates")
 def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
-    _visible(db, body.entity, who)
+    entities.require_visible(db, body.entity, who.visibility())
     return traversal.k_hop(db, body.entity, body.block, hops=body.hops, direction=body.direction,
                            predicates=body.predicates, known_at=body.known_at, limit=body.limit,
                            visibility=who.visibility())
@@ -114,6 +105,6 @@ def path(db: DbDep, who: Reader, source: Annotated[str, Query(alias="from", min_
 
 @router.post("/topology/curiosity", summary="The topology curiosity modifier of an event for the agent's positions")
 def curiosity(body: CuriosityIn, db: DbDep, who: Reader) -> dict[str, Any]:
-    _visible(db, body.event_entity, who)
+    entities.require_visible(db, body.event_entity, who.visibility())
     return traversal.topology_curiosity(db, body.event_entity, body.positions, body.block,
                                         visibility=who.visibility())
