@@ -14,11 +14,10 @@ from api.limits import BodySizeLimit
 from api.request_ids import RequestIds
 from api.routes import agents, analytics, causal, entries, episodes, health, retrieve, search, topology
 from graph import logs
-from graph.db.connection import Database, connect, wait_for_database
-from graph.db.schema import apply_schema
+from graph.db.connection import Database, wait_for_database
 from graph.embeddings import Embedder, get_embedder
-from graph.entries import Knowledge
-from graph.retrieval import pipeline as retrieval_pipeline
+from graph.schema import apply_schema
+from graph.services import Services, connect
 from graph.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
@@ -36,7 +35,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         try:
             wait_for_database(database, settings.startup_wait_seconds)
             # Refuses to start (SchemaMismatch) when the model's dimension differs from the index's.
-            apply_schema(database, emb.dimension, emb.model_name)
+            apply_schema(database, emb.dimension, emb.model_name, settings.vector_quantization)
         except Exception:
             if db is None:
                 database.close()
@@ -44,12 +43,8 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         database.slow_ms = settings.slow_query_ms
         log.info("serving on Neo4j at %s (database %s), model %s (%d dimensions)", database.target.uri,
                  database.name, emb.model_name, emb.dimension)
-        app.state.db = database
-        app.state.embedder = emb
-        app.state.settings = settings
+        app.state.services = Services.build(settings, database, emb)
         app.state.key_cache = KeyCache(settings.key_cache_seconds)
-        app.state.knowledge = Knowledge(db=database, embedder=emb, admission=settings.admission, decay=settings.decay)
-        app.state.retriever = retrieval_pipeline.build(database, emb, settings.retrieval, settings.decay)
         yield
         if db is None:
             database.close()

@@ -55,13 +55,13 @@ def principal(
     if not raw:
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
                             headers={"WWW-Authenticate": "Bearer"})
-    admin_key: str | None = request.app.state.settings.admin_key
+    admin_key: str | None = request.app.state.services.settings.admin_key
     if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
         return agents.admin_principal()
     cache: KeyCache = request.app.state.key_cache
     found = cache.get(raw)
     if found is None:
-        found = agents.authenticate(request.app.state.db, raw)
+        found = agents.authenticate(request.app.state.services.db, raw)
         if found is None:
             raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
         cache.put(raw, found)

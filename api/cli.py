@@ -9,9 +9,10 @@ import secrets
 import sys
 from pathlib import Path
 
-from graph.db.connection import DatabaseUnavailable, connect, local_server, wait_for_database
+from graph.db.connection import DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
-from graph.db.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
+from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
+from graph.services import connect, local_server
 from graph.settings import Settings, get_settings
 
 
@@ -53,10 +54,10 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
             def show(percent: dict[str, float]) -> None:
                 print(f"  {progress_line(percent)}", file=sys.stderr, flush=True)
 
-            rebuild_vector_indexes(db, embedder.dimension, progress=show)
+            rebuild_vector_indexes(db, embedder.dimension, quantization=settings.vector_quantization, progress=show)
             _say("vector indexes rebuilt (episode_embedding, entry_embedding)")
             return 0
-        report = apply_schema(db, embedder.dimension, embedder.model_name)
+        report = apply_schema(db, embedder.dimension, embedder.model_name, settings.vector_quantization)
     finally:
         db.close()
     _say(f"schema applied: {report.constraints_added} constraints and {report.indexes_added} indexes added "

@@ -1,4 +1,4 @@
-"""Request-scoped access to the process-wide database and embedder."""
+"""Request-scoped access to the services built once at start-up (graph/services.py)."""
 
 from __future__ import annotations
 
@@ -8,21 +8,40 @@ from fastapi import Depends, Request
 
 from graph.db.connection import Database
 from graph.embeddings import Embedder
-from graph.entries import Knowledge
+from graph.knowledge.entries import Knowledge
+from graph.retrieval.pipeline import Retriever
+from graph.services import Services
+from graph.settings import Settings
+
+
+def get_services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
 
 
 def get_db(request: Request) -> Database:
-    return request.app.state.db
+    return get_services(request).db
 
 
 def get_embedder(request: Request) -> Embedder:
-    return request.app.state.embedder
+    return get_services(request).embedder
 
 
 def get_knowledge(request: Request) -> Knowledge:
-    return request.app.state.knowledge
+    return get_services(request).knowledge
 
 
+def get_retriever(request: Request) -> Retriever:
+    return get_services(request).retriever
+
+
+def get_settings(request: Request) -> Settings:
+    return get_services(request).settings
+
+
+ServicesDep = Annotated[Services, Depends(get_services)]
 DbDep = Annotated[Database, Depends(get_db)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]
+RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -10,10 +10,10 @@ from fastapi.responses import JSONResponse
 from neo4j.exceptions import ConstraintError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
-from graph.causal import LinkNotFound
 from graph.db.connection import DatabaseUnavailable
-from graph.entries import EntryNotFound, InvalidReference
 from graph.episodes import DuplicateIds
+from graph.knowledge.causal import LinkNotFound
+from graph.knowledge.entries import EntryNotFound, InvalidReference
 from graph.model.vectors import InvalidVector
 from graph.topology.entities import EntityNotFound
 

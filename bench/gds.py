@@ -19,8 +19,8 @@ from graph.analytics.cascade import cascade
 from graph.analytics.client import gds_for
 from graph.analytics.projections import GraphKind, ProjectionSpec, leftover
 from graph.db.connection import Database
-from graph.db.schema import apply_schema
 from graph.embeddings import get_embedder
+from graph.schema import apply_schema
 from loaders.aave.load import load
 
 REPEATS = 5

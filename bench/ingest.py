@@ -14,10 +14,10 @@ from typing import Any
 
 from bench.common import summary
 from bench.server import bench_database
-from graph.db.schema import apply_schema
 from graph.embeddings import get_embedder
 from graph.episodes import ingest
 from graph.model.episode import EpisodeIn
+from graph.schema import apply_schema
 from graph.settings import PROJECT_ROOT
 
 LOCOMO = PROJECT_ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"

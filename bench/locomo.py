@@ -15,9 +15,9 @@ from typing import Any
 from bench.common import RESULTS
 from bench.locomo_eval import KS, evaluate
 from bench.server import bench_database
-from graph.db.schema import apply_schema
 from graph.embeddings import get_embedder
 from graph.retrieval.pipeline import build
+from graph.schema import apply_schema
 from graph.settings import PROJECT_ROOT
 from loaders import locomo
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.pipeline import Mode, RetrievalRequest, Retriever
+from graph.visibility import Visibility
 from loaders.locomo import CATEGORIES, Conversation
 
 KS = (5, 10, 20)
@@ -24,7 +25,7 @@ def evaluate(retriever: Retriever, conversations: Sequence[Conversation], modes:
         started = time.perf_counter()
         asked = 0
         for conv in conversations:
-            view = {"viewer": conv.agent_id, "clade": "", "admin": False}
+            view = Visibility(conv.agent_id, "")
             for q in conv.questions:
                 if q.category not in (1, 2, 3, 4):
                     continue

@@ -28,10 +28,10 @@ from bench.ingest import locomo_texts
 from bench.server import bench_database, settle, vector_segments
 from graph.agents import AgentIn, KeyIn, create_key, register
 from graph.db.connection import Database
-from graph.db.schema import apply_schema, progress_line, rebuild_vector_indexes
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
 from graph.model.enums import KeyScope
+from graph.schema import apply_schema, progress_line, rebuild_vector_indexes
 from graph.settings import PROJECT_ROOT
 from loaders.locomo import read
 

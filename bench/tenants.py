@@ -23,10 +23,10 @@ from bench.retrieval import QUERIES, locomo_workload, measure_retrieve, serve_ap
 from bench.server import bench_database, settle, vector_segments
 from graph.agents import AgentIn, KeyIn, create_key, register
 from graph.db.connection import Database
-from graph.db.schema import apply_schema
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
 from graph.model.enums import KeyScope
+from graph.schema import apply_schema
 
 EPISODES = 100_000
 AGENTS = 100

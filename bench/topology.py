@@ -13,13 +13,14 @@ from typing import Any
 from bench.common import summary
 from bench.server import bench_database
 from graph.db.connection import Database
-from graph.db.schema import apply_schema
 from graph.embeddings import get_embedder
 from graph.model.enums import Predicate, Scope
+from graph.schema import apply_schema
 from graph.settings import PROJECT_ROOT
 from graph.topology import facts, traversal
 from graph.topology.facts import Owner
 from graph.topology.model import FactIn
+from graph.visibility import Visibility
 from loaders.aave.load import load
 
 DATA = PROJECT_ROOT.parent / "shared" / "data"
@@ -28,7 +29,7 @@ QUERIES = 500   # start entities, the same in every round
 ROUNDS = 3
 WARMUP = 300
 GENERATED = 100_000
-EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+EVERYONE = Visibility.everything()
 MANY = [Predicate.TokenFlow, Predicate.PriceCorrelation, Predicate.HasPosition, Predicate.IsRouterFor,
         Predicate.CollateralBacking]
 

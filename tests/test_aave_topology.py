@@ -15,12 +15,13 @@ from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.model.enums import REL_TYPES, Direction, Predicate
 from graph.topology import traversal
+from graph.visibility import Visibility
 from loaders.aave.load import load
 from tests.conftest import ADMIN_KEY, DATA, counts
 
 DEFI = DATA / "defi"
 ADMIN = {"X-API-Key": ADMIN_KEY}
-EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+EVERYONE = Visibility.everything()
 
 
 def _replacement() -> tuple[dict, int]:
@@ -341,9 +342,9 @@ def test_the_cypher_files_run_as_is_with_their_example_parameters(aave: Database
     import re
 
     from graph.db import cypher
-    from graph.settings import get_settings
+    from graph.db.cypher import cypher_dir
 
-    text = (get_settings().cypher_dir / "topology" / f"{name}.cypher").read_text()
+    text = (cypher_dir() / "topology" / f"{name}.cypher").read_text()
     params = {}
     with aave.session() as s:
         for key, expr in re.findall(r"^:param (\w+) => (.*);$", text, re.M):

@@ -20,9 +20,10 @@ from graph.analytics.client import gds_for
 from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec, leftover
 from graph.db.connection import Database
 from graph.model.enums import REL_TYPES
+from graph.visibility import Visibility
 from tests.conftest import Neo4jUnderTest
 
-EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+EVERYONE = Visibility.everything()
 BLOCK = 21_000_000  # late 2024: most markets listed, some oracles already replaced
 EVERYTHING = 10**9
 
@@ -317,9 +318,9 @@ def _browser(db: Database, name: str, **overrides: object) -> list[dict]:
     import re
 
     from graph.db import cypher
-    from graph.settings import get_settings
+    from graph.db.cypher import cypher_dir
 
-    text = (get_settings().cypher_dir / "analytics" / f"{name}.cypher").read_text()
+    text = (cypher_dir() / "analytics" / f"{name}.cypher").read_text()
     with db.session() as s:
         params = {key: s.run(f"RETURN {expr} AS v").single()["v"]
                   for key, expr in re.findall(r"^:param (\w+) => (.*);$", text, re.M)}

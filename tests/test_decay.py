@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from graph import decay
-from graph.decay import DAY_MS, DecayConfig, effective_confidence, half_life_ms, retention
-from graph.entries import Knowledge, admit, effective_confidences
+from graph.knowledge import decay
+from graph.knowledge.decay import DAY_MS, DecayConfig, effective_confidence, half_life_ms, retention
+from graph.knowledge.entries import Knowledge, admit, effective_confidences
 from graph.model.entry import EntryIn
 from graph.model.enums import DecayClass, EntryCategory, Provenance
 

@@ -22,10 +22,11 @@ from urllib.parse import quote
 
 import pytest
 
-from graph.db.schema import apply_schema
 from graph.retrieval import backends
+from graph.schema import apply_schema
 from graph.topology import entities
 from graph.topology.model import EntityIn
+from graph.visibility import Visibility
 
 P, S, C, Q = "project:zeta private", "project:zeta shared", "pool:zeta created", "pool:zeta clade"
 W, FEED = "pool:zeta weth/usdc", "oracle:zeta eth/usd"  # public, and with a "/" in their ids
@@ -341,8 +342,7 @@ def test_retrieval_explanations(world: World) -> None:
             assert set(graph) == graph_seen[who], (who, body, graph)
             assert {g["entity"] for g in graph.values()} <= VISIBLE[who]
             _no_leak(who, r)
-        visibility = {"viewer": AGENTS.get(who, ("", ""))[0], "clade": AGENTS.get(who, ("", ""))[1],
-                      "admin": who == "admin"}
+        visibility = Visibility(AGENTS.get(who, ("", ""))[0], AGENTS.get(who, ("", ""))[1], who == "admin")
         named = backends.named_entities(world.api.db, "zeta private and zeta clade and zeta weth/usdc", visibility)
         assert set(named) == {P, Q, W} & VISIBLE[who], who
 

@@ -13,8 +13,9 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from graph.db.connection import Database
 from graph.embeddings import Embedder
-from graph.entries import Knowledge, vote
+from graph.knowledge.entries import Knowledge, vote
 from graph.model.enums import VoteDirection
+from graph.visibility import Visibility
 from tests.conftest import ADMIN_KEY, clean_database
 
 ADMIN = {"X-API-Key": ADMIN_KEY}
@@ -118,7 +119,7 @@ def test_batch_interrupted_by_a_restart_and_resent_counts_every_item_once(local_
     db.close()
 
 
-UP, DOWN, FLOOR = 0.1, 0.15, 0.05  # the vote rules (spec, graph/decay.py): +0.1 capped at 1, -0.15 floored
+UP, DOWN, FLOOR = 0.1, 0.15, 0.05  # the vote rules (spec, graph/knowledge/decay.py): +0.1 capped at 1, -0.15 floored
 
 
 def _after_votes(confidence: float, directions: list[VoteDirection]) -> float:
@@ -139,7 +140,7 @@ def test_concurrent_votes_lose_no_update(api, db, embedder: Embedder) -> None:
     assert made.status_code == 201 and made.json()["entry_id"] == "contested", made.text
     assert api.client.get("/entries/contested", headers=h).json()["confidence"] == 0.5
     knowledge = Knowledge(db=db, embedder=embedder)
-    visibility = {"admin": True, "viewer": "", "clade": ""}
+    visibility = Visibility.everything()
 
     def at_once(directions: list[VoteDirection]) -> None:
         start = threading.Barrier(len(directions))

@@ -9,14 +9,15 @@ import pytest
 
 from graph import search
 from graph.db.connection import Database, IndexOffline
-from graph.db.schema import VECTOR_INDEXES, rebuild_vector_indexes, vector_index_dimensions
 from graph.embeddings import Embedder
 from graph.retrieval import backends
 from graph.retrieval.filters import RetrievalFilters
+from graph.schema import VECTOR_INDEXES, rebuild_vector_indexes, vector_index_dimensions
 from graph.search import Kind
+from graph.visibility import Visibility
 from tests.conftest import DATA
 
-ADMIN = {"viewer": "", "clade": "", "admin": True}
+ADMIN = Visibility.everything()
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ import pytest
 
 from graph import search
 from graph.search import Kind
+from graph.visibility import Visibility
 
 WETH = {"kind": "Token", "name": "WETH", "chain_id": 1, "address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"}
 WETH_ID = "1:0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
@@ -131,6 +132,6 @@ def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedd
     hits = api.client.post("/search", headers=a, json={"vector": q, "k": 5}).json()
     assert [h["id"] for h in hits] == expected
     # The index alone (over-fetching 100) sees only B's copies: the exact fallback answered.
-    view = {"viewer": "agent-a", "clade": "clade-y", "admin": False}
-    assert db.run("search/vector", index="episode_embedding", embedding=q, k=5, candidates=100, **view) == []
+    view = Visibility("agent-a", "clade-y")
+    assert db.run("search/vector", index="episode_embedding", embedding=q, k=5, candidates=100, **view.params()) == []
     assert [h["id"] for h in search.vector(db, Kind.episodes, q, 5, view)] == expected

@@ -65,7 +65,7 @@ def test_the_table_has_a_row_per_setting_with_its_real_default() -> None:
     assert "| `NEO4J_URI` | unset |" in table
     assert "| `GRIMOIRE_NEO4J_HOME` | `.neo4j/home` |" in table
     assert "| `GRIMOIRE_MAX_BODY_BYTES` | `33554432` |" in table
-    assert "| `GRIMOIRE_ADMISSION` | `AdmissionConfig` (`graph/admission.py`) |" in table
+    assert "| `GRIMOIRE_ADMISSION` | `AdmissionConfig` (`graph/knowledge/admission.py`) |" in table
     for field in Settings.model_fields.values():
         assert field.description and " ".join(field.description.split()) in table
 

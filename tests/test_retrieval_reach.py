@@ -13,6 +13,7 @@ import pytest
 from graph.db import cypher
 from graph.retrieval import backends, reach
 from graph.retrieval.filters import RetrievalFilters
+from graph.visibility import Visibility
 
 DIM = 384
 rng = np.random.default_rng(11)
@@ -40,7 +41,7 @@ def _add(db, prefix: str, n: int, agent: str, clade: str, scope: str, label: str
 
 
 def _params(viewer: str, clade: str, admin: bool = False, **filters: Any) -> dict[str, Any]:
-    return RetrievalFilters(**filters).params({"viewer": viewer, "clade": clade, "admin": admin})
+    return RetrievalFilters(**filters).params(Visibility(viewer, clade, admin))
 
 
 def _db_hits(db, name: str, **params: Any) -> int:

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from graph.decay import DAY_MS, DecayConfig
+from graph.knowledge.decay import DAY_MS, DecayConfig
 from graph.retrieval import budget, modes, rerank
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.decision import Decision, decide, replay_utility

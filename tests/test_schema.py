@@ -12,8 +12,8 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from graph.db.connection import Database
-from graph.db.schema import VECTOR_INDEXES, SchemaMismatch, SchemaReport, apply_schema, vector_index_dimensions
 from graph.embeddings import Embedder
+from graph.schema import VECTOR_INDEXES, SchemaMismatch, SchemaReport, apply_schema, vector_index_dimensions
 from graph.settings import PROJECT_ROOT
 from tests.conftest import Neo4jUnderTest
 

@@ -96,11 +96,11 @@ def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
                                             "required": True}})
 async def import_agent(request: Request, who: Admin) -> dict[str, Any]:
     body = (await request.body()).decode("utf-8", errors="strict") if request else ""
-    db = request.app.state.db
+    db = request.app.state.services.db
     from starlette.concurrency import run_in_threadpool
 
     try:
         return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id,
-                                       dimension=request.app.state.embedder.dimension)
+                                       dimension=request.app.state.services.embedder.dimension)
     except transfer.BadExport as exc:
         raise HTTPException(422, f"not imported: {exc}") from None

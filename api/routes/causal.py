@@ -11,8 +11,9 @@ from pydantic import BaseModel, Field
 from api.auth import Reader, Writer
 from api.deps import DbDep, EmbedderDep, KnowledgeDep
 from api.routes.agents import require_self_or_admin
-from graph import agents, causal
-from graph.causal import CausalGraph, LinkNotFound, LinksIn
+from graph import agents
+from graph.knowledge import causal
+from graph.knowledge.causal import CausalGraph, LinkNotFound, LinksIn
 from graph.model.vectors import check_vector
 
 router = APIRouter(tags=["causal graph"])

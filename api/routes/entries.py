@@ -10,8 +10,8 @@ from api.auth import Reader, Writer
 from api.deps import KnowledgeDep
 from api.ownership import claim
 from api.presentation import present
-from graph import entries
-from graph.entries import EntryDecision
+from graph.knowledge import entries
+from graph.knowledge.entries import EntryDecision
 from graph.model.common import to_ms
 from graph.model.entry import EntryBatch, EntryIn, OutcomeIn
 from graph.model.enums import AdmissionOutcome, EntryCategory, EntryStatus, MarketRegime, VoteDirection

@@ -15,7 +15,7 @@ router = APIRouter(tags=["retrieval"])
 @router.post("/retrieve", summary="Hybrid retrieval (vector + BM25 + graph, RRF, rerank, MMR, token budget) "
                                   "or another mode, over what the key may see")
 def retrieve(body: RetrievalRequest, request: Request, who: Reader) -> dict[str, Any]:
-    retriever: Retriever = request.app.state.retriever
+    retriever: Retriever = request.app.state.services.retriever
     try:
         return retriever.retrieve(body, who.visibility(), who.agent_id)
     except ValueError as exc:

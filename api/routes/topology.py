@@ -14,7 +14,6 @@ from pydantic import Field
 from api.auth import Reader, Writer
 from api.deps import DbDep
 from graph.agents import Principal
-from graph.entries import visible_to
 from graph.model.common import MAX_INT, StrictModel
 from graph.model.enums import Predicate
 from graph.topology import entities, facts, traversal
@@ -69,7 +68,7 @@ def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer) -> dict
 @router.get("/facts/{fact_id}", summary="Every version of a fact, on both time axes")
 def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
     view = who.visibility()
-    rows = [v for v in facts.versions(db, fact_id) if visible_to(v, view)]
+    rows = [v for v in facts.versions(db, fact_id) if view.sees(v)]
     if not rows:
         raise HTTPException(404, f"no fact {fact_id!r}")
     return rows

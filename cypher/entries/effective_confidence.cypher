@@ -1,4 +1,4 @@
-// Effective confidence of entries at $now (the decay formula, as in graph/decay.py):
+// Effective confidence of entries at $now (the decay formula, as in graph/knowledge/decay.py):
 //   retention = exp(-(now - last_accessed_at) / (half_life_ms * strength)), 1 when half_life_ms is null
 //   effective = max(floor, confidence * retention)
 :param ids => [];

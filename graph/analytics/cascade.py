@@ -13,6 +13,7 @@ from graph.analytics.runs import Analysis, run
 from graph.db.connection import Database
 from graph.model.enums import REL_TYPES, EntityKind, Predicate
 from graph.topology.entities import require_visible
+from graph.visibility import Visibility
 
 MAX_HOPS = 4
 # What a failure travels along, backwards: the dependant is the subject of these facts.
@@ -21,11 +22,11 @@ DEPENDENCIES = (Predicate.OracleDependency, Predicate.CollateralBacking, Predica
 MARKETS = {EntityKind.Pool.value, EntityKind.Reserve.value}
 
 
-def cascade(db: Database, entity_id: str, block: int, *, hops: int = 3, visibility: dict[str, Any],
+def cascade(db: Database, entity_id: str, block: int, *, hops: int = 3, visibility: Visibility,
             actor: str, limit: int = 100) -> dict[str, Any]:
     require_visible(db, entity_id, visibility)  # EntityNotFound, also for one the caller may not see
     affected = db.rows("analytics/cascade", id=entity_id, block=block, hops=min(hops, MAX_HOPS),
-                       types=[REL_TYPES[p] for p in DEPENDENCIES], **visibility)
+                       types=[REL_TYPES[p] for p in DEPENDENCIES], **visibility.params())
     importance: dict[str, float] = {}
     if affected:
         try:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -16,6 +16,7 @@ from graphdatascience import GraphDataScience
 from graph.db import cypher
 from graph.model.enums import REL_TYPES
 from graph.topology.entities import EVERYONE  # what an analysis sees when no key narrows it
+from graph.visibility import Visibility
 
 PREFIX = "grimoire-"
 
@@ -48,10 +49,10 @@ class ProjectionSpec:
     known_at: int | None = None
     agent_id: str | None = None
     max_mentions: int = 10_000
-    visibility: dict[str, Any] = field(default_factory=lambda: dict(EVERYONE))
+    visibility: Visibility = EVERYONE
 
     def params(self, orientation: Orientation) -> dict[str, Any]:
-        common = {"undirected": ["*"] if orientation == Orientation.undirected else [], **self.visibility}
+        common = {"undirected": ["*"] if orientation == Orientation.undirected else [], **self.visibility.params()}
         if self.kind == GraphKind.topology:
             if self.block is None:
                 raise ValueError("the topology is projected at a block: give block")

@@ -22,6 +22,7 @@ from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms, uuid7
+from graph.visibility import Visibility
 
 log = logging.getLogger(__name__)
 BATCH = 1_000
@@ -155,12 +156,14 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
         db.write(scores)
 
 
-def _visible_nodes(db: Database, ids: list[str], visibility: dict[str, Any]) -> dict[str, int]:
+def _visible_nodes(db: Database, ids: list[str], visibility: Visibility) -> dict[str, int]:
     """GDS node ids of the entities and entries among `ids` the viewer may see."""
-    return {r["id"]: r["node_id"] for r in db.rows("analytics/internal_ids", ids=ids, **visibility)} if ids else {}
+    if not ids:
+        return {}
+    return {r["id"]: r["node_id"] for r in db.rows("analytics/internal_ids", ids=ids, **visibility.params())}
 
 
-def _about_visible(db: Database, runs: list[dict[str, Any]], visibility: dict[str, Any]) -> list[dict[str, Any]]:
+def _about_visible(db: Database, runs: list[dict[str, Any]], visibility: Visibility) -> list[dict[str, Any]]:
     """The runs whose path ends (source, target) the viewer may see: a run from an entity it may
     not see is about that entity."""
     ends = {run["parameters"].get(k) for run in runs for k in ("source", "target")} - {None}
@@ -168,7 +171,7 @@ def _about_visible(db: Database, runs: list[dict[str, Any]], visibility: dict[st
     return [run for run in runs if all(run["parameters"].get(k) in (None, *seen) for k in ("source", "target"))]
 
 
-def _trim_similar(db: Database, results: list[dict[str, Any]], visibility: dict[str, Any]) -> None:
+def _trim_similar(db: Database, results: list[dict[str, Any]], visibility: Visibility) -> None:
     """node_similarity results name other nodes: keep those the viewer may see (and their scores)."""
     named = sorted({i for r in results for i in r["result"].get("similar_to") or []})
     seen = _visible_nodes(db, named, visibility)
@@ -180,17 +183,17 @@ def _trim_similar(db: Database, results: list[dict[str, Any]], visibility: dict[
 
 
 def runs(db: Database, algorithm: Algorithm | None = None, graph: str | None = None, limit: int = 50,
-         visibility: dict[str, Any] = EVERYONE) -> list[dict[str, Any]]:
+         visibility: Visibility = EVERYONE) -> list[dict[str, Any]]:
     found = [_decode(r["run"]) for r in db.rows("analytics/runs", algorithm=algorithm and algorithm.value,
-                                                 graph=graph, limit=limit, **visibility)]
+                                                 graph=graph, limit=limit, **visibility.params())]
     return _about_visible(db, found, visibility)
 
 
 def get_run(db: Database, run_id: str, limit: int = 100,
-            visibility: dict[str, Any] = EVERYONE) -> dict[str, Any] | None:
+            visibility: Visibility = EVERYONE) -> dict[str, Any] | None:
     """Only the results the viewer may see; None (as for an unknown run) for a run about an entity
     it may not see."""
-    rows = db.rows("analytics/run_scores", run_id=run_id, limit=limit, **visibility)
+    rows = db.rows("analytics/run_scores", run_id=run_id, limit=limit, **visibility.params())
     if not rows:
         return None
     run = _decode(rows[0]["run"])

@@ -14,8 +14,6 @@ from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
 from graph.db import cypher
-from graph.db.local_server import LocalNeo4j
-from graph.settings import Settings
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -46,28 +44,6 @@ class Target:
     user: str
     password: str
     database: str
-
-
-def local_server(settings: Settings) -> LocalNeo4j:
-    return LocalNeo4j(
-        home=settings.neo4j_home,
-        bolt_port=settings.neo4j_bolt_port,
-        http_port=settings.neo4j_http_port,
-        heap=settings.neo4j_heap,
-        pagecache=settings.neo4j_pagecache,
-        user=settings.neo4j_user,
-    )
-
-
-def resolve_target(settings: Settings) -> Target:
-    """NEO4J_URI and friends when set; otherwise the project's local server and its password file."""
-    if settings.neo4j_uri:
-        if settings.neo4j_password is None:
-            raise DatabaseUnavailable("NEO4J_URI is set but NEO4J_PASSWORD is not")
-        return Target(settings.neo4j_uri, settings.neo4j_user, settings.neo4j_password, settings.neo4j_database)
-    server = local_server(settings)
-    password = settings.neo4j_password or server.password
-    return Target(server.uri, settings.neo4j_user, password, settings.neo4j_database)
 
 
 class Database:
@@ -151,10 +127,6 @@ class Database:
 def _work_name(work: Callable[..., Any]) -> str:
     """A transaction function's name for the slow log: where it is defined (module and function)."""
     return f"transaction {getattr(work, '__module__', '?')}.{getattr(work, '__qualname__', repr(work))}"
-
-
-def connect(settings: Settings) -> Database:
-    return Database(resolve_target(settings), slow_ms=settings.slow_query_ms)
 
 
 def wait_for_database(db: Database, timeout: float) -> None:

@@ -10,15 +10,17 @@ from __future__ import annotations
 from functools import lru_cache
 from pathlib import Path
 
-from graph.settings import get_settings
-
 
 class CypherNotFound(KeyError):
     pass
 
 
+CYPHER_DIR = Path(__file__).resolve().parents[2] / "cypher"
+
+
 def cypher_dir() -> Path:
-    return get_settings().cypher_dir
+    """The project's cypher/ folder, found from this file: the loader needs no settings."""
+    return CYPHER_DIR
 
 
 @lru_cache(maxsize=512)

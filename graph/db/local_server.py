@@ -23,8 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from graph.settings import PROJECT_ROOT
-
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
 POM = PROJECT_ROOT / "pom.xml"
 DIST_ROOT = PROJECT_ROOT / ".neo4j" / "dist"
 PLUGIN_GROUPS = "org.neo4j.gds,org.neo4j.procedure"
@@ -300,7 +299,7 @@ class LocalNeo4j:
             "dbms.usage_report.enabled=false\n"
             # A vector index search visits every Lucene segment; Neo4j lets 50 of a size pile up
             # before merging them (data written in batches kept 20), this merges each pair, and
-            # an index built from scratch (graph/db/schema.py rebuild) is written in few.
+            # an index built from scratch (graph/schema.py rebuild) is written in few.
             f"internal.dbms.index.vector.standard_merge_factor={VECTOR_MERGE_FACTOR}\n"
             f"internal.dbms.index.vector.population_ram_buffer_size={vector_population_buffer_mb(heap)}\n"
         )

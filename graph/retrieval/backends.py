@@ -12,6 +12,7 @@ from typing import Any
 from graph.db.connection import Database, IndexOffline
 from graph.retrieval.reach import Reach
 from graph.search import escape_lucene
+from graph.visibility import Visibility
 
 MAX_CANDIDATES = 10_000
 BM25_CANDIDATES = 100        # what BM25 widens to when the filters leave too few hits
@@ -24,7 +25,7 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     when it sees nothing, an exact ranking when it sees at most `exact_below` items, else an index
     search asked for enough candidates for its visible share, widened (five times, at most twice)
     while the filters leave fewer than `top`. When that is not enough, or while an index is being
-    rebuilt (graph/db/schema.py), the exact search answers if the caller sees at most
+    rebuilt (graph/schema.py), the exact search answers if the caller sees at most
     `exact_fallback_below` items; beyond that the cost stays bounded and fewer rows may come back
     (BM25 and the graph backend still contribute). Without a reach: widen up to MAX_CANDIDATES,
     then search exactly."""
@@ -87,7 +88,7 @@ def _words(text: str) -> str:
     return " " + " ".join(_WORD.findall(text.lower())) + " "
 
 
-def named_entities(db: Database, text: str, visibility: dict[str, Any], limit: int = 5) -> list[str]:
+def named_entities(db: Database, text: str, visibility: Visibility, limit: int = 5) -> list[str]:
     """Entities the viewer may see whose name, symbol or alias appears in the text as whole words
     (an invisible one would show up in the explanation as the entity a result came through)."""
     query = escape_lucene(text).strip()
@@ -95,7 +96,7 @@ def named_entities(db: Database, text: str, visibility: dict[str, Any], limit: i
         return []
     lowered = _words(text)
     out = []
-    for r in db.rows("retrieval/entity_candidates", query=query, limit=25, **visibility):
+    for r in db.rows("retrieval/entity_candidates", query=query, limit=25, **visibility.params()):
         names = [n for n in [r["name"], r["symbol"], *(r["aliases"] or [])] if n]
         if any(_words(n) in lowered for n in names):
             out.append(r["id"])

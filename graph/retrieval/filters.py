@@ -9,6 +9,7 @@ from pydantic import Field
 
 from graph.model.common import MAX_INT, AgentId, StrictModel, Unit
 from graph.model.enums import EntryCategory, EntryStatus, MarketRegime
+from graph.visibility import Visibility
 
 LABELS = {"episodes": "Episode", "entries": "Entry"}
 
@@ -25,9 +26,9 @@ class RetrievalFilters(StrictModel):
     valid_at: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="valid time (ms)")
     known_as_of: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="recorded time (ms)")
 
-    def params(self, visibility: dict[str, Any]) -> dict[str, Any]:
+    def params(self, visibility: Visibility) -> dict[str, Any]:
         return {
-            **visibility, "labels": [LABELS[k] for k in self.kinds],
+            **visibility.params(), "labels": [LABELS[k] for k in self.kinds],
             "categories": [c.value for c in self.categories] if self.categories else None,
             "statuses": [s.value for s in self.statuses],
             "regimes": [r.value for r in self.regimes] if self.regimes else None,

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from graph.decay import DAY_MS, EPISODE, DecayConfig, retention
+from graph.knowledge.decay import DAY_MS, EPISODE, DecayConfig, retention
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.rerank import quality
 

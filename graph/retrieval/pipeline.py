@@ -18,8 +18,8 @@ from graph.analytics import signals
 from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.decay import DecayConfig
 from graph.ids import now_ms
+from graph.knowledge.decay import DecayConfig
 from graph.model.common import MAX_INT, StrictModel, Unit
 from graph.model.enums import MarketRegime
 from graph.model.vectors import Vector, check_vector
@@ -29,6 +29,7 @@ from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.decision import Decision, decide
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.fusion import rrf, rrf_ceiling
+from graph.visibility import Visibility
 
 log = logging.getLogger(__name__)
 DUPLICATE_COSINE = 0.95
@@ -102,7 +103,7 @@ class Retriever:
     config: RetrievalConfig
     decay: DecayConfig
 
-    def retrieve(self, req: RetrievalRequest, visibility: dict[str, Any], agent_id: str | None) -> dict[str, Any]:
+    def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> dict[str, Any]:
         cfg, now, clock = self.config, now_ms(), Clock()
         at = req.filters.valid_at or now
         embedding = req.vector
@@ -226,16 +227,16 @@ class Retriever:
         return self._finish(req, items, cut, k, decision, traces, agent_id, embedding, visibility, clock)
 
     def _topology_signals(self, traces: dict[str, dict], rows: list[dict], block: int,
-                          visibility: dict[str, Any]) -> None:
+                          visibility: Visibility) -> None:
         """For the explanation: the systemic importance (written PageRank at the block) of the
         entity each graph candidate came through, beside its distance from the seeds."""
         found = signals.centralities(self.db, sorted({r["entity"] for r in rows if r.get("entity")}), block,
-                                     visibility.get("viewer", ""))
+                                     visibility.viewer)
         for r in rows:
             if r.get("entity") in found:
                 traces[r["id"]]["graph"]["centrality"] = found[r["entity"]]["percentile"]
 
-    def _coverage(self, embedding: list[float] | None, visibility: dict[str, Any]) -> int:
+    def _coverage(self, embedding: list[float] | None, visibility: Visibility) -> int:
         if embedding is None:
             return 0
         params = RetrievalFilters(kinds=["entries"]).params(visibility)
@@ -251,7 +252,7 @@ class Retriever:
 
     def _finish(self, req: RetrievalRequest, items: list[dict], cut: list[dict], k: int, decision: Decision | None,
                 traces: dict[str, dict], agent_id: str | None, embedding: list[float] | None,
-                visibility: dict[str, Any], clock: Clock) -> dict[str, Any]:
+                visibility: Visibility, clock: Clock) -> dict[str, Any]:
         chosen, beyond = items[:k], items[k:]
         if req.for_decision and agent_id and req.mood and embedding is not None:
             chosen += self._contrarian(agent_id, req.mood, embedding, [it["id"] for it in chosen], visibility)
@@ -274,13 +275,13 @@ class Retriever:
         return out
 
     def _contrarian(self, agent_id: str, mood: list[float], embedding: list[float], exclude: list[str],
-                    visibility: dict[str, Any]) -> list[dict]:
+                    visibility: Visibility) -> list[dict]:
         rows = self.db.rows("retrieval/count_retrieval", agent_id=agent_id)
         if not rows or rows[0]["retrievals"] % self.config.contrarian_every != 0 or mood[0] == 0:
             return []
-        found = self.db.rows("retrieval/contrarian_all" if visibility["admin"] else "retrieval/contrarian",
+        found = self.db.rows(visibility.variant("retrieval/contrarian"),
                              embedding=embedding, pleasure=mood[0],
-                             n=self.config.contrarian_count, exclude=exclude, **visibility)
+                             n=self.config.contrarian_count, exclude=exclude, **visibility.params())
         items = self._items([r["id"] for r in found], {})
         for it, r in zip(items, found, strict=True):
             it["score"], it["contrarian"] = r["score"], True

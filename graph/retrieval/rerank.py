@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from graph.decay import DAY_MS, EPISODE, DecayConfig, effective_confidence
+from graph.knowledge.decay import DAY_MS, EPISODE, DecayConfig, effective_confidence
 from graph.retrieval.config import RetrievalConfig
 
 IMPORTANCE = {"routine": 0.25, "notable": 0.5, "critical": 0.75, "emergency": 1.0}

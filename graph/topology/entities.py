@@ -22,20 +22,15 @@ from graph.db.connection import Database
 from graph.ids import now_ms
 from graph.search import escape_lucene
 from graph.topology.model import EntityIn
+from graph.visibility import ENTITY_PREDICATE, Visibility
 
 CHUNK = 1_000
 BACKFILL_BATCH = 10_000
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
 # The admin's view: everything. For trusted callers (loaders, benchmarks, the CLI, analyses no key narrows).
-EVERYONE = {"admin": True, "viewer": "", "clade": ""}
+EVERYONE = Visibility.everything()
 
-ENTITY_VISIBLE = (
-    "($admin OR en.public OR $viewer IN en.creators"
-    " OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public'"
-    " OR (m.scope = 'shared' AND m.clade = $clade) }"
-    " OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public'"
-    " OR (f.scope = 'shared' AND f.clade = $clade)) })"
-)
+ENTITY_VISIBLE = f"({ENTITY_PREDICATE})"  # the form the Cypher files write, parentheses included
 
 
 class EntityNotFound(LookupError):
@@ -74,22 +69,24 @@ def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str, public: bo
     return [r["id"] for r in rows]
 
 
-def resolve(db: Database, text: str, limit: int = 10, *, visibility: dict[str, Any]) -> list[dict[str, Any]]:
+def resolve(db: Database, text: str, limit: int = 10, *, visibility: Visibility) -> list[dict[str, Any]]:
     """A canonical id, an address (any chain), a name, symbol or alias; exact matches rank first."""
     text = text.strip()
     address = text.lower() if _ADDRESS.match(text) else None
     rows = db.run("topology/resolve_entity", text=text, lucene=escape_lucene(text), address=address, limit=limit,
-                  **visibility)
+                  **visibility.params())
     return [{**r["entity"], "score": r["score"]} for r in rows]
 
 
-def visible_ids(db: Database, ids: Iterable[str], visibility: dict[str, Any]) -> set[str]:
+def visible_ids(db: Database, ids: Iterable[str], visibility: Visibility) -> set[str]:
     """Which of these ids are entities the viewer may see."""
     wanted = sorted(set(ids))
-    return {r["id"] for r in db.rows("topology/existing_entities", ids=wanted, **visibility)} if wanted else set()
+    if not wanted:
+        return set()
+    return {r["id"] for r in db.rows("topology/existing_entities", ids=wanted, **visibility.params())}
 
 
-def require_visible(db: Database, entity_id: str, visibility: dict[str, Any]) -> None:
+def require_visible(db: Database, entity_id: str, visibility: Visibility) -> None:
     if entity_id not in visible_ids(db, [entity_id], visibility):
         raise EntityNotFound(entity_id)
 

@@ -21,6 +21,7 @@ from graph.ids import now_ms
 from graph.model.enums import REL_TYPES, Predicate
 from graph.topology.entities import EVERYONE, visible_ids
 from graph.topology.model import FactIn
+from graph.visibility import Visibility
 
 CHUNK = 1_000
 ALL_TYPES = [REL_TYPES[p] for p in Predicate]
@@ -68,7 +69,7 @@ def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:
 
 def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: str,
                  recorded_at: Sequence[int] | int | None = None,
-                 visibility: dict[str, Any] = EVERYONE) -> AssertResult:
+                 visibility: Visibility = EVERYONE) -> AssertResult:
     """In order, in transactions of CHUNK. `recorded_at` is now unless a loader replays history
     (then one time per fact: when Grimoire learned it). Entities the writer may not see (its
     `visibility`) are as missing as unknown ones: a fact shows both its ends to whoever sees it."""
@@ -99,13 +100,13 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
 
 
 def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_id: str | None,
-               now: int | None = None, visibility: dict[str, Any] = EVERYONE) -> dict[str, Any]:
+               now: int | None = None, visibility: Visibility = EVERYONE) -> dict[str, Any]:
     """A fact the writer may not see (its `visibility`) is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
     def work(tx) -> dict[str, Any]:
-        rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id,
-                                         at_block=at_block, now=now or now_ms(), audit_id=audit.id, **visibility)]
+        rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id, at_block=at_block,
+                                         now=now or now_ms(), audit_id=audit.id, **visibility.params())]
         if not rows:
             raise FactNotFound(f"no fact {fact_id!r} believed now and valid after block {at_block}")
         audit.write(tx, [fact_id], f"invalidated {fact_id} at block {at_block}",
@@ -133,9 +134,9 @@ def versions(db: Database, fact_id: str) -> list[dict[str, Any]]:
 
 
 def about(db: Database, entity_id: str, *, block: int | None, known_at: int | None,
-          predicates: Sequence[Predicate] = (), visibility: dict[str, Any]) -> list[dict[str, Any]]:
+          predicates: Sequence[Predicate] = (), visibility: Visibility) -> list[dict[str, Any]]:
     rows = db.run("topology/facts_about", id=entity_id, block=block, known_at=known_at,
-                  types=types_for(predicates), **visibility)
+                  types=types_for(predicates), **visibility.params())
     return [_shape(r["fact"], subject=r["subject"], object=r["object"], value=r["value"],
                    subject_entity=r["subject_entity"], object_entity=r["object_entity"] if r["object"] else None)
             for r in rows]

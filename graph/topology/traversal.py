@@ -10,6 +10,7 @@ from graph.analytics import signals
 from graph.db.connection import Database
 from graph.model.enums import Direction, Predicate
 from graph.topology.facts import types_for
+from graph.visibility import Visibility
 
 # Spec (Feeding the Curiosity Scorer): 0 or 1 hop 1.0, 2 hops 0.5, 3 hops 0.25, else 0.
 CURIOSITY_BY_DISTANCE = {0: 1.0, 1: 1.0, 2: 0.5, 3: 0.25}
@@ -17,15 +18,15 @@ CURIOSITY_BY_DISTANCE = {0: 1.0, 1: 1.0, 2: 0.5, 3: 0.25}
 
 def k_hop(db: Database, entity_id: str, block: int, *, hops: int = 3, direction: Direction = Direction.both,
           predicates: Sequence[Predicate] = (), known_at: int | None = None, limit: int = 1_000,
-          visibility: dict[str, Any]) -> list[dict[str, Any]]:
+          visibility: Visibility) -> list[dict[str, Any]]:
     return db.rows("topology/k_hop", id=entity_id, block=block, hops=hops, direction=direction.value,
-                  types=types_for(predicates), known_at=known_at, limit=limit, **visibility)
+                  types=types_for(predicates), known_at=known_at, limit=limit, **visibility.params())
 
 
 def shortest_path(db: Database, source: str, target: str, block: int, *, predicates: Sequence[Predicate] = (),
-                  known_at: int | None = None, visibility: dict[str, Any]) -> dict[str, Any] | None:
+                  known_at: int | None = None, visibility: Visibility) -> dict[str, Any] | None:
     rows = db.run("topology/shortest_path", types=types_for(predicates), known_at=known_at, block=block,
-                  **{"from": source, "to": target}, **visibility)
+                  **{"from": source, "to": target}, **visibility.params())
     return rows[0] if rows else None
 
 
@@ -34,10 +35,10 @@ def curiosity_modifier(distance: int | None) -> float:
 
 
 def topology_curiosity(db: Database, event_entity: str, positions: Sequence[str], block: int, *,
-                       visibility: dict[str, Any]) -> dict[str, Any]:
+                       visibility: Visibility) -> dict[str, Any]:
     rows = db.run("topology/distance_to_positions", event=event_entity, positions=list(positions), block=block,
-                  types=types_for(()), **visibility)
+                  types=types_for(()), **visibility.params())
     distance = rows[0]["distance"] if rows else None
     # The event entity's systemic importance, when a topology PageRank run has been written.
     return {"distance": distance, "modifier": curiosity_modifier(distance),
-            "centrality": signals.centrality(db, event_entity, block, visibility.get("viewer", ""))}
+            "centrality": signals.centrality(db, event_entity, block, visibility.viewer)}

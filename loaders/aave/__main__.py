@@ -8,9 +8,10 @@ import time
 from dataclasses import asdict
 from pathlib import Path
 
-from graph.db.connection import connect, wait_for_database
-from graph.db.schema import apply_schema
+from graph.db.connection import wait_for_database
 from graph.embeddings import get_embedder
+from graph.schema import apply_schema
+from graph.services import connect
 from graph.settings import PROJECT_ROOT, get_settings
 from loaders.aave.load import load
 

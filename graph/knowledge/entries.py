@@ -1,6 +1,6 @@
 """Knowledge entries: admission and writing, reading, votes and outcomes.
 
-Every candidate goes through the Admission Gate (graph/admission.py). The write of a batch is
+Every candidate goes through the Admission Gate (graph/knowledge/admission.py). The write of a batch is
 one transaction per chunk: new entries, merges into existing ones, every decision (rejected
 and skipped ones too, so each can be explained) and the audit record. A dry run returns the
 decisions and writes nothing.
@@ -17,18 +17,19 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph import quality
-from graph.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
 from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.decay import DecayConfig, half_life_ms
 from graph.embeddings import Embedder
 from graph.ids import now_ms, uuid7
+from graph.knowledge import quality
+from graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
+from graph.knowledge.decay import DecayConfig, half_life_ms
+from graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from graph.model.common import to_ms
 from graph.model.entry import EntryIn, OutcomeIn
 from graph.model.enums import AdmissionOutcome, Outcome, VoteDirection
-from graph.reasoner import Candidate, Reasoner, RuleBasedReasoner
+from graph.visibility import Visibility
 
 CHUNK = 1_000
 NEIGHBOURS = 10
@@ -70,20 +71,9 @@ def _cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     return vectors @ vectors.T  # rows are L2-normalised
 
 
-def owner_view(agent_id: str, clade: str | None) -> dict[str, Any]:
-    """What an entry's owner can see: the Admission Gate compares candidates only with that."""
-    return {"viewer": agent_id, "clade": clade or "", "admin": False}
-
-
-def visible_to(item: dict[str, Any], view: dict[str, Any]) -> bool:
-    """The visibility rule of the Cypher files, for items already in hand."""
-    return bool(view["admin"] or item.get("agent_id") == view["viewer"] or item.get("scope") == "public"
-                or (item.get("scope") == "shared" and item.get("clade") == view["clade"] and view["clade"]))
-
-
-def _neighbours(k: Knowledge, vector: np.ndarray, view: dict[str, Any], now: int) -> list[Neighbour]:
+def _neighbours(k: Knowledge, vector: np.ndarray, view: Visibility, now: int) -> list[Neighbour]:
     rows = k.db.run("entries/neighbours", embedding=vector.tolist(), k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
-                    now=now, floor=k.decay.floor, **view)
+                    now=now, floor=k.decay.floor, **view.params())
     return [Neighbour(r["id"], r["content"], float(r["similarity"]), float(r["effective_confidence"])) for r in rows]
 
 
@@ -91,8 +81,8 @@ def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) 
     wanted = sorted({pid for e in entries for pid in e.parent_episode_ids})
     found = {r["id"]: r for r in k.db.run("episodes/existing", ids=wanted)} if wanted else {}
     for e in entries:
-        view = owner_view(e.agent_id, clade)
-        unusable = [pid for pid in e.parent_episode_ids if pid not in found or not visible_to(found[pid], view)]
+        view = Visibility.of(e.agent_id, clade)  # the owner's view: the gate compares with that only
+        unusable = [pid for pid in e.parent_episode_ids if pid not in found or not view.sees(found[pid])]
         if unusable:
             raise InvalidReference(f"entry {e.id or e.content[:40]!r}: unknown parent episodes {unusable[:10]}")
     return found
@@ -155,7 +145,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         if e.id in existing:
             decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
             continue
-        neighbours = _neighbours(k, vectors[i], owner_view(e.agent_id, clade), now)
+        neighbours = _neighbours(k, vectors[i], Visibility.of(e.agent_id, clade), now)
         # Earlier candidates of this batch that will be written count as neighbours too.
         for j, d in enumerate(decisions):
             if d.result.writes_entry and not d.existing and items[j].agent_id == e.agent_id:
@@ -221,8 +211,8 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
 # ---------------------------------------------------------------- reading
 
 
-def get(k: Knowledge, entry_id: str, visibility: dict[str, Any], now: int | None = None) -> dict[str, Any]:
-    rows = k.db.run("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility)
+def get(k: Knowledge, entry_id: str, visibility: Visibility, now: int | None = None) -> dict[str, Any]:
+    rows = k.db.run("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility.params())
     if not rows:
         raise EntryNotFound(entry_id)
     r = rows[0]
@@ -230,12 +220,12 @@ def get(k: Knowledge, entry_id: str, visibility: dict[str, Any], now: int | None
             "parent_episode_ids": r["parent_episode_ids"], "decision_ids": r["decision_ids"]}
 
 
-def list_entries(k: Knowledge, visibility: dict[str, Any], now: int | None = None,
+def list_entries(k: Knowledge, visibility: Visibility, now: int | None = None,
                  **filters: Any) -> list[dict[str, Any]]:
     params = {"agent_id": None, "category": None, "status": None, "regime": None, "valid_at": None,
               "known_at": None, "min_confidence": None, "offset": 0, "limit": 50}
     params.update(filters)
-    params.update(visibility)
+    params.update(visibility.params())
     rows = k.db.run("entries/list", now=now or now_ms(), floor=k.decay.floor, **params)
     return [{**r["entry"], "effective_confidence": r["effective_confidence"]} for r in rows]
 
@@ -248,12 +238,12 @@ def effective_confidences(k: Knowledge, ids: list[str], now: int) -> dict[str, f
 # ---------------------------------------------------------------- votes and outcomes
 
 
-def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, visibility: dict[str, Any],
+def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, visibility: Visibility,
                        change) -> dict[str, Any]:
     """Lock the entry, compute the change in Python, write it and its audit record: one transaction."""
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        rows = list(tx.run(cypher.query("entries/lock"), id=entry_id, **visibility))
+        rows = list(tx.run(cypher.query("entries/lock"), id=entry_id, **visibility.params()))
         if not rows:
             raise EntryNotFound(entry_id)
         before = rows[0]["entry"]
@@ -271,7 +261,7 @@ def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, vis
 
 
 def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
-         visibility: dict[str, Any]) -> dict[str, Any]:
+         visibility: Visibility) -> dict[str, Any]:
     """Asymmetric: +0.1 and a reset decay clock up, -0.15 down (never below the floor)."""
     up, down = k.decay.upvote_step, k.decay.downvote_step
 
@@ -286,7 +276,7 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
 
 
 def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str,
-                   visibility: dict[str, Any]) -> dict[str, Any]:
+                   visibility: Visibility) -> dict[str, Any]:
     """Strength grows only when the entry was used in a decision that went well (+1), or a dream
     validated it (+0.5, and half the decay rate from then on); never on retrieval alone."""
 
@@ -312,6 +302,6 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: st
     return _read_modify_write(k, entry_id, "entry.outcome", actor, visibility, change)
 
 
-def get_decision(k: Knowledge, decision_id: str, visibility: dict[str, Any]) -> dict[str, Any] | None:
-    rows = k.db.run("entries/get_decision", id=decision_id, viewer=visibility["viewer"], admin=visibility["admin"])
+def get_decision(k: Knowledge, decision_id: str, visibility: Visibility) -> dict[str, Any] | None:
+    rows = k.db.run("entries/get_decision", id=decision_id, viewer=visibility.viewer, admin=visibility.admin)
     return rows[0]["decision"] if rows else None

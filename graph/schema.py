@@ -55,15 +55,11 @@ def check_vector_dimensions(db: Database, dimension: int, model: str) -> None:
 
 
 def apply_schema(db: Database, dimension: int, model: str = "the embedding model",
-                 quantization: bool | None = None) -> SchemaReport:
+                 quantization: bool = False) -> SchemaReport:
     """Constraints and indexes, created when missing (an existing index keeps its configuration).
     Vector indexes are int8-quantized only with GRIMOIRE_VECTOR_QUANTIZATION=true (then retrieval's
     vector scores are approximate; search re-scores exactly)."""
     check_vector_dimensions(db, dimension, model)
-    if quantization is None:
-        from graph.settings import get_settings
-
-        quantization = get_settings().vector_quantization
     counters = [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension, quantization=quantization)]
     db.run("schema/await_indexes", seconds=300)
     backfill_visibility(db)  # entities stored before entity visibility existed
@@ -81,7 +77,7 @@ def progress_line(percent: dict[str, float]) -> str:
 
 
 def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES,
-                           quantization: bool | None = None, timeout: float = 3_600.0,
+                           quantization: bool = False, timeout: float = 3_600.0,
                            progress: Callable[[dict[str, float]], None] | None = None, actor: str = "admin") -> None:
     """Drop and re-create vector indexes in one transaction, then wait until they are online.
 
@@ -95,10 +91,6 @@ def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = 
     unknown = sorted(set(names) - set(VECTOR_INDEXES))
     if unknown:
         raise ValueError(f"not a vector index of this project: {', '.join(unknown)}")
-    if quantization is None:
-        from graph.settings import get_settings
-
-        quantization = get_settings().vector_quantization
     check_vector_dimensions(db, dimension, "the embedding model")
     with db.session() as s, s.begin_transaction() as tx:  # schema only: Neo4j keeps data writes apart
         for name in names:

@@ -10,7 +10,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from graph import quality
+from graph.knowledge import quality
 from graph.model.enums import DecayClass, EntryCategory, MarketRegime
 
 

@@ -7,7 +7,7 @@ existing entry merges into it, above 0.95 skips; factual confidence below 0.3 wh
 a high-confidence entry quarantines (the hallucination firewall).
 
 This module is pure: it judges a candidate against the neighbours it is given. Fetching the
-neighbours and writing the decision is graph/entries.py's job.
+neighbours and writing the decision is graph/knowledge/entries.py's job.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
+from graph.knowledge.reasoner import Candidate, Reasoner
 from graph.model.enums import AdmissionOutcome, DecayClass, EntryCategory, EntryStatus, Provenance
-from graph.reasoner import Candidate, Reasoner
 
 FACTORS = ("future_utility", "factual_confidence", "semantic_novelty", "temporal_recency", "content_type_prior")
 

@@ -18,11 +18,12 @@ from pydantic import Field, model_validator
 from graph.audit import Audit
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.decay import DAY_MS, DecayConfig
 from graph.ids import now_ms
+from graph.knowledge.decay import DAY_MS, DecayConfig
 from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, ShortText, StrictModel, Unit
 from graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
 from graph.model.vectors import Vector
+from graph.visibility import Visibility
 
 MAX_DEPTH = 3
 INHERITED_CONFIDENCE = 0.3  # the knowledge weighting hierarchy's Predecessor weight
@@ -105,7 +106,7 @@ def half_life_ms(config: DecayConfig) -> float:
 
 
 def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, actor: str,
-         visibility: dict[str, Any], provenance: Provenance = Provenance.SelfLearned) -> dict[str, list[str]]:
+         visibility: Visibility, provenance: Provenance = Provenance.SelfLearned) -> dict[str, list[str]]:
     now = now_ms()
     rows = []
     for lk in links:
@@ -120,7 +121,8 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
     audit = Audit(action="causal.link", actor=actor, agent_id=agent_id, at=now)
 
     def work(tx) -> list[dict[str, Any]]:
-        out = [r.data() for r in tx.run(cypher.query("causal/link"), rows=rows, audit_id=audit.id, **visibility)]
+        out = [r.data() for r in tx.run(cypher.query("causal/link"), rows=rows, audit_id=audit.id,
+                                        **visibility.params())]
         if len(out) != len(rows):
             missing = sorted({r["cause"] for r in rows} | {r["effect"] for r in rows})
             raise LinkNotFound(f"every cause and effect must be an entry you can see; among {missing[:20]}")
@@ -134,24 +136,24 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
 
 
 def traverse(db: Database, entry_id: str, *, direction: str, depth: int = MAX_DEPTH, config: DecayConfig,
-             visibility: dict[str, Any], now: int | None = None) -> list[dict[str, Any]]:
+             visibility: Visibility, now: int | None = None) -> list[dict[str, Any]]:
     """The walk from a visible entry; an unknown and an invisible one are alike not found."""
     if direction not in ("forward", "backward"):
         raise ValueError("direction is forward (consequences) or backward (causes)")
-    if not db.rows("entries/visible_ids", ids=[entry_id], **visibility):
+    if not db.rows("entries/visible_ids", ids=[entry_id], **visibility.params()):
         raise LinkNotFound(f"no entry {entry_id!r}")
     return db.run("causal/traverse", id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
-                  now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility)
+                  now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility.params())
 
 
 def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, agent_id: str | None,
-                   config: DecayConfig, visibility: dict[str, Any]) -> dict[str, Any]:
+                   config: DecayConfig, visibility: Visibility) -> dict[str, Any]:
     audit = Audit(action="causal.outcome", actor=actor, agent_id=agent_id)
 
     def work(tx) -> dict[str, Any]:
         rows = [r.data() for r in tx.run(cypher.query("causal/record_outcome"), id=link_id, confirmed=confirmed,
                                          now=audit.at, up=config.upvote_step, down=config.downvote_step,
-                                         floor=config.floor, **visibility)]
+                                         floor=config.floor, **visibility.params())]
         if not rows:
             raise LinkNotFound(f"no causal link {link_id!r} you may update")
         audit.write(tx, [link_id], f"{'confirmed' if confirmed else 'contradicted'} {link_id}",
@@ -178,9 +180,9 @@ def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, act
     provenance Predecessor; idempotent (the copies' ids are derived from the originals')."""
     now = now_ms()
     predecessor = graph.agent_id
-    copy_id = {e.id: f"{successor}:{e.id}"[:128] for e in graph.entries}
+    copy_id = {e.id: f"{successor}:{e.id}"[:128] for e in graph.knowledge.entries}
     entry_rows = []
-    for e in graph.entries:
+    for e in graph.knowledge.entries:
         props = e.model_dump(mode="json", exclude={"id", "embedding"}, exclude_none=True)
         props.update(agent_id=successor, clade=clade, scope=Scope.private.value,
                      provenance=Provenance.Predecessor.value,
@@ -204,7 +206,7 @@ def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, act
     def work(tx) -> dict[str, Any]:
         made = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=entry_rows, audit_id=audit.id, now=now)]
         tx.run(cypher.query("causal/link_inherited_entries"),
-               rows=[{"copy": copy_id[e.id], "original": e.id} for e in graph.entries]).consume()
+               rows=[{"copy": copy_id[e.id], "original": e.id} for e in graph.knowledge.entries]).consume()
         links = [r.data() for r in tx.run(cypher.query("causal/inherit_links"), rows=link_rows, audit_id=audit.id)]
         created_links = [r["id"] for r in links if r["created"]]
         audit.write(tx, made + created_links, f"inherited {len(made)} entries and {len(created_links)} causal links "

@@ -1,0 +1,80 @@
+"""Who may see what: the one visibility rule, as a type.
+
+An item (episode, entry, fact, link) is visible to a viewer when the viewer is an admin, owns it,
+it is public, or it is shared within the viewer's clade. Every Cypher file that reads for a caller
+writes this rule in one of the canonical forms below, word for word (tests/unit/test_cypher_contract.py
+checks it); `Visibility.sees` is the same rule for items already in hand."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+PARAMS = ("viewer", "clade", "admin")
+
+
+def item_predicate(var: str) -> str:
+    """The rule over the item bound to `var`, as the Cypher files write it."""
+    return (f"$admin OR {var}.agent_id = $viewer OR {var}.scope = 'public' "
+            f"OR ({var}.scope = 'shared' AND {var}.clade = $clade)")
+
+
+def owner_predicate(var: str) -> str:
+    """Records that are never shared (admission decisions, analytics runs): the owner or an admin."""
+    return f"$admin OR {var}.agent_id = $viewer"
+
+
+# Entities are seen through what mentions them or states facts about them, or by being public, or
+# by having been created by the viewer (graph/topology/entities.py).
+ENTITY_PREDICATE = (
+    "$admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer "
+    "OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE "
+    "f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' "
+    "OR (f.scope = 'shared' AND f.clade = $clade)) }"
+)
+
+# The seek form (retrieval's exact ranking and counts): one index seek per clause of the item rule,
+# their union being the visible set. Each branch's seek value is null unless the branch applies.
+SEEK_BRANCHES = (
+    "AND $admin THEN $agent_id END",
+    "AND NOT $admin AND ($agent_id IS NULL OR $agent_id = $viewer) THEN $viewer END",
+    "AND NOT $admin THEN 'shared' END AND n.clade = $clade",
+    "AND NOT $admin THEN 'public' END",
+)
+
+
+@dataclass(frozen=True)
+class Visibility:
+    """The caller's side of the rule: its agent (empty for the admin key), its clade, admin or not."""
+
+    viewer: str
+    clade: str
+    admin: bool = False
+
+    @classmethod
+    def of(cls, agent_id: str | None, clade: str | None, admin: bool = False) -> Visibility:
+        return cls(viewer=agent_id or "", clade=clade or "", admin=admin)
+
+    @classmethod
+    def everything(cls) -> Visibility:
+        """The admin's view (maintenance, the scheduler): every item."""
+        return cls(viewer="", clade="", admin=True)
+
+    def params(self) -> dict[str, Any]:
+        """The Cypher parameters of the rule: $viewer, $clade, $admin."""
+        return {"viewer": self.viewer, "clade": self.clade, "admin": self.admin}
+
+    def sees(self, item: Mapping[str, Any]) -> bool:
+        """The rule for an item already in hand (its agent_id, scope and clade)."""
+        return bool(self.admin or item.get("agent_id") == self.viewer or item.get("scope") == "public"
+                    or (item.get("scope") == "shared" and self.clade and item.get("clade") == self.clade))
+
+    def sees_everything(self, agent_id: str | None = None) -> bool:
+        """True for the admin with no agent filter: queries then take their _all variant, which
+        filters nothing and so can use a plain index search."""
+        return self.admin and agent_id is None
+
+    def variant(self, query: str, agent_id: str | None = None) -> str:
+        """`query`, or its `_all` variant when this caller sees everything."""
+        return f"{query}_all" if self.sees_everything(agent_id) else query
