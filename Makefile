@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
-.PHONY: install up test bench load lint neo4j-start neo4j-stop neo4j-status clean
+.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -38,6 +38,10 @@ up: install
 test: install
 	$(BIN)/python -m pytest
 
+# The tests that need no database (the pure core, the Cypher contract, the architecture): seconds.
+test-unit: install
+	$(BIN)/python -m pytest -m "not integration"
+
 load: install
 	$(BIN)/grimoire neo4j start
 	$(BIN)/grimoire load aave
@@ -47,6 +51,7 @@ bench: $(BENCH_STAMP)
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/mypy
 
 neo4j-start: install
 	$(BIN)/grimoire neo4j start

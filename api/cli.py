@@ -14,6 +14,7 @@ from graph.db.local_server import LocalServerError
 from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
 from graph.services import connect, local_server
 from graph.settings import Settings, get_settings
+from graph.visibility import EVERYONE
 
 
 def _say(msg: str) -> None:
@@ -104,7 +105,7 @@ def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
         if args.analysis == "cascade":
             if not args.entity or args.block is None:
                 raise ValueError("cascade needs --entity and --block")
-            out = cascade(db, args.entity, args.block, hops=args.hops, visibility=runs.EVERYONE, actor="cli",
+            out = cascade(db, args.entity, args.block, hops=args.hops, visibility=EVERYONE, actor="cli",
                           limit=args.limit)
         else:
             params = AlgorithmParams(**json.loads(args.params)) if args.params else AlgorithmParams()

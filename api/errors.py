@@ -1,4 +1,10 @@
-"""Turning failures into clear HTTP answers: the database being down is a 503, never a 500."""
+"""Turning failures into clear HTTP answers, once for the whole app.
+
+The domain raises one of four kinds (graph/errors.py) and each kind has one status here: NotFound
+404, Invalid 422, Conflict 409, Unavailable 503 (with Retry-After). The body is `{"detail": message}`,
+the exception's own message; a 503's is `{"status": "unavailable", "detail": message}`. The Neo4j
+driver's own errors are mapped too: the database being down is a 503, never a 500. Anything else
+(a bare ValueError or LookupError included) is a bug: a 500."""
 
 from __future__ import annotations
 
@@ -10,21 +16,19 @@ from fastapi.responses import JSONResponse
 from neo4j.exceptions import ConstraintError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
-from graph.db.connection import DatabaseUnavailable
-from graph.episodes import DuplicateIds
-from graph.knowledge.causal import LinkNotFound
-from graph.knowledge.entries import EntryNotFound, InvalidReference
-from graph.model.vectors import InvalidVector
-from graph.topology.entities import EntityNotFound
+from graph.errors import Conflict, GrimoireError, Invalid, NotFound, Unavailable
 
 log = logging.getLogger(__name__)
+
+RETRY_AFTER_SECONDS = 5
+STATUS: dict[type[GrimoireError], int] = {NotFound: 404, Invalid: 422, Conflict: 409, Unavailable: 503}
 
 
 def unavailable(reason: str) -> JSONResponse:
     return JSONResponse(
         status_code=503,
         content={"status": "unavailable", "detail": reason},
-        headers={"Retry-After": "5"},
+        headers={"Retry-After": str(RETRY_AFTER_SECONDS)},
     )
 
 
@@ -47,20 +51,34 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, _invalid_request)
 
+    # The four kinds of domain error: one handler each.
+    async def _not_found(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=STATUS[NotFound], content={"detail": str(exc)})
+
+    async def _invalid(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=STATUS[Invalid], content={"detail": str(exc)})
+
+    async def _conflict(_: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse(status_code=STATUS[Conflict], content={"detail": str(exc)})
+
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
+        log.warning("503 for %s %s: %s", request.method, request.url.path, exc)
+        return unavailable(str(exc))
+
+    app.add_exception_handler(NotFound, _not_found)
+    app.add_exception_handler(Invalid, _invalid)
+    app.add_exception_handler(Conflict, _conflict)
+    app.add_exception_handler(Unavailable, _unavailable)
+
+    # The driver's own errors, where no domain error wrapped them.
+    async def _driver_unavailable(request: Request, exc: Exception) -> JSONResponse:
         log.warning("503 for %s %s: %s", request.method, request.url.path, exc)
         return unavailable(f"Neo4j is unavailable: {exc}")
 
-    for exc_type in (DatabaseUnavailable, ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable):
-        app.add_exception_handler(exc_type, _unavailable)
+    for exc_type in (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable):
+        app.add_exception_handler(exc_type, _driver_unavailable)
 
-    async def _not_found(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(status_code=404, content={"detail": f"not found: {exc}"})
-
-    async def _invalid(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(status_code=422, content={"detail": str(exc)})
-
-    async def _conflict(_: Request, exc: Exception) -> JSONResponse:
+    async def _constraint(_: Request, exc: Exception) -> JSONResponse:
         # Two writers raced for the same id: nothing was half-written (the transaction rolled back).
         return JSONResponse(status_code=409, content={"detail": f"conflict, retry: {getattr(exc, 'message', exc)}"})
 
@@ -68,15 +86,5 @@ def install(app: FastAPI) -> None:
         # A number the database cannot hold (its integers are 64-bit) that no field bound caught.
         return JSONResponse(status_code=422, content={"detail": f"a number in the request is out of range: {exc}"})
 
+    app.add_exception_handler(ConstraintError, _constraint)
     app.add_exception_handler(OverflowError, _out_of_range)
-    app.add_exception_handler(ConstraintError, _conflict)
-    for exc_type in (EntryNotFound, LinkNotFound):
-        app.add_exception_handler(exc_type, _not_found)
-
-    async def _no_entity(_: Request, exc: Exception) -> JSONResponse:
-        # Unknown and invisible entities alike: the message names only the id that was asked for.
-        return JSONResponse(status_code=404, content={"detail": str(exc)})
-
-    app.add_exception_handler(EntityNotFound, _no_entity)
-    for exc_type in (InvalidReference, DuplicateIds, InvalidVector):
-        app.add_exception_handler(exc_type, _invalid)

@@ -11,6 +11,7 @@ from pydantic import BaseModel
 from graph import agents
 from graph.agents import Principal
 from graph.db.connection import Database
+from graph.errors import Invalid
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -20,11 +21,11 @@ def claim(db: Database, who: Principal, items: Sequence[T]) -> tuple[list[T], st
     named = {getattr(item, "agent_id", None) for item in items}
     if who.is_admin:
         if len(named) != 1 or None in named:
-            raise HTTPException(422, "the admin key writes for one agent: give the same agent_id on every item")
+            raise Invalid("the admin key writes for one agent: give the same agent_id on every item")
         owner = named.pop()
         agent = agents.get(db, owner)  # type: ignore[arg-type]
         if agent is None:
-            raise HTTPException(422, f"no agent {owner!r}: register it first (POST /agents)")
+            raise Invalid(f"no agent {owner!r}: register it first (POST /agents)")
         clade = agent.get("clade")
     else:
         assert who.agent_id is not None

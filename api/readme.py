@@ -2,7 +2,7 @@
 (name, default, description), and the route table, made from the app's OpenAPI schema.
 
 `grimoire config table --write` and `grimoire routes table --write` rewrite them in place between
-their markers; tests/test_readme.py fails when README.md differs from what they generate.
+their markers; tests/unit/test_readme.py fails when README.md differs from what they generate.
 """
 
 from __future__ import annotations

@@ -8,15 +8,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.pipeline import Mode, RetrievalRequest, Retriever
+from graph.retrieval.pipeline import RetrievalRequest, Retriever
 from graph.visibility import Visibility
 from loaders.locomo import CATEGORIES, Conversation
 
 KS = (5, 10, 20)
-MODES = {"vector": Mode.vector, "bm25": Mode.bm25, "vector+bm25 (RRF)": Mode.fusion, "full pipeline": Mode.hybrid}
+MODES = {"vector": "vector", "bm25": "bm25", "vector+bm25 (RRF)": "fusion", "full pipeline": "hybrid"}  # label: mode
 
 
-def evaluate(retriever: Retriever, conversations: Sequence[Conversation], modes: dict[str, Mode] = MODES,
+def evaluate(retriever: Retriever, conversations: Sequence[Conversation], modes: dict[str, str] = MODES,
              progress: bool = True) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for label, mode in modes.items():
@@ -31,7 +31,7 @@ def evaluate(retriever: Retriever, conversations: Sequence[Conversation], modes:
                     continue
                 req = RetrievalRequest(text=q.question, mode=mode, k=max(KS), no_budget=True,
                                        filters=RetrievalFilters(kinds=["episodes"], agent_id=conv.agent_id))
-                got = [r["id"] for r in retriever.retrieve(req, view, conv.agent_id)["results"]]
+                got = [r.id for r in retriever.retrieve(req, view, conv.agent_id).results]
                 evidence = set(q.evidence)
                 for k in KS:
                     hits[k].append(len(evidence & set(got[:k])) / len(evidence))

@@ -17,9 +17,10 @@ from typing import Annotated, Any
 from neo4j import ManagedTransaction
 from pydantic import Field
 
-from graph.audit import Audit
+from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.errors import Conflict, Invalid, NotFound
 from graph.model.common import ID_PATTERN, StrictModel
 from graph.model.enums import AgentKind, KeyScope
 from graph.visibility import Visibility
@@ -66,12 +67,16 @@ class Principal:
         return Visibility.of(self.agent_id, self.clade, self.is_admin)
 
 
-class AgentExists(ValueError):
-    pass
+class AgentExists(Conflict):
+    """An agent with this id is registered already (409)."""
 
 
-class UnknownAgent(LookupError):
-    pass
+class UnknownAgent(NotFound):
+    """No agent with this id (404)."""
+
+
+class InvalidAgent(Invalid):
+    """An agent that cannot be registered as asked: a sub-agent without its parent, an unknown parent (422)."""
 
 
 def _hash(secret: str) -> str:
@@ -87,9 +92,9 @@ def split_key(raw: str) -> tuple[str, str] | None:
 
 def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
     if agent.kind == AgentKind.sub and agent.parent_id is None:
-        raise ValueError("a sub-agent needs the parent_id of its main agent")
+        raise InvalidAgent("a sub-agent needs the parent_id of its main agent")
     if agent.parent_id is not None and get(db, agent.parent_id) is None:
-        raise UnknownAgent(f"no agent {agent.parent_id!r} to be the parent")
+        raise InvalidAgent(f"no agent {agent.parent_id!r} to be the parent")
     audit = Audit(action="agent.register", actor=actor, agent_id=agent.id)
     props = {k: v for k, v in {**agent.model_dump(mode="json"), "created_at": audit.at}.items() if v is not None}
 
@@ -98,9 +103,10 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
         assert row is not None
         if not row["created"]:
             raise AgentExists(f"agent {agent.id!r} exists already")
-        audit.write(tx, [agent.id], f"registered agent {agent.id}", {"op": "delete_nodes", "label": "Agent",
-                                                                     "ids": [agent.id]})
-        return row["agent"]
+        audit.write(tx, [agent.id], f"registered agent {agent.id}",
+                    [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])])
+        agent_props: dict[str, Any] = row["agent"]
+        return agent_props
 
     registered = db.write(work)
     log.info("agent %s registered (clade %s, kind %s) by %s", agent.id, agent.clade, agent.kind.value, actor)
@@ -108,12 +114,12 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
 
 
 def get(db: Database, agent_id: str) -> dict[str, Any] | None:
-    rows = db.run("agents/get", id=agent_id)
+    rows = db.fetch("agents/get", id=agent_id)
     return rows[0]["agent"] if rows else None
 
 
 def list_agents(db: Database, clade: str | None = None) -> list[dict[str, Any]]:
-    return [r["agent"] for r in db.run("agents/list", clade=clade)]
+    return [r["agent"] for r in db.fetch("agents/list", clade=clade)]
 
 
 def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[str, dict[str, Any]]:
@@ -126,16 +132,16 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
     def work(tx: ManagedTransaction) -> None:
         if tx.run(cypher.query("agents/create_key"), agent_id=agent_id, key=stored).single() is None:
             raise UnknownAgent(f"no agent {agent_id!r}")
-        audit.write(tx, [key_id], f"key {key_id} for {agent_id}", {"op": "revoke_key", "id": key_id})
+        audit.write(tx, [key_id], f"key {key_id} for {agent_id}", [RevokeKey(key_id=key_id)])
 
     db.write(work)
-    log.info("key %s made for agent %s (scopes %s) by %s", key_id, agent_id, ",".join(stored["scopes"]), actor)
+    log.info("key %s made for agent %s (scopes %s) by %s", key_id, agent_id, ",".join(key.scopes), actor)
     description = {k: v for k, v in stored.items() if k != "hash"}
     return f"{KEY_PREFIX}_{key_id}_{secret}", {**description, "agent_id": agent_id}
 
 
 def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    return [r["key"] for r in db.run("agents/list_keys", agent_id=agent_id)]
+    return [r["key"] for r in db.fetch("agents/list_keys", agent_id=agent_id)]
 
 
 def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
@@ -146,7 +152,9 @@ def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | Non
         if row is None:
             return None
         audit.agent_id = row["agent_id"]
-        audit.write(tx, [key_id], f"revoked key {key_id}", {"op": "unrevoke_key", "id": key_id})
+        # A key revoked before stays revoked when this is undone.
+        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if row["revoked_at"] == audit.at
+                    else [Noop(reason=f"key {key_id} was revoked already")])
         return row.data()
 
     revoked = db.write(work)
@@ -160,7 +168,7 @@ def authenticate(db: Database, raw_key: str) -> Principal | None:
     if parts is None:
         return None
     key_id, secret = parts
-    rows = db.run("agents/find_key", id=key_id)
+    rows = db.fetch("agents/find_key", id=key_id)
     if not rows:
         return None
     key, agent = rows[0]["key"], rows[0]["agent"]

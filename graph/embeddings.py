@@ -78,7 +78,8 @@ class Embedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def embed_one(self, text: str) -> list[float]:
-        return self.embed([text])[0].tolist()
+        vector: list[float] = self.embed([text])[0].tolist()
+        return vector
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
         """Tokens of each text by the model's own tokenizer (no special tokens): the one count for

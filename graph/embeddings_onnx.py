@@ -39,7 +39,7 @@ def supported(model: Any) -> bool:
     names = [type(m).__name__ for m in model]
     if names[:2] != ["Transformer", "Pooling"] or any(n != "Normalize" for n in names[2:]):
         return False
-    return model[1].get_config_dict().get("pooling_mode") == "mean"
+    return bool(model[1].get_config_dict().get("pooling_mode") == "mean")
 
 
 def _fingerprint(model: Any, model_path: str) -> str:

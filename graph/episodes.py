@@ -8,6 +8,7 @@ record in each transaction. While one chunk is written, the next one is embedded
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -16,10 +17,11 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit
+from graph.audit import Audit, DeleteNodes, NodeLabel
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
+from graph.errors import Invalid
 from graph.ids import now_ms, uuid7
 from graph.model.common import to_ms
 from graph.model.episode import EpisodeIn
@@ -30,8 +32,8 @@ CHUNK = 1_000
 log = logging.getLogger(__name__)
 
 
-class DuplicateIds(ValueError):
-    pass
+class DuplicateIds(Invalid):
+    """One batch names the same episode id twice (422)."""
 
 
 @dataclass
@@ -45,8 +47,8 @@ class IngestResult:
 def with_ids(episodes: Sequence[EpisodeIn]) -> list[EpisodeIn]:
     """Give every episode an id (UUIDv7 where the client sent none); refuse repeats in one batch."""
     out = [ep if ep.id else ep.model_copy(update={"id": uuid7()}) for ep in episodes]
-    seen: set[str] = set()
-    dupes = sorted({ep.id for ep in out if ep.id in seen or seen.add(ep.id)})  # type: ignore[func-returns-value]
+    counts = Counter(str(ep.id) for ep in out)
+    dupes = sorted(i for i, n in counts.items() if n > 1)
     if dupes:
         raise DuplicateIds(f"the batch repeats ids: {', '.join(dupes[:10])}")
     return out
@@ -87,8 +89,9 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: 
 
 def _write_chunk(tx: ManagedTransaction, rows: list[dict[str, Any]], audit: Audit) -> list[str]:
     created = [r["id"] for r in tx.run(cypher.query("episodes/ingest"), rows=rows, audit_id=audit.id, now=audit.at)]
+    # Deleting the episodes takes their MENTIONS and FOLLOWS; entities a mention created stay (no record says which).
     audit.write(tx, created, f"ingested {len(created)} of {len(rows)} episodes",
-                {"op": "delete_nodes", "label": "Episode", "ids": created})
+                [DeleteNodes(label=NodeLabel.Episode, ids=created)])
     return created
 
 
@@ -132,7 +135,7 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
 
 
 def get(db: Database, episode_id: str, visibility: Visibility) -> dict[str, Any] | None:
-    rows = db.run("episodes/get", id=episode_id, **visibility.params())
+    rows = db.fetch("episodes/get", id=episode_id, **visibility.params())
     return {**rows[0]["episode"], "mentions": rows[0]["mentions"]} if rows else None
 
 
@@ -141,4 +144,4 @@ def list_episodes(db: Database, visibility: Visibility, **filters: Any) -> list[
               "recorded_from": None, "recorded_to": None, "offset": 0, "limit": 50}
     params.update(filters)
     params.update(visibility.params())
-    return [{**r["episode"], "mentions": r["mentions"]} for r in db.run("episodes/list", **params)]
+    return [{**r["episode"], "mentions": r["mentions"]} for r in db.fetch("episodes/list", **params)]

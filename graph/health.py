@@ -19,8 +19,8 @@ def _optional_version(db: Database, name: str) -> str | None:
 
 
 def server_info(db: Database) -> dict[str, Any]:
-    kernel = next((r for r in db.run("health/components") if r["name"] == "Neo4j Kernel"), None)
-    indexes = db.run("schema/show_indexes")
+    kernel = next((r for r in db.fetch("health/components") if r["name"] == "Neo4j Kernel"), None)
+    indexes = db.fetch("schema/show_indexes")
     return {
         "neo4j": {"version": kernel and kernel["version"], "edition": kernel and kernel["edition"],
                   "uri": db.target.uri, "database": db.name},

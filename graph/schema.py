@@ -13,9 +13,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from graph.audit import Audit
+from graph.audit import Audit, Noop
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.errors import Conflict
 from graph.topology.entities import backfill_visibility
 
 log = logging.getLogger(__name__)
@@ -25,7 +26,7 @@ SCHEMA_FILES = ("schema/retired", "schema/constraints", "schema/range_indexes", 
 VECTOR_INDEXES = ("episode_embedding", "entry_embedding")
 
 
-class SchemaMismatch(RuntimeError):
+class SchemaMismatch(Conflict):
     """The stored vectors were made by a model of another dimension than the configured one."""
 
 
@@ -38,7 +39,7 @@ class SchemaReport:
 
 
 def vector_index_dimensions(db: Database) -> dict[str, int]:
-    return {r["name"]: int(r["dimensions"]) for r in db.run("schema/show_vector_indexes") if r["dimensions"]}
+    return {r["name"]: int(r["dimensions"]) for r in db.fetch("schema/show_vector_indexes") if r["dimensions"]}
 
 
 def check_vector_dimensions(db: Database, dimension: int, model: str) -> None:
@@ -112,4 +113,4 @@ def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = 
         time.sleep(1.0)
     audit = Audit(action="schema.rebuild_vector_indexes", actor=actor, agent_id=None)
     db.write(lambda tx: audit.write(tx, list(names), f"rebuilt vector indexes {', '.join(names)}",
-                                    {"op": "none"}))
+                                    [Noop(reason="indexes rebuilt as they were: no data changed")]))

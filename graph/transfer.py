@@ -20,9 +20,20 @@ from neo4j import ManagedTransaction
 from neo4j.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
-from graph.audit import Audit
+from graph.audit import (
+    Audit,
+    DeleteNodes,
+    DeleteRelationships,
+    Endpoints,
+    NodeLabel,
+    RelationshipType,
+    RevertOp,
+    SetProperties,
+    changed,
+)
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.errors import Invalid
 from graph.ids import now_ms
 from graph.model.common import ID_PATTERN
 from graph.model.enums import EntityKind, EntryCategory
@@ -126,8 +137,11 @@ Record = Annotated[Header | NodeRecord | RelRecord, Field(discriminator="record"
 _adapter: TypeAdapter[Header | NodeRecord | RelRecord] = TypeAdapter(Record)
 
 
-class BadExport(ValueError):
-    """A line of an import is not a valid record; nothing was written."""
+class BadExport(Invalid):
+    """A line of an import is not a valid record, or the database refused it; nothing was written."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(f"not imported: {problem}")
 
 
 def _base_of(labels: list[str]) -> str:
@@ -137,12 +151,12 @@ def _base_of(labels: list[str]) -> str:
 def export_agent(db: Database, agent_id: str) -> Iterator[str]:
     yield json.dumps({"record": "header", "format": FORMAT, "version": VERSION, "agent_id": agent_id,
                       "exported_at": now_ms()})
-    for row in db.run("transfer/export_nodes", agent_id=agent_id):
+    for row in db.fetch("transfer/export_nodes", agent_id=agent_id):
         embedding = row["embedding"]
         yield json.dumps({"record": "node", "labels": sorted(row["labels"]), "id": row["id"],
                           "properties": row["properties"],
                           "embedding": list(embedding) if embedding is not None else None}, sort_keys=True)
-    for row in db.run("transfer/export_relationships", agent_id=agent_id):
+    for row in db.fetch("transfer/export_relationships", agent_id=agent_id):
         yield json.dumps({"record": "relationship", "type": row["type"], "from": row["from"],
                           "from_label": _base_of(row["from_labels"]), "to": row["to"],
                           "to_label": _base_of(row["to_labels"]), "properties": row["properties"]}, sort_keys=True)
@@ -182,6 +196,33 @@ def parse(lines: Iterable[str], dimension: int | None = None) -> tuple[Header, l
     return header, nodes, rels
 
 
+def _import_revert(tx: ManagedTransaction, by_label: dict[BaseLabel, list[dict[str, Any]]],
+                   by_type: dict[tuple[RelType, BaseLabel, BaseLabel], list[dict[str, Any]]]) -> list[RevertOp]:
+    """What undoes an import, read before it writes: the relationships it creates between nodes that are
+    there already deleted, the previous values of the properties it replaces on those nodes set back, the
+    nodes it creates deleted (with their relationships). Not kept: the embeddings and properties of
+    relationships it replaces, the extra labels it adds."""
+    keys: list[RevertOp] = []
+    for (rel_type, from_label, to_label), rows in by_type.items():
+        new: dict[str, list[str]] = defaultdict(list)
+        for r in tx.run(cypher.query("audit/import_relationships_before"), type=rel_type.value,
+                        from_label=from_label.value, to_label=to_label.value, rows=rows):
+            new[r["from"]].append(r["to"])
+        keys.append(DeleteRelationships(type=RelationshipType(rel_type.value), keys=[
+            Endpoints(start_label=NodeLabel(from_label.value), start_id=start, end_ids=ends)
+            for start, ends in new.items()]))
+    restored: list[RevertOp] = []
+    created: list[RevertOp] = []
+    for label, rows in by_label.items():
+        after = {row["id"]: {**row["properties"], "id": row["id"]} for row in rows}
+        found = {r["id"]: r["props"] for r in tx.run(cypher.query("audit/import_nodes_before"), label=label.value,
+                                                     ids=list(after))}
+        restored += [SetProperties(label=NodeLabel(label.value), id=i, before=changed(props, after[i]))
+                     for i, props in found.items()]
+        created.append(DeleteNodes(label=NodeLabel(label.value), ids=[i for i in after if i not in found]))
+    return [*keys, *restored, *created]
+
+
 def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension: int | None = None) -> dict[str, Any]:
     """Restore an export, all or nothing: every batch (1,000 rows each) runs in one transaction, so
     a refusal half-way (by the database, or the connection dropping) leaves nothing behind. MERGE
@@ -205,12 +246,13 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
     audit = Audit(action="agent.import", actor=actor, agent_id=header.agent_id)
 
     def work(tx: ManagedTransaction) -> dict[str, int]:
+        revert = _import_revert(tx, by_label, by_type)  # read before anything is written
         written = {"nodes": 0, "relationships": 0}
         for statement, params, rows in batches:
             result = tx.run(cypher.query(statement), rows=rows, **params).single()
             written["relationships" if "relationships" in statement else "nodes"] += int(result[0]) if result else 0
         audit.write(tx, [n.id for n in nodes], f"imported {written['nodes']} nodes and {written['relationships']} "
-                    f"relationships", {"op": "imported", **written})
+                    f"relationships", revert)
         return written
 
     try:

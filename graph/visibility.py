@@ -21,8 +21,19 @@ def item_predicate(var: str) -> str:
 
 
 def owner_predicate(var: str) -> str:
-    """Records that are never shared (admission decisions, analytics runs): the owner or an admin."""
+    """Records that are never shared (admission decisions): the owner or an admin."""
     return f"$admin OR {var}.agent_id = $viewer"
+
+
+def writer_predicate(var: str) -> str:
+    """Who may record an outcome on a causal link: its owner, or its clade when shared (not the
+    public: a public link is read by all and changed by its own)."""
+    return f"$admin OR {var}.agent_id = $viewer OR ({var}.scope = 'shared' AND {var}.clade = $clade)"
+
+
+def run_predicate(var: str) -> str:
+    """Analysis runs: those of no agent (the admin's, the loaders') and the viewer's own."""
+    return f"{var}.owner IS NULL OR {var}.owner = $viewer"
 
 
 # Entities are seen through what mentions them or states facts about them, or by being public, or
@@ -34,14 +45,15 @@ ENTITY_PREDICATE = (
     "OR (f.scope = 'shared' AND f.clade = $clade)) }"
 )
 
-# The seek form (retrieval's exact ranking and counts): one index seek per clause of the item rule,
-# their union being the visible set. Each branch's seek value is null unless the branch applies.
-SEEK_BRANCHES = (
-    "AND $admin THEN $agent_id END",
-    "AND NOT $admin AND ($agent_id IS NULL OR $agent_id = $viewer) THEN $viewer END",
-    "AND NOT $admin THEN 'shared' END AND n.clade = $clade",
-    "AND NOT $admin THEN 'public' END",
-)
+
+def seek_branches(var: str) -> tuple[str, ...]:
+    """The seek form (retrieval's exact ranking, counts and contrarian picks): one index seek per
+    clause of the item rule, their union being the visible set; each seek value is null unless its
+    branch applies. With retrieval's filters ($labels, $agent_id) the own-items guard also checks
+    the agent filter."""
+    return ("AND NOT $admin AND ($agent_id IS NULL OR $agent_id = $viewer) THEN $viewer END",
+            "WHEN NOT $admin THEN $viewer END",
+            f"THEN 'shared' END AND {var}.clade = $clade")
 
 
 @dataclass(frozen=True)
@@ -78,3 +90,7 @@ class Visibility:
     def variant(self, query: str, agent_id: str | None = None) -> str:
         """`query`, or its `_all` variant when this caller sees everything."""
         return f"{query}_all" if self.sees_everything(agent_id) else query
+
+
+# The admin's view: everything. For trusted callers (loaders, benchmarks, the CLI, analyses no key narrows).
+EVERYONE = Visibility.everything()

@@ -227,3 +227,19 @@ def admin_client(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedde
     with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)) as c:
         c.headers.update({"X-API-Key": ADMIN_KEY})
         yield c
+
+
+UNIT = Path(__file__).resolve().parent / "unit"
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`integration` marks every test that needs Neo4j (its fixtures reach neo4j_server) and every
+    test under tests/integration/ (the model, servers of their own); tests/unit/ must need neither,
+    so `pytest -m "not integration"` starts no database."""
+    for item in items:
+        needs_db = "neo4j_server" in getattr(item, "fixturenames", ())
+        in_unit = UNIT in Path(str(item.fspath)).resolve().parents
+        if in_unit and needs_db:
+            raise pytest.UsageError(f"{item.nodeid} needs Neo4j: it belongs in tests/integration/")
+        if needs_db or not in_unit:
+            item.add_marker(pytest.mark.integration)

@@ -4,24 +4,15 @@ from typing import Any
 
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
-from pydantic import BaseModel
 
 from api.auth import Admin, KeyCache, Reader
 from api.deps import DbDep
+from api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
 from graph import agents, transfer
-from graph.agents import AgentExists, AgentIn, KeyIn, Principal, UnknownAgent
+from graph.agents import AgentIn, KeyIn, Principal, UnknownAgent
+from graph.errors import NotFound
 
 router = APIRouter(tags=["agents and keys"])
-
-
-class KeyOut(BaseModel):
-    key: str | None = None  # present once, when the key is made
-    id: str
-    agent_id: str
-    scopes: list[str]
-    created_at: int
-    revoked_at: int | None = None
-    label: str | None = None
 
 
 def require_self_or_admin(who: Principal, agent_id: str) -> None:
@@ -29,25 +20,22 @@ def require_self_or_admin(who: Principal, agent_id: str) -> None:
         raise HTTPException(403, "only the agent itself or an admin key may do this")
 
 
-@router.post("/agents", status_code=201, summary="Register an agent (admin)")
+@router.post("/agents", response_model=AgentOut, response_model_exclude_unset=True, status_code=201,
+             summary="Register an agent (admin)")
 def register_agent(agent: AgentIn, db: DbDep, who: Admin) -> dict[str, Any]:
-    try:
-        return agents.register(db, agent, actor=who.key_id)
-    except AgentExists as exc:
-        raise HTTPException(409, str(exc)) from None
-    except UnknownAgent as exc:
-        raise HTTPException(422, str(exc)) from None
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from None
+    # AgentExists is a 409, InvalidAgent (a sub-agent without a known parent) a 422: api/errors.py.
+    return agents.register(db, agent, actor=who.key_id)
 
 
-@router.get("/agents/me", summary="The principal this key acts as")
+@router.get("/agents/me", response_model=Me, response_model_exclude_unset=True,
+            summary="The principal this key acts as")
 def me(db: DbDep, who: Reader) -> dict[str, Any]:
     agent = agents.get(db, who.agent_id) if who.agent_id else None
     return {"key_id": who.key_id, "scopes": sorted(who.scopes), "admin": who.is_admin, "agent": agent}
 
 
-@router.get("/agents", summary="Agents: all for an admin, the own clade's otherwise")
+@router.get("/agents", response_model=list[AgentOut], response_model_exclude_unset=True,
+            summary="Agents: all for an admin, the own clade's otherwise")
 def list_agents(db: DbDep, who: Reader) -> list[dict[str, Any]]:
     return agents.list_agents(db, None if who.is_admin else (who.clade or "\x00"))
 
@@ -55,10 +43,7 @@ def list_agents(db: DbDep, who: Reader) -> list[dict[str, Any]]:
 @router.post("/agents/{agent_id}/keys", response_model=KeyOut, status_code=201,
              summary="Make an API key for an agent (admin); the key is shown this once")
 def create_key(agent_id: str, body: KeyIn, db: DbDep, who: Admin) -> KeyOut:
-    try:
-        raw, stored = agents.create_key(db, agent_id, body, actor=who.key_id)
-    except UnknownAgent as exc:
-        raise HTTPException(404, str(exc)) from None
+    raw, stored = agents.create_key(db, agent_id, body, actor=who.key_id)  # UnknownAgent: a 404
     return KeyOut(key=raw, **stored)
 
 
@@ -68,14 +53,14 @@ def list_keys(agent_id: str, db: DbDep, who: Reader) -> list[KeyOut]:
     return [KeyOut(agent_id=agent_id, **k) for k in agents.list_keys(db, agent_id)]
 
 
-@router.delete("/keys/{key_id}", summary="Revoke a key (admin, or the key's own agent)")
+@router.delete("/keys/{key_id}", response_model=RevokedKey, summary="Revoke a key (admin, or the key's own agent)")
 def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[str, Any]:
     owner = next((k for k in agents.list_keys(db, who.agent_id) if k["id"] == key_id), None) if who.agent_id else None
     if not who.is_admin and owner is None:
-        raise HTTPException(404, f"no key {key_id!r} of this agent")
+        raise NotFound(f"no key {key_id!r} of this agent")
     revoked = agents.revoke_key(db, key_id, actor=who.key_id)
     if revoked is None:
-        raise HTTPException(404, f"no key {key_id!r}")
+        raise NotFound(f"no key {key_id!r}")
     cache: KeyCache = request.app.state.key_cache
     cache.drop_key(key_id)
     return revoked
@@ -86,12 +71,13 @@ def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[st
 def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
     require_self_or_admin(who, agent_id)
     if agents.get(db, agent_id) is None:
-        raise HTTPException(404, f"no agent {agent_id!r}")
+        raise UnknownAgent(f"no agent {agent_id!r}")
     lines = list(transfer.export_agent(db, agent_id))  # read fully first: a failure is a clean error
     return StreamingResponse((line + "\n" for line in lines), media_type="application/x-ndjson")
 
 
-@router.post("/agents/import", summary="Import an export (admin); importing twice changes nothing",
+@router.post("/agents/import", response_model=Imported,
+             summary="Import an export (admin); importing twice changes nothing",
              openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
                                             "required": True}})
 async def import_agent(request: Request, who: Admin) -> dict[str, Any]:
@@ -99,8 +85,6 @@ async def import_agent(request: Request, who: Admin) -> dict[str, Any]:
     db = request.app.state.services.db
     from starlette.concurrency import run_in_threadpool
 
-    try:
-        return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id,
-                                       dimension=request.app.state.services.embedder.dimension)
-    except transfer.BadExport as exc:
-        raise HTTPException(422, f"not imported: {exc}") from None
+    # A bad line is BadExport, a 422 saying "not imported: ..." (api/errors.py).
+    return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id,
+                                   dimension=request.app.state.services.embedder.dimension)

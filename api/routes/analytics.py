@@ -10,11 +10,13 @@ from pydantic import Field, model_validator
 
 from api.auth import Reader
 from api.deps import DbDep
+from api.schemas.analytics import Analysis, Cascade, Run, WrittenRun
 from graph.agents import Principal
 from graph.analytics import runs
 from graph.analytics.algorithms import Algorithm, AlgorithmParams
 from graph.analytics.cascade import MAX_HOPS, cascade
 from graph.analytics.projections import GraphKind, Orientation, ProjectionSpec
+from graph.errors import Invalid, NotFound
 from graph.model.common import MAX_INT, AgentId, StrictModel
 from graph.model.enums import KeyScope
 from graph.topology.model import Block, EntityId
@@ -56,42 +58,42 @@ def _projection(body: AnalysisIn, who: Principal) -> ProjectionSpec:
                           max_mentions=body.max_mentions, visibility=who.visibility())
 
 
-@router.post("/analytics/cascade", summary="What fails with an entity at a block: dependants ranked by "
-                                                    "distance and systemic importance; markets and positions")
+@router.post("/analytics/cascade", response_model=Cascade,
+             summary="What fails with an entity at a block: dependants ranked by "
+                     "distance and systemic importance; markets and positions")
 def failure_cascade(body: CascadeIn, db: DbDep, who: Reader) -> dict[str, Any]:
     # An unknown or invisible entity is EntityNotFound: the same 404 (api/errors.py).
     return cascade(db, body.entity, body.block, hops=body.hops, visibility=who.visibility(), actor=who.key_id,
                    limit=body.limit)
 
 
-@router.post("/analytics/{algorithm}", summary="Run a GDS algorithm on a projection (dropped afterwards); "
-                                               "write=true keeps the run and its results")
+@router.post("/analytics/{algorithm}", response_model=Analysis, response_model_exclude_unset=True,
+             summary="Run a GDS algorithm on a projection (dropped afterwards); "
+                     "write=true keeps the run and its results")
 def analyse(algorithm: Algorithm, body: AnalysisIn, db: DbDep, who: Reader) -> dict[str, Any]:
     if body.write and not who.may(KeyScope.write):
         raise HTTPException(403, "writing a run needs the write scope")
     if body.orientation == Orientation.natural and algorithm == Algorithm.leiden:
-        raise HTTPException(422, "leiden runs on an undirected graph only")
-    try:
-        return runs.run(db, runs.Analysis(algorithm, _projection(body, who), body.params, body.orientation,
-                                          body.write, body.limit), actor=who.key_id, owner=who.agent_id)
-    except LookupError as exc:  # nothing to project (EmptyProjection), or unknown path ends
-        raise HTTPException(404, str(exc)) from exc
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from exc
+        raise Invalid("leiden runs on an undirected graph only")
+    # Nothing to project (EmptyProjection) or unknown path ends: 404s; shortest_path without its ends: a 422.
+    return runs.run(db, runs.Analysis(algorithm, _projection(body, who), body.params, body.orientation,
+                                      body.write, body.limit), actor=who.key_id, owner=who.agent_id)
 
 
-@router.get("/analytics/runs", summary="Written analysis runs, newest first")
+@router.get("/analytics/runs", response_model=list[Run], response_model_exclude_unset=True,
+            summary="Written analysis runs, newest first")
 def list_runs(db: DbDep, who: Reader, algorithm: Annotated[Algorithm | None, Query()] = None,
               graph: Annotated[GraphKind | None, Query()] = None,
               limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[dict[str, Any]]:
     return runs.runs(db, algorithm, graph and graph.value, limit, visibility=who.visibility())
 
 
-@router.get("/analytics/runs/{run_id}", summary="A written run with its results")
+@router.get("/analytics/runs/{run_id}", response_model=WrittenRun, response_model_exclude_unset=True,
+            summary="A written run with its results")
 def get_run(run_id: Annotated[str, Path(max_length=100)], db: DbDep, who: Reader,
             limit: Annotated[int, Query(ge=1, le=10_000)] = 100) -> dict[str, Any]:
     found = runs.get_run(db, run_id, limit, visibility=who.visibility())
     if found is None:
-        raise HTTPException(404, f"no analysis run {run_id!r}")
+        raise NotFound(f"no analysis run {run_id!r}")
     return found
 

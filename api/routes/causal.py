@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.auth import Reader, Writer
 from api.deps import DbDep, EmbedderDep, KnowledgeDep
 from api.routes.agents import require_self_or_admin
+from api.schemas.causal import CausalHit, CausalLinkOut, Inherited, LinksMade
 from graph import agents
+from graph.agents import UnknownAgent
+from graph.errors import Invalid
 from graph.knowledge import causal
-from graph.knowledge.causal import CausalGraph, LinkNotFound, LinksIn
+from graph.knowledge.causal import CausalGraph, LinksIn
 from graph.model.vectors import check_vector
 
 router = APIRouter(tags=["causal graph"])
@@ -23,40 +26,37 @@ class OutcomeIn(BaseModel):
     confirmed: bool = Field(description="the predicted effect was observed (true) or not (false)")
 
 
-@router.post("/causal/links", status_code=201, summary="Link cause and effect entries (idempotent by id)")
+@router.post("/causal/links", response_model=LinksMade, status_code=201,
+             summary="Link cause and effect entries (idempotent by id)")
 def add_links(body: LinksIn, db: DbDep, who: Writer) -> dict[str, list[str]]:
     if who.agent_id is None:
-        raise HTTPException(422, "causal links belong to an agent: use the agent's key")
-    try:
-        return causal.link(db, body.links, agent_id=who.agent_id, clade=who.clade or "", actor=who.key_id,
-                           visibility=who.visibility())
-    except ValueError as exc:
-        raise HTTPException(422, str(exc)) from exc
-    except LinkNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+        raise Invalid("causal links belong to an agent: use the agent's key")
+    # An entry causing itself is InvalidLink (422), an end the caller cannot see LinkNotFound (404).
+    return causal.link(db, body.links, agent_id=who.agent_id, clade=who.clade or "", actor=who.key_id,
+                       visibility=who.visibility())
 
 
-@router.get("/causal/{entry_id}/consequences", summary="What an entry leads to, up to 3 hops, by weight x recency")
+@router.get("/causal/{entry_id}/consequences", response_model=list[CausalHit],
+            summary="What an entry leads to, up to 3 hops, by weight x recency")
 def consequences(entry_id: str, db: DbDep, k: KnowledgeDep, who: Reader,
                  depth: Annotated[int, Query(ge=1, le=causal.MAX_DEPTH)] = causal.MAX_DEPTH) -> list[dict[str, Any]]:
     return causal.traverse(db, entry_id, direction="forward", depth=depth, config=k.decay,
                            visibility=who.visibility())
 
 
-@router.get("/causal/{entry_id}/causes", summary="What leads to an entry, up to 3 hops, by weight x recency")
+@router.get("/causal/{entry_id}/causes", response_model=list[CausalHit],
+            summary="What leads to an entry, up to 3 hops, by weight x recency")
 def causes(entry_id: str, db: DbDep, k: KnowledgeDep, who: Reader,
            depth: Annotated[int, Query(ge=1, le=causal.MAX_DEPTH)] = causal.MAX_DEPTH) -> list[dict[str, Any]]:
     return causal.traverse(db, entry_id, direction="backward", depth=depth, config=k.decay,
                            visibility=who.visibility())
 
 
-@router.post("/causal/links/{link_id}/outcome", summary="A verified outcome: evidence, weight and confidence move")
+@router.post("/causal/links/{link_id}/outcome", response_model=CausalLinkOut, response_model_exclude_unset=True,
+             summary="A verified outcome: evidence, weight and confidence move")
 def outcome(link_id: str, body: OutcomeIn, db: DbDep, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
-    try:
-        return causal.record_outcome(db, link_id, body.confirmed, actor=who.key_id, agent_id=who.agent_id,
-                                     config=k.decay, visibility=who.visibility())
-    except LinkNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+    return causal.record_outcome(db, link_id, body.confirmed, actor=who.key_id, agent_id=who.agent_id,
+                                 config=k.decay, visibility=who.visibility())
 
 
 @router.get("/agents/{agent_id}/causal-graph", response_model=CausalGraph,
@@ -66,13 +66,13 @@ def export_graph(agent_id: str, db: DbDep, who: Reader) -> CausalGraph:
     return causal.export(db, agent_id)
 
 
-@router.post("/agents/{agent_id}/inherit-causal-graph", status_code=201,
+@router.post("/agents/{agent_id}/inherit-causal-graph", response_model=Inherited, status_code=201,
              summary="A successor inherits a predecessor's causal graph at confidence 0.3, provenance Predecessor")
 def inherit(agent_id: str, body: CausalGraph, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
     require_self_or_admin(who, agent_id)
     successor = agents.get(db, agent_id)
     if successor is None:
-        raise HTTPException(404, f"no agent {agent_id!r}")
+        raise UnknownAgent(f"no agent {agent_id!r}")
     for e in body.entries:
         check_vector(e.embedding, embedder.dimension, what=f"entry {e.id}: embedding")
     return causal.inherit(db, body, successor=agent_id, clade=successor.get("clade") or "",

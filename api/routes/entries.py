@@ -3,48 +3,21 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel
+from fastapi import APIRouter, Query
 
 from api.auth import Reader, Writer
 from api.deps import KnowledgeDep
 from api.ownership import claim
 from api.presentation import present
+from api.schemas.entries import DecisionOut, EntryOut, NeighbourOut, StoredDecisionOut
+from graph.errors import NotFound
 from graph.knowledge import entries
 from graph.knowledge.entries import EntryDecision
 from graph.model.common import to_ms
 from graph.model.entry import EntryBatch, EntryIn, OutcomeIn
-from graph.model.enums import AdmissionOutcome, EntryCategory, EntryStatus, MarketRegime, VoteDirection
+from graph.model.enums import EntryCategory, EntryStatus, MarketRegime, VoteDirection
 
 router = APIRouter(tags=["knowledge entries"])
-
-
-class NeighbourOut(BaseModel):
-    id: str
-    similarity: float
-    effective_confidence: float
-
-
-class DecisionOut(BaseModel):
-    candidate_id: str
-    decision_id: str | None
-    outcome: AdmissionOutcome
-    entry_id: str | None
-    composite: float
-    factors: dict[str, float]
-    confidence: float | None
-    status: EntryStatus | None
-    target_id: str | None
-    flags: list[str]
-    contradicted: list[str]
-    aligned: list[str]
-    max_similarity: float
-    nearest: list[NeighbourOut]
-    quality: dict[str, Any] | None
-    reasoner: str
-    explanation: str
-    existing: bool
-    dry_run: bool
 
 
 def _out(d: EntryDecision, dry_run: bool) -> DecisionOut:
@@ -82,20 +55,23 @@ def dry_run(entry: EntryIn, k: KnowledgeDep, who: Reader) -> DecisionOut:
     return _out(entries.admit(k, items, actor=who.key_id, clade=clade, dry_run=True)[0], dry_run=True)
 
 
-@router.get("/admission/decisions/{decision_id}", summary="A stored admission decision, to explain it")
+@router.get("/admission/decisions/{decision_id}", response_model=StoredDecisionOut, response_model_exclude_unset=True,
+            summary="A stored admission decision, to explain it")
 def get_decision(decision_id: str, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
     found = entries.get_decision(k, decision_id, who.visibility())
     if found is None:
-        raise HTTPException(404, f"no admission decision {decision_id!r}")
+        raise NotFound(f"no admission decision {decision_id!r}")
     return present(found)
 
 
-@router.get("/entries/{entry_id}", summary="One entry with its effective confidence now")
+@router.get("/entries/{entry_id}", response_model=EntryOut, response_model_exclude_unset=True,
+            summary="One entry with its effective confidence now")
 def get_entry(entry_id: str, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
     return present(entries.get(k, entry_id, who.visibility()))
 
 
-@router.get("/entries", summary="Entries by category, status, regime, agent, time and minimum confidence")
+@router.get("/entries", response_model=list[EntryOut], response_model_exclude_unset=True,
+            summary="Entries by category, status, regime, agent, time and minimum confidence")
 def list_entries(
     k: KnowledgeDep,
     who: Reader,
@@ -118,17 +94,19 @@ def list_entries(
     return [present(r) for r in rows]
 
 
-@router.post("/entries/{entry_id}/upvote", summary="Confirmed again: confidence +0.1, decay clock reset")
+@router.post("/entries/{entry_id}/upvote", response_model=EntryOut, response_model_exclude_unset=True,
+             summary="Confirmed again: confidence +0.1, decay clock reset")
 def upvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
     return present(entries.vote(k, entry_id, VoteDirection.up, actor=who.key_id, visibility=who.visibility()))
 
 
-@router.post("/entries/{entry_id}/downvote", summary="Contradicted: confidence -0.15 (floor 0.05)")
+@router.post("/entries/{entry_id}/downvote", response_model=EntryOut, response_model_exclude_unset=True,
+             summary="Contradicted: confidence -0.15 (floor 0.05)")
 def downvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
     return present(entries.vote(k, entry_id, VoteDirection.down, actor=who.key_id, visibility=who.visibility()))
 
 
-@router.post("/entries/{entry_id}/outcome",
+@router.post("/entries/{entry_id}/outcome", response_model=EntryOut, response_model_exclude_unset=True,
              summary="After a decision: strength +1 only if the entry was used and the outcome was positive")
 def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
     return present(entries.record_outcome(k, entry_id, body, actor=who.key_id, visibility=who.visibility()))

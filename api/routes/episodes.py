@@ -3,26 +3,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
-from pydantic import BaseModel
+from fastapi import APIRouter, Query
 
 from api.auth import Reader, Writer
 from api.deps import DbDep, EmbedderDep
 from api.ownership import claim
 from api.presentation import present
+from api.schemas.episodes import EpisodeOut, IngestOut
 from graph import episodes
+from graph.errors import NotFound
 from graph.model.common import to_ms
 from graph.model.enums import EpisodeType, MarketRegime
 from graph.model.episode import EpisodeBatch, EpisodeIn
 
 router = APIRouter(prefix="/episodes", tags=["episodes"])
-
-
-class IngestOut(BaseModel):
-    ids: list[str]
-    created: list[str]
-    existing: list[str]
-    audit_ids: list[str]
 
 
 @router.post("", response_model=IngestOut, status_code=201, summary="Record one episode (idempotent by id)")
@@ -38,15 +32,17 @@ def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: 
     return IngestOut(**vars(episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)))
 
 
-@router.get("/{episode_id}", summary="One episode with the entities it mentions")
+@router.get("/{episode_id}", response_model=EpisodeOut, response_model_exclude_unset=True,
+            summary="One episode with the entities it mentions")
 def get_episode(episode_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
     found = episodes.get(db, episode_id, who.visibility())
     if found is None:
-        raise HTTPException(404, f"no episode {episode_id!r}")
+        raise NotFound(f"no episode {episode_id!r}")
     return present(found)
 
 
-@router.get("", summary="Episodes by agent, type, regime and time (valid or recorded)")
+@router.get("", response_model=list[EpisodeOut], response_model_exclude_unset=True,
+            summary="Episodes by agent, type, regime and time (valid or recorded)")
 def list_episodes(
     db: DbDep,
     who: Reader,

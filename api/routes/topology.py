@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, Query
 from pydantic import Field
 
 from api.auth import Reader, Writer
 from api.deps import DbDep
+from api.schemas.topology import (
+    Curiosity,
+    EntityIds,
+    FactAbout,
+    FactsAsserted,
+    FactVersion,
+    Invalidated,
+    KHopEntity,
+    ResolvedEntity,
+    TopologyPath,
+)
 from graph.agents import Principal
+from graph.errors import Invalid, NotFound
 from graph.model.common import MAX_INT, StrictModel
 from graph.model.enums import Predicate
 from graph.topology import entities, facts, traversal
@@ -31,50 +43,50 @@ def _owner(who: Principal) -> Owner:
     return Owner(who.agent_id or "admin", who.clade or "")
 
 
-@router.post("/entities", status_code=201, summary="Create or complete entities (idempotent by canonical id)")
+@router.post("/entities", response_model=EntityIds, status_code=201,
+             summary="Create or complete entities (idempotent by canonical id)")
 def put_entities(body: EntitiesIn, db: DbDep, who: Writer) -> dict[str, list[str]]:
     # The admin's entities are public; an agent's are its own until something it shares shows them.
     return {"ids": entities.upsert(db, body.entities, actor=who.key_id, public=who.is_admin, creator=who.agent_id)}
 
 
-@router.get("/entities/resolve", summary="Entities matching a name, symbol, alias, canonical id or address")
+@router.get("/entities/resolve", response_model=list[ResolvedEntity],
+            summary="Entities matching a name, symbol, alias, canonical id or address")
 def resolve(db: DbDep, who: Reader, q: Annotated[str, Query(min_length=1, max_length=200)],
             limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
     if not q.strip():
-        raise HTTPException(422, "q: give a name, symbol, alias, id or address")
+        raise Invalid("q: give a name, symbol, alias, id or address")
     return entities.resolve(db, q, limit, visibility=who.visibility())
 
 
-@router.post("/facts", status_code=201,
+@router.post("/facts", response_model=FactsAsserted, status_code=201,
              summary="Assert facts in order; each closes the active facts it contradicts (exclusive predicates)")
 def assert_facts(body: FactsIn, db: DbDep, who: Writer) -> dict[str, Any]:
     result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id, visibility=who.visibility())
     if result.missing_entities:
-        raise HTTPException(422, f"unknown entities (create them first with POST /entities): "
-                                 f"{result.missing_entities[:20]}")
+        raise Invalid(f"unknown entities (create them first with POST /entities): {result.missing_entities[:20]}")
     return {"fact_ids": result.fact_ids, "created": result.created, "unchanged": result.unchanged,
             "closed": result.closed}
 
 
-@router.post("/facts/{fact_id}/invalidate", summary="The fact stops being valid at a block (history is kept)")
+@router.post("/facts/{fact_id}/invalidate", response_model=Invalidated,
+             summary="The fact stops being valid at a block (history is kept)")
 def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer) -> dict[str, Any]:
-    try:
-        return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id,
-                                visibility=who.visibility())
-    except FactNotFound as exc:
-        raise HTTPException(404, str(exc)) from exc
+    # FactNotFound (a 404) for one the writer may not see, as for an unknown one.
+    return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id,
+                            visibility=who.visibility())
 
 
-@router.get("/facts/{fact_id}", summary="Every version of a fact, on both time axes")
+@router.get("/facts/{fact_id}", response_model=list[FactVersion], summary="Every version of a fact, on both time axes")
 def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
     view = who.visibility()
     rows = [v for v in facts.versions(db, fact_id) if view.sees(v)]
     if not rows:
-        raise HTTPException(404, f"no fact {fact_id!r}")
+        raise FactNotFound(f"no fact {fact_id!r}")
     return rows
 
 
-@router.get("/entities/{entity_id:path}/facts",
+@router.get("/entities/{entity_id:path}/facts", response_model=list[FactAbout],
             summary="Facts about an entity valid at a block, as known at a time (ms), or both")
 def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None, Query()] = None,
           known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
@@ -84,7 +96,8 @@ def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None,
                        visibility=who.visibility())
 
 
-@router.post("/topology/k-hop", summary="Entities within k hops at a block, with path, depth and predicates")
+@router.post("/topology/k-hop", response_model=list[KHopEntity],
+             summary="Entities within k hops at a block, with path, depth and predicates")
 def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
     entities.require_visible(db, body.entity, who.visibility())
     return traversal.k_hop(db, body.entity, body.block, hops=body.hops, direction=body.direction,
@@ -92,17 +105,19 @@ def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
                            visibility=who.visibility())
 
 
-@router.get("/topology/path", summary="The shortest dependency path between two entities at a block")
+@router.get("/topology/path", response_model=TopologyPath,
+            summary="The shortest dependency path between two entities at a block")
 def path(db: DbDep, who: Reader, source: Annotated[str, Query(alias="from", min_length=1, max_length=260)],
          target: Annotated[str, Query(alias="to", min_length=1, max_length=260)], block: Annotated[Block, Query()],
          known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None) -> dict[str, Any]:
     found = traversal.shortest_path(db, source, target, block, known_at=known_at, visibility=who.visibility())
     if found is None:
-        raise HTTPException(404, f"no path from {source!r} to {target!r} at block {block}")
+        raise NotFound(f"no path from {source!r} to {target!r} at block {block}")
     return found
 
 
-@router.post("/topology/curiosity", summary="The topology curiosity modifier of an event for the agent's positions")
+@router.post("/topology/curiosity", response_model=Curiosity,
+             summary="The topology curiosity modifier of an event for the agent's positions")
 def curiosity(body: CuriosityIn, db: DbDep, who: Reader) -> dict[str, Any]:
     entities.require_visible(db, body.event_entity, who.visibility())
     return traversal.topology_curiosity(db, body.event_entity, body.positions, body.block,

@@ -1,5 +1,5 @@
 // BM25 candidates over episodes and entries, with the same filters as vector.cypher. $query
-// must already be escaped (graph/search.py escape_lucene).
+// must already be escaped (graph/db/lucene.py escape_lucene).
 :param query => 'oracle';
 :param top => 20;
 :param candidates => 200;

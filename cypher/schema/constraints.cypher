@@ -5,6 +5,7 @@ CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT agent_id IF NOT EXISTS FOR (n:Agent) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT api_key_id IF NOT EXISTS FOR (n:ApiKey) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT audit_record_id IF NOT EXISTS FOR (n:AuditRecord) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT access_record_id IF NOT EXISTS FOR (n:AccessRecord) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT admission_decision_id IF NOT EXISTS FOR (n:AdmissionDecision) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT value_id IF NOT EXISTS FOR (n:Value) REQUIRE n.id IS UNIQUE;
 // Facts are relationships, one per version (bi-temporal): each version's id is unique.

@@ -18,6 +18,9 @@ CREATE RANGE INDEX entity_kind IF NOT EXISTS FOR (n:Entity) ON (n.kind);
 CREATE RANGE INDEX entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name);
 CREATE RANGE INDEX audit_at IF NOT EXISTS FOR (n:AuditRecord) ON (n.at);
 CREATE RANGE INDEX audit_agent IF NOT EXISTS FOR (n:AuditRecord) ON (n.agent_id);
+// The access log (graph/audit/access.py): by time, to read or prune a period; by agent.
+CREATE RANGE INDEX access_at IF NOT EXISTS FOR (n:AccessRecord) ON (n.at);
+CREATE RANGE INDEX access_agent IF NOT EXISTS FOR (n:AccessRecord) ON (n.agent_id);
 CREATE RANGE INDEX entity_address IF NOT EXISTS FOR (n:Entity) ON (n.address);
 CREATE RANGE INDEX entity_symbol IF NOT EXISTS FOR (n:Entity) ON (n.symbol);
 // A fact's versions share its fact_id; both time axes are indexed for temporal scans.

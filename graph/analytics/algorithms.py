@@ -13,6 +13,7 @@ from neo4j.exceptions import ClientError
 from pydantic import Field
 
 from graph.analytics.projections import COST, Orientation
+from graph.errors import Invalid, NotFound
 from graph.model.common import StrictModel, Unit
 
 
@@ -60,26 +61,34 @@ def _scores(df: Any, column: str = "score") -> list[dict[str, Any]]:
     return [{"node_id": int(n), column: float(s)} for n, s in zip(df["nodeId"], df[column], strict=True)]
 
 
-def _pagerank(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _pagerank(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     return _scores(gds.page_rank.stream(g, damping_factor=p.damping_factor, max_iterations=p.max_iterations,
                                         tolerance=p.tolerance, relationship_weight_property=_weight(p, weight)))
 
 
-def _betweenness(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _betweenness(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     return _scores(gds.betweenness.stream(g, relationship_weight_property=COST if p.weighted else None))
 
 
-def _communities(df: Any, column: str, out: str) -> list[dict]:
+def _communities(df: Any, column: str, out: str) -> list[dict[str, Any]]:
     return [{"node_id": int(n), out: int(c)} for n, c in zip(df["nodeId"], df[column], strict=True)]
 
 
-def _louvain(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _louvain(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     return _communities(gds.louvain.stream(g, max_levels=p.max_levels, max_iterations=p.max_iterations,
                                            tolerance=1e-4, relationship_weight_property=_weight(p, weight)),
                         "communityId", "community")
 
 
-def _leiden(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _leiden(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     # One thread: in parallel the seed does not make the result repeatable (the same input gave 38 to 41
     # communities), and the projections are small.
     return _communities(gds.leiden.stream(g, max_levels=p.max_levels, gamma=p.gamma, random_seed=p.random_seed,
@@ -87,11 +96,15 @@ def _leiden(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | Non
                         "communityId", "community")
 
 
-def _wcc(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _wcc(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     return _communities(gds.wcc.stream(g), "componentId", "component")
 
 
-def _node_similarity(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _node_similarity(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     df = gds.node_similarity.stream(g, top_k=p.top_k, similarity_cutoff=p.similarity_cutoff,
                                     relationship_weight_property=_weight(p, weight))
     by_node: dict[int, list[tuple[float, int]]] = {}
@@ -105,7 +118,9 @@ def _node_similarity(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: 
     return out
 
 
-def _fastrp(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict) -> list[dict]:
+def _fastrp(
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
+) -> list[dict[str, Any]]:
     df = gds.fast_rp.stream(g, embedding_dimension=p.embedding_dimension, random_seed=p.random_seed,
                             relationship_weight_property=_weight(p, weight))
     return [{"node_id": int(n), "embedding": [float(x) for x in e]}
@@ -113,19 +128,19 @@ def _fastrp(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | Non
 
 
 def _shortest_path(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None,
-                   internal: dict[str, int]) -> list[dict]:
+                   internal: dict[str, int]) -> list[dict[str, Any]]:
     if not p.source or not p.target:
-        raise ValueError("shortest_path needs source and target entity ids")
+        raise Invalid("shortest_path needs source and target entity ids")
     missing = [x for x in (p.source, p.target) if x not in internal]
     if missing:
-        raise LookupError(f"unknown ids: {missing}")
+        raise NotFound(f"unknown ids: {missing}")
     try:
         df = gds.shortest_path.dijkstra.stream(g, source_node=internal[p.source], target_nodes=internal[p.target],
                                                relationship_weight_property=COST)
     except ClientError as exc:  # an end that exists but has no link in this projection: no path, not a 500
         if "do not exist in the in-memory graph" not in (exc.message or ""):
             raise
-        raise LookupError(f"no path from {p.source!r} to {p.target!r}: an end has no link in this graph") from None
+        raise NotFound(f"no path from {p.source!r} to {p.target!r}: an end has no link in this graph") from None
     if df.empty:
         return []
     row = df.iloc[0]

@@ -14,9 +14,12 @@ from typing import Any
 from graphdatascience import GraphDataScience
 
 from graph.db import cypher
+from graph.errors import Invalid, NotFound
 from graph.model.enums import REL_TYPES
-from graph.topology.entities import EVERYONE  # what an analysis sees when no key narrows it
-from graph.visibility import Visibility
+from graph.visibility import (
+    EVERYONE,  # what an analysis sees when no key narrows it
+    Visibility,
+)
 
 PREFIX = "grimoire-"
 
@@ -38,7 +41,7 @@ WEIGHT = {GraphKind.topology: "confidence", GraphKind.causal: "weight", GraphKin
 COST = "cost"
 
 
-class EmptyProjection(LookupError):
+class EmptyProjection(NotFound):
     """Nothing to project: no facts valid at that block, no causal links, no co-mentions."""
 
 
@@ -55,11 +58,11 @@ class ProjectionSpec:
         common = {"undirected": ["*"] if orientation == Orientation.undirected else [], **self.visibility.params()}
         if self.kind == GraphKind.topology:
             if self.block is None:
-                raise ValueError("the topology is projected at a block: give block")
+                raise Invalid("the topology is projected at a block: give block")
             return {**common, "block": self.block, "known_at": self.known_at, "types": sorted(REL_TYPES.values())}
         if self.kind == GraphKind.causal:
             if not self.agent_id:
-                raise ValueError("a causal graph is an agent's: give agent_id")
+                raise Invalid("a causal graph is an agent's: give agent_id")
             return {**common, "agent_id": self.agent_id}
         return {**common, "agent_id": self.agent_id, "max_mentions": self.max_mentions}
 

@@ -17,12 +17,12 @@ from neo4j import ManagedTransaction
 
 from graph.analytics.algorithms import SPECS, Algorithm, AlgorithmParams
 from graph.analytics.client import gds_for
-from graph.analytics.projections import EVERYONE, WEIGHT, Orientation, ProjectionSpec, projected
-from graph.audit import Audit
+from graph.analytics.projections import WEIGHT, Orientation, ProjectionSpec, projected
+from graph.audit import Audit, DeleteNodes, DeleteRelationships, Endpoints, NodeLabel, RelationshipType
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms, uuid7
-from graph.visibility import Visibility
+from graph.visibility import EVERYONE, Visibility
 
 log = logging.getLogger(__name__)
 BATCH = 1_000
@@ -140,7 +140,7 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
         audit = Audit(action="analytics.run", actor=actor, agent_id=run_info.get("agent_id"))
         tx.run(cypher.query("analytics/create_run"), run=record).consume()
         audit.write(tx, [run_info["id"]], f"{run_info['algorithm']} on the {run_info['graph']} graph "
-                    f"({len(rows)} results)", {"op": "delete", "ids": [run_info["id"]]})
+                    f"({len(rows)} results)", [DeleteNodes(label=NodeLabel.AnalysisRun, ids=[run_info["id"]])])
 
     db.write(create)
     for start in range(0, len(rows), BATCH):
@@ -151,7 +151,9 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
             audit = Audit(action="analytics.scores", actor=actor, agent_id=run_info.get("agent_id"))
             tx.run(cypher.query("analytics/write_scores"), run_id=run_info["id"], rows=batch).consume()
             audit.write(tx, [run_info["id"]], f"{len(batch)} results of run {run_info['id']}",
-                        {"op": "delete_relationships", "type": "SCORED", "from": run_info["id"]})
+                        [DeleteRelationships(type=RelationshipType.SCORED, keys=[
+                            Endpoints(start_label=NodeLabel.AnalysisRun, start_id=run_info["id"],
+                                      end_ids=[r["id"] for r in batch])])])
 
         db.write(scores)
 

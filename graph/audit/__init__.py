@@ -1,5 +1,30 @@
-"""The audit trail: one record per mutation, written in the mutation's own transaction."""
+"""The audit trail: one record per mutation, written in the mutation's own transaction, with the typed
+operations that revert it (revert.py); and the access log, one record per read that touches access
+counters (access.py)."""
 
+from graph.audit.access import Access
 from graph.audit.records import Audit
+from graph.audit.revert import (
+    BadRevert,
+    DeleteNodes,
+    DeleteRelationships,
+    Endpoints,
+    MergeUndo,
+    NodeLabel,
+    Noop,
+    RelationshipType,
+    RemoveProperties,
+    RestoreKey,
+    RevertAdmission,
+    RevertOp,
+    RevokeKey,
+    SetProperties,
+    SetRelationshipProperties,
+    changed,
+    dump_revert,
+    parse_revert,
+)
 
-__all__ = ["Audit"]
+__all__ = ["Access", "Audit", "BadRevert", "DeleteNodes", "DeleteRelationships", "Endpoints", "MergeUndo",
+           "NodeLabel", "Noop", "RelationshipType", "RemoveProperties", "RestoreKey", "RevertAdmission", "RevertOp",
+           "RevokeKey", "SetProperties", "SetRelationshipProperties", "changed", "dump_revert", "parse_revert"]

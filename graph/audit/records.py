@@ -1,13 +1,13 @@
-"""Audit records: every mutation writes one, in the same transaction, with what is needed to revert it."""
+"""Audit records: every mutation writes one, in the same transaction, with the operations that revert it."""
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from neo4j import ManagedTransaction
 
+from graph.audit.revert import RevertOp, dump_revert
 from graph.db import cypher
 from graph.ids import now_ms, uuid7
 
@@ -20,8 +20,10 @@ class Audit:
     id: str = field(default_factory=uuid7)
     at: int = field(default_factory=now_ms)
 
-    def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: dict[str, Any]) -> None:
+    def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: Sequence[RevertOp]) -> None:
+        """`revert`: what undoes this mutation, in the order to run (graph/audit/revert.py); operations
+        with nothing to do are left out, so an empty list says there is nothing to undo."""
         tx.run(cypher.query("audit/record"), audit={
-            "id": self.id, "at": self.at, "actor": self.actor, "agent_id": self.agent_id, "action": self.action,
-            "target_ids": target_ids, "summary": summary, "revert": json.dumps(revert, sort_keys=True),
+            "id": self.id, "at": self.at, "actor": self.actor, "agent_id": self.agent_id,
+            "action": self.action, "target_ids": target_ids, "summary": summary, "revert": dump_revert(revert),
         }).consume()

@@ -9,11 +9,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
 from graph.db import cypher
+from graph.errors import Unavailable
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -23,7 +24,7 @@ DEFAULT_SLOW_MS = 100.0  # GRIMOIRE_SLOW_QUERY_MS
 UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable)
 
 
-class DatabaseUnavailable(RuntimeError):
+class DatabaseUnavailable(Unavailable):
     """Neo4j cannot be reached; the API answers 503 with this message."""
 
 
@@ -72,7 +73,11 @@ class Database:
         self.driver.close()
 
     @contextmanager
-    def session(self, **kwargs: Any) -> Iterator[Session]:
+    def session(self, *, read: bool = False, **kwargs: Any) -> Iterator[Session]:
+        """A session on this database; `read=True` declares it read-only (routed to a reader in a
+        cluster, and Neo4j refuses a write in it)."""
+        if read:
+            kwargs["default_access_mode"] = READ_ACCESS
         try:
             with self.driver.session(database=self.name, **kwargs) as session:
                 yield session
@@ -103,14 +108,22 @@ class Database:
             return s.execute_write(work)
 
     def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction."""
+        """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction that may
+        write (reads use `rows` or `read`)."""
         with self.timed(query_name), self.session() as s:
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
+    def fetch(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """A read, in a read session: the one statement of cypher/<query_name>.cypher, each record
+        converted as `run` does (nodes and relationships to dicts)."""
+        with self.timed(query_name), self.session(read=True) as s:
+            return [r.data() for r in s.run(cypher.query(query_name), params)]
+
     def rows(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
-        """Like run, for hot read paths whose results hold only values (no nodes or relationships):
-        records are zipped with their keys instead of converted one by one, several times faster."""
-        with self.timed(query_name), self.session() as s:
+        """A read, in a read session: the one statement of cypher/<query_name>.cypher, whose results
+        hold only values (no nodes or relationships); records are zipped with their keys instead of
+        converted one by one, several times faster."""
+        with self.timed(query_name), self.session(read=True) as s:
             result = s.run(cypher.query(query_name), params)
             keys = result.keys()
             return [dict(zip(keys, values, strict=True)) for values in result.values()]

@@ -195,7 +195,7 @@ def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        return int(s.getsockname()[1])
 
 
 def _tail(path: Path, lines: int) -> str:
@@ -404,7 +404,7 @@ class LocalNeo4j:
         self.log(f"[neo4j] up in {time.monotonic() - started:.1f}s at {self.uri}")
         return self
 
-    def _wait_for_bolt(self, pid: int, timeout: float, proc: subprocess.Popen | None = None) -> None:
+    def _wait_for_bolt(self, pid: int, timeout: float, proc: subprocess.Popen[bytes] | None = None) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             exited = proc.poll() is not None if proc else not _pid_alive(pid)

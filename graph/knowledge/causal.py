@@ -13,11 +13,13 @@ import hashlib
 from collections.abc import Sequence
 from typing import Annotated, Any
 
+from neo4j import ManagedTransaction
 from pydantic import Field, model_validator
 
-from graph.audit import Audit
+from graph.audit import Audit, DeleteNodes, DeleteRelationships, NodeLabel, RelationshipType, SetRelationshipProperties
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.errors import Invalid, NotFound
 from graph.ids import now_ms
 from graph.knowledge.decay import DAY_MS, DecayConfig
 from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, ShortText, StrictModel, Unit
@@ -46,8 +48,12 @@ class LinksIn(StrictModel):
     links: Annotated[list[LinkIn], Field(min_length=1, max_length=MAX_LINKS)]
 
 
-class LinkNotFound(LookupError):
-    pass
+class LinkNotFound(NotFound):
+    """An entry or causal link the caller may not see, or that does not exist (404)."""
+
+
+class InvalidLink(Invalid):
+    """A causal link the graph cannot hold, such as an entry causing itself (422)."""
 
 
 class GraphEntry(StrictModel):
@@ -111,7 +117,7 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
     rows = []
     for lk in links:
         if lk.cause == lk.effect:
-            raise ValueError(f"an entry cannot cause itself ({lk.cause})")
+            raise InvalidLink(f"an entry cannot cause itself ({lk.cause})")
         rows.append({"id": lk.id or default_link_id(agent_id, lk.cause, lk.effect),
                      "cause": lk.cause, "effect": lk.effect,
                      "props": {"weight": lk.weight, "evidence": lk.evidence, "lag_blocks": lk.lag_blocks,
@@ -120,15 +126,15 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
                                "created_at": now, "updated_at": now, "recorded_at": now}})
     audit = Audit(action="causal.link", actor=actor, agent_id=agent_id, at=now)
 
-    def work(tx) -> list[dict[str, Any]]:
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
         out = [r.data() for r in tx.run(cypher.query("causal/link"), rows=rows, audit_id=audit.id,
                                         **visibility.params())]
         if len(out) != len(rows):
-            missing = sorted({r["cause"] for r in rows} | {r["effect"] for r in rows})
+            missing = sorted({str(r["cause"]) for r in rows} | {str(r["effect"]) for r in rows})
             raise LinkNotFound(f"every cause and effect must be an entry you can see; among {missing[:20]}")
         created = [r["id"] for r in out if r["created"]]
-        audit.write(tx, created, f"{len(created)} causal links", {"op": "delete_relationships", "type": "CAUSES",
-                                                                   "ids": created})
+        audit.write(tx, created, f"{len(created)} causal links",
+                    [DeleteRelationships(type=RelationshipType.CAUSES, ids=created)])
         return out
 
     out = db.write(work)
@@ -141,8 +147,8 @@ def traverse(db: Database, entry_id: str, *, direction: str, depth: int = MAX_DE
     if direction not in ("forward", "backward"):
         raise ValueError("direction is forward (consequences) or backward (causes)")
     if not db.rows("entries/visible_ids", ids=[entry_id], **visibility.params()):
-        raise LinkNotFound(f"no entry {entry_id!r}")
-    return db.run("causal/traverse", id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
+        raise LinkNotFound(f"not found: no entry {entry_id!r}")
+    return db.fetch("causal/traverse", id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
                   now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility.params())
 
 
@@ -150,15 +156,20 @@ def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, a
                    config: DecayConfig, visibility: Visibility) -> dict[str, Any]:
     audit = Audit(action="causal.outcome", actor=actor, agent_id=agent_id)
 
-    def work(tx) -> dict[str, Any]:
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
         rows = [r.data() for r in tx.run(cypher.query("causal/record_outcome"), id=link_id, confirmed=confirmed,
                                          now=audit.at, up=config.upvote_step, down=config.downvote_step,
                                          floor=config.floor, **visibility.params())]
         if not rows:
             raise LinkNotFound(f"no causal link {link_id!r} you may update")
+        after = rows[0]["link"]  # `before` holds weight, evidence and confidence; the counts were one less
+        counts = {"confirmed_count": after["confirmed_count"] - int(confirmed),
+                  "contradicted_count": after["contradicted_count"] - int(not confirmed)}
         audit.write(tx, [link_id], f"{'confirmed' if confirmed else 'contradicted'} {link_id}",
-                    {"op": "set_properties", "type": "CAUSES", "id": link_id, "before": rows[0]["before"]})
-        return rows[0]["link"]
+                    [SetRelationshipProperties(type=RelationshipType.CAUSES, id=link_id,
+                                               before={**rows[0]["before"], **counts})])
+        link: dict[str, Any] = rows[0]["link"]
+        return link
 
     return db.write(work)
 
@@ -168,7 +179,7 @@ def export(db: Database, agent_id: str) -> CausalGraph:
     entry_fields, link_fields = set(GraphEntry.model_fields), set(GraphLink.model_fields)
     entries: dict[str, GraphEntry] = {}
     links = []
-    for r in db.run("causal/export", agent_id=agent_id):
+    for r in db.fetch("causal/export", agent_id=agent_id):
         for e in (r["cause"], r["effect"]):
             entries[e["id"]] = GraphEntry(**{k: v for k, v in e.items() if k in entry_fields and v is not None})
         links.append(GraphLink(**{k: v for k, v in r["link"].items() if k in link_fields and v is not None}))
@@ -180,9 +191,9 @@ def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, act
     provenance Predecessor; idempotent (the copies' ids are derived from the originals')."""
     now = now_ms()
     predecessor = graph.agent_id
-    copy_id = {e.id: f"{successor}:{e.id}"[:128] for e in graph.knowledge.entries}
+    copy_id = {e.id: f"{successor}:{e.id}"[:128] for e in graph.entries}
     entry_rows = []
-    for e in graph.knowledge.entries:
+    for e in graph.entries:
         props = e.model_dump(mode="json", exclude={"id", "embedding"}, exclude_none=True)
         props.update(agent_id=successor, clade=clade, scope=Scope.private.value,
                      provenance=Provenance.Predecessor.value,
@@ -203,14 +214,15 @@ def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, act
                           "cause": copy_id[lk.cause], "effect": copy_id[lk.effect], "props": props})
     audit = Audit(action="causal.inherit", actor=actor, agent_id=successor, at=now)
 
-    def work(tx) -> dict[str, Any]:
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
         made = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=entry_rows, audit_id=audit.id, now=now)]
         tx.run(cypher.query("causal/link_inherited_entries"),
-               rows=[{"copy": copy_id[e.id], "original": e.id} for e in graph.knowledge.entries]).consume()
+               rows=[{"copy": copy_id[e.id], "original": e.id} for e in graph.entries]).consume()
         links = [r.data() for r in tx.run(cypher.query("causal/inherit_links"), rows=link_rows, audit_id=audit.id)]
         created_links = [r["id"] for r in links if r["created"]]
         audit.write(tx, made + created_links, f"inherited {len(made)} entries and {len(created_links)} causal links "
-                    f"from {predecessor}", {"op": "delete", "entries": made, "links": created_links})
+                    f"from {predecessor}", [DeleteRelationships(type=RelationshipType.CAUSES, ids=created_links),
+                                            DeleteNodes(label=NodeLabel.Entry, ids=made)])
         return {"entries": made, "links": created_links}
 
     return db.write(work)

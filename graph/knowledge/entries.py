@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit
+from graph.audit import Audit, MergeUndo, NodeLabel, RevertAdmission, SetProperties
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
+from graph.errors import Invalid, NotFound
 from graph.ids import now_ms, uuid7
 from graph.knowledge import quality
 from graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
@@ -38,11 +39,15 @@ NEIGHBOURS = 10
 log = logging.getLogger(__name__)
 
 
-class EntryNotFound(LookupError):
-    pass
+class EntryNotFound(NotFound):
+    """No such entry, or one the caller may not see (404)."""
+
+    def __init__(self, entry_id: str) -> None:
+        super().__init__(f"not found: {entry_id}")
+        self.entry_id = entry_id
 
 
-class InvalidReference(ValueError):
+class InvalidReference(Invalid):
     """The request names episodes or entries that do not exist (or that its agent cannot use)."""
 
 
@@ -68,18 +73,19 @@ class EntryDecision:
 
 
 def _cosine_matrix(vectors: np.ndarray) -> np.ndarray:
-    return vectors @ vectors.T  # rows are L2-normalised
+    product: np.ndarray = vectors @ vectors.T  # rows are L2-normalised
+    return product
 
 
 def _neighbours(k: Knowledge, vector: np.ndarray, view: Visibility, now: int) -> list[Neighbour]:
-    rows = k.db.run("entries/neighbours", embedding=vector.tolist(), k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
+    rows = k.db.fetch("entries/neighbours", embedding=vector.tolist(), k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
                     now=now, floor=k.decay.floor, **view.params())
     return [Neighbour(r["id"], r["content"], float(r["similarity"]), float(r["effective_confidence"])) for r in rows]
 
 
 def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) -> dict[str, dict[str, Any]]:
     wanted = sorted({pid for e in entries for pid in e.parent_episode_ids})
-    found = {r["id"]: r for r in k.db.run("episodes/existing", ids=wanted)} if wanted else {}
+    found = {r["id"]: r for r in k.db.fetch("episodes/existing", ids=wanted)} if wanted else {}
     for e in entries:
         view = Visibility.of(e.agent_id, clade)  # the owner's view: the gate compares with that only
         unusable = [pid for pid in e.parent_episode_ids if pid not in found or not view.sees(found[pid])]
@@ -135,7 +141,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     if len(set(ids)) != len(ids):
         raise InvalidReference("the batch repeats entry ids")
     parents = _check_parents(k, items, clade)
-    existing = {r["id"] for r in k.db.run("entries/existing", ids=ids)}
+    existing = {r["id"] for r in k.db.fetch("entries/existing", ids=ids)}
     vectors = k.embedder.embed([e.content for e in items])  # before any transaction opens
     sims = _cosine_matrix(vectors)
     now = now_ms()
@@ -177,7 +183,9 @@ def _existing_result() -> AdmissionResult:
 
 def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], vectors: np.ndarray, now: int,
            actor: str, clade: str | None) -> None:
-    creates, merges, records = [], [], []
+    creates: list[dict[str, Any]] = []
+    merges: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
     for e, d, vec in zip(items, decisions, vectors, strict=True):
         if d.existing:
             continue
@@ -197,22 +205,37 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
 
     def work(tx: ManagedTransaction) -> None:
         created = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=creates, audit_id=audit.id, now=now)]
+        targets = {r["id"]: {"tags": list(r["tags"]), "episodes": list(r["episodes"])} for r in (
+            tx.run(cypher.query("audit/lock_merge_targets"), ids=[m["target_id"] for m in merges]) if merges else [])}
         tx.run(cypher.query("entries/merge_evidence"), rows=merges, now=now).consume()
         tx.run(cypher.query("entries/record_decisions"), decisions=records).consume()
         audit.write(tx, created + [r["target_id"] for r in merges],
                     f"{len(created)} entries written, {len(merges)} merged, {len(records)} decisions",
-                    {"op": "revert_admission", "delete_entries": created,
-                     "delete_decisions": [r["props"]["id"] for r in records],
-                     "decrement_validated": [r["target_id"] for r in merges]})
+                    [RevertAdmission(decision_ids=[r["props"]["id"] for r in records], created=created,
+                                     merged=_merge_undos(merges, targets))])
 
     k.db.write(work)
+
+
+def _merge_undos(merges: list[dict[str, Any]], targets: dict[str, dict[str, list[str]]]) -> list[MergeUndo]:
+    """What each merge adds to its entry (tags and source episodes it lacked), in order: for the audit record."""
+    undos = []
+    for m in merges:
+        if (t := targets.get(m["target_id"])) is None:
+            continue  # merge_evidence finds no entry either
+        tags = [x for x in dict.fromkeys(m["tags"]) if x not in t["tags"]]
+        episodes = [x for x in dict.fromkeys(m["parent_episode_ids"]) if x not in t["episodes"]]
+        t["tags"] += tags
+        t["episodes"] += episodes
+        undos.append(MergeUndo(entry_id=m["target_id"], added_tags=tags, added_episodes=episodes))
+    return undos
 
 
 # ---------------------------------------------------------------- reading
 
 
 def get(k: Knowledge, entry_id: str, visibility: Visibility, now: int | None = None) -> dict[str, Any]:
-    rows = k.db.run("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility.params())
+    rows = k.db.fetch("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility.params())
     if not rows:
         raise EntryNotFound(entry_id)
     r = rows[0]
@@ -226,20 +249,20 @@ def list_entries(k: Knowledge, visibility: Visibility, now: int | None = None,
               "known_at": None, "min_confidence": None, "offset": 0, "limit": 50}
     params.update(filters)
     params.update(visibility.params())
-    rows = k.db.run("entries/list", now=now or now_ms(), floor=k.decay.floor, **params)
+    rows = k.db.fetch("entries/list", now=now or now_ms(), floor=k.decay.floor, **params)
     return [{**r["entry"], "effective_confidence": r["effective_confidence"]} for r in rows]
 
 
 def effective_confidences(k: Knowledge, ids: list[str], now: int) -> dict[str, float]:
     return {r["id"]: r["effective_confidence"]
-            for r in k.db.run("entries/effective_confidence", ids=ids, now=now, floor=k.decay.floor)}
+            for r in k.db.fetch("entries/effective_confidence", ids=ids, now=now, floor=k.decay.floor)}
 
 
 # ---------------------------------------------------------------- votes and outcomes
 
 
 def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, visibility: Visibility,
-                       change) -> dict[str, Any]:
+                       change: Callable[[dict[str, Any], int], dict[str, Any]]) -> dict[str, Any]:
     """Lock the entry, compute the change in Python, write it and its audit record: one transaction."""
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
@@ -253,8 +276,8 @@ def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, vis
         tx.run(cypher.query("entries/update"), id=entry_id, changes=changes).consume()
         audit = Audit(action=action, actor=actor, agent_id=before.get("agent_id"), at=now)
         audit.write(tx, [entry_id], f"{action} on {entry_id}",
-                    {"op": "set_properties", "label": "Entry", "id": entry_id,
-                     "before": {key: before.get(key) for key in changes}})
+                    [SetProperties(label=NodeLabel.Entry, id=entry_id,
+                                   before={key: before.get(key) for key in changes})])
         return {**before, **changes}
 
     return k.db.write(work)
@@ -303,5 +326,5 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: st
 
 
 def get_decision(k: Knowledge, decision_id: str, visibility: Visibility) -> dict[str, Any] | None:
-    rows = k.db.run("entries/get_decision", id=decision_id, viewer=visibility.viewer, admin=visibility.admin)
+    rows = k.db.fetch("entries/get_decision", id=decision_id, viewer=visibility.viewer, admin=visibility.admin)
     return rows[0]["decision"] if rows else None

@@ -16,10 +16,12 @@ from typing import Annotated
 import numpy as np
 from pydantic import AfterValidator, Field
 
+from graph.errors import Invalid
+
 MAX_DIMENSIONS = 4_096
 
 
-class InvalidVector(ValueError):
+class InvalidVector(Invalid):
     """A vector breaks one of the rules below; the message says which."""
 
 

@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.db.connection import Database, IndexOffline
+from graph.db.lucene import escape_lucene
 from graph.retrieval.reach import Reach
-from graph.search import escape_lucene
+from graph.visibility import PARAMS as VISIBILITY_PARAMS
 from graph.visibility import Visibility
 
 MAX_CANDIDATES = 10_000
@@ -20,7 +21,7 @@ BM25_MAX_CANDIDATES = 1_000  # the most it asks for a caller who sees a small sh
 
 
 def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any],
-           reach: Reach | None = None, exact_below: int = 0, exact_fallback_below: int = 0) -> list[dict]:
+           reach: Reach | None = None, exact_below: int = 0, exact_fallback_below: int = 0) -> list[dict[str, Any]]:
     """The `top` best visible items. With the caller's reach known (graph/retrieval/reach.py): none
     when it sees nothing, an exact ranking when it sees at most `exact_below` items, else an index
     search asked for enough candidates for its visible share, widened (five times, at most twice)
@@ -46,12 +47,13 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
 
 def exact_query(params: dict[str, Any]) -> str:
     """The exact search over what the caller sees: gathered through the indexes, or all of it for the
-    admin without an agent filter."""
-    return "retrieval/vector_exact_all" if params["admin"] and params["agent_id"] is None else "retrieval/vector_exact"
+    admin without an agent filter (the `_all` variant)."""
+    viewer = Visibility(**{key: params[key] for key in VISIBILITY_PARAMS})
+    return viewer.variant("retrieval/vector_exact", params["agent_id"])
 
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
-         reach: Reach | None = None) -> list[dict]:
+         reach: Reach | None = None) -> list[dict[str, Any]]:
     """Hits for about `factor` x `top` visible items per index first (scoring and filtering fewer
     hits is most of the query's cost; a caller seeing a small share asks for more, up to
     BM25_MAX_CANDIDATES), then, when fewer than `top` remain (few matches, or the filters bite),
@@ -65,7 +67,7 @@ def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int 
 
 
 def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any],
-              **query: Any) -> list[dict]:
+              **query: Any) -> list[dict[str, Any]]:
     """The rows of an index query asking each index for `first` hits, then five times more (up to
     `limit`) each time the filters leave fewer than `top`."""
     candidates = min(first, limit)
@@ -76,7 +78,7 @@ def _widening(db: Database, name: str, top: int, first: int, limit: int, params:
         candidates = min(candidates * 5, limit)
 
 
-def _best_first(rows: list[dict]) -> list[dict]:
+def _best_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     # The queries order before they project each row's properties; keep that order explicit here.
     return sorted(rows, key=lambda r: (-r["score"], r["id"]))
 
@@ -104,11 +106,11 @@ def named_entities(db: Database, text: str, visibility: Visibility, limit: int =
 
 
 def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: Sequence[str], block: int | None,
-          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = ()) -> list[dict]:
+          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = ()) -> list[dict[str, Any]]:
     """Neighbours of the strongest hits first (by the hit's rank; in a thread, only those about the
     `focus` entities when there are any), then items around the seed entities (by similarity to the
     query)."""
-    rows: list[dict] = []
+    rows: list[dict[str, Any]] = []
     if hits:
         rows += sorted(db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top,
                                focus=list(focus), **params), key=lambda r: (r["order_key"], -r["score"], r["id"]))

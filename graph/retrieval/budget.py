@@ -5,7 +5,8 @@ everywhere: the embedding model's own tokenizer, without special tokens."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+
+from graph.retrieval.candidate import Candidate
 
 Counter = Callable[[Sequence[str]], list[int]]  # token counts of several texts at once
 
@@ -14,14 +15,15 @@ def whitespace_tokens(texts: Sequence[str]) -> list[int]:
     return [len(text.split()) for text in texts]
 
 
-def cut(items: Sequence[dict[str, Any]], budget: int | None, count: Counter) -> tuple[list[dict], list[dict]]:
+def cut(items: Sequence[Candidate], budget: int | None,
+        count: Counter) -> tuple[list[Candidate], list[Candidate]]:
     """(kept, cut); each item gets its `tokens` (counted in one call: the tokenizer batches)."""
     kept, dropped, used = [], [], 0
-    for item, tokens in zip(items, count([item["text"] or "" for item in items]), strict=True):
-        item["tokens"] = tokens
-        if budget is None or used + item["tokens"] <= budget:
+    for item, tokens in zip(items, count([item.text or "" for item in items]), strict=True):
+        item.tokens = tokens
+        if budget is None or used + tokens <= budget:
             kept.append(item)
-            used += item["tokens"]
+            used += tokens
         else:
             dropped.append(item)
     return kept, dropped

@@ -12,11 +12,16 @@ from graph.model.enums import EntryCategory, EntryStatus, MarketRegime
 from graph.visibility import Visibility
 
 LABELS = {"episodes": "Episode", "entries": "Entry"}
+KindName = Literal["episodes", "entries"]
+
+
+def _both() -> list[KindName]:
+    return ["episodes", "entries"]
 
 
 class RetrievalFilters(StrictModel):
-    kinds: Annotated[list[Literal["episodes", "entries"]], Field(min_length=1, max_length=2)] = Field(
-        default_factory=lambda: ["episodes", "entries"], description="episodes, entries or both")
+    kinds: Annotated[list[KindName], Field(min_length=1, max_length=2)] = Field(
+        default_factory=_both, description="episodes, entries or both")
     categories: Annotated[list[EntryCategory], Field(max_length=6)] | None = None
     statuses: Annotated[list[EntryStatus], Field(min_length=1, max_length=4)] = Field(
         default_factory=lambda: [EntryStatus.active, EntryStatus.candidate])

@@ -8,69 +8,77 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
 from graph.knowledge.decay import DAY_MS, EPISODE, DecayConfig, effective_confidence
+from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 
 IMPORTANCE = {"routine": 0.25, "notable": 0.5, "critical": 0.75, "emergency": 1.0}
 
 
-def confidence_now(item: dict[str, Any], now: int, decay: DecayConfig) -> float:
+def cosine(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
+    if not a or not b:
+        return 0.0
+    va, vb = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    na, nb = np.linalg.norm(va), np.linalg.norm(vb)
+    return float(va @ vb / (na * nb)) if na and nb else 0.0
+
+
+def confidence_now(item: Candidate, now: int, decay: DecayConfig) -> float:
     """Entries: their effective confidence. Episodes: full confidence decaying with the episode
     half-life (48 h) since last access."""
-    last = item.get("last_accessed_at") or item.get("recorded_at") or now
-    if item["kind"] == "entry":
-        return effective_confidence(item.get("confidence") or 0.0, now, last, item.get("half_life_ms"),
-                                    item.get("strength") or 1.0, decay.floor)
+    last = item.last_accessed_at or item.recorded_at or now
+    if item.kind == "entry":
+        return effective_confidence(item.confidence or 0.0, now, last, item.half_life_ms, item.strength or 1.0,
+                                    decay.floor)
     return effective_confidence(1.0, now, last, decay.type_half_life_days[EPISODE] * DAY_MS, 1.0, decay.floor)
 
 
-def quality(item: dict[str, Any]) -> float:
-    if item.get("quality_score") is not None:
-        return float(item["quality_score"])
-    return IMPORTANCE.get(item.get("importance") or "", 0.25)
+def quality(item: Candidate) -> float:
+    if item.quality_score is not None:
+        return float(item.quality_score)
+    return IMPORTANCE.get(item.importance or "", 0.25)
 
 
-def recency(item: dict[str, Any], now: int, half_life_days: float) -> float:
-    age = max(0, now - (item.get("valid_from") or now))
+def recency(item: Candidate, now: int, half_life_days: float) -> float:
+    age = max(0, now - (item.valid_from or now))
     return math.exp(-math.log(2) * age / (half_life_days * DAY_MS))
 
 
-def factors(item: dict[str, Any], rrf_norm: float, *, now: int, regime: str | None, config: RetrievalConfig,
+def factors(item: Candidate, rrf_norm: float, *, now: int, regime: str | None, config: RetrievalConfig,
             decay: DecayConfig) -> dict[str, float]:
     return {
         "rrf": rrf_norm,
         "effective_confidence": confidence_now(item, now, decay),
         "quality": quality(item),
         "recency": recency(item, now, config.recency_half_life_days),
-        "regime_match": 1.0 if regime is not None and item.get("regime") == regime else 0.0,
+        "regime_match": 1.0 if regime is not None and item.regime == regime else 0.0,
     }
 
 
-def score(f: dict[str, float], item: dict[str, Any], config: RetrievalConfig) -> float:
+def score(f: dict[str, float], item: Candidate, config: RetrievalConfig) -> float:
     w = config.rerank
     base = (f["rrf"] * w.rrf + f["effective_confidence"] * w.effective_confidence + f["quality"] * w.quality
             + f["recency"] * w.recency + f["regime_match"] * w.regime_match)
-    return base * (config.bloodstain_boost if item.get("is_bloodstain") else 1.0)
+    return base * (config.bloodstain_boost if item.is_bloodstain else 1.0)
 
 
-def mmr(items: Sequence[dict[str, Any]], *, lam: float, top: int,
-        duplicate_threshold: float) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def mmr(items: Sequence[Candidate], *, lam: float, top: int,
+        duplicate_threshold: float) -> tuple[list[Candidate], list[Candidate]]:
     """Maximal marginal relevance over the first `top` items (by their `score`): each pick
     maximises lam * relevance - (1 - lam) * max similarity to what was picked. An item closer than
     `duplicate_threshold` (cosine) to a picked one is a near-duplicate and is cut."""
     head, tail = list(items[:top]), list(items[top:])
     if len(head) < 2:
         return head + tail, []
-    vecs = np.asarray([it.get("embedding") or [0.0] for it in head], dtype=float)
+    vecs = np.asarray([it.embedding or [0.0] for it in head], dtype=float)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
     sims = vecs @ vecs.T
-    best = max(it["score"] for it in head) or 1.0
-    rel = [it["score"] / best for it in head]
+    best = max(it.score or 0.0 for it in head) or 1.0
+    rel = [(it.score or 0.0) / best for it in head]
     chosen: list[int] = []
     cut: list[int] = []
     remaining = list(range(len(head)))
@@ -83,9 +91,9 @@ def mmr(items: Sequence[dict[str, Any]], *, lam: float, top: int,
         remaining.remove(i)
         closest = max((sims[i, j] for j in chosen), default=0.0)
         if chosen and closest >= duplicate_threshold:
-            head[i]["similar_to"] = head[max(chosen, key=lambda j: sims[i, j])]["id"]
+            head[i].similar_to = head[max(chosen, key=lambda j: sims[i, j])].id
             cut.append(i)
             continue
-        head[i]["mmr"] = value(i)
+        head[i].mmr = value(i)
         chosen.append(i)
     return [head[i] for i in chosen] + tail, [head[i] for i in cut]

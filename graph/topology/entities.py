@@ -7,7 +7,7 @@ public). Any other entity is visible to an agent that sent it (POST /entities: i
 entity's `creators`), or that may see an item that mentions it (an episode) or a fact that touches
 it (a fact shows both its ends; a writer may only assert facts between entities it sees). Every
 Cypher file that returns an entity from an id or a name holds ENTITY_VISIBLE word for word (the
-entity bound to `en`); tests/test_entity_visibility.py checks it.
+entity bound to `en`); tests/integration/test_entity_visibility.py checks it.
 """
 
 from __future__ import annotations
@@ -16,24 +16,25 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from graph.audit import Audit
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, NodeLabel, RemoveProperties, SetProperties, changed
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.lucene import escape_lucene
+from graph.errors import NotFound
 from graph.ids import now_ms
-from graph.search import escape_lucene
 from graph.topology.model import EntityIn
 from graph.visibility import ENTITY_PREDICATE, Visibility
 
 CHUNK = 1_000
 BACKFILL_BATCH = 10_000
 _ADDRESS = re.compile(r"^0x[0-9a-fA-F]{40}$")
-# The admin's view: everything. For trusted callers (loaders, benchmarks, the CLI, analyses no key narrows).
-EVERYONE = Visibility.everything()
 
 ENTITY_VISIBLE = f"({ENTITY_PREDICATE})"  # the form the Cypher files write, parentheses included
 
 
-class EntityNotFound(LookupError):
+class EntityNotFound(NotFound):
     """No such entity, or one the caller may not see: the same answer, so existence does not leak."""
 
     def __init__(self, entity_id: str) -> None:
@@ -56,14 +57,17 @@ def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str, public: bo
         chunk = rows[start:start + CHUNK]
         audit = Audit(action="entity.upsert", actor=actor, agent_id=creator)
 
-        def work(tx, chunk=chunk, audit=audit) -> None:
-            out = [r.data() for r in tx.run(cypher.query("topology/upsert_entities"), rows=chunk, now=now_ms(),
-                                            audit_id=audit.id, public=public, creator=creator)]
-            # To revert: what became public, and whom the creators list gained.
-            audit.write(tx, [r["id"] for r in chunk], f"upserted {len(chunk)} entities",
-                        {"op": "merge_nodes", "label": "Entity", "ids": [r["id"] for r in chunk],
-                         "made_public": [r["id"] for r in out if r["made_public"]],
-                         "creator_added": {"creator": creator, "ids": [r["id"] for r in out if r["creator_added"]]}})
+        def work(tx: ManagedTransaction, chunk: list[dict[str, Any]] = chunk, audit: Audit = audit) -> None:
+            ids = [r["id"] for r in chunk]
+            # To revert: the entities it created, and the previous values of what it changed on the others.
+            before = {r["id"]: r["props"] for r in tx.run(cypher.query("audit/lock_entities"), ids=ids)}
+            tx.run(cypher.query("topology/upsert_entities"), rows=chunk, now=now_ms(), audit_id=audit.id,
+                   public=public, creator=creator).consume()
+            after = {r["id"]: r["props"] for r in tx.run(cypher.query("audit/lock_entities"), ids=list(before))}
+            audit.write(tx, ids, f"upserted {len(chunk)} entities",
+                        [DeleteNodes(label=NodeLabel.Entity, ids=[i for i in ids if i not in before]),
+                         *(SetProperties(label=NodeLabel.Entity, id=i, before=changed(props, after[i]))
+                           for i, props in before.items())])
 
         db.write(work)
     return [r["id"] for r in rows]
@@ -73,7 +77,7 @@ def resolve(db: Database, text: str, limit: int = 10, *, visibility: Visibility)
     """A canonical id, an address (any chain), a name, symbol or alias; exact matches rank first."""
     text = text.strip()
     address = text.lower() if _ADDRESS.match(text) else None
-    rows = db.run("topology/resolve_entity", text=text, lucene=escape_lucene(text), address=address, limit=limit,
+    rows = db.fetch("topology/resolve_entity", text=text, lucene=escape_lucene(text), address=address, limit=limit,
                   **visibility.params())
     return [{**r["entity"], "score": r["score"]} for r in rows]
 
@@ -99,12 +103,11 @@ def backfill_visibility(db: Database, *, actor: str = "schema") -> int:
     while True:
         audit = Audit(action="entity.backfill_visibility", actor=actor, agent_id=None)
 
-        def work(tx, audit=audit) -> list[str]:
+        def work(tx: ManagedTransaction, audit: Audit = audit) -> list[str]:
             ids = [r["id"] for r in tx.run(cypher.query("schema/backfill_entity_visibility"), batch=BACKFILL_BATCH)]
             if ids:
                 audit.write(tx, ids, f"visibility of {len(ids)} entities stored before it existed",
-                            {"op": "remove_properties", "label": "Entity", "ids": ids,
-                             "properties": ["public", "creators"]})
+                            [RemoveProperties(label=NodeLabel.Entity, ids=ids, properties=["public", "creators"])])
             return ids
 
         ids = db.write(work)

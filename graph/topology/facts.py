@@ -14,21 +14,24 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from graph.audit import Audit
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteRelationships, RevertOp, SetRelationshipProperties
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.model.enums import REL_TYPES, Predicate
-from graph.topology.entities import EVERYONE, visible_ids
+from graph.topology.entities import visible_ids
 from graph.topology.model import FactIn
-from graph.visibility import Visibility
+from graph.visibility import EVERYONE, Visibility
 
 CHUNK = 1_000
 ALL_TYPES = [REL_TYPES[p] for p in Predicate]
 
 
-class FactNotFound(LookupError):
-    pass
+class FactNotFound(NotFound):
+    """No such fact believed now, or one the caller may not see (404)."""
 
 
 @dataclass
@@ -86,11 +89,11 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
         chunk = rows[start:start + CHUNK]
         audit = Audit(action="fact.assert", actor=actor, agent_id=owner.agent_id)
 
-        def work(tx, chunk=chunk, audit=audit) -> list[dict[str, Any]]:
+        def work(tx: ManagedTransaction, chunk: list[dict[str, Any]] = chunk,
+                 audit: Audit = audit) -> list[dict[str, Any]]:
             out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id)]
             audit.write(tx, [r["fact_id"] for r in out], f"asserted {len(out)} of {len(chunk)} facts, "
-                        f"closed {sum(r['closed'] for r in out)}",
-                        {"op": "expire_relationships", "audit_id": audit.id})
+                        f"closed {sum(r['closed'] for r in out)}", _assert_revert(tx, chunk, out, audit.id))
             return out
 
         for r in db.write(work):
@@ -104,13 +107,14 @@ def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_i
     """A fact the writer may not see (its `visibility`) is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
-    def work(tx) -> dict[str, Any]:
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        at = now or now_ms()
         rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id, at_block=at_block,
-                                         now=now or now_ms(), audit_id=audit.id, **visibility.params())]
+                                         now=at, audit_id=audit.id, **visibility.params())]
         if not rows:
             raise FactNotFound(f"no fact {fact_id!r} believed now and valid after block {at_block}")
         audit.write(tx, [fact_id], f"invalidated {fact_id} at block {at_block}",
-                    {"op": "expire_relationships", "audit_id": audit.id})
+                    _invalidate_revert(tx, rows[0]["subject"], fact_id, at, audit.id))
         return rows[0]
 
     db.write(work)
@@ -122,6 +126,34 @@ FACT_FIELDS = ("fact_id", "id", "version", "predicate", "name", "type", "subject
                "source_episode", "superseded_by", "closed_by", "agent_id", "scope", "clade")
 
 
+def _assert_revert(tx: ManagedTransaction, rows: list[dict[str, Any]], out: list[dict[str, Any]],
+                   audit_id: str) -> list[RevertOp]:
+    """Undoing an assertion: the versions it recorded (each new fact's first, the closed copies) deleted,
+    the versions it expired believed again. Value nodes it made stay: shared, and harmless alone."""
+    by_id = {r["fact_id"]: r for r in rows}
+    recorded: dict[str, list[str]] = {}
+    for r in out:
+        recorded.setdefault(by_id[r["fact_id"]]["type"], []).append(f"{r['fact_id']}/v1")
+    closing = [{"subject": by_id[r["fact_id"]]["subject"], "type": by_id[r["fact_id"]]["type"], "fact_id": r["fact_id"]}
+               for r in out if by_id[r["fact_id"]]["exclusive"]]
+    expired: list[RevertOp] = []
+    for f in tx.run(cypher.query("audit/fact_closures"), rows=closing, audit_id=audit_id) if closing else []:
+        if f["copy"]:
+            recorded.setdefault(f["type"], []).append(f["id"])
+        else:
+            expired.append(SetRelationshipProperties(type=f["type"], id=f["id"],
+                                                     before={"expired_at": None, "superseded_by": None}))
+    return [*(DeleteRelationships(type=t, ids=ids) for t, ids in recorded.items()), *expired]
+
+
+def _invalidate_revert(tx: ManagedTransaction, subject: str, fact_id: str, at: int, audit_id: str) -> list[RevertOp]:
+    """Undoing an invalidation: the closed copy it recorded deleted, the version it expired believed again."""
+    versions = list(tx.run(cypher.query("audit/fact_versions"), subject=subject, fact_id=fact_id))
+    return [*(DeleteRelationships(type=v["type"], ids=[v["id"]]) for v in versions if v["audit_id"] == audit_id),
+            *(SetRelationshipProperties(type=v["type"], id=v["id"], before={"expired_at": None})
+              for v in versions if v["expired_at"] == at and v["audit_id"] != audit_id)]
+
+
 def _shape(fact: dict[str, Any], **extra: Any) -> dict[str, Any]:
     """Every field, null when unset, so clients see one shape."""
     merged = {**fact, **extra}
@@ -130,12 +162,12 @@ def _shape(fact: dict[str, Any], **extra: Any) -> dict[str, Any]:
 
 def versions(db: Database, fact_id: str) -> list[dict[str, Any]]:
     return [_shape(r["fact"], type=r["type"], subject=r["subject"], object=r["object"], value=r["value"])
-            for r in db.run("topology/find_fact", fact_id=fact_id)]
+            for r in db.fetch("topology/find_fact", fact_id=fact_id)]
 
 
 def about(db: Database, entity_id: str, *, block: int | None, known_at: int | None,
           predicates: Sequence[Predicate] = (), visibility: Visibility) -> list[dict[str, Any]]:
-    rows = db.run("topology/facts_about", id=entity_id, block=block, known_at=known_at,
+    rows = db.fetch("topology/facts_about", id=entity_id, block=block, known_at=known_at,
                   types=types_for(predicates), **visibility.params())
     return [_shape(r["fact"], subject=r["subject"], object=r["object"], value=r["value"],
                    subject_entity=r["subject_entity"], object_entity=r["object_entity"] if r["object"] else None)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from graph.analytics import signals
 from graph.db.connection import Database
 from graph.model.enums import Direction, Predicate
+from graph.topology import signals
 from graph.topology.facts import types_for
 from graph.visibility import Visibility
 
@@ -25,7 +25,7 @@ def k_hop(db: Database, entity_id: str, block: int, *, hops: int = 3, direction:
 
 def shortest_path(db: Database, source: str, target: str, block: int, *, predicates: Sequence[Predicate] = (),
                   known_at: int | None = None, visibility: Visibility) -> dict[str, Any] | None:
-    rows = db.run("topology/shortest_path", types=types_for(predicates), known_at=known_at, block=block,
+    rows = db.fetch("topology/shortest_path", types=types_for(predicates), known_at=known_at, block=block,
                   **{"from": source, "to": target}, **visibility.params())
     return rows[0] if rows else None
 
@@ -36,7 +36,7 @@ def curiosity_modifier(distance: int | None) -> float:
 
 def topology_curiosity(db: Database, event_entity: str, positions: Sequence[str], block: int, *,
                        visibility: Visibility) -> dict[str, Any]:
-    rows = db.run("topology/distance_to_positions", event=event_entity, positions=list(positions), block=block,
+    rows = db.fetch("topology/distance_to_positions", event=event_entity, positions=list(positions), block=block,
                   types=types_for(()), **visibility.params())
     distance = rows[0]["distance"] if rows else None
     # The event entity's systemic importance, when a topology PageRank run has been written.

@@ -9,7 +9,7 @@ import pytest
 
 from graph.model.vectors import vector_problem
 from tests.conftest import counts
-from tests.test_fuzz import body_vector_paths
+from tests.integration.test_fuzz import body_vector_paths
 
 DIM = 384
 BAD = {

@@ -7,8 +7,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph import search
-from graph.search import Kind
+from graph.retrieval import backends, search
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.search import Kind
 from graph.visibility import Visibility
 
 WETH = {"kind": "Token", "name": "WETH", "chain_id": 1, "address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"}
@@ -117,7 +119,7 @@ def test_admission_votes_decisions_and_export_do_not_leak(api, world) -> None:
     assert api.client.post("/entries/b-en-shared/upvote", headers=a).status_code == 404
 
 
-def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedder) -> None:
+def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedder, monkeypatch) -> None:
     """B's 300 private items crowd the index around the query; A still gets its own 5 best, exactly."""
     a, b = api.headers("agent-a", "clade-y"), api.headers("agent-b", "clade-x")
     query = "the oracle for the WETH market was replaced by governance"
@@ -133,5 +135,11 @@ def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedd
     assert [h["id"] for h in hits] == expected
     # The index alone (over-fetching 100) sees only B's copies: the exact fallback answered.
     view = Visibility("agent-a", "clade-y")
-    assert db.run("search/vector", index="episode_embedding", embedding=q, k=5, candidates=100, **view.params()) == []
+    params = RetrievalFilters(kinds=["episodes"]).params(view)
+    assert db.rows("retrieval/vector", embedding=q, top=5, candidates=100, **params) == []
     assert [h["id"] for h in search.vector(db, Kind.episodes, q, 5, view)] == expected
+    # The same through the index first (not the exact ranking of a small visible set), its widening
+    # capped at those 100 candidates: the exact fallback answers.
+    monkeypatch.setattr(backends, "MAX_CANDIDATES", 100)
+    index_first = RetrievalConfig(exact_below=0)
+    assert [h["id"] for h in search.vector(db, Kind.episodes, q, 5, view, index_first)] == expected

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
 
 from graph.knowledge.decay import DAY_MS, DecayConfig
-from graph.retrieval import budget, modes, rerank
+from graph.retrieval import budget, rerank
+from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.decision import Decision, decide, replay_utility
 from graph.retrieval.fusion import rrf, rrf_ceiling
+from graph.retrieval.modes import four_factor, generative_agents
 
 NOW = 1_800_000_000_000
 CFG, DECAY = RetrievalConfig(), DecayConfig()
@@ -28,11 +31,11 @@ def test_rrf_arithmetic() -> None:
     assert rrf_ceiling(["vector", "bm25", "graph"], 60) == pytest.approx(3 / 61)
 
 
-def _entry(**kw) -> dict:
+def _entry(**kw) -> Candidate:
     base = {"id": "x", "kind": "entry", "confidence": 0.8, "half_life_ms": 7 * DAY_MS, "strength": 1.0,
             "last_accessed_at": NOW, "valid_from": NOW, "quality_score": 0.6, "regime": "bull",
             "is_bloodstain": False}
-    return {**base, **kw}
+    return Candidate(**{**base, **kw})
 
 
 def test_each_rerank_factor() -> None:
@@ -47,8 +50,8 @@ def test_each_rerank_factor() -> None:
     # Recency halves every 7 days of age; episodes take quality from their importance.
     aged = rerank.factors(_entry(valid_from=NOW - 14 * DAY_MS), 0, now=NOW, regime=None, config=CFG, decay=DECAY)
     assert aged["recency"] == pytest.approx(0.25)
-    episode = {"id": "e", "kind": "episode", "importance": "critical", "last_accessed_at": NOW - 2 * DAY_MS,
-               "valid_from": NOW}
+    episode = Candidate(id="e", kind="episode", importance="critical", last_accessed_at=NOW - 2 * DAY_MS,
+                        valid_from=NOW)
     ef = rerank.factors(episode, 0, now=NOW, regime=None, config=CFG, decay=DECAY)
     assert ef["quality"] == 0.75 and ef["effective_confidence"] == pytest.approx(math.exp(-1))
     # The bloodstain boost multiplies the final score by 1.2.
@@ -56,34 +59,36 @@ def test_each_rerank_factor() -> None:
 
 
 def test_mmr_removes_a_near_duplicate_and_reorders() -> None:
-    items = [{"id": "a", "score": 1.0, "embedding": [1.0, 0.0, 0.0]},
-             {"id": "a-copy", "score": 0.99, "embedding": [0.999, 0.04, 0.0]},
-             {"id": "b", "score": 0.9, "embedding": [0.6, 0.8, 0.0]},
-             {"id": "c", "score": 0.85, "embedding": [0.0, 0.0, 1.0]}]
+    items = [Candidate(id="a", kind="entry", score=1.0, embedding=[1.0, 0.0, 0.0]),
+             Candidate(id="a-copy", kind="entry", score=0.99, embedding=[0.999, 0.04, 0.0]),
+             Candidate(id="b", kind="entry", score=0.9, embedding=[0.6, 0.8, 0.0]),
+             Candidate(id="c", kind="entry", score=0.85, embedding=[0.0, 0.0, 1.0])]
     kept, cut = rerank.mmr(items, lam=0.7, top=10, duplicate_threshold=0.95)
-    assert [x["id"] for x in cut] == ["a-copy"] and cut[0]["similar_to"] == "a"
+    assert [x.id for x in cut] == ["a-copy"] and cut[0].similar_to == "a"
     # After a: b scores 0.7*0.9 - 0.3*0.6 = 0.45, c scores 0.7*0.85 - 0 = 0.595, so c comes before b.
-    assert [x["id"] for x in kept] == ["a", "c", "b"]
-    assert kept[1]["mmr"] == pytest.approx(0.595) and kept[2]["mmr"] == pytest.approx(0.7 * 0.9 - 0.3 * 0.6)
+    assert [x.id for x in kept] == ["a", "c", "b"]
+    assert kept[1].mmr == pytest.approx(0.595) and kept[2].mmr == pytest.approx(0.7 * 0.9 - 0.3 * 0.6)
 
 
 def test_the_budget_cut() -> None:
-    items = [{"id": i, "text": " ".join(["w"] * n)} for i, n in [("a", 200), ("b", 250), ("c", 100), ("d", 40)]]
+    items = [Candidate(id=i, kind="episode", text=" ".join(["w"] * n))
+             for i, n in [("a", 200), ("b", 250), ("c", 100), ("d", 40)]]
     kept, cut = budget.cut(items, 500, budget.whitespace_tokens)
-    assert [x["id"] for x in kept] == ["a", "b", "d"] and [x["id"] for x in cut] == ["c"]
-    assert sum(x["tokens"] for x in kept) == 490
+    assert [x.id for x in kept] == ["a", "b", "d"] and [x.id for x in cut] == ["c"]
+    assert sum(x.tokens or 0 for x in kept) == 490
     kept, cut = budget.cut(items, None, budget.whitespace_tokens)
     assert len(kept) == 4 and not cut
 
 
 def test_four_factor_and_generative_agents_scores() -> None:
     item = _entry(embedding=[1.0, 0.0], pad=[0.5, 0.2, 0.1], quality_score=0.4, last_accessed_at=NOW)
-    f = modes.four_factor(item, [1.0, 0.0], now=NOW, mood=[0.5, 0.2, 0.1], config=CFG, decay=DECAY)
+    f = four_factor.score(item, [1.0, 0.0], now=NOW, mood=[0.5, 0.2, 0.1], config=CFG, decay=DECAY)
     assert f["semantic"] == pytest.approx(1.0) and f["temporal"] == pytest.approx(1.0)
     assert f["emotional"] == pytest.approx(1.0) and f["score"] == pytest.approx(0.40 + 0.20 + 0.4 * 0.25 + 0.15)
-    opposite = modes.four_factor(item, [0.0, 1.0], now=NOW, mood=[-0.5, -0.2, -0.1], config=CFG, decay=DECAY)
+    opposite = four_factor.score(item, [0.0, 1.0], now=NOW, mood=[-0.5, -0.2, -0.1], config=CFG, decay=DECAY)
     assert opposite["semantic"] == 0.0 and opposite["emotional"] == pytest.approx(0.0)
-    ga = modes.generative_agents({**item, "block": 1_000}, [1.0, 0.0], now=NOW, block=2_000, config=CFG)
+    ga = generative_agents.score(dataclasses.replace(item, block=1_000), [1.0, 0.0], now=NOW, block=2_000,
+                                 config=CFG)
     assert ga["recency"] == pytest.approx(math.exp(-1.0))
     assert ga["score"] == pytest.approx(0.3 * math.exp(-1.0) + 0.3 * 0.4 + 0.4 * 1.0)
 

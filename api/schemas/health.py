@@ -1,0 +1,40 @@
+"""What GET /health answers (api/routes/health.py)."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class Neo4jInfo(BaseModel):
+    version: str | None
+    edition: str | None
+    uri: str
+    database: str
+
+
+class IndexInfo(BaseModel):
+    name: str
+    type: str
+    state: str
+    population_percent: float
+
+
+class EmbeddingInfo(BaseModel):
+    model: str
+    dimension: int
+
+
+class Health(BaseModel):
+    status: str
+    neo4j: Neo4jInfo
+    gds_version: str | None
+    apoc_version: str | None
+    indexes: list[IndexInfo]
+    embedding: EmbeddingInfo
+
+
+class Unavailable(BaseModel):
+    """Every 503's body (api/errors.py), with a Retry-After header."""
+
+    status: str
+    detail: str

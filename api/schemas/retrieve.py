@@ -1,0 +1,11 @@
+"""What POST /retrieve takes and answers (api/routes/retrieve.py): the retrieval's own request and
+result models (graph/retrieval/request.py, graph/retrieval/result.py), which the other consumers
+of retrieval share."""
+
+from __future__ import annotations
+
+from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.request import RetrievalRequest
+from graph.retrieval.result import Explanation, RetrievalResult, RetrievedItem
+
+__all__ = ["Explanation", "RetrievalFilters", "RetrievalRequest", "RetrievalResult", "RetrievedItem"]

@@ -1,0 +1,62 @@
+"""A retrieval candidate: an episode or entry with the properties the scoring reads, and what
+retrieval learns of it on the way (each backend's rank and score, the fused score, the factors
+of its mode's score, MMR, tokens, why it was cut). The modes, the rerank and the budget pass
+these along; the pipeline presents them as a RetrievalResult (graph/retrieval/result.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Kind = Literal["episode", "entry"]
+
+
+@dataclass(eq=False)
+class Candidate:
+    id: str
+    kind: Kind
+    text: str | None = None
+    # The item's properties, as the backend queries return them (no embedding: see items.py).
+    category: str | None = None
+    status: str | None = None
+    agent_id: str | None = None
+    valid_from: int | None = None
+    recorded_at: int | None = None
+    block: int | None = None
+    last_accessed_at: int | None = None
+    confidence: float | None = None
+    half_life_ms: float | None = None
+    strength: float | None = None
+    quality_score: float | None = None
+    importance: str | None = None
+    regime: str | None = None
+    pad: list[float] | None = None
+    is_bloodstain: bool = False
+    gain: float | None = None
+    embedding: list[float] | None = None  # fetched only for those that need one (items.with_embeddings)
+    # What retrieval found: per backend {rank, score, and via/entity/distance/centrality for the
+    # graph}, and "rrf", the fused score, for the modes that fuse.
+    trace: dict[str, Any] = field(default_factory=dict)
+    score: float | None = None
+    factors: dict[str, float] | None = None
+    bloodstain_boost: bool = False
+    mmr: float | None = None
+    similar_to: str | None = None
+    contrarian: bool = False
+    tokens: int | None = None
+    cut: str | None = None
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Candidate:
+        """A backend row (id, kind, item: the node's properties)."""
+        p = row["item"]
+        return cls(
+            id=row["id"], kind=row["kind"], text=p.get("content") or p.get("text"),
+            category=p.get("category"), status=p.get("status"), agent_id=p.get("agent_id"),
+            valid_from=p.get("valid_from"), recorded_at=p.get("recorded_at"), block=p.get("block"),
+            last_accessed_at=p.get("last_accessed_at"), confidence=p.get("confidence"),
+            half_life_ms=p.get("half_life_ms"), strength=p.get("strength"),
+            quality_score=p.get("quality_score"), importance=p.get("importance"),
+            regime=p.get("regime") or p.get("market_regime"), pad=p.get("pad"),
+            is_bloodstain=bool(p.get("is_bloodstain")), gain=p.get("gain"),
+        )

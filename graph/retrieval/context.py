@@ -1,0 +1,143 @@
+"""What a retrieval mode works from (graph/retrieval/modes/): the request, who asks, the filters
+after the adaptive decision, the services, and what the retrieval has found so far (each
+backend's rows, the candidates, the cuts)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from graph.db.connection import Database
+from graph.errors import Invalid
+from graph.knowledge.decay import DecayConfig
+from graph.model.vectors import check_vector
+from graph.retrieval import items, rerank
+from graph.retrieval.candidate import Candidate
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.filters import RetrievalFilters
+from graph.visibility import Visibility
+
+if TYPE_CHECKING:
+    from graph.retrieval.request import RetrievalRequest
+
+T = TypeVar("T")
+# BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
+# database, which releases the GIL.
+POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
+
+
+class Clock:
+    """Milliseconds spent in each stage, returned with the results."""
+
+    def __init__(self) -> None:
+        self.laps: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, stage: str) -> None:
+        t = time.perf_counter()
+        self.laps[stage] = round(self.laps.get(stage, 0.0) + (t - self._last) * 1000, 2)
+        self._last = t
+
+
+class QueryMissing(Invalid):
+    """A stage needs the query's vector and the request gave neither text nor a vector (a mode's
+    `needs` says so before it runs: this is the same check where the vector is used)."""
+
+
+class QueryVector:
+    """The query's vector: the one the request gives (checked at once: a bad one is a 422), or the
+    text's embedding, computed the first time a stage needs it, and only then."""
+
+    def __init__(self, vector: list[float] | None, text: str | None, embed: Callable[[str], list[float]],
+                 dimension: int) -> None:
+        if vector is not None:
+            check_vector(vector, dimension)
+        self._vector, self._text, self._embed, self._dimension = vector, text, embed, dimension
+
+    def __call__(self) -> list[float] | None:
+        if self._vector is None and self._text:
+            self._vector = self._embed(self._text)
+            check_vector(self._vector, self._dimension)
+        return self._vector
+
+    def required(self) -> list[float]:
+        """The vector, for a stage that cannot go without one."""
+        vector = self()
+        if vector is None:
+            raise QueryMissing("give text or vector")
+        return vector
+
+
+@dataclass
+class Context:
+    db: Database
+    config: RetrievalConfig
+    decay: DecayConfig
+    req: RetrievalRequest
+    visibility: Visibility
+    filters: RetrievalFilters        # the request's, or the adaptive decision's narrowing of them
+    k: int                           # the request's, or the adaptive decision's smaller one
+    now: int
+    embedding: QueryVector
+    clock: Clock
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)  # per candidate id: per backend, and rrf
+    found: dict[str, Candidate] = field(default_factory=dict)        # candidates as the backends returned them
+    cut: list[Candidate] = field(default_factory=list)               # what the mode cut, with why
+
+    def __post_init__(self) -> None:
+        self.params = self.filters.params(self.visibility)  # the Cypher parameters of the filters
+
+    @property
+    def at(self) -> int:
+        """The time the scores are computed at: the filters' valid time, else now."""
+        return self.req.filters.valid_at or self.now
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Runs fn(*args) in the pool, in a copy of the request's context (its logs carry the request id)."""
+        return POOL.submit(copy_context().run, fn, *args)
+
+    def note(self, backend: str, rows: list[dict[str, Any]]) -> list[str]:
+        """Records a backend's rows (rank, score and how the graph reached each) and the candidates
+        they carry; returns their ids, best first."""
+        for rank, r in enumerate(rows, start=1):
+            extra = {key: r[key] for key in ("via", "entity", "distance") if key in r}
+            self.traces.setdefault(r["id"], {})[backend] = {"rank": rank, "score": r["score"], **extra}
+            if "item" in r and r["id"] not in self.found:
+                self.found[r["id"]] = Candidate.from_row(r)
+        return [r["id"] for r in rows]
+
+    def items(self, ids: list[str]) -> list[Candidate]:
+        """The candidates in order: from what the backends returned, fetching only what they did not."""
+        by_id = {**self.found, **items.fetch(self.db, [i for i in ids if i not in self.found])}
+        return [self._traced(by_id[i]) for i in ids if i in by_id]
+
+    def fetch(self, ids: list[str]) -> list[Candidate]:
+        """Fresh candidates by id, in order (not those already found: injected items stand apart)."""
+        by_id = items.fetch(self.db, ids)
+        return [self._traced(by_id[i]) for i in ids if i in by_id]
+
+    def load(self, ids: list[str]) -> list[Candidate]:
+        """The ranked candidates, less those whose effective confidence is under the filters'
+        minimum (they go to `cut`)."""
+        found = self.items(ids)
+        self.clock.lap("items")
+        floor = self.filters.min_confidence
+        if floor is None:
+            return found
+        keep = []
+        for c in found:
+            confidence = rerank.confidence_now(c, self.now, self.decay)
+            if confidence >= floor:
+                keep.append(c)
+            else:
+                c.cut = f"effective confidence {confidence:.3f} below {floor}"
+                self.cut.append(c)
+        return keep
+
+    def _traced(self, c: Candidate) -> Candidate:
+        c.trace = self.traces.get(c.id, {})
+        return c

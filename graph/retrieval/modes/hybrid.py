@@ -1,0 +1,67 @@
+"""The full pipeline: vector + BM25 + graph candidates fused by RRF, the multi-factor rerank with
+the bloodstain boost, and MMR diversity (near-duplicates cut)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from graph.retrieval import backends, items, rerank
+from graph.retrieval.candidate import Candidate
+from graph.retrieval.context import Context
+from graph.retrieval.fusion import rrf, rrf_ceiling
+from graph.retrieval.modes.base import Needs
+from graph.retrieval.modes.recipe import fuse, search
+from graph.topology import signals
+
+DUPLICATE_COSINE = 0.95
+BACKENDS = ("vector", "bm25", "graph")
+
+
+class Hybrid:
+    name = "hybrid"
+    needs = Needs.query
+
+    def candidates(self, ctx: Context) -> list[Candidate]:
+        cfg, req = ctx.config, ctx.req
+        named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility)
+                   if req.text and cfg.graph_named_entities else None)
+        lists = search(ctx)
+        # The graph backend: the entities the query is about, the agent's positions and the entities the
+        # text names seed it, beside the neighbours of the strongest hits of the two index backends.
+        named = named_f.result() if named_f else []
+        seeds = [*req.entities, *req.positions, *named]
+        focus = [*req.entities, *named] if cfg.graph_focus_threads else []
+        hits = list(rrf(lists, cfg.rrf_k, cfg.backend_weights))[:cfg.graph_seed_hits]
+        rows = backends.graph(ctx.db, ctx.embedding.required(), seeds=seeds, hits=hits, block=req.block,
+                              top=cfg.per_backend, max_mentions=cfg.graph_entity_max_mentions, params=ctx.params,
+                              focus=focus)
+        graph_ids = ctx.note("graph", rows)
+        if req.explain and req.block is not None:
+            _topology_signals(ctx, rows, req.block)
+        ranked = fuse(ctx, {**lists, "graph": graph_ids})
+        ctx.clock.lap("graph")
+        found = ctx.load(ranked)
+        ceiling = rrf_ceiling(BACKENDS, cfg.rrf_k, cfg.backend_weights)
+        for c in found:
+            c.factors = rerank.factors(c, c.trace["rrf"] / ceiling, now=ctx.at, regime=req.regime, config=cfg,
+                                       decay=ctx.decay)
+            c.score = rerank.score(c.factors, c, cfg)
+            c.bloodstain_boost = c.is_bloodstain
+        found.sort(key=lambda c: (-(c.score or 0.0), c.id))
+        items.with_embeddings(ctx.db, found[:cfg.mmr_top])
+        found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE)
+        for d in dupes:
+            d.cut = f"diversity: a near-duplicate of {d.similar_to}"
+        ctx.cut += dupes
+        ctx.clock.lap("rerank")
+        return found
+
+
+def _topology_signals(ctx: Context, rows: list[dict[str, Any]], block: int) -> None:
+    """For the explanation: the systemic importance (written PageRank at the block) of the
+    entity each graph candidate came through, beside its distance from the seeds."""
+    found = signals.centralities(ctx.db, sorted({r["entity"] for r in rows if r.get("entity")}), block,
+                                 ctx.visibility.viewer)
+    for r in rows:
+        if r.get("entity") in found:
+            ctx.traces[r["id"]]["graph"]["centrality"] = found[r["entity"]]["percentile"]

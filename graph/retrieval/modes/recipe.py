@@ -1,0 +1,77 @@
+"""The index backends, and the modes that are only a recipe of them: vector, BM25, or both fused
+by reciprocal rank fusion (graph/retrieval/fusion.py), scored by the one backend's score or the
+fused one. The other modes start from the same candidates (hybrid.py, four_factor.py,
+generative_agents.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Collection, Mapping, Sequence
+from dataclasses import dataclass
+
+from graph.retrieval import backends, items, reach
+from graph.retrieval.candidate import Candidate
+from graph.retrieval.context import Context
+from graph.retrieval.fusion import rrf
+from graph.retrieval.modes.base import Needs
+
+INDEXES = ("vector", "bm25")
+
+
+def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[str]]:
+    """The ids each wanted index backend ranks, best first, noted in the context. What the caller
+    can see decides how the backends search (graph/retrieval/reach.py). It and BM25 need no vector:
+    they run while the query is embedded. Both vector indexes are asked in one query: a round trip
+    costs more than a second index search."""
+    cfg, req, top = ctx.config, ctx.req, ctx.config.per_backend
+    reach_f = ctx.submit(reach.measure, ctx.db, ctx.params, cfg.visible_count_cap)
+    bm_f = (ctx.submit(lambda: backends.bm25(ctx.db, req.text or "", top, ctx.params, cfg.candidates_factor,
+                                             reach_f.result()))
+            if req.text and "bm25" in wanted else None)
+    embedding = ctx.embedding() if "vector" in wanted else None
+    ctx.clock.lap("embed")
+    vec = (backends.vector(ctx.db, embedding, top, cfg.candidates_factor, ctx.params, reach_f.result(),
+                           cfg.exact_below, cfg.exact_fallback_below)
+           if embedding is not None else [])
+    ctx.clock.lap("vector")
+    bm = bm_f.result() if bm_f else []
+    ctx.clock.lap("bm25")
+    return {name: ctx.note(name, rows) for name, rows in (("vector", vec), ("bm25", bm)) if name in wanted}
+
+
+def fuse(ctx: Context, lists: Mapping[str, Sequence[str]]) -> list[str]:
+    """The ids of several backends fused by RRF, best first; each candidate's trace gets its `rrf`."""
+    fused = rrf(lists, ctx.config.rrf_k, ctx.config.backend_weights)
+    for doc, score in fused.items():
+        ctx.traces.setdefault(doc, {})["rrf"] = score
+    return list(fused)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """Candidates from `backends`; one backend: its ranking and score, several: fused by RRF."""
+
+    name: str
+    backends: tuple[str, ...]
+    needs: Needs = Needs.query
+
+    def candidates(self, ctx: Context) -> list[Candidate]:
+        lists = search(ctx, self.backends)
+        ranked = fuse(ctx, lists) if len(lists) > 1 else lists[self.backends[0]]
+        found = ctx.load(ranked)
+        for c in found:
+            c.score = c.trace["rrf"] if "rrf" in c.trace else c.trace[self.backends[0]]["score"]
+        ctx.clock.lap("rerank")
+        return found
+
+
+def scored_by_factors(ctx: Context, factors: Callable[[Candidate], dict[str, float]]) -> list[Candidate]:
+    """The fused vector and BM25 candidates, each scored by `factors` (its factors and their
+    weighted sum, `score`), best first: the modes that replace the rerank with a formula of their own."""
+    found = ctx.load(fuse(ctx, search(ctx)))
+    items.with_embeddings(ctx.db, found)
+    for c in found:
+        f = factors(c)
+        c.score, c.factors = f.pop("score"), f
+    found.sort(key=lambda c: (-(c.score or 0.0), c.id))
+    ctx.clock.lap("rerank")
+    return found

@@ -1,0 +1,51 @@
+"""POST /search: one retrieval backend at a time, over episodes or entries, with retrieval's own
+code (backends.py), so its visibility, its reach (a small visible set ranked exactly) and its
+exact fallback (when the index's candidates leave too few visible hits, or while an index is
+rebuilt) hold here too. No fusion, rerank or budget: the backend's own ranking and score.
+
+Scores: vector search, the cosine similarity of the item's embedding to the query, in [-1, 1]
+(what retrieval's vector backend reports); full-text search, the Lucene BM25 score (0 or more,
+unbounded, comparable only within one query)."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from graph.db.connection import Database
+from graph.model.enums import EntryStatus
+from graph.retrieval import backends, reach
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.filters import RetrievalFilters
+from graph.visibility import Visibility
+
+DEFAULT = RetrievalConfig()
+
+
+class Kind(StrEnum):
+    episodes = "episodes"
+    entries = "entries"
+
+
+def _params(kind: Kind, visibility: Visibility) -> dict[str, Any]:
+    """Visibility and the kind only: entries of every status, any time (retrieval's defaults leave
+    archived and quarantined entries out; search does not)."""
+    return RetrievalFilters(kinds=[kind.value], statuses=list(EntryStatus)).params(visibility)
+
+
+def vector(db: Database, kind: Kind, embedding: list[float], k: int, visibility: Visibility,
+           config: RetrievalConfig = DEFAULT) -> list[dict[str, Any]]:
+    """The k visible items nearest the embedding, best first, each scored by cosine in [-1, 1]."""
+    params = _params(kind, visibility)
+    seen = reach.measure(db, params, config.visible_count_cap)
+    return backends.vector(db, embedding, k, config.candidates_factor, params, seen, config.exact_below,
+                           config.exact_fallback_below)
+
+
+def fulltext(db: Database, kind: Kind, text: str, k: int, visibility: Visibility,
+             config: RetrievalConfig = DEFAULT) -> list[dict[str, Any]]:
+    """The k visible items best matching the text (BM25), best first; Lucene syntax in the text is
+    searched for, not interpreted (graph/db/lucene.py)."""
+    params = _params(kind, visibility)
+    seen = reach.measure(db, params, config.visible_count_cap)
+    return backends.bm25(db, text, k, params, config.candidates_factor, seen)

@@ -1,0 +1,102 @@
+"""ARCHITECTURE.md is true: every package, module, cypher folder, route and test file its table
+names exists, and the dependency rules it states hold in the imports of graph/."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DOC = ROOT / "ARCHITECTURE.md"
+
+# The layers of graph/, bottom up: a module may import its own layer and those below.
+FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx"}
+INFRASTRUCTURE = {"db"}
+RECORDS = {"audit"}
+COMPOSITION = {"settings", "services"}
+# Subsystems that must not import one another in this direction (importer -> imported).
+FORBIDDEN = {
+    ("knowledge", "retrieval"),  # retrieval reads knowledge, never the reverse
+    ("knowledge", "analytics"),
+    ("topology", "analytics"),   # analyses read the world graph; the world graph knows nothing of them
+    ("topology", "retrieval"),
+    ("topology", "knowledge"),
+}
+
+
+def _top(module: str) -> str | None:
+    """graph.knowledge.entries -> knowledge; other packages -> None."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "graph" and len(parts) > 1 else None
+
+
+def _imports() -> list[tuple[str, str, str]]:
+    """(importing file, importer's top package, imported top package) for every graph import in graph/."""
+    out = []
+    for path in sorted((ROOT / "graph").rglob("*.py")):
+        rel = path.relative_to(ROOT)
+        importer = rel.parts[1].removesuffix(".py")
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
+            if isinstance(node, ast.ImportFrom) and node.module == "graph":
+                names = [f"graph.{a.name}" for a in node.names]
+            for name in names:
+                top = _top(name)
+                if top and top != importer:
+                    out.append((str(rel), importer, top))
+                if name.split(".")[0] == "api":
+                    out.append((str(rel), importer, "api"))
+    return out
+
+
+IMPORTS = _imports()
+
+
+def test_the_imports_are_seen() -> None:
+    assert ("graph/services.py", "services", "settings") in IMPORTS
+    assert any(imp == "knowledge" and top == "audit" for _, imp, top in IMPORTS)
+
+
+def test_the_lower_layers_import_no_subsystem() -> None:
+    allowed = {**{m: FOUNDATION for m in FOUNDATION}, "db": FOUNDATION | INFRASTRUCTURE,
+               "audit": FOUNDATION | INFRASTRUCTURE | RECORDS}
+    bad = [(f, top) for f, imp, top in IMPORTS if imp in allowed and top not in allowed[imp]]
+    assert not bad, f"db/, model/, audit/ and the foundation import only below themselves: {bad}"
+
+
+def test_only_the_composition_root_reads_settings() -> None:
+    bad = [(f, top) for f, imp, top in IMPORTS if top in COMPOSITION and imp not in COMPOSITION]
+    bad += [(f, top) for f, imp, top in IMPORTS if top == "services" and imp != "services"]
+    assert not bad, f"subsystems take their configuration as arguments: {bad}"
+
+
+def test_nothing_in_graph_imports_the_api() -> None:
+    assert not [f for f, _, top in IMPORTS if top == "api"]
+
+
+@pytest.mark.parametrize(("importer", "imported"), sorted(FORBIDDEN))
+def test_subsystems_depend_one_way(importer: str, imported: str) -> None:
+    bad = [f for f, imp, top in IMPORTS if imp == importer and top == imported]
+    assert not bad, f"{importer} must not import {imported}: {bad}"
+
+
+def _named_paths() -> list[str]:
+    return sorted(set(re.findall(r"`((?:graph|cypher|api|tests|bench|loaders)/[\w/.*-]*)`", DOC.read_text())))
+
+
+def test_the_document_names_what_exists() -> None:
+    named = _named_paths()
+    assert len(named) >= 30, named
+    missing = [p for p in named if not (list(ROOT.glob(p)) if "*" in p else (ROOT / p).exists())]
+    assert not missing, f"ARCHITECTURE.md names paths that do not exist: {missing}"
+
+
+def test_every_package_and_cypher_folder_is_in_the_document() -> None:
+    named = set(_named_paths())
+    packages = {f"graph/{p.name}/" for p in (ROOT / "graph").iterdir() if (p / "__init__.py").exists()}
+    folders = {f"cypher/{p.name}/" for p in (ROOT / "cypher").iterdir() if p.is_dir()}
+    assert not (packages | folders) - named, sorted((packages | folders) - named)
