@@ -9,6 +9,7 @@ versions created and nothing writes (cypher/schema/retired.cypher) is dropped, I
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -61,6 +62,11 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
     Vector indexes are int8-quantized only with GRIMOIRE_VECTOR_QUANTIZATION=true (then retrieval's
     vector scores are approximate; search re-scores exactly)."""
     check_vector_dimensions(db, dimension, model)
+    if _in_place(db):  # every constraint and index online, nothing retired left: no DDL to run
+        backfill_visibility(db)
+        report = SchemaReport(0, 0)
+        log.info("schema in place (vector dimension %d)", dimension)
+        return report
     counters = [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension, quantization=quantization)]
     db.run("schema/await_indexes", seconds=300)
     backfill_visibility(db)  # entities stored before entity visibility existed
@@ -70,6 +76,36 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
                           indexes_removed=sum(c.indexes_removed for c in counters))
     log.info("schema applied (vector dimension %d): %s", dimension, report)
     return report
+
+
+_CREATED = re.compile(r"CREATE (CONSTRAINT|(?:RANGE |FULLTEXT |VECTOR |TEXT |POINT )?INDEX) (\w+) IF NOT EXISTS")
+_DROPPED = re.compile(r"DROP (?:CONSTRAINT|INDEX) (\w+) IF EXISTS")
+
+
+def expected_schema() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
+    """The names the schema files create (constraints, indexes) and the retired ones they drop."""
+    constraints: set[str] = set()
+    indexes: set[str] = set()
+    retired: set[str] = set()
+    for name in SCHEMA_FILES:
+        for stmt in cypher.statements(name):
+            if m := _CREATED.search(stmt):
+                (constraints if m.group(1) == "CONSTRAINT" else indexes).add(m.group(2))
+            elif m := _DROPPED.search(stmt):
+                retired.add(m.group(1))
+    return frozenset(constraints), frozenset(indexes), frozenset(retired)
+
+
+def _in_place(db: Database) -> bool:
+    """True when every constraint and index of the schema files exists and is online and no retired
+    one is left: two SHOW statements instead of some seventy idempotent CREATEs (start-up, and every
+    test's clean database)."""
+    constraints, indexes, retired = expected_schema()
+    have_constraints = {r["name"] for r in db.fetch("schema/show_constraints")}
+    states = {r["name"]: r["state"] for r in db.fetch("schema/show_indexes")}
+    return (constraints <= have_constraints and indexes <= states.keys()
+            and all(state == "ONLINE" for state in states.values())
+            and not retired & (have_constraints | states.keys()))
 
 
 def progress_line(percent: dict[str, float]) -> str:

@@ -102,3 +102,14 @@ def test_dimension_mismatch_stops_the_cli(mismatched_index: Database, neo4j_serv
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1
     assert "Embedding dimension mismatch" in proc.stderr and "episode_embedding has 8" in proc.stderr
+
+
+def test_a_missing_index_or_constraint_is_made_again(db: Database, embedder: Embedder) -> None:
+    """Applying a schema that is in place runs no DDL; one missing piece makes it run all of it."""
+    before = _snapshot(db)
+    db.run("testing/drop_index", name="entry_scope_clade")
+    db.run("testing/drop_constraint", name="value_id")
+    report = apply_schema(db, embedder.dimension, embedder.model_name)
+    assert report == SchemaReport(constraints_added=1, indexes_added=1)
+    assert _snapshot(db) == before
+    assert apply_schema(db, embedder.dimension, embedder.model_name) == SchemaReport(0, 0)
