@@ -15,6 +15,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
+from api.deps import get_services
 from graph import agents
 from graph.agents import Principal
 from graph.model.enums import KeyScope
@@ -55,13 +56,14 @@ def principal(
     if not raw:
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
                             headers={"WWW-Authenticate": "Bearer"})
-    admin_key: str | None = request.app.state.services.settings.admin_key
+    services = get_services(request)
+    admin_key: str | None = services.settings.admin_key
     if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
         return agents.admin_principal()
     cache: KeyCache = request.app.state.key_cache
     found = cache.get(raw)
     if found is None:
-        found = agents.authenticate(request.app.state.services.db, raw)
+        found = agents.authenticate(services.db, raw)
         if found is None:
             raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
         cache.put(raw, found)

@@ -11,7 +11,6 @@ from graph.embeddings import Embedder
 from graph.knowledge.entries import Knowledge
 from graph.retrieval.pipeline import Retriever
 from graph.services import Services
-from graph.settings import Settings
 
 
 def get_services(request: Request) -> Services:
@@ -35,13 +34,7 @@ def get_retriever(request: Request) -> Retriever:
     return get_services(request).retriever
 
 
-def get_settings(request: Request) -> Settings:
-    return get_services(request).settings
-
-
-ServicesDep = Annotated[Services, Depends(get_services)]
 DbDep = Annotated[Database, Depends(get_db)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]
 RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
-SettingsDep = Annotated[Settings, Depends(get_settings)]

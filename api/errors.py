@@ -51,23 +51,17 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(RequestValidationError, _invalid_request)
 
-    # The four kinds of domain error: one handler each.
-    async def _not_found(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(status_code=STATUS[NotFound], content={"detail": str(exc)})
-
-    async def _invalid(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(status_code=STATUS[Invalid], content={"detail": str(exc)})
-
-    async def _conflict(_: Request, exc: Exception) -> JSONResponse:
-        return JSONResponse(status_code=STATUS[Conflict], content={"detail": str(exc)})
+    # The four kinds of domain error: the status is the kind's, the body the exception's message.
+    async def _domain(_: Request, exc: Exception) -> JSONResponse:
+        status = next(code for kind, code in STATUS.items() if isinstance(exc, kind))
+        return JSONResponse(status_code=status, content={"detail": str(exc)})
 
     async def _unavailable(request: Request, exc: Exception) -> JSONResponse:
         log.warning("503 for %s %s: %s", request.method, request.url.path, exc)
         return unavailable(str(exc))
 
-    app.add_exception_handler(NotFound, _not_found)
-    app.add_exception_handler(Invalid, _invalid)
-    app.add_exception_handler(Conflict, _conflict)
+    for kind in (NotFound, Invalid, Conflict):
+        app.add_exception_handler(kind, _domain)
     app.add_exception_handler(Unavailable, _unavailable)
 
     # The driver's own errors, where no domain error wrapped them.

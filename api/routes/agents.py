@@ -6,7 +6,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
 from api.auth import Admin, KeyCache, Reader
-from api.deps import DbDep
+from api.deps import DbDep, EmbedderDep
 from api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
 from graph import agents, transfer
 from graph.agents import AgentIn, KeyIn, Principal, UnknownAgent
@@ -80,11 +80,10 @@ def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
              summary="Import an export (admin); importing twice changes nothing",
              openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
                                             "required": True}})
-async def import_agent(request: Request, who: Admin) -> dict[str, Any]:
+async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: Admin) -> dict[str, Any]:
     body = (await request.body()).decode("utf-8", errors="strict") if request else ""
-    db = request.app.state.services.db
     from starlette.concurrency import run_in_threadpool
 
     # A bad line is BadExport, a 422 saying "not imported: ..." (api/errors.py).
     return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id,
-                                   dimension=request.app.state.services.embedder.dimension)
+                                   dimension=embedder.dimension)

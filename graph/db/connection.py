@@ -109,14 +109,16 @@ class Database:
 
     def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction that may
-        write (reads use `rows` or `read`)."""
-        with self.timed(query_name), self.session() as s:
-            return [r.data() for r in s.run(cypher.query(query_name), params)]
+        write (reads use `fetch`, `rows` or `read`)."""
+        return self._data(query_name, params, read=False)
 
     def fetch(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
         """A read, in a read session: the one statement of cypher/<query_name>.cypher, each record
         converted as `run` does (nodes and relationships to dicts)."""
-        with self.timed(query_name), self.session(read=True) as s:
+        return self._data(query_name, params, read=True)
+
+    def _data(self, query_name: str, params: dict[str, Any], *, read: bool) -> list[dict[str, Any]]:
+        with self.timed(query_name), self.session(read=read) as s:
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
     def rows(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:

@@ -11,7 +11,8 @@ from typing import Any
 
 from graph.db.connection import Database, IndexOffline
 from graph.db.lucene import escape_lucene
-from graph.retrieval.reach import Reach
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.reach import Reach, measure
 from graph.visibility import PARAMS as VISIBILITY_PARAMS
 from graph.visibility import Visibility
 
@@ -43,6 +44,15 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     if len(rows) < top and (reach is None or not reach.capped and reach.visible <= exact_fallback_below):
         rows = db.rows(exact_query(params), embedding=embedding, top=top, **params)
     return _best_first(rows)
+
+
+def vector_measured(db: Database, embedding: list[float], top: int, params: dict[str, Any],
+                    config: RetrievalConfig) -> list[dict[str, Any]]:
+    """`vector` for one caller, its reach measured first, with the configured thresholds: /search
+    and the adaptive decision's coverage (the modes measure the reach beside the embedding)."""
+    seen = measure(db, params, config.visible_count_cap)
+    return vector(db, embedding, top, config.candidates_factor, params, seen, config.exact_below,
+                  config.exact_fallback_below)
 
 
 def exact_query(params: dict[str, Any]) -> str:

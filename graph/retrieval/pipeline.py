@@ -17,7 +17,7 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms
 from graph.knowledge.decay import DecayConfig
-from graph.retrieval import backends, budget, modes, reach
+from graph.retrieval import backends, budget, modes
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.context import Clock, Context, QueryVector
@@ -63,9 +63,7 @@ class Retriever:
         if embedding is None:
             return 0
         params = RetrievalFilters(kinds=["entries"]).params(visibility)
-        seen = reach.measure(self.db, params, self.config.visible_count_cap)
-        rows = backends.vector(self.db, embedding, 20, self.config.candidates_factor, params, seen,
-                               self.config.exact_below, self.config.exact_fallback_below)
+        rows = backends.vector_measured(self.db, embedding, 20, params, self.config)
         return sum(1 for r in rows if r["score"] >= 0.6)
 
     def _finish(self, ctx: Context, found: list[Candidate], decision: Decision | None,

@@ -36,10 +36,7 @@ def _params(kind: Kind, visibility: Visibility) -> dict[str, Any]:
 def vector(db: Database, kind: Kind, embedding: list[float], k: int, visibility: Visibility,
            config: RetrievalConfig = DEFAULT) -> list[dict[str, Any]]:
     """The k visible items nearest the embedding, best first, each scored by cosine in [-1, 1]."""
-    params = _params(kind, visibility)
-    seen = reach.measure(db, params, config.visible_count_cap)
-    return backends.vector(db, embedding, k, config.candidates_factor, params, seen, config.exact_below,
-                           config.exact_fallback_below)
+    return backends.vector_measured(db, embedding, k, _params(kind, visibility), config)
 
 
 def fulltext(db: Database, kind: Kind, text: str, k: int, visibility: Visibility,
