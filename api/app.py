@@ -12,15 +12,34 @@ from api import docs, errors
 from api.auth import KeyCache
 from api.limits import BodySizeLimit
 from api.request_ids import RequestIds
-from api.routes import agents, analytics, causal, entries, episodes, health, retrieve, search, topology
+from api.routes import (
+    agents,
+    analytics,
+    causal,
+    entries,
+    episodes,
+    events,
+    health,
+    hooks,
+    learning,
+    mental_models,
+    metrics,
+    retrieve,
+    scheduler,
+    search,
+    topology,
+)
 from graph import logs
 from graph.db.connection import Database, wait_for_database
 from graph.embeddings import Embedder, get_embedder
+from graph.knowledge.mental_models import ensure as seed_mental_models
 from graph.schema import apply_schema
 from graph.services import Services, connect
 from graph.settings import Settings, get_settings
 
 log = logging.getLogger(__name__)
+
+SCHEDULER_STOP_SECONDS = 30.0
 
 
 def create_app(settings: Settings | None = None, *, db: Database | None = None,
@@ -36,6 +55,8 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
             wait_for_database(database, settings.startup_wait_seconds)
             # Refuses to start (SchemaMismatch) when the model's dimension differs from the index's.
             apply_schema(database, emb.dimension, emb.model_name, settings.vector_quantization)
+            if settings.seed_mental_models:  # the 13 core mental models, when any is missing (one lookup)
+                seed_mental_models(database, emb)
         except Exception:
             if db is None:
                 database.close()
@@ -43,11 +64,16 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         database.slow_ms = settings.slow_query_ms
         log.info("serving on Neo4j at %s (database %s), model %s (%d dimensions)", database.target.uri,
                  database.name, emb.model_name, emb.dimension)
-        app.state.services = Services.build(settings, database, emb)
+        services = app.state.services = Services.build(settings, database, emb)
         app.state.key_cache = KeyCache(settings.key_cache_seconds)
-        yield
-        if db is None:
-            database.close()
+        if settings.scheduler_enabled:  # the periodic jobs, on a thread of this process (graph/scheduler.py)
+            services.scheduler.start()
+        try:
+            yield
+        finally:
+            services.scheduler.stop(SCHEDULER_STOP_SECONDS)  # the running job finishes before the driver closes
+            if db is None:
+                database.close()
 
     app = docs.offline_app(  # /docs and /redoc with their assets served here, not from a CDN
         title="Grimoire",
@@ -65,6 +91,12 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(causal.router)
     app.include_router(retrieve.router)
     app.include_router(analytics.router)
+    app.include_router(mental_models.router)
+    app.include_router(hooks.router)
+    app.include_router(metrics.router)
+    app.include_router(events.router)
+    app.include_router(scheduler.router)
+    app.include_router(learning.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

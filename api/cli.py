@@ -11,6 +11,7 @@ from pathlib import Path
 
 from graph.db.connection import DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
+from graph.knowledge import mental_models
 from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
 from graph.services import connect, local_server
 from graph.settings import Settings, get_settings
@@ -59,10 +60,13 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
             _say("vector indexes rebuilt (episode_embedding, entry_embedding)")
             return 0
         report = apply_schema(db, embedder.dimension, embedder.model_name, settings.vector_quantization)
+        seeded = mental_models.ensure(db, embedder).created if settings.seed_mental_models else []
     finally:
         db.close()
     _say(f"schema applied: {report.constraints_added} constraints and {report.indexes_added} indexes added "
          f"(vector dimension {embedder.dimension}, model {embedder.model_name})")
+    if seeded:
+        _say(f"seeded {len(seeded)} core mental models")
     return 0
 
 
@@ -123,6 +127,43 @@ def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
         db.close()
     print(json.dumps(out, indent=2, default=str))
     return 0
+
+
+def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
+    """`grimoire curator run --agent A`: a Curator cycle now (progress on stderr), its report as JSON;
+    `grimoire playbook --agent A [--out FILE]`: the agent's PLAYBOOK.md, printed or written."""
+    from graph import agents
+    from graph.embeddings import get_embedder
+    from graph.learning import playbook
+    from graph.services import Services
+
+    if settings.uses_local_server:
+        local_server(settings).start()
+    db = connect(settings)
+    try:
+        wait_for_database(db, 30)
+        agent = agents.get(db, args.agent)
+        if agent is None:
+            print(f"grimoire: no agent {args.agent!r}", file=sys.stderr)
+            return 2
+        if args.command == "playbook":
+            text = playbook.render(db, args.agent, EVERYONE)
+            if args.out:
+                Path(args.out).write_text(text, encoding="utf-8")
+                print(f"{args.out}: PLAYBOOK.md of {args.agent} ({len(text.splitlines())} lines)", file=sys.stderr)
+            else:
+                sys.stdout.write(text)
+            return 0
+        import logging
+
+        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
+        services = Services.build(settings, db, get_embedder(settings.embedding_model, settings.embedding_batch_size))
+        report = services.curator.run(args.agent, clade=agent.get("clade"), actor="cli", trigger="manual")
+        print(json.dumps({"status": report.status, "cycle": report.cycle, "counts": report.counts,
+                          "resumed": report.resumed, "seconds": report.seconds}, indent=2, default=str))
+        return 0
+    finally:
+        db.close()
 
 
 def _print_urls(settings: Settings, host: str, port: int) -> None:
@@ -219,6 +260,15 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--write", action="store_true", help="keep the run and its results in the graph")
     an.add_argument("--limit", type=int, default=20)
     an.set_defaults(func=cmd_analytics)
+
+    curator = sub.add_parser("curator", help="the learning loop's Curator cycle")
+    curator.add_argument("action", choices=["run"], help="run: a cycle for the agent now (resumes an interrupted one)")
+    curator.add_argument("--agent", required=True)
+    curator.set_defaults(func=cmd_learning)
+    book = sub.add_parser("playbook", help="an agent's PLAYBOOK.md, rendered from the graph")
+    book.add_argument("--agent", required=True)
+    book.add_argument("--out", default=None, help="write it to this file (default: print it)")
+    book.set_defaults(func=cmd_learning)
 
     for name, text in (("config", "the settings (environment variables) as README's configuration table"),
                        ("routes", "the REST routes as README's route table")):

@@ -9,6 +9,7 @@ from fastapi import Depends, Request
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.knowledge.entries import Knowledge
+from graph.learning.cycle import Curator
 from graph.retrieval.pipeline import Retriever
 from graph.services import Services
 
@@ -34,7 +35,13 @@ def get_retriever(request: Request) -> Retriever:
     return get_services(request).retriever
 
 
+def get_curator(request: Request) -> Curator:
+    return get_services(request).curator
+
+
 DbDep = Annotated[Database, Depends(get_db)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]
 RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
+CuratorDep = Annotated[Curator, Depends(get_curator)]
+ServicesDep = Annotated[Services, Depends(get_services)]

@@ -22,6 +22,8 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.errors import Invalid
+from graph.events import episodes_written
+from graph.events import write as write_events
 from graph.ids import now_ms, uuid7
 from graph.model.common import to_ms
 from graph.model.episode import EpisodeIn
@@ -62,7 +64,9 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
         "tool": ep.tool, "outcome": ep.outcome.value, "outcome_detail": ep.outcome_detail, "chain": ep.chain,
         "token_pair": ep.token_pair, "tick": ep.tick, "block": ep.block, "importance": ep.importance.value,
         "regime": ep.regime.value if ep.regime else None, "actions": list(ep.actions), "gain": ep.gain,
-        "consolidated": ep.consolidated,
+        "consolidated": ep.consolidated, "strategy": ep.strategy, "confidence": ep.confidence,
+        "interrupted": ep.interrupted or None, "decision_id": ep.decision_id,
+        "causal_link_id": ep.causal_link_id,
         "valid_from": valid_from, "valid_until": to_ms(ep.valid_until),
         "valid_from_block": from_block, "valid_until_block": ep.valid_until_block,
         "time_axis": "block" if from_block is not None else "timestamp",
@@ -71,6 +75,10 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
     }
     if ep.emotional_tag:
         props.update(ep.emotional_tag.as_properties())
+    if ep.prediction:
+        pr = ep.prediction
+        props.update(prediction_metric=pr.metric, prediction_expected=pr.expected, prediction_actual=pr.actual,
+                     prediction_tolerance=pr.tolerance, informed_by=list(pr.informed_by))
     return {k: v for k, v in props.items() if v is not None}
 
 
@@ -92,6 +100,9 @@ def _write_chunk(tx: ManagedTransaction, rows: list[dict[str, Any]], audit: Audi
     # Deleting the episodes takes their MENTIONS and FOLLOWS; entities a mention created stay (no record says which).
     audit.write(tx, created, f"ingested {len(created)} of {len(rows)} episodes",
                 [DeleteNodes(label=NodeLabel.Episode, ids=created)])
+    made = set(created)  # one GrimoireWrite per owner of the episodes created (one per chunk, as a rule)
+    owners = Counter((r["props"].get("agent_id"), r["props"].get("clade")) for r in rows if r["id"] in made)
+    write_events(tx, [episodes_written(agent, clade, n) for (agent, clade), n in owners.items()])
     return created
 
 

@@ -7,11 +7,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from graph import metrics
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
+from graph.ids import now_ms
 from graph.knowledge.entries import Knowledge
+from graph.knowledge.llm import ChatClient, LanguageModelReasoner
+from graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
+from graph.learning import sweep
+from graph.learning.cycle import Curator
+from graph.learning.state import Learning
 from graph.retrieval import pipeline
+from graph.scheduler import Job, Scheduler, access_log_pruning
 from graph.settings import Settings
 
 
@@ -41,6 +49,15 @@ def connect(settings: Settings) -> Database:
     return Database(resolve_target(settings), slow_ms=settings.slow_query_ms)
 
 
+def build_reasoner(settings: Settings) -> Reasoner:
+    """The rule-based Reasoner, or the language-model one (rules behind it) when GRIMOIRE_REASONER_URL is set."""
+    if not settings.reasoner_url:
+        return RuleBasedReasoner()
+    key = settings.reasoner_api_key.get_secret_value() if settings.reasoner_api_key else None
+    return LanguageModelReasoner(ChatClient(settings.reasoner_url, settings.reasoner_model, key,
+                                            settings.reasoner_timeout_seconds))
+
+
 @dataclass(frozen=True)
 class Services:
     """Everything a request may use, built once when the service starts (and by the CLI and the
@@ -52,11 +69,37 @@ class Services:
     embedder: Embedder
     knowledge: Knowledge
     retriever: pipeline.Retriever
+    scheduler: Scheduler  # the periodic jobs (schedule below); the API's lifespan starts it
+    curator: Curator      # the learning loop: Reflexion and the Curator cycle (graph/learning/)
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
-        return cls(
-            settings=settings, db=db, embedder=embedder,
-            knowledge=Knowledge(db=db, embedder=embedder, admission=settings.admission, decay=settings.decay),
+        knowledge = Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings),
+                              admission=settings.admission, decay=settings.decay)
+        services = cls(
+            settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
+            curator=Curator(Learning(knowledge, settings.learning)),
             retriever=pipeline.build(db, embedder, settings.retrieval, settings.decay),
         )
+        schedule(services)
+        return services
+
+
+def schedule(services: Services) -> None:
+    """Every periodic job the service runs, one line each (graph/scheduler.py): they run on the
+    scheduler's one thread, one at a time, when the API starts it (GRIMOIRE_SCHEDULER)."""
+    scheduler, settings = services.scheduler, services.settings
+
+    def stopping() -> bool:  # long jobs return early between their bounded transactions on shutdown
+        return scheduler.stopping
+
+    scheduler.add(access_log_pruning(services.db, settings.access_log_retention_days, cancelled=stopping))
+    scheduler.add(Job("curator.sweep", settings.learning.interval_seconds,
+                      lambda: sweep.sweep(services.curator, cancelled=stopping),
+                      "a Curator cycle for every agent with episodes since its last one"))
+    scheduler.add(Job("metrics.daily", 86_400.0, lambda: f"{metrics.record_all(services.db, now_ms())} samples",
+                      "today's cognitive quality metrics of every agent, kept as a daily series",
+                      first_after_seconds=300.0))
+    scheduler.add(Job("curator.ticks", 3_600.0, lambda: sweep.run_due(services.curator, cancelled=stopping),
+                      f"a Curator cycle for the agents whose ticks called for one (every "
+                      f"{settings.learning.every_ticks} ticks; triggered by ingest)"))

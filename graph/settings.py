@@ -10,13 +10,15 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.embeddings import DEFAULT_MODEL
 from graph.knowledge.admission import AdmissionConfig
 from graph.knowledge.decay import DecayConfig
+from graph.learning.config import LearningConfig
 from graph.retrieval.config import RetrievalConfig
+from graph.topology.freshness import FactConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -86,6 +88,30 @@ class Settings(BaseSettings):
         description="A Cypher statement or transaction slower than this is logged (a warning with its name and "
                     "duration).")
 
+    reasoner_url: str | None = Field(
+        default=None, alias="GRIMOIRE_REASONER_URL", pattern=r"^https?://",
+        description="The base URL of an OpenAI-compatible chat completions API (`/chat/completions` is appended; "
+                    "e.g. `http://localhost:11434/v1`) that the Admission Gate's future utility, ExpeL distillation "
+                    "and Reflexion's interpretation ask. Unset: the rule-based Reasoner only. When the model times "
+                    "out, is unreachable or answers junk, the rule-based Reasoner answers and the decision says why.")
+    reasoner_model: str = Field(
+        default="gpt-4o-mini", alias="GRIMOIRE_REASONER_MODEL",
+        description="The model the language-model Reasoner names in its requests (with GRIMOIRE_REASONER_URL).")
+    reasoner_api_key: SecretStr | None = Field(
+        default=None, alias="GRIMOIRE_REASONER_API_KEY",
+        description="Sent as `Authorization: Bearer` to the Reasoner's API. Unset: no Authorization header.")
+    reasoner_timeout_seconds: float = Field(
+        default=10.0, gt=0, alias="GRIMOIRE_REASONER_TIMEOUT_SECONDS",
+        description="How long the language-model Reasoner waits for an answer before the rule-based one answers.")
+
+    scheduler_enabled: bool = Field(
+        default=True, alias="GRIMOIRE_SCHEDULER",
+        description="Run the periodic jobs (`GET /scheduler/jobs`) on a thread inside the API's process. Off: "
+                    "nothing runs by itself.")
+    access_log_retention_days: float = Field(
+        default=30, gt=0, alias="GRIMOIRE_ACCESS_LOG_RETENTION_DAYS",
+        description="How long access records are kept; a daily job deletes older ones.")
+
     admission: AdmissionConfig = Field(
         default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION",
         description="JSON overriding any of the Admission Gate's weights and thresholds (spec defaults).")
@@ -95,6 +121,20 @@ class Settings(BaseSettings):
     retrieval: RetrievalConfig = Field(
         default_factory=RetrievalConfig, alias="GRIMOIRE_RETRIEVAL",
         description="JSON overriding any of retrieval's weights and constants (spec defaults).")
+    learning: LearningConfig = Field(
+        default_factory=LearningConfig, alias="GRIMOIRE_LEARNING",
+        description="JSON overriding any of the learning loop's thresholds: the Curator's cycle every 50 ticks of an "
+                    "agent and a sweep every 600 s, clusters of 3, coherence 0.7, promotion at 0.6/0.7, demotion "
+                    "under 0.4, archiving under 0.1 for 3 cycles (spec defaults).")
+    facts: FactConfig = Field(
+        default_factory=FactConfig, alias="GRIMOIRE_FACTS",
+        description="JSON overriding how world facts age: the confidence half-life in days (30), its floor (0.05), "
+                    "how long after an assertion a re-assertion reinforces (60 min), and the information-lag term "
+                    "of curiosity (cap 0.5, scale 15 min).")
+    seed_mental_models: bool = Field(
+        default=True, alias="GRIMOIRE_MENTAL_MODELS",
+        description="Seed the 13 core mental models (public structural insights every agent retrieves) at start-up "
+                    "and on `grimoire schema` when any is missing.")
 
     @property
     def uses_local_server(self) -> bool:

@@ -34,6 +34,8 @@ from graph.audit import (
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Invalid
+from graph.events import ingest_result
+from graph.events import write as write_events
 from graph.ids import now_ms
 from graph.model.common import ID_PATTERN
 from graph.model.enums import EntityKind, EntryCategory
@@ -244,6 +246,8 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
         params = {"type": rel_type.value, "from_label": from_label.value, "to_label": to_label.value}
         batches += [("transfer/import_relationships", params, rows[s:s + BATCH]) for s in range(0, len(rows), BATCH)]
     audit = Audit(action="agent.import", actor=actor, agent_id=header.agent_id)
+    clade = next((n.properties.get("clade") for n in nodes if n.base == BaseLabel.Agent and n.id == header.agent_id),
+                 None)
 
     def work(tx: ManagedTransaction) -> dict[str, int]:
         revert = _import_revert(tx, by_label, by_type)  # read before anything is written
@@ -253,6 +257,8 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
             written["relationships" if "relationships" in statement else "nodes"] += int(result[0]) if result else 0
         audit.write(tx, [n.id for n in nodes], f"imported {written['nodes']} nodes and {written['relationships']} "
                     f"relationships", revert)
+        write_events(tx, [ingest_result(header.agent_id, clade, source="import", stage="import", outcome={
+            **written, "relationships_skipped": len(rels) - written["relationships"]})])
         return written
 
     try:

@@ -49,6 +49,8 @@ class Neo4jUnderTest:
         values: dict[str, object] = {
             "neo4j_uri": self.uri, "neo4j_user": self.user, "neo4j_password": self.password,
             "neo4j_database": self.database, "startup_wait_seconds": 20.0,
+            "scheduler_enabled": False,  # no periodic job runs under another test; test_scheduler turns it on
+            "seed_mental_models": False,  # the 13 mental models; test_mental_models turns them on
         }
         values.update(overrides)
         return Settings(**values)  # type: ignore[arg-type]

@@ -3,15 +3,15 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 
 from api.auth import Reader, Writer
 from api.deps import KnowledgeDep
 from api.ownership import claim
 from api.presentation import present
-from api.schemas.entries import DecisionOut, EntryOut, NeighbourOut, StoredDecisionOut
+from api.schemas.entries import DecisionOut, EditOut, EntryOut, NeighbourOut, StoredDecisionOut, VersionOut
 from graph.errors import NotFound
-from graph.knowledge import entries
+from graph.knowledge import entries, versions
 from graph.knowledge.entries import EntryDecision
 from graph.model.common import to_ms
 from graph.model.entry import EntryBatch, EntryIn, OutcomeIn
@@ -110,3 +110,19 @@ def downvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
              summary="After a decision: strength +1 only if the entry was used and the outcome was positive")
 def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
     return present(entries.record_outcome(k, entry_id, body, actor=who.key_id, visibility=who.visibility()))
+
+
+@router.post("/entries/{entry_id}/edit", response_model=EditOut,
+             summary="EDIT: refine an entry's content and conditions; the earlier version is kept")
+def edit(entry_id: str, body: versions.EditIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    entry = entries.get(k, entry_id, who.visibility())
+    if not (who.is_admin or entry.get("agent_id") == who.agent_id):
+        raise HTTPException(403, "only the entry's owner (or an admin key) may edit it")
+    return versions.edit(k.db, k.embedder, entry, body, actor=who.key_id)
+
+
+@router.get("/entries/{entry_id}/versions", response_model=list[VersionOut], response_model_exclude_unset=True,
+            summary="An entry's earlier versions, newest first")
+def entry_versions(entry_id: str, k: KnowledgeDep, who: Reader) -> list[dict[str, Any]]:
+    entries.get(k, entry_id, who.visibility())  # 404 for an entry the caller may not see
+    return versions.versions(k.db, entry_id, who.visibility().params())

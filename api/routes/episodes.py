@@ -1,12 +1,13 @@
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
 from api.auth import Reader, Writer
-from api.deps import DbDep, EmbedderDep
+from api.deps import DbDep, EmbedderDep, ServicesDep
 from api.ownership import claim
 from api.presentation import present
 from api.schemas.episodes import EpisodeOut, IngestOut
@@ -15,21 +16,50 @@ from graph.errors import NotFound
 from graph.model.common import to_ms
 from graph.model.enums import EpisodeType, MarketRegime
 from graph.model.episode import EpisodeBatch, EpisodeIn
+from graph.retrieval import feedback
+from graph.services import Services
+from graph.visibility import Visibility
 
 router = APIRouter(prefix="/episodes", tags=["episodes"])
 
 
 @router.post("", response_model=IngestOut, status_code=201, summary="Record one episode (idempotent by id)")
-def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> IngestOut:
+def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Writer,
+                   services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, [episode])
-    return IngestOut(**vars(episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)))
+    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
+    _learn(services, items, owner, clade, result.created, who.key_id)
+    return IngestOut(**vars(result))
 
 
 @router.post("/batch", response_model=IngestOut, status_code=201,
              summary="Record up to 5,000 episodes; re-sending the same ids creates nothing new")
-def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: Writer) -> IngestOut:
+def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: Writer,
+                    services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, batch.episodes)
-    return IngestOut(**vars(episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)))
+    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
+    _learn(services, items, owner, clade, result.created, who.key_id)
+    return IngestOut(**vars(result))
+
+
+def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade: str | None, created: list[str],
+           actor: str) -> None:
+    """What a new episode teaches at once: Reflexion on its verified prediction (per episode), the
+    retrieval weights' Hedge step from the outcome of the decision it records (its decision_id), and
+    a Curator cycle on the scheduler when the agent's ticks call for one."""
+    if not owner or not created:
+        return
+    new = set(created)
+    view = Visibility.of(owner, clade)
+    for ep in items:
+        reward = feedback.reward_of(None, ep.outcome.value)
+        if ep.id in new and ep.decision_id and reward is not None:
+            # NotFound: a decision the access log no longer keeps (or never had): nothing to learn from.
+            with contextlib.suppress(NotFound):
+                feedback.feedback(services.db, ep.decision_id, reward, visibility=view, actor=actor,
+                                  config=services.settings.retrieval)
+    if services.curator.after_ingest(owner, clade, created, actor=actor):
+        services.scheduler.trigger("curator.ticks")
 
 
 @router.get("/{episode_id}", response_model=EpisodeOut, response_model_exclude_unset=True,

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Depends, Query, Request
 from pydantic import Field
 
 from api.auth import Reader, Writer
-from api.deps import DbDep
+from api.deps import DbDep, get_services
 from api.schemas.topology import (
     Curiosity,
     EntityIds,
+    EntityLag,
     FactAbout,
     FactsAsserted,
     FactVersion,
@@ -28,8 +29,9 @@ from graph.agents import Principal
 from graph.errors import Invalid, NotFound
 from graph.model.common import MAX_INT, StrictModel
 from graph.model.enums import Predicate
-from graph.topology import entities, facts, traversal
+from graph.topology import entities, facts, freshness, traversal
 from graph.topology.facts import FactNotFound, Owner
+from graph.topology.freshness import FactConfig
 from graph.topology.model import MAX_FACTS, Block, CuriosityIn, EntityIn, FactsIn, InvalidateIn, KHopIn
 
 router = APIRouter(tags=["topology"])
@@ -41,6 +43,14 @@ class EntitiesIn(StrictModel):
 
 def _owner(who: Principal) -> Owner:
     return Owner(who.agent_id or "admin", who.clade or "")
+
+
+def _facts_config(request: Request) -> FactConfig:
+    config: FactConfig = get_services(request).settings.facts
+    return config
+
+
+FactsDep = Annotated[FactConfig, Depends(_facts_config)]
 
 
 @router.post("/entities", response_model=EntityIds, status_code=201,
@@ -61,26 +71,27 @@ def resolve(db: DbDep, who: Reader, q: Annotated[str, Query(min_length=1, max_le
 
 @router.post("/facts", response_model=FactsAsserted, status_code=201,
              summary="Assert facts in order; each closes the active facts it contradicts (exclusive predicates)")
-def assert_facts(body: FactsIn, db: DbDep, who: Writer) -> dict[str, Any]:
-    result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id, visibility=who.visibility())
+def assert_facts(body: FactsIn, db: DbDep, who: Writer, cfg: FactsDep) -> dict[str, Any]:
+    result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id, visibility=who.visibility(),
+                                freshness=cfg)
     if result.missing_entities:
         raise Invalid(f"unknown entities (create them first with POST /entities): {result.missing_entities[:20]}")
     return {"fact_ids": result.fact_ids, "created": result.created, "unchanged": result.unchanged,
-            "closed": result.closed}
+            "closed": result.closed, "reinforced": result.reinforced}
 
 
 @router.post("/facts/{fact_id}/invalidate", response_model=Invalidated,
              summary="The fact stops being valid at a block (history is kept)")
-def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer) -> dict[str, Any]:
+def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer, cfg: FactsDep) -> dict[str, Any]:
     # FactNotFound (a 404) for one the writer may not see, as for an unknown one.
     return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id,
-                            visibility=who.visibility())
+                            visibility=who.visibility(), freshness=cfg)
 
 
 @router.get("/facts/{fact_id}", response_model=list[FactVersion], summary="Every version of a fact, on both time axes")
-def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+def fact_versions(fact_id: str, db: DbDep, who: Reader, cfg: FactsDep) -> list[dict[str, Any]]:
     view = who.visibility()
-    rows = [v for v in facts.versions(db, fact_id) if view.sees(v)]
+    rows = [v for v in facts.versions(db, fact_id, freshness=cfg) if view.sees(v)]
     if not rows:
         raise FactNotFound(f"no fact {fact_id!r}")
     return rows
@@ -88,12 +99,27 @@ def fact_versions(fact_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
 
 @router.get("/entities/{entity_id:path}/facts", response_model=list[FactAbout],
             summary="Facts about an entity valid at a block, as known at a time (ms), or both")
-def about(entity_id: str, db: DbDep, who: Reader, block: Annotated[Block | None, Query()] = None,
+def about(entity_id: str, db: DbDep, who: Reader, cfg: FactsDep, block: Annotated[Block | None, Query()] = None,
           known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
           predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[dict[str, Any]]:
     entities.require_visible(db, entity_id, who.visibility())  # else 404, unknown or invisible alike
     return facts.about(db, entity_id, block=block, known_at=known_at, predicates=predicate or [],
-                       visibility=who.visibility())
+                       visibility=who.visibility(), freshness=cfg)
+
+
+@router.get("/entities/{entity_id:path}/lag", response_model=EntityLag,
+            summary="The information lag of the facts about an entity (recorded time minus valid time), per fact "
+                    "and for the entity, with the term it adds to curiosity")
+def lag(entity_id: str, db: DbDep, who: Reader, cfg: FactsDep,
+        since_block: Annotated[Block | None, Query(description="facts valid from this block on")] = None,
+        until_block: Annotated[Block | None, Query(description="facts valid from at most this block")] = None,
+        known_at: Annotated[int | None, Query(ge=0, le=MAX_INT, description="recorded by then (ms)")] = None,
+        agent_id: Annotated[str | None, Query(max_length=128, description="facts this agent recorded")] = None,
+        predicate: Annotated[list[Predicate] | None, Query()] = None) -> dict[str, Any]:
+    entities.require_visible(db, entity_id, who.visibility())
+    return freshness.entity_lag(db, entity_id, visibility=who.visibility(), config=cfg, predicates=predicate or [],
+                                since_block=since_block, until_block=until_block, known_at=known_at,
+                                agent_id=agent_id)
 
 
 @router.post("/topology/k-hop", response_model=list[KHopEntity],
@@ -107,18 +133,21 @@ def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
 
 @router.get("/topology/path", response_model=TopologyPath,
             summary="The shortest dependency path between two entities at a block")
-def path(db: DbDep, who: Reader, source: Annotated[str, Query(alias="from", min_length=1, max_length=260)],
+def path(db: DbDep, who: Reader, cfg: FactsDep,
+         source: Annotated[str, Query(alias="from", min_length=1, max_length=260)],
          target: Annotated[str, Query(alias="to", min_length=1, max_length=260)], block: Annotated[Block, Query()],
          known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None) -> dict[str, Any]:
-    found = traversal.shortest_path(db, source, target, block, known_at=known_at, visibility=who.visibility())
+    found = traversal.shortest_path(db, source, target, block, known_at=known_at, visibility=who.visibility(),
+                                    facts=cfg)
     if found is None:
         raise NotFound(f"no path from {source!r} to {target!r} at block {block}")
     return found
 
 
 @router.post("/topology/curiosity", response_model=Curiosity,
-             summary="The topology curiosity modifier of an event for the agent's positions")
-def curiosity(body: CuriosityIn, db: DbDep, who: Reader) -> dict[str, Any]:
+             summary="The curiosity composite of an event for the agent's positions: the topology modifier plus "
+                     "the information-lag term")
+def curiosity(body: CuriosityIn, db: DbDep, who: Reader, cfg: FactsDep) -> dict[str, Any]:
     entities.require_visible(db, body.event_entity, who.visibility())
     return traversal.topology_curiosity(db, body.event_entity, body.positions, body.block,
-                                        visibility=who.visibility())
+                                        visibility=who.visibility(), facts=cfg)

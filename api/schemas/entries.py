@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from graph.model.enums import (
     AdmissionOutcome,
@@ -135,3 +135,23 @@ class StoredDecisionOut(BaseModel):
     max_similarity: float | None = None
     reasoner: str | None = None
     explanation: str | None = None
+
+
+class EditOut(BaseModel):
+    entry_id: str
+    version_id: str = Field(description="the earlier version, kept as an EntryVersion")
+    revision: int = Field(description="the entry's revision now")
+
+
+class VersionOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    id: str
+    entry_id: str
+    revision: int
+    content: str
+    market_regime: str | None = None
+    valid_from: int | None = None
+    valid_until: int | None = Field(default=None, description="when the refinement replaced it")
+    recorded_at: int | None = None
+    recorded_until: int | None = None
+    reason: str | None = None

@@ -28,6 +28,7 @@ class FactsAsserted(BaseModel):
     created: list[str]
     unchanged: list[str]
     closed: int  # active facts of exclusive predicates the new ones closed
+    reinforced: list[str]  # facts already believed that this assertion reinforced (their decay clock restarts)
 
 
 class FactVersion(BaseModel):
@@ -46,9 +47,14 @@ class FactVersion(BaseModel):
     valid_to: int | None
     recorded_at: int | None
     expired_at: int | None
-    confidence: float | None
+    confidence: float | None  # as asserted
+    # now: confidence * exp(-(now - last_reinforced) / fact half-life), at least the floor (GRIMOIRE_FACTS)
+    effective_confidence: float | None
+    last_reinforced: int | None  # when last asserted again (its recorded time until then)
+    reinforcements: int | None
     approximate: bool | None
     valid_from_source: str | None
+    valid_from_time: int | None  # when the valid_from block happened, when the asserter said
     source_episode: str | None
     superseded_by: str | None
     closed_by: str | None
@@ -91,6 +97,9 @@ class PathFact(BaseModel):
     predicate: str | None
     subject: str
     object: str
+    confidence: float | None
+    effective_confidence: float | None
+    last_reinforced: int | None
 
 
 class TopologyPath(BaseModel):
@@ -109,7 +118,54 @@ class Centrality(BaseModel):
     percentile: float  # 1.0: the most central
 
 
+class LagSummary(BaseModel):
+    """An entity's information lag over the facts about it with a known lag and an exact valid time."""
+
+    count: int  # facts considered
+    with_lag: int  # of which a lag is known and the valid time is not approximate
+    mean_lag_ms: float | None
+    median_lag_ms: float | None
+    min_lag_ms: float | None
+    max_lag_ms: float | None
+    with_lag_blocks: int
+    mean_lag_blocks: float | None
+
+
+class FactLag(BaseModel):
+    """One fact, as first recorded, and how long after it became true it was recorded."""
+
+    fact_id: str
+    predicate: Predicate | None
+    name: str | None
+    type: str
+    subject: str
+    object: str | None
+    valid_from: int  # block
+    recorded_at: int  # ms
+    approximate: bool
+    agent_id: str | None
+    scope: Scope | None
+    valid_time: int | None  # when the valid_from block happened (ms), null when unknown
+    valid_time_source: str | None  # "asserted" (the fact's valid_from_time) or "episode" (one at that block)
+    lag_ms: int | None  # recorded_at - valid_time
+    seen_block: int | None  # the block of the fact's source episode
+    lag_blocks: int | None  # seen_block - valid_from
+
+
+class EntityLag(BaseModel):
+    entity: str
+    summary: LagSummary
+    lag_term: float  # what the lag adds to the entity's curiosity
+    facts: list[FactLag]
+
+
 class Curiosity(BaseModel):
+    """curiosity = modifier + lag_term: the distance modifier (the spec's, additive) plus a capped term
+    growing with the event entity's information lag (graph/topology/freshness.py)."""
+
     distance: int | None  # hops to the nearest position, null when none is within 3
     modifier: float
+    lag: LagSummary  # of the facts about the event entity valid from at most the block
+    lag_term: float
+    curiosity: float
     centrality: Centrality | None

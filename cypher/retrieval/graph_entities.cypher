@@ -21,6 +21,7 @@
 :param regimes => null;
 :param valid_at => null;
 :param known_as_of => null;
+:param levels => null;
 :param agent_id => null;
 MATCH (en:Entity) WHERE en.id IN $seeds
   AND ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
@@ -61,8 +62,9 @@ WHERE any(l IN labels(n) WHERE l IN $labels)
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
+  AND ($levels IS NULL OR coalesce(n.level, 0) IN $levels)
 WITH n, entity, distance,
      vector.similarity.cosine(n.embedding, $embedding) * CASE distance WHEN 2 THEN 0.5 ELSE 1.0 END AS score
 ORDER BY score DESC
 LIMIT $top
-RETURN n.id AS id, score, entity, distance, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .gain} AS item
+RETURN n.id AS id, score, entity, distance, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .gain, .scope, .clade, .level, .interrupted} AS item

@@ -17,6 +17,7 @@
 :param regimes => null;
 :param valid_at => null;
 :param known_as_of => null;
+:param levels => null;
 :param agent_id => null;
 UNWIND range(0, size($hits) - 1) AS seed_rank
 CALL (seed_rank) {
@@ -44,7 +45,8 @@ WHERE NOT n.id IN $hits
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
+  AND ($levels IS NULL OR coalesce(n.level, 0) IN $levels)
 WITH n, order_key, seed_rank, via, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
 ORDER BY order_key, score DESC
 LIMIT $top
-RETURN n.id AS id, score, seed_rank, via, order_key, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .gain} AS item
+RETURN n.id AS id, score, seed_rank, via, order_key, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .gain, .scope, .clade, .level, .interrupted} AS item

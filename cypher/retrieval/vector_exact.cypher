@@ -14,6 +14,7 @@
 :param regimes => null;
 :param valid_at => null;
 :param known_as_of => null;
+:param levels => null;
 CALL () {
   MATCH (n:Episode) USING INDEX n:Episode(agent_id)
   WHERE n.agent_id = CASE WHEN 'Episode' IN $labels AND $admin THEN $agent_id END
@@ -62,6 +63,7 @@ WHERE (n:Episode OR ((n.status IN $statuses) AND ($categories IS NULL OR n.categ
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
   AND ($known_as_of IS NULL OR n.recorded_at <= $known_as_of)
+  AND ($levels IS NULL OR coalesce(n.level, 0) IN $levels)
 WITH n, similarity * 2 - 1 AS score
 LIMIT $top
-RETURN n.id AS id, score, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .gain} AS item
+RETURN n.id AS id, score, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .gain, .scope, .clade, .level, .interrupted} AS item

@@ -20,3 +20,11 @@ CREATE CONSTRAINT fact_is_router_for_id IF NOT EXISTS FOR ()-[r:IS_ROUTER_FOR]-(
 CREATE CONSTRAINT fact_custom_id IF NOT EXISTS FOR ()-[r:CUSTOM]-() REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT causes_id IF NOT EXISTS FOR ()-[r:CAUSES]-() REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT analysis_run_id IF NOT EXISTS FOR (n:AnalysisRun) REQUIRE n.id IS UNIQUE;
+// The learning loop (graph/learning/): every node it writes is MERGEd on its id.
+CREATE CONSTRAINT curator_cycle_id IF NOT EXISTS FOR (n:CuratorCycle) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT curator_operation_id IF NOT EXISTS FOR (n:CuratorOperation) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT delta_id IF NOT EXISTS FOR (n:Delta) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT reflection_id IF NOT EXISTS FOR (n:Reflection) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT entry_version_id IF NOT EXISTS FOR (n:EntryVersion) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT metric_sample_id IF NOT EXISTS FOR (n:MetricSample) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT retrieval_weights_agent IF NOT EXISTS FOR (n:RetrievalWeights) REQUIRE n.agent_id IS UNIQUE;

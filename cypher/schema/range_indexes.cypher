@@ -52,3 +52,18 @@ CREATE RANGE INDEX fact_custom_fact_id IF NOT EXISTS FOR ()-[r:CUSTOM]-() ON (r.
 CREATE RANGE INDEX fact_custom_valid IF NOT EXISTS FOR ()-[r:CUSTOM]-() ON (r.valid_from, r.valid_to);
 CREATE RANGE INDEX fact_custom_recorded IF NOT EXISTS FOR ()-[r:CUSTOM]-() ON (r.recorded_at);
 CREATE RANGE INDEX causes_agent IF NOT EXISTS FOR ()-[r:CAUSES]-() ON (r.agent_id);
+// Events (graph/events/): by id (time-ordered: a listing's pages and a stream's polls seek past an
+// id), and by owner and time.
+CREATE RANGE INDEX event_id IF NOT EXISTS FOR (n:Event) ON (n.id);
+CREATE RANGE INDEX event_agent_at IF NOT EXISTS FOR (n:Event) ON (n.agent_id, n.at);
+// The learning loop: a cycle's operations, an agent's cycles, reflections and lessons, and the
+// unconsolidated episodes a cycle distils.
+CREATE RANGE INDEX curator_operation_cycle IF NOT EXISTS FOR (n:CuratorOperation) ON (n.cycle_id);
+CREATE RANGE INDEX curator_operation_agent IF NOT EXISTS FOR (n:CuratorOperation) ON (n.agent_id);
+CREATE RANGE INDEX curator_cycle_agent IF NOT EXISTS FOR (n:CuratorCycle) ON (n.agent_id, n.seq);
+CREATE RANGE INDEX reflection_agent IF NOT EXISTS FOR (n:Reflection) ON (n.agent_id, n.metric);
+CREATE RANGE INDEX delta_pending IF NOT EXISTS FOR (n:Delta) ON (n.agent_id, n.applied_in);
+CREATE RANGE INDEX entry_lesson_key IF NOT EXISTS FOR (n:Entry) ON (n.lesson_key);
+CREATE RANGE INDEX episode_decision IF NOT EXISTS FOR (n:Episode) ON (n.decision_id);
+CREATE RANGE INDEX admission_decision_agent IF NOT EXISTS FOR (n:AdmissionDecision) ON (n.agent_id);
+CREATE RANGE INDEX metric_sample_agent IF NOT EXISTS FOR (n:MetricSample) ON (n.agent_id, n.name);

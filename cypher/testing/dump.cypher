@@ -1,7 +1,7 @@
-// Every node and relationship with its labels and properties (audit records and keys aside),
-// to compare two databases.
+// Every node and relationship with its labels and properties (audit records, events and keys
+// aside: records of what was done, not what is known), to compare two databases.
 CALL () {
-  MATCH (n) WHERE NOT n:AuditRecord AND NOT n:ApiKey
+  MATCH (n) WHERE NOT n:AuditRecord AND NOT n:Event AND NOT n:ApiKey
   RETURN collect({labels: labels(n), props: properties(n)}) AS nodes
 }
 CALL () {

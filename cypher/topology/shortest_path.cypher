@@ -23,4 +23,5 @@ MATCH p = ANY SHORTEST (a)(()-[r]-(:Entity)
   ){1,8}(b)
 RETURN length(p) AS depth, [x IN nodes(p) | x.id] AS path,
        [x IN relationships(p) | {fact_id: x.fact_id, predicate: coalesce(x.name, x.predicate),
-                                 subject: startNode(x).id, object: endNode(x).id}] AS facts
+                                 subject: startNode(x).id, object: endNode(x).id, confidence: x.confidence,
+                                 recorded_at: x.recorded_at, last_reinforced: x.last_reinforced}] AS facts

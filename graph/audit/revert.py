@@ -50,6 +50,12 @@ class NodeLabel(StrEnum):
     Entity = "Entity"
     AdmissionDecision = "AdmissionDecision"
     AnalysisRun = "AnalysisRun"
+    RetrievalWeights = "RetrievalWeights"
+    Reflection = "Reflection"
+    Delta = "Delta"
+    CuratorCycle = "CuratorCycle"
+    CuratorOperation = "CuratorOperation"
+    EntryVersion = "EntryVersion"
 
 
 class RelationshipType(StrEnum):

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from pydantic import BaseModel, Field
 
-from graph.knowledge.reasoner import Candidate, Reasoner
+from graph.knowledge.reasoner import Candidate, Reasoner, judged_utility
 from graph.model.enums import AdmissionOutcome, DecayClass, EntryCategory, EntryStatus, Provenance
 
 FACTORS = ("future_utility", "factual_confidence", "semantic_novelty", "temporal_recency", "content_type_prior")
@@ -146,7 +146,10 @@ def evaluate(
     half_life_ms: float | None,
     reasoner: Reasoner,
     config: AdmissionConfig | None = None,
+    merge: bool = True,
 ) -> AdmissionResult:
+    """`merge=False`: the candidate is known to be distinct from its neighbours (a Curator lesson for
+    its own cluster key): their similarity still scores novelty, but it is never merged or skipped."""
     cfg = config or AdmissionConfig()
     ranked = sorted(neighbours, key=lambda n: n.similarity, reverse=True)
     nearest = ranked[0] if ranked else None
@@ -162,10 +165,11 @@ def evaluate(
         factual += cfg.factual_boost * max(n.similarity * n.effective_confidence for n in aligned)
     if contradicted:
         factual -= cfg.factual_penalty * max(n.effective_confidence for n in contradicted)
+    utility, judged = judged_utility(reasoner, candidate)  # who answered: a model, or the rules and why
     prior = (cfg.ephemeral_prior if candidate.decay_class == DecayClass.ephemeral
              else cfg.type_priors[candidate.category])
     factors = {
-        "future_utility": _clamp(reasoner.future_utility(candidate)),
+        "future_utility": _clamp(utility),
         "factual_confidence": _clamp(factual),
         "semantic_novelty": _clamp(1.0 - max_sim),
         "temporal_recency": _clamp(temporal_recency(now_ms, event_ms, half_life_ms)),
@@ -182,10 +186,10 @@ def evaluate(
     standard = standard_confidence(candidate.category, provenance, requested_confidence, cfg)
     target: str | None = None
     nearest_contradicts = nearest is not None and nearest.id in contradicted_ids
-    if nearest is not None and max_sim > cfg.skip_above and not nearest_contradicts:
+    if merge and nearest is not None and max_sim > cfg.skip_above and not nearest_contradicts:
         outcome, confidence, status, target = AdmissionOutcome.skipped, None, None, nearest.id
         why = f"cosine {max_sim:.3f} > {cfg.skip_above} to {nearest.id}: a duplicate"
-    elif nearest is not None and max_sim > cfg.merge_above and not nearest_contradicts:
+    elif merge and nearest is not None and max_sim > cfg.merge_above and not nearest_contradicts:
         outcome, confidence, status, target = AdmissionOutcome.merged, None, None, nearest.id
         why = f"cosine {max_sim:.3f} > {cfg.merge_above} to {nearest.id}: merged as further evidence"
     elif factors["factual_confidence"] < cfg.firewall_factual_below and high_contradicted:
@@ -202,11 +206,12 @@ def evaluate(
             why = (f"composite {composite:.3f} in [{cfg.reject_below}, {cfg.standard_above}]: admitted at "
                    f"confidence {cfg.low_band_confidence}")
         else:
-            confidence, status = standard, EntryStatus.active
-            why = f"composite {composite:.3f} > {cfg.standard_above}: admitted at confidence {standard}"
+            # A candidate: the Curator promotes it when it has earned it (insights at 0.6, heuristics at 0.7).
+            confidence, status = standard, EntryStatus.candidate
+            why = f"composite {composite:.3f} > {cfg.standard_above}: admitted at confidence {standard} as a candidate"
     return AdmissionResult(
         outcome=outcome, composite=composite, factors=factors, confidence=confidence, status=status,
         target_id=target, contradicted=tuple(n.id for n in contradicted), aligned=tuple(n.id for n in aligned),
-        max_similarity=max_sim, flags=tuple(flags), reasoner=reasoner.name, explanation=why,
+        max_similarity=max_sim, flags=tuple(flags), reasoner=judged.label, explanation=why,
         nearest=tuple(ranked[:5]),
     )

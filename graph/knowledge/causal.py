@@ -20,6 +20,8 @@ from graph.audit import Audit, DeleteNodes, DeleteRelationships, NodeLabel, Rela
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
+from graph.events import ingest_result
+from graph.events import write as write_events
 from graph.ids import now_ms
 from graph.knowledge.decay import DAY_MS, DecayConfig
 from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, ShortText, StrictModel, Unit
@@ -223,6 +225,8 @@ def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, act
         audit.write(tx, made + created_links, f"inherited {len(made)} entries and {len(created_links)} causal links "
                     f"from {predecessor}", [DeleteRelationships(type=RelationshipType.CAUSES, ids=created_links),
                                             DeleteNodes(label=NodeLabel.Entry, ids=made)])
+        write_events(tx, [ingest_result(successor, clade, source=predecessor, stage="inherit",
+                                        outcome={"entries": len(made), "links": len(created_links)})])
         return {"entries": made, "links": created_links}
 
     return db.write(work)

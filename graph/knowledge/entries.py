@@ -22,6 +22,8 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.errors import Invalid, NotFound
+from graph.events import entry_written
+from graph.events import write as write_events
 from graph.ids import now_ms, uuid7
 from graph.knowledge import quality
 from graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
@@ -105,7 +107,8 @@ def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality
         "half_life_ms": half_life_ms(e.category, e.decay_class, provenance=e.provenance,
                                      dream_validated=e.dream_validated, is_bloodstain=e.is_bloodstain,
                                      quality=q.score, config=k.decay),
-        "market_regime": e.market_regime.value if e.market_regime else None,
+        "market_regime": e.market_regime.value if e.market_regime else None, "strategy": e.strategy,
+        "consecutive_low_confidence": 0, "revision": 1,
         "valid_from": to_ms(e.valid_from) or now, "valid_until": to_ms(e.valid_until),
         "recorded_at": now, "tags": list(e.tags), "provenance": e.provenance.value,
         "source_golem_id": e.source.golem_id or e.agent_id, "source_generation": e.source.generation_number,
@@ -133,9 +136,13 @@ def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> dict[str, An
 
 
 def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | None = None,
-          dry_run: bool = False) -> list[EntryDecision]:
+          dry_run: bool = False, merge: bool = True,
+          extra: dict[str, dict[str, Any]] | None = None) -> list[EntryDecision]:
     """Judge each candidate and (unless dry_run) write entries, merges, decisions and an audit record.
-    `clade` is the owner's: it decides what the candidate is compared with, and is kept on the entry."""
+    `clade` is the owner's: it decides what the candidate is compared with, and is kept on the entry.
+    `merge=False` for candidates known to be distinct from their neighbours (the Curator's lessons,
+    one per cluster key); `extra`: properties by entry id the model does not carry (the Curator's
+    lesson key, polarity, level)."""
     items = [e if e.id else e.model_copy(update={"id": uuid7()}) for e in entries]
     ids = [e.id for e in items]
     if len(set(ids)) != len(ids):
@@ -163,14 +170,15 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         candidate = Candidate(e.content, e.category, e.decay_class, e.market_regime, len(e.parent_episode_ids),
                               tuple(e.tags))
         result = evaluate(candidate, neighbours, provenance=e.provenance, requested_confidence=e.confidence,
-                          now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission)
+                          now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission,
+                          merge=merge)
         q = quality.score(e.content, result.factors["semantic_novelty"], evidence=len(e.parent_episode_ids))
         entry_id = e.id if result.writes_entry else result.target_id
         decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
     if not dry_run:
         for start in range(0, len(items), CHUNK):
             _write(k, items[start:start + CHUNK], decisions[start:start + CHUNK],
-                   vectors[start:start + CHUNK], now, actor, clade)
+                   vectors[start:start + CHUNK], now, actor, clade, extra or {})
     log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
              dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
@@ -182,7 +190,7 @@ def _existing_result() -> AdmissionResult:
 
 
 def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], vectors: np.ndarray, now: int,
-           actor: str, clade: str | None) -> None:
+           actor: str, clade: str | None, extra: dict[str, dict[str, Any]]) -> None:
     creates: list[dict[str, Any]] = []
     merges: list[dict[str, Any]] = []
     records: list[dict[str, Any]] = []
@@ -192,7 +200,8 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
         if d.result.writes_entry:
             assert d.quality is not None
             creates.append({"id": e.id, "category": e.category.value, "embedding": vec.tolist(),
-                            "props": _entry_properties(k, e, d.result, d.quality, now, d.decision_id, clade),
+                            "props": {**_entry_properties(k, e, d.result, d.quality, now, d.decision_id, clade),
+                                      **extra.get(str(e.id), {})},
                             "parent_episode_ids": list(e.parent_episode_ids)})
         elif d.result.outcome == AdmissionOutcome.merged:
             merges.append({"target_id": d.result.target_id, "tags": list(e.tags),
@@ -213,6 +222,8 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
                     f"{len(created)} entries written, {len(merges)} merged, {len(records)} decisions",
                     [RevertAdmission(decision_ids=[r["props"]["id"] for r in records], created=created,
                                      merged=_merge_undos(merges, targets))])
+        written = {c["id"]: c["props"] for c in creates}
+        write_events(tx, [entry_written(i, written[i]) for i in created])
 
     k.db.write(work)
 
@@ -301,16 +312,21 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
 def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str,
                    visibility: Visibility) -> dict[str, Any]:
     """Strength grows only when the entry was used in a decision that went well (+1), or a dream
-    validated it (+0.5, and half the decay rate from then on); never on retrieval alone."""
+    validated it (+0.5, and half the decay rate from then on); never on retrieval alone. A verified
+    outcome of a decision it informed also moves its confidence (reconsolidation): +0.1 when it went
+    well, -0.15 when it did not, as a vote would."""
+    up, down = k.decay.upvote_step, k.decay.downvote_step
 
     def change(e: dict[str, Any], now: int) -> dict[str, Any]:
         changes: dict[str, Any] = {}
         strength = e["strength"]
         if outcome.used_in_decision and outcome.outcome == Outcome.positive:
             strength += 1.0
-            changes.update(validated_count=e["validated_count"] + 1, last_accessed_at=now)
+            changes.update(validated_count=e["validated_count"] + 1, last_accessed_at=now,
+                           confidence=min(1.0, e["confidence"] + up))
         elif outcome.used_in_decision and outcome.outcome == Outcome.negative:
-            changes["contradicted_count"] = e["contradicted_count"] + 1
+            changes.update(contradicted_count=e["contradicted_count"] + 1,
+                           confidence=max(k.decay.floor, e["confidence"] - down))
         if outcome.dream_validated:
             strength += k.decay.dream_strength_step
             if not e.get("dream_validated"):

@@ -37,6 +37,8 @@ class EntryIn(StrictModel):
     content: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
     decay_class: DecayClass | None = Field(default=None, description="default: the entry type's half-life")
     market_regime: MarketRegime | None = None
+    strategy: ShortText | None = Field(default=None, description="the strategy it belongs to (its PLAYBOOK.md "
+                                                                  "section); unset: Global")
     valid_from: datetime | None = Field(default=None, description="when the phenomenon began; default: now")
     valid_until: datetime | None = None
     parent_episode_ids: Annotated[list[ClientId], Field(max_length=MAX_LIST)] = Field(default_factory=list)

@@ -18,10 +18,23 @@ from graph.model.common import (
     FiniteFloat,
     ShortText,
     StrictModel,
+    Unit,
 )
 from graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
 
 MAX_BATCH = 5_000
+
+
+class PredictionIn(StrictModel):
+    """What the agent predicted before acting, and (once verified) what happened: Reflexion's input."""
+
+    metric: ShortText = Field(default="return_bps", description="what was predicted, e.g. return_bps, slippage_bps")
+    expected: FiniteFloat
+    actual: FiniteFloat | None = Field(default=None, description="the verified outcome; unset: not verified yet")
+    tolerance: Annotated[float, Field(ge=0, le=1e12)] = Field(
+        default=50.0, description="|actual - expected| within it counts as correct (the spec's 50 bps)")
+    informed_by: Annotated[list[ClientId], Field(max_length=MAX_LIST)] = Field(
+        default_factory=list, description="entries that informed the decision (besides the decision record's)")
 
 
 class EpisodeIn(StrictModel):
@@ -43,6 +56,14 @@ class EpisodeIn(StrictModel):
     gain: FiniteFloat | None = Field(default=None, description="P&L gain, for replay selection")
     emotional_tag: EmotionalTag | None = None
     consolidated: bool = False
+    strategy: ShortText | None = Field(default=None, description="the strategy the agent was running, e.g. eth-dca")
+    confidence: Unit | None = Field(default=None, description="how sure the record is; unset counts 0.6")
+    interrupted: bool = Field(default=False, description="an interrupted or incomplete action (Zeigarnik)")
+    decision_id: ClientId | None = Field(default=None, description="the retrieval for the decision this episode "
+                                                                   "records (RetrievalResult.decision_id)")
+    prediction: PredictionIn | None = None
+    causal_link_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="a causal link this outcome confirms (positive) or contradicts (negative)")
     valid_from: datetime | None = Field(default=None, description="when it happened; default: now")
     valid_until: datetime | None = None
     valid_from_block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="default: block")

@@ -1,6 +1,7 @@
 """A retrieval candidate: an episode or entry with the properties the scoring reads, and what
 retrieval learns of it on the way (each backend's rank and score, the fused score, the factors
-of its mode's score, MMR, tokens, why it was cut). The modes, the rerank and the budget pass
+of its mode's score, the final stages' term overlap, source weight and Zeigarnik boost, MMR,
+tokens, why it was cut). The modes, the rerank and the budget pass
 these along; the pipeline presents them as a RetrievalResult (graph/retrieval/result.py)."""
 
 from __future__ import annotations
@@ -20,6 +21,10 @@ class Candidate:
     category: str | None = None
     status: str | None = None
     agent_id: str | None = None
+    scope: str | None = None
+    clade: str | None = None
+    level: int = 0                  # RAPTOR: 0 an ordinary item (every episode), 1 a summary insight
+    interrupted: bool = False       # an episode of an interrupted or incomplete action (Zeigarnik)
     valid_from: int | None = None
     recorded_at: int | None = None
     block: int | None = None
@@ -39,6 +44,14 @@ class Candidate:
     trace: dict[str, Any] = field(default_factory=dict)
     score: float | None = None
     factors: dict[str, float] | None = None
+    weights: dict[str, float] | None = None   # the weights of the factors (generative_agents: the learned ones)
+    # The final stages (graph/retrieval/stages.py): the mode's own score, the term overlap blended
+    # into it, the source tier and its weight, the Zeigarnik boost.
+    mode_score: float | None = None
+    term_overlap: float | None = None
+    source: str | None = None
+    source_weight: float | None = None
+    zeigarnik: float | None = None
     bloodstain_boost: bool = False
     mmr: float | None = None
     similar_to: str | None = None
@@ -53,6 +66,8 @@ class Candidate:
         return cls(
             id=row["id"], kind=row["kind"], text=p.get("content") or p.get("text"),
             category=p.get("category"), status=p.get("status"), agent_id=p.get("agent_id"),
+            scope=p.get("scope"), clade=p.get("clade"), level=int(p.get("level") or 0),
+            interrupted=bool(p.get("interrupted")),
             valid_from=p.get("valid_from"), recorded_at=p.get("recorded_at"), block=p.get("block"),
             last_accessed_at=p.get("last_accessed_at"), confidence=p.get("confidence"),
             half_life_ms=p.get("half_life_ms"), strength=p.get("strength"),

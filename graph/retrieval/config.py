@@ -29,6 +29,36 @@ class GenerativeAgentsWeights(BaseModel):
     decay_per_hour: float = 0.005  # for items without blocks (Park et al. use 0.995 per hour)
 
 
+class HedgeConfig(BaseModel):
+    """The Generative Agents weights learned per agent by exponential weights (graph/retrieval/hedge.py)."""
+
+    enabled: bool = True           # the generative_agents mode scores with the agent's learned weights
+    learning_rate: float = 0.5     # eta: w <- w * exp(-eta * loss), then normalised
+    floor: float = 0.05            # no factor's weight falls below it (the ablations: each one matters)
+
+
+class TermOverlapConfig(BaseModel):
+    """The term-overlap rerank (graph/retrieval/term_overlap.py): score = (1 - weight) x score + weight x
+    the IDF-weighted share of the query's terms the item contains, in the final score of the modes
+    listed. On by default where it helped LoCoMo recall on the tuning conversations (1-3) and the
+    check conversations (4-5) alike: four_factor and generative_agents recall@10 0.505 -> 0.654 and
+    0.511 -> 0.624; hybrid, whose rerank already holds BM25, lost recall@10 with it on the check
+    conversations (0.700 -> 0.674 at weight 0.3, and at 0.1), so it is off there."""
+
+    modes: list[str] = Field(default_factory=lambda: ["four_factor", "generative_agents"])
+    weight: float = 0.3
+    idf_cap: int = 1_000           # documents counted per term (a term in more is common: its IDF is small)
+
+
+class SourceWeights(BaseModel):
+    """The knowledge weighting hierarchy, in every mode's final score (graph/retrieval/weighting.py)."""
+
+    own: float = 1.0     # the caller's own items (its vault)
+    core: float = 1.0    # Grimoire's core mental models, given to every agent (part of its vault)
+    clade: float = 0.8   # another agent of the caller's clade
+    lethe: float = 0.5   # from outside the clade (public)
+
+
 class RetrievalConfig(BaseModel):
     rrf_k: int = 60
     backend_weights: dict[str, float] = Field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "graph": 1.0})
@@ -52,3 +82,7 @@ class RetrievalConfig(BaseModel):
     contrarian_every: int = 100           # every Nth retrieval of an agent injects contrarian entries
     contrarian_count: int = 2
     light_k: int = 3                      # the adaptive decision's "light" retrieval
+    source_weights: SourceWeights = Field(default_factory=SourceWeights)
+    zeigarnik_boost: float = 1.2          # interrupted episodes come more readily (graph/retrieval/zeigarnik.py)
+    term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
+    hedge: HedgeConfig = Field(default_factory=HedgeConfig)

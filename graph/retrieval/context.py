@@ -1,6 +1,7 @@
-"""What a retrieval mode works from (graph/retrieval/modes/): the request, who asks, the filters
-after the adaptive decision, the services, and what the retrieval has found so far (each
-backend's rows, the candidates, the cuts)."""
+"""What a retrieval mode works from (graph/retrieval/modes/): the request, who asks (and for which
+agent: the perspective of the knowledge weighting), the filters after the adaptive decision, the
+services, and what the retrieval has found so far (each backend's rows, the candidates, the cuts;
+the caller's reach and the query terms' document frequencies, each asked for once)."""
 
 from __future__ import annotations
 
@@ -15,10 +16,12 @@ from graph.db.connection import Database
 from graph.errors import Invalid
 from graph.knowledge.decay import DecayConfig
 from graph.model.vectors import check_vector
-from graph.retrieval import items, rerank
+from graph.retrieval import items, rerank, term_overlap
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.reach import Reach, measure
+from graph.retrieval.weighting import Perspective
 from graph.visibility import Visibility
 
 if TYPE_CHECKING:
@@ -87,9 +90,38 @@ class Context:
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)  # per candidate id: per backend, and rrf
     found: dict[str, Candidate] = field(default_factory=dict)        # candidates as the backends returned them
     cut: list[Candidate] = field(default_factory=list)               # what the mode cut, with why
+    agent_id: str | None = None      # the caller's agent: whose knowledge is "own" (none for the admin key)
 
     def __post_init__(self) -> None:
         self.params = self.filters.params(self.visibility)  # the Cypher parameters of the filters
+        self._reach: Future[Reach] | None = None
+        self._df: Future[dict[str, int]] | None = None
+
+    @property
+    def perspective(self) -> Perspective | None:
+        """Whom the knowledge weighting weighs for: the caller's agent and clade; none for the admin key."""
+        return Perspective(self.agent_id, self.visibility.clade) if self.agent_id else None
+
+    def reach(self) -> Future[Reach]:
+        """What the caller can see under the filters (graph/retrieval/reach.py), measured once, in the pool."""
+        if self._reach is None:
+            self._reach = self.submit(measure, self.db, self.params, self.config.visible_count_cap)
+        return self._reach
+
+    def query_terms(self) -> list[str]:
+        return term_overlap.terms(self.req.text or "")
+
+    def term_df(self) -> Future[dict[str, int]]:
+        """The query terms' visible document frequencies, counted once, in the pool (a mode that blends
+        the term overlap asks for them first, so they are counted while it searches)."""
+        if self._df is None:
+            self._df = self.submit(term_overlap.document_frequencies, self.db, self.query_terms(),
+                                   self.config.term_overlap.idf_cap, self.params)
+        return self._df
+
+    def term_idf(self) -> dict[str, float]:
+        """Each query term's IDF over the visible corpus (graph/retrieval/term_overlap.py)."""
+        return term_overlap.idf(self.term_df().result(), self.reach().result().visible, self.query_terms())
 
     @property
     def at(self) -> int:

@@ -1,5 +1,6 @@
 """One retrieval, start to finish. What every mode shares is here: the query's embedding and the
-adaptive decision before; contrarian injection, the token budget, bookkeeping and the
+adaptive decision before; contrarian injection, the token budget, bookkeeping (for a decision: the
+access record whose id is the decision id, with what the Hedge feedback learns from) and the
 explanation of every result (and of every cut) after. Between them the mode, a strategy looked up
 by name (graph/retrieval/modes/), gathers and scores the candidates."""
 
@@ -17,14 +18,18 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms
 from graph.knowledge.decay import DecayConfig
-from graph.retrieval import backends, budget, modes
+from graph.retrieval import backends, budget, hedge, items, modes
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.context import Clock, Context, QueryVector
 from graph.retrieval.decision import Decision, decide
+from graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
+from graph.retrieval.feedback import feedback as learn_from
 from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.modes import generative_agents
 from graph.retrieval.request import RetrievalRequest
 from graph.retrieval.result import Explanation, RetrievalResult, RetrievedItem
+from graph.retrieval.weights import Weights, of_agent
 from graph.visibility import Visibility
 
 __all__ = ["RetrievalRequest", "RetrievalResult", "Retriever", "build"]
@@ -55,7 +60,7 @@ class Retriever:
             if decision == Decision.semantic_only:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
         ctx = Context(db=self.db, config=self.config, decay=self.decay, req=req, visibility=visibility,
-                      filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock())
+                      filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock(), agent_id=agent_id)
         found = mode.candidates(ctx)
         return self._finish(ctx, found, decision, agent_id)
 
@@ -78,8 +83,7 @@ class Retriever:
         kept, over = budget.cut(chosen, limit, self.count_tokens)
         for c in over:
             c.cut = f"budget: {c.tokens} tokens do not fit in what is left of {limit}"
-        if req.for_decision and kept:
-            self._touch([c.id for c in kept], agent_id)
+        decision_id = self._touch(ctx, kept, agent_id) if req.for_decision else None
         results = [self._present(c, rank, req.explain) for rank, c in enumerate(kept, start=1)]
         tokens = sum(c.tokens or 0 for c in kept)
         ctx.clock.lap("budget")
@@ -87,6 +91,8 @@ class Retriever:
         extra: dict[str, Any] = {}
         if req.explain:
             extra = {"cut": [self._present(c, None, True) for c in ctx.cut + over], "beyond_k": len(beyond)}
+        if decision_id:
+            extra["decision_id"] = decision_id
         return RetrievalResult(decision=decision, mode=req.mode, results=results, tokens=tokens, budget=limit,
                                timings_ms=ctx.clock.laps, **extra)
 
@@ -103,22 +109,53 @@ class Retriever:
             c.score, c.contrarian = r["score"], True
         return injected
 
-    def _touch(self, ids: list[str], agent_id: str | None) -> None:
-        """Marks what was returned as accessed, and logs the read in the access log (not the audit trail)."""
+    def _touch(self, ctx: Context, kept: list[Candidate], agent_id: str | None) -> str:
+        """Marks what was returned as accessed and logs the read in the access log (not the audit
+        trail), with the Generative Agents factors of each returned item (graph/retrieval/feedback.py);
+        returns the access record's id, the decision id. A retrieval for a decision that returned
+        nothing is logged too: the decision it informed is still one to learn from."""
         access = Access(action="retrieval.for_decision", agent_id=agent_id)
+        ids = [c.id for c in kept]
+        factors = self._decision_factors(ctx, kept)
 
         def work(tx: ManagedTransaction) -> None:
             row = tx.run(cypher.query("retrieval/touch"), ids=ids, now=access.at).single()
             access.write(tx, ids, touched=row["touched"] if row else 0)
+            record_factors(tx, access.id, ctx.req.mode, factors)
 
         self.db.write(work)
+        return access.id
+
+    def _decision_factors(self, ctx: Context, kept: list[Candidate]) -> list[dict[str, float] | None]:
+        """Each returned item's Generative Agents factors as this retrieval saw them (those the mode
+        computed, else computed here); none without a query vector."""
+        query = ctx.embedding()
+        if query is None:
+            return [None] * len(kept)
+        items.with_embeddings(self.db, [c for c in kept if not _has_ga_factors(c)])
+        out: list[dict[str, float] | None] = []
+        for c in kept:
+            f = dict(c.factors) if c.factors and _has_ga_factors(c) else generative_agents.score(
+                c, query, now=ctx.at, block=ctx.req.block, config=self.config)
+            out.append({name: f[name] for name in hedge.FACTORS})
+        return out
+
+    def feedback(self, decision_id: str, *, useful: bool | None, outcome: str | None, visibility: Visibility,
+                 actor: str) -> FeedbackResult:
+        """One Hedge step on the deciding agent's Generative Agents weights (graph/retrieval/feedback.py)."""
+        return learn_from(self.db, decision_id, reward_of(useful, outcome), visibility=visibility, actor=actor,
+                          config=self.config)
+
+    def weights(self, agent_id: str | None) -> Weights:
+        """The agent's Generative Agents weights: learned, or the configured ones."""
+        return of_agent(self.db, agent_id, self.config.generative_agents)
 
     @staticmethod
     def _present(c: Candidate, rank: int | None, explain: bool) -> RetrievedItem:
         """A result (with its rank) or a cut item (without), as the API shows it: only the fields
         that apply are set."""
         shown: dict[str, Any] = {"id": c.id, "kind": c.kind, "text": c.text, "category": c.category,
-                                 "score": c.score, "tokens": c.tokens, "valid_from": c.valid_from}
+                                 "score": c.score, "tokens": c.tokens, "valid_from": c.valid_from, "level": c.level}
         if rank is not None:
             shown["rank"] = rank
         if c.contrarian:
@@ -126,8 +163,14 @@ class Retriever:
         if explain:
             shown["explain"] = Explanation(
                 backends={b: v for b, v in c.trace.items() if b != "rrf"}, rrf=c.trace.get("rrf"),
-                factors=c.factors, bloodstain_boost=c.bloodstain_boost, mmr=c.mmr, cut=c.cut)
+                factors=c.factors, bloodstain_boost=c.bloodstain_boost, weights=c.weights, mode_score=c.mode_score,
+                term_overlap=c.term_overlap, source=c.source, source_weight=c.source_weight, zeigarnik=c.zeigarnik,
+                mmr=c.mmr, cut=c.cut)
         return RetrievedItem(**shown)
+
+
+def _has_ga_factors(c: Candidate) -> bool:
+    return bool(c.factors) and all(name in (c.factors or {}) for name in hedge.FACTORS)
 
 
 def build(db: Database, embedder: Any, config: RetrievalConfig | None = None,

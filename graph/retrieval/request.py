@@ -42,7 +42,9 @@ class RetrievalRequest(StrictModel):
     curiosity: Unit = 0.5
     arousal: Unit | None = None
     coverage: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    for_decision: bool = Field(default=False, description="marks results accessed; counts toward contrarian")
+    for_decision: bool = Field(default=False, description=(
+        "marks results accessed, counts toward contrarian, and returns a decision_id (for the episode that "
+        "records the decision's outcome, and POST /retrieve/feedback)"))
     explain: bool = False
 
     @field_validator("mode")

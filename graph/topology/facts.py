@@ -6,6 +6,10 @@ from `valid_from` to `valid_to` (blocks; open while true), believed from `record
 `expired_at` (ms; open while believed). Closing or invalidating never edits a believed interval:
 it expires the version and records a closed copy, so a query as of an earlier time still sees
 what was believed then.
+
+A fact's confidence decays unless it is reinforced: re-asserting a fact already believed moves its
+`last_reinforced`, and every read returns its `effective_confidence` beside the stored one
+(graph/topology/freshness.py).
 """
 
 from __future__ import annotations
@@ -21,8 +25,10 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import NotFound
 from graph.ids import now_ms
+from graph.model.common import to_ms
 from graph.model.enums import REL_TYPES, Predicate
 from graph.topology.entities import visible_ids
+from graph.topology.freshness import FactConfig, with_effective_confidence
 from graph.topology.model import FactIn
 from graph.visibility import EVERYONE, Visibility
 
@@ -46,6 +52,7 @@ class AssertResult:
     created: list[str] = field(default_factory=list)
     closed: int = 0
     missing_entities: list[str] = field(default_factory=list)
+    reinforced: list[str] = field(default_factory=list)  # believed facts the assertion reinforced
 
     @property
     def unchanged(self) -> list[str]:
@@ -66,16 +73,19 @@ def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:
         "valid_to": f.valid_to, "recorded_at": recorded_at, "exclusive": f.is_exclusive,
         "props": {"predicate": f.predicate.value, "confidence": f.confidence, "approximate": f.approximate,
                   "valid_from_source": f.valid_from_source, "source_episode": f.source_episode,
+                  "valid_from_time": to_ms(f.valid_from_time),
                   "scope": f.scope.value, "agent_id": owner.agent_id, "clade": owner.clade},
     }
 
 
 def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: str,
                  recorded_at: Sequence[int] | int | None = None,
-                 visibility: Visibility = EVERYONE) -> AssertResult:
+                 visibility: Visibility = EVERYONE, freshness: FactConfig | None = None) -> AssertResult:
     """In order, in transactions of CHUNK. `recorded_at` is now unless a loader replays history
     (then one time per fact: when Grimoire learned it). Entities the writer may not see (its
-    `visibility`) are as missing as unknown ones: a fact shows both its ends to whoever sees it."""
+    `visibility`) are as missing as unknown ones: a fact shows both its ends to whoever sees it.
+    A fact already believed (that the writer sees) is reinforced instead (`freshness` says how often)."""
+    gap = (freshness or FactConfig()).reinforce_gap_ms
     times = ([recorded_at] * len(facts) if isinstance(recorded_at, int) else
              list(recorded_at) if recorded_at is not None else [now_ms()] * len(facts))
     rows = [fact_row(f, owner, t) for f, t in zip(facts, times, strict=True)]
@@ -90,20 +100,38 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
         audit = Audit(action="fact.assert", actor=actor, agent_id=owner.agent_id)
 
         def work(tx: ManagedTransaction, chunk: list[dict[str, Any]] = chunk,
-                 audit: Audit = audit) -> list[dict[str, Any]]:
+                 audit: Audit = audit) -> tuple[list[dict[str, Any]], list[str]]:
+            again = [r.data() for r in tx.run(cypher.query("topology/reinforce_facts"), rows=chunk, min_gap=gap,
+                                              **visibility.params())]
             out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id)]
-            audit.write(tx, [r["fact_id"] for r in out], f"asserted {len(out)} of {len(chunk)} facts, "
-                        f"closed {sum(r['closed'] for r in out)}", _assert_revert(tx, chunk, out, audit.id))
-            return out
+            reinforced = list(dict.fromkeys(r["fact_id"] for r in again))
+            audit.write(tx, [r["fact_id"] for r in out] + reinforced,
+                        f"asserted {len(out)} of {len(chunk)} facts, closed {sum(r['closed'] for r in out)}, "
+                        f"reinforced {len(reinforced)}",
+                        [*_assert_revert(tx, chunk, out, audit.id), *_reinforce_revert(again)])
+            return out, reinforced
 
-        for r in db.write(work):
+        out, reinforced = db.write(work)
+        for r in out:
             result.created.append(r["fact_id"])
             result.closed += r["closed"]
+        result.reinforced += [f for f in reinforced if f not in result.reinforced]
     return result
 
 
+def _reinforce_revert(rows: list[dict[str, Any]]) -> list[RevertOp]:
+    """Undoing reinforcements: each version's last_reinforced and count as before its first one here."""
+    first: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        first.setdefault(r["id"], r)
+    return [SetRelationshipProperties(type=r["type"], id=r["id"],
+                                      before={"last_reinforced": r["last_before"], "reinforcements": r["count_before"]})
+            for r in first.values()]
+
+
 def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_id: str | None,
-               now: int | None = None, visibility: Visibility = EVERYONE) -> dict[str, Any]:
+               now: int | None = None, visibility: Visibility = EVERYONE,
+               freshness: FactConfig | None = None) -> dict[str, Any]:
     """A fact the writer may not see (its `visibility`) is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
@@ -118,12 +146,13 @@ def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_i
         return rows[0]
 
     db.write(work)
-    return {"fact_id": fact_id, "at_block": at_block, "versions": versions(db, fact_id)}
+    return {"fact_id": fact_id, "at_block": at_block, "versions": versions(db, fact_id, freshness=freshness)}
 
 
 FACT_FIELDS = ("fact_id", "id", "version", "predicate", "name", "type", "subject", "object", "value", "valid_from",
-               "valid_to", "recorded_at", "expired_at", "confidence", "approximate", "valid_from_source",
-               "source_episode", "superseded_by", "closed_by", "agent_id", "scope", "clade")
+               "valid_to", "recorded_at", "expired_at", "confidence", "effective_confidence", "last_reinforced",
+               "reinforcements", "approximate", "valid_from_source", "valid_from_time", "source_episode",
+               "superseded_by", "closed_by", "agent_id", "scope", "clade")
 
 
 def _assert_revert(tx: ManagedTransaction, rows: list[dict[str, Any]], out: list[dict[str, Any]],
@@ -154,21 +183,25 @@ def _invalidate_revert(tx: ManagedTransaction, subject: str, fact_id: str, at: i
               for v in versions if v["expired_at"] == at and v["audit_id"] != audit_id)]
 
 
-def _shape(fact: dict[str, Any], **extra: Any) -> dict[str, Any]:
-    """Every field, null when unset, so clients see one shape."""
-    merged = {**fact, **extra}
+def _shape(fact: dict[str, Any], now: int, freshness: FactConfig, **extra: Any) -> dict[str, Any]:
+    """Every field, null when unset, so clients see one shape; the confidence as of `now` beside the stored one."""
+    merged = with_effective_confidence({**fact, **extra}, now, freshness)
     return {k: merged.get(k) for k in FACT_FIELDS} | {k: v for k, v in extra.items() if k not in FACT_FIELDS}
 
 
-def versions(db: Database, fact_id: str) -> list[dict[str, Any]]:
-    return [_shape(r["fact"], type=r["type"], subject=r["subject"], object=r["object"], value=r["value"])
+def versions(db: Database, fact_id: str, *, now: int | None = None,
+             freshness: FactConfig | None = None) -> list[dict[str, Any]]:
+    at, cfg = now or now_ms(), freshness or FactConfig()
+    return [_shape(r["fact"], at, cfg, type=r["type"], subject=r["subject"], object=r["object"], value=r["value"])
             for r in db.fetch("topology/find_fact", fact_id=fact_id)]
 
 
 def about(db: Database, entity_id: str, *, block: int | None, known_at: int | None,
-          predicates: Sequence[Predicate] = (), visibility: Visibility) -> list[dict[str, Any]]:
+          predicates: Sequence[Predicate] = (), visibility: Visibility, now: int | None = None,
+          freshness: FactConfig | None = None) -> list[dict[str, Any]]:
     rows = db.fetch("topology/facts_about", id=entity_id, block=block, known_at=known_at,
                   types=types_for(predicates), **visibility.params())
-    return [_shape(r["fact"], subject=r["subject"], object=r["object"], value=r["value"],
+    at, cfg = now or now_ms(), freshness or FactConfig()
+    return [_shape(r["fact"], at, cfg, subject=r["subject"], object=r["object"], value=r["value"],
                    subject_entity=r["subject_entity"], object_entity=r["object_entity"] if r["object"] else None)
             for r in rows]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -40,6 +41,9 @@ class FactIn(StrictModel):
     confidence: Unit = 1.0
     approximate: bool = Field(default=False, description="valid time estimated (e.g. from a commit time)")
     valid_from_source: ShortText | None = None
+    valid_from_time: datetime | None = Field(
+        default=None, description="when the valid_from block happened, if known: the fact's information lag is "
+                                  "its recorded time minus this")
     scope: Scope = Scope.private
 
     @model_validator(mode="after")

@@ -1,5 +1,6 @@
-"""Walking the topology at a block: k-hop neighbours, shortest dependency path, and the curiosity
-modifier from the distance between an event's entity and the agent's positions."""
+"""Walking the topology at a block: k-hop neighbours, shortest dependency path, and curiosity: the
+modifier from the distance between an event's entity and the agent's positions, plus the lag term
+from how late Grimoire learns about that entity (graph/topology/freshness.py)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.db.connection import Database
+from graph.ids import now_ms
 from graph.model.enums import Direction, Predicate
-from graph.topology import signals
+from graph.topology import freshness, signals
 from graph.topology.facts import types_for
+from graph.topology.freshness import FactConfig
 from graph.visibility import Visibility
 
 # Spec (Feeding the Curiosity Scorer): 0 or 1 hop 1.0, 2 hops 0.5, 3 hops 0.25, else 0.
@@ -24,10 +27,14 @@ def k_hop(db: Database, entity_id: str, block: int, *, hops: int = 3, direction:
 
 
 def shortest_path(db: Database, source: str, target: str, block: int, *, predicates: Sequence[Predicate] = (),
-                  known_at: int | None = None, visibility: Visibility) -> dict[str, Any] | None:
+                  known_at: int | None = None, visibility: Visibility,
+                  facts: FactConfig | None = None) -> dict[str, Any] | None:
     rows = db.fetch("topology/shortest_path", types=types_for(predicates), known_at=known_at, block=block,
                   **{"from": source, "to": target}, **visibility.params())
-    return rows[0] if rows else None
+    if not rows:
+        return None
+    now, cfg = now_ms(), facts or FactConfig()
+    return {**rows[0], "facts": [freshness.with_effective_confidence(f, now, cfg) for f in rows[0]["facts"]]}
 
 
 def curiosity_modifier(distance: int | None) -> float:
@@ -35,10 +42,15 @@ def curiosity_modifier(distance: int | None) -> float:
 
 
 def topology_curiosity(db: Database, event_entity: str, positions: Sequence[str], block: int, *,
-                       visibility: Visibility) -> dict[str, Any]:
+                       visibility: Visibility, facts: FactConfig | None = None) -> dict[str, Any]:
+    """The composite: curiosity = modifier (distance) + lag_term (the event entity's mean information
+    lag over the facts about it the viewer sees, valid from at most `block`)."""
     rows = db.fetch("topology/distance_to_positions", event=event_entity, positions=list(positions), block=block,
                   types=types_for(()), **visibility.params())
     distance = rows[0]["distance"] if rows else None
+    modifier = curiosity_modifier(distance)
+    lag = freshness.summary(freshness.fact_lags(db, event_entity, visibility=visibility, until_block=block))
+    term = freshness.lag_term(lag["mean_lag_ms"], facts or FactConfig())
     # The event entity's systemic importance, when a topology PageRank run has been written.
-    return {"distance": distance, "modifier": curiosity_modifier(distance),
+    return {"distance": distance, "modifier": modifier, "lag": lag, "lag_term": term, "curiosity": modifier + term,
             "centrality": signals.centrality(db, event_entity, block, visibility.viewer)}

@@ -63,6 +63,9 @@ ROUTES = {
     ("GET", "/entities/resolve"): "test_resolve",
     ("GET", "/entities/{entity_id}/facts"): "test_facts_about_an_entity",
     ("GET", "/entities/{entity_id}/related"): "test_related",
+    ("GET", "/entities/{entity_id}/lag"): "test_information_lag_of_an_entity",
+    ("GET", "/retrieve/weights"): "the caller's own retrieval weights: no entity (test_retrieval_refinements)",
+    ("POST", "/retrieve/feedback"): "a Hedge step on the caller's weights: no entity (test_retrieval_refinements)",
     ("POST", "/entities"): "test_upserts: answers only the ids the caller sent",
     ("GET", "/facts/{fact_id}"): "test_fact_versions",
     ("POST", "/facts"): "test_asserting_on_an_invisible_entity",
@@ -165,16 +168,32 @@ def test_facts_and_related_items_of_an_entity(world: World, route: str, key: str
 def test_every_entity_path_route_reaches_an_id_with_a_slash(world: World) -> None:
     spec = world.api.client.app.openapi()
     routes = [(path, method) for path, ops in spec["paths"].items() for method in ops if "{entity_id}" in path]
-    assert {p for p, _ in routes} == {"/entities/{entity_id}/facts", "/entities/{entity_id}/related"}
+    assert {p for p, _ in routes} == {"/entities/{entity_id}/facts", "/entities/{entity_id}/related",
+                                      "/entities/{entity_id}/lag"}
     for path, method in routes:
         assert method == "get"
         for written in (W, quote(W, safe=""), quote(W)):  # raw, fully encoded, "/" left as is
             r = world.get("other", path.replace("{entity_id}", written))
             assert r.status_code == 200 and r.json(), (path, written, r.text)
+        if path.endswith("/lag"):
+            _not_found(world.get("other", path.replace("{entity_id}", UNKNOWN)), UNKNOWN)
+            continue
         facts = world.get("other", f"/entities/{W}/facts").json()
         assert [(f["subject"], f["object"]) for f in facts] == [(W, FEED)]
         r = world.get("other", path.replace("{entity_id}", UNKNOWN))
         _not_found(r, UNKNOWN)
+
+
+def test_information_lag_of_an_entity(world: World) -> None:
+    for who in CALLERS:
+        for e in sorted(ALL):
+            r = world.get(who, f"/entities/{quote(e, safe='')}/lag")
+            if e not in VISIBLE[who]:
+                _not_found(r, e)
+                continue
+            assert r.status_code == 200, (who, e, r.text)
+            assert {f["fact_id"] for f in r.json()["facts"]} == FACTS_ON[e] & FACTS_SEEN[who], (who, e)
+            _no_leak(who, r)
 
 
 def test_fact_versions(world: World) -> None:

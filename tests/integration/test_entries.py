@@ -39,7 +39,7 @@ def test_admitted_entry_carries_category_label_provenance_and_sources(client, db
     assert decision["outcome"] == "admitted" and decision["entry_id"] == "w-1"
     assert decision["confidence"] == pytest.approx(0.4)  # Warning 0.5 x Clade weight 0.8
     got = client.get("/entries/w-1").json()
-    assert got["category"] == "Warning" and got["status"] == "active" and got["provenance"] == "Clade"
+    assert got["category"] == "Warning" and got["status"] == "candidate" and got["provenance"] == "Clade"
     assert got["source_golem_id"] == "golem-0" and got["source_generation"] == 2
     assert got["pad"] == [-0.5, 0.7, -0.2] and got["emotion_primary"] == "fear"
     assert got["strength"] == 1.0 and got["validated_count"] == 0 and got["contradicted_count"] == 0
@@ -132,12 +132,15 @@ def test_votes_are_asymmetric_and_floored(client, db) -> None:
 
 def test_strength_grows_only_on_use_with_a_positive_outcome(client) -> None:
     client.post("/entries", json=entry("s", GAS))
+    start = client.get("/entries/s").json()["confidence"]
     retrieved_only = client.post("/entries/s/outcome", json={"used_in_decision": False, "outcome": "positive"}).json()
-    assert retrieved_only["strength"] == 1.0
+    assert retrieved_only["strength"] == 1.0 and retrieved_only["confidence"] == start
     used = client.post("/entries/s/outcome", json={"used_in_decision": True, "outcome": "positive"}).json()
     assert used["strength"] == 2.0 and used["validated_count"] == 1
+    assert used["confidence"] == pytest.approx(start + 0.1)  # reconsolidation: the outcome moves confidence
     failed = client.post("/entries/s/outcome", json={"used_in_decision": True, "outcome": "negative"}).json()
     assert failed["strength"] == 2.0 and failed["contradicted_count"] == 1
+    assert failed["confidence"] == pytest.approx(start + 0.1 - 0.15)
     dreamt = client.post("/entries/s/outcome", json={"used_in_decision": False, "outcome": "neutral",
                                                      "dream_validated": True}).json()
     assert dreamt["strength"] == 2.5 and dreamt["dream_validated"] is True
@@ -172,8 +175,8 @@ def test_list_filters(api, client, db) -> None:
     assert ids(category="Heuristic") == ["h"]
     assert ids(regime="bull") == ["i"]
     assert ids(agent_id="golem-2") == ["o"]
-    assert ids(status="active") == ["h", "o"]
-    assert ids(status="candidate") == ["i"]
+    assert ids(status="active") == []  # admission writes candidates; the Curator promotes them
+    assert ids(status="candidate") == ["h", "i", "o"]
     assert ids(valid_at=_iso(now - 280 * DAY_MS)) == ["h", "i"]
     assert ids(valid_at=_iso(now - 200 * DAY_MS)) == ["i"]  # "h" ended 250 days ago
     assert ids(valid_at=_iso(now - 350 * DAY_MS)) == ["h"]  # before "i" began

@@ -20,8 +20,11 @@ from graph.db.connection import Database
 from graph.embeddings import Embedder
 from tests.conftest import ADMIN_KEY, Neo4jUnderTest, clean_database
 
-EXAMPLES_PER_OPERATION = 25
-BUDGET_SECONDS = 300.0  # the whole run
+EXAMPLES_PER_OPERATION = 20
+BUDGET_SECONDS = 480.0  # the whole run (about 70 operations)
+# An open-ended stream: a generated request without max_seconds would never end. Its bad input is
+# the listing's (same filters), fuzzed on GET /events; test_events drives the stream itself.
+STREAMS = {("GET", "/events/stream")}
 ADMIN_ONLY = {("POST", "/agents"), ("POST", "/agents/import"), ("POST", "/agents/{agent_id}/keys"),
               ("GET", "/agents/{agent_id}/keys")}
 
@@ -129,7 +132,8 @@ def _with_vector(case, vector: list[float], paths: list[tuple]):
 def test_no_operation_answers_5xx(fuzz: Fuzz) -> None:
     # Driven through Hypothesis directly: schemathesis's pytest plugin does not load under pytest 9.
     schema = schemathesis.openapi.from_asgi("/openapi.json", fuzz.app)
-    operations = [result.ok() for result in schema.get_all_operations()]
+    operations = [op for op in (result.ok() for result in schema.get_all_operations())
+                  if (op.method.upper(), op.path) not in STREAMS]
     assert len(operations) >= 20
     failures: list[str] = []
     for operation in operations:

@@ -143,3 +143,80 @@ def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedd
     monkeypatch.setattr(backends, "MAX_CANDIDATES", 100)
     index_first = RetrievalConfig(exact_below=0)
     assert [h["id"] for h in search.vector(db, Kind.episodes, q, 5, view, index_first)] == expected
+
+
+# Every read route, and the test that shows it returns only what the caller may see. A new read route
+# fails test_every_read_route_has_an_isolation_test until it is added here with its test.
+LEARNING = "test_learning_api.py::test_one_agent_never_sees_another_agents_learning"
+LEAKS = "test_isolation.py::test_admission_votes_decisions_and_export_do_not_leak"
+READ_ROUTES = {
+    "GET /episodes": "test_isolation.py::test_by_id_and_lists",
+    "GET /episodes/{episode_id}": "test_isolation.py::test_by_id_and_lists",
+    "GET /entries": "test_isolation.py::test_by_id_and_lists",
+    "GET /entries/{entry_id}": "test_isolation.py::test_by_id_and_lists",
+    "GET /entries/{entry_id}/versions": LEARNING,
+    "GET /admission/decisions/{decision_id}": LEAKS,
+    "POST /admission/dry-run": LEAKS,
+    "POST /search": "test_isolation.py::test_vector_and_fulltext_search",
+    "POST /retrieve": "test_isolation.py::test_vector_and_fulltext_search",
+    "GET /stats": "test_isolation.py::test_traversal_and_counts",
+    "GET /agents": "test_isolation.py::test_the_agent_list_is_the_callers_clade",
+    "GET /agents/me": "test_auth.py::test_keys_are_stored_hashed_shown_once_and_revocable",
+    "GET /agents/{agent_id}/keys": LEAKS,
+    "GET /agents/{agent_id}/export": "test_entity_visibility.py::test_export",
+    "GET /agents/{agent_id}/causal-graph": "test_causal.py::test_a_successor_inherits_at_confidence_0_3",
+    "GET /causal/{entry_id}/consequences": "test_causal.py::test_bad_links_and_other_agents",
+    "GET /causal/{entry_id}/causes": "test_causal.py::test_bad_links_and_other_agents",
+    "GET /entities/resolve": "test_entity_visibility.py::test_resolve",
+    "GET /entities/{entity_id}/related": "test_entity_visibility.py::test_facts_and_related_items_of_an_entity",
+    "GET /entities/{entity_id}/facts": "test_entity_visibility.py::test_facts_and_related_items_of_an_entity",
+    "GET /entities/{entity_id}/lag": "test_fact_decay.py::test_information_lag_per_fact_per_entity_and_in_curiosity",
+    "GET /facts/{fact_id}": "test_entity_visibility.py::test_fact_versions",
+    "POST /topology/k-hop": "test_entity_visibility.py::test_k_hop",
+    "GET /topology/path": "test_entity_visibility.py::test_path",
+    "POST /topology/curiosity": "test_entity_visibility.py::test_curiosity",
+    "POST /analytics/cascade": "test_entity_visibility.py::test_cascade",
+    "POST /analytics/{algorithm}": "test_entity_visibility.py::test_analyses",
+    "GET /analytics/runs": "test_entity_visibility.py::test_written_runs",
+    "GET /analytics/runs/{run_id}": "test_entity_visibility.py::test_written_runs",
+    "GET /retrieve/weights":
+        "test_retrieval_refinements.py::test_decision_ids_and_the_generative_agents_weights_learned_by_hedge",
+    "GET /mental-models": "test_mental_models.py::test_every_agent_retrieves_them_by_default",  # public by design
+    "POST /hooks/before_compact": "test_hooks.py::test_hooks_are_isolated",
+    "GET /metrics": "test_metrics.py::test_metrics_are_isolated",
+    "GET /metrics/series": "test_metrics.py::test_metrics_are_isolated",
+    "GET /events": "test_events.py::test_events_are_isolated",
+    "GET /events/stream": "test_events.py::test_events_are_isolated",
+    "GET /scheduler/jobs": "test_scheduler.py::test_the_jobs_are_the_admins",
+    "GET /curator/cycles": LEARNING,
+    "GET /curator/cycles/{cycle_id}/operations": LEARNING,
+    "GET /playbook": LEARNING,
+    "GET /strategies": "test_learning_api.py::test_a_strategy_past_psr_0_9_is_packaged_with_its_playbook_section",
+    "GET /strategies/{strategy}/package":
+        "test_learning_api.py::test_a_strategy_past_psr_0_9_is_packaged_with_its_playbook_section",
+}
+NO_AGENT_DATA = {"GET /health"}
+
+
+def test_every_read_route_has_an_isolation_test(api) -> None:
+    import re
+    from pathlib import Path
+
+    paths = api.client.get("/openapi.json").json()["paths"]
+    reads = {f"GET {p}" for p, ops in paths.items() if "get" in ops} - NO_AGENT_DATA
+    missing = sorted(reads - set(READ_ROUTES))
+    assert not missing, f"read routes without an isolation test in READ_ROUTES: {missing}"
+    here = Path(__file__).parent
+    for route, test in READ_ROUTES.items():
+        file, name = test.split("::")
+        assert re.search(rf"^def {name}\(", (here / file).read_text(), re.M), f"{route}: no test {test}"
+        method, path = route.split(" ", 1)
+        assert method.lower() in paths.get(path, {}), f"{route} is not a route any more"
+
+
+def test_the_agent_list_is_the_callers_clade(api) -> None:
+    a, b = api.headers("list-a", "clade-1"), api.headers("list-b", "clade-2")
+    api.headers("list-a2", "clade-1")
+    assert sorted(x["id"] for x in api.client.get("/agents", headers=a).json()) == ["list-a", "list-a2"]
+    assert [x["id"] for x in api.client.get("/agents", headers=b).json()] == ["list-b"]
+    assert {"list-a", "list-a2", "list-b"} <= {x["id"] for x in api.client.get("/agents", headers=api.admin).json()}

@@ -146,9 +146,10 @@ def test_retrieve_for_a_caller_who_sees_nothing(api, db, tenants) -> None:
     h = api.headers("loner", "clade-z")
     r = api.client.post("/retrieve", headers=h, json={"text": "turn", "filters": {"agent_id": "loner"}})
     assert r.status_code == 200 and r.json()["results"] == []
-    # Outside its own items it sees the ten public ones, and only those, in every mode.
+    # Outside its own items it sees the ten public episodes, and only those, in every mode (the core
+    # mental models every agent sees are entries).
     for mode in ("hybrid", "vector", "bm25", "fusion"):
         r = api.client.post("/retrieve", headers=h, json={"text": "pub turn", "k": 20, "no_budget": True,
-                                                          "mode": mode})
+                                                          "mode": mode, "filters": {"kinds": ["episodes"]}})
         assert r.status_code == 200, r.text
         assert {x["id"] for x in r.json()["results"]} == {f"pub-{i}" for i in range(10)}, mode

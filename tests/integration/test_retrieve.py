@@ -57,14 +57,17 @@ def test_filters_on_both_time_axes_and_kinds(api, db) -> None:
     h = api.headers("ret-1", "clade-r")
     _ingest(api, h, db)
     q = {"text": "stETH depeg on Curve", "k": 10, "no_budget": True}
-    assert set(_ids(api.client.post("/retrieve", headers=h, json=q))) == {"r-1", "r-2", "r-3", "r-warn"}
+    mine = {"agent_id": "ret-1"}  # not the core mental models every agent sees
+    assert set(_ids(api.client.post("/retrieve", headers=h, json={**q, "filters": mine}))) == {
+        "r-1", "r-2", "r-3", "r-warn"}
     feb = 1_706_745_600_000  # 2024-02-01
     valid = _ids(api.client.post("/retrieve", headers=h, json={**q, "filters": {"valid_at": feb,
                                                                                "kinds": ["episodes"]}}))
     assert valid == ["r-1", "r-3"] or set(valid) == {"r-1", "r-3"}
     known = db.run("testing/now")[0]["now"] - 10 * DAY  # before anything was recorded
     assert _ids(api.client.post("/retrieve", headers=h, json={**q, "filters": {"known_as_of": known}})) == []
-    only_entries = _ids(api.client.post("/retrieve", headers=h, json={**q, "filters": {"kinds": ["entries"]}}))
+    only_entries = _ids(api.client.post("/retrieve", headers=h, json={**q, "filters": {**mine,
+                                                                                      "kinds": ["entries"]}}))
     assert only_entries == ["r-warn"]
     regime = _ids(api.client.post("/retrieve", headers=h, json={**q, "filters": {"regimes": ["low_vol"],
                                                                                 "kinds": ["episodes"]}}))
@@ -82,8 +85,8 @@ def test_explanation_budget_and_bookkeeping(api, db, embedder) -> None:
     # r-warn, neither r-1 (14) nor r-2 (15) does.
     assert tokens["r-warn"] + tokens["r-3"] <= 30 < tokens["r-warn"] + min(tokens["r-1"], tokens["r-2"])
     before = {i: _item(api, h, i) for i in tokens}
-    r = api.client.post("/retrieve", headers=h, json={"text": QUERY, "k": 4, "explain": True,
-                                                       "budget": 30, "for_decision": True})
+    r = api.client.post("/retrieve", headers=h, json={"text": QUERY, "k": 4, "explain": True, "budget": 30,
+                                                       "for_decision": True, "filters": {"agent_id": "ret-2"}})
     body = r.json()
     assert r.status_code == 200 and body["budget"] == 30
     top = body["results"][0]
@@ -127,7 +130,8 @@ def test_visibility_and_bad_requests(api, db) -> None:
     _ingest(api, h, db)
     stranger = api.headers("ret-4", "clade-other")
     r = api.client.post("/retrieve", headers=stranger, json={"text": "stETH depeg on Curve", "no_budget": True})
-    assert _ids(r) == []
+    # Only the core mental models, which every agent sees (graph/knowledge/mental_models.py).
+    assert [i for i in _ids(r) if not i.startswith("mental-model:")] == []
     for bad in [{"k": 5}, {"text": "x", "vector": [0.1, 0.2]}, {"text": "x", "mode": "psychic"},
                 {"text": "x", "filters": {"kinds": ["dreams"]}}, {"mode": "bm25", "vector": [0.0] * 384}]:
         assert api.client.post("/retrieve", headers=h, json=bad).status_code == 422, bad
@@ -234,26 +238,35 @@ def test_the_other_modes(api, db, embedder) -> None:
     assert [x["id"] for x in replay] == ["r-2", "r-1"]
     assert replay[0]["score"] == 0.375 and replay[1]["score"] == pytest.approx(1 / 100, rel=1e-2)
 
-    # The score modes at a pinned time: the episodes' decay clocks at known distances before it.
+    # The score modes at a pinned time: the episodes' decay clocks at known distances before it. Their
+    # final score blends in the term overlap (0.7 x score + 0.3 x overlap): the query's terms steth,
+    # depeg and curve are each in 2 of the 3 visible episodes (r-1 and r-2 hold all three; r-3 none), so
+    # each weighs ln(4/3) / ln(4) and r-1 and r-2 overlap by that much.
     _set_last_access(db, LAST_ACCESS)
     pinned = {**base["filters"], "valid_at": AT}
+    overlap = {"r-1": math.log(4 / 3) / math.log(4), "r-2": math.log(4 / 3) / math.log(4), "r-3": 0.0}
     four = {i: _four_factor(i, cosine[i]) for i in ids}
+    final = {i: 0.7 * f["score"] + 0.3 * overlap[i] for i, f in four.items()}
     got = ask(mode="four_factor", mood=MOOD, filters=pinned)
     # r-1: critical and mood-congruent, ahead of r-2, the closest to the query.
-    assert [x["id"] for x in got] == _ranking({i: f["score"] for i, f in four.items()}) == ["r-1", "r-2", "r-3"]
+    assert [x["id"] for x in got] == _ranking(final) == ["r-1", "r-2", "r-3"]
     for x in got:
         expected = four[x["id"]]
-        assert x["score"] == pytest.approx(expected["score"], abs=1e-6), x["id"]
+        assert x["explain"]["mode_score"] == pytest.approx(expected["score"], abs=1e-6), x["id"]
+        assert x["explain"]["term_overlap"] == pytest.approx(overlap[x["id"]], abs=1e-9), x["id"]
+        assert x["score"] == pytest.approx(final[x["id"]], abs=1e-6), x["id"]
         assert x["explain"]["factors"] == pytest.approx({k: v for k, v in expected.items() if k != "score"},
                                                         abs=1e-6), x["id"]
     # Generative Agents by blocks (at block 19,000,500), then by hours since valid_from (at AT).
     for block, order in ((19_000_500, ["r-2", "r-1", "r-3"]), (None, ["r-2", "r-1", "r-3"])):
         ga = {i: _generative_agents(i, cosine[i], block) for i in ids}
+        final = {i: 0.7 * f["score"] + 0.3 * overlap[i] for i, f in ga.items()}
         got = ask(mode="generative_agents", filters=pinned, **({"block": block} if block else {}))
-        assert [x["id"] for x in got] == _ranking({i: f["score"] for i, f in ga.items()}) == order, block
+        assert [x["id"] for x in got] == _ranking(final) == order, block
         for x in got:
             expected = ga[x["id"]]
-            assert x["score"] == pytest.approx(expected["score"], abs=1e-6), (block, x["id"])
+            assert x["explain"]["mode_score"] == pytest.approx(expected["score"], abs=1e-6), (block, x["id"])
+            assert x["score"] == pytest.approx(final[x["id"]], abs=1e-6), (block, x["id"])
             assert x["explain"]["factors"] == pytest.approx({k: v for k, v in expected.items() if k != "score"},
                                                             abs=1e-6), (block, x["id"])
 
@@ -261,7 +274,8 @@ def test_the_other_modes(api, db, embedder) -> None:
                                                          "arousal": 0.1, "coverage": 10}).json()
     assert none["decision"] == "none" and none["results"] == []
     # Light: k 3 of the four visible items, where a full retrieval gives all four.
-    both = {"text": QUERY, "no_budget": True, "adaptive": True, "arousal": 0.1, "coverage": 0}
+    both = {"text": QUERY, "no_budget": True, "adaptive": True, "arousal": 0.1, "coverage": 0,
+            "filters": {"agent_id": "ret-5"}}
     light = api.client.post("/retrieve", headers=h, json={**both, "curiosity": 0.5}).json()
     assert light["decision"] == "light" and len(light["results"]) == 3
     full = api.client.post("/retrieve", headers=h, json={**both, "curiosity": 0.9}).json()
@@ -280,5 +294,5 @@ def test_filtered_vector_candidates_still_find_the_k_best_visible(api, db) -> No
            enumerate(["Lido withdrawals queue grew", "Gas was cheap on Sunday", "I rebalanced into USDC"])]
     assert api.client.post("/episodes/batch", headers=mine, json={"episodes": own}).status_code == 201
     r = api.client.post("/retrieve", headers=mine, json={"text": "Curve stETH depeg alert", "mode": "vector",
-                                                         "k": 3, "no_budget": True})
+                                                         "k": 3, "no_budget": True, "filters": {"kinds": ["episodes"]}})
     assert sorted(_ids(r)) == ["own-0", "own-1", "own-2"]

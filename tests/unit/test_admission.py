@@ -42,7 +42,7 @@ def test_factors_and_composite_by_hand() -> None:
     assert r.factors == pytest.approx({"future_utility": 0.6, "factual_confidence": 0.6, "semantic_novelty": 1.0,
                                        "temporal_recency": math.exp(-1), "content_type_prior": 0.5})
     assert r.composite == pytest.approx(0.15 + 0.15 + 0.2 + 0.15 * math.exp(-1) + 0.075)
-    assert r.outcome == AdmissionOutcome.admitted and r.confidence == 0.5 and r.status == EntryStatus.active
+    assert r.outcome == AdmissionOutcome.admitted and r.confidence == 0.5 and r.status == EntryStatus.candidate
 
 
 @pytest.mark.parametrize(("utility", "composite", "outcome", "confidence"), [

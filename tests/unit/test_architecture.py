@@ -16,7 +16,7 @@ DOC = ROOT / "ARCHITECTURE.md"
 FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx"}
 INFRASTRUCTURE = {"db"}
 RECORDS = {"audit"}
-COMPOSITION = {"settings", "services"}
+COMPOSITION = {"settings", "services", "scheduler"}
 # Subsystems that must not import one another in this direction (importer -> imported).
 FORBIDDEN = {
     ("knowledge", "retrieval"),  # retrieval reads knowledge, never the reverse
@@ -24,6 +24,9 @@ FORBIDDEN = {
     ("topology", "analytics"),   # analyses read the world graph; the world graph knows nothing of them
     ("topology", "retrieval"),
     ("topology", "knowledge"),
+    ("knowledge", "learning"),   # the learning loop sits on knowledge: it admits, votes and edits through it
+    ("retrieval", "learning"),
+    ("events", "learning"),      # the loop writes events; events know nothing of who writes them
 }
 
 

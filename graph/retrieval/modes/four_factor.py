@@ -42,5 +42,10 @@ class FourFactor:
     needs = Needs.query
 
     def candidates(self, ctx: Context) -> list[Candidate]:
-        return scored_by_factors(ctx, lambda c: score(c, ctx.embedding(), now=ctx.at, mood=ctx.req.mood,
-                                                      config=ctx.config, decay=ctx.decay))
+        weights = ctx.config.four_factor.model_dump()
+
+        def factors(c: Candidate) -> dict[str, float]:
+            c.weights = weights
+            return score(c, ctx.embedding(), now=ctx.at, mood=ctx.req.mood, config=ctx.config, decay=ctx.decay)
+
+        return scored_by_factors(ctx, factors)

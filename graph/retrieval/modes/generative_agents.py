@@ -1,5 +1,6 @@
 """The Generative Agents score over the fused vector and BM25 candidates: alpha recency + beta
-importance + gamma relevance (Park et al.)."""
+importance + gamma relevance (Park et al.), with the agent's weights learned from the outcomes of
+its decisions (graph/retrieval/weights.py, feedback.py; the configured 0.3, 0.3, 0.4 until then)."""
 
 from __future__ import annotations
 
@@ -12,18 +13,20 @@ from graph.retrieval.context import Context
 from graph.retrieval.modes.base import Needs
 from graph.retrieval.modes.recipe import scored_by_factors
 from graph.retrieval.rerank import cosine, quality
+from graph.retrieval.weights import Weights, configured, of_agent
 
 
 def score(item: Candidate, query: Sequence[float] | None, *, now: int, block: int | None,
-          config: RetrievalConfig) -> dict[str, float]:
+          config: RetrievalConfig, weights: Weights | None = None) -> dict[str, float]:
     """Recency (per block behind the current one, else per hour since valid_from), importance and
-    relevance, and their weighted sum, `score`."""
-    w = config.generative_agents
+    relevance, and their sum weighted by `weights` (default: the configured ones), `score`."""
+    g = config.generative_agents
+    w = weights or configured(g)
     if block is not None and item.block is not None:
-        rec = math.exp(-w.decay_per_block * max(0, block - item.block))
+        rec = math.exp(-g.decay_per_block * max(0, block - item.block))
     else:
         hours = max(0, now - (item.valid_from or now)) / 3_600_000
-        rec = math.exp(-w.decay_per_hour * hours)
+        rec = math.exp(-g.decay_per_hour * hours)
     f = {"recency": rec, "importance": quality(item), "relevance": cosine(item.embedding, query)}
     f["score"] = w.recency * f["recency"] + w.importance * f["importance"] + w.relevance * f["relevance"]
     return f
@@ -34,5 +37,13 @@ class GenerativeAgents:
     needs = Needs.query
 
     def candidates(self, ctx: Context) -> list[Candidate]:
-        return scored_by_factors(ctx, lambda c: score(c, ctx.embedding(), now=ctx.at, block=ctx.req.block,
-                                                      config=ctx.config))
+        cfg = ctx.config
+        learned = (ctx.submit(of_agent, ctx.db, ctx.agent_id or ctx.filters.agent_id, cfg.generative_agents)
+                   if cfg.hedge.enabled else None)
+
+        def factors(c: Candidate) -> dict[str, float]:
+            w = learned.result() if learned else configured(cfg.generative_agents)
+            c.weights = w.as_dict()
+            return score(c, ctx.embedding(), now=ctx.at, block=ctx.req.block, config=cfg, weights=w)
+
+        return scored_by_factors(ctx, factors)

@@ -1,11 +1,12 @@
 """The full pipeline: vector + BM25 + graph candidates fused by RRF, the multi-factor rerank with
-the bloodstain boost, and MMR diversity (near-duplicates cut)."""
+the bloodstain boost, the final stages (term overlap, source weight, Zeigarnik:
+graph/retrieval/stages.py), and MMR diversity (near-duplicates cut)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from graph.retrieval import backends, items, rerank
+from graph.retrieval import backends, items, rerank, stages
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.context import Context
 from graph.retrieval.fusion import rrf, rrf_ceiling
@@ -23,6 +24,7 @@ class Hybrid:
 
     def candidates(self, ctx: Context) -> list[Candidate]:
         cfg, req = ctx.config, ctx.req
+        stages.prefetch(ctx)
         named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility)
                    if req.text and cfg.graph_named_entities else None)
         lists = search(ctx)
@@ -42,12 +44,14 @@ class Hybrid:
         ctx.clock.lap("graph")
         found = ctx.load(ranked)
         ceiling = rrf_ceiling(BACKENDS, cfg.rrf_k, cfg.backend_weights)
+        weights = cfg.rerank.model_dump()
         for c in found:
             c.factors = rerank.factors(c, c.trace["rrf"] / ceiling, now=ctx.at, regime=req.regime, config=cfg,
                                        decay=ctx.decay)
             c.score = rerank.score(c.factors, c, cfg)
             c.bloodstain_boost = c.is_bloodstain
-        found.sort(key=lambda c: (-(c.score or 0.0), c.id))
+            c.weights = weights
+        found = stages.finish(ctx, found)
         items.with_embeddings(ctx.db, found[:cfg.mmr_top])
         found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE)
         for d in dupes:

@@ -1,14 +1,14 @@
 """The index backends, and the modes that are only a recipe of them: vector, BM25, or both fused
 by reciprocal rank fusion (graph/retrieval/fusion.py), scored by the one backend's score or the
-fused one. The other modes start from the same candidates (hybrid.py, four_factor.py,
-generative_agents.py)."""
+fused one, then weighted by source and Zeigarnik (graph/retrieval/stages.py). The other modes
+start from the same candidates (hybrid.py, four_factor.py, generative_agents.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
-from graph.retrieval import backends, items, reach
+from graph.retrieval import backends, items, stages
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.context import Context
 from graph.retrieval.fusion import rrf
@@ -23,7 +23,7 @@ def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[st
     they run while the query is embedded. Both vector indexes are asked in one query: a round trip
     costs more than a second index search."""
     cfg, req, top = ctx.config, ctx.req, ctx.config.per_backend
-    reach_f = ctx.submit(reach.measure, ctx.db, ctx.params, cfg.visible_count_cap)
+    reach_f = ctx.reach()
     bm_f = (ctx.submit(lambda: backends.bm25(ctx.db, req.text or "", top, ctx.params, cfg.candidates_factor,
                                              reach_f.result()))
             if req.text and "bm25" in wanted else None)
@@ -55,23 +55,25 @@ class Recipe:
     needs: Needs = Needs.query
 
     def candidates(self, ctx: Context) -> list[Candidate]:
+        stages.prefetch(ctx)
         lists = search(ctx, self.backends)
         ranked = fuse(ctx, lists) if len(lists) > 1 else lists[self.backends[0]]
         found = ctx.load(ranked)
         for c in found:
             c.score = c.trace["rrf"] if "rrf" in c.trace else c.trace[self.backends[0]]["score"]
         ctx.clock.lap("rerank")
-        return found
+        return stages.finish(ctx, found)
 
 
 def scored_by_factors(ctx: Context, factors: Callable[[Candidate], dict[str, float]]) -> list[Candidate]:
     """The fused vector and BM25 candidates, each scored by `factors` (its factors and their
-    weighted sum, `score`), best first: the modes that replace the rerank with a formula of their own."""
+    weighted sum, `score`) and the final stages (graph/retrieval/stages.py), best first: the modes
+    that replace the rerank with a formula of their own."""
+    stages.prefetch(ctx)
     found = ctx.load(fuse(ctx, search(ctx)))
     items.with_embeddings(ctx.db, found)
     for c in found:
         f = factors(c)
         c.score, c.factors = f.pop("score"), f
-    found.sort(key=lambda c: (-(c.score or 0.0), c.id))
     ctx.clock.lap("rerank")
-    return found
+    return stages.finish(ctx, found)

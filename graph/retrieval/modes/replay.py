@@ -1,13 +1,15 @@
 """Mattar-Daw replay: the visible episodes with a gain, by utility = gain x need (cypher/retrieval/replay.cypher;
-graph/retrieval/decision.py replay_utility is the formula)."""
+graph/retrieval/decision.py replay_utility is the formula), times the source weight and the
+Zeigarnik boost (graph/retrieval/stages.py), which the query applies before its limit."""
 
 from __future__ import annotations
 
+from graph.knowledge.mental_models import SYSTEM_AGENT
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.context import Context
 from graph.retrieval.modes.base import Needs
 
-PARAMS = ("viewer", "clade", "admin", "agent_id", "regimes", "valid_at", "known_as_of")
+PARAMS = ("viewer", "clade", "admin", "agent_id", "regimes", "valid_at", "known_as_of", "levels")
 
 
 class Replay:
@@ -15,8 +17,14 @@ class Replay:
     needs = Needs.nothing
 
     def candidates(self, ctx: Context) -> list[Candidate]:
-        rows = ctx.db.rows("retrieval/replay", now=ctx.now, k=ctx.k, **{key: ctx.params[key] for key in PARAMS})
+        cfg, who = ctx.config, ctx.perspective
+        rows = ctx.db.rows("retrieval/replay", now=ctx.now, k=ctx.k, **{key: ctx.params[key] for key in PARAMS},
+                           perspective=who.agent_id if who else None, perspective_clade=who.clade if who else "",
+                           system_agent=SYSTEM_AGENT,
+                           source_weights=cfg.source_weights.model_dump(), zeigarnik=cfg.zeigarnik_boost)
         found = ctx.items([r["id"] for r in rows])
         for c, r in zip(found, rows, strict=True):
-            c.score, c.factors = r["utility"], {"gain": r["gain"], "need": r["need"]}
+            c.score, c.factors = r["score"], {"gain": r["gain"], "need": r["need"]}
+            c.mode_score, c.source, c.zeigarnik = r["utility"], r["source"], r["zeigarnik"]
+            c.source_weight = r["source_weight"] if r["source"] else None
         return found

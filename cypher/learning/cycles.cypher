@@ -1,0 +1,10 @@
+// An agent's Curator cycles, newest first.
+:param admin => true;
+:param viewer => '';
+:param agent_id => 'golem-1';
+:param limit => 20;
+MATCH (c:CuratorCycle {agent_id: $agent_id})
+WHERE $admin OR c.agent_id = $viewer
+RETURN c {.*} AS cycle
+ORDER BY c.seq DESC
+LIMIT $limit

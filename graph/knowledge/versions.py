@@ -1,0 +1,72 @@
+"""EDIT: an entry's content and conditions refined, the earlier version kept (../shared/spec/grimoire.md,
+ExpeL's EDIT operation: reconsolidation). The earlier text is an EntryVersion whose valid and recorded
+times close when the refinement begins; the entry keeps its id, its evidence and its counts."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from neo4j import ManagedTransaction
+from pydantic import Field
+
+from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.errors import Conflict
+from graph.ids import now_ms
+from graph.model.common import MAX_TEXT, StrictModel
+from graph.model.enums import MarketRegime
+
+EDITABLE = ("content", "market_regime")
+
+
+class EditIn(StrictModel):
+    content: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)]
+    market_regime: MarketRegime | None = Field(default=None, description="the condition it holds under; unset: "
+                                                                         "unchanged")
+    reason: Annotated[str, Field(min_length=1, max_length=500)] = "refined"
+
+
+class StaleEdit(Conflict):
+    """The entry was edited since its revision was read (409)."""
+
+
+def edit_in_tx(tx: ManagedTransaction, entry: dict[str, Any], changes: dict[str, Any], embedding: list[float],
+               reason: str, now: int) -> str | None:
+    """Refines `entry` (its properties as read in this transaction) and returns the version id, or None
+    when its revision moved on (someone else edited it first). The caller audits."""
+    row = tx.run(cypher.query("entries/edit"), id=entry["id"], revision=entry.get("revision") or 1,
+                 changes=changes, embedding=embedding, now=now, reason=reason).single()
+    return row["version_id"] if row else None
+
+
+def revert_ops(entry: dict[str, Any], changes: dict[str, Any], version_id: str) -> list[RevertOp]:
+    before = {k: entry.get(k) for k in changes}
+    before.update(revision=entry.get("revision") or 1, revised_at=entry.get("revised_at"))
+    return [SetProperties(label=NodeLabel.Entry, id=entry["id"], before=before),
+            DeleteNodes(label=NodeLabel.EntryVersion, ids=[version_id])]
+
+
+def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, *, actor: str) -> dict[str, Any]:
+    """An owner's EDIT through the API: `entry` as the caller may see it (graph/knowledge/entries.get)."""
+    changes: dict[str, Any] = {"content": body.content}
+    if body.market_regime is not None:
+        changes["market_regime"] = body.market_regime.value
+    vector = embedder.embed([body.content])[0].tolist()  # before the transaction opens
+    now = now_ms()
+    audit = Audit(action="entry.edit", actor=actor, agent_id=entry.get("agent_id"), at=now)
+
+    def work(tx: ManagedTransaction) -> str:
+        version = edit_in_tx(tx, entry, changes, vector, body.reason, now)
+        if version is None:
+            raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")
+        audit.write(tx, [entry["id"]], f"edited {entry['id']}: {body.reason}", revert_ops(entry, changes, version))
+        return version
+
+    version_id: str = db.write(work)
+    return {"entry_id": entry["id"], "version_id": version_id, "revision": (entry.get("revision") or 1) + 1}
+
+
+def versions(db: Database, entry_id: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r["version"] for r in db.fetch("entries/versions", id=entry_id, **params)]

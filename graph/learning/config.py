@@ -1,0 +1,41 @@
+"""Every threshold of the learning loop, with the spec's defaults (../shared/spec/grimoire.md: Learning
+Pipeline, Curator Cycle, Curator Cycle Pipeline, Rewrite4 Curator Specification); GRIMOIRE_LEARNING (JSON)
+overrides them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from graph.model.enums import EntryCategory
+
+
+class LearningConfig(BaseModel):
+    every_ticks: int = Field(default=50, ge=1, description="a cycle every N ticks of the agent")
+    interval_seconds: float = Field(default=600.0, gt=0, description="and a sweep of all agents on this interval")
+    batch: int = Field(default=1_000, ge=1, le=10_000, description="rows per transaction")
+    # DISTILL
+    min_cluster: int = 3
+    coherence: float = 0.7                 # compression needs mean pairwise cosine above it
+    compression_discount: float = 0.9      # the compressed insight's confidence: cluster mean x 0.9
+    compression_sample: int = 200          # coherence is measured on at most this many (newest) episodes
+    episode_confidence: float = 0.6        # an episode without a stated confidence counts this
+    lesson_confidence: float = 0.5         # ADD: a new lesson's confidence
+    edit_share: float = 0.7                # a lesson is refined when this share of its cluster contradicts it
+    # Votes net per entry (3 up and 1 down nets +2): +0.1 per net up, -0.15 per net down.
+    upvote_step: float = 0.1
+    downvote_step: float = 0.15
+    # PROMOTE
+    promote_at: dict[str, float] = Field(default_factory=lambda: {
+        EntryCategory.Insight.value: 0.6, EntryCategory.Heuristic.value: 0.7, EntryCategory.CausalLink.value: 0.6,
+        EntryCategory.StrategyFragment.value: 0.6, EntryCategory.DreamJournal.value: 0.6,
+    })
+    # DECAY
+    demote_below: float = 0.4
+    low_below: float = 0.1
+    low_cycles: int = 3
+    prune_quality: float = 0.05
+    prune_access: int = 2
+    # Validate recorded predictions: correct x1.05 (capped at 0.99), wrong x0.90.
+    prediction_up: float = 0.05
+    prediction_cap: float = 0.99
+    prediction_down: float = 0.10

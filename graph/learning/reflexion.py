@@ -1,0 +1,129 @@
+"""Reflexion, per episode (../shared/spec/grimoire.md, "Reflexion with On-Chain Grounding"): when an
+episode carries a prediction and its verified outcome, steps 1-2 compare them deterministically
+(deviation, within tolerance, verdict) and record the comparison as a Reflection linked to the episode;
+the Reasoner's steps 3-5 interpret it and, when the agent's recent comparisons show a pattern (three
+misses to the same side), propose a candidate Insight at confidence 0.5 through the Admission Gate.
+
+The comparison produces pending delta operations on the entries that informed the decision (the
+prediction's `informed_by` and the entries its retrieval for the decision returned, the agent's own):
+a vote from the decision's outcome (up when positive, down when negative) and an adjustment from the
+prediction's verdict (correct, or wrong/miscalibrated), which the Curator nets and applies.
+Idempotent: one Reflection per episode, deltas keyed by episode and entry."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, NodeLabel
+from graph.db import cypher
+from graph.ids import now_ms
+from graph.knowledge.entries import admit
+from graph.knowledge.reasoner import Comparison
+from graph.learning.state import Learning
+from graph.model.entry import EntryIn
+from graph.model.enums import EntryCategory, MarketRegime
+
+log = logging.getLogger(__name__)
+HISTORY = 10
+
+
+@dataclass
+class ReflexionReport:
+    reflections: list[str] = field(default_factory=list)
+    deltas: int = 0
+    insights: list[str] = field(default_factory=list)     # candidate insights the gate admitted
+    fallbacks: list[str] = field(default_factory=list)    # why a configured language model was not used
+
+
+def _comparison(learning: Learning, ep: dict[str, Any]) -> Comparison:
+    history = learning.db.fetch("learning/reflection_history", agent_id=ep["agent_id"],
+                                metric=ep["prediction_metric"], tool=ep.get("tool"), token_pair=ep.get("token_pair"),
+                                before=ep["valid_from"], limit=HISTORY)
+    return Comparison(metric=ep["prediction_metric"], expected=float(ep["prediction_expected"]),
+                      actual=float(ep["prediction_actual"]), tolerance=float(ep["prediction_tolerance"]),
+                      tool=ep.get("tool"), token_pair=ep.get("token_pair"), regime=ep.get("regime"),
+                      history=tuple((float(h["expected"]), float(h["actual"])) for h in history))
+
+
+def _deltas(ep: dict[str, Any], informed: list[str], verdict: str, now: int) -> list[dict[str, Any]]:
+    out = []
+    vote = {"positive": "up", "negative": "down"}.get(ep.get("outcome") or "")
+    for entry_id in sorted(informed):
+        base = {"agent_id": ep["agent_id"], "source": "reflexion", "count": 1, "at": now,
+                "episode_ids": [ep["id"]]}
+        if vote:
+            out.append({"id": f"reflexion:{ep['id']}:{entry_id}:vote"[:200], "entry_id": entry_id,
+                        "props": {**base, "op": vote, "reason": f"the decision's outcome was {ep['outcome']}"}})
+        out.append({"id": f"reflexion:{ep['id']}:{entry_id}:adjust"[:200], "entry_id": entry_id,
+                    "props": {**base, "op": "adjust", "verdict": verdict,
+                              "reason": f"the prediction it informed was {verdict}"}})
+    return out
+
+
+def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | None = None,
+            through: int | None = None) -> ReflexionReport:
+    """Reflects on the agent's verified predictions that have no Reflection yet (or those of `ids`)."""
+    report = ReflexionReport()
+    while True:
+        rows = learning.db.fetch("learning/to_reflect", agent_id=agent_id, ids=ids, through=through or now_ms() + 1,
+                                 limit=learning.config.batch)
+        if not rows:
+            return report
+        _reflect_batch(learning, rows, actor, report)
+        if ids is not None or len(rows) < learning.config.batch:
+            return report
+
+
+def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, report: ReflexionReport) -> None:
+    now = now_ms()
+    records, lessons = [], []
+    for r in rows:
+        ep, informed = r["episode"], r["informed"]
+        c = _comparison(learning, ep)
+        text, lesson, judged = learning.knowledge.reasoner.reflect(c)
+        if judged.fallback:
+            report.fallbacks.append(judged.fallback)
+        props = {"agent_id": ep["agent_id"], "clade": ep.get("clade"), "scope": ep.get("scope"),
+                 "episode_id": ep["id"], "metric": c.metric, "expected": c.expected, "actual": c.actual,
+                 "tolerance": c.tolerance, "deviation": c.deviation, "within_tolerance": c.within_tolerance,
+                 "direction_correct": c.direction_correct, "verdict": c.verdict, "tool": ep.get("tool"),
+                 "token_pair": ep.get("token_pair"), "regime": ep.get("regime"), "tick": ep.get("tick"),
+                 "outcome": ep.get("outcome"), "interpretation": text, "reasoner": judged.reasoner,
+                 "fallback": judged.fallback, "informed": informed, "valid_from": ep["valid_from"],
+                 "at": now, "recorded_at": now}
+        records.append({"id": f"reflexion:{ep['id']}"[:200], "episode_id": ep["id"],
+                        "props": {k: v for k, v in props.items() if v is not None},
+                        "deltas": _deltas(ep, informed, c.verdict, now)})
+        if lesson is not None:
+            lessons.append(EntryIn(id=f"reflexion-{ep['id']}"[:128], agent_id=ep["agent_id"],
+                                   category=EntryCategory.Insight, content=lesson.content,
+                                   market_regime=MarketRegime(ep["regime"]) if ep.get("regime") else None,
+                                   parent_episode_ids=[ep["id"]], tags=["reflexion"], confidence=0.5))
+    owners = {r["props"]["agent_id"] for r in records}
+    audit = Audit(action="learning.reflexion", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
+                  at=now)
+
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+        made = [rec.data() for rec in tx.run(cypher.query("learning/write_reflections"), rows=records,
+                                             audit_id=audit.id)]
+        created = [m["id"] for m in made]
+        delta_ids = [d["id"] for rec in records if rec["id"] in created for d in rec["deltas"]]
+        audit.write(tx, created, f"{len(created)} reflections, {len(delta_ids)} deltas",
+                    [DeleteNodes(label=NodeLabel.Delta, ids=delta_ids),
+                     DeleteNodes(label=NodeLabel.Reflection, ids=created)])
+        return made
+
+    made = learning.db.write(work)
+    report.reflections += [m["id"] for m in made]
+    report.deltas += sum(m["deltas"] for m in made)
+    if lessons:
+        clade = rows[0]["episode"].get("clade")
+        for d in admit(learning.knowledge, lessons, actor=actor, clade=clade):
+            if d.result.writes_entry and not d.existing:
+                report.insights.append(d.candidate_id)
+    log.info("reflexion: %d reflections, %d deltas, %d candidate insights", len(made), report.deltas,
+             len(report.insights))

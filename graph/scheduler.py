@@ -1,0 +1,314 @@
+"""One scheduler for every periodic job the service runs, on one daemon thread inside the API's own
+process (`grimoire serve` and `grimoire up`, hence `make up`): no extra process, no cron.
+
+Jobs run one at a time on that thread, so the service's two cores are never shared by two jobs and no
+job (the Curator's cycle above all) ever runs twice at once. A job runs every `every_seconds` on a
+fixed grid (the first run `first_after_seconds` after the scheduler starts, one interval by default);
+a run that overruns skips the grid points it missed instead of running back to back. A failing job
+logs its exception, records it (`last_error`, `failures`) and keeps its schedule. `trigger(name)`
+runs a job as soon as the thread is free; triggers that arrive before it starts are one run, and a
+trigger during a run asks for exactly one more after it.
+
+Composition-level infrastructure, like graph/services.py: Services builds the scheduler and adds the
+jobs (one line each); subsystems never import this module, they expose plain functions it calls.
+The clock is injectable: unit tests drive the schedule with a fake one and `run_due()`.
+
+The jobs the service has today are at the end of this module: pruning the access log.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from graph import logs
+from graph.audit.access import PRUNE_BATCH, prune
+from graph.db.connection import Database
+from graph.errors import NotFound
+from graph.ids import now_ms
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+"""Seconds since the epoch (time.time); a test passes a fake."""
+
+DAY_SECONDS = 86_400.0
+MAX_ERROR_CHARS = 2_000
+
+
+@dataclass(frozen=True)
+class Job:
+    """A periodic job: `run` is called with no arguments on the scheduler's thread; what it returns
+    is logged (a count, a summary), what it raises is recorded as the run's error."""
+
+    name: str
+    every_seconds: float
+    run: Callable[[], object]
+    description: str = ""
+    first_after_seconds: float | None = None  # None: one interval after the scheduler starts
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("a job needs a name")
+        if not self.every_seconds > 0:
+            raise ValueError(f"job {self.name}: every_seconds must be positive, not {self.every_seconds}")
+        if self.first_after_seconds is not None and self.first_after_seconds < 0:
+            raise ValueError(f"job {self.name}: first_after_seconds must not be negative")
+
+
+@dataclass(frozen=True)
+class JobState:
+    """A job as the scheduler sees it now. Times are the clock's (epoch seconds); `next_run_at` is
+    None while the scheduler is not started; `last_error` is the last run's (None when it succeeded)."""
+
+    name: str
+    description: str
+    every_seconds: float
+    next_run_at: float | None
+    last_run_at: float | None
+    last_duration_ms: float | None
+    last_error: str | None
+    runs: int
+    failures: int
+    running: bool
+    triggered: bool  # a run was asked for (trigger) and has not started yet
+
+
+@dataclass
+class _Slot:
+    job: Job
+    order: int
+    next_run_at: float | None = None
+    last_run_at: float | None = None
+    last_duration_ms: float | None = None
+    last_error: str | None = None
+    runs: int = 0
+    failures: int = 0
+    running: bool = False
+    triggered: bool = False
+
+    def state(self) -> JobState:
+        return JobState(
+            name=self.job.name, description=self.job.description, every_seconds=self.job.every_seconds,
+            next_run_at=self.next_run_at, last_run_at=self.last_run_at, last_duration_ms=self.last_duration_ms,
+            last_error=self.last_error, runs=self.runs, failures=self.failures, running=self.running,
+            triggered=self.triggered,
+        )
+
+    def schedule_first(self, now: float) -> None:
+        first = self.job.first_after_seconds
+        self.next_run_at = now + (self.job.every_seconds if first is None else first)
+
+    def due(self, now: float) -> bool:
+        return not self.running and (self.triggered or (self.next_run_at is not None and self.next_run_at <= now))
+
+    def advance(self, finished: float) -> None:
+        """The next grid point after `finished` (the grid: the first run time plus whole intervals)."""
+        if self.next_run_at is not None and self.next_run_at <= finished:
+            missed = math.floor((finished - self.next_run_at) / self.job.every_seconds) + 1
+            self.next_run_at += missed * self.job.every_seconds
+
+
+class Scheduler:
+    """Runs its jobs one at a time on one daemon thread (`start`, `stop`), or on the caller's thread
+    (`run_due`, for tests and one-off runs); both never overlap."""
+
+    def __init__(self, clock: Clock = time.time, *, max_wait_seconds: float = 60.0,
+                 long_run_seconds: float = 1.0):
+        """`max_wait_seconds`: the longest the idle thread sleeps before it looks at the clock again
+        (a wall clock may jump; a test's fake clock advances without telling). `long_run_seconds`:
+        a run at least this long is logged at INFO, shorter ones at DEBUG."""
+        self._clock = clock
+        self._max_wait = max_wait_seconds
+        self._long_run = long_run_seconds
+        self._slots: dict[str, _Slot] = {}
+        self._cond = threading.Condition()
+        self._run_lock = threading.Lock()  # one job at a time, whichever thread runs it
+        self._thread: threading.Thread | None = None
+        self._stopping = False
+
+    # -- the jobs
+
+    def add(self, job: Job) -> Job:
+        """Schedule `job` (its first run `first_after_seconds` after start, or after now when the
+        scheduler already runs). Names are unique."""
+        with self._cond:
+            if job.name in self._slots:
+                raise ValueError(f"a job named {job.name!r} is already scheduled")
+            slot = _Slot(job, order=len(self._slots))
+            if self.running:
+                slot.schedule_first(self._clock())
+            self._slots[job.name] = slot
+            self._cond.notify_all()
+        return job
+
+    def jobs(self) -> list[JobState]:
+        """Every job's state, in the order they were added."""
+        with self._cond:
+            return [slot.state() for slot in sorted(self._slots.values(), key=lambda s: s.order)]
+
+    def job(self, name: str) -> JobState:
+        with self._cond:
+            return self._slot(name).state()
+
+    def trigger(self, name: str) -> bool:
+        """Run `name` as soon as the thread is free. False when a run was already asked for and has
+        not started (the triggers coalesce into it); a trigger during a run asks for one more."""
+        with self._cond:
+            slot = self._slot(name)
+            if slot.triggered:
+                return False
+            slot.triggered = True
+            self._cond.notify_all()
+            return True
+
+    def _slot(self, name: str) -> _Slot:
+        slot = self._slots.get(name)
+        if slot is None:
+            raise NotFound(f"no scheduled job named {name!r}")
+        return slot
+
+    # -- the thread
+
+    @property
+    def running(self) -> bool:
+        """The thread is started and not asked to stop."""
+        return self._thread is not None and self._thread.is_alive() and not self._stopping
+
+    @property
+    def stopping(self) -> bool:
+        """Asked to stop: a long job may check this between its bounded steps and return early."""
+        return self._stopping
+
+    def start(self) -> None:
+        """Start the thread (a daemon: it never keeps the process alive). The jobs' grids start now."""
+        with self._cond:
+            if self._thread is not None and self._thread.is_alive():
+                raise RuntimeError("the scheduler is already running")
+            self._stopping = False
+            now = self._clock()
+            for slot in self._slots.values():
+                slot.schedule_first(now)
+            self._thread = threading.Thread(target=self._loop, name="grimoire-scheduler", daemon=True)
+            self._thread.start()
+        log.info("scheduler started: %s", ", ".join(
+            f"{s.job.name} every {s.job.every_seconds:g}s" for s in self._slots.values()) or "no jobs")
+
+    def stop(self, timeout: float = 30.0) -> bool:
+        """Ask the thread to stop and wait for it (a job that is running finishes first). True when
+        it has stopped, False when a job still runs after `timeout` seconds."""
+        with self._cond:
+            self._stopping = True
+            thread = self._thread
+            self._cond.notify_all()
+        if thread is None:
+            return True
+        thread.join(timeout)
+        if thread.is_alive():
+            busy = [s.job.name for s in self._slots.values() if s.running]
+            log.warning("scheduler: still running %s after %.0f s; not waiting longer", busy, timeout)
+            return False
+        with self._cond:
+            self._thread = None
+            for slot in self._slots.values():
+                slot.next_run_at = None
+        log.info("scheduler stopped")
+        return True
+
+    def _loop(self) -> None:
+        logs.request_id.set("scheduler")
+        while True:
+            with self._cond:
+                slot = None
+                while slot is None:
+                    if self._stopping:
+                        return
+                    slot = self._take_due()
+                    if slot is None:
+                        self._cond.wait(self._wait_seconds())
+            self._execute(slot)
+
+    def _take_due(self, skip: frozenset[str] = frozenset()) -> _Slot | None:
+        """The job to run now, marked running (under the lock): triggered ones first, then the most
+        overdue, then the first added."""
+        now = self._clock()
+        due = [s for s in self._slots.values() if s.due(now) and s.job.name not in skip]
+        if not due:
+            return None
+        slot = min(due, key=lambda s: (not s.triggered, s.next_run_at if s.next_run_at is not None else now, s.order))
+        slot.running, slot.triggered = True, False
+        return slot
+
+    def _wait_seconds(self) -> float:
+        now = self._clock()
+        nexts = [s.next_run_at - now for s in self._slots.values() if s.next_run_at is not None and not s.running]
+        return max(0.0, min([self._max_wait, *nexts]))
+
+    # -- running a job
+
+    def run_due(self) -> list[str]:
+        """Run every job due now, one at a time, on the caller's thread, each at most once (a trigger
+        during its run makes it due again: once more); the names run, in order. For tests with a
+        fake clock and one-off runs; the thread does the same, continuously."""
+        ran: list[str] = []
+        while True:
+            with self._cond:
+                done = frozenset(n for n in ran if not self._slots[n].triggered or ran.count(n) > 1)
+                slot = self._take_due(done)
+            if slot is None:
+                return ran
+            self._execute(slot)
+            ran.append(slot.job.name)
+
+    def _execute(self, slot: _Slot) -> None:
+        """Run the job (marked running by the caller) and record the outcome."""
+        job = slot.job
+        with self._run_lock:
+            started = self._clock()
+            token = logs.request_id.set(f"job:{job.name}")
+            error: str | None = None
+            result: object = None
+            log.debug("job %s started", job.name)
+            try:
+                result = job.run()
+            except Exception as exc:  # a failing job must not stop the others
+                error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
+                log.exception("job %s failed", job.name)
+            finally:
+                finished = self._clock()
+                logs.request_id.reset(token)
+        ms = max(0.0, (finished - started) * 1000)
+        with self._cond:
+            slot.running = False
+            slot.runs += 1
+            slot.failures += error is not None
+            slot.last_error = error
+            slot.last_run_at = started
+            slot.last_duration_ms = ms
+            slot.advance(finished)
+            self._cond.notify_all()
+        if error is None:
+            level = logging.INFO if ms >= self._long_run * 1000 else logging.DEBUG
+            log.log(level, "job %s done in %.0f ms%s", job.name, ms, "" if result is None else f": {result}")
+
+
+# -- the jobs the service runs today (Services.build adds them)
+
+def access_log_pruning(db: Database, retention_days: float, *, cancelled: Callable[[], bool] = lambda: False,
+                       every_seconds: float = DAY_SECONDS, first_after_seconds: float = 60.0) -> Job:
+    """Daily: delete access records older than `retention_days` (graph/audit/access.py)."""
+    retention_ms = int(retention_days * DAY_SECONDS * 1000)
+
+    def run() -> str:
+        deleted = prune(db, now_ms() - retention_ms, cancelled=cancelled)
+        if deleted:
+            log.info("access log: %d records older than %g days pruned", deleted, retention_days)
+        return f"{deleted} access records pruned"
+
+    return Job("access_log.prune", every_seconds, run,
+               f"delete access records older than {retention_days:g} days, {PRUNE_BATCH} per transaction",
+               first_after_seconds=first_after_seconds)

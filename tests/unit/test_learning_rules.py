@@ -1,0 +1,151 @@
+"""The learning loop's rules, without a database: Reflexion's comparison and pattern, ExpeL's lessons,
+netting, prediction validation, promotion, demotion, archiving and pruning, cluster coherence."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from graph.knowledge.entries import Knowledge
+from graph.knowledge.reasoner import ClusterSummary, Comparison, RuleBasedReasoner
+from graph.learning import clusters, decay, netting, promote
+from graph.learning.config import LearningConfig
+from graph.learning.operations import Cycle, Op, op_id
+from graph.learning.state import Learning
+from graph.model.enums import EntryCategory
+
+CYCLE = Cycle(id="a:cycle:1", agent_id="a", clade="c", seq=1, now=1_000_000, through=999, tick=50,
+              trigger="manual", actor="test")
+RULES = RuleBasedReasoner()
+
+
+def _learning() -> Learning:
+    return Learning(Knowledge(db=None, embedder=None), LearningConfig())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(("expected", "actual", "verdict"), [
+    (20, 25, "correct"), (20, 70, "correct"), (20, 71, "miscalibrated"), (20, -31, "wrong"), (-10, 45, "wrong")])
+def test_a_prediction_is_correct_within_tolerance_else_miscalibrated_or_wrong(expected, actual, verdict) -> None:
+    assert Comparison("return_bps", expected, actual, 50).verdict == verdict
+
+
+def test_reflexion_finds_a_calibration_pattern_in_three_misses_to_one_side() -> None:
+    two = Comparison("slippage_bps", 10, 80, 50, tool="swap", token_pair="WETH/USDC", history=((10, 90),))
+    assert RULES.reflect(two)[1] is None
+    three = Comparison("slippage_bps", 10, 80, 50, tool="swap", token_pair="WETH/USDC",
+                       history=((10, 90), (5, 7), (10, 100)))
+    text, lesson, judged = RULES.reflect(three)
+    assert "miscalibrated" in text and judged.reasoner == "rule-based" and judged.fallback is None
+    assert lesson is not None and lesson.category == EntryCategory.Insight
+    assert lesson.content == ("Predictions of slippage_bps for swap on WETH/USDC underestimate the actual value by "
+                              "80 on average over the last 3 misses; correct for it.")  # misses 80, 90, 70
+    mixed = Comparison("x", 10, 80, 50, history=((10, -90), (10, 100)))
+    assert RULES.reflect(mixed)[1] is None
+
+
+def _cluster(pos: int, neg: int, regime: str | None = None) -> ClusterSummary:
+    return ClusterSummary("swap|1|WETH/USDC", "swap", "1", "WETH/USDC", regime, None, pos, neg, 0, 1.5)
+
+
+def test_expel_teaches_use_avoid_or_nothing() -> None:
+    use, _ = RULES.distill(_cluster(7, 3))
+    assert use is not None and use.category == EntryCategory.Heuristic and use.polarity == 1
+    assert use.content == "Use swap for WETH/USDC on chain 1: 7 of 10 outcomes positive, mean gain +1.5."
+    avoid, _ = RULES.distill(_cluster(1, 3, "bear"))
+    assert avoid is not None and avoid.category == EntryCategory.Warning and avoid.polarity == -1
+    assert "in bear regimes" in avoid.content
+    assert RULES.distill(_cluster(2, 2))[0] is None   # mixed: nothing yet
+    assert RULES.distill(_cluster(2, 0))[0] is None   # fewer than three decided outcomes
+
+
+def test_three_up_and_one_down_net_plus_two() -> None:
+    entry = {"id": "e", "confidence": 0.5, "validated_count": 1, "contradicted_count": 0, "category": "Heuristic"}
+    deltas = [{"id": f"d{i}", "op": op, "count": 1, "episode_ids": [f"ep{i}"], "source": "reflexion"}
+              for i, op in enumerate(["up", "up", "up", "down"])]
+    op = netting.net_op(entry, deltas, CYCLE, 0.1, 0.15, 0.05)
+    assert op.detail["net"] == 2 and op.changes["confidence"] == pytest.approx(0.7)
+    assert op.changes["validated_count"] == 4 and op.changes["contradicted_count"] == 1
+    assert op.changes["last_accessed_at"] == CYCLE.now and op.episode_ids == ["ep0", "ep1", "ep2", "ep3"]
+    down = netting.net_op(entry, [{"id": f"x{i}", "op": "down", "count": 1} for i in range(5)], CYCLE, 0.1, 0.15, 0.05)
+    assert down.changes["confidence"] == 0.05 and "last_accessed_at" not in down.changes  # the floor
+    assert op_id(CYCLE.id, op) != op_id(CYCLE.id, down)  # keyed by the deltas it nets
+
+
+def test_validated_predictions_move_confidence_by_five_and_ten_percent() -> None:
+    entry = {"id": "e", "confidence": 0.95}
+    right = [{"id": f"r{i}", "verdict": "correct"} for i in range(3)]
+    assert decay.validate_op(entry, right, 0.05, 0.10, 0.99).changes["confidence"] == 0.99  # capped
+    wrong = [{"id": "w1", "verdict": "wrong"}, {"id": "w2", "verdict": "miscalibrated"},
+             {"id": "r", "verdict": "correct"}]
+    assert decay.validate_op({"id": "e", "confidence": 0.5}, wrong, 0.05, 0.10, 0.99).changes["confidence"] == \
+        pytest.approx(0.45)
+
+
+def _entry(**kw) -> dict:
+    base = {"id": "e", "category": "Insight", "status": "candidate", "confidence": 0.6, "scope": "private",
+            "provenance": "SelfLearned", "half_life_ms": 7 * 86_400_000.0, "validated_count": 0}
+    return {**base, **kw}
+
+
+def test_promotion_thresholds_and_the_local_validation_of_inherited_heuristics() -> None:
+    at = LearningConfig().promote_at
+    assert [o.op for o in promote.decide(_entry(), 0.6, at)] == ["PROMOTE"]
+    assert promote.decide(_entry(), 0.59, at) == []
+    h = _entry(category="Heuristic")
+    assert promote.decide(h, 0.69, at) == []
+    [op] = promote.decide(h, 0.7, at)
+    assert op.changes == {"status": "active", "in_playbook": True}
+    assert promote.decide(_entry(category="Heuristic", provenance="Clade"), 0.9, at) == []
+    assert promote.decide(_entry(category="Heuristic", provenance="Clade", validated_count=1), 0.9, at)
+    w = promote.decide(_entry(category="Warning"), 0.06, at)
+    assert [(o.op, o.changes) for o in w] == [("PROMOTE", {"status": "active"}), ("PROPAGATE", {"scope": "shared"})]
+
+
+def test_quarantine_is_released_when_the_contradiction_no_longer_stands() -> None:
+    q = _entry(status="quarantined", market_regime="bear")
+    standing = [{"id": "h", "status": "active", "effective": 0.8, "market_regime": None}]
+    assert promote.release(q, standing, 0.7) is None
+    other_regime = [{"id": "h", "status": "active", "effective": 0.8, "market_regime": "bull"}]
+    assert promote.release(q, other_regime, 0.7).changes == {"status": "candidate"}
+    weakened = [{"id": "h", "status": "active", "effective": 0.5, "market_regime": None}]
+    assert promote.release(q, weakened, 0.7) is not None
+
+
+def _review(entry: dict, effective: float) -> list[Op]:
+    return decay.review(entry, effective, CYCLE, _learning())
+
+
+def test_demotion_low_counts_archiving_and_pruning() -> None:
+    assert [o.op for o in _review(_entry(status="active", in_playbook=True), 0.39)] == ["DEMOTE"]
+    assert _review(_entry(status="active", category="Warning"), 0.2) == []  # warnings stay active
+    [low] = _review(_entry(consecutive_low_confidence=1), 0.05)
+    assert low.op == "LOW" and low.changes == {"consecutive_low_confidence": 2}
+    [archive] = _review(_entry(consecutive_low_confidence=2), 0.05)
+    assert archive.op == "ARCHIVE" and archive.changes["status"] == "archived"
+    assert [o.op for o in _review(_entry(category="Warning", consecutive_low_confidence=2), 0.05)] == ["LOW"]
+    assert [o.op for o in _review(_entry(is_bloodstain=True, consecutive_low_confidence=5), 0.05)] == ["LOW"]
+    assert _review(_entry(half_life_ms=None), 0.05) == []  # structural: never decays
+    [reset] = _review(_entry(consecutive_low_confidence=2), 0.3)
+    assert reset.changes == {"consecutive_low_confidence": 0}
+    [prune] = _review(_entry(quality_score=0.04, access_count=1), 0.5)
+    assert prune.op == "PRUNE" and prune.changes["pruned"] is True
+    assert _review(_entry(quality_score=0.04, access_count=2), 0.5) == []
+    assert _review(_entry(category="Warning", quality_score=0.01), 0.5) == []
+
+
+def test_coherence_is_the_mean_pairwise_cosine() -> None:
+    rng = np.random.default_rng(7)
+    v = rng.normal(size=(6, 16))
+    v /= np.linalg.norm(v, axis=1, keepdims=True)
+    pairs = [float(v[i] @ v[j]) for i in range(6) for j in range(6) if i != j]
+    assert clusters.coherence(v) == pytest.approx(sum(pairs) / len(pairs))
+    assert clusters.coherence(np.repeat(v[:1], 4, axis=0)) == pytest.approx(1.0)
+
+
+def test_clusters_by_tool_chain_and_pair_and_the_dominant_regime() -> None:
+    def ep(i: int, tool: str | None, regime: str | None) -> clusters.Episode:
+        return clusters.Episode(f"e{i}", tool, "1", "WETH/USDC", regime, None, "positive", 1.0, None, i, "t")
+    groups = clusters.by_key([ep(1, "swap", "bull"), ep(2, "swap", "bear"), ep(3, None, "bull")])
+    assert list(groups) == ["-|1|WETH/USDC", "swap|1|WETH/USDC"]
+    assert clusters.dominant(["bull", "bull", "bull", "bear"]) == "bull"
+    assert clusters.dominant(["bull", "bear"]) is None
