@@ -29,8 +29,12 @@ before the first run. The cycle's clock (`now`) is the same in every timed run.
 
 Retrieval (POST /retrieve over HTTP to the API in its own process, hybrid, k 10, query embedding
 included, as bench/retrieval.py measures) is measured idle and while a cycle runs: on a thread of the
-API's process (POST /curator/cycles — where the service runs it, the scheduler's thread), and on a
-thread of this process (the Curator called directly)."""
+API's process (POST /curator/cycles — where the service runs it, the scheduler's thread; the headline)
+and on a thread of this process (the Curator called directly). The load is open loop: a request every
+0.2 s whatever the answers, each timed from when it was due, so a server that stalls for ten seconds
+delays fifty requests, not one (a closed loop, one request after another, hides a stall behind the one
+request that waited). Idle is measured the same way for 90 s right before each of those cycles and once
+after (the machine's other load drifts over minutes); the closed-loop idle figures sit beside them."""
 
 from __future__ import annotations
 
@@ -507,14 +511,20 @@ def _query_names() -> dict[str, str]:
     return names
 
 
+def _vector(x: Any) -> bool:
+    return isinstance(x, list) and bool(x) and isinstance(x[0], float)
+
+
 def _rows(params: dict[str, Any]) -> tuple[int, int]:
-    """A statement's rows: its longest list parameter (what it UNWINDs), 1 when it has none; and the
-    items of the lists inside those rows (an entry's parent episodes, a reflection's deltas)."""
-    lists = [v for v in params.values() if isinstance(v, list)]
+    """A statement's rows: its longest list parameter (what it UNWINDs; an embedding is not rows), 1 when
+    it has none; and the items of the lists inside those rows (an entry's parent episodes, a reflection's
+    deltas; not embeddings)."""
+    lists = [v for v in params.values() if isinstance(v, list) and not _vector(v)]
     if not lists:
         return 1, 0
     rows = max(lists, key=len)
-    nested = sum(len(x) for row in rows if isinstance(row, dict) for x in row.values() if isinstance(x, list))
+    nested = sum(len(x) for row in rows if isinstance(row, dict)
+                 for x in row.values() if isinstance(x, list) and not _vector(x))
     return len(rows), nested
 
 
