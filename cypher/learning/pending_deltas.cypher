@@ -5,6 +5,7 @@
 :param limit => 1000;
 MATCH (x:Delta)-[:ON]->(e:Entry {agent_id: $agent_id})
 WHERE x.applied_in IS NULL AND x.op IN $ops
+WITH e, x ORDER BY e.id, x.id
 WITH e, collect(x) AS ds
 ORDER BY e.id
 LIMIT $limit

@@ -62,6 +62,7 @@ CREATE RANGE INDEX curator_operation_cycle IF NOT EXISTS FOR (n:CuratorOperation
 CREATE RANGE INDEX curator_operation_agent IF NOT EXISTS FOR (n:CuratorOperation) ON (n.agent_id);
 CREATE RANGE INDEX curator_cycle_agent IF NOT EXISTS FOR (n:CuratorCycle) ON (n.agent_id, n.seq);
 CREATE RANGE INDEX reflection_agent IF NOT EXISTS FOR (n:Reflection) ON (n.agent_id, n.metric);
+CREATE RANGE INDEX reflection_series IF NOT EXISTS FOR (n:Reflection) ON (n.agent_id, n.series, n.valid_from);
 CREATE RANGE INDEX delta_pending IF NOT EXISTS FOR (n:Delta) ON (n.agent_id, n.applied_in);
 CREATE RANGE INDEX entry_lesson_key IF NOT EXISTS FOR (n:Entry) ON (n.lesson_key);
 CREATE RANGE INDEX episode_decision IF NOT EXISTS FOR (n:Episode) ON (n.decision_id);

@@ -64,6 +64,9 @@ class Database:
             notifications_min_severity="WARNING",
             notifications_disabled_categories=["UNRECOGNIZED"],  # an empty database has no such keys yet
         )
+        # Every session shares the bookmarks: a read sees the writes this process committed before it,
+        # also when a cluster routes it to another member.
+        self._bookmarks = GraphDatabase.bookmark_manager()
 
     @property
     def name(self) -> str:
@@ -78,6 +81,7 @@ class Database:
         cluster, and Neo4j refuses a write in it)."""
         if read:
             kwargs["default_access_mode"] = READ_ACCESS
+        kwargs.setdefault("bookmark_manager", self._bookmarks)
         try:
             with self.driver.session(database=self.name, **kwargs) as session:
                 yield session

@@ -164,12 +164,8 @@ def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, a
                                          floor=config.floor, **visibility.params())]
         if not rows:
             raise LinkNotFound(f"no causal link {link_id!r} you may update")
-        after = rows[0]["link"]  # `before` holds weight, evidence and confidence; the counts were one less
-        counts = {"confirmed_count": after["confirmed_count"] - int(confirmed),
-                  "contradicted_count": after["contradicted_count"] - int(not confirmed)}
         audit.write(tx, [link_id], f"{'confirmed' if confirmed else 'contradicted'} {link_id}",
-                    [SetRelationshipProperties(type=RelationshipType.CAUSES, id=link_id,
-                                               before={**rows[0]["before"], **counts})])
+                    [SetRelationshipProperties(type=RelationshipType.CAUSES, id=link_id, before=rows[0]["before"])])
         link: dict[str, Any] = rows[0]["link"]
         return link
 

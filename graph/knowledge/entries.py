@@ -25,7 +25,7 @@ from graph.errors import Invalid, NotFound
 from graph.events import entry_written
 from graph.events import write as write_events
 from graph.ids import now_ms, uuid7
-from graph.knowledge import quality
+from graph.knowledge import neighbours, quality
 from graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
 from graph.knowledge.decay import DecayConfig, half_life_ms
 from graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
@@ -35,7 +35,6 @@ from graph.model.enums import AdmissionOutcome, Outcome, VoteDirection
 from graph.visibility import Visibility
 
 CHUNK = 1_000
-NEIGHBOURS = 10
 
 
 log = logging.getLogger(__name__)
@@ -79,15 +78,9 @@ def _cosine_matrix(vectors: np.ndarray) -> np.ndarray:
     return product
 
 
-def _neighbours(k: Knowledge, vector: np.ndarray, view: Visibility, now: int) -> list[Neighbour]:
-    rows = k.db.fetch("entries/neighbours", embedding=vector.tolist(), k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
-                    now=now, floor=k.decay.floor, **view.params())
-    return [Neighbour(r["id"], r["content"], float(r["similarity"]), float(r["effective_confidence"])) for r in rows]
-
-
 def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) -> dict[str, dict[str, Any]]:
     wanted = sorted({pid for e in entries for pid in e.parent_episode_ids})
-    found = {r["id"]: r for r in k.db.fetch("episodes/existing", ids=wanted)} if wanted else {}
+    found = {r["id"]: r for r in k.db.rows("episodes/existing", ids=wanted)} if wanted else {}
     for e in entries:
         view = Visibility.of(e.agent_id, clade)  # the owner's view: the gate compares with that only
         unusable = [pid for pid in e.parent_episode_ids if pid not in found or not view.sees(found[pid])]
@@ -136,52 +129,72 @@ def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> dict[str, An
 
 
 def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | None = None,
-          dry_run: bool = False, merge: bool = True,
-          extra: dict[str, dict[str, Any]] | None = None) -> list[EntryDecision]:
+          dry_run: bool = False, merge: bool = True, extra: dict[str, dict[str, Any]] | None = None,
+          embeddings: dict[str, np.ndarray] | None = None, chunk: int = CHUNK) -> list[EntryDecision]:
     """Judge each candidate and (unless dry_run) write entries, merges, decisions and an audit record.
     `clade` is the owner's: it decides what the candidate is compared with, and is kept on the entry.
     `merge=False` for candidates known to be distinct from their neighbours (the Curator's lessons,
     one per cluster key); `extra`: properties by entry id the model does not carry (the Curator's
-    lesson key, polarity, level)."""
+    lesson key, polarity, level); `embeddings`: vectors by entry id the caller already has (a cluster
+    summary's is its episodes' centroid), the rest are embedded from their content; `chunk`: candidates
+    written per transaction (each writes an entry, a decision and an event)."""
     items = [e if e.id else e.model_copy(update={"id": uuid7()}) for e in entries]
     ids = [e.id for e in items]
     if len(set(ids)) != len(ids):
         raise InvalidReference("the batch repeats entry ids")
     parents = _check_parents(k, items, clade)
-    existing = {r["id"] for r in k.db.fetch("entries/existing", ids=ids)}
-    vectors = k.embedder.embed([e.content for e in items])  # before any transaction opens
+    existing = {r["id"] for r in k.db.rows("entries/existing", ids=ids)}
+    vectors = _vectors(k, items, embeddings or {})  # before any transaction opens
     sims = _cosine_matrix(vectors)
     now = now_ms()
+    stored = neighbours.find(k.db, vectors, [e.agent_id for e in items], clade, now, k.decay.floor,
+                             skip=[e.id in existing for e in items])
     decisions: list[EntryDecision] = []
+    written: list[int] = []  # positions of the candidates this batch writes
     for i, e in enumerate(items):
         assert e.id is not None
         if e.id in existing:
             decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
             continue
-        neighbours = _neighbours(k, vectors[i], Visibility.of(e.agent_id, clade), now)
-        # Earlier candidates of this batch that will be written count as neighbours too.
-        for j, d in enumerate(decisions):
-            if d.result.writes_entry and not d.existing and items[j].agent_id == e.agent_id:
-                neighbours.append(Neighbour(d.candidate_id, items[j].content, float(sims[i, j]),
-                                            d.result.confidence or 0.0))
+        near = stored[i]
+        # Earlier candidates of this batch that will be written count as neighbours too: the nearest
+        # NEIGHBOURS of them, as the stored ones are.
+        earlier = np.array([j for j in written if items[j].agent_id == e.agent_id], dtype=np.int64)
+        for j in earlier[np.argsort(-sims[i, earlier], kind="stable")[:neighbours.NEIGHBOURS]].tolist():
+            d = decisions[j]
+            near = [*near, Neighbour(d.candidate_id, items[j].content, float(sims[i, j]), d.result.confidence or 0.0)]
         event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
         hl = half_life_ms(e.category, e.decay_class, provenance=e.provenance, dream_validated=e.dream_validated,
                           is_bloodstain=e.is_bloodstain, config=k.decay)
         candidate = Candidate(e.content, e.category, e.decay_class, e.market_regime, len(e.parent_episode_ids),
                               tuple(e.tags))
-        result = evaluate(candidate, neighbours, provenance=e.provenance, requested_confidence=e.confidence,
+        result = evaluate(candidate, near, provenance=e.provenance, requested_confidence=e.confidence,
                           now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission,
                           merge=merge)
         q = quality.score(e.content, result.factors["semantic_novelty"], evidence=len(e.parent_episode_ids))
         entry_id = e.id if result.writes_entry else result.target_id
         decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
+        if result.writes_entry:
+            written.append(i)
     if not dry_run:
-        for start in range(0, len(items), CHUNK):
-            _write(k, items[start:start + CHUNK], decisions[start:start + CHUNK],
-                   vectors[start:start + CHUNK], now, actor, clade, extra or {})
+        for start in range(0, len(items), chunk):
+            _write(k, items[start:start + chunk], decisions[start:start + chunk],
+                   vectors[start:start + chunk], now, actor, clade, extra or {})
     log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
              dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
+
+
+def _vectors(k: Knowledge, items: Sequence[EntryIn], given: dict[str, np.ndarray]) -> np.ndarray:
+    missing = [i for i, e in enumerate(items) if e.id not in given]
+    out = np.zeros((len(items), k.embedder.dimension), dtype=np.float32)
+    if missing:
+        out[missing] = k.embedder.embed([items[i].content for i in missing])
+    for i, e in enumerate(items):
+        if e.id in given:
+            v = np.asarray(given[str(e.id)], dtype=np.float32)
+            out[i] = v / max(float(np.linalg.norm(v)), 1e-12)
+    return out
 
 
 def _existing_result() -> AdmissionResult:

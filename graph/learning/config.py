@@ -13,11 +13,17 @@ class LearningConfig(BaseModel):
     every_ticks: int = Field(default=50, ge=1, description="a cycle every N ticks of the agent")
     interval_seconds: float = Field(default=600.0, gt=0, description="and a sweep of all agents on this interval")
     batch: int = Field(default=1_000, ge=1, le=10_000, description="rows per transaction")
+    yield_seconds: float = Field(default=0.5, ge=0, description="each statement of a cycle waits up to this long "
+                                 "for the requests in flight to finish (requests first)")
+    pause_ratio: float = Field(default=3.0, ge=0, le=20, description="while requests come in, a cycle pauses this "
+                               "many times as long as each statement took (0: only waits for requests in flight)")
+    niceness: int = Field(default=10, ge=0, le=19, description="cycles run on a thread this much nicer than the "
+                          "service's (Linux): requests beside a cycle keep their pace")
     # DISTILL
     min_cluster: int = 3
     coherence: float = 0.7                 # compression needs mean pairwise cosine above it
     compression_discount: float = 0.9      # the compressed insight's confidence: cluster mean x 0.9
-    compression_sample: int = 200          # coherence is measured on at most this many (newest) episodes
+    compression_sample: int = 64           # coherence is measured on at most this many (newest) episodes
     episode_confidence: float = 0.6        # an episode without a stated confidence counts this
     lesson_confidence: float = 0.5         # ADD: a new lesson's confidence
     edit_share: float = 0.7                # a lesson is refined when this share of its cluster contradicts it

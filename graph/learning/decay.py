@@ -20,9 +20,9 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, RelationshipType, SetRelationshipProperties
+from graph.audit import RelationshipType, SetRelationshipProperties
 from graph.db import cypher
-from graph.learning.operations import PHASE_BASE, Cycle, Op, write
+from graph.learning.operations import PHASE_BASE, Cycle, Op, apply, fit, write
 from graph.learning.state import Learning
 from graph.model.enums import EntryCategory
 from graph.visibility import Visibility
@@ -94,7 +94,8 @@ def _validate(learning: Learning, cycle: Cycle, report: DecayReport) -> None:
     cfg = learning.config
     seq = PHASE_BASE["decay"]
     while True:
-        rows = learning.db.fetch("learning/pending_deltas", agent_id=cycle.agent_id, ops=["adjust"], limit=cfg.batch)
+        rows = fit(learning.db.rows("learning/pending_deltas", agent_id=cycle.agent_id, ops=["adjust"],
+                                    limit=cfg.batch), cfg.batch)
         if not rows:
             break
         ops = [validate_op(r["entry"], r["deltas"], cfg.prediction_up, cfg.prediction_down, cfg.prediction_cap)
@@ -107,9 +108,7 @@ def _validate(learning: Learning, cycle: Cycle, report: DecayReport) -> None:
         write(learning.db, cycle, ops, first_seq=seq, action="curator.validate", batch=len(ops), then=mark)
         report.validated += len(ops)
         seq += len(ops)
-        if len(rows) < cfg.batch:
-            break
-    done = [r["id"] for r in learning.db.fetch("learning/to_validate", agent_id=cycle.agent_id,
+    done = [r["id"] for r in learning.db.rows("learning/to_validate", agent_id=cycle.agent_id,
                                                through=cycle.through)]
     if done:
         learning.db.run("learning/mark_validated", ids=done, cycle_id=cycle.id)
@@ -117,30 +116,46 @@ def _validate(learning: Learning, cycle: Cycle, report: DecayReport) -> None:
 
 def _causal(learning: Learning, cycle: Cycle, report: DecayReport) -> None:
     """Outcomes that name a causal link: one more piece of evidence each (the link's weight, evidence
-    and confidence move as cypher/causal/record_outcome.cypher says), once per episode."""
+    and confidence move as cypher/causal/record_outcome.cypher says), once per episode, each a CAUSAL
+    operation (on the link, from its episode), a third of `batch` outcomes per transaction (each marks
+    its episode, moves its link and writes its operation)."""
     decay = learning.knowledge.decay
     view = Visibility.of(cycle.agent_id, cycle.clade)
-    for r in learning.db.fetch("learning/causal_evidence", agent_id=cycle.agent_id, through=cycle.through):
-        audit = Audit(action="curator.causal", actor=cycle.actor, agent_id=cycle.agent_id, at=cycle.now)
+    rows = learning.db.rows("learning/causal_evidence", agent_id=cycle.agent_id, through=cycle.through)
+    size = max(1, learning.config.batch // 3)
+    seq = PHASE_BASE["decay"] + 90_000
+    for start in range(0, len(rows), size):
+        part = rows[start:start + size]
 
-        def work(tx: ManagedTransaction, r: dict[str, Any] = r, audit: Audit = audit) -> None:
-            marked = tx.run(cypher.query("learning/mark_causal_checked"), id=r["id"], cycle_id=cycle.id).single()
-            if not marked or not marked["marked"]:
-                return
-            rows = [x.data() for x in tx.run(cypher.query("causal/record_outcome"), id=r["link_id"],
-                                              confirmed=r["confirmed"], now=cycle.now, up=decay.upvote_step,
-                                              down=decay.downvote_step, floor=decay.floor, **view.params())]
-            if rows:
-                link = rows[0]["link"]
-                counts = {"confirmed_count": link["confirmed_count"] - int(r["confirmed"]),
-                          "contradicted_count": link["contradicted_count"] - int(not r["confirmed"])}
-                audit.write(tx, [r["link_id"]], f"cycle {cycle.id}: episode {r['id']} "
-                            f"{'confirms' if r['confirmed'] else 'contradicts'} {r['link_id']}",
-                            [SetRelationshipProperties(type=RelationshipType.CAUSES, id=r["link_id"],
-                                                       before={**rows[0]["before"], **counts})])
-                report.causal += 1
+        def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part, seq: int = seq) -> int:
+            ops: list[Op] = []
+            first: dict[str, dict[str, Any]] = {}  # each link's values before this transaction
+            for r in part:
+                marked = tx.run(cypher.query("learning/mark_causal_checked"), id=r["id"], cycle_id=cycle.id).single()
+                if not marked or not marked["marked"]:
+                    continue  # an interrupted run of this cycle counted it
+                moved = tx.run(cypher.query("causal/record_outcome"), id=r["link_id"], confirmed=r["confirmed"],
+                               now=cycle.now, up=decay.upvote_step, down=decay.downvote_step, floor=decay.floor,
+                               **view.params()).single()
+                if moved is None:
+                    continue  # a link the agent may not update, or gone
+                before, after = moved["before"], moved["link"]
+                first.setdefault(r["link_id"], before)
+                verb = "confirms" if r["confirmed"] else "contradicts"
+                ops.append(Op("CAUSAL", "decay", None, f"episode {r['id']} {verb} {r['link_id']}: evidence "
+                              f"{before['evidence']} -> {after['evidence']}",
+                              episode_ids=[r["id"]], key=r["id"],
+                              detail={"link_id": r["link_id"], "confirmed": r["confirmed"],
+                                      "before": {k: before[k] for k in ("weight", "evidence", "confidence")},
+                                      "after": {k: after[k] for k in ("weight", "evidence", "confidence")}}))
+            if ops:
+                apply(tx, cycle, ops, first_seq=seq, action="curator.causal", targets=sorted(first),
+                      extra_revert=[SetRelationshipProperties(type=RelationshipType.CAUSES, id=link, before=before)
+                                    for link, before in first.items()])
+            return len(ops)
 
-        learning.db.write(work)
+        report.causal += learning.db.write(work)
+        seq += len(part)
 
 
 def run(learning: Learning, cycle: Cycle) -> DecayReport:
@@ -150,7 +165,7 @@ def run(learning: Learning, cycle: Cycle) -> DecayReport:
     before_sum = after_sum = 0.0
     after, seq = "", PHASE_BASE["decay"] + 50_000
     while True:
-        rows = learning.db.fetch("learning/entries_for_review", agent_id=cycle.agent_id, now=cycle.now, floor=floor,
+        rows = learning.db.rows("learning/entries_for_review", agent_id=cycle.agent_id, now=cycle.now, floor=floor,
                                  after=after, limit=cfg.batch)
         if not rows:
             break

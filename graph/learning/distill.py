@@ -50,6 +50,7 @@ class Planned:
     key: str
     episodes: list[Episode]
     adds: list[tuple[EntryIn, dict[str, Any], Op]] = field(default_factory=list)
+    centroids: dict[str, np.ndarray] = field(default_factory=dict)  # a summary's vector: its sample's centroid
     ops: list[Op] = field(default_factory=list)
     edits: list[tuple[Op, dict[str, Any], dict[str, Any]]] = field(default_factory=list)  # op, lesson, changes
     deltas: list[dict[str, Any]] = field(default_factory=list)
@@ -177,7 +178,7 @@ def _embeddings(learning: Learning, plans: list[Planned]) -> dict[str, list[floa
     ids = [ep.id for plan in plans for _, _, sample in _samples(learning, plan) for ep in sample]
     out: dict[str, list[float]] = {}
     for start in range(0, len(ids), learning.config.batch):
-        for r in learning.db.fetch("learning/embeddings", ids=ids[start:start + learning.config.batch]):
+        for r in learning.db.rows("learning/embeddings", ids=ids[start:start + learning.config.batch]):
             if r["embedding"] is not None:
                 out[r["id"]] = r["embedding"]
     return out
@@ -213,17 +214,25 @@ def _compress(learning: Learning, cycle: Cycle, plan: Planned, embeddings: dict[
                 category=EntryCategory.Insight.value, detail={"coherence": coherence, "confidence": confidence,
                                                             "lesson_key": plan.key, "regime": regime})
         plan.adds.append((entry, extra, op))
+        plan.centroids[str(entry.id)] = vectors.mean(axis=0)
 
 
 def run(learning: Learning, cycle: Cycle) -> DistillReport:
     """The DISTILL phase: what it consolidated, and whether the Reasoner fell back to its rules."""
     cfg = learning.config
-    rows = learning.db.fetch("learning/unconsolidated", agent_id=cycle.agent_id, through=cycle.through)
-    groups = {k: v for k, v in clusters.by_key(Episode.of(r) for r in rows).items() if len(v) >= cfg.min_cluster}
+    rows = learning.db.rows("learning/unconsolidated", agent_id=cycle.agent_id, through=cycle.through)
+    every = clusters.by_key(Episode.of(r) for r in rows)
+    # Clusters an interrupted run of this cycle recorded: what is left of them was theirs (the watermark
+    # fixes the cycle's episodes), consolidated without planning them again.
+    recorded = set(learning.db.fetch("learning/cycle", id=cycle.id)[0]["cycle"].get("distilled_keys") or [])
+    left = [ep.id for key, eps in every.items() if key in recorded for ep in eps]
+    groups = {k: v for k, v in every.items() if k not in recorded and len(v) >= cfg.min_cluster}
     report = DistillReport(clusters=len(groups), reasoner=learning.knowledge.reasoner.name)
+    report.consolidated = sum(learning.db.write(lambda tx, part=part: _mark(tx, part, cycle))  # type: ignore[misc]
+                              for part in _parts(left, cfg.batch))
     if not groups:
         return report
-    standing = [r["lesson"] for r in learning.db.fetch("learning/lessons", agent_id=cycle.agent_id,
+    standing = [r["lesson"] for r in learning.db.rows("learning/lessons", agent_id=cycle.agent_id,
                                                       keys=list(groups))]
     # A lesson this cycle itself added (an interrupted run's) is not a standing one: the re-run plans as the first did.
     standing = [x for x in standing if x.get("created_in") != cycle.id]
@@ -236,35 +245,45 @@ def run(learning: Learning, cycle: Cycle) -> DistillReport:
     for plan in plans:
         _compress(learning, cycle, plan, embeddings)
     _admit(learning, cycle, plans)
-    consolidated = 0
     seq = PHASE_BASE["distill"]
     for chunk in _transactions(plans, cfg.batch):
-        consolidated += _record(learning, cycle, chunk, seq)
+        report.consolidated += _record(learning, cycle, chunk, seq)
         seq += sum(len(plan.ops) + len(plan.adds) + len(plan.edits) for plan in chunk)
-    log.info("cycle %s distil: %d clusters, %d episodes consolidated", cycle.id, len(plans), consolidated)
-    report.consolidated = consolidated
+    log.info("cycle %s distil: %d clusters, %d episodes consolidated", cycle.id, len(plans), report.consolidated)
     report.fallbacks = [f for plan in plans for f in plan.fallbacks]
     return report
 
 
 def _admit(learning: Learning, cycle: Cycle, plans: list[Planned]) -> None:
+    """The lessons and summaries through the Admission Gate, in transactions of `batch` rows (each
+    candidate writes an entry, a decision and an event). A summary's vector is the centroid of the
+    episodes it summarises: what they are about, not the wording of its counts (and no model call)."""
     adds = [(entry, extra, op) for plan in plans for entry, extra, op in plan.adds]
+    centroids = {k: v for plan in plans for k, v in plan.centroids.items()}
+    chunk = max(1, learning.config.batch // 3)
     for start in range(0, len(adds), learning.config.batch):
-        chunk = adds[start:start + learning.config.batch]
-        decisions = admit(learning.knowledge, [e for e, _, _ in chunk], actor=cycle.actor, clade=cycle.clade,
-                          merge=False, extra={str(e.id): x for e, x, _ in chunk})
-        for (_, _, op), d in zip(chunk, decisions, strict=True):
+        part = adds[start:start + learning.config.batch]
+        decisions = admit(learning.knowledge, [e for e, _, _ in part], actor=cycle.actor, clade=cycle.clade,
+                          merge=False, extra={str(e.id): x for e, x, _ in part}, embeddings=centroids, chunk=chunk)
+        for (entry, _, op), d in zip(part, decisions, strict=True):
             op.detail["admission"] = d.result.outcome.value if not d.existing else "already stored"
             if d.existing or d.result.writes_entry:
                 op.entry_id = d.entry_id
                 op.detail["confidence"] = d.result.confidence
             else:
-                op.entry_id = None  # the gate turned it down: the operation says so
+                # The gate turned it down: the operation says so, under the candidate's id (its own key).
+                op.entry_id, op.key = None, str(entry.id)
                 op.reason += f"; not admitted ({d.result.outcome.value}: {d.result.explanation})"
 
 
+def _op_rows(plan: Planned) -> int:
+    """Rows a cluster writes besides its episodes' marks: its operations, each edit's new version, its
+    vote deltas and its key noted on the cycle."""
+    return len(plan.ops) + len(plan.adds) + 2 * len(plan.edits) + len(plan.deltas) + 1
+
+
 def _size(plan: Planned) -> int:
-    return len(plan.episodes) + len(plan.ops) + len(plan.adds) + len(plan.edits) + len(plan.deltas)
+    return len(plan.episodes) + _op_rows(plan)
 
 
 def _transactions(plans: list[Planned], batch: int) -> list[list[Planned]]:
@@ -281,15 +300,17 @@ def _transactions(plans: list[Planned], batch: int) -> list[list[Planned]]:
 def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) -> int:
     """Some clusters' operations, vote deltas and edits, and their episodes consolidated: one transaction
     of at most `batch` rows. A cluster of more episodes than that is consolidated in further transactions
-    of `batch` episodes after its operations (a re-run finds the operations applied, by id)."""
+    of `batch` episodes after its operations; the clusters' keys are noted on the cycle with them, so
+    that a re-run after a kill in between consolidates the rest without planning it again (`run`)."""
     batch = learning.config.batch
     edits = [edit for plan in plans for edit in plan.edits]
-    embeddings = {op_id(cycle.id, op): learning.knowledge.embedder.embed([changes["content"]])[0].tolist()
-                  for op, _lesson, changes in edits}
+    vectors = learning.knowledge.embedder.embed([changes["content"] for _, _, changes in edits])
+    embeddings = {op_id(cycle.id, op): v.tolist() for (op, _, _), v in zip(edits, vectors, strict=True)}
     ops = [op for plan in plans for op in [*(a[2] for a in plan.adds), *plan.ops, *(e[0] for e in plan.edits)]]
     deltas = [d for plan in plans for d in plan.deltas]
     episode_ids = [ep.id for plan in plans for ep in plan.episodes]
-    first, rest = episode_ids[:batch], episode_ids[batch:]
+    room = max(0, batch - sum(map(_op_rows, plans)))
+    first, rest = episode_ids[:room], episode_ids[room:]
 
     def work(tx: ManagedTransaction) -> int:
         applied = set(apply(tx, cycle, ops, first_seq=seq, action="curator.distill"))
@@ -302,13 +323,17 @@ def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) ->
                     tx, [lesson["id"]], f"cycle {cycle.id}: {op.reason}", versions.revert_ops(lesson, changes, version))
         if deltas:
             tx.run(cypher.query("learning/write_deltas"), deltas=deltas).consume()
-        return _mark(tx, first, cycle)
+        tx.run(cypher.query("learning/note_distilled"), cycle_id=cycle.id, keys=[plan.key for plan in plans]).consume()
+        return _mark(tx, first, cycle) if first else 0
 
     consolidated: int = learning.db.write(work)
-    for start in range(0, len(rest), batch):
-        chunk = rest[start:start + batch]
-        consolidated += learning.db.write(lambda tx, chunk=chunk: _mark(tx, chunk, cycle))  # type: ignore[misc]
+    for part in _parts(rest, batch):
+        consolidated += learning.db.write(lambda tx, part=part: _mark(tx, part, cycle))  # type: ignore[misc]
     return consolidated
+
+
+def _parts(ids: list[str], size: int) -> list[list[str]]:
+    return [ids[start:start + size] for start in range(0, len(ids), size)]
 
 
 def _mark(tx: ManagedTransaction, ids: list[str], cycle: Cycle) -> int:

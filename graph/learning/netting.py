@@ -11,7 +11,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.db import cypher
-from graph.learning.operations import PHASE_BASE, Cycle, Op, write
+from graph.learning.operations import PHASE_BASE, Cycle, Op, fit, write
 from graph.learning.state import Learning
 
 VOTES = ["up", "down"]
@@ -42,7 +42,8 @@ def run(learning: Learning, cycle: Cycle) -> int:
     cfg, floor = learning.config, learning.knowledge.decay.floor
     netted, seq = 0, PHASE_BASE["net"]
     while True:
-        rows = learning.db.fetch("learning/pending_deltas", agent_id=cycle.agent_id, ops=VOTES, limit=cfg.batch)
+        rows = fit(learning.db.rows("learning/pending_deltas", agent_id=cycle.agent_id, ops=VOTES, limit=cfg.batch),
+                   cfg.batch)
         if not rows:
             return netted
         ops = [net_op(r["entry"], r["deltas"], cycle, cfg.upvote_step, cfg.downvote_step, floor) for r in rows]
@@ -54,5 +55,3 @@ def run(learning: Learning, cycle: Cycle) -> int:
         write(learning.db, cycle, ops, first_seq=seq, action="curator.net", batch=len(ops), then=mark)
         netted += len(ops)
         seq += len(ops)
-        if len(rows) < cfg.batch:
-            return netted

@@ -76,9 +76,10 @@ def _row(cycle: Cycle, op: Op, seq: int) -> dict[str, Any]:
 
 
 def apply(tx: ManagedTransaction, cycle: Cycle, ops: list[Op], *, first_seq: int, action: str,
-          extra_revert: list[RevertOp] | None = None) -> list[str]:
-    """Writes the operations and their changes (each once) and the audit record; returns the ids of
-    those applied now (not those an earlier run of the cycle applied)."""
+          extra_revert: list[RevertOp] | None = None, targets: list[str] | None = None) -> list[str]:
+    """Writes the operations and their changes (each once) and the audit record (on their entries and
+    `targets`, what else they changed); returns the ids of those applied now (not those an earlier run
+    of the cycle applied)."""
     rows = [_row(cycle, op, first_seq + i) for i, op in enumerate(ops)]
     token = uuid7()
     applied = {r["id"] for r in tx.run(cypher.query("learning/apply_operations"), cycle_id=cycle.id, token=token,
@@ -89,7 +90,7 @@ def apply(tx: ManagedTransaction, cycle: Cycle, ops: list[Op], *, first_seq: int
     revert += extra_revert or []
     revert.append(DeleteNodes(label=NodeLabel.CuratorOperation, ids=[row["id"] for row, _ in done]))
     Audit(action=action, actor=cycle.actor, agent_id=cycle.agent_id, at=cycle.now).write(
-        tx, sorted({op.entry_id for _, op in done if op.entry_id}),
+        tx, sorted({op.entry_id for _, op in done if op.entry_id} | set(targets or [])),
         f"cycle {cycle.id}: {len(done)} {action.split('.')[-1]} operations", revert)
     return [row["id"] for row, _ in done]
 
@@ -113,6 +114,25 @@ def write(db: Database, cycle: Cycle, ops: list[Op], *, first_seq: int, action: 
         if not chunk:
             break
     return written
+
+
+def fit(rows: list[dict[str, Any]], batch: int) -> list[dict[str, Any]]:
+    """Pending-delta rows (an entry and its deltas) that one transaction of at most `batch` rows takes:
+    an operation per entry and a mark per delta. An entry with more deltas than fit takes what fits;
+    the rest stay pending for the next transaction."""
+    taken: list[dict[str, Any]] = []
+    room = batch
+    for r in rows:
+        need = 1 + len(r["deltas"])
+        if need <= room:
+            taken.append(r)
+            room -= need
+        elif not taken:
+            taken.append({**r, "deltas": r["deltas"][:max(1, batch - 1)]})
+            break
+        else:
+            break
+    return taken
 
 
 def stored(db: Database, cycle_id: str) -> dict[str, int]:

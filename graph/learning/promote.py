@@ -64,14 +64,14 @@ def run(learning: Learning, cycle: Cycle) -> int:
     cfg, floor = learning.config, learning.knowledge.decay.floor
     after, seq, promoted = "", PHASE_BASE["promote"], 0
     released = []
-    for r in learning.db.fetch("learning/quarantined", agent_id=cycle.agent_id, now=cycle.now, floor=floor):
+    for r in learning.db.rows("learning/quarantined", agent_id=cycle.agent_id, now=cycle.now, floor=floor):
         op = release(r["entry"], r["contradicted"], learning.knowledge.admission.high_confidence)
         if op is not None:
             released.append(op)
     if released:
         write(learning.db, cycle, released, first_seq=seq + 90_000, action="curator.release", batch=cfg.batch)
     while True:
-        rows = learning.db.fetch("learning/entries_for_review", agent_id=cycle.agent_id, now=cycle.now, floor=floor,
+        rows = learning.db.rows("learning/entries_for_review", agent_id=cycle.agent_id, now=cycle.now, floor=floor,
                                  after=after, limit=cfg.batch)
         if not rows:
             return promoted

@@ -13,6 +13,7 @@ Idempotent: one Reflection per episode, deltas keyed by episode and entry."""
 from __future__ import annotations
 
 import logging
+from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -39,14 +40,37 @@ class ReflexionReport:
     fallbacks: list[str] = field(default_factory=list)    # why a configured language model was not used
 
 
-def _comparison(learning: Learning, ep: dict[str, Any]) -> Comparison:
-    history = learning.db.fetch("learning/reflection_history", agent_id=ep["agent_id"],
-                                metric=ep["prediction_metric"], tool=ep.get("tool"), token_pair=ep.get("token_pair"),
-                                before=ep["valid_from"], limit=HISTORY)
-    return Comparison(metric=ep["prediction_metric"], expected=float(ep["prediction_expected"]),
-                      actual=float(ep["prediction_actual"]), tolerance=float(ep["prediction_tolerance"]),
-                      tool=ep.get("tool"), token_pair=ep.get("token_pair"), regime=ep.get("regime"),
-                      history=tuple((float(h["expected"]), float(h["actual"])) for h in history))
+def _comparisons(learning: Learning, eps: list[dict[str, Any]]) -> list[Comparison]:
+    """Each episode's comparison with its history: the stored Reflections of its metric, tool and pair
+    before it (one read for the batch) and the batch's own earlier ones, the newest HISTORY, so the
+    history does not depend on where a batch starts."""
+    asked = [{"id": ep["id"], "series": _series(ep), "before": ep["valid_from"]} for ep in eps]
+    stored = {r["id"]: r["history"] for r in learning.db.rows(
+        "learning/reflection_histories", agent_id=eps[0]["agent_id"], episodes=asked, limit=HISTORY)}
+    # (valid_from, reflection id, expected, actual) of this batch's comparisons, by metric, tool and pair
+    batch: dict[str, list[tuple[int, str, float, float]]] = defaultdict(list)
+    for ep in eps:
+        batch[_series(ep)].append(
+            (ep["valid_from"], _reflection_id(ep), float(ep["prediction_expected"]), float(ep["prediction_actual"])))
+    out = []
+    for ep in eps:
+        earlier = {(h[0], h[1]): h for h in stored.get(ep["id"], [])}
+        earlier.update({(h[0], h[1]): h for h in batch[_series(ep)] if h[0] < ep["valid_from"]})
+        history = [earlier[k] for k in sorted(earlier)][-HISTORY:]
+        out.append(Comparison(metric=ep["prediction_metric"], expected=float(ep["prediction_expected"]),
+                              actual=float(ep["prediction_actual"]), tolerance=float(ep["prediction_tolerance"]),
+                              tool=ep.get("tool"), token_pair=ep.get("token_pair"), regime=ep.get("regime"),
+                              history=tuple((float(h[2]), float(h[3])) for h in history)))
+    return out
+
+
+def _series(ep: dict[str, Any]) -> str:
+    """The comparisons a pattern is looked for in: one metric, for one tool and pair."""
+    return f"{ep['prediction_metric']}|{ep.get('tool') or ''}|{ep.get('token_pair') or ''}"
+
+
+def _reflection_id(ep: dict[str, Any]) -> str:
+    return f"reflexion:{ep['id']}"[:200]
 
 
 def _deltas(ep: dict[str, Any], informed: list[str], verdict: str, now: int) -> list[dict[str, Any]]:
@@ -69,7 +93,7 @@ def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | N
     """Reflects on the agent's verified predictions that have no Reflection yet (or those of `ids`)."""
     report = ReflexionReport()
     while True:
-        rows = learning.db.fetch("learning/to_reflect", agent_id=agent_id, ids=ids, through=through or now_ms() + 1,
+        rows = learning.db.rows("learning/to_reflect", agent_id=agent_id, ids=ids, through=through or now_ms() + 1,
                                  limit=learning.config.batch)
         if not rows:
             return report
@@ -81,9 +105,8 @@ def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | N
 def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, report: ReflexionReport) -> None:
     now = now_ms()
     records, lessons = [], []
-    for r in rows:
+    for r, c in zip(rows, _comparisons(learning, [r["episode"] for r in rows]), strict=True):
         ep, informed = r["episode"], r["informed"]
-        c = _comparison(learning, ep)
         text, lesson, judged = learning.knowledge.reasoner.reflect(c)
         if judged.fallback:
             report.fallbacks.append(judged.fallback)
@@ -91,11 +114,12 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
                  "episode_id": ep["id"], "metric": c.metric, "expected": c.expected, "actual": c.actual,
                  "tolerance": c.tolerance, "deviation": c.deviation, "within_tolerance": c.within_tolerance,
                  "direction_correct": c.direction_correct, "verdict": c.verdict, "tool": ep.get("tool"),
-                 "token_pair": ep.get("token_pair"), "regime": ep.get("regime"), "tick": ep.get("tick"),
+                 "token_pair": ep.get("token_pair"), "series": _series(ep), "regime": ep.get("regime"),
+                 "tick": ep.get("tick"),
                  "outcome": ep.get("outcome"), "interpretation": text, "reasoner": judged.reasoner,
                  "fallback": judged.fallback, "informed": informed, "valid_from": ep["valid_from"],
                  "at": now, "recorded_at": now}
-        records.append({"id": f"reflexion:{ep['id']}"[:200], "episode_id": ep["id"],
+        records.append({"id": _reflection_id(ep), "episode_id": ep["id"],
                         "props": {k: v for k, v in props.items() if v is not None},
                         "deltas": _deltas(ep, informed, c.verdict, now)})
         if lesson is not None:
@@ -122,7 +146,7 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
     report.deltas += sum(m["deltas"] for m in made)
     if lessons:
         clade = rows[0]["episode"].get("clade")
-        for d in admit(learning.knowledge, lessons, actor=actor, clade=clade):
+        for d in admit(learning.knowledge, lessons, actor=actor, clade=clade, chunk=max(1, learning.config.batch // 3)):
             if d.result.writes_entry and not d.existing:
                 report.insights.append(d.candidate_id)
     log.info("reflexion: %d reflections, %d deltas, %d candidate insights", len(made), report.deltas,

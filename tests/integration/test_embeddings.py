@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import threading
+import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from graph.embeddings import Embedder, resolve_model_path
 from graph.embeddings_onnx import OnnxEncoder, default_cache_dir
@@ -81,3 +84,38 @@ def test_token_counts_are_the_tokenizers_own_and_never_truncated(embedder: Embed
     expected = [len(ids) for ids in embedder._model.tokenizer(texts, add_special_tokens=False)["input_ids"]]
     assert embedder.count_tokens(texts) == expected
     assert expected[-1] == 480 and expected[2] == 0
+
+
+def test_a_repeated_text_is_embedded_once_and_answered_in_place(embedder: Embedder) -> None:
+    texts = ["gas spikes at CPI", "stablecoin depeg", "gas spikes at CPI"]
+    vectors = embedder.embed(texts)
+    assert vectors.shape == (3, embedder.dimension)
+    assert np.array_equal(vectors[0], vectors[2]) and not np.array_equal(vectors[0], vectors[1])
+    assert np.abs(vectors[1] - embedder.embed(["stablecoin depeg"])[0]).max() < 1e-5
+
+
+def test_a_query_does_not_wait_for_a_bulk_call_to_finish(embedder: Embedder) -> None:
+    """The Curator embeds hundreds of lessons while agents retrieve: a query's embedding runs beside
+    the bulk call instead of queueing behind all of it."""
+    if embedder.backend != "onnx":
+        pytest.skip("the PyTorch path takes turns of a few texts instead")
+    bulk = [f"lesson {i}: avoid swapping token {i % 97} on chain {i % 7} when gas is above {i % 50} gwei"
+            for i in range(3000)]
+    done = threading.Event()
+    started = threading.Event()
+
+    def run_bulk() -> None:
+        started.set()
+        embedder.embed(bulk)
+        done.set()
+
+    worker = threading.Thread(target=run_bulk)
+    worker.start()
+    try:
+        started.wait(10)
+        time.sleep(0.2)  # the bulk call is under way
+        query = embedder.embed(["what did the agent learn about gas?"])
+        assert query.shape == (1, embedder.dimension)
+        assert not done.is_set(), "the query waited for the bulk call"
+    finally:
+        worker.join(120)

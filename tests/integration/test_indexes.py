@@ -108,7 +108,7 @@ def test_admission_answers_503_while_the_entry_index_is_missing(api, db: Databas
     r = api.client.post("/entries", headers=h, json=body)
     assert r.status_code == 503 and "vector index is being rebuilt" in r.json()["detail"], r.text
     with pytest.raises(IndexOffline):
-        db.run("entries/neighbours", embedding=[0.1] * embedder.dimension, k=5, candidates=50, now=0, floor=0.05,
-               viewer="golem-1", clade="clade-a", admin=False)
+        db.run("entries/neighbours", items=[{"i": 0, "embedding": [0.1] * embedder.dimension}], k=5, candidates=50,
+               now=0, floor=0.05, viewer="golem-1", clade="clade-a", admin=False)
     rebuild_vector_indexes(db, embedder.dimension, names=["entry_embedding"])
     assert api.client.post("/entries", headers=h, json=body).status_code == 201

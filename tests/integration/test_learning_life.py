@@ -236,3 +236,50 @@ def test_a_cycle_killed_halfway_ends_where_an_uninterrupted_one_does(api, db, st
     report = life.curator.run(AGENT, clade=CLADE, actor="test", now=life.start + 99 * HOUR)
     assert report.status == "complete" and report.resumed
     assert _state(db) == whole
+
+
+def _life_with_a_large_cluster(life: Life) -> None:
+    # 35 episodes, over `batch` (12): marked 9 or 10 with the cluster's operations, then 12, 12 and the last 1 or 2
+    life.episodes(range(1, 90), "uniswap-swap", "WETH/USDC", "bull", "++++-+++++" * 3 + "+++-+")
+    life.episodes(range(1, 90), "aave-supply", "USDC", "bull", "----")
+
+
+def test_a_cycle_killed_while_it_consolidates_a_large_cluster_ends_where_an_uninterrupted_one_does(
+        api, db, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cluster of more episodes than a transaction holds is consolidated in several transactions after
+    its operations; killed between them, the re-run consolidates the rest of it (even fewer than three)
+    and plans nothing of it again."""
+    from graph.learning import distill
+    from graph.learning.cycle import Interrupted
+    from tests.conftest import Api, clean_database
+
+    life = Life(api)
+    monkeypatch.setattr(life.curator.learning.config, "batch", 12)
+    _life_with_a_large_cluster(life)
+    life.cycle(1)
+    whole = _state(db)
+    assert all(s == [True] for kind, _, s in (r.values() for r in whole) if kind == "episode")
+    start = life.start
+
+    clean_database(db)
+    life = Life(Api(api.client, db))
+    life.start = start
+    _life_with_a_large_cluster(life)
+    marks = {"n": 0}
+    mark = distill._mark
+
+    def killed_before_the_last(tx, ids, cycle):  # aave's mark, then uniswap's 4: dies before its last
+        marks["n"] += 1
+        if marks["n"] == 5:
+            raise Interrupted("killed while consolidating")
+        return mark(tx, ids, cycle)
+
+    monkeypatch.setattr(distill, "_mark", killed_before_the_last)
+    with pytest.raises(Interrupted):
+        life.curator.run(AGENT, clade=CLADE, actor="test", now=life.start + HOUR)
+    left = [r for r in _state(db) if r["kind"] == "episode" and r["state"] == [False]]
+    assert 0 < len(left) < 3  # too few to be a cluster of their own: consolidated as the rest of theirs
+    monkeypatch.setattr(distill, "_mark", mark)
+    report = life.curator.run(AGENT, clade=CLADE, actor="test", now=life.start + 99 * HOUR)
+    assert report.status == "complete" and report.resumed
+    assert _state(db) == whole

@@ -3,6 +3,10 @@ netting, prediction validation, promotion, demotion, archiving and pruning, clus
 
 from __future__ import annotations
 
+import os
+import sys
+import threading
+
 import numpy as np
 import pytest
 
@@ -10,6 +14,7 @@ from graph.knowledge.entries import Knowledge
 from graph.knowledge.reasoner import ClusterSummary, Comparison, RuleBasedReasoner
 from graph.learning import clusters, decay, netting, promote
 from graph.learning.config import LearningConfig
+from graph.learning.cycle import Curator
 from graph.learning.operations import Cycle, Op, op_id
 from graph.learning.state import Learning
 from graph.model.enums import EntryCategory
@@ -149,3 +154,18 @@ def test_clusters_by_tool_chain_and_pair_and_the_dominant_regime() -> None:
     assert list(groups) == ["-|1|WETH/USDC", "swap|1|WETH/USDC"]
     assert clusters.dominant(["bull", "bull", "bull", "bear"]) == "bull"
     assert clusters.dominant(["bull", "bear"]) is None
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="Linux nices threads one by one")
+def test_cycles_run_on_a_thread_nicer_than_the_service() -> None:
+    """Requests served beside a cycle come first: the Curator's thread is `niceness` nicer, the
+    caller's thread is left as it was."""
+    config = LearningConfig(niceness=7)
+    curator = Curator(Learning(Knowledge(db=None, embedder=None), config))  # type: ignore[arg-type]
+    try:
+        mine = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+        theirs = curator._worker.submit(lambda: os.getpriority(os.PRIO_PROCESS, threading.get_native_id())).result()
+        assert theirs == min(19, mine + 7)
+        assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == mine
+    finally:
+        curator.close()
