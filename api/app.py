@@ -33,6 +33,7 @@ from api.routes import (
 from graph import logs
 from graph.db.connection import Database, wait_for_database
 from graph.embeddings import Embedder, get_embedder
+from graph.foreground import favour_requests
 from graph.knowledge.mental_models import ensure as seed_mental_models
 from graph.schema import apply_schema
 from graph.services import Services, connect
@@ -66,6 +67,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         log.info("serving on Neo4j at %s (database %s), model %s (%d dimensions)", database.target.uri,
                  database.name, emb.model_name, emb.dimension)
         services = app.state.services = Services.build(settings, database, emb)
+        favour_requests(settings.learning.switch_interval_ms)
         app.state.key_cache = KeyCache(settings.key_cache_seconds)
         if settings.scheduler_enabled:  # the periodic jobs, on a thread of this process (graph/scheduler.py)
             services.scheduler.start()

@@ -28,9 +28,10 @@ properties back to their seeded values, and checks a fingerprint of the graph ag
 before the first run. The cycle's clock (`now`) is the same in every timed run.
 
 Retrieval (POST /retrieve over HTTP to the API in its own process, hybrid, k 10, query embedding
-included, as bench/retrieval.py measures) is measured idle and while a cycle runs: on a thread of the
-API's process (POST /curator/cycles — where the service runs it, the scheduler's thread; the headline)
-and on a thread of this process (the Curator called directly). The load is open loop: a request every
+included, as bench/retrieval.py measures) is measured idle and while a cycle runs where the service runs
+it: POST /curator/cycles, in the service's child process (graph/background.py; the headline), and, for
+comparison, the same with GRIMOIRE_CURATOR_PROCESS=false (on a thread of the API's process, as before
+the child process). The load is open loop: a request every
 0.2 s whatever the answers, each timed from when it was due, so a server that stalls for ten seconds
 delays fifty requests, not one (a closed loop, one request after another, hides a stall behind the one
 request that waited). Idle is measured the same way for 90 s right before each of those cycles and once
@@ -836,6 +837,18 @@ def measure_during(base: str, key: str, questions: list[str], start_cycle: Calla
     return out
 
 
+def _rest_cycle(base: str, key: str) -> Callable[[], dict[str, Any]]:
+    """A cycle as a client asks the service for one (POST /curator/cycles), however the service runs it."""
+    def cycle() -> dict[str, Any]:
+        with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=1800) as client:
+            resp = client.post("/curator/cycles", json={})
+        assert resp.status_code == 200, resp.text
+        body: dict[str, Any] = resp.json()
+        return {"seconds": body["seconds"], "counts": body["counts"]}
+
+    return cycle
+
+
 def questions_for(w: Workload) -> list[str]:
     rng = np.random.default_rng(SEED + 1)
     forms = ["How did {tool} on {pair} do in {regime} markets?", "What should I avoid with {tool} on chain {chain}?",
@@ -879,7 +892,7 @@ def chart(result: dict[str, Any], during: dict[str, Any], path: Path) -> Path:
     right.set_yscale("log")
     right.set_xlabel("seconds since the cycle started, when each request was due (vertical lines: a phase done)")
     right.set_ylabel("ms")
-    right.set_title("retrieval latency while the cycle runs on the API's thread", fontsize=9)
+    right.set_title("retrieval latency while the service runs the cycle (its child process)", fontsize=9)
     right.legend(fontsize=7, loc="upper right")
     fig.tight_layout()
     fig.savefig(path)
@@ -920,7 +933,8 @@ def run() -> dict[str, Any]:
         questions = questions_for(w)
         runs, resets = [], []
         # The scheduler is off: its periodic sweep would start cycles of its own.
-        with serve_api(db, GRIMOIRE_SCHEDULER="false", GRIMOIRE_SLOW_QUERY_MS="1000000") as base:
+        quiet = {"GRIMOIRE_SCHEDULER": "false", "GRIMOIRE_SLOW_QUERY_MS": "1000000"}
+        with serve_api(db, **quiet) as base:
             db.run("testing/bench_mark_seed")  # after the API's start-up (it seeds the mental models)
             expected = fingerprint(db)
             settle(db)
@@ -942,32 +956,21 @@ def run() -> dict[str, Any]:
                 print(f"    reset in {resets[-1]} s (the graph matches the seeded input)", flush=True)
                 settle(db, limit=120)
             # Open loop, idle right before each cycle: the machine's other load drifts over minutes.
-            print("  retrieval during a cycle on a thread of the API's process (POST /curator/cycles)", flush=True)
+            print("  retrieval during a cycle in the service's child process (POST /curator/cycles)", flush=True)
             idles = [measure_open_idle(base, key, questions)]
-            with httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=1800) as admin:
-                def on_server() -> dict[str, Any]:
-                    resp = admin.post("/curator/cycles", json={})
-                    assert resp.status_code == 200, resp.text
-                    body: dict[str, Any] = resp.json()
-                    return {"seconds": body["seconds"], "counts": body["counts"]}
-
-                server_during = measure_during(base, key, questions, on_server, db, "open")
-            resets.append(reset(db, w, expected))
-            settle(db, limit=120)
-            print("  retrieval during a cycle on a thread of this process (the Curator called directly)", flush=True)
-            idles.append(measure_open_idle(base, key, questions))
-            local = curator_for(db, embedder)
-
-            def in_process() -> dict[str, Any]:
-                report = local.run(AGENT, clade=CLADE, actor="bench", now=now)
-                return {"seconds": report.seconds, "counts": dict(report.counts)}
-
-            bench_during = measure_during(base, key, questions, in_process, db, "open")
+            server_during = measure_during(base, key, questions, _rest_cycle(base, key), db, "open")
             resets.append(reset(db, w, expected))
             settle(db, limit=120)
             print("  retrieval, idle again", flush=True)
             idles.append(measure_open_idle(base, key, questions))
             idle_after = measure_idle(base, key, questions)
+        print("  retrieval during a cycle on a thread of the API's process (GRIMOIRE_CURATOR_PROCESS=false)",
+              flush=True)
+        with serve_api(db, **quiet, GRIMOIRE_CURATOR_PROCESS="false") as base:
+            settle(db, limit=120)
+            idles.append(measure_open_idle(base, key, questions))
+            thread_during = measure_during(base, key, questions, _rest_cycle(base, key), db, "open")
+            resets.append(reset(db, w, expected))
         segments = vector_segments(db)
     seconds = [x["seconds"] for x in runs]
     cycle_seconds = statistics.median(seconds)
@@ -987,7 +990,7 @@ def run() -> dict[str, Any]:
         "retrieve_p95_during_ms": server_during["p95"],
         "retrieve_p99_during_ms": server_during["p99"],
         "retrieve_max_during_ms": server_during["max"],
-        "retrieve_p95_during_ms_cycle_in_bench_process": bench_during["p95"],
+        "retrieve_p95_during_ms_cycle_on_api_thread": thread_during["p95"],
         "retrieve_p95_idle_closed_loop_ms": round(idle["p95"], 2),
         "retrieve_p95_idle_closed_loop_after_ms": round(idle_after["p95"], 2),
         "goal": f"cycle_seconds < {GOAL_SECONDS:.0f}; retrieve_p95_during_ms <= {GOAL_RATIO:.0f} x "
@@ -995,7 +998,7 @@ def run() -> dict[str, Any]:
         "met": {"cycle": cycle_seconds < GOAL_SECONDS,
                 "retrieval": server_during["p95"] <= GOAL_RATIO * idle_p95,
                 "retrieval_vs_idle_just_before": server_during["p95"] <= GOAL_RATIO * idles[0]["p95"],
-                "retrieval_cycle_in_bench_process": bench_during["p95"] <= GOAL_RATIO * idles[1]["p95"],
+                "retrieval_cycle_on_api_thread": thread_during["p95"] <= GOAL_RATIO * idles[2]["p95"],
                 "bounded_transactions": largest <= GOAL_ROWS},
         "input": {**w.describe(), "seeded_seconds": seeded_in, "vector_rebuild_seconds": rebuilt_in,
                   "vector_segments_at_end": segments, "all_episodes_unconsolidated": True,
@@ -1012,8 +1015,8 @@ def run() -> dict[str, Any]:
         "retrieval": {
             "open_loop_rate_per_second": RATE,
             "idle_open_loop": idles,
-            "during_cycle_on_api_thread": {k: v for k, v in server_during.items() if k != "samples"},
-            "during_cycle_in_bench_process": {k: v for k, v in bench_during.items() if k != "samples"},
+            "during_cycle_in_child_process": {k: v for k, v in server_during.items() if k != "samples"},
+            "during_cycle_on_api_thread": {k: v for k, v in thread_during.items() if k != "samples"},
             "idle_closed_loop": idle, "idle_closed_loop_after": idle_after,
             "statistic": f"open loop: one request every {1 / RATE:g} s whatever the answers (so a stalled server "
                          "keeps being asked), each timed from when it was due; idle: 90 s right before each cycle "
@@ -1021,12 +1024,13 @@ def run() -> dict[str, Any]:
                          "the cycle ran. Closed loop (as bench/retrieval.py: back to back, p95 per round of 200, "
                          "median of 3 rounds) only idle, for comparison with retrieval.json",
         },
-        "cycle_clock": "the timed runs and the in-process run use the same `now` (the seed's); the API's run uses "
-                       "its own clock (minutes later)",
-        # How the service's cycle gives way to requests (graph/foreground.py): the timed runs and the
-        # in-process one do not (nothing to give way to, and the API is another process).
-        "service_pacing": LearningConfig.model_validate_json(os.environ.get("GRIMOIRE_LEARNING") or "{}").model_dump(
-            include={"yield_seconds", "pause_ratio", "niceness"}),
+        "cycle_clock": "the timed runs use the same `now` (the seed's); the API's runs use their own clock "
+                       "(minutes later)",
+        # How the service's cycle gives way to requests (graph/foreground.py, graph/background.py): the
+        # timed runs do not (nothing to give way to).
+        "service_pacing": {**LearningConfig.model_validate_json(os.environ.get("GRIMOIRE_LEARNING") or "{}").model_dump(
+            include={"yield_seconds", "pause_ratio", "niceness", "switch_interval_ms"}),
+            "headline": "the cycle in the service's child process at nice 19 (GRIMOIRE_CURATOR_PROCESS=true)"},
     }
     out["chart"] = chart(out, server_during, RESULTS / "curator.png").name
     return out

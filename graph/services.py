@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from graph import metrics
+from graph.background import CycleProcess
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
@@ -81,9 +82,11 @@ class Services:
         foreground = Foreground()
         background = replace(knowledge, db=PacedDatabase(db, foreground, settings.learning.yield_seconds,
                                                           settings.learning.pause_ratio))
+        elsewhere = (CycleProcess(settings, db.target, foreground.counters, build_reasoner)
+                     if settings.curator_process else None)  # the cycles in a child process (graph/background.py)
         services = cls(
             settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
-            curator=Curator(Learning(background, settings.learning)), foreground=foreground,
+            curator=Curator(Learning(background, settings.learning), elsewhere), foreground=foreground,
             retriever=pipeline.build(db, embedder, settings.retrieval, settings.decay),
         )
         schedule(services)

@@ -108,6 +108,11 @@ class Settings(BaseSettings):
         default=True, alias="GRIMOIRE_SCHEDULER",
         description="Run the periodic jobs (`GET /scheduler/jobs`) on a thread inside the API's process. Off: "
                     "nothing runs by itself.")
+    curator_process: bool = Field(
+        default=True, alias="GRIMOIRE_CURATOR_PROCESS",
+        description="Run the Curator's cycles (REST, CLI through the API, the scheduler) in a child process of the "
+                    "service at the lowest CPU priority, so requests served beside a cycle keep their latency. Off: "
+                    "on a thread of the service's process.")
     access_log_retention_days: float = Field(
         default=30, gt=0, alias="GRIMOIRE_ACCESS_LOG_RETENTION_DAYS",
         description="How long access records are kept; a daily job deletes older ones.")

@@ -51,6 +51,7 @@ class Neo4jUnderTest:
             "neo4j_database": self.database, "startup_wait_seconds": 20.0,
             "scheduler_enabled": False,  # no periodic job runs under another test; test_scheduler turns it on
             "seed_mental_models": False,  # the 13 mental models; test_mental_models turns them on
+            "curator_process": False,  # cycles on a thread of the test's process; test_curator_process turns it on
         }
         values.update(overrides)
         return Settings(**values)  # type: ignore[arg-type]

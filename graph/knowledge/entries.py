@@ -9,7 +9,7 @@ decisions and writes nothing.
 from __future__ import annotations
 
 import logging
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -150,7 +150,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     stored = neighbours.find(k.db, vectors, [e.agent_id for e in items], clade, now, k.decay.floor,
                              skip=[e.id in existing for e in items])
     decisions: list[EntryDecision] = []
-    written: list[int] = []  # positions of the candidates this batch writes
+    written: dict[str | None, list[int]] = defaultdict(list)  # positions of the candidates written, by owner
     for i, e in enumerate(items):
         assert e.id is not None
         if e.id in existing:
@@ -159,8 +159,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         near = stored[i]
         # Earlier candidates of this batch that will be written count as neighbours too: the nearest
         # NEIGHBOURS of them, as the stored ones are.
-        earlier = np.array([j for j in written if items[j].agent_id == e.agent_id], dtype=np.int64)
-        for j in earlier[np.argsort(-sims[i, earlier], kind="stable")[:neighbours.NEIGHBOURS]].tolist():
+        for j in _nearest(sims[i], written[e.agent_id], neighbours.NEIGHBOURS):
             d = decisions[j]
             near = [*near, Neighbour(d.candidate_id, items[j].content, float(sims[i, j]), d.result.confidence or 0.0)]
         event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
@@ -175,7 +174,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         entry_id = e.id if result.writes_entry else result.target_id
         decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
         if result.writes_entry:
-            written.append(i)
+            written[e.agent_id].append(i)
     if not dry_run:
         for start in range(0, len(items), chunk):
             _write(k, items[start:start + chunk], decisions[start:start + chunk],
@@ -183,6 +182,15 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
              dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
+
+
+def _nearest(row: np.ndarray, among: list[int], k: int) -> list[int]:
+    """The k positions of `among` most similar by `row`, most similar first (ties: earlier first)."""
+    earlier = np.asarray(among, dtype=np.int64)
+    if len(earlier) > k:
+        earlier = np.sort(earlier[np.argpartition(-row[earlier], k - 1)[:k]])
+    picked: list[int] = earlier[np.argsort(-row[earlier], kind="stable")].tolist()
+    return picked
 
 
 def _vectors(k: Knowledge, items: Sequence[EntryIn], given: dict[str, np.ndarray]) -> np.ndarray:

@@ -19,6 +19,9 @@ class LearningConfig(BaseModel):
                                "many times as long as each statement took (0: only waits for requests in flight)")
     niceness: int = Field(default=10, ge=0, le=19, description="cycles run on a thread this much nicer than the "
                           "service's (Linux): requests beside a cycle keep their pace")
+    switch_interval_ms: float = Field(default=0.5, gt=0, le=50, description="the service's interpreter hands its "
+                                      "lock between threads this often (Python's default: 5 ms), so a request "
+                                      "waits less behind a cycle's Python work")
     # DISTILL
     min_cluster: int = 3
     coherence: float = 0.7                 # compression needs mean pairwise cosine above it

@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from neo4j import ManagedTransaction
 
@@ -47,13 +47,23 @@ class CycleReport:
     seconds: float = 0.0
 
 
+class RunsCycles(Protocol):
+    """Runs a cycle somewhere else (another process) and returns its report."""
+
+    def __call__(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport: ...
+
+    def close(self) -> None: ...
+
+
 class Curator:
     """Runs cycles, one at a time (a second caller waits for the first), on a background thread: a
     cycle is hundreds of transactions and thousands of rows of Python, and requests served beside it
     come first (the thread is `niceness` nicer; the cycle takes longer on a busy machine instead)."""
 
-    def __init__(self, learning: Learning) -> None:
+    def __init__(self, learning: Learning, elsewhere: RunsCycles | None = None) -> None:
         self.learning = learning
+        # Where the service's cycles run instead of this thread: a child process (graph/background.py).
+        self.elsewhere = elsewhere
         self._locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="curator",
@@ -61,6 +71,8 @@ class Curator:
         self.due: set[str] = set()  # agents whose ticks called for a cycle (the scheduler runs them)
 
     def close(self) -> None:
+        if self.elsewhere is not None:
+            self.elsewhere.close()
         self._worker.shutdown(wait=True)
 
     def _lock(self, agent_id: str) -> threading.Lock:
@@ -92,7 +104,10 @@ class Curator:
 
     def run(self, agent_id: str, *, clade: str | None, actor: str, trigger: str = "manual", now: int | None = None,
             stop_after: str | None = None, on_phase: Callable[[str], None] | None = None) -> CycleReport:
-        """One cycle of the agent's, on the Curator's thread; returns when it is done (or raises what it raised)."""
+        """One cycle of the agent's, on the Curator's thread (or `elsewhere`: the test hooks need this
+        thread); returns when it is done (or raises what it raised)."""
+        if self.elsewhere is not None and stop_after is None and on_phase is None:
+            return self.elsewhere(agent_id, clade, actor, trigger, now)
         return self._worker.submit(self._run, agent_id, clade, actor, trigger, now, stop_after, on_phase).result()
 
     def _run(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None,

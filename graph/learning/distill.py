@@ -255,25 +255,25 @@ def run(learning: Learning, cycle: Cycle) -> DistillReport:
 
 
 def _admit(learning: Learning, cycle: Cycle, plans: list[Planned]) -> None:
-    """The lessons and summaries through the Admission Gate, in transactions of `batch` rows (each
-    candidate writes an entry, a decision and an event). A summary's vector is the centroid of the
+    """The lessons and summaries through the Admission Gate, written in transactions of `batch // 3`
+    candidates (each writes an entry, a decision and an event). A summary's vector is the centroid of the
     episodes it summarises: what they are about, not the wording of its counts (and no model call)."""
     adds = [(entry, extra, op) for plan in plans for entry, extra, op in plan.adds]
     centroids = {k: v for plan in plans for k, v in plan.centroids.items()}
-    chunk = max(1, learning.config.batch // 3)
-    for start in range(0, len(adds), learning.config.batch):
-        part = adds[start:start + learning.config.batch]
-        decisions = admit(learning.knowledge, [e for e, _, _ in part], actor=cycle.actor, clade=cycle.clade,
-                          merge=False, extra={str(e.id): x for e, x, _ in part}, embeddings=centroids, chunk=chunk)
-        for (entry, _, op), d in zip(part, decisions, strict=True):
-            op.detail["admission"] = d.result.outcome.value if not d.existing else "already stored"
-            if d.existing or d.result.writes_entry:
-                op.entry_id = d.entry_id
-                op.detail["confidence"] = d.result.confidence
-            else:
-                # The gate turned it down: the operation says so, under the candidate's id (its own key).
-                op.entry_id, op.key = None, str(entry.id)
-                op.reason += f"; not admitted ({d.result.outcome.value}: {d.result.explanation})"
+    # One call for all of them: the owner's entries are read (or searched) once, each candidate is compared
+    # with the ones before it in memory, and the writes go in transactions of `batch // 3` candidates.
+    decisions = admit(learning.knowledge, [e for e, _, _ in adds], actor=cycle.actor, clade=cycle.clade,
+                      merge=False, extra={str(e.id): x for e, x, _ in adds}, embeddings=centroids,
+                      chunk=max(1, learning.config.batch // 3))
+    for (entry, _, op), d in zip(adds, decisions, strict=True):
+        op.detail["admission"] = d.result.outcome.value if not d.existing else "already stored"
+        if d.existing or d.result.writes_entry:
+            op.entry_id = d.entry_id
+            op.detail["confidence"] = d.result.confidence
+        else:
+            # The gate turned it down: the operation says so, under the candidate's id (its own key).
+            op.entry_id, op.key = None, str(entry.id)
+            op.reason += f"; not admitted ({d.result.outcome.value}: {d.result.explanation})"
 
 
 def _op_rows(plan: Planned) -> int:

@@ -30,6 +30,7 @@ from graph.model.enums import EntryCategory, MarketRegime
 
 log = logging.getLogger(__name__)
 HISTORY = 10
+MAX_PARENTS = 100  # a proposed insight names at most this many episodes (the newest)
 
 
 @dataclass
@@ -104,7 +105,11 @@ def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | N
 
 def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, report: ReflexionReport) -> None:
     now = now_ms()
-    records, lessons = [], []
+    records: list[dict[str, Any]] = []
+    # A pattern that holds over several of the batch's comparisons (a systematic miss of one series in one
+    # regime) is proposed once, with the newest comparison's numbers and every episode that showed it:
+    # the gate would skip the near-copies anyway, after embedding each of them.
+    patterns: dict[tuple[str, str | None], tuple[str, dict[str, Any], list[str]]] = {}
     for r, c in zip(rows, _comparisons(learning, [r["episode"] for r in rows]), strict=True):
         ep, informed = r["episode"], r["informed"]
         text, lesson, judged = learning.knowledge.reasoner.reflect(c)
@@ -123,10 +128,13 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
                         "props": {k: v for k, v in props.items() if v is not None},
                         "deltas": _deltas(ep, informed, c.verdict, now)})
         if lesson is not None:
-            lessons.append(EntryIn(id=f"reflexion-{ep['id']}"[:128], agent_id=ep["agent_id"],
-                                   category=EntryCategory.Insight, content=lesson.content,
-                                   market_regime=MarketRegime(ep["regime"]) if ep.get("regime") else None,
-                                   parent_episode_ids=[ep["id"]], tags=["reflexion"], confidence=0.5))
+            key = (_series(ep), ep.get("regime"))
+            shown = [*patterns[key][2], ep["id"]] if key in patterns else [ep["id"]]
+            patterns[key] = (lesson.content, ep, shown[-MAX_PARENTS:])
+    lessons = [EntryIn(id=f"reflexion-{ep['id']}"[:128], agent_id=ep["agent_id"], category=EntryCategory.Insight,
+                       content=content, market_regime=MarketRegime(ep["regime"]) if ep.get("regime") else None,
+                       parent_episode_ids=shown, tags=["reflexion"], confidence=0.5)
+               for content, ep, shown in patterns.values()]
     owners = {r["props"]["agent_id"] for r in records}
     audit = Audit(action="learning.reflexion", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
                   at=now)

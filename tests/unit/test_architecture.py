@@ -16,7 +16,7 @@ DOC = ROOT / "ARCHITECTURE.md"
 FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx"}
 INFRASTRUCTURE = {"db"}
 RECORDS = {"audit"}
-COMPOSITION = {"settings", "services", "scheduler"}
+COMPOSITION = {"settings", "services", "scheduler", "background"}
 # Subsystems that must not import one another in this direction (importer -> imported).
 FORBIDDEN = {
     ("knowledge", "retrieval"),  # retrieval reads knowledge, never the reverse

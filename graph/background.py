@@ -1,0 +1,101 @@
+"""The Curator's cycles in a child process of the service (GRIMOIRE_CURATOR_PROCESS, on by default).
+
+A cycle is tens of seconds of Python beside the database's work: planning hundreds of clusters,
+reading and comparing tens of thousands of vectors, judging thousands of candidates, embedding
+lessons. On a thread of the service that Python shares one interpreter lock, one garbage collector
+and the embedder's thread pool with the requests, and a request waits behind it however nice the
+thread is (bench/results/curator.json: p95 2.3x idle that way). In a child process the kernel
+schedules it at the lowest priority against the requests, and its statements still give way to the
+requests the service is serving: the middleware's counters (graph/foreground.py) are in shared memory.
+
+The child is started on the first cycle (spawned: its own interpreter, its own driver and embedder),
+runs one cycle at a time, and is stopped with the service. A child that dies mid-cycle (killed, out of
+memory) leaves the cycle open: the next call starts a new child, which resumes it
+(graph/learning/cycle.py)."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from graph import logs
+from graph.db.connection import Database, Target
+from graph.embeddings import get_embedder
+from graph.foreground import Counters, Foreground, PacedDatabase
+from graph.knowledge.entries import Knowledge
+from graph.knowledge.reasoner import Reasoner
+from graph.learning.cycle import Curator, CycleReport
+from graph.learning.state import Learning
+from graph.settings import Settings
+
+log = logging.getLogger(__name__)
+
+_curator: Curator | None = None  # the child's own, on its own driver and embedder
+
+
+def _start(settings: Settings, target: Target, counters: Counters, reasoner: Callable[[Settings], Reasoner]) -> None:
+    """In the child: the lowest CPU priority, then a Curator like the service's (`reasoner` builds its
+    Reasoner from the settings: services.build_reasoner, passed by name)."""
+    global _curator
+    logs.configure(settings.log_level)  # the cycle's records go where the service's go (standard error)
+    try:
+        os.nice(19 - os.nice(0))
+    except OSError as exc:  # not permitted: the child keeps the service's priority, and still its own lock
+        log.warning("the Curator's process keeps the service's priority: %s", exc)
+    db = Database(target, slow_ms=settings.slow_query_ms)
+    paced = PacedDatabase(db, Foreground(counters), settings.learning.yield_seconds, settings.learning.pause_ratio)
+    knowledge = Knowledge(db=paced, embedder=get_embedder(settings.embedding_model, settings.embedding_batch_size),
+                          reasoner=reasoner(settings), admission=settings.admission, decay=settings.decay)
+    _curator = Curator(Learning(knowledge, settings.learning))
+
+
+def _cycle(agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport:
+    assert _curator is not None, "the child was not started"
+    return _curator.run(agent_id, clade=clade, actor=actor, trigger=trigger, now=now)
+
+
+def _pid() -> int:
+    return os.getpid()
+
+
+class CycleProcess:
+    """Runs cycles in the child; `Curator.run` hands them here (graph/learning/cycle.py, `elsewhere`)."""
+
+    def __init__(self, settings: Settings, target: Target, counters: Counters,
+                 reasoner: Callable[[Settings], Reasoner]) -> None:
+        self._args = (settings, target, counters, reasoner)
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def _executor(self) -> ProcessPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"),
+                                                 initializer=_start, initargs=self._args)
+            return self._pool
+
+    def __call__(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport:
+        pool = self._executor()
+        try:
+            return pool.submit(_cycle, agent_id, clade, actor, trigger, now).result()
+        except BrokenProcessPool:
+            with self._lock:  # the next cycle starts a new child, which resumes the open cycle
+                if self._pool is pool:
+                    self._pool = None
+            pool.shutdown(wait=False)
+            raise
+
+    def pid(self) -> int:
+        """The child's process id (starting it when it is not running)."""
+        return self._executor().submit(_pid).result()
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True)  # the running cycle finishes first
