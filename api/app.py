@@ -23,6 +23,7 @@ from api.routes import (
     health,
     hooks,
     learning,
+    memory,
     mental_models,
     metrics,
     retrieve,
@@ -94,6 +95,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(topology.router)
     app.include_router(causal.router)
     app.include_router(retrieve.router)
+    app.include_router(memory.router)
     app.include_router(analytics.router)
     app.include_router(mental_models.router)
     app.include_router(hooks.router)

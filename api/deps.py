@@ -10,6 +10,7 @@ from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.knowledge.entries import Knowledge
 from graph.learning.cycle import Curator
+from graph.memory.core import CoreMemory
 from graph.retrieval.pipeline import Retriever
 from graph.services import Services
 
@@ -39,9 +40,14 @@ def get_curator(request: Request) -> Curator:
     return get_services(request).curator
 
 
+def get_core_memory(request: Request) -> CoreMemory:
+    return get_services(request).core_memory
+
+
 DbDep = Annotated[Database, Depends(get_db)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]
 RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
 CuratorDep = Annotated[Curator, Depends(get_curator)]
+CoreMemoryDep = Annotated[CoreMemory, Depends(get_core_memory)]
 ServicesDep = Annotated[Services, Depends(get_services)]

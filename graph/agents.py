@@ -14,11 +14,12 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from neo4j import ManagedTransaction
+from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
+from neomodel.exceptions import UniqueProperty
 from pydantic import Field
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey
-from graph.db import cypher
+from graph.db import ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, Invalid, NotFound
 from graph.model.common import ID_PATTERN, StrictModel
@@ -90,77 +91,112 @@ def split_key(raw: str) -> tuple[str, str] | None:
     return parts[1], parts[2]
 
 
+class AgentNode(StructuredNode):  # type: ignore[misc]
+    """An agent, as neomodel stores it (the label Agent; `uid` is the property `id`)."""
+
+    __label__ = "Agent"
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    name = StringProperty(required=True)
+    kind = StringProperty(required=True)
+    clade = StringProperty(required=True)
+    generation = IntegerProperty(default=0)
+    parent_id = StringProperty()
+    created_at = IntegerProperty()
+    audit_id = StringProperty()
+
+
+class ApiKeyNode(StructuredNode):  # type: ignore[misc]
+    """An API key: its id, the SHA-256 of its secret, its scopes; KEY_OF its agent."""
+
+    __label__ = "ApiKey"
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    agent_id = StringProperty(required=True)
+    hash = StringProperty(required=True)
+    scopes = ArrayProperty(StringProperty(), required=True)
+    label = StringProperty()
+    created_at = IntegerProperty(required=True)
+    revoked_at = IntegerProperty()
+    agent = RelationshipTo(AgentNode, "KEY_OF")
+
+
+MODELS: tuple[type[StructuredNode], ...] = (AgentNode, ApiKeyNode)
+
+
 def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
     if agent.kind == AgentKind.sub and agent.parent_id is None:
         raise InvalidAgent("a sub-agent needs the parent_id of its main agent")
     if agent.parent_id is not None and get(db, agent.parent_id) is None:
         raise InvalidAgent(f"no agent {agent.parent_id!r} to be the parent")
     audit = Audit(action="agent.register", actor=actor, agent_id=agent.id)
-    props = {k: v for k, v in {**agent.model_dump(mode="json"), "created_at": audit.at}.items() if v is not None}
-
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
-        row = tx.run(cypher.query("agents/create"), agent=props, audit_id=audit.id).single()
-        assert row is not None
-        if not row["created"]:
-            raise AgentExists(f"agent {agent.id!r} exists already")
-        audit.write(tx, [agent.id], f"registered agent {agent.id}",
-                    [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])])
-        agent_props: dict[str, Any] = row["agent"]
-        return agent_props
-
-    registered = db.write(work)
+    try:
+        with ogm.transaction(db, "agent.register") as tx:
+            if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
+                raise AgentExists(f"agent {agent.id!r} exists already")
+            node = AgentNode(uid=agent.id, name=agent.name, kind=agent.kind.value, clade=agent.clade,
+                             generation=agent.generation, parent_id=agent.parent_id, created_at=audit.at,
+                             audit_id=audit.id).save()
+            audit.write(tx, [agent.id], f"registered agent {agent.id}",
+                        [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])])
+    except UniqueProperty as exc:  # registered by a concurrent request between the look-up and the write
+        raise AgentExists(f"agent {agent.id!r} exists already") from exc
     log.info("agent %s registered (clade %s, kind %s) by %s", agent.id, agent.clade, agent.kind.value, actor)
-    return registered
+    return ogm.properties(node)
 
 
 def get(db: Database, agent_id: str) -> dict[str, Any] | None:
-    rows = db.fetch("agents/get", id=agent_id)
-    return rows[0]["agent"] if rows else None
+    with ogm.reading(db, "agents.get"):
+        node = AgentNode.nodes.get_or_none(uid=agent_id)
+        return ogm.properties(node) if node is not None else None
 
 
 def list_agents(db: Database, clade: str | None = None) -> list[dict[str, Any]]:
-    return [r["agent"] for r in db.fetch("agents/list", clade=clade)]
+    with ogm.reading(db, "agents.list"):
+        nodes = AgentNode.nodes.filter(clade=clade) if clade is not None else AgentNode.nodes
+        return [ogm.properties(n) for n in nodes.order_by("uid")]
 
 
 def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[str, dict[str, Any]]:
     """Returns the key itself (shown this once) and its stored description."""
     key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
     audit = Audit(action="key.create", actor=actor, agent_id=agent_id)
-    stored = {"id": key_id, "hash": _hash(secret), "scopes": sorted(s.value for s in key.scopes),
-              "created_at": audit.at, **({"label": key.label} if key.label else {})}
-
-    def work(tx: ManagedTransaction) -> None:
-        if tx.run(cypher.query("agents/create_key"), agent_id=agent_id, key=stored).single() is None:
+    with ogm.transaction(db, "key.create") as tx:
+        agent = AgentNode.nodes.get_or_none(uid=agent_id)
+        if agent is None:
             raise UnknownAgent(f"no agent {agent_id!r}")
+        node = ApiKeyNode(uid=key_id, agent_id=agent_id, hash=_hash(secret), scopes=sorted(s.value for s in key.scopes),
+                          label=key.label, created_at=audit.at).save()
+        node.agent.connect(agent)
         audit.write(tx, [key_id], f"key {key_id} for {agent_id}", [RevokeKey(key_id=key_id)])
-
-    db.write(work)
     log.info("key %s made for agent %s (scopes %s) by %s", key_id, agent_id, ",".join(key.scopes), actor)
-    description = {k: v for k, v in stored.items() if k != "hash"}
-    return f"{KEY_PREFIX}_{key_id}_{secret}", {**description, "agent_id": agent_id}
+    return f"{KEY_PREFIX}_{key_id}_{secret}", _description(node)
+
+
+def _description(key: ApiKeyNode) -> dict[str, Any]:
+    return {k: v for k, v in ogm.properties(key).items() if k != "hash"}
 
 
 def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    return [r["key"] for r in db.fetch("agents/list_keys", agent_id=agent_id)]
+    with ogm.reading(db, "agents.list_keys"):
+        return [{k: v for k, v in _description(n).items() if k != "agent_id"}
+                for n in ApiKeyNode.nodes.filter(agent_id=agent_id).order_by("created_at")]
 
 
 def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
     audit = Audit(action="key.revoke", actor=actor, agent_id=None)
-
-    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
-        row = tx.run(cypher.query("agents/revoke_key"), id=key_id, now=audit.at).single()
-        if row is None:
+    with ogm.transaction(db, "key.revoke") as tx:
+        node = ApiKeyNode.nodes.get_or_none(uid=key_id)
+        if node is None:
             return None
-        audit.agent_id = row["agent_id"]
+        first = node.revoked_at is None
+        if first:
+            node.revoked_at = audit.at
+            node.save()
+        audit.agent_id = node.agent_id
         # A key revoked before stays revoked when this is undone.
-        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if row["revoked_at"] == audit.at
+        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if first
                     else [Noop(reason=f"key {key_id} was revoked already")])
-        return row.data()
-
-    revoked = db.write(work)
-    if revoked is not None:
-        log.info("key %s revoked by %s", key_id, actor)
-    return revoked
+    log.info("key %s revoked by %s", key_id, actor)
+    return {"id": key_id, "agent_id": node.agent_id, "revoked_at": node.revoked_at}
 
 
 def authenticate(db: Database, raw_key: str) -> Principal | None:

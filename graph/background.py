@@ -26,6 +26,7 @@ from concurrent.futures.process import BrokenProcessPool
 from graph import logs
 from graph.db.connection import Database, Target
 from graph.embeddings import get_embedder
+from graph.errors import Unavailable
 from graph.foreground import Counters, Foreground, PacedDatabase
 from graph.knowledge.entries import Knowledge
 from graph.knowledge.reasoner import Reasoner
@@ -34,6 +35,11 @@ from graph.learning.state import Learning
 from graph.settings import Settings
 
 log = logging.getLogger(__name__)
+
+class CuratorProcessDied(Unavailable):
+    """The child stopped in the middle of a cycle (killed, out of memory): the next cycle asked for starts a
+    new child, which resumes the open cycle (503: retrying helps)."""
+
 
 _curator: Curator | None = None  # the child's own, on its own driver and embedder
 
@@ -83,12 +89,14 @@ class CycleProcess:
         pool = self._executor()
         try:
             return pool.submit(_cycle, agent_id, clade, actor, trigger, now).result()
-        except BrokenProcessPool:
+        except BrokenProcessPool as exc:
             with self._lock:  # the next cycle starts a new child, which resumes the open cycle
                 if self._pool is pool:
                     self._pool = None
             pool.shutdown(wait=False)
-            raise
+            log.warning("the Curator's process died during a cycle of %s: %s", agent_id, exc)
+            raise CuratorProcessDied(f"the Curator's process stopped during the cycle of {agent_id}; "
+                                     "asking again resumes it") from exc
 
     def pid(self) -> int:
         """The child's process id (starting it when it is not running)."""

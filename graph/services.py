@@ -20,6 +20,7 @@ from graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from graph.learning import sweep
 from graph.learning.cycle import Curator
 from graph.learning.state import Learning
+from graph.memory.core import CoreMemory
 from graph.retrieval import pipeline
 from graph.scheduler import Job, Scheduler, access_log_pruning
 from graph.settings import Settings
@@ -74,6 +75,7 @@ class Services:
     scheduler: Scheduler  # the periodic jobs (schedule below); the API's lifespan starts it
     curator: Curator      # the learning loop: Reflexion and the Curator cycle (graph/learning/)
     foreground: Foreground  # the requests being served: the Curator's statements wait for them
+    core_memory: CoreMemory  # agent memory: the four core blocks under their cap (graph/memory/)
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
@@ -88,6 +90,7 @@ class Services:
             settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
             curator=Curator(Learning(background, settings.learning), elsewhere), foreground=foreground,
             retriever=pipeline.build(db, embedder, settings.retrieval, settings.decay),
+            core_memory=CoreMemory(db, embedder.count_tokens),
         )
         schedule(services)
         return services

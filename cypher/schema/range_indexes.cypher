@@ -68,3 +68,6 @@ CREATE RANGE INDEX entry_lesson_key IF NOT EXISTS FOR (n:Entry) ON (n.lesson_key
 CREATE RANGE INDEX episode_decision IF NOT EXISTS FOR (n:Episode) ON (n.decision_id);
 CREATE RANGE INDEX admission_decision_agent IF NOT EXISTS FOR (n:AdmissionDecision) ON (n.agent_id);
 CREATE RANGE INDEX metric_sample_agent IF NOT EXISTS FOR (n:MetricSample) ON (n.agent_id, n.name);
+// neomodel's indexes of the control-plane nodes (index_<label>_<property>, as install_labels names them).
+CREATE RANGE INDEX index_CoreBlock_agent_id IF NOT EXISTS FOR (n:CoreBlock) ON (n.agent_id);
+CREATE RANGE INDEX index_CoreBlockVersion_block_id IF NOT EXISTS FOR (n:CoreBlockVersion) ON (n.block_id);

@@ -56,6 +56,8 @@ class NodeLabel(StrEnum):
     CuratorCycle = "CuratorCycle"
     CuratorOperation = "CuratorOperation"
     EntryVersion = "EntryVersion"
+    CoreBlock = "CoreBlock"
+    CoreBlockVersion = "CoreBlockVersion"
 
 
 class RelationshipType(StrEnum):

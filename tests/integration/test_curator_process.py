@@ -1,11 +1,13 @@
 """The service's cycles in a child process (graph/background.py, GRIMOIRE_CURATOR_PROCESS): a cycle asked
 for over REST runs in another process at the lowest CPU priority, learns what the same cycle on a thread
 learns, gives way to the requests the service is serving (the counters are shared), and the child stops
-with the service. A child killed mid-cycle is replaced by the next call, which resumes the open cycle."""
+with the service. A child killed mid-cycle answers 503, and the next call starts a new child, which
+resumes the open cycle."""
 
 from __future__ import annotations
 
 import os
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -104,6 +106,39 @@ def test_the_child_waits_for_requests_in_flight_and_stops_with_the_service(
     while time.monotonic() < deadline and _alive(child):
         time.sleep(0.1)
     assert not _alive(child)
+
+
+def test_a_child_killed_mid_cycle_answers_503_and_the_next_call_resumes_the_cycle(
+        db, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> None:
+    # Each statement of the child waits up to 1 s for the request held in flight below: slow enough to
+    # kill the child between two of them, after it opened the cycle.
+    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY, curator_process=True,
+                                           learning={"yield_seconds": 1.0, "pause_ratio": 0}), db=db, embedder=embedder)
+    with TestClient(app) as c:
+        api = Api(c, db)
+        curator = c.app.state.services.curator
+        child = curator.elsewhere.pid()
+        h = _life(api)
+        result: dict[str, Any] = {}
+        with c.app.state.services.foreground.serving():
+            t = threading.Thread(target=lambda: result.update(r=c.post("/curator/cycles", headers=h, json={})))
+            t.start()
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and not db.fetch("learning/last_cycle", agent_id=AGENT):
+                time.sleep(0.05)
+            [opened] = db.fetch("learning/last_cycle", agent_id=AGENT)
+            assert opened["cycle"]["status"] == "running"
+            os.kill(child, signal.SIGKILL)
+            t.join(60)
+        assert result["r"].status_code == 503, result["r"].text
+        assert "resumes" in result["r"].json()["detail"]
+
+        r = c.post("/curator/cycles", headers=h, json={})  # a new child
+        assert r.status_code == 200, r.text
+        assert r.json()["status"] == "complete" and r.json()["resumed"] is True
+        assert r.json()["cycle"]["id"] == opened["cycle"]["id"]
+        assert curator.elsewhere.pid() != child
+        assert ("ADD", "Heuristic") in {(op, cat) for op, cat, _ in _ops(api, h, r.json()["cycle"]["id"])}
 
 
 def _alive(pid: int) -> bool:

@@ -195,6 +195,9 @@ READ_ROUTES = {
     "GET /strategies/{strategy}/package":
         "test_learning_api.py::test_a_strategy_past_psr_0_9_is_packaged_with_its_playbook_section",
 }
+READ_ROUTES |= {route: "test_core_memory.py::test_core_memory_is_the_agents_own" for route in (
+    "GET /agents/{agent_id}/core", "GET /agents/{agent_id}/core/memory.md",
+    "GET /agents/{agent_id}/core/{block}/versions")}
 NO_AGENT_DATA = {"GET /health"}
 
 

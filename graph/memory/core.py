@@ -1,0 +1,157 @@
+"""Core memory in the graph (../shared/spec/moltbot-memory.md, section 4): an agent's four blocks read
+together with their token counts, edited one at a time under the cap, each edit keeping the text it
+replaced as a closed CoreBlockVersion, with its audit record in the same transaction.
+
+An edit locks the agent (cypher/memory/lock_core.cypher) before it reads the blocks, so concurrent edits
+of one agent run one after the other and none is lost; tokens are counted with the embedding model's
+tokenizer, inside the transaction (milliseconds), on the text the edit would leave."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import Transaction
+
+from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
+from graph.db import cypher, ogm
+from graph.db.connection import Database
+from graph.errors import Invalid, NotFound
+from graph.ids import now_ms
+from graph.memory import memory_md
+from graph.memory.blocks import CAP_TOKENS, Block, Edit, apply, fits, keep_pinned, lines, normalise
+from graph.memory.models import CoreBlock, CoreBlockVersion
+
+Counter = Callable[[Sequence[str]], list[int]]  # texts -> their token counts (Embedder.count_tokens)
+
+
+@dataclass(frozen=True)
+class BlockState:
+    block: Block
+    content: str
+    tokens: int
+    version: int          # 0: never written
+    pinned: tuple[str, ...]
+    valid_from: int | None
+    written_by: str | None
+
+    def out(self) -> dict[str, Any]:
+        return {"block": self.block.value, "content": self.content, "tokens": self.tokens, "version": self.version,
+                "pinned": list(self.pinned), "valid_from": self.valid_from, "written_by": self.written_by}
+
+
+def block_id(agent_id: str, block: Block) -> str:
+    return f"{agent_id}:core:{block.value}"
+
+
+def _state(block: Block, node: CoreBlock | None) -> BlockState:
+    if node is None:
+        return BlockState(block, "", 0, 0, (), None, None)
+    return BlockState(block, node.content or "", int(node.tokens or 0), int(node.version), tuple(node.pinned or ()),
+                      int(node.valid_from), node.written_by)
+
+
+def _blocks(agent_id: str) -> dict[Block, CoreBlock]:
+    found = {Block(n.block): n for n in CoreBlock.nodes.filter(agent_id=agent_id)}
+    return found
+
+
+class CoreMemory:
+    """An agent's core memory: read, edit, pin, versions, MEMORY.md."""
+
+    def __init__(self, db: Database, count_tokens: Counter, cap: int = CAP_TOKENS) -> None:
+        self.db, self.count_tokens, self.cap = db, count_tokens, cap
+
+    # ------------------------------------------------------------------ reads
+
+    def read(self, agent_id: str) -> dict[str, Any]:
+        """The four blocks together, with each one's tokens, the total and the cap."""
+        with ogm.reading(self.db, "memory.core.read"):
+            return self._out(agent_id, _blocks(agent_id))
+
+    def versions(self, agent_id: str, block: Block) -> list[dict[str, Any]]:
+        """The block's earlier texts, newest first."""
+        with ogm.reading(self.db, "memory.core.versions"):
+            found = CoreBlockVersion.nodes.filter(block_id=block_id(agent_id, block)).order_by("-version")
+            return [{"id": v.uid, "version": v.version, "content": v.content, "tokens": v.tokens,
+                     "pinned": list(v.pinned or []), "valid_from": v.valid_from, "valid_until": v.valid_until,
+                     "recorded_at": v.recorded_at, "recorded_until": v.recorded_until, "written_by": v.written_by,
+                     "replaced_by": v.replaced_by, "reason": v.reason} for v in found]
+
+    def markdown(self, agent_id: str) -> str:
+        state = self.read(agent_id)
+        contents = {Block(b["block"]): b["content"] for b in state["blocks"]}
+        pinned = next(b["pinned"] for b in state["blocks"] if b["block"] == Block.critical.value)
+        return memory_md.render(contents, pinned, self.cap)
+
+    # ------------------------------------------------------------------ edits
+
+    def edit(self, agent_id: str, block: Block, edit: Edit, *, actor: str, reason: str | None = None,
+             pin: Sequence[str] = (), unpin: Sequence[str] = ()) -> dict[str, Any]:
+        """Applies `edit` to the block (and pins or unpins critical facts) under the cap; returns the core
+        memory after it. Refused with OverCap (409) past the cap, PinnedLine (409) when it would drop a
+        pinned fact, NotFound when the agent or the line does not exist."""
+        if (pin or unpin) and block is not Block.critical:
+            raise Invalid("only critical facts are pinned")
+        with ogm.transaction(self.db, "memory.core.edit") as tx:
+            if not tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).single():
+                raise NotFound(f"no agent {agent_id!r}")
+            nodes = _blocks(agent_id)
+            before = _state(block, nodes.get(block))
+            content = apply(before.content, edit)
+            missing = [p for p in unpin if p not in before.pinned]
+            if missing:
+                raise NotFound(f"not pinned: {missing[:3]}")
+            pinned = [p for p in before.pinned if p not in set(unpin)]
+            for fact in pin:
+                fact = normalise(fact).strip()
+                if not fact:
+                    raise Invalid("nothing to pin")
+                if fact not in {x.strip() for x in lines(content)}:
+                    content = normalise(content + "\n" + fact)
+                if fact not in pinned:
+                    pinned.append(fact)
+            keep_pinned(content, pinned)
+            if content == before.content and tuple(pinned) == before.pinned:
+                return self._out(agent_id, nodes)  # nothing changes: no version, no audit record
+            tokens = {b: (_state(b, nodes.get(b)).tokens) for b in Block}
+            tokens[block] = self.count_tokens([content])[0] if content else 0
+            fits(block, tokens, self.cap)
+            nodes[block] = self._write(tx, agent_id, block, nodes.get(block), before, content, tokens[block], pinned,
+                                       actor, reason or "edited")
+            return self._out(agent_id, nodes)
+
+    def _write(self, tx: Transaction, agent_id: str, block: Block, node: CoreBlock | None, before: BlockState,
+               content: str, tokens: int, pinned: list[str], actor: str, reason: str) -> CoreBlock:
+        now = now_ms()
+        audit = Audit(action="memory.core.edit", actor=actor, agent_id=agent_id, at=now)
+        revert: list[RevertOp]
+        if node is None:
+            node = CoreBlock(uid=block_id(agent_id, block), agent_id=agent_id, block=block.value, content=content,
+                             tokens=tokens, version=1, pinned=pinned, valid_from=now, recorded_at=now,
+                             written_by=actor).save()
+            revert = [DeleteNodes(label=NodeLabel.CoreBlock, ids=[node.uid])]
+        else:
+            version = CoreBlockVersion(
+                uid=f"{node.uid}:v{before.version}", block_id=node.uid, agent_id=agent_id, block=block.value,
+                version=before.version, content=before.content, tokens=before.tokens, pinned=list(before.pinned),
+                valid_from=node.valid_from, valid_until=now, recorded_at=node.recorded_at, recorded_until=now,
+                written_by=node.written_by, replaced_by=actor, reason=reason).save()
+            node.versions.connect(version)
+            revert = [SetProperties(label=NodeLabel.CoreBlock, id=node.uid, before={
+                          "content": node.content, "tokens": node.tokens, "version": node.version,
+                          "pinned": list(node.pinned or []), "valid_from": node.valid_from,
+                          "recorded_at": node.recorded_at, "written_by": node.written_by}),
+                      DeleteNodes(label=NodeLabel.CoreBlockVersion, ids=[version.uid])]
+            node.content, node.tokens, node.version, node.pinned = content, tokens, before.version + 1, pinned
+            node.valid_from, node.recorded_at, node.written_by = now, now, actor
+            node.save()
+        audit.write(tx, [node.uid], f"core memory {block.value} block v{node.version} ({tokens} tokens): {reason}",
+                    revert)
+        return node
+
+    def _out(self, agent_id: str, nodes: dict[Block, CoreBlock]) -> dict[str, Any]:
+        states = [_state(b, nodes.get(b)) for b in Block]
+        return {"agent_id": agent_id, "cap": self.cap, "tokens": sum(s.tokens for s in states),
+                "blocks": [s.out() for s in states]}
