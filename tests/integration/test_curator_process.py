@@ -11,6 +11,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -23,11 +24,25 @@ from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 AGENT, CLADE = "golem-process", "clade-process"
 
 
+@contextmanager
+def _service(db, neo4j_server: Neo4jUnderTest, embedder: Embedder, **learning: float) -> Iterator[Api]:
+    """The API with its cycles in a child process (and these learning settings)."""
+    settings = neo4j_server.settings(admin_key=ADMIN_KEY, curator_process=True, learning=learning)
+    with TestClient(create_app(settings, db=db, embedder=embedder)) as c:
+        yield Api(c, db)
+
+
+def _cycle_beside_a_request(api: Api, h: dict[str, str], result: dict[str, Any]) -> threading.Thread:
+    """POST /curator/cycles on a thread, started while the caller holds a request in flight."""
+    t = threading.Thread(target=lambda: result.update(r=api.client.post("/curator/cycles", headers=h, json={})))
+    t.start()
+    return t
+
+
 @pytest.fixture
 def process_api(db, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> Iterator[Api]:
-    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY, curator_process=True), db=db, embedder=embedder)
-    with TestClient(app) as c:
-        yield Api(c, db)
+    with _service(db, neo4j_server, embedder) as api:
+        yield api
 
 
 def _life(api: Api) -> dict[str, str]:
@@ -82,19 +97,15 @@ def test_a_cycle_over_rest_runs_in_a_nicer_child_process_and_learns_what_a_threa
 
 def test_the_child_waits_for_requests_in_flight_and_stops_with_the_service(
         db, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> None:
-    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY, curator_process=True,
-                                           learning={"yield_seconds": 5.0, "pause_ratio": 0}), db=db, embedder=embedder)
-    with TestClient(app) as c:
-        api = Api(c, db)
-        services = c.app.state.services
+    with _service(db, neo4j_server, embedder, yield_seconds=5.0, pause_ratio=0) as api:
+        services = api.client.app.state.services
         child = services.curator.elsewhere.pid()
         h = _life(api)
         result: dict[str, Any] = {}
         # A request in flight, as the middleware counts it, for 1.5 s: the child's statements wait for it
         # (up to yield_seconds), so no cycle is opened meanwhile.
         with services.foreground.serving():
-            t = threading.Thread(target=lambda: result.update(r=c.post("/curator/cycles", headers=h, json={})))
-            t.start()
+            t = _cycle_beside_a_request(api, h, result)
             time.sleep(1.5)
             assert db.fetch("learning/last_cycle", agent_id=AGENT) == []
         t.join(120)
@@ -112,17 +123,14 @@ def test_a_child_killed_mid_cycle_answers_503_and_the_next_call_resumes_the_cycl
         db, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> None:
     # Each statement of the child waits up to 1 s for the request held in flight below: slow enough to
     # kill the child between two of them, after it opened the cycle.
-    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY, curator_process=True,
-                                           learning={"yield_seconds": 1.0, "pause_ratio": 0}), db=db, embedder=embedder)
-    with TestClient(app) as c:
-        api = Api(c, db)
+    with _service(db, neo4j_server, embedder, yield_seconds=1.0, pause_ratio=0) as api:
+        c = api.client
         curator = c.app.state.services.curator
         child = curator.elsewhere.pid()
         h = _life(api)
         result: dict[str, Any] = {}
         with c.app.state.services.foreground.serving():
-            t = threading.Thread(target=lambda: result.update(r=c.post("/curator/cycles", headers=h, json={})))
-            t.start()
+            t = _cycle_beside_a_request(api, h, result)
             deadline = time.monotonic() + 60
             while time.monotonic() < deadline and not db.fetch("learning/last_cycle", agent_id=AGENT):
                 time.sleep(0.05)
