@@ -14,12 +14,13 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from neo4j import Transaction
 from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 from neomodel.exceptions import UniqueProperty
 from pydantic import Field
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey
-from graph.db import ogm
+from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, Invalid, NotFound
 from graph.model.common import ID_PATTERN, StrictModel
@@ -128,15 +129,19 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
     if agent.parent_id is not None and get(db, agent.parent_id) is None:
         raise InvalidAgent(f"no agent {agent.parent_id!r} to be the parent")
     audit = Audit(action="agent.register", actor=actor, agent_id=agent.id)
+
+    def work(tx: Transaction) -> AgentNode:
+        if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
+            raise AgentExists(f"agent {agent.id!r} exists already")
+        node: AgentNode = AgentNode(uid=agent.id, name=agent.name, kind=agent.kind.value, clade=agent.clade,
+                                    generation=agent.generation, parent_id=agent.parent_id,
+                                    created_at=audit.at, audit_id=audit.id).save()
+        audit.write(tx, [agent.id], f"registered agent {agent.id}",
+                    [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])])
+        return node
+
     try:
-        with ogm.transaction(db, "agent.register") as tx:
-            if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
-                raise AgentExists(f"agent {agent.id!r} exists already")
-            node = AgentNode(uid=agent.id, name=agent.name, kind=agent.kind.value, clade=agent.clade,
-                             generation=agent.generation, parent_id=agent.parent_id, created_at=audit.at,
-                             audit_id=audit.id).save()
-            audit.write(tx, [agent.id], f"registered agent {agent.id}",
-                        [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])])
+        node = ogm.write(db, "agent.register", work)
     except UniqueProperty as exc:  # registered by a concurrent request between the look-up and the write
         raise AgentExists(f"agent {agent.id!r} exists already") from exc
     log.info("agent %s registered (clade %s, kind %s) by %s", agent.id, agent.clade, agent.kind.value, actor)
@@ -144,29 +149,32 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
 
 
 def get(db: Database, agent_id: str) -> dict[str, Any] | None:
-    with ogm.reading(db, "agents.get"):
-        node = AgentNode.nodes.get_or_none(uid=agent_id)
-        return ogm.properties(node) if node is not None else None
+    """Every property the agent has, the model's and those others keep on it (counters, an import's): a
+    read in Cypher, not through neomodel, which keeps only what the model declares."""
+    rows = db.fetch("agents/get", id=agent_id)
+    return rows[0]["agent"] if rows else None
 
 
 def list_agents(db: Database, clade: str | None = None) -> list[dict[str, Any]]:
-    with ogm.reading(db, "agents.list"):
-        nodes = AgentNode.nodes.filter(clade=clade) if clade is not None else AgentNode.nodes
-        return [ogm.properties(n) for n in nodes.order_by("uid")]
+    return [r["agent"] for r in db.fetch("agents/list", clade=clade)]
 
 
 def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[str, dict[str, Any]]:
     """Returns the key itself (shown this once) and its stored description."""
     key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
     audit = Audit(action="key.create", actor=actor, agent_id=agent_id)
-    with ogm.transaction(db, "key.create") as tx:
+    def work(tx: Transaction) -> ApiKeyNode:
         agent = AgentNode.nodes.get_or_none(uid=agent_id)
         if agent is None:
             raise UnknownAgent(f"no agent {agent_id!r}")
-        node = ApiKeyNode(uid=key_id, agent_id=agent_id, hash=_hash(secret), scopes=sorted(s.value for s in key.scopes),
-                          label=key.label, created_at=audit.at).save()
+        node: ApiKeyNode = ApiKeyNode(uid=key_id, agent_id=agent_id, hash=_hash(secret),
+                                      scopes=sorted(s.value for s in key.scopes), label=key.label,
+                                      created_at=audit.at).save()
         node.agent.connect(agent)
         audit.write(tx, [key_id], f"key {key_id} for {agent_id}", [RevokeKey(key_id=key_id)])
+        return node
+
+    node = ogm.write(db, "key.create", work)
     log.info("key %s made for agent %s (scopes %s) by %s", key_id, agent_id, ",".join(key.scopes), actor)
     return f"{KEY_PREFIX}_{key_id}_{secret}", _description(node)
 
@@ -183,20 +191,22 @@ def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
 
 def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
     audit = Audit(action="key.revoke", actor=actor, agent_id=None)
-    with ogm.transaction(db, "key.revoke") as tx:
-        node = ApiKeyNode.nodes.get_or_none(uid=key_id)
-        if node is None:
+    def work(tx: Transaction) -> dict[str, Any] | None:
+        # One statement (coalesce): of two revocations at once, only the first sets revoked_at.
+        row = tx.run(cypher.query("agents/revoke_key"), id=key_id, now=audit.at).single()
+        if row is None:
             return None
-        first = node.revoked_at is None
-        if first:
-            node.revoked_at = audit.at
-            node.save()
-        audit.agent_id = node.agent_id
+        audit.agent_id = row["agent_id"]
         # A key revoked before stays revoked when this is undone.
-        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if first
+        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if row["revoked_at"] == audit.at
                     else [Noop(reason=f"key {key_id} was revoked already")])
+        return row.data()
+
+    revoked = ogm.write(db, "key.revoke", work)
+    if revoked is None:
+        return None
     log.info("key %s revoked by %s", key_id, actor)
-    return {"id": key_id, "agent_id": node.agent_id, "revoked_at": node.revoked_at}
+    return revoked
 
 
 def authenticate(db: Database, raw_key: str) -> Principal | None:

@@ -9,7 +9,8 @@ schedules it at the lowest priority against the requests, and its statements sti
 requests the service is serving: the middleware's counters (graph/foreground.py) are in shared memory.
 
 The child is started on the first cycle (spawned: its own interpreter, its own driver and embedder),
-runs one cycle at a time, and is stopped with the service. A child that dies mid-cycle (killed, out of
+runs one cycle at a time, and is stopped with the service (a cycle under way is stopped, and resumed by
+the next one; a child whose service is gone ends itself). A child that dies mid-cycle (killed, out of
 memory) leaves the cycle open: the next call starts a new child, which resumes it
 (graph/learning/cycle.py)."""
 
@@ -19,6 +20,7 @@ import logging
 import multiprocessing as mp
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -49,6 +51,7 @@ def _start(settings: Settings, target: Target, counters: Counters, reasoner: Cal
     Reasoner from the settings: services.build_reasoner, passed by name)."""
     global _curator
     logs.configure(settings.log_level)  # the cycle's records go where the service's go (standard error)
+    threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True, name="parent-watch").start()
     try:
         os.nice(19 - os.nice(0))
     except OSError as exc:  # not permitted: the child keeps the service's priority, and still its own lock
@@ -58,6 +61,14 @@ def _start(settings: Settings, target: Target, counters: Counters, reasoner: Cal
     knowledge = Knowledge(db=paced, embedder=get_embedder(settings.embedding_model, settings.embedding_batch_size),
                           reasoner=reasoner(settings), admission=settings.admission, decay=settings.decay)
     _curator = Curator(Learning(knowledge, settings.learning))
+
+
+def _exit_with(parent: int) -> None:
+    """In the child: ends it when the service is gone (killed without closing it), so that no orphan goes on
+    writing a cycle the next service resumes."""
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(1)
 
 
 def _cycle(agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport:
@@ -77,9 +88,12 @@ class CycleProcess:
         self._args = (settings, target, counters, reasoner)
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._closed = False
 
     def _executor(self) -> ProcessPoolExecutor:
         with self._lock:
+            if self._closed:
+                raise Unavailable("the service is stopping: no new Curator cycle")
             if self._pool is None:
                 self._pool = ProcessPoolExecutor(max_workers=1, mp_context=mp.get_context("spawn"),
                                                  initializer=_start, initargs=self._args)
@@ -103,7 +117,16 @@ class CycleProcess:
         return self._executor().submit(_pid).result()
 
     def close(self) -> None:
+        """Stops the child without waiting for its cycle: a cycle resumes where it stopped, and a service
+        stopping should not wait minutes for one (the open transaction is rolled back)."""
         with self._lock:
+            self._closed = True
             pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.shutdown(wait=True)  # the running cycle finishes first
+        if pool is None:
+            return
+        children = list((getattr(pool, "_processes", None) or {}).values())
+        pool.shutdown(wait=False, cancel_futures=True)
+        for child in children:
+            child.terminate()
+        for child in children:
+            child.join(10)

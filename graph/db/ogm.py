@@ -12,17 +12,19 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, TypeVar
 
 from neo4j import Transaction
+from neo4j.exceptions import TransientError
 from neomodel import db as neo
 from neomodel import get_config
 
 from graph.db.connection import UNAVAILABLE_ERRORS, Database, DatabaseUnavailable
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def bind(database: Database) -> None:
@@ -36,11 +38,21 @@ def bind(database: Database) -> None:
 @contextmanager
 def transaction(database: Database, name: str, *, read: bool = False) -> Iterator[Transaction]:
     """One neomodel transaction on the service's driver; the raw transaction it yields runs statements in
-    the same transaction. Commits when the block ends, rolls back when it raises."""
+    the same transaction. Commits when the block ends, rolls back when it raises. Not retried: writes
+    use `write`, which retries what Neo4j calls transient (a deadlock, a leader switch)."""
     started = time.perf_counter()
     try:
         bind(database)
-        neo.begin(access_mode="READ" if read else "WRITE", bookmark_manager=database._bookmarks)
+        if neo._active_transaction is not None:
+            raise RuntimeError(f"{name}: a neomodel transaction is open in this context already")
+        try:
+            neo.begin(access_mode="READ" if read else "WRITE", bookmark_manager=database._bookmarks)
+        except BaseException:
+            session = getattr(neo, "_session", None)  # opened, but no transaction began on it
+            if session is not None:
+                session.close()
+                neo._session = None
+            raise
         tx = neo._active_transaction
         assert tx is not None
         try:
@@ -55,6 +67,22 @@ def transaction(database: Database, name: str, *, read: bool = False) -> Iterato
         ms = (time.perf_counter() - started) * 1000
         if ms >= database.slow_ms:
             log.warning("slow cypher transaction %s: %.1f ms", name, ms)
+
+
+def write(database: Database, name: str, work: Callable[[Transaction], T], *, retry_seconds: float = 5.0) -> T:
+    """`work` in a write transaction, run again (from the start, in a new transaction) when Neo4j says the
+    failure is transient, as the driver's managed transactions are, for up to `retry_seconds`."""
+    deadline, delay = time.monotonic() + retry_seconds, 0.05
+    while True:
+        try:
+            with transaction(database, name) as tx:
+                return work(tx)
+        except TransientError:
+            if time.monotonic() + delay > deadline:
+                raise
+            log.info("%s: transient failure, retrying in %.2f s", name, delay)
+            time.sleep(delay)
+            delay = min(delay * 2, 1.0)
 
 
 @contextmanager

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter, defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,11 +71,6 @@ class EntryDecision:
     entry_id: str | None          # the entry written, or merged into / duplicated
     existing: bool = False        # the id was already stored: nothing was decided again
     quality: quality.QualityScore | None = None
-
-
-def _cosine_matrix(vectors: np.ndarray) -> np.ndarray:
-    product: np.ndarray = vectors @ vectors.T  # rows are L2-normalised
-    return product
 
 
 def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) -> dict[str, dict[str, Any]]:
@@ -145,13 +140,13 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     parents = _check_parents(k, items, clade)
     existing = {r["id"] for r in k.db.rows("entries/existing", ids=ids)}
     vectors = _vectors(k, items, embeddings or {})  # before any transaction opens
-    sims = _cosine_matrix(vectors)
     now = now_ms()
     stored = neighbours.find(k.db, vectors, [e.agent_id for e in items], clade, now, k.decay.floor,
                              skip=[e.id in existing for e in items])
     decisions: list[EntryDecision] = []
+    rows = _similarity_rows(vectors)
     written: dict[str | None, list[int]] = defaultdict(list)  # positions of the candidates written, by owner
-    for i, e in enumerate(items):
+    for (i, e), row in zip(enumerate(items), rows, strict=True):
         assert e.id is not None
         if e.id in existing:
             decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
@@ -159,9 +154,9 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         near = stored[i]
         # Earlier candidates of this batch that will be written count as neighbours too: the nearest
         # NEIGHBOURS of them, as the stored ones are.
-        for j in _nearest(sims[i], written[e.agent_id], neighbours.NEIGHBOURS):
+        for j in _nearest(row, written[e.agent_id], neighbours.NEIGHBOURS):
             d = decisions[j]
-            near = [*near, Neighbour(d.candidate_id, items[j].content, float(sims[i, j]), d.result.confidence or 0.0)]
+            near = [*near, Neighbour(d.candidate_id, items[j].content, float(row[j]), d.result.confidence or 0.0)]
         event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
         hl = half_life_ms(e.category, e.decay_class, provenance=e.provenance, dream_validated=e.dream_validated,
                           is_bloodstain=e.is_bloodstain, config=k.decay)
@@ -182,6 +177,14 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
              dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
+
+
+def _similarity_rows(vectors: np.ndarray, block: int = 1_000) -> Iterator[np.ndarray]:
+    """Each candidate's cosine similarity with the candidates before it (rows are L2-normalised), computed
+    `block` rows at a time: a batch of n holds block x n numbers, not n x n."""
+    for start in range(0, len(vectors), block):
+        end = min(start + block, len(vectors))
+        yield from vectors[start:end] @ vectors[:end].T
 
 
 def _nearest(row: np.ndarray, among: list[int], k: int) -> list[int]:

@@ -107,9 +107,9 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
     now = now_ms()
     records: list[dict[str, Any]] = []
     # A pattern that holds over several of the batch's comparisons (a systematic miss of one series in one
-    # regime) is proposed once, with the newest comparison's numbers and every episode that showed it:
+    # regime, to one side) is proposed once, with the newest comparison's numbers and every episode that showed it:
     # the gate would skip the near-copies anyway, after embedding each of them.
-    patterns: dict[tuple[str, str | None], tuple[str, dict[str, Any], list[str]]] = {}
+    patterns: dict[tuple[str, str | None, bool], tuple[str, dict[str, Any], list[str]]] = {}
     for r, c in zip(rows, _comparisons(learning, [r["episode"] for r in rows]), strict=True):
         ep, informed = r["episode"], r["informed"]
         text, lesson, judged = learning.knowledge.reasoner.reflect(c)
@@ -128,7 +128,9 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
                         "props": {k: v for k, v in props.items() if v is not None},
                         "deltas": _deltas(ep, informed, c.verdict, now)})
         if lesson is not None:
-            key = (_series(ep), ep.get("regime"))
+            # The pattern's side is its newest miss's (the last misses lie to one side): an underestimate and
+            # an overestimate of one series in one batch are two lessons.
+            key = (_series(ep), ep.get("regime"), c.actual > c.expected)
             shown = [*patterns[key][2], ep["id"]] if key in patterns else [ep["id"]]
             patterns[key] = (lesson.content, ep, shown[-MAX_PARENTS:])
     lessons = [EntryIn(id=f"reflexion-{ep['id']}"[:128], agent_id=ep["agent_id"], category=EntryCategory.Insight,

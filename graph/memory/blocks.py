@@ -108,7 +108,7 @@ def apply(content: str, edit: Edit) -> str:
         if not matches:
             raise NotFound(f"no line of the block reads {edit.old!r}")
         at = matches[0]
-    if "\n" in edit.new.strip():
+    if len(lines(edit.new)) > 1:
         raise Invalid("a line edit replaces one line with one line")
     if edit.new.strip():
         current[at] = edit.new

@@ -24,6 +24,7 @@ from graph.memory.blocks import CAP_TOKENS, Block, Edit, apply, fits, keep_pinne
 from graph.memory.models import CoreBlock, CoreBlockVersion
 
 Counter = Callable[[Sequence[str]], list[int]]  # texts -> their token counts (Embedder.count_tokens)
+LONG_WORD = 100  # characters: WordPiece's longest word (max_input_chars_per_word); longer ones are one token
 
 
 @dataclass(frozen=True)
@@ -67,8 +68,19 @@ class CoreMemory:
 
     def read(self, agent_id: str) -> dict[str, Any]:
         """The four blocks together, with each one's tokens, the total and the cap."""
-        with ogm.reading(self.db, "memory.core.read"):
-            return self._out(agent_id, _blocks(agent_id))
+        with ogm.reading(self.db, "memory.core.read") as tx:
+            nodes = _blocks(agent_id)
+            if not nodes and tx.run(cypher.query("agents/get"), id=agent_id).single() is None:
+                raise NotFound(f"no agent {agent_id!r}")
+            return self._out(agent_id, nodes)
+
+    def tokens(self, text: str) -> int:
+        """The text's tokens by the model's tokenizer; a word it cannot split (WordPiece gives a word of
+        over 100 characters one unknown token) counts a token per 4 characters, so length costs tokens."""
+        if not text:
+            return 0
+        counted = self.count_tokens([text])[0]
+        return counted + sum(-(-len(word) // 4) - 1 for word in text.split() if len(word) > LONG_WORD)
 
     def versions(self, agent_id: str, block: Block) -> list[dict[str, Any]]:
         """The block's earlier texts, newest first."""
@@ -94,7 +106,12 @@ class CoreMemory:
         pinned fact, NotFound when the agent or the line does not exist."""
         if (pin or unpin) and block is not Block.critical:
             raise Invalid("only critical facts are pinned")
-        with ogm.transaction(self.db, "memory.core.edit") as tx:
+        for fact in (*pin, *unpin):
+            if len(lines(fact)) != 1:
+                raise Invalid("a pinned fact is one line")
+        pin = [fact.strip() for fact in pin]
+
+        def work(tx: Transaction) -> dict[str, Any]:
             if not tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).single():
                 raise NotFound(f"no agent {agent_id!r}")
             nodes = _blocks(agent_id)
@@ -105,9 +122,6 @@ class CoreMemory:
                 raise NotFound(f"not pinned: {missing[:3]}")
             pinned = [p for p in before.pinned if p not in set(unpin)]
             for fact in pin:
-                fact = normalise(fact).strip()
-                if not fact:
-                    raise Invalid("nothing to pin")
                 if fact not in {x.strip() for x in lines(content)}:
                     content = normalise(content + "\n" + fact)
                 if fact not in pinned:
@@ -115,12 +129,16 @@ class CoreMemory:
             keep_pinned(content, pinned)
             if content == before.content and tuple(pinned) == before.pinned:
                 return self._out(agent_id, nodes)  # nothing changes: no version, no audit record
-            tokens = {b: (_state(b, nodes.get(b)).tokens) for b in Block}
-            tokens[block] = self.count_tokens([content])[0] if content else 0
-            fits(block, tokens, self.cap)
+            tokens = {b: _state(b, nodes.get(b)).tokens for b in Block}
+            was = sum(tokens.values())
+            tokens[block] = self.tokens(content)
+            if sum(tokens.values()) > was:  # an edit that adds no tokens passes even over the cap (a smaller model's)
+                fits(block, tokens, self.cap)
             nodes[block] = self._write(tx, agent_id, block, nodes.get(block), before, content, tokens[block], pinned,
                                        actor, reason or "edited")
             return self._out(agent_id, nodes)
+
+        return ogm.write(self.db, "memory.core.edit", work)
 
     def _write(self, tx: Transaction, agent_id: str, block: Block, node: CoreBlock | None, before: BlockState,
                content: str, tokens: int, pinned: list[str], actor: str, reason: str) -> CoreBlock:

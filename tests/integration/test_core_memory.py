@@ -93,6 +93,9 @@ def test_an_edit_past_the_cap_is_refused_with_how_many_tokens_over_and_changes_n
     r = api.client.put(f"/agents/{AGENT}/core/context", headers=h, json={"content": long})
     assert r.status_code == 409, r.text
     assert f"{over} over its cap of 3000" in r.json()["detail"]
+    # A word the tokenizer cannot split counts by its length (WordPiece would give it one unknown token).
+    r = api.client.post(f"/agents/{AGENT}/core/context/append", headers=h, json={"text": "x" * 20_000})
+    assert r.status_code == 409, r.text
     assert _core(api, h) == before
     assert len(_audits(db)) == audits
     assert api.client.get(f"/agents/{AGENT}/core/context/versions", headers=h).json() == []
@@ -143,6 +146,7 @@ def test_core_memory_is_the_agents_own(api: Api) -> None:
     assert _block(_core(api, api.admin), "identity")["content"] == "- Name: Alex\n"  # the admin may
     assert _core(api, api.headers("golem-peer", CLADE), "golem-peer")["tokens"] == 0
     assert api.client.put("/agents/nobody/core/identity", headers=api.admin, json={"content": "x"}).status_code == 404
+    assert api.client.get("/agents/nobody/core", headers=api.admin).status_code == 404
     reader = api.headers(AGENT, CLADE, scopes=("read",))
     assert api.client.put(f"/agents/{AGENT}/core/identity", headers=reader, json={"content": "x"}).status_code == 403
     assert api.client.get(f"/agents/{AGENT}/core/nothing/versions", headers=owner).status_code == 422

@@ -1,0 +1,5 @@
+:param id => 'k1';
+:param now => 0;
+MATCH (k:ApiKey {id: $id})
+SET k.revoked_at = coalesce(k.revoked_at, $now)
+RETURN k.id AS id, k.agent_id AS agent_id, k.revoked_at AS revoked_at
