@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from neo4j import Transaction
+from neo4j import ManagedTransaction
 from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 from neomodel.exceptions import UniqueProperty
 from pydantic import Field
@@ -130,7 +130,7 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
         raise InvalidAgent(f"no agent {agent.parent_id!r} to be the parent")
     audit = Audit(action="agent.register", actor=actor, agent_id=agent.id)
 
-    def work(tx: Transaction) -> AgentNode:
+    def work(tx: ManagedTransaction) -> AgentNode:
         if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
             raise AgentExists(f"agent {agent.id!r} exists already")
         node: AgentNode = AgentNode(uid=agent.id, name=agent.name, kind=agent.kind.value, clade=agent.clade,
@@ -141,7 +141,7 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
         return node
 
     try:
-        node = ogm.write(db, "agent.register", work)
+        node = ogm.write(db, work)
     except UniqueProperty as exc:  # registered by a concurrent request between the look-up and the write
         raise AgentExists(f"agent {agent.id!r} exists already") from exc
     log.info("agent %s registered (clade %s, kind %s) by %s", agent.id, agent.clade, agent.kind.value, actor)
@@ -163,7 +163,8 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
     """Returns the key itself (shown this once) and its stored description."""
     key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
     audit = Audit(action="key.create", actor=actor, agent_id=agent_id)
-    def work(tx: Transaction) -> ApiKeyNode:
+
+    def work(tx: ManagedTransaction) -> ApiKeyNode:
         agent = AgentNode.nodes.get_or_none(uid=agent_id)
         if agent is None:
             raise UnknownAgent(f"no agent {agent_id!r}")
@@ -174,7 +175,7 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
         audit.write(tx, [key_id], f"key {key_id} for {agent_id}", [RevokeKey(key_id=key_id)])
         return node
 
-    node = ogm.write(db, "key.create", work)
+    node = ogm.write(db, work)
     log.info("key %s made for agent %s (scopes %s) by %s", key_id, agent_id, ",".join(key.scopes), actor)
     return f"{KEY_PREFIX}_{key_id}_{secret}", _description(node)
 
@@ -184,14 +185,17 @@ def _description(key: ApiKeyNode) -> dict[str, Any]:
 
 
 def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    with ogm.reading(db, "agents.list_keys"):
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
         return [{k: v for k, v in _description(n).items() if k != "agent_id"}
                 for n in ApiKeyNode.nodes.filter(agent_id=agent_id).order_by("created_at")]
+
+    return ogm.read(db, work)
 
 
 def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
     audit = Audit(action="key.revoke", actor=actor, agent_id=None)
-    def work(tx: Transaction) -> dict[str, Any] | None:
+
+    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
         # One statement (coalesce): of two revocations at once, only the first sets revoked_at.
         row = tx.run(cypher.query("agents/revoke_key"), id=key_id, now=audit.at).single()
         if row is None:
@@ -202,7 +206,7 @@ def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | Non
                     else [Noop(reason=f"key {key_id} was revoked already")])
         return row.data()
 
-    revoked = ogm.write(db, "key.revoke", work)
+    revoked = db.write(work)
     if revoked is None:
         return None
     log.info("key %s revoked by %s", key_id, actor)

@@ -24,19 +24,21 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from dataclasses import replace
 
 from graph import logs
 from graph.db.connection import Database, Target
-from graph.embeddings import get_embedder
+from graph.embeddings import Embedder, get_embedder
 from graph.errors import Unavailable
 from graph.foreground import Counters, Foreground, PacedDatabase
 from graph.knowledge.entries import Knowledge
-from graph.knowledge.reasoner import Reasoner
-from graph.learning.cycle import Curator, CycleReport
+from graph.learning.config import LearningConfig
+from graph.learning.cycle import Curator, CycleReport, RunsCycles
 from graph.learning.state import Learning
 from graph.settings import Settings
 
 log = logging.getLogger(__name__)
+KnowledgeFactory = Callable[[Settings, Database, Embedder], Knowledge]
 
 class CuratorProcessDied(Unavailable):
     """The child stopped in the middle of a cycle (killed, out of memory): the next cycle asked for starts a
@@ -46,9 +48,17 @@ class CuratorProcessDied(Unavailable):
 _curator: Curator | None = None  # the child's own, on its own driver and embedder
 
 
-def _start(settings: Settings, target: Target, counters: Counters, reasoner: Callable[[Settings], Reasoner]) -> None:
-    """In the child: the lowest CPU priority, then a Curator like the service's (`reasoner` builds its
-    Reasoner from the settings: services.build_reasoner, passed by name)."""
+def paced_curator(knowledge: Knowledge, foreground: Foreground, config: LearningConfig,
+                  elsewhere: RunsCycles | None = None) -> Curator:
+    """A Curator whose statements give way to the requests `foreground` counts: the service's (whose cycles
+    then run `elsewhere`, in the child) and the child's own."""
+    paced = replace(knowledge, db=PacedDatabase(knowledge.db, foreground, config.yield_seconds, config.pause_ratio))
+    return Curator(Learning(paced, config), elsewhere)
+
+
+def _start(settings: Settings, target: Target, counters: Counters, knowledge: KnowledgeFactory) -> None:
+    """In the child: the lowest CPU priority, then a Curator like the service's (`knowledge` builds it from
+    the settings as the service does: services.build_knowledge, passed by name)."""
     global _curator
     logs.configure(settings.log_level)  # the cycle's records go where the service's go (standard error)
     threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True, name="parent-watch").start()
@@ -56,11 +66,9 @@ def _start(settings: Settings, target: Target, counters: Counters, reasoner: Cal
         os.nice(19 - os.nice(0))
     except OSError as exc:  # not permitted: the child keeps the service's priority, and still its own lock
         log.warning("the Curator's process keeps the service's priority: %s", exc)
-    db = Database(target, slow_ms=settings.slow_query_ms)
-    paced = PacedDatabase(db, Foreground(counters), settings.learning.yield_seconds, settings.learning.pause_ratio)
-    knowledge = Knowledge(db=paced, embedder=get_embedder(settings.embedding_model, settings.embedding_batch_size),
-                          reasoner=reasoner(settings), admission=settings.admission, decay=settings.decay)
-    _curator = Curator(Learning(knowledge, settings.learning))
+    embedder = get_embedder(settings.embedding_model, settings.embedding_batch_size)
+    built = knowledge(settings, Database(target, slow_ms=settings.slow_query_ms), embedder)
+    _curator = paced_curator(built, Foreground(counters), settings.learning)
 
 
 def _exit_with(parent: int) -> None:
@@ -83,9 +91,8 @@ def _pid() -> int:
 class CycleProcess:
     """Runs cycles in the child; `Curator.run` hands them here (graph/learning/cycle.py, `elsewhere`)."""
 
-    def __init__(self, settings: Settings, target: Target, counters: Counters,
-                 reasoner: Callable[[Settings], Reasoner]) -> None:
-        self._args = (settings, target, counters, reasoner)
+    def __init__(self, settings: Settings, target: Target, counters: Counters, knowledge: KnowledgeFactory) -> None:
+        self._args = (settings, target, counters, knowledge)
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
         self._closed = False

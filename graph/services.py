@@ -5,21 +5,20 @@ imports it (db/, model/, audit/ and the subsystems take what they need as argume
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from graph import metrics
-from graph.background import CycleProcess
+from graph.background import CycleProcess, paced_curator
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
-from graph.foreground import Foreground, PacedDatabase
+from graph.foreground import Foreground
 from graph.ids import now_ms
 from graph.knowledge.entries import Knowledge
 from graph.knowledge.llm import ChatClient, LanguageModelReasoner
 from graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from graph.learning import sweep
 from graph.learning.cycle import Curator
-from graph.learning.state import Learning
 from graph.memory.core import CoreMemory
 from graph.retrieval import pipeline
 from graph.scheduler import Job, Scheduler, access_log_pruning
@@ -61,6 +60,13 @@ def build_reasoner(settings: Settings) -> Reasoner:
                                             settings.reasoner_timeout_seconds))
 
 
+def build_knowledge(settings: Settings, db: Database, embedder: Embedder) -> Knowledge:
+    """The entry lifecycle (admission, the Reasoner, decay) on `db`: the service's, and its Curator
+    process's (graph/background.py builds its own with this)."""
+    return Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings), admission=settings.admission,
+                     decay=settings.decay)
+
+
 @dataclass(frozen=True)
 class Services:
     """Everything a request may use, built once when the service starts (and by the CLI and the
@@ -79,16 +85,13 @@ class Services:
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
-        knowledge = Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings),
-                              admission=settings.admission, decay=settings.decay)
+        knowledge = build_knowledge(settings, db, embedder)
         foreground = Foreground()
-        background = replace(knowledge, db=PacedDatabase(db, foreground, settings.learning.yield_seconds,
-                                                          settings.learning.pause_ratio))
-        elsewhere = (CycleProcess(settings, db.target, foreground.counters, build_reasoner)
+        elsewhere = (CycleProcess(settings, db.target, foreground.counters, build_knowledge)
                      if settings.curator_process else None)  # the cycles in a child process (graph/background.py)
         services = cls(
             settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
-            curator=Curator(Learning(background, settings.learning), elsewhere), foreground=foreground,
+            curator=paced_curator(knowledge, foreground, settings.learning, elsewhere), foreground=foreground,
             retriever=pipeline.build(db, embedder, settings.retrieval, settings.decay),
             core_memory=CoreMemory(db, embedder.count_tokens),
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from neo4j import ManagedTransaction, Transaction
+from neo4j import ManagedTransaction
 
 from graph.audit.revert import RevertOp, dump_revert
 from graph.db import cypher
@@ -20,8 +20,7 @@ class Audit:
     id: str = field(default_factory=uuid7)
     at: int = field(default_factory=now_ms)
 
-    def write(self, tx: ManagedTransaction | Transaction, target_ids: list[str], summary: str,
-              revert: Sequence[RevertOp]) -> None:
+    def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: Sequence[RevertOp]) -> None:
         """`revert`: what undoes this mutation, in the order to run (graph/audit/revert.py); operations
         with nothing to do are left out, so an empty list says there is nothing to undo."""
         tx.run(cypher.query("audit/record"), audit={

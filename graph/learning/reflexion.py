@@ -24,13 +24,13 @@ from graph.db import cypher
 from graph.ids import now_ms
 from graph.knowledge.entries import admit
 from graph.knowledge.reasoner import Comparison
+from graph.learning.distill import MAX_PARENTS
 from graph.learning.state import Learning
 from graph.model.entry import EntryIn
 from graph.model.enums import EntryCategory, MarketRegime
 
 log = logging.getLogger(__name__)
 HISTORY = 10
-MAX_PARENTS = 100  # a proposed insight names at most this many episodes (the newest)
 
 
 @dataclass

@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import Transaction
+from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
 from graph.db import cypher, ogm
@@ -54,8 +54,7 @@ def _state(block: Block, node: CoreBlock | None) -> BlockState:
 
 
 def _blocks(agent_id: str) -> dict[Block, CoreBlock]:
-    found = {Block(n.block): n for n in CoreBlock.nodes.filter(agent_id=agent_id)}
-    return found
+    return {Block(n.block): n for n in CoreBlock.nodes.filter(agent_id=agent_id)}
 
 
 class CoreMemory:
@@ -68,11 +67,13 @@ class CoreMemory:
 
     def read(self, agent_id: str) -> dict[str, Any]:
         """The four blocks together, with each one's tokens, the total and the cap."""
-        with ogm.reading(self.db, "memory.core.read") as tx:
+        def work(tx: ManagedTransaction) -> dict[str, Any]:
             nodes = _blocks(agent_id)
             if not nodes and tx.run(cypher.query("agents/get"), id=agent_id).single() is None:
                 raise NotFound(f"no agent {agent_id!r}")
             return self._out(agent_id, nodes)
+
+        return ogm.read(self.db, work)
 
     def tokens(self, text: str) -> int:
         """The text's tokens by the model's tokenizer; a word it cannot split (WordPiece gives a word of
@@ -84,12 +85,11 @@ class CoreMemory:
 
     def versions(self, agent_id: str, block: Block) -> list[dict[str, Any]]:
         """The block's earlier texts, newest first."""
-        with ogm.reading(self.db, "memory.core.versions"):
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
             found = CoreBlockVersion.nodes.filter(block_id=block_id(agent_id, block)).order_by("-version")
-            return [{"id": v.uid, "version": v.version, "content": v.content, "tokens": v.tokens,
-                     "pinned": list(v.pinned or []), "valid_from": v.valid_from, "valid_until": v.valid_until,
-                     "recorded_at": v.recorded_at, "recorded_until": v.recorded_until, "written_by": v.written_by,
-                     "replaced_by": v.replaced_by, "reason": v.reason} for v in found]
+            return [ogm.properties(v) for v in found]
+
+        return ogm.read(self.db, work)
 
     def markdown(self, agent_id: str) -> str:
         state = self.read(agent_id)
@@ -111,7 +111,7 @@ class CoreMemory:
                 raise Invalid("a pinned fact is one line")
         pin = [fact.strip() for fact in pin]
 
-        def work(tx: Transaction) -> dict[str, Any]:
+        def work(tx: ManagedTransaction) -> dict[str, Any]:
             if not tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).single():
                 raise NotFound(f"no agent {agent_id!r}")
             nodes = _blocks(agent_id)
@@ -138,9 +138,9 @@ class CoreMemory:
                                        actor, reason or "edited")
             return self._out(agent_id, nodes)
 
-        return ogm.write(self.db, "memory.core.edit", work)
+        return ogm.write(self.db, work)
 
-    def _write(self, tx: Transaction, agent_id: str, block: Block, node: CoreBlock | None, before: BlockState,
+    def _write(self, tx: ManagedTransaction, agent_id: str, block: Block, node: CoreBlock | None, before: BlockState,
                content: str, tokens: int, pinned: list[str], actor: str, reason: str) -> CoreBlock:
         now = now_ms()
         audit = Audit(action="memory.core.edit", actor=actor, agent_id=agent_id, at=now)
