@@ -11,6 +11,7 @@ from graph.embeddings import Embedder
 from graph.knowledge.entries import Knowledge
 from graph.learning.cycle import Curator
 from graph.memory.core import CoreMemory
+from graph.memory.messages import AgentMemory
 from graph.retrieval.pipeline import Retriever
 from graph.services import Services
 
@@ -44,10 +45,15 @@ def get_core_memory(request: Request) -> CoreMemory:
     return get_services(request).core_memory
 
 
+def get_agent_memory(request: Request) -> AgentMemory:
+    return get_services(request).memory
+
+
 DbDep = Annotated[Database, Depends(get_db)]
 EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
 KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]
 RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
 CuratorDep = Annotated[Curator, Depends(get_curator)]
 CoreMemoryDep = Annotated[CoreMemory, Depends(get_core_memory)]
+AgentMemoryDep = Annotated[AgentMemory, Depends(get_agent_memory)]
 ServicesDep = Annotated[Services, Depends(get_services)]

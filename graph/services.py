@@ -20,9 +20,16 @@ from graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from graph.learning import sweep
 from graph.learning.cycle import Curator
 from graph.memory.core import CoreMemory
+from graph.memory.forgetting import Forgetting
+from graph.memory.messages import AgentMemory
+from graph.memory.recall import Recall
+from graph.memory.routing import LanguageModelRouter, Router, RuleRouter
 from graph.retrieval import pipeline
+from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.request import RetrievalRequest
 from graph.scheduler import Job, Scheduler, access_log_pruning
 from graph.settings import Settings
+from graph.visibility import Visibility
 
 
 def local_server(settings: Settings) -> LocalNeo4j:
@@ -67,6 +74,31 @@ def build_knowledge(settings: Settings, db: Database, embedder: Embedder) -> Kno
                      decay=settings.decay)
 
 
+def build_router(settings: Settings) -> Router:
+    """The memory router (section 8.2): rules, or the language model (rules behind it) when configured."""
+    if not settings.reasoner_url:
+        return RuleRouter()
+    key = settings.reasoner_api_key.get_secret_value() if settings.reasoner_api_key else None
+    return LanguageModelRouter(ChatClient(settings.reasoner_url, settings.reasoner_model, key,
+                                          settings.reasoner_timeout_seconds), settings.reasoner_model)
+
+
+def build_memory(settings: Settings, db: Database, embedder: Embedder, core: CoreMemory,
+                 retriever: pipeline.Retriever) -> AgentMemory:
+    """Agent memory, its recall falling back to the service's hybrid retrieval over the agent's memories."""
+    def hybrid(agent_id: str, query: str, k: int) -> list[str]:
+        request = RetrievalRequest(text=query, mode="fusion", k=min(k, 100), no_budget=True,
+                                   filters=RetrievalFilters(kinds=["episodes"], agent_id=agent_id))
+        return [r.id for r in retriever.retrieve(request, Visibility.of(agent_id, None), agent_id).results]
+
+    def context(agent_id: str) -> str:
+        rows = db.fetch("memory/block_content", id=f"{agent_id}:core:context")
+        return str(rows[0]["content"] or "") if rows else ""
+
+    return AgentMemory(db=db, embedder=embedder, core=core, router=build_router(settings),
+                       recall=Recall(db, hybrid, context), forgetting=Forgetting(db, core))
+
+
 @dataclass(frozen=True)
 class Services:
     """Everything a request may use, built once when the service starts (and by the CLI and the
@@ -82,6 +114,7 @@ class Services:
     curator: Curator      # the learning loop: Reflexion and the Curator cycle (graph/learning/)
     foreground: Foreground  # the requests being served: the Curator's statements wait for them
     core_memory: CoreMemory  # agent memory: the four core blocks under their cap (graph/memory/)
+    memory: AgentMemory      # agent memory: messages, stores, recall, relevance, forgetting (graph/memory/)
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
@@ -89,11 +122,13 @@ class Services:
         foreground = Foreground()
         elsewhere = (CycleProcess(settings, db.target, foreground.counters, build_knowledge)
                      if settings.curator_process else None)  # the cycles in a child process (graph/background.py)
+        core = CoreMemory(db, embedder.count_tokens)
+        retriever = pipeline.build(db, embedder, settings.retrieval, settings.decay)
         services = cls(
             settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
             curator=paced_curator(knowledge, foreground, settings.learning, elsewhere), foreground=foreground,
-            retriever=pipeline.build(db, embedder, settings.retrieval, settings.decay),
-            core_memory=CoreMemory(db, embedder.count_tokens),
+            retriever=retriever,
+            core_memory=core, memory=build_memory(settings, db, embedder, core, retriever),
         )
         schedule(services)
         return services

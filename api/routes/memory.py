@@ -4,17 +4,37 @@ MEMORY.md. An agent reads and edits its own core memory; the admin any agent's."
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Query
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader, Writer
-from api.deps import CoreMemoryDep
+from api.deps import AgentMemoryDep, CoreMemoryDep
 from api.routes.agents import require_self_or_admin
-from api.schemas.memory import AppendIn, CoreOut, LineIn, PinIn, ReplaceIn, VersionOut
+from api.schemas.memory import (
+    AppendIn,
+    CoreOut,
+    ForgetIn,
+    ForgetPreviewIn,
+    IdsIn,
+    LineIn,
+    MessageIn,
+    MessageOut,
+    PinIn,
+    ReinforceIn,
+    ReplaceIn,
+    VersionOut,
+)
 from graph.agents import Principal
+from graph.errors import NotFound
+from graph.ids import now_ms
+from graph.memory import stores
 from graph.memory.blocks import Append, Block, EditLine, Replace, Unchanged
+from graph.memory.forgetting import CoreLine
+from graph.memory.routing import Store
+from graph.memory.triggers import QueryType
+from graph.model.common import to_ms
 
 router = APIRouter(tags=["memory"])
 
@@ -73,3 +93,66 @@ def pin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: Writer) -> di
 def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), Block.critical, Unchanged(), actor=who.key_id,
                      reason="unpinned a critical fact", unpin=[body.fact.strip()])
+
+
+# ---------------------------------------------------------------------------------------- messages and stores
+
+@router.post("/agents/{agent_id}/messages", response_model=MessageOut, response_model_exclude_none=True,
+             summary="Pass a user's message: remember, recall, forget (a preview) or reflect, by its phrase")
+def message(agent_id: str, body: MessageIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+    return memory.message(_own(who, agent_id), body.text, actor=who.key_id, at=to_ms(body.at),
+                          session_id=body.session_id)
+
+
+@router.get("/agents/{agent_id}/memories", summary="The agent's memories, newest first: of a store, of a day "
+                                                    "(the episodic log), archived ones on request; each with its "
+                                                    "relevance now (section 9)")
+def list_memories(agent_id: str, memory: AgentMemoryDep, who: Reader, store: Store | None = None,
+                  day: Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")] = None, archived: bool = False,
+                  offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+                  limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[dict[str, Any]]:
+    return stores.list_memories(memory.db, _own(who, agent_id), store=store, day=day, archived=archived,
+                                offset=offset, limit=limit)
+
+
+@router.get("/agents/{agent_id}/memories/{memory_id}", summary="One memory, with its relevance now")
+def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
+    found = stores.get(memory.db, _own(who, agent_id), [memory_id])
+    if not found:
+        raise NotFound(f"no memory {memory_id!r}")
+    return found[0]
+
+
+@router.get("/agents/{agent_id}/recall", summary="Recall by query type (section 11.1), ranked by match x relevance; "
+                                                 "archived never, dormant only when explicit")
+def recall(agent_id: str, memory: AgentMemoryDep, who: Reader,
+           q: Annotated[str, Query(min_length=1, max_length=2_000)],
+           type: QueryType = QueryType.general, explicit: bool = False,
+           k: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
+    return memory.recall.recall(_own(who, agent_id), q, type, explicit=explicit, k=k, now=now_ms())
+
+
+@router.post("/agents/{agent_id}/memories/reinforce",
+             summary="Reinforce memories (section 9.4): one more access, the last access now")
+def reinforce(agent_id: str, body: ReinforceIn, memory: AgentMemoryDep, who: Writer) -> list[dict[str, Any]]:
+    return memory.reinforce(_own(who, agent_id), body.ids, body.reason, actor=who.key_id)
+
+
+@router.post("/agents/{agent_id}/forget/preview",
+             summary="What forgetting a target would take, across every store and core memory; changes nothing")
+def forget_preview(agent_id: str, body: ForgetPreviewIn, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
+    return memory.forgetting.preview(_own(who, agent_id), body.target, permanent=body.permanent, now=now_ms())
+
+
+@router.post("/agents/{agent_id}/forget",
+             summary="Forget, confirmed: archive (hidden from every search, kept) or, when permanent, delete for "
+                     "good with what hangs off it alone")
+def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+    lines = [CoreLine(c.block, c.line) for c in body.core_lines] if body.core_lines is not None else None
+    return memory.forget(_own(who, agent_id), actor=who.key_id, target=body.target, ids=body.ids,
+                         core_lines=lines, permanent=body.permanent)
+
+
+@router.post("/agents/{agent_id}/memories/restore", summary="Bring archived memories back into search")
+def restore(agent_id: str, body: IdsIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+    return memory.forgetting.restore(_own(who, agent_id), body.ids, actor=who.key_id)

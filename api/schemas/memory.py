@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from datetime import datetime
+from typing import Any
 
-from graph.memory.blocks import CAP_TOKENS
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from graph.memory.blocks import CAP_TOKENS, Block
+from graph.memory.relevance import Reinforcement
 
 MAX_TEXT = 60_000  # characters: far past what 3,000 tokens hold, so the cap (409) answers, not a 422
 
@@ -64,3 +68,66 @@ class VersionOut(BaseModel):
     written_by: str | None = None
     replaced_by: str | None = None
     reason: str | None = None
+
+
+# ---------------------------------------------------------------------------------------- messages and stores
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=20_000, description="the user's message, as written")
+    at: datetime | None = Field(default=None, description="when it was said; default: now")
+    session_id: str | None = Field(default=None, min_length=1, max_length=200,
+                                   description="the conversation: memories of one session follow each other")
+
+
+class MessageOut(BaseModel):
+    intent: str = Field(description="remember, auto (memorable, no phrase), forget, delete, reflect, recall, none")
+    phrase: str | None = Field(description="the trigger phrase that fired (section 8.1)")
+    content: str = Field(description="the message without the phrase")
+    classification: dict[str, Any] | None = Field(default=None, description="section 8.2's structured output")
+    memory_id: str | None = None
+    store: str | None = None
+    core: dict[str, Any] | None = Field(default=None, description="the line added to core memory, or why not")
+    linked: list[str] | None = Field(default=None, description="earlier memories this one reinforced (9.4)")
+    audit_id: str | None = None
+    recall: dict[str, Any] | None = Field(default=None, description="a recall question's results (section 11)")
+    forget: dict[str, Any] | None = Field(default=None, description="what a forget would take; nothing changed")
+    reflect: dict[str, Any] | None = Field(default=None, description="a reflection asked for (section 10)")
+
+
+class ForgetPreviewIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: str = Field(min_length=1, max_length=2_000, description="what to forget, as the user said it")
+    permanent: bool = Field(default=False, description="a permanent deletion: archived memories match too")
+
+
+class CoreLineIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    block: Block
+    line: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class ForgetIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: str | None = Field(default=None, min_length=1, max_length=2_000,
+                               description="what to forget: everything its preview finds, unless ids are given")
+    ids: list[str] | None = Field(default=None, max_length=1_000, description="the memories confirmed")
+    core_lines: list[CoreLineIn] | None = Field(default=None, max_length=200,
+                                                description="the core lines confirmed; default: the target's")
+    permanent: bool = Field(default=False, description="delete for good instead of archiving")
+
+    @model_validator(mode="after")
+    def _something(self) -> ForgetIn:
+        if self.target is None and self.ids is None:
+            raise ValueError("give the target or the ids of the memories to forget")
+        return self
+
+
+class IdsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ids: list[str] = Field(min_length=1, max_length=1_000)
+
+
+class ReinforceIn(IdsIn):
+    reason: Reinforcement = Field(description="used (returned and used in a response), referenced, confirmed, "
+                                              "linked (section 9.4)")

@@ -8,10 +8,13 @@ CREATE CONSTRAINT audit_record_id IF NOT EXISTS FOR (n:AuditRecord) REQUIRE n.id
 CREATE CONSTRAINT access_record_id IF NOT EXISTS FOR (n:AccessRecord) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT admission_decision_id IF NOT EXISTS FOR (n:AdmissionDecision) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT value_id IF NOT EXISTS FOR (n:Value) REQUIRE n.id IS UNIQUE;
+// Agent memories (graph/memory/stores.py): Episodes while searchable, Memory always (archived ones too).
+CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
 // The control-plane nodes modelled with neomodel (graph/memory/models.py), under the names neomodel's own
 // install_labels gives them (constraint_unique_<label>_<property>), so it finds them in place.
 CREATE CONSTRAINT constraint_unique_CoreBlock_id IF NOT EXISTS FOR (n:CoreBlock) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_CoreBlockVersion_id IF NOT EXISTS FOR (n:CoreBlockVersion) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_MemoryReflection_id IF NOT EXISTS FOR (n:MemoryReflection) REQUIRE n.id IS UNIQUE;
 // Facts are relationships, one per version (bi-temporal): each version's id is unique.
 CREATE CONSTRAINT fact_deployed_by_id IF NOT EXISTS FOR ()-[r:DEPLOYED_BY]-() REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT fact_token_flow_id IF NOT EXISTS FOR ()-[r:TOKEN_FLOW]-() REQUIRE r.id IS UNIQUE;

@@ -15,6 +15,7 @@ from graph.audit.revert import (
     RelationshipType,
     RemoveProperties,
     RestoreKey,
+    RestoreMemories,
     RevertAdmission,
     RevertOp,
     RevokeKey,
@@ -26,5 +27,6 @@ from graph.audit.revert import (
 )
 
 __all__ = ["Access", "Audit", "BadRevert", "DeleteNodes", "DeleteRelationships", "Endpoints", "MergeUndo",
-           "NodeLabel", "Noop", "RelationshipType", "RemoveProperties", "RestoreKey", "RevertAdmission", "RevertOp",
-           "RevokeKey", "SetProperties", "SetRelationshipProperties", "changed", "dump_revert", "parse_revert"]
+           "NodeLabel", "Noop", "RelationshipType", "RemoveProperties", "RestoreKey", "RestoreMemories",
+           "RevertAdmission", "RevertOp", "RevokeKey", "SetProperties", "SetRelationshipProperties", "changed",
+           "dump_revert", "parse_revert"]

@@ -58,6 +58,8 @@ class NodeLabel(StrEnum):
     EntryVersion = "EntryVersion"
     CoreBlock = "CoreBlock"
     CoreBlockVersion = "CoreBlockVersion"
+    Memory = "Memory"
+    MemoryReflection = "MemoryReflection"
 
 
 class RelationshipType(StrEnum):
@@ -190,13 +192,26 @@ class RevertAdmission(_Op):
         return not (self.decision_ids or self.created or self.merged)
 
 
+class RestoreMemories(_Op):
+    """Undo an archive of an agent's memories (cypher/memory/restore.cypher): searchable again, with the
+    relations archived with them."""
+
+    op: Literal["restore_memories"] = "restore_memories"
+    agent_id: Id
+    ids: list[Id]
+
+    def changes_nothing(self) -> bool:
+        return not self.ids
+
+
 class Noop(_Op):
     op: Literal["noop"] = "noop"
     reason: str = Field(min_length=1)
 
 
 RevertOp = Annotated[DeleteNodes | DeleteRelationships | SetProperties | SetRelationshipProperties
-                     | RemoveProperties | RevokeKey | RestoreKey | RevertAdmission | Noop, Field(discriminator="op")]
+                     | RemoveProperties | RevokeKey | RestoreKey | RevertAdmission | RestoreMemories
+                     | Noop, Field(discriminator="op")]
 _OPS: TypeAdapter[list[RevertOp]] = TypeAdapter(list[RevertOp])
 
 

@@ -104,41 +104,44 @@ class CoreMemory:
         """Applies `edit` to the block (and pins or unpins critical facts) under the cap; returns the core
         memory after it. Refused with OverCap (409) past the cap, PinnedLine (409) when it would drop a
         pinned fact, NotFound when the agent or the line does not exist."""
+        return ogm.write(self.db, lambda tx: self.edit_in(tx, agent_id, block, edit, actor=actor, reason=reason,
+                                                          pin=pin, unpin=unpin))
+
+    def edit_in(self, tx: ManagedTransaction, agent_id: str, block: Block, edit: Edit, *, actor: str,
+                reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = ()) -> dict[str, Any]:
+        """`edit` inside a transaction of neomodel's (graph/db/ogm.py) that other changes share: a
+        reflection's approval applies core changes with the rest, atomically."""
         if (pin or unpin) and block is not Block.critical:
             raise Invalid("only critical facts are pinned")
         for fact in (*pin, *unpin):
             if len(lines(fact)) != 1:
                 raise Invalid("a pinned fact is one line")
         pin = [fact.strip() for fact in pin]
-
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
-            if not tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).single():
-                raise NotFound(f"no agent {agent_id!r}")
-            nodes = _blocks(agent_id)
-            before = _state(block, nodes.get(block))
-            content = apply(before.content, edit)
-            missing = [p for p in unpin if p not in before.pinned]
-            if missing:
-                raise NotFound(f"not pinned: {missing[:3]}")
-            pinned = [p for p in before.pinned if p not in set(unpin)]
-            for fact in pin:
-                if fact not in {x.strip() for x in lines(content)}:
-                    content = normalise(content + "\n" + fact)
-                if fact not in pinned:
-                    pinned.append(fact)
-            keep_pinned(content, pinned)
-            if content == before.content and tuple(pinned) == before.pinned:
-                return self._out(agent_id, nodes)  # nothing changes: no version, no audit record
-            tokens = {b: _state(b, nodes.get(b)).tokens for b in Block}
-            was = sum(tokens.values())
-            tokens[block] = self.tokens(content)
-            if sum(tokens.values()) > was:  # an edit that adds no tokens passes even over the cap (a smaller model's)
-                fits(block, tokens, self.cap)
-            nodes[block] = self._write(tx, agent_id, block, nodes.get(block), before, content, tokens[block], pinned,
-                                       actor, reason or "edited")
-            return self._out(agent_id, nodes)
-
-        return ogm.write(self.db, work)
+        if not tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).single():
+            raise NotFound(f"no agent {agent_id!r}")
+        nodes = _blocks(agent_id)
+        before = _state(block, nodes.get(block))
+        content = apply(before.content, edit)
+        missing = [p for p in unpin if p not in before.pinned]
+        if missing:
+            raise NotFound(f"not pinned: {missing[:3]}")
+        pinned = [p for p in before.pinned if p not in set(unpin)]
+        for fact in pin:
+            if fact not in {x.strip() for x in lines(content)}:
+                content = normalise(content + "\n" + fact)
+            if fact not in pinned:
+                pinned.append(fact)
+        keep_pinned(content, pinned)
+        if content == before.content and tuple(pinned) == before.pinned:
+            return self._out(agent_id, nodes)  # nothing changes: no version, no audit record
+        tokens = {b: _state(b, nodes.get(b)).tokens for b in Block}
+        was = sum(tokens.values())
+        tokens[block] = self.tokens(content)
+        if sum(tokens.values()) > was:  # an edit that adds no tokens passes even over the cap (a smaller model's)
+            fits(block, tokens, self.cap)
+        nodes[block] = self._write(tx, agent_id, block, nodes.get(block), before, content, tokens[block], pinned,
+                                   actor, reason or "edited")
+        return self._out(agent_id, nodes)
 
     def _write(self, tx: ManagedTransaction, agent_id: str, block: Block, node: CoreBlock | None, before: BlockState,
                content: str, tokens: int, pinned: list[str], actor: str, reason: str) -> CoreBlock:

@@ -53,4 +53,37 @@ class CoreBlock(StructuredNode):  # type: ignore[misc]
     versions = RelationshipTo(CoreBlockVersion, "PREVIOUS_VERSION")
 
 
-MODELS: tuple[type[StructuredNode], ...] = (CoreBlock, CoreBlockVersion)
+class MemoryReflection(StructuredNode):  # type: ignore[misc]
+    """A reflection (../shared/spec/moltbot-memory.md, section 10): what it proposed, in section 10.5's
+    format, and what the person decided. Pending until a person's key decides (never applied otherwise);
+    the reflection log is these nodes of an agent, by number."""
+
+    __label__ = "MemoryReflection"
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    agent_id = StringProperty(index=True, required=True)
+    number = IntegerProperty(required=True)           # Reflection #
+    status = StringProperty(required=True)            # pending, approved, partial, rejected
+    trigger = StringProperty(required=True)           # manual, phrase, schedule, threshold
+    about = StringProperty()                          # what the person asked to reflect on, if anything
+    markdown = StringProperty(required=True)          # pending-reflection.md
+    items = StringProperty(required=True)             # the proposals (JSON): what approval may apply
+    evolution = StringProperty(default="[]")          # meta-reflection's insights (JSON), for evolution.md
+    questions = ArrayProperty(StringProperty(), default=list)
+    tokens_used = IntegerProperty(required=True)
+    budget = IntegerProperty(required=True)
+    episodes = IntegerProperty(default=0)             # memories processed
+    entities = IntegerProperty(default=0)
+    procedures = IntegerProperty(default=0)
+    reviewed = IntegerProperty(default=0)             # past reflections reviewed
+    since = IntegerProperty()                         # memories recorded after this were new to it
+    valid_from = IntegerProperty(required=True)
+    recorded_at = IntegerProperty(required=True)
+    decided_at = IntegerProperty()
+    decided_by = StringProperty()
+    decision = StringProperty()                       # approve, approve_with_changes, approve_part, reject
+    applied = ArrayProperty(StringProperty(), default=list)   # the items applied
+    changes = StringProperty()                        # the person's changes (JSON)
+    note = StringProperty()
+
+
+MODELS: tuple[type[StructuredNode], ...] = (CoreBlock, CoreBlockVersion, MemoryReflection)

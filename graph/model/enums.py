@@ -200,3 +200,27 @@ class ValueType(StrEnum):
     number = "number"
     boolean = "boolean"
     block = "block"
+
+
+class MemoryRelation(StrEnum):
+    """The relation vocabulary of a chat agent's semantic graph (../shared/spec/moltbot-memory.md, 6.3).
+    Each relation is a CUSTOM fact between two entities, named by its value."""
+
+    # structural
+    develops = "develops"
+    uses = "uses"
+    used_by = "used-by"
+    part_of = "part-of"
+    contains = "contains"
+    depends_on = "depends-on"
+    # temporal
+    decided_on = "decided-on"
+    supersedes = "supersedes"
+    preceded_by = "preceded-by"
+    followed_by = "followed-by"
+    # qualitative
+    prefers = "prefers"
+    avoids = "avoids"
+    confident_about = "confident-about"
+    uncertain_about = "uncertain-about"
+    relates_to = "relates-to"

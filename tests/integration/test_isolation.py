@@ -198,6 +198,8 @@ READ_ROUTES = {
 READ_ROUTES |= {route: "test_core_memory.py::test_core_memory_is_the_agents_own" for route in (
     "GET /agents/{agent_id}/core", "GET /agents/{agent_id}/core/memory.md",
     "GET /agents/{agent_id}/core/{block}/versions")}
+READ_ROUTES |= {route: "test_memory_messages.py::test_one_agents_memories_are_its_own" for route in (
+    "GET /agents/{agent_id}/memories", "GET /agents/{agent_id}/memories/{memory_id}", "GET /agents/{agent_id}/recall")}
 NO_AGENT_DATA = {"GET /health"}
 
 

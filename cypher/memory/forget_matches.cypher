@@ -1,0 +1,26 @@
+// What "forget about X" would take (section 8.3): the agent's memories whose text has every key term
+// (BM25, $query an escaped Lucene AND of the terms), those naming an entity whose name has them, and
+// (for a permanent deletion) archived memories whose text contains every term; how each was found.
+:param agent_id => 'agent-a';
+:param query => 'css AND bug';
+:param terms => ['css', 'bug'];
+:param include_archived => false;
+:param limit => 200;
+CALL () {
+  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: 1000}) YIELD node AS m
+  WHERE m:Memory AND m.agent_id = $agent_id
+  RETURN m, 'keyword' AS via
+  UNION
+  CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: 20}) YIELD node AS en
+  WHERE $agent_id IN en.creators
+  MATCH (en)<-[:MENTIONS]-(m:Memory {agent_id: $agent_id})
+  RETURN m, 'entity' AS via
+  UNION
+  MATCH (m:Memory {agent_id: $agent_id})
+  WHERE $include_archived AND m.archived_at IS NOT NULL AND all(t IN $terms WHERE toLower(m.text) CONTAINS t)
+  RETURN m, 'archived' AS via
+}
+WITH m, collect(via) AS via
+ORDER BY m.valid_from DESC, m.id DESC
+LIMIT $limit
+RETURN m {.*, embedding: null} AS memory, via

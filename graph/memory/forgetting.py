@@ -1,0 +1,157 @@
+"""Forgetting (../shared/spec/moltbot-memory.md, section 8.3): find what a "forget about X" names across
+every store, show it, archive it on confirmation, and delete it for good only when asked.
+
+- preview: the agent's memories whose text has every key term of X, those naming an entity whose name has
+  them, the procedures learned only from those (they go with them on deletion), and the lines of core
+  memory that mention X; nothing changes.
+- archive: the memories leave every search path (the Episode label goes: vector and full-text indexes,
+  lists, counts, the graph backend) and keep everything else; relations every source of which is archived
+  are archived too; core lines that mention X are removed from core memory (a new block version); one
+  audit record whose revert operation restores them.
+- delete: the memories, their embeddings, the relations only they asserted, the procedures learned only
+  from them and the entities only they touched are removed; nothing shared with another item is."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, Noop, RestoreMemories
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.errors import Invalid, NotFound
+from graph.memory.blocks import Block, EditLine, lines
+from graph.memory.core import CoreMemory
+from graph.memory.recall import lucene_all, terms
+from graph.memory.stores import shape
+
+
+@dataclass(frozen=True)
+class CoreLine:
+    block: Block
+    line: str
+
+    def out(self) -> dict[str, str]:
+        return {"block": self.block.value, "line": self.line}
+
+
+class Forgetting:
+    def __init__(self, db: Database, core: CoreMemory) -> None:
+        self.db, self.core = db, core
+
+    def preview(self, agent_id: str, target: str, *, permanent: bool = False, now: int) -> dict[str, Any]:
+        words = terms(target)
+        if not words:
+            raise Invalid("say what to forget: the target has no word to search for")
+        rows = self.db.fetch("memory/forget_matches", agent_id=agent_id, query=lucene_all(words), terms=words,
+                             include_archived=permanent, limit=200)
+        memories = [{**shape(r, now), "found_by": sorted(r["via"])} for r in rows]
+        ids = [m["id"] for m in memories]
+        derived = self._derived(agent_id, ids) if permanent else []
+        core_lines = self._core_lines(agent_id, words)
+        return {"target": target, "terms": words, "permanent": permanent, "memories": memories,
+                "derived": derived, "core_lines": [c.out() for c in core_lines],
+                "count": len(memories) + len(derived) + len(core_lines),
+                "message": _message(target, len(memories), len(core_lines), permanent)}
+
+    def archive(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
+                now: int) -> dict[str, Any]:
+        ids = list(dict.fromkeys(ids))
+        audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now)
+
+        def work(tx: ManagedTransaction) -> dict[str, Any]:
+            row = tx.run(cypher.query("memory/archive"), agent_id=agent_id, ids=ids, now=now, actor=actor,
+                         audit_id=audit.id).single()
+            archived = list(row["archived"]) if row else []
+            relations = list(row["relations"]) if row else []
+            if archived:
+                audit.write(tx, archived, f"archived {len(archived)} memories and {len(relations)} relations",
+                            [RestoreMemories(agent_id=agent_id, ids=archived)])
+            return {"archived": archived, "relations": relations}
+
+        out = self.db.write(work)
+        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request")
+        out["audit_id"] = audit.id if out["archived"] else None
+        return out
+
+    def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> dict[str, Any]:
+        audit = Audit(action="memory.restore", actor=actor, agent_id=agent_id)
+
+        def work(tx: ManagedTransaction) -> dict[str, Any]:
+            row = tx.run(cypher.query("memory/restore"), agent_id=agent_id, ids=list(ids)).single()
+            restored = list(row["restored"]) if row else []
+            if restored:
+                audit.write(tx, restored, f"restored {len(restored)} archived memories",
+                            [Noop(reason="archive them again to undo")])
+            return {"restored": restored, "relations": int(row["relations"]) if row else 0}
+
+        return self.db.write(work)
+
+    def delete(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
+               ) -> dict[str, Any]:
+        ids = list(dict.fromkeys(ids))
+        doomed = ids + [d for d in self._derived(agent_id, ids) if d not in ids]
+        audit = Audit(action="memory.delete", actor=actor, agent_id=agent_id)
+
+        def work(tx: ManagedTransaction) -> dict[str, Any]:
+            row = tx.run(cypher.query("memory/delete"), agent_id=agent_id, ids=doomed).single()
+            deleted = list(row["deleted"]) if row else []
+            if row is None or not deleted:
+                raise NotFound("none of these memories exists")
+            # the record names what went, never what it said
+            audit.write(tx, deleted, f"permanently deleted {len(deleted)} memories, {row['relations']} relations "
+                                     f"and {len(row['entities'])} entities at the user's request",
+                        [Noop(reason="permanently deleted at the user's request: nothing is kept to restore")])
+            return {"deleted": deleted, "relations": int(row["relations"]), "entities": list(row["entities"])}
+
+        out = self.db.write(work)
+        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "deleted at the user's request")
+        return out
+
+    # ------------------------------------------------------------------ helpers
+
+    def _derived(self, agent_id: str, ids: list[str]) -> list[str]:
+        """Procedures learned only from these memories, and from those, until nothing new."""
+        found: list[str] = []
+        frontier = ids
+        while frontier:
+            rows = self.db.fetch("memory/derived", agent_id=agent_id, ids=ids + found)
+            frontier = [r["id"] for r in rows if r["id"] not in found and r["id"] not in ids]
+            found += frontier
+        return found
+
+    def _core_lines(self, agent_id: str, words: list[str]) -> list[CoreLine]:
+        out = []
+        for b in sorted(self.db.fetch("memory/core_contents", agent_id=agent_id),
+                        key=lambda b: list(Block).index(Block(b["block"]))):
+            for line in lines(b["content"] or ""):
+                low = line.lower()
+                if line.strip() and all(w in low for w in words):
+                    out.append(CoreLine(Block(b["block"]), line))
+        return out
+
+    def core_lines(self, agent_id: str, target: str) -> list[CoreLine]:
+        return self._core_lines(agent_id, terms(target))
+
+    def _drop_lines(self, agent_id: str, core_lines: Sequence[CoreLine], actor: str,
+                    reason: str) -> list[dict[str, str]]:
+        dropped = []
+        for c in core_lines:
+            try:
+                self.core.edit(agent_id, c.block, EditLine("", old=c.line), actor=actor, reason=reason)
+            except NotFound:
+                continue  # edited meanwhile: nothing to remove
+            dropped.append(c.out())
+        return dropped
+
+
+def _message(target: str, memories: int, core: int, permanent: bool) -> str:
+    if not memories and not core:
+        return f"I found nothing about {target}."
+    what = " and ".join(x for x in (f"{memories} memor{'y' if memories == 1 else 'ies'}" if memories else "",
+                                    f"{core} line{'s' if core != 1 else ''} of core memory" if core else "") if x)
+    verb = "permanently delete" if permanent else "archive"
+    return f"I found {what} about {target}. Should I {verb} {'it' if memories + core == 1 else 'all of them'}?"

@@ -1,0 +1,160 @@
+"""An agent's memory as one object, and what a user's message does to it (../shared/spec/moltbot-memory.md,
+section 8): the agent passes each user message; a remember phrase (or memorable content) classifies it
+(graph/memory/routing.py) and writes it to its store (and to core memory when it changes identity, active
+context, persona or critical facts); a recall question searches instead of writing; a forget phrase
+previews what it would take (nothing changes before the person confirms); a reflect phrase is reported
+for the reflection engine."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Access
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.errors import Conflict, NotFound
+from graph.ids import now_ms
+from graph.memory import stores
+from graph.memory.blocks import Append
+from graph.memory.core import CoreMemory
+from graph.memory.forgetting import CoreLine, Forgetting
+from graph.memory.recall import Recall
+from graph.memory.relevance import Arrival, Reinforcement
+from graph.memory.routing import USER, Router, Store
+from graph.memory.triggers import Intent, QueryType, Trigger, detect
+
+_NAME = re.compile(r"^\s*[-*]?\s*(?i:name\s*[:=]|my name is|call me)\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", re.M)
+REFERENCED = 3  # an explicit recall question references its best few memories (section 9.4)
+
+
+@dataclass
+class AgentMemory:
+    db: Database
+    embedder: Embedder
+    core: CoreMemory
+    router: Router
+    recall: Recall
+    forgetting: Forgetting
+
+    # ------------------------------------------------------------------ messages
+
+    def message(self, agent_id: str, text: str, *, actor: str, at: int | None = None,
+                session_id: str | None = None) -> dict[str, Any]:
+        """What the message does, with the trigger that fired and its outcome."""
+        trigger = detect(text)
+        said = at if at is not None else now_ms()
+        out: dict[str, Any] = {"intent": trigger.intent.value, "phrase": trigger.phrase, "content": trigger.content}
+        if trigger.intent in (Intent.remember, Intent.auto):
+            out.update(self.remember(agent_id, trigger, text, actor=actor, at=said, session_id=session_id))
+        elif trigger.intent is Intent.recall:
+            out["recall"] = self.recall_for(agent_id, trigger.content, trigger.query_type or QueryType.general,
+                                            explicit=trigger.explicit, actor=actor)
+        elif trigger.intent in (Intent.forget, Intent.delete):
+            out["forget"] = self._forget_preview(agent_id, trigger, session_id)
+        elif trigger.intent is Intent.reflect:
+            out["reflect"] = {"about": trigger.content or None}
+        return out
+
+    def remember(self, agent_id: str, trigger: Trigger, said: str, *, actor: str, at: int,
+                 session_id: str | None) -> dict[str, Any]:
+        agent, user = self._agent_and_user(agent_id)
+        clade = agent.get("clade")
+        explicit = trigger.intent is Intent.remember
+        classification = self.router.classify(trigger.content or said, explicit=explicit, user=user)
+        core_out: dict[str, Any] | None = None
+        if classification.core_update and classification.core_block is not None:
+            try:  # the line goes into its block under the cap first; refused, the memory stays semantic
+                self.core.edit(agent_id, classification.core_block, Append(f"- {classification.summary}"),
+                               actor=actor, reason="remembered from a message")
+                core_out = {"block": classification.core_block.value, "line": f"- {classification.summary}"}
+            except Conflict as e:
+                core_out = {"block": classification.core_block.value, "refused": str(e)}
+                classification = replace(classification, store=Store.semantic if classification.store is Store.core
+                                         else classification.store, core_update=False)
+        learned_from: tuple[str, ...] = ()
+        if classification.store is Store.procedural and session_id:
+            learned_from = tuple(stores.session_memories(self.db, agent_id, session_id))
+        memory = stores.NewMemory(agent_id=agent_id, classification=classification, said=said, at=at,
+                                  arrival=Arrival.explicit if explicit else Arrival.detected, clade=clade,
+                                  session_id=session_id, user=user, learned_from=learned_from)
+        written = stores.write(self.db, self.embedder, [memory], actor=actor)
+        return {"classification": classification.out(), "memory_id": memory.id, "store": classification.store.value,
+                "core": core_out, "linked": written.linked.get(memory.id, []),
+                "audit_id": written.audit_ids[0] if written.audit_ids else None}
+
+    # ------------------------------------------------------------------ recall and reinforcement
+
+    def recall_for(self, agent_id: str, query: str, query_type: QueryType, *, explicit: bool, actor: str,
+                   k: int = 10) -> dict[str, Any]:
+        self._require_agent(agent_id)
+        result = self.recall.recall(agent_id, query, query_type, explicit=explicit, k=k, now=now_ms())
+        if explicit and result["results"]:  # the user referenced them by asking
+            top = [m["id"] for m in result["results"][:REFERENCED]]
+            self.reinforce(agent_id, top, Reinforcement.referenced, actor=actor)
+        return result
+
+    def reinforce(self, agent_id: str, ids: list[str], reason: Reinforcement, *, actor: str) -> list[dict[str, Any]]:
+        """Section 9.4: one more access, the last access now; an access record, not an audit record."""
+        access = Access(action=f"memory.reinforce.{reason.value}", agent_id=agent_id)
+
+        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+            rows = [dict(r) for r in tx.run(cypher.query("memory/reinforce"), agent_id=agent_id, ids=ids,
+                                            now=access.at)]
+            access.write(tx, ids, len(rows))
+            return rows
+
+        return self.db.write(work)
+
+    # ------------------------------------------------------------------ forgetting
+
+    def _forget_preview(self, agent_id: str, trigger: Trigger, session_id: str | None) -> dict[str, Any]:
+        self._require_agent(agent_id)
+        permanent = trigger.intent is Intent.delete
+        if trigger.content:
+            return self.forgetting.preview(agent_id, trigger.content, permanent=permanent, now=now_ms())
+        # "scratch that", "that's no longer relevant": the last thing remembered in this session
+        last = stores.session_memories(self.db, agent_id, session_id, 1) if session_id else []
+        memories = stores.get(self.db, agent_id, last)
+        return {"target": None, "terms": [], "permanent": permanent, "memories": memories, "derived": [],
+                "core_lines": [], "count": len(memories),
+                "message": ("Should I archive what I just remembered?" if memories else
+                            "I have nothing from this conversation to forget.")}
+
+    def forget(self, agent_id: str, *, actor: str, target: str | None = None, ids: list[str] | None = None,
+               core_lines: list[CoreLine] | None = None, permanent: bool = False) -> dict[str, Any]:
+        """Apply a confirmed forget: the memories named (or all a target's preview found) archived, or
+        deleted when `permanent`."""
+        self._require_agent(agent_id)
+        if ids is None or core_lines is None:
+            if not target:
+                raise NotFound("give the memories (ids) or the target to forget")
+            preview = self.forgetting.preview(agent_id, target, permanent=permanent, now=now_ms())
+            if ids is None:
+                ids = [m["id"] for m in preview["memories"]]
+            if core_lines is None:
+                core_lines = self.forgetting.core_lines(agent_id, target)
+        if permanent:
+            return self.forgetting.delete(agent_id, ids, core_lines=core_lines, actor=actor)
+        return self.forgetting.archive(agent_id, ids, core_lines=core_lines, actor=actor, now=now_ms())
+
+    # ------------------------------------------------------------------ helpers
+
+    def _agent_and_user(self, agent_id: str) -> tuple[dict[str, Any], str]:
+        """The agent (NotFound when there is none) and the person's name, read from the identity block
+        ("- Name: Alex", "My name is Alex"), else "user": one round trip."""
+        rows = self.db.fetch("memory/agent_and_name", agent_id=agent_id, identity_id=f"{agent_id}:core:identity")
+        if not rows or rows[0]["agent"] is None:
+            raise NotFound(f"no agent {agent_id!r}")
+        m = _NAME.search(rows[0]["identity"] or "")
+        return dict(rows[0]["agent"]), m.group(1) if m else USER
+
+    def _require_agent(self, agent_id: str) -> dict[str, Any]:
+        rows = self.db.fetch("agents/get", id=agent_id)
+        if not rows:
+            raise NotFound(f"no agent {agent_id!r}")
+        return dict(rows[0]["agent"])

@@ -1,0 +1,220 @@
+"""The memory stores in the graph (../shared/spec/moltbot-memory.md, sections 5 to 7), on the graph the
+service already has: every memory is an Episode of its agent (type `conversation`, so the vector and
+full-text indexes, the thread, the hybrid retrieval and every list see it) that is also a `Memory`, with its
+store and what relevance decay needs (section 9).
+
+- episodic: the event itself, logged by day (`day`, YYYY-MM-DD, of when it was said);
+- semantic: the memory, the entities it names (MENTIONS; Person, Project, Concept, Tool, Place) and its
+  relations, CUSTOM facts named from the 6.3 vocabulary, valid from when it was said;
+- procedural: trigger, steps and notes, and the memories it was learned from (LEARNED_FROM);
+- core: the memory, and the line it added to its core block (graph/memory/core.py);
+- vault: pinned; never decays, never leaves its owner (always private).
+
+A memory is written once (MERGE on its id) with its audit record in the same transaction; its embedding is
+computed before the transaction opens. An archived memory leaves the Episode label (hidden from every search
+path) and keeps the Memory label."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, NodeLabel
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.events import episodes_written
+from graph.events import write as write_events
+from graph.ids import now_ms, uuid7
+from graph.memory import relevance
+from graph.memory.relevance import Arrival
+from graph.memory.routing import CONFIDENCE_VALUE, Classification, Confidence, Entity, Store
+from graph.model.enums import EntityKind
+
+CHUNK = 1_000
+HUB = 100  # an entity named by this many memories links nothing (section 9.4's "connects to the memory")
+
+
+class Source:
+    """Section 5's `source` of an entry."""
+
+    conversation = "conversation"
+    reflection = "reflection"
+    user_explicit = "user-explicit"
+
+
+@dataclass(frozen=True)
+class NewMemory:
+    agent_id: str
+    classification: Classification
+    said: str                      # the message as the user wrote it
+    at: int                        # when it was said (ms): valid time, and the first access
+    arrival: Arrival = Arrival.explicit
+    clade: str | None = None
+    session_id: str | None = None
+    user: str = "user"             # the person's name (the first person of a message)
+    learned_from: tuple[str, ...] = ()
+    id: str = field(default_factory=uuid7)
+
+    @property
+    def store(self) -> Store:
+        return self.classification.store
+
+    def text(self) -> str:
+        """What is embedded and searched: the summary; a procedure's trigger and steps."""
+        c = self.classification
+        if c.procedure is None:
+            return c.summary
+        steps = " ".join(f"{i}. {s}." for i, s in enumerate(c.procedure.steps, 1))
+        return f"{c.procedure.trigger}: {steps}".strip()
+
+
+def user_entity(name: str) -> Entity:
+    return Entity(name, EntityKind.Person)
+
+
+def day_of(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%d")
+
+
+def _fact_id(agent_id: str, memory_id: str, subject: str, relation: str, obj: str) -> str:
+    digest = hashlib.sha1(f"{agent_id}|{memory_id}|{subject}|{relation}|{obj}".encode()).hexdigest()[:20]
+    return f"mrel:{digest}"
+
+
+def properties(memory: NewMemory, recorded_at: int) -> dict[str, Any]:
+    c = memory.classification
+    source = (Source.user_explicit if memory.arrival is Arrival.explicit else
+              Source.reflection if memory.arrival is Arrival.inferred else Source.conversation)
+    props: dict[str, Any] = {
+        "agent_id": memory.agent_id, "clade": memory.clade, "scope": "private", "type": "conversation",
+        "text": memory.text(), "said": memory.said, "outcome": "neutral",
+        "importance": "notable" if c.confidence is Confidence.high else "routine",
+        # the Curator's DISTILL learns from tool outcomes; a memory's consolidation is reflection (section 10)
+        "consolidated": True,
+        "valid_from": memory.at, "recorded_at": recorded_at, "recorded_until": None, "time_axis": "timestamp",
+        "last_accessed_at": memory.at, "access_count": 1, "day": day_of(memory.at),
+        "store": c.store.value, "memory_type": c.type.value, "confidence_level": c.confidence.value,
+        "confidence": CONFIDENCE_VALUE[c.confidence], "tags": list(c.tags), "source": source,
+        "arrival": memory.arrival.value, "base_relevance": relevance.BASE_RELEVANCE[memory.arrival],
+        "pinned": c.store is Store.vault, "session_id": memory.session_id,
+        "core_block": c.core_block.value if c.core_block and c.store is Store.core else None,
+        "router": c.router,
+    }
+    if c.procedure is not None:
+        props.update(trigger=c.procedure.trigger, steps=list(c.procedure.steps), notes=list(c.procedure.notes))
+    return {k: v for k, v in props.items() if v is not None}
+
+
+def _row(memory: NewMemory, vector: list[float], recorded_at: int) -> dict[str, Any]:
+    c = memory.classification
+    user = user_entity(memory.user)
+
+    def own(e: Entity) -> Entity:  # "user" in a classification is the person the agent talks to
+        return user if e.kind is EntityKind.Person and e.name.lower() in ("user", memory.user.lower()) else e
+
+    entities = list(dict.fromkeys(own(e) for e in c.entities))
+    # A semantic memory asserts its relations now; an episode's are extracted by reflection (section 5:
+    # "older episodes have their key facts extracted into the semantic graph"), when the person approves.
+    relations = ([(own(r.subject), r.relation, own(r.object)) for r in c.relations]
+                 if c.store is Store.semantic else [])
+    entities += [e for s, _, o in relations for e in (s, o) if e not in entities]
+    return {
+        "id": memory.id, "props": properties(memory, recorded_at), "embedding": vector,
+        "entities": [{"id": e.canonical_id, "kind": e.kind.value,
+                      "props": {"kind": e.kind.value, "name": e.name, "slug": e.slug}} for e in entities],
+        "relations": [{"subject": s.canonical_id, "object": o.canonical_id, "name": rel.value,
+                       "fact_id": _fact_id(memory.agent_id, memory.id, s.canonical_id, rel.value, o.canonical_id),
+                       "props": {"predicate": "Custom", "confidence": CONFIDENCE_VALUE[c.confidence],
+                                 "confidence_level": c.confidence.value, "scope": "private",
+                                 "agent_id": memory.agent_id, "clade": memory.clade or "",
+                                 "time_axis": "timestamp", "approximate": False}}
+                      for s, rel, o in relations],
+        "learned_from": list(memory.learned_from),
+        "linked_skip": [user.canonical_id],
+    }
+
+
+@dataclass
+class Written:
+    ids: list[str]
+    linked: dict[str, list[str]]   # memory id -> the earlier memories it reinforced (linked)
+    audit_ids: list[str]
+
+
+def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, actor: str,
+          vectors: np.ndarray | None = None, progress: Callable[[int], None] | None = None) -> Written:
+    """Write memories, CHUNK per transaction, each chunk with its audit record; embeddings first (or the
+    `vectors` given, one per memory: an import that carries them)."""
+    out = Written([], {}, [])
+    if vectors is not None and len(vectors) != len(memories):
+        raise ValueError("one vector per memory")
+    for start in range(0, len(memories), CHUNK):
+        chunk = list(memories[start:start + CHUNK])
+        chunk_vectors = (vectors[start:start + CHUNK] if vectors is not None
+                         else embedder.embed([m.text() for m in chunk]))  # before the transaction opens
+        recorded_at = now_ms()
+        rows = [_row(m, v.tolist(), recorded_at) for m, v in zip(chunk, chunk_vectors, strict=True)]
+        owners = {m.agent_id for m in chunk}
+        audit = Audit(action="memory.remember", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None)
+
+        def work(tx: ManagedTransaction, rows: list[dict[str, Any]] = rows, audit: Audit = audit,
+                 chunk: list[NewMemory] = chunk) -> list[dict[str, Any]]:
+            created = [dict(r) for r in tx.run(cypher.query("memory/remember"), rows=rows, audit_id=audit.id,
+                                               now=audit.at, hub=HUB)]
+            ids = [r["id"] for r in created]
+            stores = sorted({m.store.value for m in chunk if m.id in set(ids)})
+            # Deleting the memories takes their MENTIONS, relations' endpoints stay (entities may be shared).
+            audit.write(tx, ids, f"remembered {len(ids)} memories ({', '.join(stores)})",
+                        [DeleteNodes(label=NodeLabel.Memory, ids=ids)])
+            by_owner: dict[tuple[str, str | None], int] = {}
+            for m in chunk:
+                if m.id in set(ids):
+                    by_owner[(m.agent_id, m.clade)] = by_owner.get((m.agent_id, m.clade), 0) + 1
+            write_events(tx, [episodes_written(a, c, n, source="memory") for (a, c), n in by_owner.items()])
+            return created
+
+        created = db.write(work)
+        out.ids += [r["id"] for r in created]
+        out.linked.update({r["id"]: list(r["linked"]) for r in created})
+        out.audit_ids.append(audit.id)
+        if progress is not None:
+            progress(len(out.ids))
+    return out
+
+
+def session_memories(db: Database, agent_id: str, session_id: str, limit: int = 5) -> list[str]:
+    return [r["id"] for r in db.fetch("memory/session_memories", agent_id=agent_id, session_id=session_id,
+                                      limit=limit)]
+
+
+def shape(row: dict[str, Any], now: int) -> dict[str, Any]:
+    """A memory as the API returns it: its properties, its relevance now, entities, what it was learned from."""
+    memory = dict(row["memory"])
+    memory.pop("embedding", None)
+    memory["relevance"] = relevance.of(memory, now).out()
+    if "entities" in row:
+        memory["entities"] = sorted(row["entities"], key=lambda e: e["id"])
+    if "learned_from" in row:
+        memory["learned_from"] = sorted(row["learned_from"])
+    return memory
+
+
+def get(db: Database, agent_id: str, ids: Sequence[str], now: int | None = None) -> list[dict[str, Any]]:
+    at = now if now is not None else now_ms()
+    return [shape(r, at) for r in db.fetch("memory/get", agent_id=agent_id, ids=list(ids))]
+
+
+def list_memories(db: Database, agent_id: str, *, store: Store | None = None, day: str | None = None,
+                  archived: bool = False, offset: int = 0, limit: int = 50,
+                  now: int | None = None) -> list[dict[str, Any]]:
+    at = now if now is not None else now_ms()
+    rows = db.fetch("memory/list", agent_id=agent_id, store=store.value if store else None, day=day,
+                    archived=archived, offset=offset, limit=limit)
+    return [shape(r, at) for r in rows]
