@@ -30,6 +30,7 @@ from api.routes import (
     scheduler,
     search,
     topology,
+    workspace,
 )
 from graph import logs
 from graph.db.connection import Database, wait_for_database
@@ -96,6 +97,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(causal.router)
     app.include_router(retrieve.router)
     app.include_router(memory.router)
+    app.include_router(workspace.router)
     app.include_router(analytics.router)
     app.include_router(mental_models.router)
     app.include_router(hooks.router)

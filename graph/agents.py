@@ -17,7 +17,7 @@ from typing import Annotated, Any
 from neo4j import ManagedTransaction
 from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 from neomodel.exceptions import UniqueProperty
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey
 from graph.db import cypher, ogm
@@ -42,9 +42,16 @@ class AgentIn(StrictModel):
 
 
 class KeyIn(StrictModel):
-    scopes: Annotated[list[KeyScope], Field(min_length=1, max_length=4)] = Field(
+    scopes: Annotated[list[KeyScope], Field(min_length=1, max_length=5)] = Field(
         default_factory=lambda: [KeyScope.read, KeyScope.write])
     label: Annotated[str, Field(max_length=200)] | None = None
+
+    @model_validator(mode="after")
+    def _a_person_is_not_the_agent(self) -> KeyIn:
+        if KeyScope.person in self.scopes and {KeyScope.write, KeyScope.propose, KeyScope.admin} & set(self.scopes):
+            raise ValueError("a person's key (scope person) reads and approves; it cannot also write, propose or "
+                             "administer: make the agent its own key")
+        return self
 
 
 @dataclass(frozen=True)

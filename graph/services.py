@@ -19,10 +19,12 @@ from graph.knowledge.llm import ChatClient, LanguageModelReasoner
 from graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from graph.learning import sweep
 from graph.learning.cycle import Curator
+from graph.memory.approval import Approvals
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import Forgetting
 from graph.memory.messages import AgentMemory
 from graph.memory.recall import Recall
+from graph.memory.reflection import ReflectionConfig, Reflections
 from graph.memory.routing import LanguageModelRouter, Router, RuleRouter
 from graph.retrieval import pipeline
 from graph.retrieval.filters import RetrievalFilters
@@ -95,8 +97,12 @@ def build_memory(settings: Settings, db: Database, embedder: Embedder, core: Cor
         rows = db.fetch("memory/block_content", id=f"{agent_id}:core:context")
         return str(rows[0]["content"] or "") if rows else ""
 
-    return AgentMemory(db=db, embedder=embedder, core=core, router=build_router(settings),
-                       recall=Recall(db, hybrid, context), forgetting=Forgetting(db, core))
+    router = build_router(settings)
+    reflections = Reflections(db, core, router, ReflectionConfig(threshold=settings.reflection_threshold,
+                                                                 hour_utc=settings.reflection_hour_utc))
+    return AgentMemory(db=db, embedder=embedder, core=core, router=router, recall=Recall(db, hybrid, context),
+                       forgetting=Forgetting(db, core), reflections=reflections,
+                       approvals=Approvals(db, embedder, core))
 
 
 @dataclass(frozen=True)
@@ -146,6 +152,10 @@ def schedule(services: Services) -> None:
     scheduler.add(Job("curator.sweep", settings.learning.interval_seconds,
                       lambda: sweep.sweep(services.curator, cancelled=stopping),
                       "a Curator cycle for every agent with episodes since its last one"))
+    scheduler.add(Job("memory.reflection", 3_600.0,
+                      lambda: services.memory.reflections.run_due(cancelled=stopping),
+                      f"a pending reflection for every agent with {settings.reflection_threshold} memories or more "
+                      f"since its last one, and nightly at {settings.reflection_hour_utc}:00 UTC for those with any"))
     scheduler.add(Job("metrics.daily", 86_400.0, lambda: f"{metrics.record_all(services.db, now_ms())} samples",
                       "today's cognitive quality metrics of every agent, kept as a daily series",
                       first_after_seconds=300.0))

@@ -113,6 +113,13 @@ class Settings(BaseSettings):
         description="Run the Curator's cycles (REST, CLI through the API, the scheduler) in a child process of the "
                     "service at the lowest CPU priority, so requests served beside a cycle keep their latency. Off: "
                     "on a thread of the service's process.")
+    reflection_threshold: int = Field(
+        default=20, ge=1, le=100_000, alias="GRIMOIRE_REFLECTION_THRESHOLD",
+        description="Memories recorded since an agent's last reflection that start a new one (the scheduler checks "
+                    "hourly; the reflection waits for the person's approval).")
+    reflection_hour_utc: int = Field(
+        default=3, ge=0, le=23, alias="GRIMOIRE_REFLECTION_HOUR",
+        description="The hour (UTC) of the nightly reflection, for agents with memories since their last one.")
     access_log_retention_days: float = Field(
         default=30, gt=0, alias="GRIMOIRE_ACCESS_LOG_RETENTION_DAYS",
         description="How long access records are kept; a daily job deletes older ones.")

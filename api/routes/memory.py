@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader, Writer
@@ -15,6 +15,7 @@ from api.routes.agents import require_self_or_admin
 from api.schemas.memory import (
     AppendIn,
     CoreOut,
+    DecisionIn,
     ForgetIn,
     ForgetPreviewIn,
     IdsIn,
@@ -22,6 +23,7 @@ from api.schemas.memory import (
     MessageIn,
     MessageOut,
     PinIn,
+    ReflectIn,
     ReinforceIn,
     ReplaceIn,
     VersionOut,
@@ -29,12 +31,15 @@ from api.schemas.memory import (
 from graph.agents import Principal
 from graph.errors import NotFound
 from graph.ids import now_ms
-from graph.memory import stores
+from graph.memory import reflection_format, stores
+from graph.memory.approval import Verdict
 from graph.memory.blocks import Append, Block, EditLine, Replace, Unchanged
 from graph.memory.forgetting import CoreLine
+from graph.memory.reflection import Trigger, public
 from graph.memory.routing import Store
 from graph.memory.triggers import QueryType
 from graph.model.common import to_ms
+from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["memory"])
 
@@ -156,3 +161,63 @@ def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, who: Writer) -
 @router.post("/agents/{agent_id}/memories/restore", summary="Bring archived memories back into search")
 def restore(agent_id: str, body: IdsIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
     return memory.forgetting.restore(_own(who, agent_id), body.ids, actor=who.key_id)
+
+
+# ---------------------------------------------------------------------------------------- reflection
+
+def _person(who: Principal, agent_id: str) -> str:
+    """A reflection is decided by the person who runs the agent (a key of scope `person`) or an admin."""
+    if not (who.is_admin or (KeyScope.person in who.scopes and who.agent_id == agent_id)):
+        raise HTTPException(403, "only the person who runs this agent (a key with scope 'person') or an admin may "
+                                 "decide its reflections; the agent's own key may not")
+    return agent_id
+
+
+@router.post("/agents/{agent_id}/reflections", status_code=201,
+             summary="Reflect now (section 10): a pending reflection, applied only when a person approves it")
+def reflect(agent_id: str, body: ReflectIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+    made = memory.reflections.reflect(_own(who, agent_id), trigger=Trigger.manual, actor=who.key_id,
+                                      about=body.about)
+    return public(made)
+
+
+@router.get("/agents/{agent_id}/reflections", summary="The reflection log: every reflection, newest first")
+def reflections(agent_id: str, memory: AgentMemoryDep, who: Reader) -> list[dict[str, Any]]:
+    return [public(r) for r in memory.reflections.all(_own(who, agent_id))]
+
+
+@router.get("/agents/{agent_id}/reflections/pending.md", response_class=PlainTextResponse,
+            summary="pending-reflection.md: the reflection waiting for approval, in section 10.5's format")
+def pending_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> PlainTextResponse:
+    pending = memory.reflections.pending(_own(who, agent_id))
+    if pending is None:
+        raise NotFound("no reflection is pending")
+    return PlainTextResponse(pending["markdown"], media_type="text/markdown; charset=utf-8")
+
+
+@router.get("/agents/{agent_id}/reflections/log.md", response_class=PlainTextResponse,
+            summary="reflection-log.md: what each reflection proposed, and what was decided and applied")
+def log_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> PlainTextResponse:
+    return PlainTextResponse(reflection_format.log_md(memory.reflections.all(_own(who, agent_id))),
+                             media_type="text/markdown; charset=utf-8")
+
+
+@router.get("/agents/{agent_id}/reflections/evolution.md", response_class=PlainTextResponse,
+            summary="evolution.md: the philosophical evolution of the approved reflections")
+def evolution_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> PlainTextResponse:
+    return PlainTextResponse(reflection_format.evolution_md(memory.reflections.all(_own(who, agent_id))),
+                             media_type="text/markdown; charset=utf-8")
+
+
+@router.get("/agents/{agent_id}/reflections/{reflection_id}", summary="One reflection, with its proposals")
+def reflection(agent_id: str, reflection_id: str, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
+    return public(memory.reflections.get(_own(who, agent_id), reflection_id))
+
+
+@router.post("/agents/{agent_id}/reflections/{reflection_id}/decision",
+             summary="Decide a pending reflection (a person's key or the admin's): approve, approve with changes, "
+                     "approve part, reject")
+def decide(agent_id: str, reflection_id: str, body: DecisionIn, memory: AgentMemoryDep,
+           who: Reader) -> dict[str, Any]:
+    verdict = Verdict(body.decision, body.items, body.exclude, body.changes, body.note)
+    return public(memory.approvals.decide(_person(who, agent_id), reflection_id, verdict, actor=who.key_id))

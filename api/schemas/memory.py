@@ -7,6 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from graph.memory.approval import Decision
 from graph.memory.blocks import CAP_TOKENS, Block
 from graph.memory.relevance import Reinforcement
 
@@ -131,3 +132,23 @@ class IdsIn(BaseModel):
 class ReinforceIn(IdsIn):
     reason: Reinforcement = Field(description="used (returned and used in a response), referenced, confirmed, "
                                               "linked (section 9.4)")
+
+
+# ---------------------------------------------------------------------------------------- reflection
+
+class ReflectIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    about: str | None = Field(default=None, max_length=2_000, description="what to reflect on, if anything")
+
+
+class DecisionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decision: Decision = Field(description="approve, approve_with_changes, approve_part or reject (section 10.6)")
+    items: list[str] | None = Field(default=None, max_length=1_000,
+                                    description="approve_part: the proposals to apply, by their ids")
+    exclude: list[str] = Field(default_factory=list, max_length=1_000,
+                               description="approve_with_changes: the proposals left out")
+    changes: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="approve_with_changes: per proposal id, new values (a fact's summary; "
+                                          "a procedure's trigger, steps, notes; a core change's `after`)")
+    note: str | None = Field(default=None, max_length=2_000, description="why, for the reflection log")

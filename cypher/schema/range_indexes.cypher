@@ -76,3 +76,4 @@ CREATE RANGE INDEX index_MemoryReflection_agent_id IF NOT EXISTS FOR (n:MemoryRe
 CREATE RANGE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.session_id);
 CREATE RANGE INDEX memory_day IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.day);
 CREATE RANGE INDEX memory_store IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.store);
+CREATE RANGE INDEX memory_recorded IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.recorded_at);

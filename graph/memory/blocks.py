@@ -10,6 +10,7 @@ pruned by a reflection's rewrite."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -132,3 +133,12 @@ def fits(block: Block, tokens: dict[Block, int], cap: int = CAP_TOKENS) -> int:
     if total > cap:
         raise OverCap.of(block, total, cap)
     return total
+
+
+_NAME = re.compile(r"^\s*[-*]?\s*(?i:name\s*[:=]|my name is|call me)\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", re.M)
+
+
+def person_name(identity: str, default: str = "user") -> str:
+    """The person's name from the identity block ("- Name: Alex", "- My name is Alex …"), else `default`."""
+    m = _NAME.search(identity or "")
+    return m.group(1) if m else default

@@ -75,6 +75,10 @@ class CoreMemory:
 
         return ogm.read(self.db, work)
 
+    def read_in(self, agent_id: str) -> dict[str, Any]:
+        """`read` inside a transaction of neomodel's that other work shares (graph/db/ogm.py)."""
+        return self._out(agent_id, _blocks(agent_id))
+
     def tokens(self, text: str) -> int:
         """The text's tokens by the model's tokenizer; a word it cannot split (WordPiece gives a word of
         over 100 characters one unknown token) counts a token per 4 characters, so length costs tokens."""

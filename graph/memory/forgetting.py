@@ -59,22 +59,8 @@ class Forgetting:
 
     def archive(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
                 now: int) -> dict[str, Any]:
-        ids = list(dict.fromkeys(ids))
-        audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now)
-
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
-            row = tx.run(cypher.query("memory/archive"), agent_id=agent_id, ids=ids, now=now, actor=actor,
-                         audit_id=audit.id).single()
-            archived = list(row["archived"]) if row else []
-            relations = list(row["relations"]) if row else []
-            if archived:
-                audit.write(tx, archived, f"archived {len(archived)} memories and {len(relations)} relations",
-                            [RestoreMemories(agent_id=agent_id, ids=archived)])
-            return {"archived": archived, "relations": relations}
-
-        out = self.db.write(work)
+        out = self.db.write(lambda tx: archive_in(tx, agent_id, ids, actor=actor, now=now))
         out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request")
-        out["audit_id"] = audit.id if out["archived"] else None
         return out
 
     def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> dict[str, Any]:
@@ -146,6 +132,22 @@ class Forgetting:
                 continue  # edited meanwhile: nothing to remove
             dropped.append(c.out())
         return dropped
+
+
+def archive_in(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, actor: str, now: int,
+               why: str = "forgotten at the user's request") -> dict[str, Any]:
+    """Archive the agent's memories inside a transaction (a forget, or a reflection's approved archival),
+    with the audit record whose revert operation restores them."""
+    ids = list(dict.fromkeys(ids))
+    audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now)
+    row = tx.run(cypher.query("memory/archive"), agent_id=agent_id, ids=ids, now=now, actor=actor,
+                 audit_id=audit.id).single()
+    archived = list(row["archived"]) if row else []
+    relations = list(row["relations"]) if row else []
+    if archived:
+        audit.write(tx, archived, f"archived {len(archived)} memories and {len(relations)} relations: {why}",
+                    [RestoreMemories(agent_id=agent_id, ids=archived)])
+    return {"archived": archived, "relations": relations, "audit_id": audit.id if archived else None}
 
 
 def _message(target: str, memories: int, core: int, permanent: bool) -> str:

@@ -7,7 +7,6 @@ for the reflection engine."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -20,15 +19,17 @@ from graph.embeddings import Embedder
 from graph.errors import Conflict, NotFound
 from graph.ids import now_ms
 from graph.memory import stores
-from graph.memory.blocks import Append
+from graph.memory.approval import Approvals
+from graph.memory.blocks import Append, person_name
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import CoreLine, Forgetting
 from graph.memory.recall import Recall
+from graph.memory.reflection import Reflections
+from graph.memory.reflection import Trigger as ReflectionTrigger
 from graph.memory.relevance import Arrival, Reinforcement
 from graph.memory.routing import USER, Router, Store
 from graph.memory.triggers import Intent, QueryType, Trigger, detect
 
-_NAME = re.compile(r"^\s*[-*]?\s*(?i:name\s*[:=]|my name is|call me)\s*([A-Z][\w'-]*(?: [A-Z][\w'-]*)?)", re.M)
 REFERENCED = 3  # an explicit recall question references its best few memories (section 9.4)
 
 
@@ -40,6 +41,8 @@ class AgentMemory:
     router: Router
     recall: Recall
     forgetting: Forgetting
+    reflections: Reflections
+    approvals: Approvals
 
     # ------------------------------------------------------------------ messages
 
@@ -57,7 +60,7 @@ class AgentMemory:
         elif trigger.intent in (Intent.forget, Intent.delete):
             out["forget"] = self._forget_preview(agent_id, trigger, session_id)
         elif trigger.intent is Intent.reflect:
-            out["reflect"] = {"about": trigger.content or None}
+            out["reflect"] = self._reflect(agent_id, trigger.content or None, actor)
         return out
 
     def remember(self, agent_id: str, trigger: Trigger, said: str, *, actor: str, at: int,
@@ -142,6 +145,19 @@ class AgentMemory:
             return self.forgetting.delete(agent_id, ids, core_lines=core_lines, actor=actor)
         return self.forgetting.archive(agent_id, ids, core_lines=core_lines, actor=actor, now=now_ms())
 
+    def _reflect(self, agent_id: str, about: str | None, actor: str) -> dict[str, Any]:
+        """A reflection asked for by phrase: proposed now, pending until the person decides; the one pending
+        already when there is one."""
+        try:
+            made = self.reflections.reflect(agent_id, trigger=ReflectionTrigger.phrase, actor=actor, about=about)
+            return {"about": about, "reflection_id": made["id"], "number": made["number"], "status": "pending",
+                    "proposals": len(made["items_list"]), "tokens_used": made["tokens_used"]}
+        except Conflict:
+            pending = self.reflections.pending(agent_id)
+            return {"about": about, "reflection_id": pending["id"] if pending else None,
+                    "number": pending["number"] if pending else None, "status": "pending",
+                    "message": "a reflection is already waiting for your approval"}
+
     # ------------------------------------------------------------------ helpers
 
     def _agent_and_user(self, agent_id: str) -> tuple[dict[str, Any], str]:
@@ -150,8 +166,7 @@ class AgentMemory:
         rows = self.db.fetch("memory/agent_and_name", agent_id=agent_id, identity_id=f"{agent_id}:core:identity")
         if not rows or rows[0]["agent"] is None:
             raise NotFound(f"no agent {agent_id!r}")
-        m = _NAME.search(rows[0]["identity"] or "")
-        return dict(rows[0]["agent"]), m.group(1) if m else USER
+        return dict(rows[0]["agent"]), person_name(rows[0]["identity"] or "", USER)
 
     def _require_agent(self, agent_id: str) -> dict[str, Any]:
         rows = self.db.fetch("agents/get", id=agent_id)

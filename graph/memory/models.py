@@ -69,6 +69,7 @@ class MemoryReflection(StructuredNode):  # type: ignore[misc]
     items = StringProperty(required=True)             # the proposals (JSON): what approval may apply
     evolution = StringProperty(default="[]")          # meta-reflection's insights (JSON), for evolution.md
     questions = ArrayProperty(StringProperty(), default=list)
+    themes = ArrayProperty(StringProperty(), default=list)   # the topics of the memories it read
     tokens_used = IntegerProperty(required=True)
     budget = IntegerProperty(required=True)
     episodes = IntegerProperty(default=0)             # memories processed

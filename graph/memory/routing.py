@@ -164,7 +164,8 @@ _TYPES: tuple[tuple[MemoryType, re.Pattern[str]], ...] = (
 _TOOLS = frozenset(_words("""git github gitlab vim neovim emacs vscode slack docker kubernetes k8s postgres postgresql
 mysql redis neo4j python rust go golang java typescript javascript node react linux macos windows terraform
 aws gcp azure jira notion figma openclaw letta mem0 pytest fastapi django flask kafka spark airflow
-grafana prometheus sentry jenkins circleci zsh bash tmux chrome firefox excel"""))
+grafana prometheus sentry jenkins circleci zsh bash tmux chrome firefox excel elasticsearch opensearch
+rabbitmq nginx mongodb sqlite clickhouse snowflake dbt"""))
 _PLACES = frozenset(_words("""berlin london paris amsterdam munich new york san francisco tokyo lisbon madrid rome
 zurich vienna dublin boston seattle toronto sydney singapore"""))
 _STOP = frozenset(_words("""a an the i me my mine we us our you your he she it its they them their this that these those
@@ -173,7 +174,14 @@ and or but if then else when while for to of in on at by with from as into about
 not no yes so too very just also please remember note important keep mind save forget don't dont
 what how why who where which there here all any some more most much many each every own same other
 prefer prefers like likes love loves use uses using used decided decide chose going go want wants
-always never usually really actually currently working work works build building"""))
+always never usually really actually currently working work works build building today yesterday tomorrow
+week weekend month year morning evening tonight"""))
+# Conversational words that say nothing about a topic: never tags, never the start of a name ("Hey John").
+GENERIC = frozenset(_words("""hey hi hello thanks thank wow yeah yes oh ok okay well congrats sure totally definitely
+happened happening everything something anything nothing great quite long crazy inspiring amazing awesome glad
+pretty little lots things thing stuff feel feeling felt think thought knew good nice cool fun loved lovely
+beautiful wonderful tough hard happy excited agreed went going gone made make doing done getting got take took
+time times lately recently still even maybe super absolutely exactly special important cause because""")) | _STOP
 _FIRST_PERSON = re.compile(r"^(?:i|me|my|we|us|our|myself)$", re.I)
 _WORD = r"[A-Za-z0-9][\w.+#/-]*"
 _CAPS = re.compile(r"\b(?:[A-Z][\w.+#-]*|[A-Za-z]*\d[\w.+#-]*)(?:\s+(?:[A-Z][\w.+#-]*|\d[\w.+#-]*))*")
@@ -202,6 +210,9 @@ _RELATION_PATTERNS: tuple[tuple[MemoryRelation, re.Pattern[str]], ...] = tuple(
     ))
 _OBJECT_END = re.compile(r"\s+(?:for|because|since|when|while|and|but|so|instead|over|rather|to|in|on|at|with|"
                          r"from|as|if|which|that|than)\b.*$", re.I)
+# where a subject's clause starts: "Sam said [the billing service] depends on …"
+_CLAUSE = re.compile(r"\b(?:said|says|told \w+|thinks?|believes?|mentioned|noted|that|and|but|because|so|when|"
+                     r"while)\b", re.I)
 _PROJECT_WORDS = frozenset({"project", "repo", "repository", "app", "service"})
 # A capitalised one-word subject of these is somebody: "Alex develops …", "Sam prefers …".
 _PERSON_VERBS = frozenset({MemoryRelation.develops, MemoryRelation.prefers, MemoryRelation.avoids,
@@ -264,7 +275,7 @@ def _named(text: str, user: str) -> dict[str, Entity]:
     for sentence in _sentences(text):
         for m in _CAPS.finditer(sentence):
             words = m.group(0).split()
-            while words and words[0].lower() in _STOP:  # "Remember", "The" at the start of a sentence
+            while words and words[0].lower() in GENERIC:  # "Remember", "The", "Hey" at the start of a sentence
                 words = words[1:]
             if not words:
                 continue
@@ -290,7 +301,7 @@ def _relations(text: str, user: str, known: dict[str, Entity]) -> list[Relation]
             for m in rx.finditer(sentence):
                 if any(m.start() < end and start < m.end() for start, end in taken):
                     continue
-                subject = _entity(m.group(1).split(",")[-1], sentence, user, known)
+                subject = _entity(_CLAUSE.split(m.group(1).split(",")[-1])[-1], sentence, user, known)
                 obj = _entity(m.group(2), sentence, user, known)
                 if (subject and relation in _PERSON_VERBS and subject.kind is EntityKind.Concept
                         and " " not in subject.name and subject.name[:1].isupper()):
@@ -327,7 +338,7 @@ def _procedure(text: str) -> Procedure:
 
 def _tags(content: str, entities: tuple[Entity, ...], kind: MemoryType) -> tuple[str, ...]:
     tags = [slugify(e.name) for e in entities if e.name.lower() != USER][:3]
-    for word in sorted({w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", content)} - _STOP,
+    for word in sorted({w.lower() for w in re.findall(r"[A-Za-z][A-Za-z-]{3,}", content)} - GENERIC,
                        key=lambda w: (-len(w), w)):
         if len(tags) >= 4:
             break
@@ -375,6 +386,8 @@ class RuleRouter:
             store, block = Store.core, Block.persona
         elif _CRITICAL.search(content):
             store, block = Store.core, Block.critical
+        elif kind is MemoryType.event:
+            pass  # an event is logged by day; reflection extracts its relations later (section 5)
         elif relations or kind in (MemoryType.fact, MemoryType.preference):
             store = Store.semantic
         if store is Store.vault:

@@ -148,6 +148,29 @@ class Written:
     audit_ids: list[str]
 
 
+def rows_for(memories: Sequence[NewMemory], vectors: np.ndarray, recorded_at: int) -> list[dict[str, Any]]:
+    return [_row(m, v.tolist(), recorded_at) for m, v in zip(memories, vectors, strict=True)]
+
+
+def write_in(tx: ManagedTransaction, memories: Sequence[NewMemory], rows: list[dict[str, Any]],
+             audit: Audit) -> list[dict[str, Any]]:
+    """Memories written inside a transaction another change shares (a reflection's approval), with the
+    audit record; the rows' embeddings were computed before it opened."""
+    created = [dict(r) for r in tx.run(cypher.query("memory/remember"), rows=rows, audit_id=audit.id,
+                                       now=audit.at, hub=HUB)]
+    made = {r["id"] for r in created}
+    kinds = sorted({m.store.value for m in memories if m.id in made})
+    # Deleting the memories takes their MENTIONS; entities stay (they may be shared).
+    audit.write(tx, sorted(made), f"remembered {len(made)} memories ({', '.join(kinds)})",
+                [DeleteNodes(label=NodeLabel.Memory, ids=sorted(made))])
+    by_owner: dict[tuple[str, str | None], int] = {}
+    for m in memories:
+        if m.id in made:
+            by_owner[(m.agent_id, m.clade)] = by_owner.get((m.agent_id, m.clade), 0) + 1
+    write_events(tx, [episodes_written(a, c, n, source="memory") for (a, c), n in by_owner.items()])
+    return created
+
+
 def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, actor: str,
           vectors: np.ndarray | None = None, progress: Callable[[int], None] | None = None) -> Written:
     """Write memories, CHUNK per transaction, each chunk with its audit record; embeddings first (or the
@@ -159,26 +182,13 @@ def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, ac
         chunk = list(memories[start:start + CHUNK])
         chunk_vectors = (vectors[start:start + CHUNK] if vectors is not None
                          else embedder.embed([m.text() for m in chunk]))  # before the transaction opens
-        recorded_at = now_ms()
-        rows = [_row(m, v.tolist(), recorded_at) for m, v in zip(chunk, chunk_vectors, strict=True)]
+        rows = rows_for(chunk, chunk_vectors, now_ms())
         owners = {m.agent_id for m in chunk}
         audit = Audit(action="memory.remember", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None)
 
-        def work(tx: ManagedTransaction, rows: list[dict[str, Any]] = rows, audit: Audit = audit,
-                 chunk: list[NewMemory] = chunk) -> list[dict[str, Any]]:
-            created = [dict(r) for r in tx.run(cypher.query("memory/remember"), rows=rows, audit_id=audit.id,
-                                               now=audit.at, hub=HUB)]
-            ids = [r["id"] for r in created]
-            stores = sorted({m.store.value for m in chunk if m.id in set(ids)})
-            # Deleting the memories takes their MENTIONS, relations' endpoints stay (entities may be shared).
-            audit.write(tx, ids, f"remembered {len(ids)} memories ({', '.join(stores)})",
-                        [DeleteNodes(label=NodeLabel.Memory, ids=ids)])
-            by_owner: dict[tuple[str, str | None], int] = {}
-            for m in chunk:
-                if m.id in set(ids):
-                    by_owner[(m.agent_id, m.clade)] = by_owner.get((m.agent_id, m.clade), 0) + 1
-            write_events(tx, [episodes_written(a, c, n, source="memory") for (a, c), n in by_owner.items()])
-            return created
+        def work(tx: ManagedTransaction, chunk: list[NewMemory] = chunk, rows: list[dict[str, Any]] = rows,
+                 audit: Audit = audit) -> list[dict[str, Any]]:
+            return write_in(tx, chunk, rows, audit)
 
         created = db.write(work)
         out.ids += [r["id"] for r in created]

@@ -155,6 +155,10 @@ class KeyScope(StrEnum):
     write = "write"
     propose = "propose"
     admin = "admin"
+    # The person who runs the agent (its owner): reads its memory and approves or rejects its reflections
+    # (../shared/spec/moltbot-memory.md, 10.6). Never combined with write, propose or admin: an agent's own
+    # key cannot approve what the agent proposed.
+    person = "person"
 
 
 class Predicate(StrEnum):

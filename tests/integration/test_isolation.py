@@ -200,6 +200,12 @@ READ_ROUTES |= {route: "test_core_memory.py::test_core_memory_is_the_agents_own"
     "GET /agents/{agent_id}/core/{block}/versions")}
 READ_ROUTES |= {route: "test_memory_messages.py::test_one_agents_memories_are_its_own" for route in (
     "GET /agents/{agent_id}/memories", "GET /agents/{agent_id}/memories/{memory_id}", "GET /agents/{agent_id}/recall")}
+READ_ROUTES |= {route: "test_memory_reflection.py::test_reflections_are_the_agents_own" for route in (
+    "GET /agents/{agent_id}/reflections", "GET /agents/{agent_id}/reflections/pending.md",
+    "GET /agents/{agent_id}/reflections/log.md", "GET /agents/{agent_id}/reflections/evolution.md",
+    "GET /agents/{agent_id}/reflections/{reflection_id}")}
+READ_ROUTES |= {route: "test_memory_workspace.py::test_workspace_is_the_agents_own" for route in (
+    "GET /agents/{agent_id}/workspace", "GET /agents/{agent_id}/workspace.zip")}
 NO_AGENT_DATA = {"GET /health"}
 
 

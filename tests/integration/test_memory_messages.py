@@ -164,3 +164,9 @@ def test_one_agents_memories_are_its_own(api: Api, db) -> None:
     assert api.client.get(f"/agents/{AGENT}/memories/nope", headers=h).status_code == 404
     assert api.client.post("/agents/ghost/messages", headers=api.admin,
                            json={"text": "Remember that ghosts exist."}).status_code == 404
+
+
+def test_the_openapi_spec_names_the_memory_routes(api: Api) -> None:
+    paths = api.client.get("/openapi.json").json()["paths"]
+    for word in ("core", "messages", "forget", "reflections", "workspace", "recall", "memories"):
+        assert any(word in path for path in paths), word

@@ -1,0 +1,35 @@
+"""Request and response models of the workspace routes (api/routes/workspace.py): a Markdown workspace as one
+JSON object of relative paths to file texts (../shared/spec/moltbot-memory.md, section 3)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+MAX_FILES = 20_000
+MAX_FILE = 2_000_000  # characters; the request's size limit (BodySizeLimit) bounds the whole
+
+Path = Annotated[str, Field(min_length=1, max_length=500)]
+Text = Annotated[str, Field(max_length=MAX_FILE)]
+
+
+class Workspace(BaseModel):
+    """The same shape in and out: what an export returns, an import takes."""
+
+    model_config = ConfigDict(extra="forbid")
+    files: dict[Path, Text] = Field(max_length=MAX_FILES, description=(
+        "relative path -> the file's text: MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, "
+        "memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, "
+        "memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)"))
+
+
+class ImportOut(BaseModel):
+    agent_id: str
+    created: dict[str, int] = Field(description="memories written, by store")
+    unchanged: int = Field(description="items imported before with the same content: left as they are")
+    core_blocks: list[str] = Field(description="the core blocks MEMORY.md changed")
+    entities: int = Field(description="entities the memories name")
+    relations: int = Field(description="index.md's edges, each asserted by a semantic memory")
+    skipped: dict[str, str] = Field(description="files of the spec's layout not imported, and why")
+    audit_ids: list[str] = Field(description="the audit records of the memories' writes (core edits have their own)")
