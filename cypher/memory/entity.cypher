@@ -1,8 +1,9 @@
 // Section 11.2 for one agent: resolve the query to the entities it names (fuzzy, on names and aliases,
 // among the entities the agent's memories name: the best three), then the entities one and two hops
 // away over the agent's relations that are not archived (the $fanout strongest at each hop), and the
-// latest $per memories that name each (depth 0 for the entity itself). Bounded at every step: a hub
-// entity named by thousands of memories costs one top-k. $query is an escaped Lucene query.
+// latest $per memories that name the entity and each neighbour one hop out (depth 0 and 1). Bounded at
+// every step: a hub entity named by thousands of memories costs one top-k. $query is an escaped Lucene
+// query.
 :param agent_id => 'agent-a';
 :param query => 'moltbot~';
 :param hops => 2;
@@ -36,6 +37,7 @@ UNWIND found AS f
 UNWIND range(0, size(f.ids) - 1) AS i
 WITH found, f.ids[i] AS id, f.depths[i] AS depth
 MATCH (e:Entity {id: id})
+WHERE depth <= 1  // memories of the entity and its neighbours: two hops out only name entities
 CALL (e) {
   MATCH (e)<-[:MENTIONS]-(m:Memory:Episode)
   WHERE m.agent_id = $agent_id

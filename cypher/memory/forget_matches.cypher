@@ -7,7 +7,7 @@
 :param include_archived => false;
 :param limit => 200;
 CALL () {
-  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: 1000}) YIELD node AS m
+  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: $limit * 2}) YIELD node AS m
   WHERE m:Memory AND m.agent_id = $agent_id
   RETURN m, 'keyword' AS via
   UNION
@@ -16,8 +16,9 @@ CALL () {
   MATCH (en)<-[:MENTIONS]-(m:Memory {agent_id: $agent_id})
   RETURN m, 'entity' AS via
   UNION
+  WITH 1 AS one WHERE $include_archived  // only for a permanent deletion: no scan otherwise
   MATCH (m:Memory {agent_id: $agent_id})
-  WHERE $include_archived AND m.archived_at IS NOT NULL AND all(t IN $terms WHERE toLower(m.text) CONTAINS t)
+  WHERE m.archived_at IS NOT NULL AND all(t IN $terms WHERE toLower(m.text) CONTAINS t)
   RETURN m, 'archived' AS via
 }
 WITH m, collect(via) AS via

@@ -98,7 +98,7 @@ class TemporalRecall:
 class EntityRecall:
     query_type: QueryType = QueryType.entity
     hops: int = 2
-    fanout: int = 10   # the strongest relations followed at each hop
+    fanout: int = 5    # the strongest relations followed at each hop
 
     def find(self, db: Database, agent_id: str, query: str, limit: int) -> Found:
         words = terms(query)

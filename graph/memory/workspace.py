@@ -17,10 +17,12 @@ What each file becomes (a memory is written by graph/memory/stores.py, so it is 
 - relations.md: checked against the 6.3 vocabulary (the graph's own; exported as the spec's text).
 
 An import validates every file first and refuses the whole workspace with every problem (file and line) named;
-then writes core memory, the memories (ids derived from the agent and each item's key, so a retried import
-adds nothing twice) and their decay inputs, each with its audit record. An item imported before with other
-content is a conflict, not an overwrite. Entities are named from their ids (the label's words that spell the id:
-`Moltbot Memory` for project--moltbot-memory labelled "Moltbot Memory System"); the label is kept.
+then writes core memory (one transaction), and the memories with their decay inputs (ids derived from the
+agent and each item's key, so a retried import adds nothing twice), a transaction per 1,000 with their audit
+records: an interrupted import leaves whole memories, and running it again completes it. An item imported
+before with other content is a conflict, not an overwrite. Entities are named from their ids (the label's words
+that spell the id: `Moltbot Memory` for project--moltbot-memory labelled "Moltbot Memory System"); the label is
+kept.
 
 Export renders the same layout from the graph, so importing a workspace and exporting it gives the same files
 in their canonical form (rows in order, tables unpadded, no trailing space). Memories a message wrote land
@@ -505,24 +507,49 @@ def _existing(db: Database, agent_id: str, planned: Sequence[Planned]) -> set[st
     return {r["id"] for r in rows}
 
 
-def _settle(db: Database, agent_id: str, planned: Sequence[Planned], actor: str) -> list[str]:
-    """Each new memory's decay inputs and workspace properties, CHUNK per transaction with its audit record."""
-    audit_ids = []
-    for start in range(0, len(planned), CHUNK):
-        rows = [{"id": p.memory.id, "props": p.props} for p in planned[start:start + CHUNK]]
+def _settle_in(tx: ManagedTransaction, agent_id: str, rows: list[dict[str, Any]], audit: Audit) -> int:
+    """Memories' decay inputs and workspace properties, with the audit record (what each had before)."""
+    done = [dict(r) for r in tx.run(cypher.query("memory/workspace_settle"), agent_id=agent_id, rows=rows)]
+    if done:
+        keys = {k for r in rows for k in r["props"]}
+        revert = [SetProperties(label=NodeLabel.Memory, id=r["id"],
+                                before={k: r["before"].get(k) for k in sorted(keys)}) for r in done]
+        audit.write(tx, [r["id"] for r in done], f"imported {len(done)} memories' decay inputs and workspace keys",
+                    revert)
+    return len(done)
+
+
+def _write(db: Database, embedder: Embedder, agent_id: str, planned: Sequence[Planned], existing: set[str],
+           actor: str) -> list[str]:
+    """The new memories and their decay inputs together, CHUNK per transaction (embedded before it opens);
+    then the decay inputs of memories an interrupted import wrote but did not settle."""
+    audit_ids: list[str] = []
+    new = [p for p in planned if p.memory.id not in existing]
+    for start in range(0, len(new), CHUNK):
+        chunk = new[start:start + CHUNK]
+        memories = [p.memory for p in chunk]
+        rows = stores.rows_for(memories, embedder.embed([m.text() for m in memories]), now_ms())
+        settle = [{"id": p.memory.id, "props": p.props} for p in chunk]
+        wrote = Audit(action="memory.remember", actor=actor, agent_id=agent_id)
+        settled = Audit(action="memory.workspace.import", actor=actor, agent_id=agent_id)
+
+        def work(tx: ManagedTransaction, memories: list[stores.NewMemory] = memories,
+                 rows: list[dict[str, Any]] = rows, settle: list[dict[str, Any]] = settle,
+                 wrote: Audit = wrote, settled: Audit = settled) -> None:
+            stores.write_in(tx, memories, rows, wrote)
+            _settle_in(tx, agent_id, settle, settled)
+
+        db.write(work)
+        audit_ids += [wrote.id, settled.id]
+    rest = [{"id": p.memory.id, "props": p.props} for p in planned if p.memory.id in existing]
+    for start in range(0, len(rest), CHUNK):
         audit = Audit(action="memory.workspace.import", actor=actor, agent_id=agent_id)
 
-        def work(tx: ManagedTransaction, rows: list[dict[str, Any]] = rows, audit: Audit = audit) -> int:
-            done = [dict(r) for r in tx.run(cypher.query("memory/workspace_settle"), agent_id=agent_id, rows=rows)]
-            if done:
-                keys = {k for r in rows for k in r["props"]}
-                revert = [SetProperties(label=NodeLabel.Memory, id=r["id"],
-                                        before={k: r["before"].get(k) for k in sorted(keys)}) for r in done]
-                audit.write(tx, [r["id"] for r in done],
-                            f"imported {len(done)} memories' decay inputs and workspace keys", revert)
-            return len(done)
+        def settle_only(tx: ManagedTransaction, rows: list[dict[str, Any]] = rest[start:start + CHUNK],
+                        audit: Audit = audit) -> int:
+            return _settle_in(tx, agent_id, rows, audit)
 
-        if db.write(work):
+        if db.write(settle_only):
             audit_ids.append(audit.id)
     return audit_ids
 
@@ -542,8 +569,7 @@ def import_workspace(db: Database, embedder: Embedder, core: CoreMemory, agent_i
     existing = _existing(db, agent_id, planned)
     core_changed = _write_core(core, agent_id, ws.core[0], ws.core[1], checked, actor) if ws.core and checked else []
     new = [p.memory for p in planned if p.memory.id not in existing]
-    written = stores.write(db, embedder, new, actor=actor)
-    audit_ids = [*written.audit_ids, *_settle(db, agent_id, planned, actor)]
+    audit_ids = _write(db, embedder, agent_id, planned, existing, actor)
     created: dict[str, int] = {}
     for m in new:
         created[m.store.value] = created.get(m.store.value, 0) + 1
