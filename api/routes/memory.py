@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, HTTPException, Query
+from fastapi import APIRouter, BackgroundTasks, HTTPException, Query
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader, Writer
@@ -104,9 +104,11 @@ def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: Writer) -> 
 
 @router.post("/agents/{agent_id}/messages", response_model=MessageOut, response_model_exclude_none=True,
              summary="Pass a user's message: remember, recall, forget (a preview) or reflect, by its phrase")
-def message(agent_id: str, body: MessageIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+def message(agent_id: str, body: MessageIn, memory: AgentMemoryDep, who: Writer,
+            background: BackgroundTasks) -> dict[str, Any]:
+    # a recall's reinforcement (bookkeeping) is written after the answer is sent
     return memory.message(_own(who, agent_id), body.text, actor=who.key_id, at=to_ms(body.at),
-                          session_id=body.session_id)
+                          session_id=body.session_id, defer=background.add_task)
 
 
 @router.get("/agents/{agent_id}/memories", summary="The agent's memories, newest first: of a store, of a day "

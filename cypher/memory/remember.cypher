@@ -4,10 +4,12 @@
 // vocabulary (one fact per agent, subject, relation and object: a repeat adds its memory to `sources`),
 // the memory before it in its session (FOLLOWS) and, for a procedure, the memories it was learned from
 // (LEARNED_FROM). Memories that share an entity with a new one are reinforced (section 9.4: linked by a
-// new episode) unless the entity is a hub ($hub memories or more). Idempotent on the memory id.
+// new episode) unless the entity is a hub ($hub memories or more): the $linked said last. Idempotent on the
+// memory id.
 :param audit_id => 'audit-1';
 :param now => 1770000000000;
 :param hub => 100;
+:param linked => 10;
 :param rows => [{id: 'mem-1', props: {agent_id: 'agent-a', clade: 'clade-a', scope: 'private', type: 'conversation', text: 'Alex develops the Moltbot memory project.', store: 'semantic', memory_type: 'fact', confidence_level: 'high', confidence: 0.9, tags: ['alex'], source: 'user-explicit', base_relevance: 1.0, access_count: 1, last_accessed_at: 1770000000000, valid_from: 1770000000000, recorded_at: 1770000000000, day: '2026-02-02', session_id: 's-1', pinned: false, said: 'Remember that Alex develops the Moltbot memory project.'}, embedding: [], entities: [{id: 'person:alex', kind: 'Person', props: {kind: 'Person', name: 'Alex', slug: 'person--alex'}}], relations: [{subject: 'person:alex', object: 'project:moltbot memory', name: 'develops', fact_id: 'mfact-1', props: {predicate: 'Custom', confidence: 0.9, confidence_level: 'high', scope: 'private', agent_id: 'agent-a', clade: 'clade-a', time_axis: 'timestamp', approximate: false}}], learned_from: [], linked_skip: ['person:user']}];
 UNWIND $rows AS row
 MERGE (m:Memory {id: row.id})
@@ -63,7 +65,7 @@ CALL (m, row) {
   WHERE NOT en.id IN row.linked_skip AND COUNT { (en)<-[:MENTIONS]-() } < $hub
   MATCH (en)<-[:MENTIONS]-(old:Memory:Episode)
   WHERE old <> m AND old.agent_id = m.agent_id
-  WITH DISTINCT old
+  WITH DISTINCT old ORDER BY old.valid_from DESC LIMIT $linked
   SET old.access_count = coalesce(old.access_count, 0) + 1, old.last_accessed_at = $now
   RETURN collect(old.id) AS linked
 }

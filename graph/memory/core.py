@@ -62,6 +62,7 @@ class CoreMemory:
 
     def __init__(self, db: Database, count_tokens: Counter, cap: int = CAP_TOKENS) -> None:
         self.db, self.count_tokens, self.cap = db, count_tokens, cap
+        self.listeners: list[Callable[[str, Block], None]] = []  # told of every block written (caches)
 
     # ------------------------------------------------------------------ reads
 
@@ -174,6 +175,8 @@ class CoreMemory:
             node.save()
         audit.write(tx, [node.uid], f"core memory {block.value} block v{node.version} ({tokens} tokens): {reason}",
                     revert)
+        for listener in self.listeners:
+            listener(agent_id, block)
         return node
 
     def _out(self, agent_id: str, nodes: dict[Block, CoreBlock]) -> dict[str, Any]:

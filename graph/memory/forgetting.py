@@ -28,6 +28,9 @@ from graph.memory.core import CoreMemory
 from graph.memory.recall import lucene_all, terms
 from graph.memory.stores import shape
 
+PREVIEW = 50   # matches a preview shows
+APPLY = 1_000  # matches a confirmed forget by target takes at most
+
 
 @dataclass(frozen=True)
 class CoreLine:
@@ -42,12 +45,14 @@ class Forgetting:
     def __init__(self, db: Database, core: CoreMemory) -> None:
         self.db, self.core = db, core
 
-    def preview(self, agent_id: str, target: str, *, permanent: bool = False, now: int) -> dict[str, Any]:
+    def preview(self, agent_id: str, target: str, *, permanent: bool = False, now: int,
+                limit: int = PREVIEW) -> dict[str, Any]:
+        """The newest `limit` matches (a confirmation by target takes up to APPLY of them)."""
         words = terms(target)
         if not words:
             raise Invalid("say what to forget: the target has no word to search for")
         rows = self.db.fetch("memory/forget_matches", agent_id=agent_id, query=lucene_all(words), terms=words,
-                             include_archived=permanent, limit=200)
+                             include_archived=permanent, limit=limit)
         memories = [{**shape(r, now), "found_by": sorted(r["via"])} for r in rows]
         ids = [m["id"] for m in memories]
         derived = self._derived(agent_id, ids) if permanent else []

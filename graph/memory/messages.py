@@ -7,7 +7,10 @@ for the reflection engine."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import functools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -20,9 +23,9 @@ from graph.errors import Conflict, NotFound
 from graph.ids import now_ms
 from graph.memory import stores
 from graph.memory.approval import Approvals
-from graph.memory.blocks import Append, person_name
+from graph.memory.blocks import Append, Block, person_name
 from graph.memory.core import CoreMemory
-from graph.memory.forgetting import CoreLine, Forgetting
+from graph.memory.forgetting import APPLY, CoreLine, Forgetting
 from graph.memory.recall import Recall
 from graph.memory.reflection import Reflections
 from graph.memory.reflection import Trigger as ReflectionTrigger
@@ -30,6 +33,8 @@ from graph.memory.relevance import Arrival, Reinforcement
 from graph.memory.routing import USER, Router, Store
 from graph.memory.triggers import Intent, QueryType, Trigger, detect
 
+Defer = Callable[[Callable[[], object]], None]  # runs work after the answer is sent (FastAPI's background tasks)
+AGENT_TTL = 5.0  # seconds an agent and its person's name are kept between messages
 REFERENCED = 3  # an explicit recall question references its best few memories (section 9.4)
 
 
@@ -43,12 +48,21 @@ class AgentMemory:
     forgetting: Forgetting
     reflections: Reflections
     approvals: Approvals
+    _agents: dict[str, tuple[float, dict[str, Any], str]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.core.listeners.append(self._core_written)
+
+    def _core_written(self, agent_id: str, block: Block) -> None:
+        if block is Block.identity:  # the person's name may have changed
+            self._agents.pop(agent_id, None)
 
     # ------------------------------------------------------------------ messages
 
     def message(self, agent_id: str, text: str, *, actor: str, at: int | None = None,
-                session_id: str | None = None) -> dict[str, Any]:
-        """What the message does, with the trigger that fired and its outcome."""
+                session_id: str | None = None, defer: Defer | None = None) -> dict[str, Any]:
+        """What the message does, with the trigger that fired and its outcome. `defer` runs bookkeeping (the
+        reinforcement of what a recall returned) after the answer is sent; without it, before."""
         trigger = detect(text)
         said = at if at is not None else now_ms()
         out: dict[str, Any] = {"intent": trigger.intent.value, "phrase": trigger.phrase, "content": trigger.content}
@@ -56,7 +70,7 @@ class AgentMemory:
             out.update(self.remember(agent_id, trigger, text, actor=actor, at=said, session_id=session_id))
         elif trigger.intent is Intent.recall:
             out["recall"] = self.recall_for(agent_id, trigger.content, trigger.query_type or QueryType.general,
-                                            explicit=trigger.explicit, actor=actor)
+                                            explicit=trigger.explicit, actor=actor, defer=defer)
         elif trigger.intent in (Intent.forget, Intent.delete):
             out["forget"] = self._forget_preview(agent_id, trigger, session_id)
         elif trigger.intent is Intent.reflect:
@@ -93,12 +107,16 @@ class AgentMemory:
     # ------------------------------------------------------------------ recall and reinforcement
 
     def recall_for(self, agent_id: str, query: str, query_type: QueryType, *, explicit: bool, actor: str,
-                   k: int = 10) -> dict[str, Any]:
+                   k: int = 10, defer: Defer | None = None) -> dict[str, Any]:
         self._require_agent(agent_id)
         result = self.recall.recall(agent_id, query, query_type, explicit=explicit, k=k, now=now_ms())
         if explicit and result["results"]:  # the user referenced them by asking
             top = [m["id"] for m in result["results"][:REFERENCED]]
-            self.reinforce(agent_id, top, Reinforcement.referenced, actor=actor)
+            work = functools.partial(self.reinforce, agent_id, top, Reinforcement.referenced, actor=actor)
+            if defer is not None:
+                defer(work)
+            else:
+                work()
         return result
 
     def reinforce(self, agent_id: str, ids: list[str], reason: Reinforcement, *, actor: str) -> list[dict[str, Any]]:
@@ -136,7 +154,7 @@ class AgentMemory:
         if ids is None or core_lines is None:
             if not target:
                 raise NotFound("give the memories (ids) or the target to forget")
-            preview = self.forgetting.preview(agent_id, target, permanent=permanent, now=now_ms())
+            preview = self.forgetting.preview(agent_id, target, permanent=permanent, now=now_ms(), limit=APPLY)
             if ids is None:
                 ids = [m["id"] for m in preview["memories"]]
             if core_lines is None:
@@ -162,14 +180,17 @@ class AgentMemory:
 
     def _agent_and_user(self, agent_id: str) -> tuple[dict[str, Any], str]:
         """The agent (NotFound when there is none) and the person's name, read from the identity block
-        ("- Name: Alex", "My name is Alex"), else "user": one round trip."""
+        ("- Name: Alex", "My name is Alex"), else "user": one round trip, kept for AGENT_TTL seconds (a new
+        name counts from the next read; an agent is never deleted)."""
+        hit = self._agents.get(agent_id)
+        if hit is not None and hit[0] > time.monotonic():
+            return hit[1], hit[2]
         rows = self.db.fetch("memory/agent_and_name", agent_id=agent_id, identity_id=f"{agent_id}:core:identity")
         if not rows or rows[0]["agent"] is None:
             raise NotFound(f"no agent {agent_id!r}")
-        return dict(rows[0]["agent"]), person_name(rows[0]["identity"] or "", USER)
+        found = dict(rows[0]["agent"]), person_name(rows[0]["identity"] or "", USER)
+        self._agents[agent_id] = (time.monotonic() + AGENT_TTL, *found)
+        return found
 
     def _require_agent(self, agent_id: str) -> dict[str, Any]:
-        rows = self.db.fetch("agents/get", id=agent_id)
-        if not rows:
-            raise NotFound(f"no agent {agent_id!r}")
-        return dict(rows[0]["agent"])
+        return self._agent_and_user(agent_id)[0]

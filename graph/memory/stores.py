@@ -38,7 +38,8 @@ from graph.memory.routing import CONFIDENCE_VALUE, Classification, Confidence, E
 from graph.model.enums import EntityKind
 
 CHUNK = 1_000
-HUB = 100  # an entity named by this many memories links nothing (section 9.4's "connects to the memory")
+HUB = 100    # an entity named by this many memories links nothing (section 9.4's "connects to the memory")
+LINKED = 10  # a new memory reinforces at most this many (the ones said last) of those it connects to
 
 
 class Source:
@@ -157,7 +158,7 @@ def write_in(tx: ManagedTransaction, memories: Sequence[NewMemory], rows: list[d
     """Memories written inside a transaction another change shares (a reflection's approval), with the
     audit record; the rows' embeddings were computed before it opened."""
     created = [dict(r) for r in tx.run(cypher.query("memory/remember"), rows=rows, audit_id=audit.id,
-                                       now=audit.at, hub=HUB)]
+                                       now=audit.at, hub=HUB, linked=LINKED)]
     made = {r["id"] for r in created}
     kinds = sorted({m.store.value for m in memories if m.id in made})
     # Deleting the memories takes their MENTIONS; entities stay (they may be shared).
