@@ -51,6 +51,8 @@ class KeyIn(StrictModel):
         if KeyScope.person in self.scopes and {KeyScope.write, KeyScope.propose, KeyScope.admin} & set(self.scopes):
             raise ValueError("a person's key (scope person) reads and approves; it cannot also write, propose or "
                              "administer: make the agent its own key")
+        if KeyScope.person in self.scopes and KeyScope.read not in self.scopes:
+            self.scopes.append(KeyScope.read)  # a person reads what they approve
         return self
 
 

@@ -1,10 +1,11 @@
 // Permanently delete memories (section 8.3's hard delete, only when asked): each memory with its
 // relationships and its embedding (a node property: gone from the vector index with it); the relations it
-// alone asserted (a relation other memories assert loses only this source); the entities it created that
-// nothing else touches any more. The thread stays whole (the memory after a deleted one follows the one
+// alone asserted (a relation other memories assert loses only this source, and is archived when those are);
+// the entities a memory created that nothing touches any more. The thread stays whole (the memory after a deleted one follows the one
 // before it). Nothing another item shares is removed.
 :param agent_id => 'agent-a';
 :param ids => ['mem-1'];
+:param now => 1770000000000;
 MATCH (m:Memory) WHERE m.id IN $ids AND m.agent_id = $agent_id
 WITH collect(m) AS ms
 WITH ms, [m IN ms | m.id] AS mids
@@ -20,6 +21,10 @@ CALL (ms, mids) {
     UNION
     WITH f, left WHERE size(left) > 0
     SET f.sources = left, f.memory_id = left[0]
+    WITH f, left
+    WHERE f.archived_at IS NULL
+      AND all(s IN left WHERE EXISTS { MATCH (x:Memory {id: s}) WHERE x.archived_at IS NOT NULL })
+    SET f.archived_at = $now  // what asserts it now is all archived: hidden with them
     RETURN 0 AS deleted
   }
   RETURN sum(deleted) AS relations
@@ -41,7 +46,7 @@ CALL (ms) {
 }
 CALL (entities, mids) {
   UNWIND entities AS en
-  WITH en, en.id AS id WHERE en.created_by IN mids AND NOT EXISTS { (en)--() }
+  WITH en, en.id AS id WHERE coalesce(en.memory_made, false) AND NOT EXISTS { (en)--() }
   DELETE en
   RETURN collect(id) AS removed
 }

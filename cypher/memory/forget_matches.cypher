@@ -7,13 +7,14 @@
 :param include_archived => false;
 :param limit => 200;
 CALL () {
-  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: $limit * 2}) YIELD node AS m
+  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: 5000}) YIELD node AS m
   WHERE m:Memory AND m.agent_id = $agent_id
   RETURN m, 'keyword' AS via
   UNION
-  CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: 20}) YIELD node AS en
+  CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: 200}) YIELD node AS en
   WHERE $agent_id IN en.creators
   MATCH (en)<-[:MENTIONS]-(m:Memory {agent_id: $agent_id})
+  WHERE m:Episode OR $include_archived
   RETURN m, 'entity' AS via
   UNION
   WITH 1 AS one WHERE $include_archived  // only for a permanent deletion: no scan otherwise

@@ -22,6 +22,7 @@ CALL (m, row) {
   UNWIND row.entities AS x
   MERGE (en:Entity {id: x.id})
     ON CREATE SET en += x.props, en.recorded_at = $now, en.public = false, en.creators = [], en.created_by = m.id,
+                  en.memory_made = true,
                   en.audit_id = $audit_id, en.aliases = [x.props.name], en.aliases_text = ' ' + x.props.name
   SET en:$(x.kind),
       en.creators = CASE WHEN m.agent_id IN en.creators THEN en.creators ELSE en.creators + m.agent_id END

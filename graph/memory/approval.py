@@ -48,6 +48,7 @@ class Decision(StrEnum):
     reject = "reject"
 
 
+MAX_STEPS, MAX_LINE, MAX_BLOCK = 50, 2_000, 60_000
 EDITABLE = {ItemKind.fact: {"summary"}, ItemKind.procedure: {"trigger", "steps", "notes"}, ItemKind.core: {"after"}}
 
 
@@ -88,9 +89,26 @@ def chosen(items: Sequence[Item], v: Verdict) -> list[Item]:
             bad = sorted(set(edit) - EDITABLE.get(item.kind, set()))
             if bad:
                 raise Invalid(f"{item.id} ({item.kind.value}) cannot change {', '.join(bad)}")
+            for key, value in edit.items():
+                _check(item.id, key, value)
             item = Item(item.id, item.kind, item.line, {**item.data, **edit})
         out.append(item)
     return out
+
+
+def _check(item_id: str, key: str, value: Any) -> None:
+    """A person's change has the proposal's own shape: text, or a list of short texts."""
+    if key in ("steps", "notes"):
+        if not (isinstance(value, list) and len(value) <= MAX_STEPS
+                and all(isinstance(x, str) and x.strip() and len(x) <= MAX_LINE for x in value)
+                and (value or key == "notes")):
+            raise Invalid(f"{item_id}: {key} is a list of at most {MAX_STEPS} non-empty texts of at most "
+                          f"{MAX_LINE} characters")
+    elif key == "after":
+        if not isinstance(value, str) or len(value) > MAX_BLOCK:
+            raise Invalid(f"{item_id}: after is the block's new text (at most {MAX_BLOCK} characters)")
+    elif not isinstance(value, str) or not value.strip() or len(value) > MAX_LINE:
+        raise Invalid(f"{item_id}: {key} is a non-empty text of at most {MAX_LINE} characters")
 
 
 def _entity(name: str, kind: str) -> Entity:
@@ -136,8 +154,11 @@ class Approvals:
         rows = stores.rows_for([m for _, m in new], vectors, at) if vectors is not None else []
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
+            # one decision at a time: the reflection locked, then read as committed; the agent's core too
+            status = tx.run(cypher.query("memory/lock_reflection"), id=reflection_id).single()
+            tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).consume()
             node = MemoryReflection.nodes.get(uid=reflection_id)
-            if node.status != "pending":  # decided meanwhile
+            if status is None or status["status"] != "pending":  # decided meanwhile
                 raise Conflict(f"reflection #{node.number} was decided already ({node.status})")
             applied: list[str] = []
             skipped: dict[str, str] = {}

@@ -22,7 +22,8 @@ from neo4j import ManagedTransaction
 from graph.audit import Audit, Noop, RestoreMemories
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.errors import Invalid, NotFound
+from graph.errors import Conflict, Invalid, NotFound
+from graph.ids import now_ms
 from graph.memory.blocks import Block, EditLine, lines
 from graph.memory.core import CoreMemory
 from graph.memory.recall import lucene_all, terms
@@ -88,7 +89,7 @@ class Forgetting:
         audit = Audit(action="memory.delete", actor=actor, agent_id=agent_id)
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
-            row = tx.run(cypher.query("memory/delete"), agent_id=agent_id, ids=doomed).single()
+            row = tx.run(cypher.query("memory/delete"), agent_id=agent_id, ids=doomed, now=now_ms()).single()
             deleted = list(row["deleted"]) if row else []
             if row is None or not deleted:
                 raise NotFound("none of these memories exists")
@@ -118,9 +119,10 @@ class Forgetting:
         out = []
         for b in sorted(self.db.fetch("memory/core_contents", agent_id=agent_id),
                         key=lambda b: list(Block).index(Block(b["block"]))):
+            pinned = {p.strip() for p in b["pinned"] or []}  # a pinned fact is unpinned before it can go
             for line in lines(b["content"] or ""):
                 low = line.lower()
-                if line.strip() and all(w in low for w in words):
+                if line.strip() and all(w in low for w in words) and line.strip() not in pinned:
                     out.append(CoreLine(Block(b["block"]), line))
         return out
 
@@ -133,8 +135,8 @@ class Forgetting:
         for c in core_lines:
             try:
                 self.core.edit(agent_id, c.block, EditLine("", old=c.line), actor=actor, reason=reason)
-            except NotFound:
-                continue  # edited meanwhile: nothing to remove
+            except (NotFound, Conflict):
+                continue  # edited or pinned meanwhile: nothing to remove
             dropped.append(c.out())
         return dropped
 

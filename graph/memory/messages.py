@@ -19,14 +19,14 @@ from graph.audit import Access
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
-from graph.errors import Conflict, NotFound
+from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms
 from graph.memory import stores
 from graph.memory.approval import Approvals
 from graph.memory.blocks import Append, Block, person_name
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import APPLY, CoreLine, Forgetting
-from graph.memory.recall import Recall
+from graph.memory.recall import Recall, terms
 from graph.memory.reflection import Reflections
 from graph.memory.reflection import Trigger as ReflectionTrigger
 from graph.memory.relevance import Arrival, Reinforcement
@@ -136,9 +136,9 @@ class AgentMemory:
     def _forget_preview(self, agent_id: str, trigger: Trigger, session_id: str | None) -> dict[str, Any]:
         self._require_agent(agent_id)
         permanent = trigger.intent is Intent.delete
-        if trigger.content:
+        if terms(trigger.content):
             return self.forgetting.preview(agent_id, trigger.content, permanent=permanent, now=now_ms())
-        # "scratch that", "that's no longer relevant": the last thing remembered in this session
+        # "scratch that", "forget it", "that's no longer relevant": the last thing remembered in this session
         last = stores.session_memories(self.db, agent_id, session_id, 1) if session_id else []
         memories = stores.get(self.db, agent_id, last)
         return {"target": None, "terms": [], "permanent": permanent, "memories": memories, "derived": [],
@@ -151,9 +151,11 @@ class AgentMemory:
         """Apply a confirmed forget: the memories named (or all a target's preview found) archived, or
         deleted when `permanent`."""
         self._require_agent(agent_id)
+        if ids is not None and core_lines is None and not target:
+            core_lines = []  # the memories named, and no line of core memory
         if ids is None or core_lines is None:
             if not target:
-                raise NotFound("give the memories (ids) or the target to forget")
+                raise Invalid("give the memories (ids) or the target to forget")
             preview = self.forgetting.preview(agent_id, target, permanent=permanent, now=now_ms(), limit=APPLY)
             if ids is None:
                 ids = [m["id"] for m in preview["memories"]]

@@ -33,7 +33,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel
-from graph.db import ogm
+from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, NotFound
 from graph.ids import now_ms, uuid7
@@ -144,6 +144,10 @@ class Reflections:
         node_id = uuid7()
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
+            # the agent locked, then one pending reflection at most (a manual one beside the scheduler's)
+            tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).consume()
+            if MemoryReflection.nodes.filter(agent_id=agent_id, status="pending"):
+                raise Conflict("a reflection is pending: approve or reject it first")
             node = MemoryReflection(
                 uid=node_id, agent_id=agent_id, number=summary.number, status="pending", trigger=trigger.value,
                 about=about, markdown=markdown, items=json.dumps([i.out() for i in summary.items]),

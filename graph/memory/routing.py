@@ -315,7 +315,7 @@ def _relations(text: str, user: str, known: dict[str, Entity]) -> list[Relation]
 def _procedure(text: str) -> Procedure:
     trigger_match = re.search(r"\b(?:when(?:ever)?\s+(?:i|you|we)\s+[^,:.]+|how to\s+[^,:.]+|to\s+[^,:.]+(?=:))",
                               text, re.I)
-    trigger = trigger_match.group(0).strip() if trigger_match else _sentences(text)[0].strip()
+    trigger = trigger_match.group(0).strip() if trigger_match else (_sentences(text) or [text])[0].strip() or "-"
     body = text[trigger_match.end():] if trigger_match else text
     numbered = re.split(r"\s*(?:^|\s)\d+[.)]\s+", body)
     parts = [p for p in numbered[1:]] if len(numbered) > 2 else re.split(
@@ -446,7 +446,7 @@ class _Answer(_Strict):
     confidence: Confidence
     core_update: bool = False
     core_block: Block | None = None
-    summary: str = Field(min_length=1, max_length=2_000)
+    summary: str = Field(min_length=1, max_length=2_000, pattern=r"\S")
     procedure: _ProcedureAnswer | None = None
 
 

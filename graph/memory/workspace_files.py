@@ -724,7 +724,7 @@ def _decay_entry(path: str, n: int, key: str, raw: object, problems: Problems) -
     store, base, count, pinned = (raw.get(k) for k in ("store", "base_relevance", "access_count", "pinned"))
     created, accessed = (_parse_iso(v) if isinstance(v, str) else None
                          for v in (raw.get("created"), raw.get("last_accessed")))
-    if "store" in raw and store not in Store.__members__:
+    if "store" in raw and (not isinstance(store, str) or store not in Store.__members__):
         reasons.append(f"the store is one of {', '.join(Store)}, not {store!r}")
     if "base_relevance" in raw and (not isinstance(base, int | float) or isinstance(base, bool)
                                     or not 0 <= base <= 1):

@@ -124,3 +124,16 @@ def test_permanent_delete_leaves_no_orphan_and_nothing_else_changed(api: Api, db
     assert "Tailwind" not in record["summary"]  # the record names what went, not what it said
     assert api.client.post(f"/agents/{AGENT}/forget", headers=h,
                            json={"ids": [target["memory_id"]], "permanent": True, "core_lines": []}).status_code == 404
+
+
+def test_forget_it_ids_alone_and_an_entity_two_memories_named(api: Api, db) -> None:
+    h = api.headers(AGENT, CLADE)
+    first = say(api, h, "Remember that Zephyr uses Postgres.", "s-z")["memory_id"]       # creates the entities
+    second = say(api, h, "Note that Zephyr depends on Postgres.", "s-z")["memory_id"]    # names them too
+    last = say(api, h, "Forget it.", "s-z")
+    assert last["intent"] == "forget" and [m["id"] for m in last["forget"]["memories"]] == [second]
+    for memory_id in (first, second):  # ids alone, one after the other: nothing is left behind
+        r = api.client.post(f"/agents/{AGENT}/forget", headers=h, json={"ids": [memory_id], "permanent": True})
+        assert r.status_code == 200, r.text
+    assert db.fetch("testing/memory_relations", agent_id=AGENT) == []
+    assert not [e for e in db.fetch("testing/entity_ids") if e["id"] in ("concept:zephyr", "tool:postgres")]

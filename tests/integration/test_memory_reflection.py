@@ -182,6 +182,13 @@ def test_a_reflection_proposes_and_only_a_person_decides(api: Api, db) -> None:
     assert decide(api, person, r4["reflection_id"], decision="maybe").status_code == 422
     bad_key = api.client.post(f"/agents/{AGENT}/keys", headers=api.admin, json={"scopes": ["write", "person"]})
     assert bad_key.status_code == 422
+    bad = decide(api, person, r4["reflection_id"], decision="approve_with_changes",
+                 changes={r4["reflection_id"]: {"steps": 5}})
+    assert bad.status_code == 422
+    only_person = api.client.post(f"/agents/{AGENT}/keys", headers=api.admin, json={"scopes": ["person"]})
+    assert only_person.status_code == 201 and sorted(only_person.json()["scopes"]) == ["person", "read"]
+    r = decide(api, {"X-API-Key": only_person.json()["key"]}, r4["reflection_id"], decision="reject")
+    assert r.status_code == 200, r.text
 
 
 def test_the_scheduler_reflects_past_the_threshold_and_nightly(api: Api, db) -> None:

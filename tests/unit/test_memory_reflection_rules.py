@@ -53,6 +53,10 @@ def test_the_verdicts() -> None:
     assert [(i.id, i.data.get("steps")) for i in changed] == [("f1-1", None), ("p1-1", ["b", "c"])]
     for bad in (Verdict(Decision.approve_part), Verdict(Decision.approve_part, items=["nope"]),
                 Verdict(Decision.approve, exclude=["a1-1"]), Verdict(Decision.approve_with_changes),
-                Verdict(Decision.approve_with_changes, changes={"a1-1": {"memory_id": "other"}})):
+                Verdict(Decision.approve_with_changes, changes={"a1-1": {"memory_id": "other"}}),
+                Verdict(Decision.approve_with_changes, changes={"p1-1": {"steps": 5}}),
+                Verdict(Decision.approve_with_changes, changes={"p1-1": {"steps": "Run tests"}}),
+                Verdict(Decision.approve_with_changes, changes={"p1-1": {"steps": []}}),
+                Verdict(Decision.approve_with_changes, changes={"f1-1": {"summary": " "}})):
         with pytest.raises(Invalid):
             chosen(ITEMS, bad)
