@@ -34,7 +34,7 @@ from graph.memory.blocks import Block, Replace
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import archive_in
 from graph.memory.models import MemoryReflection
-from graph.memory.reflection import reflection_out
+from graph.memory.reflection import read_reflection, reflection_out
 from graph.memory.reflection_format import Item, ItemKind
 from graph.memory.relevance import Arrival
 from graph.memory.routing import Classification, Confidence, Entity, MemoryType, Procedure, Relation, Store
@@ -143,7 +143,7 @@ class Approvals:
         if not agent:
             raise NotFound(f"no agent {agent_id!r}")
         clade = agent[0]["agent"].get("clade")
-        current = self._load(agent_id, reflection_id)
+        current = read_reflection(self.db, agent_id, reflection_id)
         if current["status"] != "pending":
             raise Conflict(f"reflection #{current['number']} was decided already ({current['status']})")
         items = [Item.of(x) for x in current["items_list"]]
@@ -214,13 +214,3 @@ class Approvals:
             return {**reflection_out(node), "skipped": skipped}
 
         return ogm.write(self.db, work)
-
-    def _load(self, agent_id: str, reflection_id: str) -> dict[str, Any]:
-        def work(tx: ManagedTransaction) -> dict[str, Any] | None:
-            node = MemoryReflection.nodes.get_or_none(uid=reflection_id)
-            return reflection_out(node) if node is not None and node.agent_id == agent_id else None
-
-        found = ogm.read(self.db, work)
-        if found is None:
-            raise NotFound(f"no reflection {reflection_id!r}")
-        return found

@@ -99,6 +99,18 @@ def public(out: dict[str, Any]) -> dict[str, Any]:
     return {**shown, "items": out["items_list"], "evolution": out["evolution_obj"]}
 
 
+def read_reflection(db: Database, agent_id: str, reflection_id: str) -> dict[str, Any]:
+    """One of the agent's reflections (NotFound for another agent's, as for none)."""
+    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+        node = MemoryReflection.nodes.get_or_none(uid=reflection_id)
+        return reflection_out(node) if node is not None and node.agent_id == agent_id else None
+
+    found = ogm.read(db, work)
+    if found is None:
+        raise NotFound(f"no reflection {reflection_id!r}")
+    return found
+
+
 class Reflections:
     def __init__(self, db: Database, core: CoreMemory, router: Router, config: ReflectionConfig | None = None) -> None:
         self.db, self.core, self.router = db, core, router
@@ -114,14 +126,7 @@ class Reflections:
         return ogm.read(self.db, work)
 
     def get(self, agent_id: str, reflection_id: str) -> dict[str, Any]:
-        def work(tx: ManagedTransaction) -> dict[str, Any] | None:
-            node = MemoryReflection.nodes.get_or_none(uid=reflection_id)
-            return reflection_out(node) if node is not None and node.agent_id == agent_id else None
-
-        found = ogm.read(self.db, work)
-        if found is None:
-            raise NotFound(f"no reflection {reflection_id!r}")
-        return found
+        return read_reflection(self.db, agent_id, reflection_id)
 
     def pending(self, agent_id: str) -> dict[str, Any] | None:
         return next((r for r in self.all(agent_id) if r["status"] == "pending"), None)
