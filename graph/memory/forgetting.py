@@ -117,6 +117,8 @@ class Forgetting:
 
     def _core_lines(self, agent_id: str, words: list[str]) -> list[CoreLine]:
         out = []
+        # The blocks' contents in one plain read, not CoreMemory.read: a preview runs on every "forget …"
+        # message, and the neomodel read costs a round trip per block for versions a preview never shows.
         for b in sorted(self.db.fetch("memory/core_contents", agent_id=agent_id),
                         key=lambda b: list(Block).index(Block(b["block"]))):
             pinned = {p.strip() for p in b["pinned"] or []}  # a pinned fact is unpinned before it can go

@@ -76,6 +76,12 @@ def _normalised(rows: list[dict[str, Any]], via: str) -> list[Hit]:
     return [Hit(dict(r["memory"]), float(r["score"]) / top, via) for r in rows]
 
 
+def _keyword(db: Database, agent_id: str, words: list[str], limit: int) -> list[Hit]:
+    """Memories of every store matching any of the words (BM25 over the agent's memories), normalised."""
+    return _normalised(db.fetch("memory/keyword", agent_id=agent_id, query=lucene_any(words), store=None,
+                                candidates=limit * 10, limit=limit * 2), "keyword")
+
+
 @dataclass(frozen=True)
 class TemporalRecall:
     query_type: QueryType = QueryType.temporal
@@ -85,9 +91,7 @@ class TemporalRecall:
         if not words:
             return Found(_normalised(db.fetch("memory/recent", agent_id=agent_id, store=Store.episodic.value,
                                               limit=limit), "recent"))
-        rows = db.fetch("memory/keyword", agent_id=agent_id, query=lucene_any(words), store=None,
-                        candidates=limit * 10, limit=limit * 2)
-        hits = _normalised(rows, "keyword")
+        hits = _keyword(db, agent_id, words, limit)
         # a temporal scan: the episodic log first, then newest first among equal matches
         hits.sort(key=lambda h: (h.memory.get("store") != Store.episodic.value, -round(h.match, 2),
                                  -int(h.memory.get("valid_from") or 0)))
@@ -134,9 +138,7 @@ class LatestRecall:
     def find(self, db: Database, agent_id: str, query: str, limit: int) -> Found:
         words = terms(query)
         if words:
-            rows = db.fetch("memory/keyword", agent_id=agent_id, query=lucene_any(words), store=None,
-                            candidates=limit * 10, limit=limit * 2)
-            hits = _normalised(rows, "keyword")
+            hits = _keyword(db, agent_id, words, limit)
             hits.sort(key=lambda h: -int(h.memory.get("valid_from") or 0))  # the latest first
             hits = [Hit(h.memory, max(0.5, h.match), h.via) for h in hits]
         else:

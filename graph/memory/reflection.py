@@ -81,10 +81,6 @@ class ReflectionConfig:
     budget: int = BUDGET_TOKENS
 
 
-def _status(memory: dict[str, Any], now: int) -> relevance.Relevance:
-    return relevance.of(memory, now)
-
-
 def reflection_out(node: MemoryReflection) -> dict[str, Any]:
     out = ogm.properties(node)
     out["items_list"] = json.loads(out.pop("items", "[]"))
@@ -177,7 +173,7 @@ class Reflections:
         stale = self.db.fetch("memory/reflection_stale", agent_id=agent_id, before=now - ARCHIVE_BELOW_DAYS * DAY_MS,
                               entities=mentioned, since=since, limit=1000)
         core = {Block(b["block"]): b for b in self.core.read(agent_id)["blocks"]}
-        user = _user(core[Block.identity]["content"])
+        user = person_name(core[Block.identity]["content"])
         themes = [t for t, _ in Counter(t for m in memories for t in m.get("tags") or []
                                         if t not in TYPE_TAGS).most_common(5)]
         # Phase 2: meta-reflection
@@ -199,7 +195,7 @@ class Reflections:
             add(ItemKind.procedure, proc["line"], proc)
         for row in stale:
             m = dict(row["memory"])
-            rel = _status(m, now)
+            rel = relevance.of(m, now)
             if rel.status is Status.archived:
                 add(ItemKind.archive, f"{m['store'].capitalize()} {m['day']}: {_short(m['text'])} "
                                       f"(score: {rel.score:.2f}, last accessed {rel.days:.0f} days ago)",
@@ -247,7 +243,7 @@ class Reflections:
                       graph: dict[str, Any], now: int) -> list[dict[str, Any]]:
         """Phase 4: active context and critical facts rewritten, under the cap."""
         stale = {f"- {m['text']}" for m in graph["core"] if m.get("core_block") == Block.context.value
-                 and not m.get("archived_at") and _status(m, now).status in (Status.dormant, Status.archived)}
+                 and not m.get("archived_at") and relevance.of(m, now).status in (Status.dormant, Status.archived)}
         context = [x for x in lines(core[Block.context]["content"]) if x.strip()]
         recent = [m for m in memories if m.get("memory_type") in ("task", "decision")
                   and m.get("store") in ("episodic", "semantic") and now - int(m["valid_from"]) <= RECENT_DAYS * DAY_MS]
@@ -317,10 +313,6 @@ class Reflections:
 
 def _short(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
-
-
-def _user(identity: str) -> str:
-    return person_name(identity)
 
 
 def _meta(past: list[dict[str, Any]], themes: list[str], relations: list[dict[str, Any]],

@@ -12,7 +12,7 @@ from typing import Any
 from graph.db.connection import Database, IndexOffline
 from graph.db.lucene import escape_lucene
 from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.reach import Reach, measure
+from graph.retrieval.reach import Reach, ReachCache, measure
 from graph.visibility import PARAMS as VISIBILITY_PARAMS
 from graph.visibility import Visibility
 
@@ -47,10 +47,11 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
 
 
 def vector_measured(db: Database, embedding: list[float], top: int, params: dict[str, Any],
-                    config: RetrievalConfig) -> list[dict[str, Any]]:
-    """`vector` for one caller, its reach measured first, with the configured thresholds: /search
-    and the adaptive decision's coverage (the modes measure the reach beside the embedding)."""
-    seen = measure(db, params, config.visible_count_cap)
+                    config: RetrievalConfig, reaches: ReachCache | None = None) -> list[dict[str, Any]]:
+    """`vector` for one caller, its reach measured first (or reused from `reaches`), with the configured
+    thresholds: /search and the adaptive decision's coverage (the modes measure the reach beside the
+    embedding)."""
+    seen = (reaches.measure if reaches is not None else measure)(db, params, config.visible_count_cap)
     return vector(db, embedding, top, config.candidates_factor, params, seen, config.exact_below,
                   config.exact_fallback_below)
 

@@ -67,6 +67,7 @@ class RetrievalConfig(BaseModel):
     exact_below: int = 3_000              # a caller seeing at most this many items is ranked exactly
     exact_fallback_below: int = 20_000    # when the index finds too few, rank exactly up to this many
     visible_count_cap: int = 20_000       # visible items are counted up to this many (graph/retrieval/reach.py)
+    reach_reuse_seconds: float = 30.0     # a count past exact_below is reused this long (reach.ReachCache)
     graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates
     graph_named_entities: bool = True     # entities named in the query seed the graph backend
     graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped

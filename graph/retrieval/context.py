@@ -20,7 +20,7 @@ from graph.retrieval import items, rerank, term_overlap
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.reach import Reach, measure
+from graph.retrieval.reach import Reach, ReachCache, measure
 from graph.retrieval.weighting import Perspective
 from graph.visibility import Visibility
 
@@ -91,6 +91,7 @@ class Context:
     found: dict[str, Candidate] = field(default_factory=dict)        # candidates as the backends returned them
     cut: list[Candidate] = field(default_factory=list)               # what the mode cut, with why
     agent_id: str | None = None      # the caller's agent: whose knowledge is "own" (none for the admin key)
+    reaches: ReachCache | None = None  # the retriever's large reaches, reused for a while
 
     def __post_init__(self) -> None:
         self.params = self.filters.params(self.visibility)  # the Cypher parameters of the filters
@@ -105,7 +106,8 @@ class Context:
     def reach(self) -> Future[Reach]:
         """What the caller can see under the filters (graph/retrieval/reach.py), measured once, in the pool."""
         if self._reach is None:
-            self._reach = self.submit(measure, self.db, self.params, self.config.visible_count_cap)
+            count = self.reaches.measure if self.reaches is not None else measure
+            self._reach = self.submit(count, self.db, self.params, self.config.visible_count_cap)
         return self._reach
 
     def query_terms(self) -> list[str]:

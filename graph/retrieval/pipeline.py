@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -27,6 +27,7 @@ from graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
 from graph.retrieval.feedback import feedback as learn_from
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.modes import generative_agents
+from graph.retrieval.reach import ReachCache
 from graph.retrieval.request import RetrievalRequest
 from graph.retrieval.result import Explanation, RetrievalResult, RetrievedItem
 from graph.retrieval.weights import Weights, of_agent
@@ -45,6 +46,10 @@ class Retriever:
     dimension: int
     config: RetrievalConfig
     decay: DecayConfig
+    reaches: ReachCache = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds)
 
     def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> RetrievalResult:
         mode = modes.get(req.mode)
@@ -60,7 +65,8 @@ class Retriever:
             if decision == Decision.semantic_only:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
         ctx = Context(db=self.db, config=self.config, decay=self.decay, req=req, visibility=visibility,
-                      filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock(), agent_id=agent_id)
+                      filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock(), agent_id=agent_id,
+                      reaches=self.reaches)
         found = mode.candidates(ctx)
         return self._finish(ctx, found, decision, agent_id)
 
@@ -68,7 +74,7 @@ class Retriever:
         if embedding is None:
             return 0
         params = RetrievalFilters(kinds=["entries"]).params(visibility)
-        rows = backends.vector_measured(self.db, embedding, 20, params, self.config)
+        rows = backends.vector_measured(self.db, embedding, 20, params, self.config, self.reaches)
         return sum(1 for r in rows if r["score"] >= 0.6)
 
     def _finish(self, ctx: Context, found: list[Candidate], decision: Decision | None,

@@ -85,6 +85,33 @@ def test_reach_counts_what_each_caller_sees(db, tenants) -> None:
     assert reach.Reach(3_080, 3_080, False).candidates(20, 1, 10_000) == 20  # the admin: no margin
 
 
+def test_a_large_reach_is_reused_a_small_one_counted_every_time(db, tenants) -> None:
+    """The retriever keeps a large count for a while (it only sizes the index search) and never a small
+    one (it decides the exact ranking, and an agent's first items must be found at once)."""
+    import time
+
+    cache = reach.ReachCache(small=100, seconds=60)
+    big = _params("big", "clade-b", agent_id="big")
+    held = cache.measure(db, big, 20_000)
+    assert held.visible == 3_010  # 3,000 private and 10 public
+    new = _add(db, "later", 5, "big", "clade-b", "private")
+    assert cache.measure(db, big, 20_000) == held  # reused: the five new ones are not counted yet
+    assert reach.measure(db, big, 20_000).visible == 3_015
+    # ...and the search it sizes still finds a new item first.
+    q = new["later-0"]
+    rows = backends.vector(db, q.tolist(), 5, 1, big, cache.measure(db, big, 20_000), exact_below=100)
+    assert rows[0]["id"] == "later-0"
+    small = _params("small", "clade-s")
+    assert cache.measure(db, small, 20_000).visible == 80
+    _add(db, "more", 2, "small", "clade-s", "private")
+    assert cache.measure(db, small, 20_000).visible == 82  # counted again
+    brief = reach.ReachCache(small=100, seconds=0.05)
+    assert brief.measure(db, big, 20_000).visible == 3_015
+    _add(db, "last", 1, "big", "clade-b", "private")
+    time.sleep(0.1)
+    assert brief.measure(db, big, 20_000).visible == 3_016  # expired: counted again
+
+
 def test_a_small_visible_set_is_ranked_exactly(db, tenants) -> None:
     q = _vectors(1)[0]
     params = _params("small", "clade-s")
