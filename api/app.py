@@ -16,6 +16,7 @@ from api.request_ids import RequestIds
 from api.routes import (
     agents,
     analytics,
+    audit,
     causal,
     entries,
     episodes,
@@ -98,6 +99,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(retrieve.router)
     app.include_router(memory.router)
     app.include_router(workspace.router)
+    app.include_router(audit.router)
     app.include_router(analytics.router)
     app.include_router(mental_models.router)
     app.include_router(hooks.router)

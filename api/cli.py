@@ -166,6 +166,46 @@ def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
         db.close()
 
 
+def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
+    """`grimoire audit log|recent|forgotten|reflection|critical|item`: the questions of section 12.7 over the
+    trail (graph/audit/trail.py); `log` prints audit.log lines, the rest JSON."""
+    from graph.audit.trail import Trail, TrailFilter
+    from graph.audit.vocabulary import Verb
+    from graph.memory.recall import terms
+
+    if settings.uses_local_server:
+        local_server(settings).start()
+    db = connect(settings)
+    try:
+        wait_for_database(db, 30)
+        trail = Trail(db)
+        agent = args.agent
+        flt = TrailFilter(verbs=[Verb(v) for v in args.verb] if args.verb else None, actor=args.actor,
+                          items=[args.item] if args.item and args.action in ("log", "recent") else None,
+                          limit=args.limit)
+        if args.action == "log":
+            sys.stdout.write(trail.log(agent, flt))
+            return 0
+        if args.action != "recent" and not agent:
+            print(f"grimoire: audit {args.action} needs --agent", file=sys.stderr)
+            return 2
+        out: object
+        if args.action == "recent":
+            out = trail.records(agent, flt)
+        elif args.action == "forgotten":
+            out = trail.forgotten(agent, terms(args.about or ""), args.limit)
+        elif args.action == "reflection":
+            out = trail.reflection(agent, args.reflection or "")
+        elif args.action == "critical":
+            out = trail.critical(agent)
+        else:
+            out = trail.item(agent, args.item or "")
+        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        return 0
+    finally:
+        db.close()
+
+
 def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
@@ -269,6 +309,20 @@ def build_parser() -> argparse.ArgumentParser:
     book.add_argument("--agent", required=True)
     book.add_argument("--out", default=None, help="write it to this file (default: print it)")
     book.set_defaults(func=cmd_learning)
+
+    audit = sub.add_parser("audit", help="the audit trail: the questions of section 12.7")
+    audit.add_argument("action", choices=["log", "recent", "forgotten", "reflection", "critical", "item"],
+                       help="log: audit.log lines; recent: the newest records; forgotten: why X was forgotten "
+                            "(--about); reflection: what one reflection did (--reflection); critical: has a "
+                            "critical item ever changed; item: who changed an item (--item)")
+    audit.add_argument("--agent", default=None, help="the agent (log and recent without it: every record)")
+    audit.add_argument("--about", default=None)
+    audit.add_argument("--reflection", default=None)
+    audit.add_argument("--item", default=None)
+    audit.add_argument("--verb", action="append", default=None, help="only these actions (CREATE, ARCHIVE, …)")
+    audit.add_argument("--actor", default=None, help="a key id or an actor tag")
+    audit.add_argument("--limit", type=int, default=50)
+    audit.set_defaults(func=cmd_audit)
 
     for name, text in (("config", "the settings (environment variables) as README's configuration table"),
                        ("routes", "the REST routes as README's route table")):

@@ -18,6 +18,8 @@ CREATE RANGE INDEX entity_kind IF NOT EXISTS FOR (n:Entity) ON (n.kind);
 CREATE RANGE INDEX entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name);
 CREATE RANGE INDEX audit_at IF NOT EXISTS FOR (n:AuditRecord) ON (n.at);
 CREATE RANGE INDEX audit_agent IF NOT EXISTS FOR (n:AuditRecord) ON (n.agent_id);
+// An agent's trail newest first (cypher/audit/trail.cypher): a seek on the agent, ordered by time, cut at the limit.
+CREATE RANGE INDEX audit_agent_at IF NOT EXISTS FOR (n:AuditRecord) ON (n.agent_id, n.at);
 // The access log (graph/audit/access.py): by time, to read or prune a period; by agent.
 CREATE RANGE INDEX access_at IF NOT EXISTS FOR (n:AccessRecord) ON (n.at);
 CREATE RANGE INDEX access_agent IF NOT EXISTS FOR (n:AccessRecord) ON (n.agent_id);

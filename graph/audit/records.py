@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from neo4j import ManagedTransaction
 
 from graph.audit.revert import RevertOp, dump_revert
+from graph.audit.vocabulary import Approval, verb_of
 from graph.db import cypher
 from graph.ids import now_ms, uuid7
 
@@ -19,11 +20,16 @@ class Audit:
     agent_id: str | None
     id: str = field(default_factory=uuid7)
     at: int = field(default_factory=now_ms)
+    tag: str | None = None            # the actor's role (12.3: bot:trigger-remember, reflection:ID); else read
+    trigger: str | None = None        # what set it off (12.3: 'user said "remember …"')
+    approval: Approval | None = None  # else what the verb and tag imply (graph/audit/vocabulary.py)
 
     def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: Sequence[RevertOp]) -> None:
         """`revert`: what undoes this mutation, in the order to run (graph/audit/revert.py); operations
         with nothing to do are left out, so an empty list says there is nothing to undo."""
         tx.run(cypher.query("audit/record"), audit={
             "id": self.id, "at": self.at, "actor": self.actor, "agent_id": self.agent_id,
-            "action": self.action, "target_ids": target_ids, "summary": summary, "revert": dump_revert(revert),
+            "action": self.action, "verb": verb_of(self.action).value, "tag": self.tag, "trigger": self.trigger,
+            "approval": self.approval.value if self.approval else None,
+            "target_ids": target_ids, "summary": summary, "revert": dump_revert(revert),
         }).consume()

@@ -153,6 +153,9 @@ class Approvals:
         vectors = self.embedder.embed([m.text() for _, m in new]) if new else None  # before the transaction
         rows = stores.rows_for([m for _, m in new], vectors, at) if vectors is not None else []
 
+        tag = f"reflection:{reflection_id}"  # every change it applies carries the reflection (12.3)
+        because = f"reflection decided: {verdict.decision.value}"
+
         def work(tx: ManagedTransaction) -> dict[str, Any]:
             # one decision at a time: the reflection locked, then read as committed; the agent's core too
             status = tx.run(cypher.query("memory/lock_reflection"), id=reflection_id).single()
@@ -163,12 +166,13 @@ class Approvals:
             applied: list[str] = []
             skipped: dict[str, str] = {}
             if new:
-                stores.write_in(tx, [m for _, m in new], rows, Audit("memory.reflection.apply", actor, agent_id))
+                stores.write_in(tx, [m for _, m in new], rows, Audit("memory.reflection.apply", actor, agent_id,
+                                                                             tag=tag, trigger=because))
                 applied += [i.id for i, _ in new]
             archive = [i for i in picked if i.kind is ItemKind.archive]
             if archive:
                 done = archive_in(tx, agent_id, [i.data["memory_id"] for i in archive], actor=actor, now=at,
-                                  why=f"approved in reflection #{node.number}")
+                                  why=f"approved in reflection #{node.number}", tag=tag, trigger=because)
                 gone = set(done["archived"])
                 applied += [i.id for i in archive if i.data["memory_id"] in gone]
                 skipped |= {i.id: "already archived or gone" for i in archive if i.data["memory_id"] not in gone}
@@ -190,7 +194,7 @@ class Approvals:
                         skipped[i.id] = "the block changed since the reflection read it"
                         continue
                     self.core.edit_in(tx, agent_id, block, Replace(str(i.data["after"])), actor=actor,
-                                      reason=f"approved in reflection #{node.number}")
+                                      reason=f"approved in reflection #{node.number}", tag=tag, trigger=because)
                     applied.append(i.id)
                 elif i.kind is ItemKind.contradiction:
                     applied.append(i.id)  # acknowledged: nothing to change
@@ -206,7 +210,9 @@ class Approvals:
                 verdict.exclude or verdict.items or skipped else None
             node.note = verdict.note
             node.save()
-            Audit("memory.reflection.decide", actor, agent_id).write(
+            rejected = verdict.decision is Decision.reject
+            Audit("memory.reflection.reject" if rejected else "memory.reflection.decide", actor, agent_id,
+                  trigger=because).write(
                 tx, [node.uid], f"reflection #{node.number} {verdict.decision.value}: {len(node.applied)} of "
                                 f"{len(items)} proposals applied",
                 [SetProperties(label=NodeLabel.MemoryReflection, id=node.uid,

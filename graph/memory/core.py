@@ -18,9 +18,8 @@ from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
-from graph.ids import now_ms
 from graph.memory import memory_md
-from graph.memory.blocks import CAP_TOKENS, Block, Edit, apply, fits, keep_pinned, lines, normalise
+from graph.memory.blocks import CAP_TOKENS, Append, Block, Edit, apply, fits, keep_pinned, lines, normalise
 from graph.memory.models import CoreBlock, CoreBlockVersion
 
 Counter = Callable[[Sequence[str]], list[int]]  # texts -> their token counts (Embedder.count_tokens)
@@ -105,17 +104,20 @@ class CoreMemory:
     # ------------------------------------------------------------------ edits
 
     def edit(self, agent_id: str, block: Block, edit: Edit, *, actor: str, reason: str | None = None,
-             pin: Sequence[str] = (), unpin: Sequence[str] = ()) -> dict[str, Any]:
+             pin: Sequence[str] = (), unpin: Sequence[str] = (), tag: str | None = None,
+             trigger: str | None = None) -> dict[str, Any]:
         """Applies `edit` to the block (and pins or unpins critical facts) under the cap; returns the core
         memory after it. Refused with OverCap (409) past the cap, PinnedLine (409) when it would drop a
         pinned fact, NotFound when the agent or the line does not exist."""
         return ogm.write(self.db, lambda tx: self.edit_in(tx, agent_id, block, edit, actor=actor, reason=reason,
-                                                          pin=pin, unpin=unpin))
+                                                          pin=pin, unpin=unpin, tag=tag, trigger=trigger))
 
     def edit_in(self, tx: ManagedTransaction, agent_id: str, block: Block, edit: Edit, *, actor: str,
-                reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = ()) -> dict[str, Any]:
+                reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = (),
+                tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
         """`edit` inside a transaction of neomodel's (graph/db/ogm.py) that other changes share: a
-        reflection's approval applies core changes with the rest, atomically."""
+        reflection's approval applies core changes with the rest, atomically. `tag` and `trigger` go to the
+        audit record (the actor's role and what set it off, graph/audit/vocabulary.py)."""
         if (pin or unpin) and block is not Block.critical:
             raise Invalid("only critical facts are pinned")
         for fact in (*pin, *unpin):
@@ -144,14 +146,15 @@ class CoreMemory:
         tokens[block] = self.tokens(content)
         if sum(tokens.values()) > was:  # an edit that adds no tokens passes even over the cap (a smaller model's)
             fits(block, tokens, self.cap)
-        nodes[block] = self._write(tx, agent_id, block, nodes.get(block), before, content, tokens[block], pinned,
-                                   actor, reason or "edited")
+        audit = Audit(action="memory.core.append" if isinstance(edit, Append) else "memory.core.edit", actor=actor,
+                      agent_id=agent_id, tag=tag, trigger=trigger)
+        nodes[block] = self._write(tx, audit, block, nodes.get(block), before, content, tokens[block], pinned,
+                                   reason or "edited")
         return self._out(agent_id, nodes)
 
-    def _write(self, tx: ManagedTransaction, agent_id: str, block: Block, node: CoreBlock | None, before: BlockState,
-               content: str, tokens: int, pinned: list[str], actor: str, reason: str) -> CoreBlock:
-        now = now_ms()
-        audit = Audit(action="memory.core.edit", actor=actor, agent_id=agent_id, at=now)
+    def _write(self, tx: ManagedTransaction, audit: Audit, block: Block, node: CoreBlock | None, before: BlockState,
+               content: str, tokens: int, pinned: list[str], reason: str) -> CoreBlock:
+        now, actor, agent_id = audit.at, audit.actor, str(audit.agent_id)
         revert: list[RevertOp]
         if node is None:
             node = CoreBlock(uid=block_id(agent_id, block), agent_id=agent_id, block=block.value, content=content,

@@ -64,9 +64,10 @@ class Forgetting:
                 "message": _message(target, len(memories), len(core_lines), permanent)}
 
     def archive(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
-                now: int) -> dict[str, Any]:
-        out = self.db.write(lambda tx: archive_in(tx, agent_id, ids, actor=actor, now=now))
-        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request")
+                now: int, tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
+        out = self.db.write(lambda tx: archive_in(tx, agent_id, ids, actor=actor, now=now, tag=tag, trigger=trigger))
+        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request",
+                                             tag, trigger)
         return out
 
     def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> dict[str, Any]:
@@ -83,10 +84,10 @@ class Forgetting:
         return self.db.write(work)
 
     def delete(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
-               ) -> dict[str, Any]:
+               tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
         ids = list(dict.fromkeys(ids))
         doomed = ids + [d for d in self._derived(agent_id, ids) if d not in ids]
-        audit = Audit(action="memory.delete", actor=actor, agent_id=agent_id)
+        audit = Audit(action="memory.delete", actor=actor, agent_id=agent_id, tag=tag, trigger=trigger)
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
             row = tx.run(cypher.query("memory/delete"), agent_id=agent_id, ids=doomed, now=now_ms()).single()
@@ -100,7 +101,8 @@ class Forgetting:
             return {"deleted": deleted, "relations": int(row["relations"]), "entities": list(row["entities"])}
 
         out = self.db.write(work)
-        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "deleted at the user's request")
+        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "deleted at the user's request", tag,
+                                             trigger)
         return out
 
     # ------------------------------------------------------------------ helpers
@@ -131,12 +133,13 @@ class Forgetting:
     def core_lines(self, agent_id: str, target: str) -> list[CoreLine]:
         return self._core_lines(agent_id, terms(target))
 
-    def _drop_lines(self, agent_id: str, core_lines: Sequence[CoreLine], actor: str,
-                    reason: str) -> list[dict[str, str]]:
+    def _drop_lines(self, agent_id: str, core_lines: Sequence[CoreLine], actor: str, reason: str,
+                    tag: str | None = None, trigger: str | None = None) -> list[dict[str, str]]:
         dropped = []
         for c in core_lines:
             try:
-                self.core.edit(agent_id, c.block, EditLine("", old=c.line), actor=actor, reason=reason)
+                self.core.edit(agent_id, c.block, EditLine("", old=c.line), actor=actor, reason=reason, tag=tag,
+                               trigger=trigger)
             except (NotFound, Conflict):
                 continue  # edited or pinned meanwhile: nothing to remove
             dropped.append(c.out())
@@ -144,11 +147,12 @@ class Forgetting:
 
 
 def archive_in(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, actor: str, now: int,
-               why: str = "forgotten at the user's request") -> dict[str, Any]:
+               why: str = "forgotten at the user's request", tag: str | None = None,
+               trigger: str | None = None) -> dict[str, Any]:
     """Archive the agent's memories inside a transaction (a forget, or a reflection's approved archival),
     with the audit record whose revert operation restores them."""
     ids = list(dict.fromkeys(ids))
-    audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now)
+    audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now, tag=tag, trigger=trigger)
     row = tx.run(cypher.query("memory/archive"), agent_id=agent_id, ids=ids, now=now, actor=actor,
                  audit_id=audit.id).single()
     archived = list(row["archived"]) if row else []

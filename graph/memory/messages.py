@@ -82,12 +82,14 @@ class AgentMemory:
         agent, user = self._agent_and_user(agent_id)
         clade = agent.get("clade")
         explicit = trigger.intent is Intent.remember
+        tag = "bot:trigger-remember" if explicit else "bot:auto-detect"  # the actor's role in the trail (12.3)
+        because = f"user said {_quoted(said)}"
         classification = self.router.classify(trigger.content or said, explicit=explicit, user=user)
         core_out: dict[str, Any] | None = None
         if classification.core_update and classification.core_block is not None:
             try:  # the line goes into its block under the cap first; refused, the memory stays semantic
                 self.core.edit(agent_id, classification.core_block, Append(f"- {classification.summary}"),
-                               actor=actor, reason="remembered from a message")
+                               actor=actor, reason="remembered from a message", tag=tag, trigger=because)
                 core_out = {"block": classification.core_block.value, "line": f"- {classification.summary}"}
             except Conflict as e:
                 core_out = {"block": classification.core_block.value, "refused": str(e)}
@@ -99,7 +101,7 @@ class AgentMemory:
         memory = stores.NewMemory(agent_id=agent_id, classification=classification, said=said, at=at,
                                   arrival=Arrival.explicit if explicit else Arrival.detected, clade=clade,
                                   session_id=session_id, user=user, learned_from=learned_from)
-        written = stores.write(self.db, self.embedder, [memory], actor=actor)
+        written = stores.write(self.db, self.embedder, [memory], actor=actor, tag=tag, trigger=because)
         return {"classification": classification.out(), "memory_id": memory.id, "store": classification.store.value,
                 "core": core_out, "linked": written.linked.get(memory.id, []),
                 "audit_id": written.audit_ids[0] if written.audit_ids else None}
@@ -161,9 +163,13 @@ class AgentMemory:
                 ids = [m["id"] for m in preview["memories"]]
             if core_lines is None:
                 core_lines = self.forgetting.core_lines(agent_id, target)
+        tag = "bot:trigger-forget"
+        because = (f"user asked to forget {_quoted(target)}" if target
+                   else f"user confirmed forgetting {len(ids)} memories")
         if permanent:
-            return self.forgetting.delete(agent_id, ids, core_lines=core_lines, actor=actor)
-        return self.forgetting.archive(agent_id, ids, core_lines=core_lines, actor=actor, now=now_ms())
+            return self.forgetting.delete(agent_id, ids, core_lines=core_lines, actor=actor, tag=tag, trigger=because)
+        return self.forgetting.archive(agent_id, ids, core_lines=core_lines, actor=actor, now=now_ms(), tag=tag,
+                                       trigger=because)
 
     def _reflect(self, agent_id: str, about: str | None, actor: str) -> dict[str, Any]:
         """A reflection asked for by phrase: proposed now, pending until the person decides; the one pending
@@ -196,3 +202,9 @@ class AgentMemory:
 
     def _require_agent(self, agent_id: str) -> dict[str, Any]:
         return self._agent_and_user(agent_id)[0]
+
+
+def _quoted(text: str, n: int = 80) -> str:
+    """A user's words in an audit record's trigger: one line, at most n characters."""
+    one = " ".join(text.split())
+    return '"' + (one if len(one) <= n else one[: n - 1] + "…") + '"'

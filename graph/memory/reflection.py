@@ -156,7 +156,8 @@ class Reflections:
                 themes=themes, tokens_used=summary.tokens_used, budget=summary.budget, episodes=summary.episodes,
                 entities=summary.entities, procedures=summary.procedures, reviewed=summary.reviewed, since=since,
                 valid_from=at, recorded_at=now_ms()).save()
-            Audit(action="memory.reflection.propose", actor=actor, agent_id=agent_id).write(
+            Audit(action="memory.reflection.propose", actor=actor, agent_id=agent_id, tag=f"reflection:{node_id}",
+                  trigger=f"reflection: {trigger.value}").write(
                 tx, [node_id], f"reflection #{summary.number} proposed ({len(summary.items)} proposals, "
                                f"{summary.tokens_used} tokens, trigger {trigger.value})",
                 [DeleteNodes(label=NodeLabel.MemoryReflection, ids=[node_id])])

@@ -173,7 +173,8 @@ def write_in(tx: ManagedTransaction, memories: Sequence[NewMemory], rows: list[d
 
 
 def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, actor: str,
-          vectors: np.ndarray | None = None, progress: Callable[[int], None] | None = None) -> Written:
+          vectors: np.ndarray | None = None, progress: Callable[[int], None] | None = None,
+          tag: str | None = None, trigger: str | None = None) -> Written:
     """Write memories, CHUNK per transaction, each chunk with its audit record; embeddings first (or the
     `vectors` given, one per memory: an import that carries them)."""
     out = Written([], {}, [])
@@ -185,7 +186,8 @@ def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, ac
                          else embedder.embed([m.text() for m in chunk]))  # before the transaction opens
         rows = rows_for(chunk, chunk_vectors, now_ms())
         owners = {m.agent_id for m in chunk}
-        audit = Audit(action="memory.remember", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None)
+        audit = Audit(action="memory.remember", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
+                      tag=tag, trigger=trigger)
 
         def work(tx: ManagedTransaction, chunk: list[NewMemory] = chunk, rows: list[dict[str, Any]] = rows,
                  audit: Audit = audit) -> list[dict[str, Any]]:

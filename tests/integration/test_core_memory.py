@@ -33,8 +33,9 @@ def _block(core: dict[str, Any], block: str) -> dict[str, Any]:
     return next(b for b in core["blocks"] if b["block"] == block)
 
 
-def _audits(db, action: str = "memory.core.edit") -> list[dict[str, Any]]:
-    return [r for r in db.fetch("testing/audit_records") if r["action"] == action]
+def _audits(db) -> list[dict[str, Any]]:
+    """Core edits' records: an append is filed as memory.core.append (APPEND), the rest as memory.core.edit."""
+    return [r for r in db.fetch("testing/audit_records") if r["action"] in ("memory.core.edit", "memory.core.append")]
 
 
 def test_blocks_are_read_together_edited_and_versioned_with_tokens_counted_by_the_model(

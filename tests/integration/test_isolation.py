@@ -206,6 +206,10 @@ READ_ROUTES |= {route: "test_memory_reflection.py::test_reflections_are_the_agen
     "GET /agents/{agent_id}/reflections/{reflection_id}")}
 READ_ROUTES |= {route: "test_memory_workspace.py::test_workspace_is_the_agents_own" for route in (
     "GET /agents/{agent_id}/workspace", "GET /agents/{agent_id}/workspace.zip")}
+READ_ROUTES |= {route: "test_audit_trail.py::test_the_trail_is_the_agents_own" for route in (
+    "GET /agents/{agent_id}/audit", "GET /agents/{agent_id}/audit.log", "GET /agents/{agent_id}/audit/forgotten",
+    "GET /agents/{agent_id}/audit/reflections/{reflection_id}", "GET /agents/{agent_id}/audit/critical",
+    "GET /agents/{agent_id}/audit/items/{item_id}", "GET /audit")}
 NO_AGENT_DATA = {"GET /health"}
 
 

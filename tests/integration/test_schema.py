@@ -34,7 +34,8 @@ def test_schema_has_every_index_online(db: Database, embedder: Embedder) -> None
     assert {"episode_text", "entry_text", "entity_names"} <= by_type["FULLTEXT"]
     assert {"episode_valid_from", "episode_recorded_at", "episode_agent", "fact_oracle_dependency_valid",
             "fact_oracle_dependency_recorded"} <= by_type["RANGE"]
-    assert {"audit_at", "audit_agent", "access_at", "access_agent"} <= by_type["RANGE"]  # audit trail, access log
+    # the audit trail (by time, by agent, an agent's newest first) and the access log
+    assert {"audit_at", "audit_agent", "audit_agent_at", "access_at", "access_agent"} <= by_type["RANGE"]
     assert {c["name"] for c in constraints} >= {"episode_id", "entry_id", "entity_id", "agent_id"}
     assert {c["name"] for c in constraints} >= {"fact_oracle_dependency_id", "causes_id", "value_id"}
     assert {c["name"] for c in constraints} >= {"audit_record_id", "access_record_id"}

@@ -1,0 +1,102 @@
+"""The audit trail over REST (../shared/spec/moltbot-memory.md, sections 12.4 and 12.7): an agent's records
+in the spec's words, as JSON or audit.log lines, and the answers to the spec's questions. An agent (and its
+person) reads its own trail; the admin any agent's, and `GET /audit` every record, the service's own too."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from fastapi.responses import PlainTextResponse
+
+from api.auth import Admin, Reader
+from api.deps import get_db
+from api.routes.agents import require_self_or_admin
+from graph.agents import Principal
+from graph.audit.trail import LIMIT, Trail, TrailFilter
+from graph.audit.vocabulary import Verb
+from graph.errors import Invalid
+from graph.memory.recall import terms
+from graph.model.common import to_ms
+
+router = APIRouter(tags=["audit"])
+
+
+def get_trail(request: Request) -> Trail:
+    return Trail(get_db(request))
+
+
+TrailDep = Annotated[Trail, Depends(get_trail)]
+
+
+def trail_filter(
+    since: Annotated[datetime | None, Query(description="records at or after this time")] = None,
+    until: Annotated[datetime | None, Query(description="records at or before this time")] = None,
+    verb: Annotated[list[Verb] | None, Query(description="the spec's actions (12.4, 13.7); repeat for several")] = None,
+    actor: Annotated[str | None, Query(max_length=200, description="a key id or an actor tag (bot:trigger-remember, "
+                                                                   "system:decay, manual, reflection:ID)")] = None,
+    tag: Annotated[str | None, Query(max_length=200, description="actor tags starting with this ('reflection:')")]
+    = None,
+    item: Annotated[str | None, Query(max_length=300, description="records that changed this item (its id)")] = None,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=LIMIT)] = 50,
+) -> TrailFilter:
+    return TrailFilter(since=to_ms(since), until=to_ms(until), verbs=verb, actor=actor, tag_prefix=tag,
+                       items=[item] if item else None, offset=offset, limit=limit)
+
+
+FilterDep = Annotated[TrailFilter, Depends(trail_filter)]
+
+
+def _own(who: Principal, agent_id: str) -> str:
+    require_self_or_admin(who, agent_id)
+    return agent_id
+
+
+@router.get("/agents/{agent_id}/audit", summary="The agent's audit trail, newest first: each record with the spec's "
+                                                "action, actor tag, approval, trigger, items and its audit.log line")
+def agent_trail(agent_id: str, trail: TrailDep, flt: FilterDep, who: Reader) -> list[dict[str, Any]]:
+    return trail.records(_own(who, agent_id), flt)
+
+
+@router.get("/agents/{agent_id}/audit.log", response_class=PlainTextResponse,
+            summary="audit.log (12.4): TIMESTAMP | ACTION | ITEM | ACTOR | APPROVAL | SUMMARY, oldest first")
+def agent_log(agent_id: str, trail: TrailDep, flt: FilterDep, who: Reader) -> str:
+    return trail.log(_own(who, agent_id), flt)
+
+
+@router.get("/agents/{agent_id}/audit/forgotten",
+            summary="Why was X forgotten: the archived memories about X and the records that archived, deleted or "
+                    "decayed them")
+def forgotten(agent_id: str, trail: TrailDep, who: Reader,
+              about: Annotated[str, Query(min_length=1, max_length=300)],
+              limit: Annotated[int, Query(ge=1, le=LIMIT)] = 50) -> dict[str, Any]:
+    words = terms(about)
+    if not words:
+        raise Invalid("say what was forgotten: 'about' has no word to search for")
+    return {"about": about, **trail.forgotten(_own(who, agent_id), words, limit)}
+
+
+@router.get("/agents/{agent_id}/audit/reflections/{reflection_id}",
+            summary="What one reflection did: its proposal, its decision and every change applied under it")
+def reflection_changes(agent_id: str, reflection_id: str, trail: TrailDep, who: Reader) -> list[dict[str, Any]]:
+    return trail.reflection(_own(who, agent_id), reflection_id)
+
+
+@router.get("/agents/{agent_id}/audit/critical",
+            summary="Has a critical item ever changed: the agent's configuration, identity and critical facts, each "
+                    "with its records")
+def critical(agent_id: str, trail: TrailDep, who: Reader) -> dict[str, Any]:
+    return trail.critical(_own(who, agent_id))
+
+
+@router.get("/agents/{agent_id}/audit/items/{item_id}",
+            summary="Who changed an item: its records newest first and the actors, first seen first")
+def item(agent_id: str, item_id: str, trail: TrailDep, who: Reader) -> dict[str, Any]:
+    return trail.item(_own(who, agent_id), item_id)
+
+
+@router.get("/audit", summary="Every audit record, the service's own included (admin)")
+def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[dict[str, Any]]:
+    return trail.records(None, flt)
