@@ -34,6 +34,7 @@ from api.routes import (
     workspace,
 )
 from graph import logs
+from graph.audit import alerts
 from graph.db.connection import Database, wait_for_database
 from graph.embeddings import Embedder, get_embedder
 from graph.foreground import favour_requests
@@ -62,6 +63,9 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
             apply_schema(database, emb.dimension, emb.model_name, settings.vector_quantization)
             if settings.seed_mental_models:  # the 13 core mental models, when any is missing (one lookup)
                 seed_mental_models(database, emb)
+            mismatched = alerts.verify(database)  # 12.5: critical items changed outside the service since
+            if mismatched:
+                log.warning("%d critical items do not match their checksums: alerts raised", len(mismatched))
         except Exception:
             if db is None:
                 database.close()

@@ -11,12 +11,14 @@ from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Admin, Reader
-from api.deps import get_db
+from api.deps import DbDep, get_db
 from api.routes.agents import require_self_or_admin
 from graph.agents import Principal
+from graph.audit import alerts
 from graph.audit.trail import LIMIT, Trail, TrailFilter
 from graph.audit.vocabulary import Verb
 from graph.errors import Invalid
+from graph.ids import now_ms
 from graph.memory.recall import terms
 from graph.model.common import to_ms
 
@@ -100,3 +102,28 @@ def item(agent_id: str, item_id: str, trail: TrailDep, who: Reader) -> dict[str,
 @router.get("/audit", summary="Every audit record, the service's own included (admin)")
 def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[dict[str, Any]]:
     return trail.records(None, flt)
+
+
+# ---------------------------------------------------------------------------------------- sessions and alerts
+
+@router.post("/agents/{agent_id}/sessions",
+             summary="Start a session: the critical items' checksums verified, and the alerts waiting for the user "
+                     "(12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged")
+def start_session(agent_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    own = _own(who, agent_id)
+    raised = alerts.verify(db, own)
+    return {"agent_id": own, "started_at": now_ms(), "raised": len(raised), "alerts": alerts.pending(db, own)}
+
+
+@router.get("/agents/{agent_id}/alerts", summary="The agent's alerts: those not acknowledged, or all (newest first)")
+def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
+                limit: Annotated[int, Query(ge=1, le=LIMIT)] = 100) -> list[dict[str, Any]]:
+    own = _own(who, agent_id)
+    return alerts.all_of(db, own, limit) if all else alerts.pending(db, own)
+
+
+@router.post("/agents/{agent_id}/alerts/{alert_id}/acknowledge",
+             summary="Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not "
+                     "returned at session start again")
+def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    return alerts.acknowledge(db, _own(who, agent_id), alert_id, actor=who.key_id)

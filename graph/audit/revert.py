@@ -60,6 +60,7 @@ class NodeLabel(StrEnum):
     CoreBlockVersion = "CoreBlockVersion"
     Memory = "Memory"
     MemoryReflection = "MemoryReflection"
+    Alert = "Alert"
 
 
 class RelationshipType(StrEnum):

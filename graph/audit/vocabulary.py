@@ -44,6 +44,8 @@ class Approval(StrEnum):
 # Every action the service writes, under its verb. An action missing here is filed as EDIT with a warning,
 # and tests/unit/test_audit_vocabulary.py fails on any Audit(action=...) in the code that is not listed.
 VERBS: dict[str, Verb] = {
+    "alert.raise": Verb.ALERT,
+    "alert.acknowledge": Verb.EDIT,
     "agent.register": Verb.CREATE,
     "agent.import": Verb.CREATE,
     "analytics.run": Verb.CREATE,

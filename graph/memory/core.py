@@ -14,7 +14,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
+from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, alerts
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
@@ -39,6 +39,9 @@ class BlockState:
     def out(self) -> dict[str, Any]:
         return {"block": self.block.value, "content": self.content, "tokens": self.tokens, "version": self.version,
                 "pinned": list(self.pinned), "valid_from": self.valid_from, "written_by": self.written_by}
+
+
+CRITICAL = (Block.identity, Block.critical)  # section 12.5: critical items (graph/audit/alerts.py)
 
 
 def block_id(agent_id: str, block: Block) -> str:
@@ -159,7 +162,7 @@ class CoreMemory:
         if node is None:
             node = CoreBlock(uid=block_id(agent_id, block), agent_id=agent_id, block=block.value, content=content,
                              tokens=tokens, version=1, pinned=pinned, valid_from=now, recorded_at=now,
-                             written_by=actor).save()
+                             written_by=actor, checksum=alerts.checksum(content, pinned)).save()
             revert = [DeleteNodes(label=NodeLabel.CoreBlock, ids=[node.uid])]
         else:
             version = CoreBlockVersion(
@@ -171,13 +174,17 @@ class CoreMemory:
             revert = [SetProperties(label=NodeLabel.CoreBlock, id=node.uid, before={
                           "content": node.content, "tokens": node.tokens, "version": node.version,
                           "pinned": list(node.pinned or []), "valid_from": node.valid_from,
-                          "recorded_at": node.recorded_at, "written_by": node.written_by}),
+                          "recorded_at": node.recorded_at, "written_by": node.written_by,
+                          "checksum": node.checksum}),
                       DeleteNodes(label=NodeLabel.CoreBlockVersion, ids=[version.uid])]
             node.content, node.tokens, node.version, node.pinned = content, tokens, before.version + 1, pinned
             node.valid_from, node.recorded_at, node.written_by = now, now, actor
+            node.checksum = alerts.checksum(content, pinned)
             node.save()
-        audit.write(tx, [node.uid], f"core memory {block.value} block v{node.version} ({tokens} tokens): {reason}",
-                    revert)
+        summary = f"core memory {block.value} block v{node.version} ({tokens} tokens): {reason}"
+        audit.write(tx, [node.uid], summary, revert)
+        if block in CRITICAL:  # identity and the pinned facts: a change by anyone but a person is flagged
+            alerts.on_change(tx, audit, node.uid, summary)
         for listener in self.listeners:
             listener(agent_id, block)
         return node

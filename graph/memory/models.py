@@ -50,6 +50,7 @@ class CoreBlock(StructuredNode):  # type: ignore[misc]
     valid_from = IntegerProperty(required=True)
     recorded_at = IntegerProperty(required=True)
     written_by = StringProperty()
+    checksum = StringProperty()   # of the text and pins the service wrote (graph/audit/alerts.py verifies it)
     versions = RelationshipTo(CoreBlockVersion, "PREVIOUS_VERSION")
 
 

@@ -1,0 +1,129 @@
+"""Critical items and their alerts (../shared/spec/moltbot-memory.md, section 12.5).
+
+An agent's critical items are its configuration, its identity block and its critical-facts block (the pinned
+facts): graph/audit/trail.py `critical_items`. A change to one by anyone but a person (a person's key, the
+admin, the command line: `manual`) or an approved reflection raises an alert in the change's own transaction:
+an Alert node and an ALERT record. Each critical block also keeps a checksum of its text and pins; the service
+verifies them at start-up and when an agent starts a session, and a mismatch (the block changed outside the
+service, say in Neo4j Browser) raises an alert too. Alerts are returned at the agent's next session start
+until someone acknowledges them."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit.models import Alert
+from graph.audit.records import Audit
+from graph.audit.revert import DeleteNodes, NodeLabel, SetProperties
+from graph.audit.vocabulary import read_tag
+from graph.db import cypher, ogm
+from graph.db.connection import Database
+from graph.errors import Conflict, NotFound
+from graph.ids import now_ms, uuid7
+
+AUDITOR = "system:audit"  # who raises an alert (12.5's `system:audit`)
+
+
+def checksum(content: str, pinned: Sequence[str]) -> str:
+    """A critical block's text and pins, hashed: what start-up compares with what the service last wrote."""
+    return hashlib.sha256(json.dumps([content, list(pinned)], ensure_ascii=False).encode()).hexdigest()
+
+
+def acting_as(tx: ManagedTransaction, change: Audit) -> str:
+    """The change's actor tag (12.3), the key it was made with looked up when the record does not say."""
+    if change.tag:
+        return change.tag
+    row = tx.run(cypher.query("audit/key_scopes"), id=change.actor).single()
+    return read_tag(None, change.actor, change.action, row["agent_id"] if row else None,
+                    (row["scopes"] or []) if row else [])
+
+
+def authorized(tag: str) -> bool:
+    """A person (a person's key, the admin, the command line: `manual`) or an approved reflection may change a
+    critical item without an alert."""
+    return tag == "manual" or tag.startswith("reflection:")
+
+
+def _raise(tx: ManagedTransaction, agent_id: str, item: str, kind: str, summary: str,
+           change_id: str | None, observed: str | None = None) -> Alert:
+    at = now_ms()
+    alert: Alert = Alert(uid=uuid7(), agent_id=agent_id, item=item, kind=kind, summary=summary,
+                         change_id=change_id, observed=observed, at=at).save()
+    Audit(action="alert.raise", actor=AUDITOR, agent_id=agent_id, tag=AUDITOR, at=at).write(
+        tx, [item, alert.uid], f"{summary}. Pending acknowledgment.",
+        [DeleteNodes(label=NodeLabel.Alert, ids=[alert.uid])])
+    return alert
+
+
+def on_change(tx: ManagedTransaction, change: Audit, item: str, summary: str) -> Alert | None:
+    """Inside the transaction of a change to a critical item (its record `change` written): an alert unless
+    a person or an approved reflection made it."""
+    if change.agent_id is None:
+        return None
+    tag = acting_as(tx, change)
+    if authorized(tag):
+        return None
+    return _raise(tx, change.agent_id, item, "unauthorized-change", f"Critical item {item} changed by {tag}: {summary}",
+                  change.id)
+
+
+def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
+    """Compare each critical block's text and pins with the checksum the service wrote (one agent's, or every
+    agent's); a mismatch raises an alert once (not again while one for the same text is unacknowledged)."""
+    raised: list[dict[str, Any]] = []
+    for row in db.fetch("audit/critical_blocks", agent_id=agent_id):
+        if row["checksum"] is None:
+            continue  # written before checksums were kept
+        seen = checksum(row["content"] or "", row["pinned"] or [])
+        if seen == row["checksum"]:
+            continue
+
+        def work(tx: ManagedTransaction, row: dict[str, Any] = row, seen: str = seen) -> dict[str, Any] | None:
+            if Alert.nodes.filter(item=row["id"], kind="checksum-mismatch", observed=seen,
+                                  acknowledged_at__isnull=True):
+                return None
+            alert = _raise(tx, row["agent_id"], row["id"], "checksum-mismatch",
+                           f"Critical item {row['id']} does not match the checksum the service wrote: it was "
+                           f"changed outside the service", None, seen)
+            return ogm.properties(alert)
+
+        made = ogm.write(db, work)
+        if made:
+            raised.append(made)
+    return raised
+
+
+def pending(db: Database, agent_id: str) -> list[dict[str, Any]]:
+    """The agent's unacknowledged alerts, oldest first."""
+    return ogm.read(db, lambda tx: [ogm.properties(a) for a in
+                                    Alert.nodes.filter(agent_id=agent_id, acknowledged_at__isnull=True).order_by("at")])
+
+
+def all_of(db: Database, agent_id: str, limit: int = 100) -> list[dict[str, Any]]:
+    return ogm.read(db, lambda tx: [ogm.properties(a) for a in
+                                    Alert.nodes.filter(agent_id=agent_id).order_by("-at")[:limit]])
+
+
+def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> dict[str, Any]:
+    """The alert seen and accepted (12.5: 'Was this intentional?'): it is not returned at session start again."""
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        alert = Alert.nodes.get_or_none(uid=alert_id, agent_id=agent_id)
+        if alert is None:
+            raise NotFound(f"no alert {alert_id!r} for agent {agent_id!r}")
+        if alert.acknowledged_at is not None:
+            raise Conflict(f"alert {alert_id} was acknowledged already")
+        at = now_ms()
+        alert.acknowledged_at, alert.acknowledged_by = at, actor
+        alert.save()
+        Audit(action="alert.acknowledge", actor=actor, agent_id=agent_id, at=at).write(
+            tx, [alert.uid], f"acknowledged: {alert.summary}",
+            [SetProperties(label=NodeLabel.Alert, id=alert.uid, before={"acknowledged_at": None,
+                                                                         "acknowledged_by": None})])
+        return ogm.properties(alert)
+
+    return ogm.write(db, work)
