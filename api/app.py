@@ -27,6 +27,7 @@ from api.routes import (
     memory,
     mental_models,
     metrics,
+    proposals,
     retrieve,
     scheduler,
     search,
@@ -104,6 +105,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(memory.router)
     app.include_router(workspace.router)
     app.include_router(audit.router)
+    app.include_router(proposals.router)
     app.include_router(analytics.router)
     app.include_router(mental_models.router)
     app.include_router(hooks.router)

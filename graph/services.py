@@ -23,6 +23,7 @@ from graph.memory.approval import Approvals
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import Forgetting
 from graph.memory.messages import AgentMemory
+from graph.memory.proposals import Proposals
 from graph.memory.recall import Recall
 from graph.memory.reflection import ReflectionConfig, Reflections
 from graph.memory.routing import LanguageModelRouter, Router, RuleRouter
@@ -98,11 +99,12 @@ def build_memory(settings: Settings, db: Database, embedder: Embedder, core: Cor
         return str(rows[0]["content"] or "") if rows else ""
 
     router = build_router(settings)
+    proposals = Proposals(db, embedder, router)
     reflections = Reflections(db, core, router, ReflectionConfig(threshold=settings.reflection_threshold,
                                                                  hour_utc=settings.reflection_hour_utc))
     return AgentMemory(db=db, embedder=embedder, core=core, router=router, recall=Recall(db, hybrid, context),
                        forgetting=Forgetting(db, core), reflections=reflections,
-                       approvals=Approvals(db, embedder, core))
+                       approvals=Approvals(db, embedder, core, proposals), proposals=proposals)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_CoreBlock_id IF NOT EXISTS FOR (n:CoreBlock) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_CoreBlockVersion_id IF NOT EXISTS FOR (n:CoreBlockVersion) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_MemoryReflection_id IF NOT EXISTS FOR (n:MemoryReflection) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_MemoryProposal_id IF NOT EXISTS FOR (n:MemoryProposal) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_Alert_id IF NOT EXISTS FOR (n:Alert) REQUIRE n.id IS UNIQUE;
 // Facts are relationships, one per version (bi-temporal): each version's id is unique.
 CREATE CONSTRAINT fact_deployed_by_id IF NOT EXISTS FOR ()-[r:DEPLOYED_BY]-() REQUIRE r.id IS UNIQUE;

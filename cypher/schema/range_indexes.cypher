@@ -74,6 +74,8 @@ CREATE RANGE INDEX metric_sample_agent IF NOT EXISTS FOR (n:MetricSample) ON (n.
 CREATE RANGE INDEX index_CoreBlock_agent_id IF NOT EXISTS FOR (n:CoreBlock) ON (n.agent_id);
 CREATE RANGE INDEX index_CoreBlockVersion_block_id IF NOT EXISTS FOR (n:CoreBlockVersion) ON (n.block_id);
 CREATE RANGE INDEX index_MemoryReflection_agent_id IF NOT EXISTS FOR (n:MemoryReflection) ON (n.agent_id);
+CREATE RANGE INDEX index_MemoryProposal_agent_id IF NOT EXISTS FOR (n:MemoryProposal) ON (n.agent_id);
+CREATE RANGE INDEX index_MemoryProposal_from_agent IF NOT EXISTS FOR (n:MemoryProposal) ON (n.from_agent);
 CREATE RANGE INDEX index_Alert_agent_id IF NOT EXISTS FOR (n:Alert) ON (n.agent_id);
 CREATE RANGE INDEX index_Alert_item IF NOT EXISTS FOR (n:Alert) ON (n.item);
 // Agent memories: an agent's, by session (the thread), by day (the episodic log), by store.

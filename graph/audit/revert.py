@@ -61,6 +61,7 @@ class NodeLabel(StrEnum):
     Memory = "Memory"
     MemoryReflection = "MemoryReflection"
     Alert = "Alert"
+    MemoryProposal = "MemoryProposal"
 
 
 class RelationshipType(StrEnum):

@@ -34,6 +34,7 @@ from graph.memory.blocks import Block, Replace
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import archive_in
 from graph.memory.models import MemoryReflection
+from graph.memory.proposals import Proposals, commit_in
 from graph.memory.reflection import read_reflection, reflection_out
 from graph.memory.reflection_format import Item, ItemKind
 from graph.memory.relevance import Arrival
@@ -135,8 +136,8 @@ def _memory(agent_id: str, clade: str | None, item: Item, at: int) -> stores.New
 
 
 class Approvals:
-    def __init__(self, db: Database, embedder: Embedder, core: CoreMemory) -> None:
-        self.db, self.embedder, self.core = db, embedder, core
+    def __init__(self, db: Database, embedder: Embedder, core: CoreMemory, proposals: Proposals | None = None) -> None:
+        self.db, self.embedder, self.core, self.proposals = db, embedder, core, proposals
 
     def decide(self, agent_id: str, reflection_id: str, verdict: Verdict, *, actor: str) -> dict[str, Any]:
         agent = self.db.fetch("agents/get", id=agent_id)
@@ -152,6 +153,7 @@ class Approvals:
         new = [(i, _memory(agent_id, clade, i, at)) for i in picked if i.kind in (ItemKind.fact, ItemKind.procedure)]
         vectors = self.embedder.embed([m.text() for _, m in new]) if new else None  # before the transaction
         rows = stores.rows_for([m for _, m in new], vectors, at) if vectors is not None else []
+        committing, closed = self._proposals(agent_id, clade, picked)
 
         tag = f"reflection:{reflection_id}"  # every change it applies carries the reflection (12.3)
         because = f"reflection decided: {verdict.decision.value}"
@@ -176,6 +178,13 @@ class Approvals:
                 gone = set(done["archived"])
                 applied += [i.id for i in archive if i.data["memory_id"] in gone]
                 skipped |= {i.id: "already archived or gone" for i in archive if i.data["memory_id"] not in gone}
+            skipped |= closed
+            for i, memory, memory_rows in committing:  # sub-agents' deferred proposals (13.3)
+                try:
+                    commit_in(tx, i.data["proposal_id"], memory, memory_rows, actor=actor, tag=tag, trigger=because)
+                    applied.append(i.id)
+                except Conflict:
+                    skipped[i.id] = "the proposal was decided meanwhile"
             confirm = [i for i in picked if i.kind is ItemKind.confirm]
             if confirm:
                 ids = [i.data["memory_id"] for i in confirm]
@@ -220,3 +229,21 @@ class Approvals:
             return {**reflection_out(node), "skipped": skipped}
 
         return ogm.write(self.db, work)
+
+    def _proposals(self, agent_id: str, clade: str | None, picked: list[Item]
+                   ) -> tuple[list[tuple[Item, stores.NewMemory, list[dict[str, Any]]]], dict[str, str]]:
+        """The deferred proposals an approval commits, each with its memory embedded (before the transaction);
+        those decided since the reflection was proposed are skipped, and why."""
+        committing: list[tuple[Item, stores.NewMemory, list[dict[str, Any]]]] = []
+        closed: dict[str, str] = {}
+        for i in picked:
+            if i.kind is not ItemKind.proposal or self.proposals is None:
+                continue
+            try:
+                node = self.proposals.open_proposal(agent_id, i.data["proposal_id"])
+            except (Conflict, NotFound):
+                closed[i.id] = "the proposal was decided or is gone"
+                continue
+            memory = self.proposals.memory_for(node, clade)
+            committing.append((i, memory, stores.rows_for([memory], self.embedder.embed([memory.text()]), now_ms())))
+        return committing, closed

@@ -26,6 +26,7 @@ from graph.memory.approval import Approvals
 from graph.memory.blocks import Append, Block, person_name
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import APPLY, CoreLine, Forgetting
+from graph.memory.proposals import Proposals
 from graph.memory.recall import Recall, terms
 from graph.memory.reflection import Reflections
 from graph.memory.reflection import Trigger as ReflectionTrigger
@@ -48,6 +49,7 @@ class AgentMemory:
     forgetting: Forgetting
     reflections: Reflections
     approvals: Approvals
+    proposals: Proposals      # sub-agents' proposals to this memory (section 13)
     _agents: dict[str, tuple[float, dict[str, Any], str]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from neomodel import (
     ArrayProperty,
+    BooleanProperty,
+    FloatProperty,
     IntegerProperty,
     RelationshipTo,
     StringProperty,
@@ -88,4 +90,30 @@ class MemoryReflection(StructuredNode):  # type: ignore[misc]
     note = StringProperty()
 
 
-MODELS: tuple[type[StructuredNode], ...] = (CoreBlock, CoreBlockVersion, MemoryReflection)
+class MemoryProposal(StructuredNode):  # type: ignore[misc]
+    """A sub-agent's proposal to its main agent's memory (section 13.2), until the main agent commits, rejects
+    or defers it (13.3); flagged and linked (CONFLICTS_WITH) when it contradicts another (13.6)."""
+
+    __label__ = "MemoryProposal"
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    agent_id = StringProperty(index=True, required=True)    # the main agent whose memory it would join
+    number = IntegerProperty(required=True)                  # Proposal #N, per main agent
+    from_agent = StringProperty(index=True, required=True)  # the sub-agent
+    at = IntegerProperty(required=True)
+    trigger = StringProperty(required=True)
+    store = StringProperty(required=True)                    # the suggested store
+    content = StringProperty(required=True)
+    entities = ArrayProperty(StringProperty(), default=list)
+    confidence = StringProperty(required=True)
+    core_worthy = BooleanProperty(default=False)
+    status = StringProperty(required=True)                   # pending, conflict, deferred, committed, rejected
+    conflicts_with = ArrayProperty(StringProperty(), default=list)
+    embedding = ArrayProperty(FloatProperty())               # to compare it with the other open proposals
+    decided_at = IntegerProperty()
+    decided_by = StringProperty()
+    reason = StringProperty()
+    memory_id = StringProperty()                             # what a commit wrote
+    committed_store = StringProperty()
+
+
+MODELS: tuple[type[StructuredNode], ...] = (CoreBlock, CoreBlockVersion, MemoryReflection, MemoryProposal)

@@ -62,8 +62,9 @@ MILESTONES = {10: "First evolution summary: the initial patterns of how I learn 
               100: "Deep retrospective."}
 OPPOSITES = ((MemoryRelation.prefers, MemoryRelation.avoids),
              (MemoryRelation.confident_about, MemoryRelation.uncertain_about))
+# a proposal's id: prefix, reflection number, index
 PREFIX = {ItemKind.fact: "f", ItemKind.procedure: "p", ItemKind.confirm: "k", ItemKind.archive: "a",
-          ItemKind.contradiction: "x", ItemKind.core: "c"}  # a proposal's id: prefix, reflection number, index
+          ItemKind.contradiction: "x", ItemKind.core: "c", ItemKind.proposal: "s"}
 TYPE_TAGS = {"decision", "fact", "preference", "task", "event", "emotion", "correction"}
 
 
@@ -204,6 +205,9 @@ class Reflections:
             elif row["linked"] and rel.status in (Status.fading, Status.dormant):
                 add(ItemKind.confirm, f"Still relevant: {_short(m['text'])} (score {rel.score:.2f}, "
                                       f"{rel.status.value}; new memories touch it)", {"memory_id": m["id"]})
+        for row in self.db.fetch("proposals/deferred", agent_id=agent_id, limit=50):  # 13.3: deferred to reflection
+            add(ItemKind.proposal, f"From {row['from_agent']} (proposal #{row['number']}, {row['store']}): "
+                                   f"{_short(row['content'])}", {"proposal_id": row["id"], "store": row["store"]})
         for c in _contradictions(graph["relations"]):
             add(ItemKind.contradiction, c["line"], c)
         for change in self._core_changes(core, memories, graph, now):

@@ -21,11 +21,12 @@ class ItemKind(StrEnum):
     archive = "archive"              # relevance under 0.05: archived
     contradiction = "contradiction"  # flagged for the person; nothing to apply
     core = "core"                    # a core block rewritten under its cap
+    proposal = "proposal"            # a sub-agent's proposal the main agent deferred (13.3): committed
 
 
 # Dropped first when the summary would pass its budget (the last kinds are kept longest).
-DROP_ORDER = (ItemKind.confirm, ItemKind.archive, ItemKind.fact, ItemKind.procedure, ItemKind.contradiction,
-              ItemKind.core)
+DROP_ORDER = (ItemKind.confirm, ItemKind.proposal, ItemKind.archive, ItemKind.fact, ItemKind.procedure,
+              ItemKind.contradiction, ItemKind.core)
 
 
 @dataclass
@@ -103,7 +104,7 @@ def _core_diff(items: Sequence[Item]) -> list[str]:
 def render(s: Summary) -> str:
     """pending-reflection.md (10.5)."""
     knowledge = [f"- [{i.id}] {i.line}" for i in s.items if i.kind in (ItemKind.fact, ItemKind.procedure,
-                                                                      ItemKind.confirm)]
+                                                                      ItemKind.confirm, ItemKind.proposal)]
     archive = [f"- [{i.id}] {i.line}" for i in _of(s.items, ItemKind.archive)]
     contradictions = [f"- [{i.id}] {i.line}" for i in _of(s.items, ItemKind.contradiction)]
     core = _core_diff(s.items)
