@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Admin, Reader
@@ -21,6 +21,7 @@ from graph.errors import Invalid
 from graph.ids import now_ms
 from graph.memory.recall import terms
 from graph.model.common import to_ms
+from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["audit"])
 
@@ -126,4 +127,6 @@ def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
              summary="Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not "
                      "returned at session start again")
 def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    if not (who.is_admin or {KeyScope.write, KeyScope.person} & set(who.scopes)):
+        raise HTTPException(403, "acknowledging an alert takes the agent's key that writes, its person's or an admin's")
     return alerts.acknowledge(db, _own(who, agent_id), alert_id, actor=who.key_id)

@@ -14,6 +14,7 @@ from api.deps import AgentMemoryDep
 from api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn
 from graph import agents
 from graph.agents import Principal
+from graph.errors import NotFound
 from graph.memory import proposals as p
 from graph.model.enums import KeyScope
 
@@ -21,9 +22,9 @@ router = APIRouter(tags=["proposals"])
 
 
 def _main(who: Principal, agent_id: str) -> str:
-    """The main agent itself, its person, or the admin."""
-    if not (who.is_admin or who.agent_id == agent_id):
-        raise HTTPException(403, "only the main agent, its person or an admin may do this")
+    """The main agent itself (a key that writes), its person, or the admin."""
+    if not (who.is_admin or (who.agent_id == agent_id and {KeyScope.write, KeyScope.person} & set(who.scopes))):
+        raise HTTPException(403, "only the main agent (a key that writes), its person or an admin may do this")
     return agent_id
 
 
@@ -44,7 +45,8 @@ def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Reader
     if not (KeyScope.propose in who.scopes or KeyScope.write in who.scopes) or not who.agent_id:
         raise HTTPException(403, "a sub-agent's key with the 'propose' (or 'write') scope proposes")
     sub = agents.get(memory.db, who.agent_id)
-    assert sub is not None  # its key was just verified
+    if sub is None:
+        raise NotFound(f"no agent {who.agent_id!r}")
     return memory.proposals.propose(agent_id, sub, p.ProposalIn(
         content=body.content, trigger=body.trigger, store=body.store,
         entities=tuple(body.entities) if body.entities is not None else None, confidence=body.confidence,

@@ -74,7 +74,7 @@ def on_change(tx: ManagedTransaction, change: Audit, item: str, summary: str) ->
 
 def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
     """Compare each critical block's text and pins with the checksum the service wrote (one agent's, or every
-    agent's); a mismatch raises an alert once (not again while one for the same text is unacknowledged)."""
+    agent's); a mismatch raises an alert once for the text found (acknowledged, it is not raised again)."""
     raised: list[dict[str, Any]] = []
     for row in db.fetch("audit/critical_blocks", agent_id=agent_id):
         if row["checksum"] is None:
@@ -84,8 +84,7 @@ def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
             continue
 
         def work(tx: ManagedTransaction, row: dict[str, Any] = row, seen: str = seen) -> dict[str, Any] | None:
-            if Alert.nodes.filter(item=row["id"], kind="checksum-mismatch", observed=seen,
-                                  acknowledged_at__isnull=True):
+            if Alert.nodes.filter(item=row["id"], kind="checksum-mismatch", observed=seen):
                 return None
             alert = _raise(tx, row["agent_id"], row["id"], "checksum-mismatch",
                            f"Critical item {row['id']} does not match the checksum the service wrote: it was "

@@ -181,9 +181,10 @@ class Approvals:
             skipped |= closed
             for i, memory, memory_rows in committing:  # sub-agents' deferred proposals (13.3)
                 try:
-                    commit_in(tx, i.data["proposal_id"], memory, memory_rows, actor=actor, tag=tag, trigger=because)
+                    commit_in(tx, agent_id, i.data["proposal_id"], memory, memory_rows, actor=actor, tag=tag,
+                              trigger=because)
                     applied.append(i.id)
-                except Conflict:
+                except (Conflict, NotFound):
                     skipped[i.id] = "the proposal was decided meanwhile"
             confirm = [i for i in picked if i.kind is ItemKind.confirm]
             if confirm:

@@ -114,7 +114,9 @@ class Proposals:
         if self.main_of(sub) != main_id:
             raise Invalid(f"{sub['id']!r} works for {sub.get('parent_id')!r}, not {main_id!r}")
         c = self.router.classify(p.content, explicit=p.trigger != "auto-detect")
-        store = p.store or (Store.semantic if c.store is Store.core else c.store)
+        store = p.store or c.store
+        if store is Store.core:  # a line of core memory is the main agent's own to write (as messages do)
+            store = Store.semantic
         entities = list(p.entities) if p.entities is not None else [e.canonical_id for e in c.entities]
         confidence = p.confidence or c.confidence
         core_worthy = p.core_worthy if p.core_worthy is not None else c.core_update
@@ -125,7 +127,7 @@ class Proposals:
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
             tx.run(cypher.query("memory/lock_core"), agent_id=main_id).consume()  # numbers in order
-            number = len(MemoryProposal.nodes.filter(agent_id=main_id)) + 1
+            number = max((n.number for n in MemoryProposal.nodes.filter(agent_id=main_id)), default=0) + 1
             rivals = [o for o in MemoryProposal.nodes.filter(agent_id=main_id, status__in=[s.value for s in OPEN])
                       if contradicts(p.content, o.content, set(entities), set(o.entities or []),
                                      _cosine(vector, list(o.embedding or [])))]
@@ -158,8 +160,9 @@ class Proposals:
     def memory_for(self, node: MemoryProposal, clade: str | None, store: Store | None = None) -> stores.NewMemory:
         """What committing a proposal writes: a memory of the main agent, classified again, in its store."""
         c = self.router.classify(node.content, explicit=True)
-        c = replace(c, store=store or Store(node.store), confidence=Confidence(node.confidence), core_update=False,
-                    core_block=None)
+        target = store or Store(node.store)
+        c = replace(c, store=Store.semantic if target is Store.core else target,  # core lines: the main agent's
+                    confidence=Confidence(node.confidence), core_update=False, core_block=None)
         return stores.NewMemory(agent_id=node.agent_id, classification=c, said=node.content, at=now_ms(),
                                 arrival=Arrival.explicit if node.trigger != "auto-detect" else Arrival.detected,
                                 clade=clade)
@@ -187,10 +190,10 @@ class Proposals:
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
             if decision is Decision.commit and memory is not None:
-                return commit_in(tx, proposal_id, memory, rows, actor=actor,
+                return commit_in(tx, main_id, proposal_id, memory, rows, actor=actor,
                                  tag=f"bot:commit-from:{node.from_agent}" if auto else None,
                                  trigger=f"proposal #{node.number} ({how})", reason=reason)
-            fresh = _locked(tx, proposal_id)
+            fresh = _locked(tx, main_id, proposal_id)
             before = _before(fresh)
             fresh.decided_at, fresh.decided_by, fresh.reason = now_ms(), actor, reason
             if decision is Decision.reject:
@@ -234,10 +237,15 @@ class Proposals:
         return self.db.write(work)
 
 
-def _locked(tx: ManagedTransaction, proposal_id: str) -> MemoryProposal:
-    """The proposal locked and read as committed, still open (else a 409: decided meanwhile)."""
+def _locked(tx: ManagedTransaction, agent_id: str, proposal_id: str) -> MemoryProposal:
+    """The proposal locked and read as committed, still open (else a 409: decided meanwhile). The main agent
+    is locked first, as a new proposal locks it: a proposal flagging this one as a conflict and a decision
+    on it take turns."""
+    tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).consume()
     tx.run(cypher.query("proposals/lock"), id=proposal_id).consume()
-    fresh: MemoryProposal = MemoryProposal.nodes.get(uid=proposal_id)
+    fresh: MemoryProposal | None = MemoryProposal.nodes.get_or_none(uid=proposal_id, agent_id=agent_id)
+    if fresh is None:
+        raise NotFound(f"no proposal {proposal_id!r} for agent {agent_id!r}")
     if fresh.status not in {s.value for s in OPEN}:
         raise Conflict(f"proposal #{fresh.number} was decided already ({fresh.status})")
     return fresh
@@ -248,12 +256,13 @@ def _before(node: MemoryProposal) -> dict[str, Any]:
             "reason": node.reason, "memory_id": node.memory_id, "committed_store": node.committed_store}
 
 
-def commit_in(tx: ManagedTransaction, proposal_id: str, memory: stores.NewMemory, rows: list[dict[str, Any]], *,
+def commit_in(tx: ManagedTransaction, agent_id: str, proposal_id: str, memory: stores.NewMemory,
+              rows: list[dict[str, Any]], *,
               actor: str, tag: str | None, trigger: str, reason: str | None = None) -> dict[str, Any]:
     """Commit a proposal inside a transaction (the main agent's decision, or a reflection's approval): its
     memory written to the main agent's store with a COMMIT record (13.7: bot:commit-from:NAME, or the
     reflection), the proposal closed with its own record."""
-    fresh = _locked(tx, proposal_id)
+    fresh = _locked(tx, agent_id, proposal_id)
     before = _before(fresh)
     stores.write_in(tx, [memory], rows, Audit("memory.proposal.commit", actor, fresh.agent_id,
                                               tag=tag or f"bot:commit-from:{fresh.from_agent}", trigger=trigger,

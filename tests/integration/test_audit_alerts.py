@@ -62,6 +62,10 @@ def test_a_block_changed_outside_the_service_fails_its_checksum(api: Api, db) ->
     session = start(api, h)
     assert session["raised"] == 0  # the same mismatch is not raised twice
     assert [a["kind"] for a in session["alerts"]] == ["checksum-mismatch"]
+    # acknowledged, the same text is not flagged again (at start-up or session start)
+    ack = api.client.post(f"/agents/{AGENT}/alerts/{session['alerts'][0]['id']}/acknowledge", headers=api.admin)
+    assert ack.status_code == 200, ack.text
+    assert alerts.verify(db) == [] and start(api, h)["alerts"] == []
     # an edit through the service writes a new checksum: the text is known again
     api.client.put(f"/agents/{AGENT}/core/identity", headers=api.admin, json={"content": "- Name: Alex"})
     assert alerts.verify(db) == []
@@ -75,5 +79,8 @@ def test_alerts_are_the_agents_own(api: Api) -> None:
     assert api.client.get(f"/agents/{AGENT}/alerts", headers=other).status_code == 403
     assert api.client.post(f"/agents/{AGENT}/sessions", headers=other).status_code == 403
     assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=other).status_code == 403
+    reader = api.headers(AGENT, CLADE, scopes=("read",))  # the agent's read-only key sees it, cannot dismiss it
+    assert [a["id"] for a in api.client.get(f"/agents/{AGENT}/alerts", headers=reader).json()] == [alert["id"]]
+    assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=reader).status_code == 403
     assert api.client.post(f"/agents/intruder/alerts/{alert['id']}/acknowledge", headers=other).status_code == 404
     assert api.client.get("/agents/intruder/alerts", headers=other, params={"all": True}).json() == []

@@ -87,6 +87,8 @@ def test_the_proposal_example_and_the_commit_flow(api: Api) -> None:
     assert decide(api, main, p3["id"], decision="defer").json()["status"] == "deferred"
     reject = next(r for r in api.client.get(f"/agents/{MAIN}/audit", headers=main, params={"verb": "REJECT"}).json())
     assert reject["tag"] == f"bot:{MAIN}" and "the deadline is March 15" in reject["summary"]
+    # a line of core memory is the main agent's own to write: proposed for core, it is kept as semantic
+    assert propose(api, researcher, content="User's name is Alex", store="core")["store"] == "semantic"
     # unrelated proposals are no conflict
     assert propose(api, coder, content="The CI pipeline runs on every push", confidence="low")["status"] == "pending"
 
@@ -132,6 +134,11 @@ def test_proposals_are_the_main_agents_own(api: Api) -> None:
     r = api.client.post(f"/agents/{MAIN}/proposals", headers=main, json={"content": "I am the main agent"})
     assert r.status_code == 422 and "not a sub-agent" in r.json()["detail"]
     assert decide(api, stranger, mine["id"], decision="commit").status_code == 403
+    reader = api.headers(MAIN, CLADE, scopes=("read",))  # the main agent's read-only key reads, decides nothing
+    assert len(api.client.get(f"/agents/{MAIN}/proposals", headers=reader).json()) == 2
+    assert decide(api, reader, mine["id"], decision="commit").status_code == 403
+    assert api.client.put(f"/agents/{MAIN}/subagents/researcher/trust", headers=reader,
+                          json={"auto_commit_at": "high"}).status_code == 403
     assert decide(api, main, "nope", decision="commit").status_code == 404
     assert decide(api, main, mine["id"], decision="shred").status_code == 422
 
