@@ -11,6 +11,7 @@ from api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
 from graph import agents, transfer
 from graph.agents import AgentIn, KeyIn, Principal, UnknownAgent
 from graph.errors import NotFound
+from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["agents and keys"])
 
@@ -18,6 +19,14 @@ router = APIRouter(tags=["agents and keys"])
 def require_self_or_admin(who: Principal, agent_id: str) -> None:
     if not (who.is_admin or who.agent_id == agent_id):
         raise HTTPException(403, "only the agent itself or an admin key may do this")
+
+
+def require_acting_for(who: Principal, agent_id: str, what: str) -> str:
+    """A decision on the agent's behalf: the admin, the agent's own key that writes, or its person's key (which
+    reads and approves) — not a read-only key."""
+    if not (who.is_admin or (who.agent_id == agent_id and {KeyScope.write, KeyScope.person} & set(who.scopes))):
+        raise HTTPException(403, f"{what} takes the agent's key that writes, its person's or an admin's")
+    return agent_id
 
 
 @router.post("/agents", response_model=AgentOut, response_model_exclude_unset=True, status_code=201,

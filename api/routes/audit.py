@@ -7,12 +7,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Admin, Reader
 from api.deps import DbDep, get_db
-from api.routes.agents import require_self_or_admin
+from api.routes.agents import require_acting_for, require_self_or_admin
 from graph.agents import Principal
 from graph.audit import alerts
 from graph.audit.trail import LIMIT, Trail, TrailFilter
@@ -21,7 +21,6 @@ from graph.errors import Invalid
 from graph.ids import now_ms
 from graph.memory.recall import terms
 from graph.model.common import to_ms
-from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["audit"])
 
@@ -127,6 +126,5 @@ def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
              summary="Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not "
                      "returned at session start again")
 def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
-    if not (who.is_admin or {KeyScope.write, KeyScope.person} & set(who.scopes)):
-        raise HTTPException(403, "acknowledging an alert takes the agent's key that writes, its person's or an admin's")
-    return alerts.acknowledge(db, _own(who, agent_id), alert_id, actor=who.key_id)
+    return alerts.acknowledge(db, require_acting_for(who, agent_id, "acknowledging an alert"), alert_id,
+                              actor=who.key_id)

@@ -11,24 +11,19 @@ from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader
 from api.deps import AgentMemoryDep
+from api.routes.agents import require_acting_for
 from api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn
 from graph import agents
 from graph.agents import Principal
 from graph.errors import NotFound
 from graph.memory import proposals as p
+from graph.memory.messages import AgentMemory
 from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["proposals"])
 
 
-def _main(who: Principal, agent_id: str) -> str:
-    """The main agent itself (a key that writes), its person, or the admin."""
-    if not (who.is_admin or (who.agent_id == agent_id and {KeyScope.write, KeyScope.person} & set(who.scopes))):
-        raise HTTPException(403, "only the main agent (a key that writes), its person or an admin may do this")
-    return agent_id
-
-
-def _reader(memory: Any, who: Principal, agent_id: str) -> str | None:
+def _reader(memory: AgentMemory, who: Principal, agent_id: str) -> str | None:
     """Who may read the queue: the main agent's side (None: every proposal), or one of its sub-agents (its own)."""
     if who.is_admin or who.agent_id == agent_id:
         return None
@@ -73,11 +68,13 @@ def pending_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> str:
              summary="Commit (to the suggested store or another), reject with a reason, or defer a proposal (13.3)")
 def decide(agent_id: str, proposal_id: str, body: ProposalDecisionIn, memory: AgentMemoryDep,
            who: Reader) -> dict[str, Any]:
-    return memory.proposals.decide(_main(who, agent_id), proposal_id, body.decision, actor=who.key_id,
+    main = require_acting_for(who, agent_id, "deciding a proposal")
+    return memory.proposals.decide(main, proposal_id, body.decision, actor=who.key_id,
                                    store=body.store, reason=body.reason)
 
 
 @router.put("/agents/{agent_id}/subagents/{sub_id}/trust",
             summary="Auto-commit (13.4): a sub-agent's proposals from this confidence up are committed at once")
 def trust(agent_id: str, sub_id: str, body: TrustIn, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
-    return memory.proposals.trust(_main(who, agent_id), sub_id, body.auto_commit_at, actor=who.key_id)
+    main = require_acting_for(who, agent_id, "trusting a sub-agent")
+    return memory.proposals.trust(main, sub_id, body.auto_commit_at, actor=who.key_id)

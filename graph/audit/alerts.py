@@ -1,7 +1,7 @@
 """Critical items and their alerts (../shared/spec/moltbot-memory.md, section 12.5).
 
 An agent's critical items are its configuration, its identity block and its critical-facts block (the pinned
-facts): graph/audit/trail.py `critical_items`. A change to one by anyone but a person (a person's key, the
+facts): `critical_items`. A change to one by anyone but a person (a person's key, the
 admin, the command line: `manual`) or an approved reflection raises an alert in the change's own transaction:
 an Alert node and an ALERT record. Each critical block also keeps a checksum of its text and pins; the service
 verifies them at start-up and when an agent starts a session, and a mismatch (the block changed outside the
@@ -27,6 +27,13 @@ from graph.errors import Conflict, NotFound
 from graph.ids import now_ms, uuid7
 
 AUDITOR = "system:audit"  # who raises an alert (12.5's `system:audit`)
+CRITICAL_BLOCKS = ("identity", "critical")  # core blocks (graph/memory/blocks.py Block) that are critical items
+
+
+def critical_items(agent_id: str) -> list[str]:
+    """12.5: the agent's configuration (its node), its identity and its critical-facts block (the pinned
+    facts) — the items whose every change is flagged. Block ids as graph/memory/core.py `block_id` makes them."""
+    return [agent_id, *(f"{agent_id}:core:{block}" for block in CRITICAL_BLOCKS)]
 
 
 def checksum(content: str, pinned: Sequence[str]) -> str:
@@ -61,9 +68,9 @@ def _raise(tx: ManagedTransaction, agent_id: str, item: str, kind: str, summary:
 
 
 def on_change(tx: ManagedTransaction, change: Audit, item: str, summary: str) -> Alert | None:
-    """Inside the transaction of a change to a critical item (its record `change` written): an alert unless
-    a person or an approved reflection made it."""
-    if change.agent_id is None:
+    """Inside the transaction of a change to an item (its record `change` written): when the item is critical,
+    an alert unless a person or an approved reflection made it."""
+    if change.agent_id is None or item not in critical_items(change.agent_id):
         return None
     tag = acting_as(tx, change)
     if authorized(tag):
@@ -76,7 +83,7 @@ def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
     """Compare each critical block's text and pins with the checksum the service wrote (one agent's, or every
     agent's); a mismatch raises an alert once for the text found (acknowledged, it is not raised again)."""
     raised: list[dict[str, Any]] = []
-    for row in db.fetch("audit/critical_blocks", agent_id=agent_id):
+    for row in db.fetch("audit/critical_blocks", agent_id=agent_id, blocks=list(CRITICAL_BLOCKS)):
         if row["checksum"] is None:
             continue  # written before checksums were kept
         seen = checksum(row["content"] or "", row["pinned"] or [])

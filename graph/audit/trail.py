@@ -12,17 +12,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from graph.audit.alerts import critical_items
 from graph.audit.vocabulary import Verb, actions_of, log_line, read_approval, read_tag, verb_of
 from graph.db.connection import Database
 
 LIMIT = 500  # records one question returns at most
 FORGOTTEN = (Verb.ARCHIVE, Verb.DELETE, Verb.DECAY)
-
-
-def critical_items(agent_id: str) -> list[str]:
-    """12.5: the agent's configuration (its node), its identity and its critical-facts block (the pinned
-    facts) — the items whose every change is flagged."""
-    return [agent_id, f"{agent_id}:core:identity", f"{agent_id}:core:critical"]
 
 
 @dataclass(frozen=True)
@@ -65,9 +60,9 @@ class Trail:
 
     def records(self, agent_id: str | None, flt: TrailFilter = TrailFilter()) -> list[dict[str, Any]]:
         """An agent's records (None: every record, for the admin), newest first."""
-        critical = set(critical_items(agent_id)) if agent_id else None
         if agent_id is None:
             return [shaped(r) for r in self.db.fetch("audit/trail_all", **flt.params())]
+        critical = set(critical_items(agent_id))
         return [shaped(r, critical) for r in self.db.fetch("audit/trail", agent_id=agent_id, **flt.params())]
 
     def log(self, agent_id: str | None, flt: TrailFilter = TrailFilter()) -> str:

@@ -160,6 +160,12 @@ def iso_minute(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%MZ")
 
 
+def one_line(text: str, n: int = 80) -> str:
+    """A text as the trail quotes it (a trigger, a summary): one line, at most n characters."""
+    one = " ".join(text.split())
+    return one if len(one) <= n else one[: n - 1] + "…"
+
+
 def log_line(record: Mapping[str, Any]) -> str:
     """12.4: TIMESTAMP | ACTION | ITEM | ACTOR | APPROVAL | SUMMARY (one line; a critical change flagged)."""
     summary = " ".join(str(record.get("summary") or "").split())

@@ -41,9 +41,6 @@ class BlockState:
                 "pinned": list(self.pinned), "valid_from": self.valid_from, "written_by": self.written_by}
 
 
-CRITICAL = (Block.identity, Block.critical)  # section 12.5: critical items (graph/audit/alerts.py)
-
-
 def block_id(agent_id: str, block: Block) -> str:
     return f"{agent_id}:core:{block.value}"
 
@@ -183,8 +180,7 @@ class CoreMemory:
             node.save()
         summary = f"core memory {block.value} block v{node.version} ({tokens} tokens): {reason}"
         audit.write(tx, [node.uid], summary, revert)
-        if block in CRITICAL:  # identity and the pinned facts: a change by anyone but a person is flagged
-            alerts.on_change(tx, audit, node.uid, summary)
+        alerts.on_change(tx, audit, node.uid, summary)  # a critical block changed by anyone but a person: flagged
         for listener in self.listeners:
             listener(agent_id, block)
         return node

@@ -16,6 +16,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Access
+from graph.audit.vocabulary import one_line
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -206,7 +207,6 @@ class AgentMemory:
         return self._agent_and_user(agent_id)[0]
 
 
-def _quoted(text: str, n: int = 80) -> str:
-    """A user's words in an audit record's trigger: one line, at most n characters."""
-    one = " ".join(text.split())
-    return '"' + (one if len(one) <= n else one[: n - 1] + "…") + '"'
+def _quoted(text: str) -> str:
+    """A user's words in an audit record's trigger."""
+    return f'"{one_line(text)}"'

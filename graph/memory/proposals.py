@@ -22,7 +22,7 @@ import numpy as np
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
-from graph.audit.vocabulary import Approval
+from graph.audit.vocabulary import Approval, one_line
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -114,9 +114,7 @@ class Proposals:
         if self.main_of(sub) != main_id:
             raise Invalid(f"{sub['id']!r} works for {sub.get('parent_id')!r}, not {main_id!r}")
         c = self.router.classify(p.content, explicit=p.trigger != "auto-detect")
-        store = p.store or c.store
-        if store is Store.core:  # a line of core memory is the main agent's own to write (as messages do)
-            store = Store.semantic
+        store = _storable(p.store or c.store)
         entities = list(p.entities) if p.entities is not None else [e.canonical_id for e in c.entities]
         confidence = p.confidence or c.confidence
         core_worthy = p.core_worthy if p.core_worthy is not None else c.core_update
@@ -127,7 +125,7 @@ class Proposals:
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
             tx.run(cypher.query("memory/lock_core"), agent_id=main_id).consume()  # numbers in order
-            number = max((n.number for n in MemoryProposal.nodes.filter(agent_id=main_id)), default=0) + 1
+            number = int(tx.run(cypher.query("proposals/next_number"), agent_id=main_id).single(strict=True)["number"])
             rivals = [o for o in MemoryProposal.nodes.filter(agent_id=main_id, status__in=[s.value for s in OPEN])
                       if contradicts(p.content, o.content, set(entities), set(o.entities or []),
                                      _cosine(vector, list(o.embedding or [])))]
@@ -146,7 +144,7 @@ class Proposals:
                     [SetProperties(label=NodeLabel.MemoryProposal, id=o.uid, before=before)])
             Audit(action="memory.proposal.propose", actor=actor, agent_id=main_id, tag=f"subagent:{name}",
                   trigger=p.trigger, approval=Approval.pending).write(
-                tx, [uid], f"proposal #{number} from {name} ({store.value}): {_short(p.content)}",
+                tx, [uid], f"proposal #{number} from {name} ({store.value}): {one_line(p.content)}",
                 [DeleteNodes(label=NodeLabel.MemoryProposal, ids=[uid])])
             return out(node)
 
@@ -160,9 +158,8 @@ class Proposals:
     def memory_for(self, node: MemoryProposal, clade: str | None, store: Store | None = None) -> stores.NewMemory:
         """What committing a proposal writes: a memory of the main agent, classified again, in its store."""
         c = self.router.classify(node.content, explicit=True)
-        target = store or Store(node.store)
-        c = replace(c, store=Store.semantic if target is Store.core else target,  # core lines: the main agent's
-                    confidence=Confidence(node.confidence), core_update=False, core_block=None)
+        c = replace(c, store=_storable(store or Store(node.store)), confidence=Confidence(node.confidence),
+                    core_update=False, core_block=None)
         return stores.NewMemory(agent_id=node.agent_id, classification=c, said=node.content, at=now_ms(),
                                 arrival=Arrival.explicit if node.trigger != "auto-detect" else Arrival.detected,
                                 clade=clade)
@@ -170,11 +167,7 @@ class Proposals:
     def open_proposal(self, main_id: str, proposal_id: str) -> MemoryProposal:
         node: MemoryProposal | None = ogm.read(
             self.db, lambda tx: MemoryProposal.nodes.get_or_none(uid=proposal_id, agent_id=main_id))
-        if node is None:
-            raise NotFound(f"no proposal {proposal_id!r} for agent {main_id!r}")
-        if node.status not in {s.value for s in OPEN}:
-            raise Conflict(f"proposal #{node.number} was decided already ({node.status})")
-        return node
+        return _still_open(node, main_id, proposal_id)
 
     def decide(self, main_id: str, proposal_id: str, decision: Decision, *, actor: str, store: Store | None = None,
                reason: str | None = None, auto: bool = False) -> dict[str, Any]:
@@ -243,12 +236,22 @@ def _locked(tx: ManagedTransaction, agent_id: str, proposal_id: str) -> MemoryPr
     on it take turns."""
     tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).consume()
     tx.run(cypher.query("proposals/lock"), id=proposal_id).consume()
-    fresh: MemoryProposal | None = MemoryProposal.nodes.get_or_none(uid=proposal_id, agent_id=agent_id)
-    if fresh is None:
+    return _still_open(MemoryProposal.nodes.get_or_none(uid=proposal_id, agent_id=agent_id), agent_id, proposal_id)
+
+
+def _still_open(node: MemoryProposal | None, agent_id: str, proposal_id: str) -> MemoryProposal:
+    """The proposal, when it exists (else a 404) and is not decided (else a 409)."""
+    if node is None:
         raise NotFound(f"no proposal {proposal_id!r} for agent {agent_id!r}")
-    if fresh.status not in {s.value for s in OPEN}:
-        raise Conflict(f"proposal #{fresh.number} was decided already ({fresh.status})")
-    return fresh
+    if node.status not in {s.value for s in OPEN}:
+        raise Conflict(f"proposal #{node.number} was decided already ({node.status})")
+    return node
+
+
+def _storable(store: Store) -> Store:
+    """A line of core memory is the main agent's own to write (as messages do): a proposal for core is kept
+    as semantic."""
+    return Store.semantic if store is Store.core else store
 
 
 def _before(node: MemoryProposal) -> dict[str, Any]:
@@ -276,11 +279,6 @@ def commit_in(tx: ManagedTransaction, agent_id: str, proposal_id: str, memory: s
         f"committed proposal #{fresh.number} from {fresh.from_agent} to {memory.store.value}",
         [SetProperties(label=NodeLabel.MemoryProposal, id=fresh.uid, before=before)])
     return out(fresh)
-
-
-def _short(text: str, n: int = 80) -> str:
-    one = " ".join(text.split())
-    return one if len(one) <= n else one[: n - 1] + "…"
 
 
 def pending_md(proposals: list[dict[str, Any]]) -> str:
