@@ -1,3 +1,3 @@
 """Benchmarks. `make bench` runs every module listed in BENCHMARKS; each writes bench/results/<name>.json."""
 
-BENCHMARKS = ["neo4j_startup", "ingest", "topology", "locomo", "retrieval", "tenants", "gds", "memory"]
+BENCHMARKS = ["neo4j_startup", "ingest", "topology", "locomo", "retrieval", "tenants", "gds", "memory", "audit"]

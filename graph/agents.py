@@ -19,7 +19,8 @@ from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringPrope
 from neomodel.exceptions import UniqueProperty
 from pydantic import Field, model_validator
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey
+from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, Invalid, NotFound
@@ -146,7 +147,7 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
                                     generation=agent.generation, parent_id=agent.parent_id,
                                     created_at=audit.at, audit_id=audit.id).save()
         audit.write(tx, [agent.id], f"registered agent {agent.id}",
-                    [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])])
+                    [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])], versions.created(Versioned.Agent, [agent.id]))
         return node
 
     try:

@@ -7,14 +7,16 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Admin, Reader
-from api.deps import DbDep, get_db
+from api.deps import DbDep, EmbedderDep, get_db
 from api.routes.agents import require_acting_for, require_self_or_admin
-from graph.agents import Principal
-from graph.audit import alerts
+from api.schemas.rollback import RollbackIn
+from graph.agents import KeyScope, Principal
+from graph.audit import alerts, versions
+from graph.audit.rollback import Rollbacks
 from graph.audit.trail import LIMIT, Trail, TrailFilter
 from graph.audit.vocabulary import Verb
 from graph.errors import Invalid
@@ -128,3 +130,34 @@ def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
 def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
     return alerts.acknowledge(db, require_acting_for(who, agent_id, "acknowledging an alert"), alert_id,
                               actor=who.key_id)
+
+
+# ---------------------------------------------------------------------------------------------- versions, rollback
+
+
+def _person(who: Principal, agent_id: str) -> str:
+    """A rollback is a person's decision (the agent's person's key, or the admin's): never the agent's own key."""
+    if not (who.is_admin or (who.agent_id == agent_id and KeyScope.person in who.scopes)):
+        raise HTTPException(403, "a rollback takes the key of the person who runs this agent (scope 'person') or "
+                                 "an admin's")
+    return agent_id
+
+
+@router.get("/agents/{agent_id}/versions/{item_id}",
+            summary="An item's earlier versions, newest first, each with its properties as they were, who wrote and "
+                    "who replaced it, when, why and the audit record")
+def item_versions(agent_id: str, item_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    owner = _own(who, agent_id)
+    return {"item": item_id, "versions": versions.history(db, item_id, owner)}
+
+
+@router.post("/agents/{agent_id}/rollback",
+             summary="Roll back one item to a version, a reflection, an actor's changes, one change, a rollback, or "
+                     "the whole memory to a time (a person's key or the admin's); 409 names a later change it would "
+                     "roll over, unless forced; dry_run shows what it would do")
+def rollback(agent_id: str, body: RollbackIn, db: DbDep, embedder: EmbedderDep, who: Reader) -> dict[str, Any]:
+    owner = _person(who, agent_id)
+    service = Rollbacks(db, embedder)
+    if body.dry_run:
+        return service.preview(owner, body.target())
+    return service.rollback(owner, body.target(), actor=who.key_id, force=body.force)

@@ -40,6 +40,13 @@ CALL (ms) {
   OPTIONAL MATCH (m)-[:MENTIONS]->(en:Entity)
   RETURN collect(DISTINCT en) AS entities
 }
+// Hard delete keeps nothing: the memories' earlier states go with them.
+CALL (ms) {
+  UNWIND ms AS m
+  OPTIONAL MATCH (m)-[:PREVIOUS_VERSION]->(v:Version)
+  DETACH DELETE v
+}
+WITH ms, mids, relations, entities, [m IN ms | [m.id, coalesce(m.version, 1)]] AS versions
 CALL (ms) {
   UNWIND ms AS m
   DETACH DELETE m
@@ -50,4 +57,4 @@ CALL (entities, mids) {
   DELETE en
   RETURN collect(id) AS removed
 }
-RETURN mids AS deleted, relations, removed AS entities
+RETURN mids AS deleted, relations, removed AS entities, versions

@@ -24,9 +24,11 @@ CALL (m, row) {
     ON CREATE SET en += x.props, en.recorded_at = $now, en.public = false, en.creators = [], en.created_by = m.id,
                   en.memory_made = true,
                   en.audit_id = $audit_id, en.aliases = [x.props.name], en.aliases_text = ' ' + x.props.name
+  WITH m, en, x, NOT m.agent_id IN en.creators AS added
   SET en:$(x.kind),
-      en.creators = CASE WHEN m.agent_id IN en.creators THEN en.creators ELSE en.creators + m.agent_id END
+      en.creators = CASE WHEN added THEN en.creators + m.agent_id ELSE en.creators END
   MERGE (m)-[:MENTIONS]->(en)
+  RETURN collect(CASE WHEN added THEN en.id END) AS creators_added
 }
 CALL (m, row) {
   UNWIND row.relations AS r
@@ -40,14 +42,15 @@ CALL (m, row) {
     SET f = r.props, f.id = r.fact_id + '/v1', f.fact_id = r.fact_id, f.version = 1, f.name = r.name,
         f.valid_from = m.valid_from, f.valid_to = null, f.recorded_at = $now, f.audit_id = $audit_id,
         f.sources = [m.id], f.memory_id = m.id
-    RETURN f
+    RETURN f, null AS was
     UNION
     WITH m, r, same WHERE same IS NOT NULL
+    WITH m, r, same, {id: same.id, confidence: same.confidence} AS was
     SET same.sources = CASE WHEN m.id IN same.sources THEN same.sources ELSE same.sources + m.id END,
         same.confidence = CASE WHEN r.props.confidence > same.confidence THEN r.props.confidence ELSE same.confidence END
-    RETURN same AS f
+    RETURN same AS f, was
   }
-  RETURN count(f) AS relations
+  RETURN collect(was) AS facts_extended
 }
 CALL (m) {
   WITH m WHERE m.session_id IS NOT NULL
@@ -67,7 +70,10 @@ CALL (m, row) {
   MATCH (en)<-[:MENTIONS]-(old:Memory:Episode)
   WHERE old <> m AND old.agent_id = m.agent_id
   WITH DISTINCT old ORDER BY old.valid_from DESC LIMIT $linked
+  WITH old, {id: old.id, last_accessed_at: old.last_accessed_at} AS was
   SET old.access_count = coalesce(old.access_count, 0) + 1, old.last_accessed_at = $now
-  RETURN collect(old.id) AS linked
+  RETURN collect(old.id) AS linked, collect(was) AS reinforced
 }
-RETURN m.id AS id, linked
+// What undoes it (graph/audit/revert.py UndoRemember): the entities this agent was added to as a creator, the
+// facts it added a source to (with their confidence before), the memories it reinforced (with their last access).
+RETURN m.id AS id, linked, creators_added, facts_extended, reinforced

@@ -37,3 +37,4 @@ CREATE CONSTRAINT reflection_id IF NOT EXISTS FOR (n:Reflection) REQUIRE n.id IS
 CREATE CONSTRAINT entry_version_id IF NOT EXISTS FOR (n:EntryVersion) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT metric_sample_id IF NOT EXISTS FOR (n:MetricSample) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT retrieval_weights_agent IF NOT EXISTS FOR (n:RetrievalWeights) REQUIRE n.agent_id IS UNIQUE;
+CREATE CONSTRAINT version_id IF NOT EXISTS FOR (n:Version) REQUIRE n.id IS UNIQUE;

@@ -83,3 +83,6 @@ CREATE RANGE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n
 CREATE RANGE INDEX memory_day IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.day);
 CREATE RANGE INDEX memory_store IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.store);
 CREATE RANGE INDEX memory_recorded IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.recorded_at);
+// An item's version chain (cypher/audit/versions.cypher) and an entry's versions written before Version.
+CREATE RANGE INDEX version_item IF NOT EXISTS FOR (n:Version) ON (n.item_id);
+CREATE RANGE INDEX entry_version_entry IF NOT EXISTS FOR (n:EntryVersion) ON (n.entry_id);

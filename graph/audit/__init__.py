@@ -5,6 +5,7 @@ counters (access.py)."""
 from graph.audit.access import Access
 from graph.audit.records import Audit
 from graph.audit.revert import (
+    ArchiveMemories,
     BadRevert,
     DeleteNodes,
     DeleteRelationships,
@@ -14,6 +15,7 @@ from graph.audit.revert import (
     Noop,
     RelationshipType,
     RemoveProperties,
+    RestoreImage,
     RestoreKey,
     RestoreMemories,
     RevertAdmission,
@@ -21,12 +23,15 @@ from graph.audit.revert import (
     RevokeKey,
     SetProperties,
     SetRelationshipProperties,
+    UndoRemember,
     changed,
     dump_revert,
     parse_revert,
 )
 
-__all__ = ["Access", "Audit", "BadRevert", "DeleteNodes", "DeleteRelationships", "Endpoints", "MergeUndo",
+__all__ = ["Access", "ArchiveMemories", "Audit", "BadRevert", "DeleteNodes", "DeleteRelationships", "Endpoints",
+           "MergeUndo",
            "NodeLabel", "Noop", "RelationshipType", "RemoveProperties", "RestoreKey", "RestoreMemories",
-           "RevertAdmission", "RevertOp", "RevokeKey", "SetProperties", "SetRelationshipProperties", "changed",
+           "RestoreImage", "RevertAdmission", "RevertOp", "RevokeKey", "SetProperties", "SetRelationshipProperties",
+           "UndoRemember", "changed",
            "dump_revert", "parse_revert"]

@@ -19,7 +19,18 @@ What each operation means, for whoever executes it:
 - RevertAdmission: the admission's decisions are deleted, the entries it wrote deleted (DETACH), and
   each merge into an existing entry taken back: validated_count - 1, the tags and DERIVED_FROM
   relationships it added removed (one MergeUndo per merged candidate: two merges into one entry, two).
+- RestoreMemories / ArchiveMemories: memories archived (restored) by the record brought back (archived again).
+- UndoRemember: memories a write created deleted with what hangs off them alone (the relations they alone
+  assert, the entities they made that nothing else touches, the agent's name among an entity's creators), the
+  relations they added a source to given back their sources and confidence, the memories they reinforced one
+  access less.
+- RestoreImage: nodes put back exactly as an image taken before a rollback shows them (properties, labels,
+  embedding, the relationships among them and to their neighbours), and those it lists as absent deleted: what
+  undoes a rollback (graph/audit/rollback.py).
 - Noop: nothing to undo, and why.
+
+`touches()` names the nodes an operation changes (to image them before a rollback runs it); `restricted(ids)`
+is the operation limited to some items (rolling back one item of a record that changed many), or None.
 """
 
 from __future__ import annotations
@@ -30,7 +41,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
-from graph.model.enums import REL_TYPES
+from graph.model.enums import REL_TYPES, EntityKind, EntryCategory
 
 PROPERTY_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 PropertyName = Annotated[str, Field(pattern=PROPERTY_NAME)]
@@ -62,6 +73,8 @@ class NodeLabel(StrEnum):
     MemoryReflection = "MemoryReflection"
     Alert = "Alert"
     MemoryProposal = "MemoryProposal"
+    Version = "Version"
+    AuditRecord = "AuditRecord"
 
 
 class RelationshipType(StrEnum):
@@ -83,8 +96,12 @@ class RelationshipType(StrEnum):
     MENTIONS = "MENTIONS"
     DERIVED_FROM = "DERIVED_FROM"
     DECIDED = "DECIDED"
+    FOLLOWS = "FOLLOWS"
+    LEARNED_FROM = "LEARNED_FROM"
 
 
+KNOWN_LABELS = frozenset({*(x.value for x in NodeLabel), *(x.value for x in EntityKind),
+                           *(x.value for x in EntryCategory), "EntryVersion", "CoreBlockVersion"})
 FACT_TYPES = frozenset(RelationshipType(t) for t in REL_TYPES.values())
 
 
@@ -97,10 +114,24 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+Ref = tuple[NodeLabel, str]
+
+
 class _Op(_Model):
     def changes_nothing(self) -> bool:
         """An operation with nothing to do (an empty list of ids): left out of the record."""
         return False
+
+    def touches(self) -> list[Ref]:
+        """The nodes it changes (to be imaged before it runs, so that what a rollback did can be undone)."""
+        return []
+
+    def restricted(self, ids: set[str]) -> _Op | None:
+        """The operation on these items only; None when it changes none of them."""
+        return self if set(self.items()) & ids else None
+
+    def items(self) -> list[str]:
+        return [i for _, i in self.touches()]
 
 
 class DeleteNodes(_Op):
@@ -108,8 +139,21 @@ class DeleteNodes(_Op):
     label: NodeLabel
     ids: list[Id]
 
+    @model_validator(mode="after")
+    def _not_the_trail(self) -> DeleteNodes:
+        if self.label in (NodeLabel.AuditRecord, NodeLabel.Version):
+            raise ValueError("the trail and the version chain are never deleted by a revert")
+        return self
+
     def changes_nothing(self) -> bool:
         return not self.ids
+
+    def touches(self) -> list[Ref]:
+        return [(self.label, i) for i in self.ids]
+
+    def restricted(self, ids: set[str]) -> DeleteNodes | None:
+        kept = [i for i in self.ids if i in ids]
+        return self.model_copy(update={"ids": kept}) if kept else None
 
 
 class Endpoints(_Model):
@@ -135,6 +179,12 @@ class DeleteRelationships(_Op):
     def changes_nothing(self) -> bool:
         return not self.ids and not any(k.end_ids for k in self.keys)
 
+    def touches(self) -> list[Ref]:
+        return [(k.start_label, k.start_id) for k in self.keys]
+
+    def items(self) -> list[str]:
+        return [*self.ids, *(k.start_id for k in self.keys), *(e for k in self.keys for e in k.end_ids)]
+
 
 class SetProperties(_Op):
     op: Literal["set_properties"] = "set_properties"
@@ -144,6 +194,9 @@ class SetProperties(_Op):
 
     def changes_nothing(self) -> bool:
         return not self.before
+
+    def touches(self) -> list[Ref]:
+        return [(self.label, self.id)]
 
 
 class SetRelationshipProperties(_Op):
@@ -155,6 +208,9 @@ class SetRelationshipProperties(_Op):
     def changes_nothing(self) -> bool:
         return not self.before
 
+    def items(self) -> list[str]:
+        return [self.id]
+
 
 class RemoveProperties(_Op):
     op: Literal["remove_properties"] = "remove_properties"
@@ -165,15 +221,28 @@ class RemoveProperties(_Op):
     def changes_nothing(self) -> bool:
         return not self.ids
 
+    def touches(self) -> list[Ref]:
+        return [(self.label, i) for i in self.ids]
+
+    def restricted(self, ids: set[str]) -> RemoveProperties | None:
+        kept = [i for i in self.ids if i in ids]
+        return self.model_copy(update={"ids": kept}) if kept else None
+
 
 class RevokeKey(_Op):
     op: Literal["revoke_key"] = "revoke_key"
     key_id: Id
 
+    def touches(self) -> list[Ref]:
+        return [(NodeLabel.ApiKey, self.key_id)]
+
 
 class RestoreKey(_Op):
     op: Literal["restore_key"] = "restore_key"
     key_id: Id
+
+    def touches(self) -> list[Ref]:
+        return [(NodeLabel.ApiKey, self.key_id)]
 
 
 class MergeUndo(_Model):
@@ -193,6 +262,14 @@ class RevertAdmission(_Op):
     def changes_nothing(self) -> bool:
         return not (self.decision_ids or self.created or self.merged)
 
+    def touches(self) -> list[Ref]:
+        return ([(NodeLabel.AdmissionDecision, i) for i in self.decision_ids]
+                + [(NodeLabel.Entry, i) for i in self.created] + [(NodeLabel.Entry, m.entry_id) for m in self.merged])
+
+    def restricted(self, ids: set[str]) -> RevertAdmission | None:
+        # one admission is taken back whole: its decisions and entries are one change
+        return self if set(self.items()) & ids else None
+
 
 class RestoreMemories(_Op):
     """Undo an archive of an agent's memories (cypher/memory/restore.cypher): searchable again, with the
@@ -205,6 +282,114 @@ class RestoreMemories(_Op):
     def changes_nothing(self) -> bool:
         return not self.ids
 
+    def touches(self) -> list[Ref]:
+        return [(NodeLabel.Memory, i) for i in self.ids]
+
+    def restricted(self, ids: set[str]) -> RestoreMemories | None:
+        kept = [i for i in self.ids if i in ids]
+        return self.model_copy(update={"ids": kept}) if kept else None
+
+
+class ArchiveMemories(_Op):
+    """Undo a restore of archived memories: archived again (cypher/memory/archive.cypher)."""
+
+    op: Literal["archive_memories"] = "archive_memories"
+    agent_id: Id
+    ids: list[Id]
+
+    def changes_nothing(self) -> bool:
+        return not self.ids
+
+    def touches(self) -> list[Ref]:
+        return [(NodeLabel.Memory, i) for i in self.ids]
+
+    def restricted(self, ids: set[str]) -> ArchiveMemories | None:
+        kept = [i for i in self.ids if i in ids]
+        return self.model_copy(update={"ids": kept}) if kept else None
+
+
+class FactBefore(_Model):
+    id: Id
+    confidence: float
+
+
+class Reinforced(_Model):
+    id: Id
+    last_accessed_at: int | None = None
+    times: int = 1
+
+
+class UndoRemember(_Op):
+    """Undo a write of memories (cypher/memory/remember.cypher); see the module's docstring."""
+
+    op: Literal["undo_remember"] = "undo_remember"
+    agent_id: Id
+    audit_id: Id
+    at: int                           # when the write reinforced (its last_accessed_at)
+    ids: list[Id]
+    creators_added: list[Id] = []     # entities whose creators gained the agent
+    facts: list[FactBefore] = []      # relations it added a source to, with their confidence before
+    reinforced: list[Reinforced] = []
+
+    def changes_nothing(self) -> bool:
+        return not self.ids
+
+    def touches(self) -> list[Ref]:
+        return ([(NodeLabel.Memory, i) for i in self.ids] + [(NodeLabel.Entity, i) for i in self.creators_added]
+                + [(NodeLabel.Memory, r.id) for r in self.reinforced])
+
+    def items(self) -> list[str]:
+        return list(self.ids)
+
+    def restricted(self, ids: set[str]) -> UndoRemember | None:
+        kept = [i for i in self.ids if i in ids]
+        if not kept:
+            return None
+        # one memory of several: its own relations and entities go with it; the others' effects stay
+        return self.model_copy(update={"ids": kept, "creators_added": [], "facts": [], "reinforced": []})
+
+
+class NodeImage(_Model):
+    label: NodeLabel                  # how to find it
+    id: Id
+    labels: list[str]
+    properties: dict[PropertyName, PropertyValue]
+    embedding: list[float] | None = None
+
+    @model_validator(mode="after")
+    def _known_labels(self) -> NodeImage:
+        unknown = [x for x in self.labels if x not in KNOWN_LABELS]
+        if unknown:
+            raise ValueError(f"labels outside the project's vocabularies: {unknown}")
+        return self
+
+
+class RelationshipImage(_Model):
+    type: RelationshipType
+    start_label: NodeLabel
+    start_id: Id
+    end_label: NodeLabel
+    end_id: Id
+    properties: dict[PropertyName, PropertyValue] = {}
+
+
+class RestoreImage(_Op):
+    """Undo a rollback: see the module's docstring (graph/audit/rollback.py takes and restores images)."""
+
+    op: Literal["restore_image"] = "restore_image"
+    nodes: list[NodeImage] = []
+    absent: list[tuple[NodeLabel, Id]] = []
+    relationships: list[RelationshipImage] = []
+
+    def changes_nothing(self) -> bool:
+        return not self.nodes and not self.absent
+
+    def touches(self) -> list[Ref]:
+        return [(n.label, n.id) for n in self.nodes] + [(label, i) for label, i in self.absent]
+
+    def restricted(self, ids: set[str]) -> RestoreImage | None:
+        return self if set(self.items()) & ids else None
+
 
 class Noop(_Op):
     op: Literal["noop"] = "noop"
@@ -213,7 +398,7 @@ class Noop(_Op):
 
 RevertOp = Annotated[DeleteNodes | DeleteRelationships | SetProperties | SetRelationshipProperties
                      | RemoveProperties | RevokeKey | RestoreKey | RevertAdmission | RestoreMemories
-                     | Noop, Field(discriminator="op")]
+                     | ArchiveMemories | UndoRemember | RestoreImage | Noop, Field(discriminator="op")]
 _OPS: TypeAdapter[list[RevertOp]] = TypeAdapter(list[RevertOp])
 
 
@@ -234,5 +419,9 @@ def parse_revert(text: str | bytes) -> list[RevertOp]:
 
 
 def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
-    """The previous values (None: absent) of the properties that differ between two states of an item."""
-    return {k: before.get(k) for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)}
+    """The previous values (None: absent) of the properties that differ between two states of an item, but the
+    version chain's bookkeeping (graph/audit/versions.py: a rollback never moves it back)."""
+    from graph.audit.versions import BOOKKEEPING  # versions imports the database layer; revert stays light
+
+    return {k: before.get(k) for k in sorted(set(before) | set(after))
+            if before.get(k) != after.get(k) and k not in BOOKKEEPING}

@@ -45,6 +45,7 @@ class Approval(StrEnum):
 # and tests/unit/test_audit_vocabulary.py fails on any Audit(action=...) in the code that is not listed.
 VERBS: dict[str, Verb] = {
     "alert.raise": Verb.ALERT,
+    "audit.rollback": Verb.REVERT,
     "alert.acknowledge": Verb.EDIT,
     "agent.register": Verb.CREATE,
     "agent.import": Verb.CREATE,

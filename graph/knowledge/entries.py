@@ -17,7 +17,8 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, MergeUndo, NodeLabel, RevertAdmission, SetProperties
+from graph.audit import Audit, MergeUndo, NodeLabel, RevertAdmission, SetProperties, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -240,12 +241,14 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
         created = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=creates, audit_id=audit.id, now=now)]
         targets = {r["id"]: {"tags": list(r["tags"]), "episodes": list(r["episodes"])} for r in (
             tx.run(cypher.query("audit/lock_merge_targets"), ids=[m["target_id"] for m in merges]) if merges else [])}
+        steps = versions.keep(tx, Versioned.Entry, list(targets), now=now, actor=actor, reason="evidence merged",
+                              audit_id=audit.id) + versions.created(Versioned.Entry, created)
         tx.run(cypher.query("entries/merge_evidence"), rows=merges, now=now).consume()
         tx.run(cypher.query("entries/record_decisions"), decisions=records).consume()
         audit.write(tx, created + [r["target_id"] for r in merges],
                     f"{len(created)} entries written, {len(merges)} merged, {len(records)} decisions",
                     [RevertAdmission(decision_ids=[r["props"]["id"] for r in records], created=created,
-                                     merged=_merge_undos(merges, targets))])
+                                     merged=_merge_undos(merges, targets))], steps)
         written = {c["id"]: c["props"] for c in creates}
         write_events(tx, [entry_written(i, written[i]) for i in created])
 
@@ -308,11 +311,12 @@ def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, vis
         now = now_ms()
         changes = change(before, now)
         changes["updated_at"] = now
-        tx.run(cypher.query("entries/update"), id=entry_id, changes=changes).consume()
         audit = Audit(action=action, actor=actor, agent_id=before.get("agent_id"), at=now)
+        steps = versions.keep(tx, Versioned.Entry, [entry_id], now=now, actor=actor, reason=action, audit_id=audit.id)
+        tx.run(cypher.query("entries/update"), id=entry_id, changes=changes).consume()
         audit.write(tx, [entry_id], f"{action} on {entry_id}",
                     [SetProperties(label=NodeLabel.Entry, id=entry_id,
-                                   before={key: before.get(key) for key in changes})])
+                                   before={key: before.get(key) for key in changes})], steps)
         return {**before, **changes}
 
     return k.db.write(work)

@@ -1,6 +1,6 @@
 """EDIT: an entry's content and conditions refined, the earlier version kept (../shared/spec/grimoire.md,
-ExpeL's EDIT operation: reconsolidation). The earlier text is an EntryVersion whose valid and recorded
-times close when the refinement begins; the entry keeps its id, its evidence and its counts."""
+ExpeL's EDIT operation: reconsolidation). The earlier state is an EntryVersion (graph/audit/versions.py) whose
+valid and recorded times close when the refinement begins; the entry keeps its id, its evidence and its counts."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from typing import Annotated, Any
 from neo4j import ManagedTransaction
 from pydantic import Field
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
+from graph.audit import Audit, NodeLabel, RevertOp, SetProperties
+from graph.audit.versions import Step, Versioned, keep
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -33,19 +34,22 @@ class StaleEdit(Conflict):
 
 
 def edit_in_tx(tx: ManagedTransaction, entry: dict[str, Any], changes: dict[str, Any], embedding: list[float],
-               reason: str, now: int) -> str | None:
-    """Refines `entry` (its properties as read in this transaction) and returns the version id, or None
-    when its revision moved on (someone else edited it first). The caller audits."""
-    row = tx.run(cypher.query("entries/edit"), id=entry["id"], revision=entry.get("revision") or 1,
-                 changes=changes, embedding=embedding, now=now, reason=reason).single()
-    return row["version_id"] if row else None
+               reason: str, audit: Audit) -> list[Step] | None:
+    """Refines `entry` (its properties as read) and returns its move from one version to the next, or None when
+    its revision moved on since it was read (someone else changed it first). The earlier state is kept as an
+    EntryVersion (graph/audit/versions.py). The caller audits."""
+    locked = tx.run(cypher.query("entries/lock"), id=entry["id"], viewer=None, clade=None, admin=True).single()
+    if locked is None or (locked["entry"].get("revision") or 1) != (entry.get("revision") or 1):
+        return None
+    steps = keep(tx, Versioned.Entry, [entry["id"]], now=audit.at, actor=audit.actor, reason=reason,
+                 audit_id=audit.id)
+    tx.run(cypher.query("entries/edit"), id=entry["id"], changes=changes, embedding=embedding).consume()
+    return steps
 
 
-def revert_ops(entry: dict[str, Any], changes: dict[str, Any], version_id: str) -> list[RevertOp]:
-    before = {k: entry.get(k) for k in changes}
-    before.update(revision=entry.get("revision") or 1, revised_at=entry.get("revised_at"))
-    return [SetProperties(label=NodeLabel.Entry, id=entry["id"], before=before),
-            DeleteNodes(label=NodeLabel.EntryVersion, ids=[version_id])]
+def revert_ops(entry: dict[str, Any], changes: dict[str, Any]) -> list[RevertOp]:
+    """The entry's changed properties as they were (the version counter is the chain's, never moved back)."""
+    return [SetProperties(label=NodeLabel.Entry, id=entry["id"], before={k: entry.get(k) for k in changes})]
 
 
 def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, *, actor: str) -> dict[str, Any]:
@@ -58,11 +62,11 @@ def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, 
     audit = Audit(action="entry.edit", actor=actor, agent_id=entry.get("agent_id"), at=now)
 
     def work(tx: ManagedTransaction) -> str:
-        version = edit_in_tx(tx, entry, changes, vector, body.reason, now)
-        if version is None:
+        steps = edit_in_tx(tx, entry, changes, vector, body.reason, audit)
+        if steps is None:
             raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")
-        audit.write(tx, [entry["id"]], f"edited {entry['id']}: {body.reason}", revert_ops(entry, changes, version))
-        return version
+        audit.write(tx, [entry["id"]], f"edited {entry['id']}: {body.reason}", revert_ops(entry, changes), steps)
+        return str(steps[0].before)
 
     version_id: str = db.write(work)
     return {"entry_id": entry["id"], "version_id": version_id, "revision": (entry.get("revision") or 1) + 1}

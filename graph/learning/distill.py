@@ -317,10 +317,11 @@ def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) ->
         for op, lesson, changes in edits:
             if op_id(cycle.id, op) not in applied:
                 continue
-            version = versions.edit_in_tx(tx, lesson, changes, embeddings[op_id(cycle.id, op)], op.reason, cycle.now)
-            if version is not None:
-                Audit(action="curator.edit", actor=cycle.actor, agent_id=cycle.agent_id, at=cycle.now).write(
-                    tx, [lesson["id"]], f"cycle {cycle.id}: {op.reason}", versions.revert_ops(lesson, changes, version))
+            audit = Audit(action="curator.edit", actor=cycle.actor, agent_id=cycle.agent_id, at=cycle.now)
+            steps = versions.edit_in_tx(tx, lesson, changes, embeddings[op_id(cycle.id, op)], op.reason, audit)
+            if steps is not None:
+                audit.write(tx, [lesson["id"]], f"cycle {cycle.id}: {op.reason}", versions.revert_ops(lesson, changes),
+                            steps)
         if deltas:
             tx.run(cypher.query("learning/write_deltas"), deltas=deltas).consume()
         tx.run(cypher.query("learning/note_distilled"), cycle_id=cycle.id, keys=[plan.key for plan in plans]).consume()

@@ -22,8 +22,9 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Access, Audit, SetProperties
+from graph.audit import Access, Audit, SetProperties, versions
 from graph.audit.revert import NodeLabel
+from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -211,6 +212,10 @@ class Approvals:
             before = {"status": node.status, "decision": node.decision, "decided_at": node.decided_at,
                       "decided_by": node.decided_by, "applied": list(node.applied or []), "changes": node.changes,
                       "note": node.note}
+            decided = Audit("memory.reflection.reject" if verdict.decision is Decision.reject
+                            else "memory.reflection.decide", actor, agent_id, trigger=because)
+            steps = versions.keep(tx, Versioned.MemoryReflection, [node.uid], now=decided.at, actor=actor,
+                                  reason=because, audit_id=decided.id)
             node.status = ("rejected" if verdict.decision is Decision.reject else
                            "approved" if verdict.decision is not Decision.approve_part and not skipped else "partial")
             node.decision, node.decided_at, node.decided_by = verdict.decision.value, at, actor
@@ -220,13 +225,11 @@ class Approvals:
                 verdict.exclude or verdict.items or skipped else None
             node.note = verdict.note
             node.save()
-            rejected = verdict.decision is Decision.reject
-            Audit("memory.reflection.reject" if rejected else "memory.reflection.decide", actor, agent_id,
-                  trigger=because).write(
+            decided.write(
                 tx, [node.uid], f"reflection #{node.number} {verdict.decision.value}: {len(node.applied)} of "
                                 f"{len(items)} proposals applied",
                 [SetProperties(label=NodeLabel.MemoryReflection, id=node.uid,
-                               before={k: v for k, v in before.items() if v is not None})])
+                               before=before)], steps)  # None: absent before
             return {**reflection_out(node), "skipped": skipped}
 
         return ogm.write(self.db, work)

@@ -14,7 +14,8 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, alerts
+from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, alerts, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
@@ -88,12 +89,11 @@ class CoreMemory:
         return counted + sum(-(-len(word) // 4) - 1 for word in text.split() if len(word) > LONG_WORD)
 
     def versions(self, agent_id: str, block: Block) -> list[dict[str, Any]]:
-        """The block's earlier texts, newest first."""
-        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            found = CoreBlockVersion.nodes.filter(block_id=block_id(agent_id, block)).order_by("-version")
-            return [ogm.properties(v) for v in found]
-
-        return ogm.read(self.db, work)
+        """The block's earlier texts, newest first (the version chain's CoreBlockVersion nodes, with their fields)."""
+        fields = CoreBlockVersion.defined_properties(rels=False, aliases=False)
+        names = {prop.get_db_property_name(attr) for attr, prop in fields.items()}
+        return [{k: v for k, v in version.items() if k in names and v is not None}
+                for version in versions.history(self.db, block_id(agent_id, block), agent_id)]
 
     def markdown(self, agent_id: str) -> str:
         state = self.read(agent_id)
@@ -161,25 +161,21 @@ class CoreMemory:
                              tokens=tokens, version=1, pinned=pinned, valid_from=now, recorded_at=now,
                              written_by=actor, checksum=alerts.checksum(content, pinned)).save()
             revert = [DeleteNodes(label=NodeLabel.CoreBlock, ids=[node.uid])]
+            steps = versions.created(Versioned.CoreBlock, [node.uid])
         else:
-            version = CoreBlockVersion(
-                uid=f"{node.uid}:v{before.version}", block_id=node.uid, agent_id=agent_id, block=block.value,
-                version=before.version, content=before.content, tokens=before.tokens, pinned=list(before.pinned),
-                valid_from=node.valid_from, valid_until=now, recorded_at=node.recorded_at, recorded_until=now,
-                written_by=node.written_by, replaced_by=actor, reason=reason).save()
-            node.versions.connect(version)
+            # the text it replaces kept as a CoreBlockVersion (graph/audit/versions.py)
+            steps = versions.keep(tx, Versioned.CoreBlock, [node.uid], now=now, actor=actor, reason=reason,
+                                  audit_id=audit.id)
             revert = [SetProperties(label=NodeLabel.CoreBlock, id=node.uid, before={
-                          "content": node.content, "tokens": node.tokens, "version": node.version,
-                          "pinned": list(node.pinned or []), "valid_from": node.valid_from,
-                          "recorded_at": node.recorded_at, "written_by": node.written_by,
-                          "checksum": node.checksum}),
-                      DeleteNodes(label=NodeLabel.CoreBlockVersion, ids=[version.uid])]
+                          "content": node.content, "tokens": node.tokens, "pinned": list(node.pinned or []),
+                          "valid_from": node.valid_from, "recorded_at": node.recorded_at,
+                          "written_by": node.written_by, "checksum": node.checksum})]
             node.content, node.tokens, node.version, node.pinned = content, tokens, before.version + 1, pinned
             node.valid_from, node.recorded_at, node.written_by = now, now, actor
             node.checksum = alerts.checksum(content, pinned)
             node.save()
         summary = f"core memory {block.value} block v{node.version} ({tokens} tokens): {reason}"
-        audit.write(tx, [node.uid], summary, revert)
+        audit.write(tx, [node.uid], summary, revert, steps)
         alerts.on_change(tx, audit, node.uid, summary)  # a critical block changed by anyone but a person: flagged
         for listener in self.listeners:
             listener(agent_id, block)

@@ -19,7 +19,8 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, Noop, RestoreMemories
+from graph.audit import ArchiveMemories, Audit, Noop, RestoreMemories, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Conflict, Invalid, NotFound
@@ -74,11 +75,13 @@ class Forgetting:
         audit = Audit(action="memory.restore", actor=actor, agent_id=agent_id)
 
         def work(tx: ManagedTransaction) -> dict[str, Any]:
+            steps = versions.keep(tx, Versioned.Memory, _in_state(tx, agent_id, ids, archived=True), now=audit.at,
+                                  actor=actor, reason="restored from the archive", audit_id=audit.id)
             row = tx.run(cypher.query("memory/restore"), agent_id=agent_id, ids=list(ids)).single()
             restored = list(row["restored"]) if row else []
             if restored:
                 audit.write(tx, restored, f"restored {len(restored)} archived memories",
-                            [Noop(reason="archive them again to undo")])
+                            [ArchiveMemories(agent_id=agent_id, ids=restored)], steps)
             return {"restored": restored, "relations": int(row["relations"]) if row else 0}
 
         return self.db.write(work)
@@ -94,10 +97,12 @@ class Forgetting:
             deleted = list(row["deleted"]) if row else []
             if row is None or not deleted:
                 raise NotFound("none of these memories exists")
-            # the record names what went, never what it said
+            # the record names what went, never what it said; the memories' versions went with them
+            gone = [versions.Step(i, versions.version_id(Versioned.Memory, i, int(n)), None)
+                    for i, n in row["versions"]]
             audit.write(tx, deleted, f"permanently deleted {len(deleted)} memories, {row['relations']} relations "
                                      f"and {len(row['entities'])} entities at the user's request",
-                        [Noop(reason="permanently deleted at the user's request: nothing is kept to restore")])
+                        [Noop(reason="permanently deleted at the user's request: nothing is kept to restore")], gone)
             return {"deleted": deleted, "relations": int(row["relations"]), "entities": list(row["entities"])}
 
         out = self.db.write(work)
@@ -153,14 +158,21 @@ def archive_in(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, act
     with the audit record whose revert operation restores them."""
     ids = list(dict.fromkeys(ids))
     audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now, tag=tag, trigger=trigger)
+    steps = versions.keep(tx, Versioned.Memory, _in_state(tx, agent_id, ids, archived=False), now=now, actor=actor,
+                          reason=why, audit_id=audit.id)
     row = tx.run(cypher.query("memory/archive"), agent_id=agent_id, ids=ids, now=now, actor=actor,
                  audit_id=audit.id).single()
     archived = list(row["archived"]) if row else []
     relations = list(row["relations"]) if row else []
     if archived:
         audit.write(tx, archived, f"archived {len(archived)} memories and {len(relations)} relations: {why}",
-                    [RestoreMemories(agent_id=agent_id, ids=archived)])
+                    [RestoreMemories(agent_id=agent_id, ids=archived)], steps)
     return {"archived": archived, "relations": relations, "audit_id": audit.id if archived else None}
+
+
+def _in_state(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, archived: bool) -> list[str]:
+    return [r["id"] for r in tx.run(cypher.query("memory/in_state"), agent_id=agent_id, ids=list(ids),
+                                    archived=archived)]
 
 
 def _message(target: str, memories: int, core: int, permanent: bool) -> str:

@@ -21,7 +21,8 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
+from graph.audit.versions import Versioned
 from graph.audit.vocabulary import Approval, one_line
 from graph.db import cypher, ogm
 from graph.db.connection import Database
@@ -195,9 +196,12 @@ class Proposals:
             else:
                 fresh.status, action = Status.deferred.value, "memory.proposal.defer"
                 summary = f"deferred proposal #{fresh.number} to reflection"
+            audit = Audit(action, actor, main_id, trigger=f"proposal #{fresh.number} ({how})")
+            steps = versions.keep(tx, Versioned.MemoryProposal, [fresh.uid], now=audit.at, actor=actor,
+                                  reason=summary, audit_id=audit.id)
             fresh.save()
-            Audit(action, actor, main_id, trigger=f"proposal #{fresh.number} ({how})").write(
-                tx, [fresh.uid], summary, [SetProperties(label=NodeLabel.MemoryProposal, id=fresh.uid, before=before)])
+            audit.write(tx, [fresh.uid], summary,
+                        [SetProperties(label=NodeLabel.MemoryProposal, id=fresh.uid, before=before)], steps)
             return out(fresh)
 
         return ogm.write(self.db, work)
@@ -217,14 +221,17 @@ class Proposals:
     def trust(self, main_id: str, sub_id: str, at: Confidence | None, *, actor: str) -> dict[str, Any]:
         """13.4: commit this sub-agent's proposals at once from this confidence up (None: review them all)."""
         def work(tx: ManagedTransaction) -> dict[str, Any]:
+            audit = Audit("agent.trust", actor, main_id)
+            steps = versions.keep(tx, Versioned.Agent, [sub_id], now=audit.at, actor=actor, reason="trust changed",
+                                  audit_id=audit.id)
             row = tx.run(cypher.query("proposals/trust"), main=main_id, sub=sub_id,
                          at=at.value if at else None).single()
             if row is None:
                 raise NotFound(f"no sub-agent {sub_id!r} of {main_id!r}")
-            Audit("agent.trust", actor, main_id).write(
+            audit.write(
                 tx, [sub_id], f"{sub_id}'s proposals " + (f"auto-committed from confidence {at.value}" if at
                                                            else "reviewed one by one"),
-                [SetProperties(label=NodeLabel.Agent, id=sub_id, before={"auto_commit_at": row["before"]})])
+                [SetProperties(label=NodeLabel.Agent, id=sub_id, before={"auto_commit_at": row["before"]})], steps)
             return {"main": main_id, "sub_agent": sub_id, "auto_commit_at": at.value if at else None}
 
         return self.db.write(work)
@@ -273,11 +280,13 @@ def commit_in(tx: ManagedTransaction, agent_id: str, proposal_id: str, memory: s
                                               else Approval.auto))
     fresh.status, fresh.memory_id, fresh.committed_store = Status.committed.value, memory.id, memory.store.value
     fresh.decided_at, fresh.decided_by, fresh.reason = now_ms(), actor, reason
+    audit = Audit("memory.proposal.decide", actor, fresh.agent_id, tag=tag, trigger=trigger)
+    steps = versions.keep(tx, Versioned.MemoryProposal, [fresh.uid], now=audit.at, actor=actor, reason="committed",
+                          audit_id=audit.id)
     fresh.save()
-    Audit("memory.proposal.decide", actor, fresh.agent_id, tag=tag, trigger=trigger).write(
-        tx, [fresh.uid, memory.id],
-        f"committed proposal #{fresh.number} from {fresh.from_agent} to {memory.store.value}",
-        [SetProperties(label=NodeLabel.MemoryProposal, id=fresh.uid, before=before)])
+    audit.write(tx, [fresh.uid, memory.id],
+                f"committed proposal #{fresh.number} from {fresh.from_agent} to {memory.store.value}",
+                [SetProperties(label=NodeLabel.MemoryProposal, id=fresh.uid, before=before)], steps)
     return out(fresh)
 
 

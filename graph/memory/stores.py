@@ -25,7 +25,8 @@ from typing import Any
 import numpy as np
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, NodeLabel
+from graph.audit import Audit, UndoRemember, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -142,6 +143,27 @@ def _row(memory: NewMemory, vector: list[float], recorded_at: int) -> dict[str, 
     }
 
 
+def undo_remember(audit: Audit, agent_id: str, rows: list[dict[str, Any]]) -> UndoRemember:
+    """What undoes one agent's part of a write, from what remember.cypher says it did beyond the memories."""
+    made = sorted(r["id"] for r in rows)
+    creators = sorted({e for r in rows for e in r["creators_added"] if e is not None})
+    facts: dict[str, float] = {}
+    for r in rows:
+        for f in r["facts_extended"]:
+            facts.setdefault(f["id"], f["confidence"])  # the first: the confidence before this write
+    reinforced: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        for x in r["reinforced"]:
+            if x["id"] in made:
+                continue  # a memory of this write: deleted with it
+            seen = reinforced.setdefault(x["id"], {"id": x["id"], "last_accessed_at": x["last_accessed_at"],
+                                                   "times": 0})
+            seen["times"] += 1
+    return UndoRemember(agent_id=agent_id, audit_id=audit.id, at=audit.at, ids=made, creators_added=creators,
+                        facts=[{"id": k, "confidence": v} for k, v in sorted(facts.items())],
+                        reinforced=sorted(reinforced.values(), key=lambda x: x["id"]))
+
+
 @dataclass
 class Written:
     ids: list[str]
@@ -160,10 +182,13 @@ def write_in(tx: ManagedTransaction, memories: Sequence[NewMemory], rows: list[d
     created = [dict(r) for r in tx.run(cypher.query("memory/remember"), rows=rows, audit_id=audit.id,
                                        now=audit.at, hub=HUB, linked=LINKED)]
     made = {r["id"] for r in created}
+    owner = {m.id: m.agent_id for m in memories}
     kinds = sorted({m.store.value for m in memories if m.id in made})
-    # Deleting the memories takes their MENTIONS; entities stay (they may be shared).
-    audit.write(tx, sorted(made), f"remembered {len(made)} memories ({', '.join(kinds)})",
-                [DeleteNodes(label=NodeLabel.Memory, ids=sorted(made))])
+    if made:
+        audit.write(tx, sorted(made), f"remembered {len(made)} memories ({', '.join(kinds)})",
+                    [undo_remember(audit, agent, [r for r in created if owner[r["id"]] == agent])
+                     for agent in sorted({owner[i] for i in made})],
+                    versions.created(Versioned.Memory, sorted(made)))
     by_owner: dict[tuple[str, str | None], int] = {}
     for m in memories:
         if m.id in made:

@@ -22,7 +22,8 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
+from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
@@ -99,6 +100,10 @@ def feedback(db: Database, decision_id: str, reward: float | None, *, visibility
         result.losses = hedge.losses(values, reward)
         new = hedge.update(current.as_dict(), result.losses, config.hedge.learning_rate, config.hedge.floor)
         wid = row["weights"]["id"] if row["weights"] else weights.node_id(agent_id)
+        audit = Audit(action=ACTION, actor=actor, agent_id=agent_id, at=now)
+        steps = (versions.keep(tx, Versioned.RetrievalWeights, [wid], now=now, actor=actor, reason="Hedge step",
+                               audit_id=audit.id) if row["weights"]
+                 else versions.created(Versioned.RetrievalWeights, [wid]))
         stored = tx.run(cypher.query("retrieval/store_weights"), agent_id=agent_id, id=wid, decision_id=decision_id,
                         weights=new, reward=reward, now=now).single()
         revert: list[RevertOp]
@@ -108,10 +113,9 @@ def feedback(db: Database, decision_id: str, reward: float | None, *, visibility
             revert = [SetProperties(label=NodeLabel.RetrievalWeights, id=wid, before=before)]
         else:
             revert = [DeleteNodes(label=NodeLabel.RetrievalWeights, ids=[wid])]
-        audit = Audit(action=ACTION, actor=actor, agent_id=agent_id, at=now)
         shown = ", ".join(f"{k} {current.as_dict()[k]:.3f}->{new[k]:.3f}" for k in hedge.FACTORS)
         audit.write(tx, [wid, decision_id], f"Hedge step from decision {decision_id} "
-                                            f"({'useful' if reward >= 0.5 else 'not useful'}): {shown}", revert)
+                                            f"({'useful' if reward >= 0.5 else 'not useful'}): {shown}", revert, steps)
         result.applied, result.after, result.audit_id = True, new, audit.id
         result.updates = stored["updates"] if stored else None
         return result

@@ -18,7 +18,8 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, RemoveProperties, SetProperties, changed
+from graph.audit import Audit, DeleteNodes, NodeLabel, RemoveProperties, SetProperties, changed, versions
+from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.lucene import escape_lucene
@@ -64,10 +65,14 @@ def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str, public: bo
             tx.run(cypher.query("topology/upsert_entities"), rows=chunk, now=now_ms(), audit_id=audit.id,
                    public=public, creator=creator).consume()
             after = {r["id"]: r["props"] for r in tx.run(cypher.query("audit/lock_entities"), ids=list(before))}
+            moved = {i: props for i, props in before.items() if changed(props, after[i])}  # a re-send changes none
+            kept = versions.keep(tx, Versioned.Entity, list(moved), now=audit.at, actor=actor,
+                                 reason="properties completed", audit_id=audit.id, states=moved)
             audit.write(tx, ids, f"upserted {len(chunk)} entities",
                         [DeleteNodes(label=NodeLabel.Entity, ids=[i for i in ids if i not in before]),
                          *(SetProperties(label=NodeLabel.Entity, id=i, before=changed(props, after[i]))
-                           for i, props in before.items())])
+                           for i, props in before.items())],
+                        kept + versions.created(Versioned.Entity, [i for i in ids if i not in before]))
 
         db.write(work)
     return [r["id"] for r in rows]

@@ -32,11 +32,14 @@ def say(api: Api, h: dict[str, str], text: str, days_ago: float = 0) -> dict[str
 
 
 def dump(db) -> tuple[list[str], list[str]]:
-    """The graph but the reflections themselves and the records of what was done."""
+    """The graph but the reflections themselves (and their earlier states) and the records of what was done."""
     row = db.run("testing/dump")[0]
     skip = {"MemoryReflection", "AccessRecord"}
-    nodes = sorted(json.dumps(n, sort_keys=True, default=str) for n in row["nodes"] if not skip & set(n["labels"]))
-    rels = sorted(json.dumps(r, sort_keys=True, default=str) for r in row["relationships"])
+    left = [n for n in row["nodes"] if skip & set(n["labels"]) or n["props"].get("item_label") == "MemoryReflection"]
+    gone = {n["props"].get("id") for n in left}
+    nodes = sorted(json.dumps(n, sort_keys=True, default=str) for n in row["nodes"] if n not in left)
+    rels = sorted(json.dumps(r, sort_keys=True, default=str) for r in row["relationships"]
+                  if r["from"] not in gone and r["to"] not in gone)
     return nodes, rels
 
 

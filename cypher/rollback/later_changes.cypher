@@ -1,0 +1,13 @@
+// Changes to some items after a time that a rollback would roll over (graph/audit/rollback.py): the agent's
+// records touching them, not among those it undoes, not undone already, not alerts; oldest first.
+:param agent_id => 'agent-a';
+:param since => 0;
+:param items => [];
+:param excluded => [];
+:param verbs => ['ALERT'];
+MATCH (a:AuditRecord)
+WHERE a.agent_id = $agent_id AND a.at >= $since AND any(i IN a.target_ids WHERE i IN $items)
+  AND NOT a.id IN $excluded AND a.reverted_by IS NULL AND NOT coalesce(a.verb, '') IN $verbs
+  AND a.action <> 'alert.acknowledge'
+RETURN a {.id, .at, .actor, .action, .tag, .target_ids, .summary} AS record
+ORDER BY a.at, a.id

@@ -1,0 +1,99 @@
+"""Versions, the ground truth of the trail (../shared/spec/moltbot-memory.md 12.2, in a graph): every mutable
+item keeps its earlier states as immutable version nodes chained to it, written in the transaction of the
+change that replaced them, with who wrote the state, who replaced it, when, why and which audit record.
+
+A state is named `<item>:v<n>` (an entry's `<item>:r<n>`, its revision): the versions before the current one
+are nodes (Version; an entry's also EntryVersion, a core block's also CoreBlockVersion), the current one is the
+item itself. An audit record names, for each item it touched, the version before and after the change
+(`before_versions`, `after_versions`, aligned with `target_ids`; "" where there is none: before a creation,
+after a deletion).
+
+A rollback (graph/audit/rollback.py) is a change like any other: it keeps the state it replaces as a version
+too, so the counter only moves forward and every state stays reachable."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.db import cypher
+from graph.db.connection import Database
+
+
+class Versioned(StrEnum):
+    """The items whose states are kept (an entity's agent-written properties; an agent's configuration; the
+    retrieval weights policy)."""
+
+    Memory = "Memory"
+    Entry = "Entry"
+    CoreBlock = "CoreBlock"
+    Entity = "Entity"
+    Agent = "Agent"
+    RetrievalWeights = "RetrievalWeights"
+    MemoryReflection = "MemoryReflection"
+    MemoryProposal = "MemoryProposal"
+
+
+# What says which state an item is in, and when that moved: bookkeeping of the chain, not the item's content
+# (an export leaves them out; a rollback never moves them back).
+COUNTER = {Versioned.Entry: "revision"}
+BOOKKEEPING = frozenset({"version", "revision", "revised_at", "changed_at", "changed_by"})
+
+
+def counter(label: Versioned | str) -> str:
+    return COUNTER.get(Versioned(label), "version")
+
+
+def version_id(label: Versioned | str, item_id: str, n: int) -> str:
+    return f"{item_id}:{'r' if Versioned(label) is Versioned.Entry else 'v'}{n}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One item's move in one change: from the version before (None: it did not exist) to the one after
+    (None: it is gone)."""
+
+    item: str
+    before: str | None
+    after: str | None
+
+
+def created(label: Versioned, ids: Iterable[str]) -> list[Step]:
+    return [Step(i, None, version_id(label, i, 1)) for i in ids]
+
+
+def keep(tx: ManagedTransaction, label: Versioned, ids: Sequence[str], *, now: int, actor: str, reason: str,
+         audit_id: str, states: dict[str, dict[str, Any]] | None = None) -> list[Step]:
+    """Before changing these items in `tx`: each one's current state kept as a version node, its counter moved
+    on. Items that do not exist are left out. `states`: the items' states before a change already made (an
+    upsert knows what it changed only after it ran), instead of their current ones."""
+    if not ids:
+        return []
+    given = {i: json.dumps(s, default=str) for i, s in states.items()} if states is not None else None
+    rows = tx.run(cypher.query("audit/keep_versions"), label=label.value, ids=list(dict.fromkeys(ids)), now=now,
+                  actor=actor, reason=reason, audit_id=audit_id, states=given)
+    return [Step(r["id"], r["before"], r["after"]) for r in rows]
+
+
+def columns(target_ids: Sequence[str], steps: Sequence[Step]) -> tuple[list[str], list[str]]:
+    """The record's before_versions and after_versions, aligned with its targets ("" where there is none)."""
+    by_item = {s.item: s for s in steps}
+    before = [(by_item[t].before or "") if t in by_item else "" for t in target_ids]
+    after = [(by_item[t].after or "") if t in by_item else "" for t in target_ids]
+    return before, after
+
+
+def history(db: Database, item_id: str, agent_id: str | None) -> list[dict[str, Any]]:
+    """An agent's item's earlier states (None: any owner's), newest first, each with its properties as they were."""
+    out = []
+    for row in db.fetch("audit/versions", item_id=item_id, agent_id=agent_id):
+        v = dict(row["version"])
+        if v.get("state"):
+            v["state"] = json.loads(v["state"])
+        out.append(v)
+    return out
