@@ -168,7 +168,10 @@ def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     """`grimoire audit log|recent|forgotten|reflection|critical|item`: the questions of section 12.7 over the
-    trail (graph/audit/trail.py); `log` prints audit.log lines, the rest JSON."""
+    trail (graph/audit/trail.py); `log` prints audit.log lines, the rest JSON. `fold` folds the months older
+    than the window into digests now (the scheduler's audit.retention job); `archive` prints audit-archive.md
+    (12.6; without --agent, the service's own)."""
+    from graph.audit import retention
     from graph.audit.trail import Trail, TrailFilter
     from graph.audit.vocabulary import Verb
     from graph.memory.recall import terms
@@ -185,6 +188,12 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
                           limit=args.limit)
         if args.action == "log":
             sys.stdout.write(trail.log(agent, flt))
+            return 0
+        if args.action == "archive":
+            sys.stdout.write(retention.archive_markdown(db, agent))
+            return 0
+        if args.action == "fold":
+            print(retention.fold(db, settings.audit_log_retention_days, actor="manual"))
             return 0
         if args.action != "recent" and not agent:
             print(f"grimoire: audit {args.action} needs --agent", file=sys.stderr)
@@ -311,10 +320,12 @@ def build_parser() -> argparse.ArgumentParser:
     book.set_defaults(func=cmd_learning)
 
     audit = sub.add_parser("audit", help="the audit trail: the questions of section 12.7")
-    audit.add_argument("action", choices=["log", "recent", "forgotten", "reflection", "critical", "item"],
+    audit.add_argument("action", choices=["log", "recent", "forgotten", "reflection", "critical", "item", "fold",
+                                          "archive"],
                        help="log: audit.log lines; recent: the newest records; forgotten: why X was forgotten "
                             "(--about); reflection: what one reflection did (--reflection); critical: has a "
-                            "critical item ever changed; item: who changed an item (--item)")
+                            "critical item ever changed; item: who changed an item (--item); fold: fold the months "
+                            "older than the window into digests now; archive: audit-archive.md (12.6)")
     audit.add_argument("--agent", default=None, help="the agent (log and recent without it: every record)")
     audit.add_argument("--about", default=None)
     audit.add_argument("--reflection", default=None)

@@ -45,8 +45,8 @@ def _memories(agent: str, texts: list[str], start: int, n: int, router: RuleRout
 
 
 def _count(db: Database, agent: str) -> int:
-    return len(stores.list_memories(db, agent, limit=100_000)) + len(
-        stores.list_memories(db, agent, archived=True, limit=100_000))
+    """The agent's memories, archived ones included (the list with archived=True holds both)."""
+    return len(stores.list_memories(db, agent, archived=True, limit=100_000))
 
 
 def one_restore(db: Database, embedder: Any, texts: list[str], vectors: np.ndarray, run: int) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from neomodel.exceptions import UniqueProperty
 from pydantic import Field, model_validator
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey, versions
+from graph.audit.alerts import configuration_checksum
 from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
@@ -114,6 +115,7 @@ class AgentNode(StructuredNode):  # type: ignore[misc]
     parent_id = StringProperty()
     created_at = IntegerProperty()
     audit_id = StringProperty()
+    checksum = StringProperty()  # of its configuration: a critical item, verified at start-up (graph/audit/alerts.py)
 
 
 class ApiKeyNode(StructuredNode):  # type: ignore[misc]
@@ -143,9 +145,10 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
     def work(tx: ManagedTransaction) -> AgentNode:
         if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
             raise AgentExists(f"agent {agent.id!r} exists already")
-        node: AgentNode = AgentNode(uid=agent.id, name=agent.name, kind=agent.kind.value, clade=agent.clade,
-                                    generation=agent.generation, parent_id=agent.parent_id,
-                                    created_at=audit.at, audit_id=audit.id).save()
+        configuration = {"name": agent.name, "kind": agent.kind.value, "clade": agent.clade,
+                         "generation": agent.generation, "parent_id": agent.parent_id}
+        node: AgentNode = AgentNode(uid=agent.id, **configuration, created_at=audit.at, audit_id=audit.id,
+                                    checksum=configuration_checksum(configuration)).save()
         audit.write(tx, [agent.id], f"registered agent {agent.id}",
                     [DeleteNodes(label=NodeLabel.Agent, ids=[agent.id])], versions.created(Versioned.Agent, [agent.id]))
         return node
@@ -182,7 +185,8 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
                                       scopes=sorted(s.value for s in key.scopes), label=key.label,
                                       created_at=audit.at).save()
         node.agent.connect(agent)
-        audit.write(tx, [key_id], f"key {key_id} for {agent_id}", [RevokeKey(key_id=key_id)])
+        audit.write(tx, [key_id], f"key {key_id} for {agent_id}", [RevokeKey(key_id=key_id)],
+                    versions.created(Versioned.ApiKey, [key_id]))
         return node
 
     node = ogm.write(db, work)
@@ -211,9 +215,12 @@ def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | Non
         if row is None:
             return None
         audit.agent_id = row["agent_id"]
-        # A key revoked before stays revoked when this is undone.
-        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if row["revoked_at"] == audit.at
-                    else [Noop(reason=f"key {key_id} was revoked already")])
+        # A key revoked before stays revoked when this is undone, and keeps its version.
+        fresh = row["revoked_at"] == audit.at
+        steps = versions.keep(tx, Versioned.ApiKey, [key_id], now=audit.at, actor=actor, reason="revoked",
+                              audit_id=audit.id, states={key_id: {**row["key"], "revoked_at": None}}) if fresh else []
+        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if fresh
+                    else [Noop(reason=f"key {key_id} was revoked already")], steps)
         return row.data()
 
     revoked = db.write(work)

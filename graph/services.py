@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graph import metrics
+from graph.audit import retention
 from graph.background import CycleProcess, paced_curator
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
@@ -151,6 +152,11 @@ def schedule(services: Services) -> None:
         return scheduler.stopping
 
     scheduler.add(access_log_pruning(services.db, settings.access_log_retention_days, cancelled=stopping))
+    scheduler.add(Job("audit.retention", 86_400.0,
+                      lambda: str(retention.fold(services.db, settings.audit_log_retention_days, cancelled=stopping)),
+                      f"fold every whole month of the audit log older than {settings.audit_log_retention_days:g} days "
+                      f"into a monthly digest (audit-archive.md) and prune its records",
+                      first_after_seconds=120.0))
     scheduler.add(Job("curator.sweep", settings.learning.interval_seconds,
                       lambda: sweep.sweep(services.curator, cancelled=stopping),
                       "a Curator cycle for every agent with episodes since its last one"))

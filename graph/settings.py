@@ -123,6 +123,10 @@ class Settings(BaseSettings):
     access_log_retention_days: float = Field(
         default=30, gt=0, alias="GRIMOIRE_ACCESS_LOG_RETENTION_DAYS",
         description="How long access records are kept; a daily job deletes older ones.")
+    audit_log_retention_days: float = Field(
+        default=90, gt=0, alias="GRIMOIRE_AUDIT_LOG_RETENTION_DAYS",
+        description="The audit log's rolling window (12.6): a daily job folds every whole month older than it into "
+                    "a monthly digest and prunes its records; the version chain keeps every state.")
 
     admission: AdmissionConfig = Field(
         default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION",

@@ -15,7 +15,7 @@ from api.deps import DbDep, EmbedderDep, get_db
 from api.routes.agents import require_acting_for, require_self_or_admin
 from api.schemas.rollback import RollbackIn
 from graph.agents import KeyScope, Principal
-from graph.audit import alerts, versions
+from graph.audit import alerts, retention, versions
 from graph.audit.rollback import Rollbacks
 from graph.audit.trail import LIMIT, Trail, TrailFilter
 from graph.audit.vocabulary import Verb
@@ -101,6 +101,24 @@ def item(agent_id: str, item_id: str, trail: TrailDep, who: Reader) -> dict[str,
     return trail.item(_own(who, agent_id), item_id)
 
 
+@router.get("/agents/{agent_id}/audit/digests",
+            summary="The monthly digests (12.6) the trail's records older than its window were folded into, newest "
+                    "month first: counts, notable events and each digest's Markdown")
+def agent_digests(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+    return retention.digests(db, _own(who, agent_id))
+
+
+@router.get("/agents/{agent_id}/audit/archive.md", response_class=PlainTextResponse,
+            summary="audit-archive.md (12.6): the agent's monthly digests, oldest first")
+def agent_archive(agent_id: str, db: DbDep, who: Reader) -> str:
+    return retention.archive_markdown(db, _own(who, agent_id))
+
+
+@router.get("/audit/digests", summary="The service's own monthly digests (records of no agent), newest first (admin)")
+def service_digests(db: DbDep, who: Admin) -> list[dict[str, Any]]:
+    return retention.digests(db, None)
+
+
 @router.get("/audit", summary="Every audit record, the service's own included (admin)")
 def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[dict[str, Any]]:
     return trail.records(None, flt)
@@ -152,9 +170,9 @@ def item_versions(agent_id: str, item_id: str, db: DbDep, who: Reader) -> dict[s
 
 
 @router.post("/agents/{agent_id}/rollback",
-             summary="Roll back one item to a version, a reflection, an actor's changes, one change, a rollback, or "
-                     "the whole memory to a time (a person's key or the admin's); 409 names a later change it would "
-                     "roll over, unless forced; dry_run shows what it would do")
+             summary="Roll back one item to a version, a reflection, an actor's changes, a session, one change, a "
+                     "rollback, or the whole memory to a time (a person's key or the admin's); 409 names a later "
+                     "change it would roll over, unless forced; dry_run shows what it would do")
 def rollback(agent_id: str, body: RollbackIn, db: DbDep, embedder: EmbedderDep, who: Reader) -> dict[str, Any]:
     owner = _person(who, agent_id)
     service = Rollbacks(db, embedder)

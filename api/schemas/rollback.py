@@ -1,5 +1,5 @@
 """What a rollback request names (graph/audit/rollback.py): exactly one of an item and the version to go back to,
-a reflection, an actor, one change, a rollback to undo, or a time."""
+a reflection, an actor, a session, one change, a rollback to undo, or a time."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ class RollbackIn(StrictModel):
     actor: Name | None = Field(default=None, description="everything a key or an actor tag (subagent:NAME, "
                                                          "bot:trigger-remember) did…")
     since: datetime | None = Field(default=None, description="… from this time on (with actor)")
+    session: Name | None = Field(default=None, description="everything one session's messages wrote (their "
+                                                           "session_id)")
     record: Name | None = Field(default=None, description="one change: an audit record's id")
     undo: Name | None = Field(default=None, description="a whole rollback, undone: its rollback_id")
     at: datetime | None = Field(default=None, description="the agent's whole memory as it was at this time")
@@ -31,9 +33,11 @@ class RollbackIn(StrictModel):
 
     @model_validator(mode="after")
     def _one(self) -> RollbackIn:
-        named = [k for k in ("item", "reflection", "actor", "record", "undo", "at") if getattr(self, k) is not None]
+        named = [k for k in ("item", "reflection", "actor", "session", "record", "undo", "at")
+                 if getattr(self, k) is not None]
         if len(named) != 1:
-            raise ValueError("name exactly one of item (with to_version), reflection, actor, record, undo or at")
+            raise ValueError("name exactly one of item (with to_version), reflection, actor, session, record, undo "
+                             "or at")
         if (self.item is None) != (self.to_version is None):
             raise ValueError("item and to_version go together")
         if self.since is not None and self.actor is None:
@@ -47,6 +51,8 @@ class RollbackIn(StrictModel):
             return rollback.Reflection(self.reflection)
         if self.actor is not None:
             return rollback.Actor(self.actor, to_ms(self.since))
+        if self.session is not None:
+            return rollback.Session(self.session)
         if self.record is not None:
             return rollback.Record(self.record)
         if self.undo is not None:

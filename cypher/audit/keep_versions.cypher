@@ -2,7 +2,7 @@
 // chained to the item (PREVIOUS_VERSION) and to the version before it (PREVIOUS), in the change's own
 // transaction; the item's version counter moves on. An entry's version is an EntryVersion (its `revision`
 // counts), a core block's a CoreBlockVersion (`version`), anything else a Version (`version`). `state` holds
-// every property but the embedding, as JSON, so any version can be shown, compared or restored.
+// every property but the embedding (and a key's hash), as JSON, so any version can be shown, compared or restored.
 // $states (id -> JSON), when given: the states as they were before a change already made in this transaction
 // (an upsert that learns what it changed only after it ran). One branch per label: a label given as a parameter would scan every node instead of seeking the id.
 :param label => 'Memory';
@@ -29,10 +29,14 @@ CALL (id) {
   MATCH (n:MemoryReflection {id: id}) WHERE $label = 'MemoryReflection' RETURN n
   UNION
   MATCH (n:MemoryProposal {id: id}) WHERE $label = 'MemoryProposal' RETURN n
+  UNION
+  MATCH (n:ApiKey {id: id}) WHERE $label = 'ApiKey' RETURN n
+  UNION
+  MATCH (n:Alert {id: id}) WHERE $label = 'Alert' RETURN n
 }
 WITH DISTINCT n
 WITH n, CASE WHEN $label = 'Entry' THEN coalesce(n.revision, 1) ELSE coalesce(n.version, 1) END AS k,
-     coalesce($states[n.id], apoc.convert.toJson(apoc.map.removeKey(properties(n), 'embedding'))) AS state
+     coalesce($states[n.id], apoc.convert.toJson(apoc.map.removeKeys(properties(n), ['embedding', 'hash']))) AS state
 WITH n, k, state, n.id + CASE WHEN $label = 'Entry' THEN ':r' ELSE ':v' END + toString(k) AS vid
 // A version written before (an item whose counter was moved back from outside the service): kept, not rewritten.
 MERGE (v:Version {id: vid})

@@ -20,6 +20,7 @@ CREATE RANGE INDEX audit_at IF NOT EXISTS FOR (n:AuditRecord) ON (n.at);
 CREATE RANGE INDEX audit_agent IF NOT EXISTS FOR (n:AuditRecord) ON (n.agent_id);
 // An agent's trail newest first (cypher/audit/trail.cypher): a seek on the agent, ordered by time, cut at the limit.
 CREATE RANGE INDEX audit_agent_at IF NOT EXISTS FOR (n:AuditRecord) ON (n.agent_id, n.at);
+CREATE RANGE INDEX audit_digest_agent IF NOT EXISTS FOR (n:AuditDigest) ON (n.agent_id);
 // The access log (graph/audit/access.py): by time, to read or prune a period; by agent.
 CREATE RANGE INDEX access_at IF NOT EXISTS FOR (n:AccessRecord) ON (n.at);
 CREATE RANGE INDEX access_agent IF NOT EXISTS FOR (n:AccessRecord) ON (n.agent_id);

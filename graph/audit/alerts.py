@@ -3,7 +3,8 @@
 An agent's critical items are its configuration, its identity block and its critical-facts block (the pinned
 facts): `critical_items`. A change to one by anyone but a person (a person's key, the
 admin, the command line: `manual`) or an approved reflection raises an alert in the change's own transaction:
-an Alert node and an ALERT record. Each critical block also keeps a checksum of its text and pins; the service
+an Alert node and an ALERT record. Each critical block also keeps a checksum of its text and pins, and each
+agent one of its configuration (written when it is registered); the service
 verifies them at start-up and when an agent starts a session, and a mismatch (the block changed outside the
 service, say in Neo4j Browser) raises an alert too. Alerts are returned at the agent's next session start
 until someone acknowledges them."""
@@ -17,6 +18,7 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
+from graph.audit import versions
 from graph.audit.models import Alert
 from graph.audit.records import Audit
 from graph.audit.revert import DeleteNodes, NodeLabel, SetProperties
@@ -36,9 +38,31 @@ def critical_items(agent_id: str) -> list[str]:
     return [agent_id, *(f"{agent_id}:core:{block}" for block in CRITICAL_BLOCKS)]
 
 
+CONFIGURATION = ("name", "kind", "clade", "generation", "parent_id")  # an agent's configuration: its node's fields
+
+
 def checksum(content: str, pinned: Sequence[str]) -> str:
     """A critical block's text and pins, hashed: what start-up compares with what the service last wrote."""
     return hashlib.sha256(json.dumps([content, list(pinned)], ensure_ascii=False).encode()).hexdigest()
+
+
+def configuration_checksum(configuration: dict[str, Any]) -> str:
+    """An agent's configuration, hashed: written when it is registered, compared at start-up and session start."""
+    values = [configuration.get(k) for k in CONFIGURATION]
+    return hashlib.sha256(json.dumps(values, ensure_ascii=False, default=str).encode()).hexdigest()
+
+
+def _observed(db: Database, agent_id: str | None) -> list[tuple[dict[str, Any], str]]:
+    """Each critical item that keeps a checksum (blocks, agents' configuration), with the checksum of what is
+    stored now; items written before checksums were kept are left out."""
+    out = []
+    for row in db.fetch("audit/critical_blocks", agent_id=agent_id, blocks=list(CRITICAL_BLOCKS)):
+        if row["checksum"] is not None:
+            out.append((dict(row), checksum(row["content"] or "", row["pinned"] or [])))
+    for row in db.fetch("audit/critical_agents", agent_id=agent_id):
+        if row["checksum"] is not None:
+            out.append((dict(row), configuration_checksum(dict(row["configuration"]))))
+    return out
 
 
 def acting_as(tx: ManagedTransaction, change: Audit) -> str:
@@ -80,13 +104,11 @@ def on_change(tx: ManagedTransaction, change: Audit, item: str, summary: str) ->
 
 
 def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
-    """Compare each critical block's text and pins with the checksum the service wrote (one agent's, or every
-    agent's); a mismatch raises an alert once for the text found (acknowledged, it is not raised again)."""
+    """Compare each critical block's text and pins, and each agent's configuration, with the checksum the service
+    wrote (one agent's, or every agent's); a mismatch raises an alert once for what was found (acknowledged, it
+    is not raised again)."""
     raised: list[dict[str, Any]] = []
-    for row in db.fetch("audit/critical_blocks", agent_id=agent_id, blocks=list(CRITICAL_BLOCKS)):
-        if row["checksum"] is None:
-            continue  # written before checksums were kept
-        seen = checksum(row["content"] or "", row["pinned"] or [])
+    for row, seen in _observed(db, agent_id):
         if seen == row["checksum"]:
             continue
 
@@ -124,12 +146,15 @@ def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> di
         if alert.acknowledged_at is not None:
             raise Conflict(f"alert {alert_id} was acknowledged already")
         at = now_ms()
+        audit = Audit(action="alert.acknowledge", actor=actor, agent_id=agent_id, at=at)
+        steps = versions.keep(tx, versions.Versioned.Alert, [alert.uid], now=at, actor=actor, reason="acknowledged",
+                              audit_id=audit.id)
+        alert.refresh()
         alert.acknowledged_at, alert.acknowledged_by = at, actor
         alert.save()
-        Audit(action="alert.acknowledge", actor=actor, agent_id=agent_id, at=at).write(
-            tx, [alert.uid], f"acknowledged: {alert.summary}",
-            [SetProperties(label=NodeLabel.Alert, id=alert.uid, before={"acknowledged_at": None,
-                                                                         "acknowledged_by": None})])
+        audit.write(tx, [alert.uid], f"acknowledged: {alert.summary}",
+                    [SetProperties(label=NodeLabel.Alert, id=alert.uid, before={"acknowledged_at": None,
+                                                                                "acknowledged_by": None})], steps)
         return ogm.properties(alert)
 
     return ogm.write(db, work)

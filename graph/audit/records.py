@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from neo4j import ManagedTransaction
 
 from graph.audit.revert import RevertOp, dump_revert
-from graph.audit.versions import Step, columns
+from graph.audit.versions import Step, columns, implied
 from graph.audit.vocabulary import Approval, verb_of
 from graph.db import cypher
 from graph.ids import now_ms, uuid7
@@ -25,17 +25,21 @@ class Audit:
     trigger: str | None = None        # what set it off (12.3: 'user said "remember …"')
     approval: Approval | None = None  # else what the verb and tag imply (graph/audit/vocabulary.py)
     rollback_id: str | None = None    # the rollback this REVERT record is part of (graph/audit/rollback.py)
+    session_id: str | None = None     # the agent's session the change was made in (a message's session_id)
 
     def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: Sequence[RevertOp],
               versions: Sequence[Step] = ()) -> None:
         """`revert`: what undoes this mutation, in the order to run (graph/audit/revert.py); operations
         with nothing to do are left out, so an empty list says there is nothing to undo. `versions`: each
         touched item's version before and after (graph/audit/versions.py)."""
-        before, after = columns(target_ids, versions)
+        stepped = {s.item for s in versions}
+        implicit = [s for s in implied(target_ids, revert) if s.item not in stepped]
+        before, after = columns(target_ids, [*implicit, *versions])
         tx.run(cypher.query("audit/record"), audit={
             "id": self.id, "at": self.at, "actor": self.actor, "agent_id": self.agent_id,
             "action": self.action, "verb": verb_of(self.action).value, "tag": self.tag, "trigger": self.trigger,
             "approval": self.approval.value if self.approval else None,
             "target_ids": target_ids, "summary": summary, "revert": dump_revert(revert),
             "before_versions": before, "after_versions": after, "rollback_id": self.rollback_id,
+            "session_id": self.session_id,
         }).consume()

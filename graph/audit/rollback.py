@@ -1,5 +1,5 @@
-"""Rollback (../shared/spec/moltbot-memory.md 12.8): one item to an earlier version; everything one reflection
-or one actor did; one change; an agent's whole memory to a point in time; a rollback itself.
+"""Rollback (../shared/spec/moltbot-memory.md 12.8): one item to an earlier version; everything one reflection,
+one actor or one session did; one change; an agent's whole memory to a point in time; a rollback itself.
 
 Every audit record carries the typed operations that undo it (graph/audit/revert.py). A rollback picks records
 (a Target: one small strategy per way of choosing), newest first, and runs their operations in that order, in
@@ -26,10 +26,10 @@ from typing import Any, Protocol
 
 from neo4j import ManagedTransaction
 
+from graph.audit import retention, versions
 from graph.audit import revert as rv
-from graph.audit import versions
 from graph.audit.records import Audit
-from graph.audit.vocabulary import one_line
+from graph.audit.vocabulary import iso_minute, one_line
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -71,7 +71,8 @@ class Target(Protocol):
 
 def _records(db: Database, agent_id: str, **params: Any) -> list[dict[str, Any]]:
     base: dict[str, Any] = {"since": None, "tag": None, "actor": None, "items": None, "ids": None,
-                            "rollback_id": None, "include_reverted": False, "limit": MAX_RECORDS + 1}
+                            "rollback_id": None, "session_id": None, "include_reverted": False,
+                            "limit": MAX_RECORDS + 1}
     rows = [dict(r["record"]) for r in db.fetch("rollback/records", agent_id=agent_id, **{**base, **params})]
     if len(rows) > MAX_RECORDS:
         raise Invalid(f"a rollback undoes at most {MAX_RECORDS} changes; choose a later time or fewer changes")
@@ -138,6 +139,22 @@ class Actor:
 
 
 @dataclass(frozen=True)
+class Session:
+    """Everything the agent's memory took in one session (the session_id its messages carried)."""
+
+    session_id: str
+
+    def choose(self, db: Database, agent_id: str) -> Chosen:
+        found = _records(db, agent_id, session_id=self.session_id)
+        if not found:
+            raise NotFound(f"no change in session {self.session_id!r} to roll back (or it was rolled back)")
+        return Chosen(found)
+
+    def describe(self) -> str:
+        return f"session {self.session_id}"
+
+
+@dataclass(frozen=True)
 class Record:
     """One change (a REVERT record too: that undoes part of a rollback; see Undo for a whole one)."""
 
@@ -176,6 +193,11 @@ class PointInTime:
     at: int
 
     def choose(self, db: Database, agent_id: str) -> Chosen:
+        folded = retention.folded_until(db, agent_id)
+        if folded is not None and self.at < folded:
+            raise Invalid(f"the audit log before {iso_minute(folded)} is folded into monthly digests (12.6): a "
+                          f"point-in-time rollback reaches back to {iso_minute(folded)} at most; an item can still "
+                          f"be read at any of its versions")
         return Chosen(_records(db, agent_id, since=self.at + 1, include_reverted=True), rolls_over=False)
 
     def describe(self) -> str:

@@ -26,8 +26,8 @@ from graph.db.connection import Database
 
 
 class Versioned(StrEnum):
-    """The items whose states are kept (an entity's agent-written properties; an agent's configuration; the
-    retrieval weights policy)."""
+    """The items whose states are kept (an entity's agent-written properties; an agent's configuration and its
+    keys; the retrieval weights policy; alerts)."""
 
     Memory = "Memory"
     Entry = "Entry"
@@ -37,6 +37,8 @@ class Versioned(StrEnum):
     RetrievalWeights = "RetrievalWeights"
     MemoryReflection = "MemoryReflection"
     MemoryProposal = "MemoryProposal"
+    ApiKey = "ApiKey"   # its scopes and revocation: who may act for an agent is part of its configuration
+    Alert = "Alert"     # its acknowledgement
 
 
 # What says which state an item is in, and when that moved: bookkeeping of the chain, not the item's content
@@ -50,7 +52,7 @@ def counter(label: Versioned | str) -> str:
 
 
 def version_id(label: Versioned | str, item_id: str, n: int) -> str:
-    return f"{item_id}:{'r' if Versioned(label) is Versioned.Entry else 'v'}{n}"
+    return f"{item_id}:{'r' if str(label) == Versioned.Entry.value else 'v'}{n}"
 
 
 @dataclass(frozen=True)
@@ -63,7 +65,7 @@ class Step:
     after: str | None
 
 
-def created(label: Versioned, ids: Iterable[str]) -> list[Step]:
+def created(label: Versioned | str, ids: Iterable[str]) -> list[Step]:
     return [Step(i, None, version_id(label, i, 1)) for i in ids]
 
 
@@ -78,6 +80,29 @@ def keep(tx: ManagedTransaction, label: Versioned, ids: Sequence[str], *, now: i
     rows = tx.run(cypher.query("audit/keep_versions"), label=label.value, ids=list(dict.fromkeys(ids)), now=now,
                   actor=actor, reason=reason, audit_id=audit_id, states=given)
     return [Step(r["id"], r["before"], r["after"]) for r in rows]
+
+
+def implied(target_ids: Sequence[str], revert: Sequence[Any]) -> list[Step]:
+    """The steps a record's revert operations imply for items no keep() versioned: a node the change created is
+    at its first version (what undoes it deletes it); a relationship it created is at its first version too,
+    unless its id names a version of a fact (`<fact>/v<n>`: the fact moved from v<n-1>, which it closed, to
+    v<n>). Items changed in place without a chain of their own (a cycle's status, an analysis run) have no
+    version to name ("")."""
+    from graph.audit import revert as rv  # revert imports nothing of this module; kept local to say so
+
+    targets = set(target_ids)
+    out: list[Step] = []
+    for op in revert:
+        if isinstance(op, rv.DeleteNodes):
+            out += [Step(i, None, version_id(op.label.value, i, 1)) for i in op.ids if i in targets]
+        elif isinstance(op, rv.DeleteRelationships):
+            for rid in op.ids:
+                item, _, n = rid.rpartition("/v")
+                if item in targets and n.isdigit():
+                    out.append(Step(item, f"{item}/v{int(n) - 1}" if int(n) > 1 else None, rid))
+                elif rid in targets:
+                    out.append(Step(rid, None, version_id("relationship", rid, 1)))
+    return out
 
 
 def columns(target_ids: Sequence[str], steps: Sequence[Step]) -> tuple[list[str], list[str]]:

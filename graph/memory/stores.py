@@ -184,6 +184,9 @@ def write_in(tx: ManagedTransaction, memories: Sequence[NewMemory], rows: list[d
     made = {r["id"] for r in created}
     owner = {m.id: m.agent_id for m in memories}
     kinds = sorted({m.store.value for m in memories if m.id in made})
+    sessions = {m.session_id for m in memories if m.id in made}
+    if audit.session_id is None and len(sessions) == 1:
+        audit.session_id = sessions.pop()  # what one session said can be rolled back as a whole
     if made:
         audit.write(tx, sorted(made), f"remembered {len(made)} memories ({', '.join(kinds)})",
                     [undo_remember(audit, agent, [r for r in created if owner[r["id"]] == agent])

@@ -84,3 +84,18 @@ def test_alerts_are_the_agents_own(api: Api) -> None:
     assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=reader).status_code == 403
     assert api.client.post(f"/agents/intruder/alerts/{alert['id']}/acknowledge", headers=other).status_code == 404
     assert api.client.get("/agents/intruder/alerts", headers=other, params={"all": True}).json() == []
+
+
+def test_an_agents_configuration_changed_outside_the_service_fails_its_checksum(api: Api, db) -> None:
+    h = api.headers(AGENT, CLADE)
+    assert alerts.verify(db) == []  # every agent registered through the service: in order
+    db.run("testing/tamper_agent", id=AGENT, clade="clade-elsewhere")
+    raised = alerts.verify(db, AGENT)
+    assert [(a["kind"], a["item"]) for a in raised] == [("checksum-mismatch", AGENT)]
+    session = start(api, h)
+    assert session["raised"] == 0 and [a["item"] for a in session["alerts"]] == [AGENT]
+    trail = api.client.get(f"/agents/{AGENT}/audit/critical", headers=h).json()
+    assert any(r["verb"] == "ALERT" for item in trail["items"] if item["item"] == AGENT for r in item["records"])
+    # put back as the service wrote it: nothing to flag any more
+    db.run("testing/tamper_agent", id=AGENT, clade=CLADE)
+    assert alerts.verify(db) == []

@@ -243,3 +243,29 @@ def test_versions_are_the_agents_own(api: Api) -> None:
     # through its own agent path, another agent's item has no versions to show
     assert api.client.get(f"/agents/stranger-rb/versions/{block}", headers=other).json()["versions"] == []
     assert api.client.post(f"/agents/{AGENT}-o/rollback", headers=other, json={"record": "x"}).status_code == 403
+
+
+def test_one_session_rolled_back_leaves_the_others(api: Api, db) -> None:
+    agent = AGENT + "-s"
+    h = api.headers(agent, CLADE)
+    person = api.headers(agent, CLADE, scopes=("read", "person"))
+
+    def said(text: str, session: str) -> str:
+        r = api.client.post(f"/agents/{agent}/messages", headers=h, json={"text": text, "session_id": session})
+        assert r.status_code == 200, r.text
+        return str(r.json()["memory_id"])
+
+    kept = [said("Remember that the warehouse migration is due in March.", "s-1"),
+            said("Remember that Priya owns the ingestion pipeline.", "s-1")]
+    before = full_export(api, db, h, agent)
+    undone = [said("Remember that Sam joined the team to help with dbt.", "s-2"),
+              said("Remember that the team moved scheduling to Dagster.", "s-2")]
+    r = rollback(api, person, agent, session="s-2")
+    assert r.status_code == 200, r.text
+    assert {i for c in r.json()["undone"] for i in c["target_ids"]} == set(undone)
+    after = full_export(api, db, h, agent)
+    assert after == before, diff(before, after)
+    ids = {m["id"] for m in api.client.get(f"/agents/{agent}/memories", headers=h, params={"archived": "true"}).json()}
+    assert set(kept) <= ids and not set(undone) & ids
+    assert rollback(api, person, agent, session="s-2").status_code == 404  # nothing of it left
+    assert rollback(api, person, agent, session="s-1", record="x").status_code == 422  # one target at a time

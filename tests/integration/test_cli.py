@@ -88,3 +88,18 @@ def test_serve_generates_and_keeps_an_admin_key(tmp_path) -> None:
     assert with_admin_key(settings).admin_key == first.admin_key  # the same on every start
     chosen = Settings(GRIMOIRE_NEO4J_HOME=str(tmp_path / "home"), GRIMOIRE_ADMIN_KEY="mine-0123456789")
     assert with_admin_key(chosen).admin_key == "mine-0123456789"
+
+
+def test_audit_fold_and_archive(api, neo4j_server) -> None:
+    """`grimoire audit fold` folds the months past the window into digests; `audit archive` prints them."""
+    h = api.headers("cli-archivist", "clade-cli")
+    api.client.put("/agents/cli-archivist/core/context", headers=h, json={"content": "- one"})
+    api.db.run("testing/age_audit", agent_id="cli-archivist", to=1768471200000)  # 2026-01-15
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    folded = _grimoire("audit", "fold", env=env)
+    assert folded.returncode == 0, folded.stderr
+    assert folded.stdout.startswith("1 months folded into digests")
+    archive = _grimoire("audit", "archive", "--agent", "cli-archivist", env=env)
+    assert archive.returncode == 0, archive.stderr
+    assert archive.stdout.startswith("# Audit Digest — January 2026\n## Summary\n- ")

@@ -210,7 +210,11 @@ def test_the_scheduler_reflects_past_the_threshold_and_nightly(api: Api, db) -> 
     person = api.headers(AGENT, CLADE, scopes=("read", "person"))
     assert decide(api, person, first["id"], decision="reject").status_code == 200
     say(api, h, "Remember that I prefer oolong.")
-    tomorrow_3am = int((datetime.now(UTC) + timedelta(days=1)).replace(hour=3, minute=5).timestamp() * 1000)
+    # the first nightly hour at least 20 hours after the rejected reflection (whatever time the test runs at)
+    night = (datetime.now(UTC) + timedelta(hours=20)).replace(hour=3, minute=5)
+    if night < datetime.now(UTC) + timedelta(hours=20):
+        night += timedelta(days=1)
+    tomorrow_3am = int(night.timestamp() * 1000)
     assert engine.due(noon) == []
     assert [(a, t.value) for a, t in engine.due(tomorrow_3am)] == [(AGENT, "schedule")]
     jobs = api.client.get("/scheduler/jobs", headers=api.admin).json()["jobs"]

@@ -1,0 +1,381 @@
+"""Every mutating route leaves an audit record (issue 17): the test walks the OpenAPI spec, calls each POST, PUT,
+PATCH and DELETE route with a request that changes something, and checks that the call wrote at least one audit
+record naming its actor and action (one of the spec's verbs), with each item's version before and after aligned
+with the items it touched, and at least one item moved from one version to another. A route that reads (a search,
+a preview) is listed in READS with why, and must write no record. A route added later without an entry here fails
+the walk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from graph.audit.vocabulary import Verb
+from tests.conftest import Api
+
+AGENT, CLADE = "walker", "clade-walk"
+GAS = "Gas on Ethereum mainnet drops below 10 gwei between 2 and 4 AM UTC"
+FUNDING = "Perpetual funding turned negative on every major venue after the liquidation cascade"
+MUTATING_METHODS = {"post", "put", "patch", "delete"}
+
+
+@dataclass
+class World:
+    """What the cases share: the agent, its person, a sub-agent and the ids made along the way."""
+
+    api: Api
+    h: dict[str, str]
+    person: dict[str, str]
+    ids: dict[str, Any] = field(default_factory=dict)
+
+    def post(self, path: str, headers: dict[str, str] | None = None, **kw: Any) -> httpx.Response:
+        return self.api.client.post(path, headers=headers or self.h, **kw)
+
+    def ok(self, r: httpx.Response) -> Any:
+        assert r.status_code < 300, f"{r.request.method} {r.request.url.path}: {r.status_code} {r.text}"
+        return r.json()
+
+    def entry(self, entry_id: str, content: str) -> str:
+        if entry_id not in self.ids:
+            self.ok(self.post("/entries", json={"id": entry_id, "category": "Insight", "content": content}))
+            self.ids[entry_id] = entry_id
+        return entry_id
+
+    def memory(self) -> str:
+        if "memory" not in self.ids:
+            made = self.ok(self.post(f"/agents/{AGENT}/messages",
+                                     json={"text": "Remember that the deploy key lives in the vault."}))
+            self.ids["memory"] = made["memory_id"]
+        return str(self.ids["memory"])
+
+    def sub(self) -> dict[str, str]:
+        if "sub" not in self.ids:
+            r = self.api.client.post("/agents", headers=self.api.admin, json={
+                "id": "walker-sub", "name": "scout", "kind": "sub", "parent_id": AGENT, "clade": CLADE})
+            assert r.status_code in (201, 409), r.text
+            self.ids["sub"] = self.api.headers("walker-sub", CLADE, scopes=("read", "propose"))
+        sub: dict[str, str] = self.ids["sub"]
+        return sub
+
+    def proposal(self) -> str:
+        made = self.ok(self.post(f"/agents/{AGENT}/proposals", headers=self.sub(),
+                                 json={"content": "User prefers academic sources for technical topics",
+                                       "store": "semantic", "confidence": "medium"}))
+        return str(made["id"])
+
+
+Call = Callable[[], httpx.Response]
+Case = Callable[[World], Call]  # prepares what the route needs, and returns the route's call
+
+
+def _decision(w: World) -> Call:
+    w.entry("walk-gas", GAS)
+    found = w.ok(w.post("/retrieve", json={"text": "when is gas cheap", "k": 2, "for_decision": True,
+                                           "no_budget": True}))
+    return lambda: w.post("/retrieve/feedback", json={"decision_id": found["decision_id"], "useful": True})
+
+
+def _entries(w: World) -> None:
+    w.entry("walk-funding", FUNDING)
+    w.entry("walk-gas", GAS)
+
+
+def _link(w: World) -> Call:
+    _entries(w)
+    return lambda: w.post("/causal/links", json={"links": [{"cause": "walk-funding", "effect": "walk-gas"}]})
+
+
+def _link_outcome(w: World) -> Call:
+    w.entry("walk-unlock", "Token unlocks of more than 2% of supply precede a week of selling pressure")
+    w.entry("walk-gas", GAS)
+    link = w.ok(w.post("/causal/links", json={"links": [{"cause": "walk-unlock", "effect": "walk-gas"}]}))["created"][0]
+    return lambda: w.post(f"/causal/links/{quote(link)}/outcome", json={"confirmed": True})
+
+
+def _inherit(w: World) -> Call:
+    w.ok(_link(w)())
+    graph = w.ok(w.api.client.get(f"/agents/{AGENT}/causal-graph", headers=w.h))
+    heir = w.api.headers("walker-heir", CLADE)
+    return lambda: w.post("/agents/walker-heir/inherit-causal-graph", headers=heir, json=graph)
+
+
+def _import(w: World) -> Call:
+    porter = w.api.headers("walker-porter", CLADE)
+    w.ok(w.post("/episodes", headers=porter, json={"id": "port-ep", "type": "observation", "text": "Swapped 2 WETH"}))
+    exported = w.api.client.get("/agents/walker-porter/export", headers=porter).text
+    renamed = exported.replace('"port-ep"', '"port-ep-2"')  # the same agent, with an episode it does not have yet
+    return lambda: w.api.client.post("/agents/import", content=renamed,
+                                     headers={**w.api.admin, "content-type": "application/x-ndjson"})
+
+
+def _key_revoke(w: World) -> Call:
+    made = w.ok(w.api.client.post(f"/agents/{AGENT}/keys", headers=w.api.admin, json={"scopes": ["read"]}))
+    return lambda: w.api.client.delete(f"/keys/{made['id']}", headers=w.api.admin)
+
+
+def _decide_reflection(w: World) -> Call:
+    agent = "walker-reflects"  # the walk's agent has a reflection pending already (POST …/reflections)
+    h = w.api.headers(agent, CLADE)
+    for text in ("Remember that I prefer tabs.", "Remember that today we decided to ship on Friday."):
+        w.ok(w.post(f"/agents/{agent}/messages", headers=h, json={"text": text}))
+    rid = w.ok(w.post(f"/agents/{agent}/reflections", headers=h, json={}))["id"]
+    person = w.api.headers(agent, CLADE, scopes=("read", "person"))
+    return lambda: w.post(f"/agents/{agent}/reflections/{rid}/decision", headers=person, json={"decision": "approve"})
+
+
+def _propose_reflection(w: World) -> Call:
+    for text in ("Remember that I prefer spaces.", "Remember that today we decided to ship on Monday."):
+        w.ok(w.post(f"/agents/{AGENT}/messages", json={"text": text}))
+    return lambda: w.post(f"/agents/{AGENT}/reflections", json={})
+
+
+def _acknowledge(w: World) -> Call:
+    w.ok(w.api.client.put(f"/agents/{AGENT}/core/identity", headers=w.h, json={"content": "- Name: Sam"}))
+    alert = w.ok(w.post(f"/agents/{AGENT}/sessions"))["alerts"][0]["id"]
+    return lambda: w.post(f"/agents/{AGENT}/alerts/{alert}/acknowledge", headers=w.person)
+
+
+def _facts(w: World, n: int) -> dict[str, Any]:
+    ents = [{"kind": "Reserve", "name": f"walk USDC {n}"}, {"kind": "Oracle", "name": f"walk feed {n}"}]
+    w.ok(w.post("/entities", json={"entities": ents}))
+    return {"facts": [{"id": f"walk-f{n}", "subject": f"reserve:walk usdc {n}", "predicate": "OracleDependency",
+                       "object": f"oracle:walk feed {n}", "valid_from": 100, "scope": "public"}]}
+
+
+def _invalidate(w: World) -> Call:
+    w.ok(w.post("/facts", json=_facts(w, 2)))
+    return lambda: w.post("/facts/walk-f2/invalidate", json={"at_block": 300})
+
+
+def _analysis(w: World) -> Call:
+    w.ok(w.post("/facts", json=_facts(w, 3)))
+    return lambda: w.api.client.post("/analytics/pagerank", headers=w.api.admin,
+                                     json={"block": 200, "write": True, "limit": 5})
+
+
+def _workspace(w: World) -> Call:
+    files = {"MEMORY.md": "# MEMORY.md\n\n## Identity\n- Name: Walker\n"}
+    return lambda: w.post("/agents/walker-files/workspace", headers=w.api.headers("walker-files", CLADE),
+                          json={"files": files})
+
+
+def _turn(w: World) -> Call:
+    items = [{"kind": "message", "role": "user", "text": "rebalance the LP?"},
+             {"kind": "observation", "text": "gas spiked to 80 gwei"}]
+    return lambda: w.post("/hooks/after_turn", json={"turn_id": "walk-t1", "tick": 1, "items": items})
+
+
+def _cycle(w: World) -> Call:
+    w.ok(w.post("/episodes", json={"id": "walk-cyc", "type": "observation", "text": "Gas at 3 gwei"}))
+    return lambda: w.post("/curator/cycles", json={})
+
+
+def _line(w: World) -> Call:
+    w.ok(w.api.client.put(f"/agents/{AGENT}/core/persona", headers=w.h, json={"content": "- Be brief"}))
+    return lambda: w.post(f"/agents/{AGENT}/core/persona/line", json={"line": 1, "new": "- Be very brief"})
+
+
+def _unpin(w: World) -> Call:
+    w.ok(w.post(f"/agents/{AGENT}/core/critical/pin", json={"fact": "- Allergic to penicillin"}))
+    return lambda: w.post(f"/agents/{AGENT}/core/critical/unpin", json={"fact": "- Allergic to penicillin"})
+
+
+def _restore(w: World) -> Call:
+    memory = w.memory()
+    w.ok(w.post(f"/agents/{AGENT}/forget", json={"ids": [memory]}))
+    return lambda: w.post(f"/agents/{AGENT}/memories/restore", json={"ids": [memory]})
+
+
+def _forget(w: World) -> Call:
+    memory = w.ok(w.post(f"/agents/{AGENT}/messages", json={"text": "Remember that the cache lives in Redis."}))
+    return lambda: w.post(f"/agents/{AGENT}/forget", json={"ids": [memory["memory_id"]]})
+
+
+def _commit(w: World) -> Call:
+    pid = w.proposal()
+    return lambda: w.post(f"/agents/{AGENT}/proposals/{pid}/decision", json={"decision": "commit"})
+
+
+def _trust(w: World) -> Call:
+    w.sub()
+    return lambda: w.api.client.put(f"/agents/{AGENT}/subagents/walker-sub/trust", headers=w.h,
+                                    json={"auto_commit_at": "high"})
+
+
+def _rollback(w: World) -> Call:
+    agent = "walker-rewinds"
+    h = w.api.headers(agent, CLADE)
+    for text in ("- Ship it", "- Ship it twice"):
+        w.ok(w.api.client.put(f"/agents/{agent}/core/context", headers=h, json={"content": text}))
+    person = w.api.headers(agent, CLADE, scopes=("read", "person"))
+    return lambda: w.post(f"/agents/{agent}/rollback", headers=person,
+                          json={"item": f"{agent}:core:context", "to_version": f"{agent}:core:context:v1"})
+
+
+def _entry_call(path: str, body: dict[str, Any] | None = None) -> Case:
+    def case(w: World) -> Call:
+        entry = w.entry("walk-gas", GAS)
+        return lambda: w.post(path.format(entry=entry), json=body)
+    return case
+
+
+def _call(method: str, path: str, body: Any = None, *, who: str = "agent") -> Case:
+    def case(w: World) -> Call:
+        headers = {"agent": w.h, "admin": w.api.admin, "sub": w.sub() if who == "sub" else w.h}[who]
+        return lambda: w.api.client.request(method, path, headers=headers, json=body)
+    return case
+
+
+MUTATING: dict[str, Case] = {
+    "POST /agents": _call("POST", "/agents", {"id": "walker-new", "name": "new", "clade": CLADE}, who="admin"),
+    "POST /agents/{agent_id}/keys": _call("POST", f"/agents/{AGENT}/keys", {"scopes": ["read"]}, who="admin"),
+    "DELETE /keys/{key_id}": _key_revoke,
+    "POST /agents/import": _import,
+    "POST /episodes": _call("POST", "/episodes", {"id": "walk-ep", "type": "observation",
+                                                  "text": "Gas at 4 gwei at 03:30 UTC"}),
+    "POST /episodes/batch": _call("POST", "/episodes/batch", {"episodes": [
+        {"id": f"walk-ep-{i}", "type": "observation", "text": f"Gas at {5 + i} gwei"} for i in range(2)]}),
+    "POST /hooks/after_turn": _turn,
+    "POST /entries": _call("POST", "/entries", {"id": "walk-e1", "category": "Insight",
+                                                  "content": "Aave's USDC borrow rate rose above 9% after the unlock"}),
+    "POST /entries/batch": _call("POST", "/entries/batch", {"entries": [
+        {"id": "walk-e2", "category": "Warning",
+         "content": "Curve's stETH pool depegged to 0.94 during the withdrawal queue"}]}),
+    "POST /entries/{entry_id}/upvote": _entry_call("/entries/{entry}/upvote"),
+    "POST /entries/{entry_id}/downvote": _entry_call("/entries/{entry}/downvote"),
+    "POST /entries/{entry_id}/outcome": _entry_call("/entries/{entry}/outcome",
+                                                    {"used_in_decision": True, "outcome": "positive"}),
+    "POST /entries/{entry_id}/edit": _entry_call("/entries/{entry}/edit", {
+        "content": "Gas on Ethereum mainnet drops below 8 gwei between 2 and 4 AM UTC", "reason": "newer data"}),
+    "POST /causal/links": _link,
+    "POST /causal/links/{link_id}/outcome": _link_outcome,
+    "POST /agents/{agent_id}/inherit-causal-graph": _inherit,
+    "POST /entities": _call("POST", "/entities", {"entities": [{"kind": "Token", "name": "WALK"}]}),
+    "POST /facts": lambda w: (lambda body: lambda: w.post("/facts", json=body))(_facts(w, 1)),
+    "POST /facts/{fact_id}/invalidate": _invalidate,
+    "POST /retrieve/feedback": _decision,
+    "POST /metrics/samples": _call("POST", "/metrics/samples", {}),
+    "POST /curator/cycles": _cycle,
+    "POST /analytics/{algorithm}": _analysis,
+    "PUT /agents/{agent_id}/core/{block}": _call("PUT", f"/agents/{AGENT}/core/context",
+                                                 {"content": "- Walking every route"}),
+    "POST /agents/{agent_id}/core/{block}/append": _call("POST", f"/agents/{AGENT}/core/context/append",
+                                                         {"text": "- Then the next one"}),
+    "POST /agents/{agent_id}/core/{block}/line": _line,
+    "POST /agents/{agent_id}/core/critical/pin": _call("POST", f"/agents/{AGENT}/core/critical/pin",
+                                                       {"fact": "- Never deploy on Fridays"}),
+    "POST /agents/{agent_id}/core/critical/unpin": _unpin,
+    "POST /agents/{agent_id}/messages": _call("POST", f"/agents/{AGENT}/messages",
+                                              {"text": "Remember that Priya owns the pipeline."}),
+    "POST /agents/{agent_id}/forget": _forget,
+    "POST /agents/{agent_id}/memories/restore": _restore,
+    "POST /agents/{agent_id}/reflections": _propose_reflection,
+    "POST /agents/{agent_id}/reflections/{reflection_id}/decision": _decide_reflection,
+    "POST /agents/{agent_id}/workspace": _workspace,
+    "POST /agents/{agent_id}/proposals": _call("POST", f"/agents/{AGENT}/proposals", {
+        "content": "When refactoring, the user wants tests first", "store": "procedural"}, who="sub"),
+    "POST /agents/{agent_id}/proposals/{proposal_id}/decision": _commit,
+    "PUT /agents/{agent_id}/subagents/{sub_id}/trust": _trust,
+    "POST /agents/{agent_id}/alerts/{alert_id}/acknowledge": _acknowledge,
+    "POST /agents/{agent_id}/rollback": _rollback,
+}
+
+# Routes whose only change is access bookkeeping (an access count, a last access), which goes to the access log
+# (graph/audit/access.py) as a retrieval's touches do, not to the trail: each must write an access record and no
+# audit record.
+ACCESS: dict[str, Case] = {
+    "POST /agents/{agent_id}/memories/reinforce": lambda w: (lambda m: lambda: w.post(
+        f"/agents/{AGENT}/memories/reinforce", json={"ids": [m], "reason": "used"}))(w.memory()),
+}
+
+# Routes that take a body but change nothing: each is called and must write no audit record.
+READS: dict[str, tuple[str, Case]] = {
+    "POST /retrieve": ("a search (a retrieval for a decision writes the access log, not the trail)",
+                       _call("POST", "/retrieve", {"text": "gas", "k": 2, "no_budget": True})),
+    "POST /search": ("a search", _call("POST", "/search", {"text": "gas", "k": 2})),
+    "POST /admission/dry-run": ("what the gate would decide; nothing written", _call(
+        "POST", "/admission/dry-run", {"id": "walk-dry", "category": "Insight", "content": FUNDING})),
+    "POST /agents/{agent_id}/forget/preview": ("what a forget would archive; nothing archived", _call(
+        "POST", f"/agents/{AGENT}/forget/preview", {"target": "vault"})),
+    "POST /topology/k-hop": ("a traversal", _call("POST", "/topology/k-hop", {
+        "entity": "reserve:walk usdc 1", "hops": 2, "block": 200})),
+    "POST /topology/curiosity": ("a read of what is least known", _call("POST", "/topology/curiosity", {})),
+    "POST /analytics/cascade": ("a read: what an entity's failure reaches", _call(
+        "POST", "/analytics/cascade", {"entity": "oracle:walk feed 1", "block": 200}, who="admin")),
+    "POST /hooks/before_compact": ("the state a compaction keeps, read", _call("POST", "/hooks/before_compact", {})),
+    "POST /agents/{agent_id}/sessions": ("a session start reads the alerts; it writes an ALERT record only when a "
+                                         "critical block fails its checksum (test_audit_alerts.py)",
+                                         _call("POST", f"/agents/{AGENT}/sessions")),
+    "POST /scheduler/jobs/{name}/run": ("starts a job on the scheduler's thread, which does not run under these "
+                                        "tests; what a job changes is audited by the job (test_scheduler.py)",
+                                        _call("POST", "/scheduler/jobs/access_log.prune/run", who="admin")),
+}
+
+
+def _routes(api: Api) -> set[str]:
+    paths = api.client.get("/openapi.json").json()["paths"]
+    return {f"{m.upper()} {p}" for p, ops in paths.items() for m in ops if m in MUTATING_METHODS}
+
+
+def _records(api: Api) -> dict[str, dict[str, Any]]:
+    return {r["id"]: dict(r) for r in api.db.run("testing/audit_versions")}
+
+
+def _problems(route: str, new: list[dict[str, Any]]) -> list[str]:
+    if not new:
+        return [f"{route}: no audit record"]
+    out = []
+    verbs = {v.value for v in Verb}
+    for r in new:
+        where = f"{route}: record {r['action']} ({r['id']})"
+        if not r["actor"] or not r["action"]:
+            out.append(f"{where}: no actor or action")
+        if r["verb"] not in verbs:
+            out.append(f"{where}: verb {r['verb']!r} is not one of the spec's")
+        targets = r["target_ids"] or []
+        before, after = r["before_versions"], r["after_versions"]
+        if before is None or after is None or len(before) != len(targets) or len(after) != len(targets):
+            out.append(f"{where}: versions before {before} and after {after} do not align with {targets}")
+    if not any(b != a for r in new for b, a in zip(r["before_versions"] or [], r["after_versions"] or [],
+                                                    strict=False)):
+        out.append(f"{route}: no record names an item's version before and after ({[r['action'] for r in new]})")
+    return out
+
+
+def test_every_mutating_route_leaves_an_audit_record_with_versions(api: Api) -> None:
+    routes = _routes(api)
+    unlisted = sorted(routes - set(MUTATING) - set(ACCESS) - set(READS))
+    assert not unlisted, f"mutating routes the walk does not know (add a case to MUTATING or READS): {unlisted}"
+    assert not (set(MUTATING) | set(ACCESS) | set(READS)) - routes, "cases for routes that are gone"
+    w = World(api, api.headers(AGENT, CLADE), api.headers(AGENT, CLADE, scopes=("read", "person")))
+    problems: list[str] = []
+    for route, case in MUTATING.items():
+        call = case(w)
+        before = set(_records(api))
+        r = call()
+        if r.status_code >= 300:
+            problems.append(f"{route}: {r.status_code} {r.text[:300]}")
+            continue
+        records = _records(api)
+        problems += _problems(route, [rec for i, rec in records.items() if i not in before])
+    for route, case in ACCESS.items():
+        call = case(w)
+        before, accesses = set(_records(api)), len(api.db.run("testing/access_records"))
+        r = call()
+        written = [rec["action"] for i, rec in _records(api).items() if i not in before]
+        if r.status_code >= 300 or written or len(api.db.run("testing/access_records")) <= accesses:
+            problems.append(f"{route}: {r.status_code}, audit records {written}, no access record")
+    for route, (_, case) in READS.items():
+        call = case(w)
+        before = set(_records(api))
+        r = call()
+        if r.status_code >= 500:
+            problems.append(f"{route}: {r.status_code} {r.text[:300]}")
+        written = [rec["action"] for i, rec in _records(api).items() if i not in before]
+        if written:
+            problems.append(f"{route} is listed as a read but wrote {written}")
+    assert not problems, "\n".join(problems)
