@@ -18,6 +18,7 @@ from api.routes import (
     analytics,
     audit,
     causal,
+    context,
     entries,
     episodes,
     events,
@@ -113,6 +114,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(events.router)
     app.include_router(scheduler.router)
     app.include_router(learning.router)
+    app.include_router(context.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs

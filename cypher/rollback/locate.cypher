@@ -45,6 +45,10 @@ CALL (ref) {
   MATCH (n:Version {id: ref.id}) WHERE ref.label = 'Version' RETURN n
   UNION
   MATCH (n:AuditRecord {id: ref.id}) WHERE ref.label = 'AuditRecord' RETURN n
+  UNION
+  MATCH (n:ContextPolicy {id: ref.id}) WHERE ref.label = 'ContextPolicy' RETURN n
+  UNION
+  MATCH (n:ContextPolicyRevision {id: ref.id}) WHERE ref.label = 'ContextPolicyRevision' RETURN n
 }
 WITH DISTINCT ref, n
 WITH collect([ref, n]) AS found

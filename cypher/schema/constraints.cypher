@@ -18,6 +18,8 @@ CREATE CONSTRAINT constraint_unique_CoreBlockVersion_id IF NOT EXISTS FOR (n:Cor
 CREATE CONSTRAINT constraint_unique_MemoryReflection_id IF NOT EXISTS FOR (n:MemoryReflection) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_MemoryProposal_id IF NOT EXISTS FOR (n:MemoryProposal) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_Alert_id IF NOT EXISTS FOR (n:Alert) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ContextPolicy_id IF NOT EXISTS FOR (n:ContextPolicy) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ContextPolicyRevision_id IF NOT EXISTS FOR (n:ContextPolicyRevision) REQUIRE n.id IS UNIQUE;
 // Facts are relationships, one per version (bi-temporal): each version's id is unique.
 CREATE CONSTRAINT fact_deployed_by_id IF NOT EXISTS FOR ()-[r:DEPLOYED_BY]-() REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT fact_token_flow_id IF NOT EXISTS FOR ()-[r:TOKEN_FLOW]-() REQUIRE r.id IS UNIQUE;

@@ -79,6 +79,8 @@ CREATE RANGE INDEX index_MemoryProposal_agent_id IF NOT EXISTS FOR (n:MemoryProp
 CREATE RANGE INDEX index_MemoryProposal_from_agent IF NOT EXISTS FOR (n:MemoryProposal) ON (n.from_agent);
 CREATE RANGE INDEX index_Alert_agent_id IF NOT EXISTS FOR (n:Alert) ON (n.agent_id);
 CREATE RANGE INDEX index_Alert_item IF NOT EXISTS FOR (n:Alert) ON (n.item);
+CREATE RANGE INDEX index_ContextPolicy_agent_id IF NOT EXISTS FOR (n:ContextPolicy) ON (n.agent_id);
+CREATE RANGE INDEX index_ContextPolicyRevision_agent_id IF NOT EXISTS FOR (n:ContextPolicyRevision) ON (n.agent_id);
 // Agent memories: an agent's, by session (the thread), by day (the episodic log), by store.
 CREATE RANGE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.session_id);
 CREATE RANGE INDEX memory_day IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.day);

@@ -75,6 +75,8 @@ class NodeLabel(StrEnum):
     MemoryProposal = "MemoryProposal"
     Version = "Version"
     AuditRecord = "AuditRecord"
+    ContextPolicy = "ContextPolicy"
+    ContextPolicyRevision = "ContextPolicyRevision"
 
 
 class RelationshipType(StrEnum):

@@ -40,7 +40,8 @@ CHUNK = 500          # undone records per REVERT record (its images stay a few M
 MAX_RECORDS = 20_000  # one rollback undoes at most this many records
 IMAGE_TYPES = ["MENTIONS", "CUSTOM", "FOLLOWS", "LEARNED_FROM", "DERIVED_FROM", "DECIDED", "CAUSES"]
 EMBEDDED = {"Memory": "text", "Episode": "text", "Entry": "content"}  # the property a node's embedding is of
-KEEP_OUT = {rv.NodeLabel.EntryVersion, rv.NodeLabel.CoreBlockVersion, rv.NodeLabel.Version}  # never deleted
+KEEP_OUT = {rv.NodeLabel.EntryVersion, rv.NodeLabel.CoreBlockVersion, rv.NodeLabel.Version,
+            rv.NodeLabel.ContextPolicyRevision}  # never deleted
 BASE_ORDER = [*rv.NodeLabel]  # a node's base label: its first label in this order (Memory before Episode)
 
 

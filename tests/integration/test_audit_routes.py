@@ -282,6 +282,8 @@ MUTATING: dict[str, Case] = {
     "PUT /agents/{agent_id}/subagents/{sub_id}/trust": _trust,
     "POST /agents/{agent_id}/alerts/{alert_id}/acknowledge": _acknowledge,
     "POST /agents/{agent_id}/rollback": _rollback,
+    "PUT /agents/{agent_id}/context/policy": _call("PUT", f"/agents/{AGENT}/context/policy", {
+        "allocations": {"contrarian": 0.05}, "reason": "walking"}),
 }
 
 # Routes whose only change is access bookkeeping (an access count, a last access), which goes to the access log
@@ -307,6 +309,8 @@ READS: dict[str, tuple[str, Case]] = {
     "POST /analytics/cascade": ("a read: what an entity's failure reaches", _call(
         "POST", "/analytics/cascade", {"entity": "oracle:walk feed 1", "block": 200}, who="admin")),
     "POST /hooks/before_compact": ("the state a compaction keeps, read", _call("POST", "/hooks/before_compact", {})),
+    "POST /agents/{agent_id}/context/policy/resolve": ("the allocations a situation resolves to, computed", _call(
+        "POST", f"/agents/{AGENT}/context/policy/resolve", {"task": "swap", "regime": "crisis"})),
     "POST /agents/{agent_id}/sessions": ("a session start reads the alerts; it writes an ALERT record only when a "
                                          "critical block fails its checksum (test_audit_alerts.py)",
                                          _call("POST", f"/agents/{AGENT}/sessions")),

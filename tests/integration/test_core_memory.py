@@ -14,6 +14,7 @@ from neomodel import db as neo
 
 from graph import agents
 from graph.audit import models as audit_models
+from graph.context import models as context_models
 from graph.db import ogm
 from graph.embeddings import Embedder
 from graph.memory import memory_md
@@ -192,9 +193,9 @@ def test_the_neomodel_models_constraints_are_installed_by_the_schema_step(db) ->
     """Point 2: the control-plane nodes (agents, keys, core blocks and their versions) are neomodel models,
     and the schema step (cypher/schema/) installs what their unique and indexed properties need."""
     constraints, indexes, names = _schema(db)
-    models = (*memory_models.MODELS, *agents.MODELS, *audit_models.MODELS)
+    models = (*memory_models.MODELS, *agents.MODELS, *audit_models.MODELS, *context_models.MODELS)
     assert {m.__label__ for m in models} == {"Agent", "ApiKey", "CoreBlock", "CoreBlockVersion", "MemoryReflection",
-                                             "Alert", "MemoryProposal"}
+                                             "Alert", "MemoryProposal", "ContextPolicy", "ContextPolicyRevision"}
     for model in models:
         for attr, prop in model.defined_properties(rels=False, aliases=False).items():
             key = (model.__label__, prop.get_db_property_name(attr))

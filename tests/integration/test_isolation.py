@@ -213,6 +213,10 @@ READ_ROUTES |= {route: "test_audit_trail.py::test_the_trail_is_the_agents_own" f
 READ_ROUTES["GET /agents/{agent_id}/versions/{item_id}"] = "test_audit_rollback.py::test_versions_are_the_agents_own"
 READ_ROUTES |= {route: "test_audit_retention.py::test_digests_are_the_agents_own" for route in (
     "GET /agents/{agent_id}/audit/digests", "GET /agents/{agent_id}/audit/archive.md", "GET /audit/digests")}
+READ_ROUTES |= {route: "test_context_policy.py::test_bad_changes_are_4xx_and_the_policy_is_the_agents_own"
+                for route in ("GET /agents/{agent_id}/context/policy",
+                              "GET /agents/{agent_id}/context/policy/revisions",
+                              "GET /agents/{agent_id}/context/policy/delta")}
 READ_ROUTES["GET /agents/{agent_id}/alerts"] = "test_audit_alerts.py::test_alerts_are_the_agents_own"
 READ_ROUTES |= {route: "test_memory_proposals.py::test_proposals_are_the_main_agents_own" for route in (
     "GET /agents/{agent_id}/proposals", "GET /agents/{agent_id}/proposals/pending.md")}

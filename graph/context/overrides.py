@@ -1,0 +1,31 @@
+"""Override composition (context-governor.md S3.3, S3.6): base allocations, then the task's overrides, then the
+phase's, then the regime's — a later override wins on a category both name — normalised to sum to 1."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from graph.context.categories import Allocations, ContextCategory
+
+
+def normalize(allocations: Mapping[ContextCategory, float]) -> Allocations:
+    """Fractions that sum to 1 (all zero: left as they are)."""
+    total = sum(allocations.values())
+    return {c: v / total for c, v in allocations.items()} if total > 0 else dict(allocations)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One layer of the composition and what it set."""
+
+    layer: str                  # "task:swap", "phase:conservation", "regime:crisis"
+    values: Allocations
+
+
+def compose(base: Mapping[ContextCategory, float], layers: list[Step]) -> Allocations:
+    """Base, then each layer in order (later wins), normalised once at the end."""
+    out = dict(base)
+    for layer in layers:
+        out.update(layer.values)
+    return normalize(out)

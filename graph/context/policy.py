@@ -1,0 +1,215 @@
+"""An agent's ContextPolicy (context-governor.md S2.3) in the graph, with its revision history.
+
+The policy is what the Governor learns: allocations per category, overrides by task type, phase and regime,
+retrieval and compression settings and a model preference. Revision 0 is the spec's defaults (S2.4) and is not
+stored; every revision after it is a ContextPolicyRevision node, immutable but for its close, chained from the
+agent's ContextPolicy (graph/context/models.py). A revision is a change like any other: its audit record names
+the revision before and after it, and rolling it back puts the policy's previous revision back.
+
+`resolve` composes the allocations one decision gets (overrides.py, affect.py) and says how each layer moved them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import ManagedTransaction
+from neomodel.exceptions import UniqueProperty
+
+from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.audit.versions import Step
+from graph.context import affect, overrides
+from graph.context.categories import (
+    DEFAULT_ALLOCATIONS,
+    DEFAULT_COMPRESSION,
+    DEFAULT_PHASE_OVERRIDES,
+    DEFAULT_REGIME_OVERRIDES,
+    DEFAULT_RETRIEVAL,
+    DEFAULT_TASK_OVERRIDES,
+    Allocations,
+    ContextCategory,
+    ModelPreference,
+    TaskType,
+)
+from graph.context.models import ContextPolicy, ContextPolicyRevision
+from graph.db import ogm
+from graph.db.connection import Database
+from graph.errors import Conflict, NotFound
+from graph.model.enums import BehavioralPhase, MarketRegime
+
+
+def _cats(values: Mapping[Any, float]) -> Allocations:
+    return {ContextCategory(c): float(v) for c, v in values.items()}
+
+
+@dataclass
+class Policy:
+    revision: int = 0
+    allocations: Allocations = field(default_factory=lambda: dict(DEFAULT_ALLOCATIONS))
+    task_overrides: dict[TaskType, Allocations] = field(
+        default_factory=lambda: {t: dict(v) for t, v in DEFAULT_TASK_OVERRIDES.items()})
+    phase_overrides: dict[BehavioralPhase, Allocations] = field(
+        default_factory=lambda: {p: dict(v) for p, v in DEFAULT_PHASE_OVERRIDES.items()})
+    regime_overrides: dict[MarketRegime, Allocations] = field(
+        default_factory=lambda: {r: dict(v) for r, v in DEFAULT_REGIME_OVERRIDES.items()})
+    retrieval: dict[str, float | int] = field(default_factory=lambda: dict(DEFAULT_RETRIEVAL))
+    compression: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_COMPRESSION))
+    guidelines: list[str] = field(default_factory=list)   # S3.8's compression guidelines learned from failures
+    model_preference: ModelPreference = ModelPreference.balanced
+
+    def out(self) -> dict[str, Any]:
+        return {
+            "revision": self.revision,
+            "allocations": {c.value: v for c, v in self.allocations.items()},
+            "task_overrides": {t.value: {c.value: v for c, v in o.items()} for t, o in self.task_overrides.items()},
+            "phase_overrides": {p.value: {c.value: v for c, v in o.items()} for p, o in self.phase_overrides.items()},
+            "regime_overrides": {r.value: {c.value: v for c, v in o.items()} for r, o in self.regime_overrides.items()},
+            "retrieval": dict(self.retrieval), "compression": dict(self.compression),
+            "guidelines": list(self.guidelines), "model_preference": self.model_preference.value,
+        }
+
+    def to_json(self) -> str:
+        return json.dumps(self.out(), sort_keys=True)
+
+    @classmethod
+    def from_out(cls, d: Mapping[str, Any]) -> Policy:
+        return cls(
+            revision=int(d.get("revision", 0)),
+            allocations=_cats(d["allocations"]),
+            task_overrides={TaskType(t): _cats(o) for t, o in d.get("task_overrides", {}).items()},
+            phase_overrides={BehavioralPhase(p): _cats(o) for p, o in d.get("phase_overrides", {}).items()},
+            regime_overrides={MarketRegime(r): _cats(o) for r, o in d.get("regime_overrides", {}).items()},
+            retrieval=dict(d.get("retrieval", DEFAULT_RETRIEVAL)), compression=dict(d.get("compression",
+                                                                                         DEFAULT_COMPRESSION)),
+            guidelines=list(d.get("guidelines", [])),
+            model_preference=ModelPreference(d.get("model_preference", ModelPreference.balanced.value)))
+
+    @classmethod
+    def from_json(cls, text: str) -> Policy:
+        return cls.from_out(json.loads(text))
+
+
+# ---------------------------------------------------------------------------------------------- resolving
+
+
+@dataclass(frozen=True)
+class Situation:
+    """What one decision is about: the layers its allocations are composed from."""
+
+    task: TaskType | None = None
+    phase: BehavioralPhase | None = None
+    regime: MarketRegime | None = None
+    pad: affect.Pad = affect.Pad()
+
+
+def resolve(policy: Policy, situation: Situation) -> dict[str, Any]:
+    """The allocations one decision gets: base → task → phase → regime (later wins), normalised; then the affect
+    modulation. Each layer is shown with what it set, and the allocations after the overrides and after affect."""
+    layers: list[overrides.Step] = []
+    if situation.task is not None and situation.task in policy.task_overrides:
+        layers.append(overrides.Step(f"task:{situation.task.value}", policy.task_overrides[situation.task]))
+    if situation.phase is not None and situation.phase in policy.phase_overrides:
+        layers.append(overrides.Step(f"phase:{situation.phase.value}", policy.phase_overrides[situation.phase]))
+    if situation.regime is not None and situation.regime in policy.regime_overrides:
+        layers.append(overrides.Step(f"regime:{situation.regime.value}", policy.regime_overrides[situation.regime]))
+    composed = overrides.compose(policy.allocations, layers)
+    final = affect.modulate(situation.pad, composed)
+    return {
+        "revision": policy.revision,
+        "layers": [{"layer": s.layer, "set": {c.value: v for c, v in s.values.items()}} for s in layers],
+        "composed": {c.value: v for c, v in composed.items()},
+        "affect": affect.states(situation.pad),
+        "allocations": {c.value: v for c, v in final.items()},
+    }
+
+
+# ---------------------------------------------------------------------------------------------- storing
+
+
+def policy_id(agent_id: str) -> str:
+    return f"{agent_id}:context-policy"
+
+
+def revision_id(agent_id: str, n: int) -> str:
+    return f"{policy_id(agent_id)}:r{n}"
+
+
+def current(db: Database, agent_id: str) -> Policy:
+    """The agent's policy at its current revision (the defaults, revision 0, before its first)."""
+    node = ogm.read(db, lambda tx: ContextPolicy.nodes.get_or_none(uid=policy_id(agent_id)))
+    return Policy.from_json(node.policy) if node is not None else Policy()
+
+
+def revisions(db: Database, agent_id: str) -> list[dict[str, Any]]:
+    """Every stored revision, newest first, with the policy it holds."""
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+        return [{"id": r.uid, "revision": r.revision, "valid_from": r.valid_from, "valid_until": r.valid_until,
+                 "recorded_at": r.recorded_at, "written_by": r.written_by, "reason": r.reason,
+                 "audit_id": r.audit_id, "policy": json.loads(r.policy)}
+                for r in ContextPolicyRevision.nodes.filter(agent_id=agent_id).order_by("-revision")]
+
+    return ogm.read(db, work)
+
+
+def at_revision(db: Database, agent_id: str, n: int) -> Policy:
+    if n == 0:
+        return Policy()
+    node = ogm.read(db, lambda tx: ContextPolicyRevision.nodes.get_or_none(uid=revision_id(agent_id, n)))
+    if node is None:
+        raise NotFound(f"no revision {n} of {agent_id}'s context policy")
+    return Policy.from_json(node.policy)
+
+
+def delta(before: Policy, after: Policy) -> dict[str, Any]:
+    """What moved between two revisions: each category's allocation (after - before, only those that moved),
+    the overrides that changed, and the settings that changed."""
+    cats = sorted(set(before.allocations) | set(after.allocations))
+    moved = {c.value: round(after.allocations.get(c, 0.0) - before.allocations.get(c, 0.0), 6) for c in cats}
+    a, b = before.out(), after.out()
+    return {"from": before.revision, "to": after.revision,
+            "allocations": {c: d for c, d in moved.items() if d != 0},
+            "changed": sorted(k for k in a if k != "revision" and a[k] != b[k])}
+
+
+def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str) -> Policy:
+    """A new revision of the agent's policy (its number one more than the last), the previous one closed, with
+    its audit record in the same transaction."""
+    pid = policy_id(agent_id)
+    audit = Audit(action="context.policy.revise", actor=actor, agent_id=agent_id)
+
+    def work(tx: ManagedTransaction) -> Policy:
+        node = ContextPolicy.nodes.get_or_none(uid=pid)
+        last = max([r.revision for r in ContextPolicyRevision.nodes.filter(agent_id=agent_id)] or [0])
+        n = last + 1
+        new = Policy.from_out({**changed.out(), "revision": n})
+        revision = ContextPolicyRevision(uid=revision_id(agent_id, n), agent_id=agent_id, revision=n,
+                                         policy=new.to_json(), valid_from=audit.at, recorded_at=audit.at,
+                                         written_by=actor, reason=reason, audit_id=audit.id).save()
+        if node is None:
+            node = ContextPolicy(uid=pid, agent_id=agent_id, revision=n, policy=new.to_json(), valid_from=audit.at,
+                                 recorded_at=audit.at, written_by=actor, reason=reason).save()
+            undo: list[Any] = [DeleteNodes(label=NodeLabel.ContextPolicy, ids=[pid])]
+            before = None
+        else:
+            undo = [SetProperties(label=NodeLabel.ContextPolicy, id=pid, before={
+                "revision": node.revision, "policy": node.policy, "valid_from": node.valid_from,
+                "recorded_at": node.recorded_at, "written_by": node.written_by, "reason": node.reason})]
+            before = revision_id(agent_id, node.revision)
+            previous = ContextPolicyRevision.nodes.get_or_none(uid=before)
+            if previous is not None and previous.valid_until is None:
+                previous.valid_until = audit.at  # superseded: closed, never overwritten
+                previous.save()
+            node.revision, node.policy, node.valid_from = n, new.to_json(), audit.at
+            node.recorded_at, node.written_by, node.reason = audit.at, actor, reason
+            node.save()
+        node.revisions.connect(revision)
+        audit.write(tx, [pid], f"context policy revision {n}: {reason}", undo, [Step(pid, before, revision.uid)])
+        return new
+
+    try:
+        return ogm.write(db, work)
+    except UniqueProperty as exc:  # another revision was written at the same moment
+        raise Conflict(f"{agent_id}'s context policy was revised at the same moment; read it and try again") from exc

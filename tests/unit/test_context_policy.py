@@ -1,0 +1,124 @@
+"""The Context Governor's rules against the spec's numbers (context-governor.md S2.4, S3.2, S3.3, S3.6, S3.7 and
+the lost-in-the-middle rule): override composition and normalisation, affect modulation with its clamps,
+progressive disclosure at 70% and 95%, observation masking (3 full, 7 one-line) and the interleaving order."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from graph.context import affect, disclosure, ordering, overrides
+from graph.context.categories import DEFAULT_ALLOCATIONS, DEFAULT_PHASE_OVERRIDES, DEFAULT_REGIME_OVERRIDES, TaskType
+from graph.context.categories import ContextCategory as C
+from graph.context.policy import Policy, Situation, resolve
+from graph.model.enums import BehavioralPhase, MarketRegime
+
+
+def test_the_default_allocations_sum_to_0_99_and_are_normalised_when_composed() -> None:
+    assert sum(DEFAULT_ALLOCATIONS.values()) == pytest.approx(0.99)
+    composed = overrides.compose(DEFAULT_ALLOCATIONS, [])
+    assert sum(composed.values()) == pytest.approx(1.0)
+    assert composed[C.invariants] == pytest.approx(0.15 / 0.99)
+
+
+def test_phase_then_regime_overrides_compose_later_wins_then_normalise() -> None:
+    # Conservation in a crashing market (the spec's BearHighVol, here crisis): both sets apply, the regime last.
+    layers = [overrides.Step("phase", DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation]),
+              overrides.Step("regime", DEFAULT_REGIME_OVERRIDES[MarketRegime.crisis])]
+    composed = overrides.compose(DEFAULT_ALLOCATIONS, layers)
+    total = 0.99 - (0.04 + 0.12 + 0.04 + 0.03) + (0.06 + 0.06 + 0.01 + 0.01)  # 0.90
+    assert composed[C.dream_hypotheses] == pytest.approx(0.01 / total)  # the regime's 0.01 over the phase's 0.0
+    assert composed[C.episodes] == pytest.approx(0.06 / total)
+    assert composed[C.mortality] == pytest.approx(0.06 / total)
+    assert composed[C.invariants] == pytest.approx(0.15 / total)
+    assert sum(composed.values()) == pytest.approx(1.0)
+    # Declining sets contrarian to 0.0; a volatile regime after it sets 0.02: the later layer wins.
+    later = overrides.compose(DEFAULT_ALLOCATIONS, [
+        overrides.Step("phase", DEFAULT_PHASE_OVERRIDES[BehavioralPhase.declining]),
+        overrides.Step("regime", DEFAULT_REGIME_OVERRIDES[MarketRegime.high_vol])])
+    raw = {**DEFAULT_ALLOCATIONS, **DEFAULT_PHASE_OVERRIDES[BehavioralPhase.declining],
+           **DEFAULT_REGIME_OVERRIDES[MarketRegime.high_vol]}
+    assert later[C.contrarian] == pytest.approx(0.02 / sum(raw.values()))
+    # Terminal: only constraints matter — invariants 0.30 of a 1.20 total.
+    terminal = overrides.compose(DEFAULT_ALLOCATIONS, [overrides.Step("phase",
+                                                                      DEFAULT_PHASE_OVERRIDES[BehavioralPhase.terminal])])
+    assert terminal[C.invariants] == pytest.approx(0.25) and terminal[C.mortality] == pytest.approx(0.10 / 1.20)
+
+
+def test_task_overrides_come_first_then_phase_then_regime() -> None:
+    policy = Policy()
+    policy.task_overrides[TaskType.swap] = {C.tool_state: 0.09, C.mortality: 0.02}
+    out = resolve(policy, Situation(task=TaskType.swap, phase=BehavioralPhase.conservation))
+    assert [layer["layer"] for layer in out["layers"]] == ["task:swap", "phase:conservation"]
+    raw = {**DEFAULT_ALLOCATIONS, C.tool_state: 0.09, C.mortality: 0.02,
+           **DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation]}
+    assert out["composed"]["mortality"] == pytest.approx(0.06 / sum(raw.values()))  # the phase wins over the task
+    assert out["composed"]["tool_state"] == pytest.approx(0.09 / sum(raw.values()))
+
+
+def test_affect_modulation_follows_the_spec_rules_and_clamps() -> None:
+    base = dict(DEFAULT_ALLOCATIONS)  # 0.99 in all
+    stressed = affect.modulate(affect.Pad(pleasure=-0.5, arousal=0.5), base)
+    assert affect.states(affect.Pad(pleasure=-0.5, arousal=0.5)) == ["stressed"]
+    assert stressed[C.contrarian] == pytest.approx(0.06 / 0.99)
+    assert stressed[C.episodes] == pytest.approx(0.11 / 0.99) and stressed[C.playbook] == pytest.approx(0.14 / 0.99)
+    uncertain = affect.modulate(affect.Pad(dominance=-0.5), base)
+    assert uncertain[C.playbook] == pytest.approx(0.17 / 0.99)
+    assert uncertain[C.dream_hypotheses] == pytest.approx(0.02 / 0.99)
+    assert uncertain[C.contrarian] == pytest.approx(0.03 / 0.99)
+    complacent = affect.modulate(affect.Pad(pleasure=0.8, arousal=-0.5), base)
+    assert complacent[C.contrarian] == pytest.approx(0.055 / 0.99)
+    assert complacent[C.affect] == pytest.approx(0.015 / 0.99)
+    # stressed and uncertain at once: both shifts
+    both = affect.modulate(affect.Pad(pleasure=-0.5, arousal=0.5, dominance=-0.5), base)
+    assert both[C.contrarian] == pytest.approx(0.05 / 0.99) and both[C.playbook] == pytest.approx(0.16 / 0.99)
+    # the thresholds are strict
+    assert affect.states(affect.Pad(pleasure=-0.3, arousal=0.5, dominance=-0.2)) == []
+    assert affect.modulate(affect.Pad(), base) == pytest.approx(overrides.normalize(base))
+    # a category at 0 (declining's contrarian, dream hypotheses and affect) is clamped to 0.01 before normalising
+    declining = {**DEFAULT_ALLOCATIONS, **DEFAULT_PHASE_OVERRIDES[BehavioralPhase.declining]}
+    clamped = affect.modulate(affect.Pad(), declining)
+    raw = {c: max(v, 0.01) for c, v in declining.items()}
+    assert clamped[C.affect] == pytest.approx(0.01 / sum(raw.values())) and clamped[C.affect] > 0
+
+
+def test_progressive_disclosure_at_70_and_95_percent() -> None:
+    items = list(range(12))  # 30 tokens in full, 5 as a one-liner each
+    out = disclosure.disclose(items, 100, lambda _: 30, lambda _: 5)
+    assert out.full == [0, 1]                       # 60 tokens; a third would pass 70
+    assert out.summarized == [2, 3, 4, 5, 6, 7, 8]  # one-liners from 60 until 95 is reached
+    assert [i for i, _ in out.excluded] == [9, 10, 11] and out.tokens == 95
+    assert "95%" in out.excluded[0][1]
+    # a one-liner that would cross the budget itself is excluded, not squeezed in
+    tight = disclosure.disclose([0, 1], 100, lambda _: 60, lambda _: 50)
+    assert tight.full == [0] and tight.summarized == [] and [i for i, _ in tight.excluded] == [1]
+
+
+@given(st.lists(st.tuples(st.integers(0, 400), st.integers(0, 60)), max_size=40), st.integers(0, 2_000))
+def test_disclosure_never_exceeds_the_budget(sizes: list[tuple[int, int]], budget: int) -> None:
+    out = disclosure.disclose(sizes, budget, lambda s: s[0], lambda s: s[1])
+    assert out.tokens <= budget
+    assert len(out.full) + len(out.summarized) + len(out.excluded) == len(sizes)
+    assert out.tokens == sum(s[0] for s in out.full) + sum(s[1] for s in out.summarized)
+
+
+def test_observation_masking_keeps_3_full_and_7_one_line_newest_first() -> None:
+    episodes = [{"id": i, "at": i} for i in range(12)]
+    masked = disclosure.mask(episodes, lambda e: int(e["at"]))
+    assert [e["id"] for e in masked.full] == [11, 10, 9]
+    assert [e["id"] for e in masked.summarized] == [8, 7, 6, 5, 4, 3, 2]
+    assert [e["id"] for e in masked.left_out] == [1, 0]
+
+
+def test_lost_in_the_middle_ordering() -> None:
+    assert ordering.interleave(["r1", "r2", "r3", "r4", "r5"]) == ["r1", "r4", "r5", "r3", "r2"]  # the spec's
+    seven = ordering.interleave([1, 2, 3, 4, 5, 6, 7])
+    assert seven[0] == 1 and seven[-1] == 2 and seven[len(seven) // 2] == 7  # best at the ends, weakest inside
+    assert ordering.interleave([]) == [] and ordering.interleave(["a"]) == ["a"]
+    assert sorted(ordering.interleave(list(range(20)))) == list(range(20))
+
+
+def test_a_policy_round_trips_through_json() -> None:
+    policy = Policy()
+    assert Policy.from_json(policy.to_json()) == policy
