@@ -122,3 +122,27 @@ def test_lost_in_the_middle_ordering() -> None:
 def test_a_policy_round_trips_through_json() -> None:
     policy = Policy()
     assert Policy.from_json(policy.to_json()) == policy
+
+
+def test_the_delta_between_two_workspaces() -> None:
+    from graph.context.delta import compute
+    from graph.context.disclosure import Disclosure
+    from graph.context.workspace import ContextEntry, Workspace
+
+    def entry(i: str, cat: C, tokens: int, how: Disclosure = Disclosure.full) -> ContextEntry:
+        return ContextEntry(i, cat, f"text of {i}", tokens, how)
+
+    first = Workspace({C.episodes: [entry("e1", C.episodes, 40), entry("e2", C.episodes, 30)],
+                       C.playbook: [entry("h1", C.playbook, 20)], C.invariants: [entry("i1", C.invariants, 10)]})
+    second = Workspace({C.episodes: [entry("e2", C.episodes, 8, Disclosure.summary), entry("e3", C.episodes, 35)],
+                        C.playbook: [entry("h1", C.playbook, 20)], C.invariants: [entry("i1", C.invariants, 10)],
+                        C.contrarian: [entry("c1", C.contrarian, 12)]})
+    delta = compute(first, second)
+    assert delta.changed_categories == [C.episodes, C.contrarian]  # in the categories' order
+    assert [e.id for e in delta.added[C.episodes]] == ["e2", "e3"]  # e2 now a one-liner: other text
+    assert sorted(delta.removed[C.episodes]) == ["e1", "e2"]
+    assert [e.id for e in delta.added[C.contrarian]] == ["c1"] and C.contrarian not in delta.removed
+    assert delta.token_delta == (8 + 35 + 20 + 10 + 12) - (40 + 30 + 20 + 10)
+    assert compute(second, second).changed_categories == [] and compute(second, second).token_delta == 0
+    everything = compute(None, first)
+    assert everything.changed_categories == [C.invariants, C.playbook, C.episodes] and everything.removed == {}
