@@ -52,7 +52,7 @@ def change_policy(agent_id: str, body: PolicyIn, db: DbDep, who: Reader) -> dict
         now.compression.update(body.compression.model_dump(exclude_none=True))
     if body.model_preference is not None:
         now.model_preference = body.model_preference
-    return cp.revise(db, owner, now, actor=who.key_id, reason=body.reason).out()
+    return cp.revise(db, owner, now, actor=who.key_id, reason=body.reason, base=now.revision).out()
 
 
 @router.get("/agents/{agent_id}/context/policy/revisions",

@@ -3,10 +3,10 @@ older than it (90 days by default) are summarised into monthly digests — audit
 and pruned, while the version chain (graph/audit/versions.py) keeps every state they named.
 
 A month is folded once all of it is older than the window, so each digest is written once, from every record of
-its month: its counts (mutations, items, reflection sessions by outcome, critical changes, decay transitions,
-archival events) and its notable events. The digest is written first, with its own audit record (MERGE: many
-records consolidated into one), then the month's records are deleted a batch at a time; a digest stays
-incomplete until its last batch is gone, so a job stopped half-way resumes the deletion.
+its month: its counts (mutations, files — the graph's items —, reflection sessions by outcome, critical changes,
+decay transitions, archival events) and its notable events. The digest is written first, with its own audit
+record (MERGE: many records consolidated into one), then the month's records are deleted a batch at a time; a
+digest stays incomplete until its last batch is gone, so a job stopped half-way resumes the deletion.
 
 What folding costs: a rollback to a point in time before the folded months is refused (the records that undo
 those changes are gone); one item can still be shown at any of its versions."""
@@ -14,6 +14,7 @@ those changes are gone); one item can still be shown at any of its versions."""
 from __future__ import annotations
 
 import logging
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -37,7 +38,7 @@ DAY_MS = 86_400_000
 PAGE = 5_000          # records read per page while a month is summarised
 DELETE_BATCH = 1_000  # records deleted per transaction
 NOTABLE = 12          # notable events a digest lists at most
-SERVICE = "service"   # the digests' owner name for the service's own records (no agent)
+SERVICE = "_service"  # the digests' owner for the service's own records (no agent id starts with "_")
 NOTABLE_VERBS = (Verb.MERGE, Verb.REVERT, Verb.DELETE, Verb.RENAME, Verb.ALERT)
 
 
@@ -78,6 +79,19 @@ def day(ms: int) -> str:
 # ---------------------------------------------------------------------------------------------- a digest
 
 
+APPLIED = re.compile(r"(\d+) of (\d+) proposals applied")
+
+
+def reflection_outcome(summary: str) -> str:
+    """An approved reflection's outcome as its record says it (graph/memory/approval.py: "reflection #N approve:
+    A of B proposals applied"): partial when fewer were applied than it proposed (approve_part, or items the
+    approval skipped), else approved."""
+    found = APPLIED.search(summary)
+    if "approve_part" in summary or (found and int(found.group(1)) < int(found.group(2))):
+        return "partial"
+    return "approved"
+
+
 @dataclass
 class Digest:
     """One month of one owner's records, summed up as 12.6's digest."""
@@ -108,7 +122,7 @@ class Digest:
         if is_critical:
             self.critical += 1
         if record["action"] in ("memory.reflection.decide", "memory.reflection.reject"):
-            outcome = ("rejected" if verb is Verb.REJECT else "partial" if "approve_part" in summary else "approved")
+            outcome = "rejected" if verb is Verb.REJECT else reflection_outcome(str(record.get("summary") or ""))
             self.reflections[outcome] += 1
             self.notable.append((record["at"], f"reflection {outcome}: {summary}"))
         elif is_critical:
@@ -126,7 +140,7 @@ class Digest:
             if n >= 5:
                 events.append((int(datetime.fromisoformat(d).replace(tzinfo=UTC).timestamp() * 1000),
                                f"{n} new items"))
-        events.sort()
+        events.sort(key=lambda e: e[0])  # stable: events of one moment in the order they happened
         if len(events) > NOTABLE:
             events = events[:NOTABLE - 1] + [(events[-1][0], f"… and {len(events) - NOTABLE + 1} more")]
         return [f"- {day(at)}: {text}" for at, text in events]
@@ -135,7 +149,7 @@ class Digest:
         """12.6's monthly digest format."""
         r, decay, archival = self.reflections, self.verbs[Verb.DECAY.value], self.verbs[Verb.ARCHIVE.value]
         lines = [f"# Audit Digest — {month_name(self.start)}", "## Summary",
-                 f"- {self.mutations} total mutations across {len(self.items)} items",
+                 f"- {self.mutations} total mutations across {len(self.items)} files",
                  f"- {sum(r.values())} reflection sessions ({r['approved']} approved, {r['partial']} partial, "
                  f"{r['rejected']} rejected)",
                  f"- {self.critical} critical file changes",

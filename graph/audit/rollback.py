@@ -465,7 +465,8 @@ class Rollbacks:
         p = plan(chosen)
         later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
         return {"target": target.describe(), "changes": [_brief(s.record) for s in p.steps], "items": p.items(),
-                "irreversible": p.irreversible, "conflicts": [_brief(r) for r in later]}
+                "irreversible": p.irreversible, "conflicts": [_brief(r) for r in later],
+                **_folded(self.db, agent_id)}
 
     def rollback(self, agent_id: str, target: Target, *, actor: str, force: bool = False) -> dict[str, Any]:
         chosen = target.choose(self.db, agent_id)
@@ -513,7 +514,15 @@ class Rollbacks:
 
         done = self.db.write(work)
         return {**done, "target": target.describe(), "undone": [_brief(s.record) for s in p.steps],
-                "items": p.items(), "irreversible": p.irreversible, "forced_over": [_brief(r) for r in later]}
+                "items": p.items(), "irreversible": p.irreversible, "forced_over": [_brief(r) for r in later],
+                **_folded(self.db, agent_id)}
+
+
+def _folded(db: Database, agent_id: str) -> dict[str, Any]:
+    """Where the trail is folded into digests (12.6): changes before that time have no records left to undo, so a
+    rollback by reflection, actor, session or record says that it reaches back only to there."""
+    until = retention.folded_until(db, agent_id)
+    return {"folded_before": iso_minute(until)} if until is not None else {}
 
 
 def _was(record: dict[str, Any]) -> str | None:

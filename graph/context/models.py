@@ -30,7 +30,8 @@ class ContextPolicy(StructuredNode):  # type: ignore[misc]
     __label__ = "ContextPolicy"
     uid = StringProperty(unique_index=True, required=True, db_property="id")   # <agent id>:context-policy
     agent_id = StringProperty(index=True, required=True)
-    revision = IntegerProperty(required=True)
+    # the revision it is at: not named `revision`, which a rollback never moves back (an entry's counter)
+    current = IntegerProperty(required=True, db_property="current_revision")
     policy = StringProperty(required=True)       # JSON, as the revision holds it
     valid_from = IntegerProperty(required=True)
     recorded_at = IntegerProperty(required=True)

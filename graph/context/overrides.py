@@ -1,5 +1,7 @@
 """Override composition (context-governor.md S3.3, S3.6): base allocations, then the task's overrides, then the
-phase's, then the regime's — a later override wins on a category both name — normalised to sum to 1."""
+phase's, then the regime's — a later override wins on a category both name. Each layer is applied as the spec's
+apply_phase_routing and apply_regime_routing apply theirs: its values replace the category's share, then the
+whole is normalised to sum to 1, so a layer's values are shares of the budget as the layers before left it."""
 
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ class Step:
 
 
 def compose(base: Mapping[ContextCategory, float], layers: list[Step]) -> Allocations:
-    """Base, then each layer in order (later wins), normalised once at the end."""
+    """Base, then each layer in order (later wins), normalised after each layer (and at the end, with none)."""
     out = dict(base)
     for layer in layers:
         out.update(layer.values)
+        out = normalize(out)
     return normalize(out)

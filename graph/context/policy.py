@@ -35,7 +35,7 @@ from graph.context.categories import (
     TaskType,
 )
 from graph.context.models import ContextPolicy, ContextPolicyRevision
-from graph.db import ogm
+from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, NotFound
 from graph.model.enums import BehavioralPhase, MarketRegime
@@ -174,35 +174,47 @@ def delta(before: Policy, after: Policy) -> dict[str, Any]:
             "changed": sorted(k for k in a if k != "revision" and a[k] != b[k])}
 
 
-def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str) -> Policy:
-    """A new revision of the agent's policy (its number one more than the last), the previous one closed, with
-    its audit record in the same transaction."""
+def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str,
+           base: int | None = None) -> Policy:
+    """A new revision of the agent's policy (its number one more than the last), the open one closed, with its
+    audit record in the same transaction. `base`: the revision the change was made from; if another revision
+    was written since, the change is refused (409) rather than losing that one."""
     pid = policy_id(agent_id)
     audit = Audit(action="context.policy.revise", actor=actor, agent_id=agent_id)
 
     def work(tx: ManagedTransaction) -> Policy:
+        if tx.run(cypher.query("context/lock_agent"), agent_id=agent_id).single() is None:
+            raise NotFound(f"no agent {agent_id!r}")
         node = ContextPolicy.nodes.get_or_none(uid=pid)
-        last = max([r.revision for r in ContextPolicyRevision.nodes.filter(agent_id=agent_id)] or [0])
-        n = last + 1
+        at_now = node.current if node is not None else 0
+        if base is not None and base != at_now:
+            raise Conflict(f"{agent_id}'s context policy is at revision {at_now} now, not {base}: read it again")
+        written = list(ContextPolicyRevision.nodes.filter(agent_id=agent_id))
+        n = max([r.revision for r in written] or [0]) + 1
         new = Policy.from_out({**changed.out(), "revision": n})
         revision = ContextPolicyRevision(uid=revision_id(agent_id, n), agent_id=agent_id, revision=n,
                                          policy=new.to_json(), valid_from=audit.at, recorded_at=audit.at,
                                          written_by=actor, reason=reason, audit_id=audit.id).save()
+        # undone, this revision never held (closed where it opened) and the one it closed holds again
+        undo: list[Any] = [SetProperties(label=NodeLabel.ContextPolicyRevision, id=revision.uid,
+                                         before={"valid_until": audit.at})]
+        for r in written:
+            if r.valid_until is None:  # superseded: closed, never overwritten
+                undo.append(SetProperties(label=NodeLabel.ContextPolicyRevision, id=r.uid,
+                                          before={"valid_until": None}))
+                r.valid_until = audit.at
+                r.save()
         if node is None:
-            node = ContextPolicy(uid=pid, agent_id=agent_id, revision=n, policy=new.to_json(), valid_from=audit.at,
+            node = ContextPolicy(uid=pid, agent_id=agent_id, current=n, policy=new.to_json(), valid_from=audit.at,
                                  recorded_at=audit.at, written_by=actor, reason=reason).save()
-            undo: list[Any] = [DeleteNodes(label=NodeLabel.ContextPolicy, ids=[pid])]
+            undo.append(DeleteNodes(label=NodeLabel.ContextPolicy, ids=[pid]))
             before = None
         else:
-            undo = [SetProperties(label=NodeLabel.ContextPolicy, id=pid, before={
-                "revision": node.revision, "policy": node.policy, "valid_from": node.valid_from,
-                "recorded_at": node.recorded_at, "written_by": node.written_by, "reason": node.reason})]
-            before = revision_id(agent_id, node.revision)
-            previous = ContextPolicyRevision.nodes.get_or_none(uid=before)
-            if previous is not None and previous.valid_until is None:
-                previous.valid_until = audit.at  # superseded: closed, never overwritten
-                previous.save()
-            node.revision, node.policy, node.valid_from = n, new.to_json(), audit.at
+            undo.append(SetProperties(label=NodeLabel.ContextPolicy, id=pid, before={
+                "current_revision": node.current, "policy": node.policy, "valid_from": node.valid_from,
+                "recorded_at": node.recorded_at, "written_by": node.written_by, "reason": node.reason}))
+            before = revision_id(agent_id, node.current) if node.current else None
+            node.current, node.policy, node.valid_from = n, new.to_json(), audit.at
             node.recorded_at, node.written_by, node.reason = audit.at, actor, reason
             node.save()
         node.revisions.connect(revision)

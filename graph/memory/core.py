@@ -105,16 +105,17 @@ class CoreMemory:
 
     def edit(self, agent_id: str, block: Block, edit: Edit, *, actor: str, reason: str | None = None,
              pin: Sequence[str] = (), unpin: Sequence[str] = (), tag: str | None = None,
-             trigger: str | None = None) -> dict[str, Any]:
+             trigger: str | None = None, session_id: str | None = None) -> dict[str, Any]:
         """Applies `edit` to the block (and pins or unpins critical facts) under the cap; returns the core
         memory after it. Refused with OverCap (409) past the cap, PinnedLine (409) when it would drop a
         pinned fact, NotFound when the agent or the line does not exist."""
         return ogm.write(self.db, lambda tx: self.edit_in(tx, agent_id, block, edit, actor=actor, reason=reason,
-                                                          pin=pin, unpin=unpin, tag=tag, trigger=trigger))
+                                                          pin=pin, unpin=unpin, tag=tag, trigger=trigger,
+                                                          session_id=session_id))
 
     def edit_in(self, tx: ManagedTransaction, agent_id: str, block: Block, edit: Edit, *, actor: str,
                 reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = (),
-                tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
+                tag: str | None = None, trigger: str | None = None, session_id: str | None = None) -> dict[str, Any]:
         """`edit` inside a transaction of neomodel's (graph/db/ogm.py) that other changes share: a
         reflection's approval applies core changes with the rest, atomically. `tag` and `trigger` go to the
         audit record (the actor's role and what set it off, graph/audit/vocabulary.py)."""
@@ -147,7 +148,7 @@ class CoreMemory:
         if sum(tokens.values()) > was:  # an edit that adds no tokens passes even over the cap (a smaller model's)
             fits(block, tokens, self.cap)
         audit = Audit(action="memory.core.append" if isinstance(edit, Append) else "memory.core.edit", actor=actor,
-                      agent_id=agent_id, tag=tag, trigger=trigger)
+                      agent_id=agent_id, tag=tag, trigger=trigger, session_id=session_id)
         nodes[block] = self._write(tx, audit, block, nodes.get(block), before, content, tokens[block], pinned,
                                    reason or "edited")
         return self._out(agent_id, nodes)

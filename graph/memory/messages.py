@@ -92,7 +92,8 @@ class AgentMemory:
         if classification.core_update and classification.core_block is not None:
             try:  # the line goes into its block under the cap first; refused, the memory stays semantic
                 self.core.edit(agent_id, classification.core_block, Append(f"- {classification.summary}"),
-                               actor=actor, reason="remembered from a message", tag=tag, trigger=because)
+                               actor=actor, reason="remembered from a message", tag=tag, trigger=because,
+                               session_id=session_id)
                 core_out = {"block": classification.core_block.value, "line": f"- {classification.summary}"}
             except Conflict as e:
                 core_out = {"block": classification.core_block.value, "refused": str(e)}

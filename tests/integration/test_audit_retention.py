@@ -74,7 +74,7 @@ def test_old_records_fold_into_a_monthly_digest_and_the_versions_stay(api: Api) 
     assert digest["archival"] == sum(1 for r in old if r["verb"] == "ARCHIVE") >= 1
     lines = digest["markdown"].splitlines()
     assert lines[:3] == ["# Audit Digest — January 2026", "## Summary",
-                         f"- {len(old)} total mutations across {len(expected_items)} items"]
+                         f"- {len(old)} total mutations across {len(expected_items)} files"]
     assert lines[3] == "- 1 reflection sessions (1 approved, 0 partial, 0 rejected)"
     assert lines[4] == f"- {digest['critical']} critical file changes"
     assert lines[5] == f"- {digest['decay']} decay transitions, {digest['archival']} archival events"
@@ -90,9 +90,14 @@ def test_old_records_fold_into_a_monthly_digest_and_the_versions_stay(api: Api) 
     r = api.client.post(f"/agents/{AGENT}/rollback", headers=person,
                         json={"at": datetime(2026, 1, 20, tzinfo=UTC).isoformat(), "dry_run": True})
     assert r.status_code == 422 and "folded into monthly digests" in r.text
-    assert api.client.post(f"/agents/{AGENT}/rollback", headers=person,
-                           json={"at": datetime(2026, 2, 2, tzinfo=UTC).isoformat(), "dry_run": True}
-                           ).status_code == 200
+    later = api.client.post(f"/agents/{AGENT}/rollback", headers=person,
+                            json={"at": datetime(2026, 2, 2, tzinfo=UTC).isoformat(), "dry_run": True})
+    assert later.status_code == 200 and later.json()["folded_before"] == "2026-02-01T00:00Z"
+    # a rollback by actor says how far back its records reach
+    by_actor = api.client.post(f"/agents/{AGENT}/rollback", headers=person,
+                               json={"actor": "bot:trigger-remember", "dry_run": True})
+    assert by_actor.status_code in (200, 404) and (by_actor.status_code == 404
+                                                     or by_actor.json()["folded_before"] == "2026-02-01T00:00Z")
 
     # folding again changes nothing
     assert retention.fold(api.db, 90, now=now_ms()) == retention.FoldReport(0, 0)

@@ -305,7 +305,9 @@ READS: dict[str, tuple[str, Case]] = {
         "POST", f"/agents/{AGENT}/forget/preview", {"target": "vault"})),
     "POST /topology/k-hop": ("a traversal", _call("POST", "/topology/k-hop", {
         "entity": "reserve:walk usdc 1", "hops": 2, "block": 200})),
-    "POST /topology/curiosity": ("a read of what is least known", _call("POST", "/topology/curiosity", {})),
+    "POST /topology/curiosity": ("a read of how surprising an event is to the positions", _call(
+        "POST", "/topology/curiosity", {"event_entity": "oracle:walk feed 1", "positions": ["reserve:walk usdc 1"],
+                                        "block": 200}, who="admin")),
     "POST /analytics/cascade": ("a read: what an entity's failure reaches", _call(
         "POST", "/analytics/cascade", {"entity": "oracle:walk feed 1", "block": 200}, who="admin")),
     "POST /hooks/before_compact": ("the state a compaction keeps, read", _call("POST", "/hooks/before_compact", {})),
@@ -318,6 +320,11 @@ READS: dict[str, tuple[str, Case]] = {
                                         "tests; what a job changes is audited by the job (test_scheduler.py)",
                                         _call("POST", "/scheduler/jobs/access_log.prune/run", who="admin")),
 }
+
+
+# Routes that start work elsewhere: the tests run without the scheduler, so its trigger answers 409 (tested with
+# the scheduler on in test_scheduler.py); it must still write nothing itself.
+TRIGGERS = {"POST /scheduler/jobs/{name}/run"}
 
 
 def _routes(api: Api) -> set[str]:
@@ -377,7 +384,8 @@ def test_every_mutating_route_leaves_an_audit_record_with_versions(api: Api) -> 
         call = case(w)
         before = set(_records(api))
         r = call()
-        if r.status_code >= 500:
+        # a read that answers 4xx shows nothing about what it writes; the scheduler's trigger answers 409 here
+        if r.status_code >= 300 and not (route in TRIGGERS and r.status_code == 409):
             problems.append(f"{route}: {r.status_code} {r.text[:300]}")
         written = [rec["action"] for i, rec in _records(api).items() if i not in before]
         if written:

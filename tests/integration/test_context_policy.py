@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import pytest
 
+from graph.context import policy as cp
+from graph.errors import Conflict
 from tests.conftest import Api
 
 AGENT, CLADE = "governed", "clade-gov"
@@ -60,10 +62,21 @@ def test_a_policy_changes_by_revisions_with_a_history_and_a_delta(api: Api) -> N
     assert r.status_code == 200, r.text
     back = api.client.get(base, headers=h).json()
     assert back["revision"] == 1 and back["task_overrides"] == {}
-    assert [x["revision"] for x in api.client.get(f"{base}/revisions", headers=h).json()] == [2, 1]
-    # and the next change is revision 3: numbers only move on
+    two, one = api.client.get(f"{base}/revisions", headers=h).json()
+    assert (two["revision"], one["revision"]) == (2, 1)
+    assert two["valid_until"] == two["valid_from"] and one["valid_until"] is None  # 2 never held; 1 holds again
+    # and the next change is revision 3, made from revision 1: numbers only move on
     r = api.client.put(base, headers=h, json={"model_preference": "paranoid", "reason": "after the rollback"})
     assert r.json()["revision"] == 3 and r.json()["model_preference"] == "paranoid"
+    latest = api.client.get(f"/agents/{AGENT}/audit", headers=h, params={"item": f"{AGENT}:context-policy",
+                                                                         "verb": "EDIT"}).json()[0]
+    assert (latest["before_versions"], latest["after_versions"]) == (
+        [f"{AGENT}:context-policy:r1"], [f"{AGENT}:context-policy:r3"])
+    assert [x["valid_until"] is None for x in api.client.get(f"{base}/revisions", headers=h).json()] == [
+        True, False, False]
+    # a change made from a revision that is no longer current is refused, not lost
+    with pytest.raises(Conflict, match="at revision 3 now, not 1"):
+        cp.revise(api.db, AGENT, cp.Policy(), actor="test", reason="stale", base=1)
 
 
 def test_bad_changes_are_4xx_and_the_policy_is_the_agents_own(api: Api) -> None:

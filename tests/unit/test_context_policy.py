@@ -22,24 +22,41 @@ def test_the_default_allocations_sum_to_0_99_and_are_normalised_when_composed() 
     assert composed[C.invariants] == pytest.approx(0.15 / 0.99)
 
 
-def test_phase_then_regime_overrides_compose_later_wins_then_normalise() -> None:
+def _layered(*layers: dict[C, float]) -> dict[C, float]:
+    """The spec's routing by hand: each layer's values replace the shares, then the whole is normalised."""
+    out = dict(DEFAULT_ALLOCATIONS)
+    for layer in layers:
+        out.update(layer)
+        total = sum(out.values())
+        out = {c: v / total for c, v in out.items()}
+    return out
+
+
+def test_phase_then_regime_overrides_compose_later_wins_each_normalised() -> None:
     # Conservation in a crashing market (the spec's BearHighVol, here crisis): both sets apply, the regime last.
     layers = [overrides.Step("phase", DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation]),
               overrides.Step("regime", DEFAULT_REGIME_OVERRIDES[MarketRegime.crisis])]
     composed = overrides.compose(DEFAULT_ALLOCATIONS, layers)
-    total = 0.99 - (0.04 + 0.12 + 0.04 + 0.03) + (0.06 + 0.06 + 0.01 + 0.01)  # 0.90
-    assert composed[C.dream_hypotheses] == pytest.approx(0.01 / total)  # the regime's 0.01 over the phase's 0.0
-    assert composed[C.episodes] == pytest.approx(0.06 / total)
+    # by the numbers: the phase makes the total 0.99 - 0.23 + 0.13 = 0.89, normalised; the regime then sets
+    # mortality 0.06, contrarian 0.01 and dream hypotheses 0.01 (over the phase's 0.0) of that
+    after_phase_total = 0.99 - (0.04 + 0.12 + 0.04 + 0.03) + (0.06 + 0.06 + 0.01 + 0.0)
+    assert after_phase_total == pytest.approx(0.89)
+    rest = {c: v / after_phase_total for c, v in {**DEFAULT_ALLOCATIONS,
+                                                   **DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation]}.items()}
+    total = sum(v for c, v in rest.items() if c not in (C.mortality, C.contrarian, C.dream_hypotheses)) + 0.08
+    assert composed[C.dream_hypotheses] == pytest.approx(0.01 / total)
     assert composed[C.mortality] == pytest.approx(0.06 / total)
-    assert composed[C.invariants] == pytest.approx(0.15 / total)
+    assert composed[C.invariants] == pytest.approx(0.15 / 0.89 / total)
+    assert composed == pytest.approx(_layered(DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation],
+                                              DEFAULT_REGIME_OVERRIDES[MarketRegime.crisis]))
     assert sum(composed.values()) == pytest.approx(1.0)
     # Declining sets contrarian to 0.0; a volatile regime after it sets 0.02: the later layer wins.
     later = overrides.compose(DEFAULT_ALLOCATIONS, [
         overrides.Step("phase", DEFAULT_PHASE_OVERRIDES[BehavioralPhase.declining]),
         overrides.Step("regime", DEFAULT_REGIME_OVERRIDES[MarketRegime.high_vol])])
-    raw = {**DEFAULT_ALLOCATIONS, **DEFAULT_PHASE_OVERRIDES[BehavioralPhase.declining],
-           **DEFAULT_REGIME_OVERRIDES[MarketRegime.high_vol]}
-    assert later[C.contrarian] == pytest.approx(0.02 / sum(raw.values()))
+    assert later == pytest.approx(_layered(DEFAULT_PHASE_OVERRIDES[BehavioralPhase.declining],
+                                           DEFAULT_REGIME_OVERRIDES[MarketRegime.high_vol]))
+    assert later[C.contrarian] > 0 and later[C.affect] == 0.0
     # Terminal: only constraints matter — invariants 0.30 of a 1.20 total.
     terminal = overrides.compose(DEFAULT_ALLOCATIONS, [overrides.Step("phase",
                                                                       DEFAULT_PHASE_OVERRIDES[BehavioralPhase.terminal])])
@@ -51,10 +68,9 @@ def test_task_overrides_come_first_then_phase_then_regime() -> None:
     policy.task_overrides[TaskType.swap] = {C.tool_state: 0.09, C.mortality: 0.02}
     out = resolve(policy, Situation(task=TaskType.swap, phase=BehavioralPhase.conservation))
     assert [layer["layer"] for layer in out["layers"]] == ["task:swap", "phase:conservation"]
-    raw = {**DEFAULT_ALLOCATIONS, C.tool_state: 0.09, C.mortality: 0.02,
-           **DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation]}
-    assert out["composed"]["mortality"] == pytest.approx(0.06 / sum(raw.values()))  # the phase wins over the task
-    assert out["composed"]["tool_state"] == pytest.approx(0.09 / sum(raw.values()))
+    expected = _layered({C.tool_state: 0.09, C.mortality: 0.02}, DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation])
+    assert {C(c): v for c, v in out["composed"].items()} == pytest.approx(expected)
+    assert out["composed"]["mortality"] == pytest.approx(expected[C.mortality])  # the phase wins over the task
 
 
 def test_affect_modulation_follows_the_spec_rules_and_clamps() -> None:
