@@ -215,6 +215,40 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
         db.close()
 
 
+def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
+    """`grimoire context policy|revisions|delta --agent A`: an agent's context policy (graph/context/policy.py)
+    at its current revision, its revisions newest first, or what moved between two revisions; JSON."""
+    from graph import agents
+    from graph.context import policy as cp
+    from graph.errors import NotFound
+
+    if settings.uses_local_server:
+        local_server(settings).start()
+    db = connect(settings)
+    try:
+        wait_for_database(db, 30)
+        if agents.get(db, args.agent) is None:
+            print(f"grimoire: no agent {args.agent!r}", file=sys.stderr)
+            return 2
+        out: object
+        if args.action == "policy":
+            out = cp.current(db, args.agent).out()
+        elif args.action == "revisions":
+            out = cp.revisions(db, args.agent)
+        else:
+            try:
+                after = (cp.current(db, args.agent) if args.to_revision is None
+                         else cp.at_revision(db, args.agent, args.to_revision))
+                out = cp.delta(cp.at_revision(db, args.agent, args.from_revision), after)
+            except NotFound as e:
+                print(f"grimoire: {e}", file=sys.stderr)
+                return 2
+        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        return 0
+    finally:
+        db.close()
+
+
 def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
@@ -334,6 +368,15 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--actor", default=None, help="a key id or an actor tag")
     audit.add_argument("--limit", type=int, default=50)
     audit.set_defaults(func=cmd_audit)
+
+    context = sub.add_parser("context", help="the Context Governor: an agent's context policy and its revisions")
+    context.add_argument("action", choices=["policy", "revisions", "delta"],
+                         help="policy: the policy now; revisions: every revision, newest first; delta: what moved "
+                              "between --from and --to (default: the current)")
+    context.add_argument("--agent", required=True)
+    context.add_argument("--from", dest="from_revision", type=int, default=0)
+    context.add_argument("--to", dest="to_revision", type=int, default=None)
+    context.set_defaults(func=cmd_context)
 
     for name, text in (("config", "the settings (environment variables) as README's configuration table"),
                        ("routes", "the REST routes as README's route table")):

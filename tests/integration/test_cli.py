@@ -103,3 +103,22 @@ def test_audit_fold_and_archive(api, neo4j_server) -> None:
     archive = _grimoire("audit", "archive", "--agent", "cli-archivist", env=env)
     assert archive.returncode == 0, archive.stderr
     assert archive.stdout.startswith("# Audit Digest — January 2026\n## Summary\n- ")
+
+
+def test_context_policy_revisions_and_delta(api, neo4j_server) -> None:
+    """`grimoire context policy|revisions|delta --agent A`: what the REST routes show, as JSON."""
+    h = api.headers("cli-governed", "clade-cli")
+    r = api.client.put("/agents/cli-governed/context/policy", headers=h,
+                       json={"allocations": {"contrarian": 0.07}, "reason": "from the CLI test"})
+    assert r.status_code == 200, r.text
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    policy = _grimoire("context", "policy", "--agent", "cli-governed", env=env)
+    assert policy.returncode == 0, policy.stderr
+    assert json.loads(policy.stdout)["revision"] == 1 and json.loads(policy.stdout)["allocations"]["contrarian"] == 0.07
+    revisions = json.loads(_grimoire("context", "revisions", "--agent", "cli-governed", env=env).stdout)
+    assert [x["revision"] for x in revisions] == [1] and revisions[0]["reason"] == "from the CLI test"
+    delta = json.loads(_grimoire("context", "delta", "--agent", "cli-governed", "--from", "0", env=env).stdout)
+    assert delta["to"] == 1 and delta["allocations"] == {"contrarian": 0.03}
+    missing = _grimoire("context", "delta", "--agent", "cli-governed", "--from", "7", env=env)
+    assert missing.returncode == 2 and "no revision 7" in missing.stderr
