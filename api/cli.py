@@ -237,9 +237,7 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
             out = cp.revisions(db, args.agent)
         else:
             try:
-                after = (cp.current(db, args.agent) if args.to_revision is None
-                         else cp.at_revision(db, args.agent, args.to_revision))
-                out = cp.delta(cp.at_revision(db, args.agent, args.from_revision), after)
+                out = cp.delta_between(db, args.agent, args.from_revision, args.to_revision)
             except NotFound as e:
                 print(f"grimoire: {e}", file=sys.stderr)
                 return 2

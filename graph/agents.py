@@ -168,6 +168,13 @@ def get(db: Database, agent_id: str) -> dict[str, Any] | None:
     return rows[0]["agent"] if rows else None
 
 
+def require(db: Database, agent_id: str) -> str:
+    """The id of an agent that exists; UnknownAgent (404) otherwise."""
+    if get(db, agent_id) is None:
+        raise UnknownAgent(f"no agent {agent_id!r}")
+    return agent_id
+
+
 def list_agents(db: Database, clade: str | None = None) -> list[dict[str, Any]]:
     return [r["agent"] for r in db.fetch("agents/list", clade=clade)]
 

@@ -9,7 +9,7 @@ from api.auth import Admin, KeyCache, Reader
 from api.deps import DbDep, EmbedderDep
 from api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
 from graph import agents, transfer
-from graph.agents import AgentIn, KeyIn, Principal, UnknownAgent
+from graph.agents import AgentIn, KeyIn, Principal
 from graph.errors import NotFound
 from graph.model.enums import KeyScope
 
@@ -79,8 +79,7 @@ def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[st
             response_class=StreamingResponse, responses={200: {"content": {"application/x-ndjson": {}}}})
 def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
     require_self_or_admin(who, agent_id)
-    if agents.get(db, agent_id) is None:
-        raise UnknownAgent(f"no agent {agent_id!r}")
+    agents.require(db, agent_id)
     lines = list(transfer.export_agent(db, agent_id))  # read fully first: a failure is a clean error
     return StreamingResponse((line + "\n" for line in lines), media_type="application/x-ndjson")
 

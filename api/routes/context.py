@@ -15,28 +15,21 @@ from api.schemas.context import PolicyIn, SituationIn
 from graph import agents
 from graph.context import affect
 from graph.context import policy as cp
-from graph.errors import NotFound
 
 router = APIRouter(tags=["context"])
-
-
-def _known(db: DbDep, agent_id: str) -> str:
-    if agents.get(db, agent_id) is None:
-        raise NotFound(f"no agent {agent_id!r}")
-    return agent_id
 
 
 @router.get("/agents/{agent_id}/context/policy",
             summary="The agent's context policy at its current revision (revision 0: the spec's defaults)")
 def read_policy(agent_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
     require_self_or_admin(who, agent_id)
-    return cp.current(db, _known(db, agent_id)).out()
+    return cp.current(db, agents.require(db, agent_id)).out()
 
 
 @router.put("/agents/{agent_id}/context/policy",
             summary="Change the agent's context policy: a new revision (audited), the previous one closed")
 def change_policy(agent_id: str, body: PolicyIn, db: DbDep, who: Reader) -> dict[str, Any]:
-    owner = _known(db, require_acting_for(who, agent_id, "changing the context policy"))
+    owner = require_acting_for(who, agent_id, "changing the context policy")  # revise() 404s an unknown agent
     now = cp.current(db, owner)
     if body.allocations is not None:
         now.allocations.update(body.allocations)
@@ -59,7 +52,7 @@ def change_policy(agent_id: str, body: PolicyIn, db: DbDep, who: Reader) -> dict
             summary="The policy's revisions, newest first, each with the policy it held, who wrote it, when and why")
 def policy_revisions(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
     require_self_or_admin(who, agent_id)
-    return cp.revisions(db, _known(db, agent_id))
+    return cp.revisions(db, agents.require(db, agent_id))
 
 
 @router.get("/agents/{agent_id}/context/policy/delta",
@@ -69,9 +62,7 @@ def policy_delta(agent_id: str, db: DbDep, who: Reader,
                  to_revision: Annotated[int | None, Query(ge=0, alias="to", description="default: the current")]
                  = None) -> dict[str, Any]:
     require_self_or_admin(who, agent_id)
-    owner = _known(db, agent_id)
-    after = cp.current(db, owner) if to_revision is None else cp.at_revision(db, owner, to_revision)
-    return cp.delta(cp.at_revision(db, owner, from_revision), after)
+    return cp.delta_between(db, agents.require(db, agent_id), from_revision, to_revision)
 
 
 @router.post("/agents/{agent_id}/context/policy/resolve",
@@ -81,4 +72,4 @@ def resolve(agent_id: str, body: SituationIn, db: DbDep, who: Reader) -> dict[st
     require_self_or_admin(who, agent_id)
     situation = cp.Situation(task=body.task, phase=body.phase, regime=body.regime,
                              pad=affect.Pad(body.pad.pleasure, body.pad.arousal, body.pad.dominance))
-    return cp.resolve(cp.current(db, _known(db, agent_id)), situation)
+    return cp.resolve(cp.current(db, agents.require(db, agent_id)), situation)

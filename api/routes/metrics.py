@@ -12,7 +12,7 @@ from api.auth import Reader, Writer
 from api.deps import DbDep
 from api.schemas.metrics import HealthyRange, MetricOut, MetricsOut, SampleOut, SamplesIn, SamplesRecorded, SeriesOut
 from graph import agents, metrics
-from graph.agents import Principal, UnknownAgent
+from graph.agents import Principal
 from graph.db.connection import Database
 from graph.errors import Invalid
 from graph.ids import now_ms
@@ -32,9 +32,7 @@ def _agent(db: Database, who: Principal, agent_id: str | None) -> str:
         return who.agent_id
     if not who.is_admin and agent_id != who.agent_id:
         raise metrics.MetricsNotFound(f"no metrics for agent {agent_id!r}")
-    if agents.get(db, agent_id) is None:
-        raise UnknownAgent(f"no agent {agent_id!r}")
-    return agent_id
+    return agents.require(db, agent_id)
 
 
 def _iso(ms: int) -> str:

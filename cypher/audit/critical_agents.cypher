@@ -4,6 +4,6 @@
 :param agent_id => null;
 MATCH (a:Agent)
 WHERE ($agent_id IS NULL OR a.id = $agent_id)
-RETURN a.id AS id, a.id AS agent_id, a {.name, .kind, .clade, .generation, .parent_id} AS configuration,
-       a.checksum AS checksum
+// Every property: graph/audit/alerts.py CONFIGURATION says which of them the checksum covers.
+RETURN a.id AS id, a.id AS agent_id, properties(a) AS configuration, a.checksum AS checksum
 ORDER BY a.id

@@ -149,7 +149,6 @@ def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> di
         audit = Audit(action="alert.acknowledge", actor=actor, agent_id=agent_id, at=at)
         steps = versions.keep(tx, versions.Versioned.Alert, [alert.uid], now=at, actor=actor, reason="acknowledged",
                               audit_id=audit.id)
-        alert.refresh()
         alert.acknowledged_at, alert.acknowledged_by = at, actor
         alert.save()
         audit.write(tx, [alert.uid], f"acknowledged: {alert.summary}",

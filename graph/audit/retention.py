@@ -105,7 +105,7 @@ class Digest:
     reflections: Counter[str] = field(default_factory=Counter)  # approved, partial, rejected
     critical: int = 0
     notable: list[tuple[int, str]] = field(default_factory=list)
-    created_by_day: Counter[str] = field(default_factory=Counter)
+    created_by_day: Counter[int] = field(default_factory=Counter)  # by the day's first millisecond
 
     @property
     def id(self) -> str:
@@ -130,16 +130,13 @@ class Digest:
         elif verb in NOTABLE_VERBS:
             self.notable.append((record["at"], f"{verb.value.lower()}: {summary}"))
         if verb is Verb.CREATE:
-            self.created_by_day[day(record["at"])] += max(1, len(targets))
+            self.created_by_day[record["at"] - record["at"] % DAY_MS] += max(1, len(targets))
 
     def notable_lines(self) -> list[str]:
         """The month's notable events, oldest first: reflections decided, critical changes, merges, reverts,
         deletions and alerts, and the busiest days of new items; at most NOTABLE."""
-        events = [(at, text) for at, text in self.notable]
-        for d, n in self.created_by_day.most_common(3):
-            if n >= 5:
-                events.append((int(datetime.fromisoformat(d).replace(tzinfo=UTC).timestamp() * 1000),
-                               f"{n} new items"))
+        events = list(self.notable)
+        events += [(d, f"{n} new items") for d, n in self.created_by_day.most_common(3) if n >= 5]
         events.sort(key=lambda e: e[0])  # stable: events of one moment in the order they happened
         if len(events) > NOTABLE:
             events = events[:NOTABLE - 1] + [(events[-1][0], f"… and {len(events) - NOTABLE + 1} more")]
@@ -198,8 +195,8 @@ def fold_month(db: Database, agent_id: str | None, start: int, end: int, *, acto
                cancelled: Callable[[], bool] = lambda: False) -> int:
     """One owner's month folded: its digest written (once), then its records deleted a batch at a time; how
     many records were deleted."""
-    existing = [r for r in db.fetch("audit/digests", agent_id=agent_id) if r["digest"]["start"] == start]
-    if not existing:
+    digest_id = Digest(agent_id, start, end).id
+    if not db.fetch("audit/digest", id=digest_id):
         digest = summarise(db, agent_id, start, end)
         if digest.mutations == 0:
             return 0
@@ -215,9 +212,6 @@ def fold_month(db: Database, agent_id: str | None, start: int, end: int, *, acto
                             created("AuditDigest", [digest.id]))
 
         db.write(write)
-        digest_id = digest.id
-    else:
-        digest_id = str(existing[0]["digest"]["id"])
     deleted = 0
     while not cancelled():
         rows = db.run("audit/fold_delete", agent_id=agent_id, start=start, end=end, batch=DELETE_BATCH)

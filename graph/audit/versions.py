@@ -65,6 +65,12 @@ class Step:
     after: str | None
 
 
+def counted(label: Versioned | str, item_id: str, n: int) -> Step:
+    """An item that keeps a counter instead of a chain (a causal link, a day's metric sample) moved to its n-th
+    version; from none when n is 1."""
+    return Step(item_id, version_id(label, item_id, n - 1) if n > 1 else None, version_id(label, item_id, n))
+
+
 def created(label: Versioned | str, ids: Iterable[str]) -> list[Step]:
     return [Step(i, None, version_id(label, i, 1)) for i in ids]
 

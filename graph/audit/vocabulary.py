@@ -46,8 +46,8 @@ class Approval(StrEnum):
 VERBS: dict[str, Verb] = {
     "alert.raise": Verb.ALERT,
     "audit.rollback": Verb.REVERT,
-    "audit.fold": Verb.MERGE,
-    "context.policy.revise": Verb.EDIT,           # records past the window folded into a monthly digest (12.6)
+    "audit.fold": Verb.MERGE,                     # records past the window folded into a monthly digest (12.6)
+    "context.policy.revise": Verb.EDIT,
     "alert.acknowledge": Verb.EDIT,
     "agent.register": Verb.CREATE,
     "agent.import": Verb.CREATE,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -108,13 +109,11 @@ class Situation:
 def resolve(policy: Policy, situation: Situation) -> dict[str, Any]:
     """The allocations one decision gets: base → task → phase → regime (later wins), normalised; then the affect
     modulation. Each layer is shown with what it set, and the allocations after the overrides and after affect."""
-    layers: list[overrides.Step] = []
-    if situation.task is not None and situation.task in policy.task_overrides:
-        layers.append(overrides.Step(f"task:{situation.task.value}", policy.task_overrides[situation.task]))
-    if situation.phase is not None and situation.phase in policy.phase_overrides:
-        layers.append(overrides.Step(f"phase:{situation.phase.value}", policy.phase_overrides[situation.phase]))
-    if situation.regime is not None and situation.regime in policy.regime_overrides:
-        layers.append(overrides.Step(f"regime:{situation.regime.value}", policy.regime_overrides[situation.regime]))
+    tables: list[tuple[str, StrEnum | None, Mapping[Any, Allocations]]] = [
+        ("task", situation.task, policy.task_overrides), ("phase", situation.phase, policy.phase_overrides),
+        ("regime", situation.regime, policy.regime_overrides)]
+    layers = [overrides.Step(f"{kind}:{key.value}", table[key]) for kind, key, table in tables
+              if key is not None and key in table]
     composed = overrides.compose(policy.allocations, layers)
     final = affect.modulate(situation.pad, composed)
     return {
@@ -174,6 +173,12 @@ def delta(before: Policy, after: Policy) -> dict[str, Any]:
             "changed": sorted(k for k in a if k != "revision" and a[k] != b[k])}
 
 
+def delta_between(db: Database, agent_id: str, from_revision: int, to_revision: int | None = None) -> dict[str, Any]:
+    """The delta from one stored revision to another (None: the current one); NotFound for a revision never made."""
+    after = current(db, agent_id) if to_revision is None else at_revision(db, agent_id, to_revision)
+    return delta(at_revision(db, agent_id, from_revision), after)
+
+
 def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str,
            base: int | None = None) -> Policy:
     """A new revision of the agent's policy (its number one more than the last), the open one closed, with its
@@ -189,8 +194,8 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
         at_now = node.current if node is not None else 0
         if base is not None and base != at_now:
             raise Conflict(f"{agent_id}'s context policy is at revision {at_now} now, not {base}: read it again")
-        written = list(ContextPolicyRevision.nodes.filter(agent_id=agent_id))
-        n = max([r.revision for r in written] or [0]) + 1
+        state = tx.run(cypher.query("context/close_revisions"), agent_id=agent_id, now=audit.at).single()
+        n = int(state["last"]) + 1 if state else 1
         new = Policy.from_out({**changed.out(), "revision": n})
         revision = ContextPolicyRevision(uid=revision_id(agent_id, n), agent_id=agent_id, revision=n,
                                          policy=new.to_json(), valid_from=audit.at, recorded_at=audit.at,
@@ -198,12 +203,8 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
         # undone, this revision never held (closed where it opened) and the one it closed holds again
         undo: list[Any] = [SetProperties(label=NodeLabel.ContextPolicyRevision, id=revision.uid,
                                          before={"valid_until": audit.at})]
-        for r in written:
-            if r.valid_until is None:  # superseded: closed, never overwritten
-                undo.append(SetProperties(label=NodeLabel.ContextPolicyRevision, id=r.uid,
-                                          before={"valid_until": None}))
-                r.valid_until = audit.at
-                r.save()
+        undo += [SetProperties(label=NodeLabel.ContextPolicyRevision, id=closed, before={"valid_until": None})
+                 for closed in (state["closed"] if state else [])]
         if node is None:
             node = ContextPolicy(uid=pid, agent_id=agent_id, current=n, policy=new.to_json(), valid_from=audit.at,
                                  recorded_at=audit.at, written_by=actor, reason=reason).save()

@@ -17,7 +17,7 @@ from neo4j import ManagedTransaction
 from pydantic import Field, model_validator
 
 from graph.audit import Audit, DeleteNodes, DeleteRelationships, NodeLabel, RelationshipType, SetRelationshipProperties
-from graph.audit.versions import Step, version_id
+from graph.audit.versions import counted
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
@@ -167,8 +167,7 @@ def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, a
             raise LinkNotFound(f"no causal link {link_id!r} you may update")
         audit.write(tx, [link_id], f"{'confirmed' if confirmed else 'contradicted'} {link_id}",
                     [SetRelationshipProperties(type=RelationshipType.CAUSES, id=link_id, before=rows[0]["before"])],
-                    [Step(link_id, version_id("link", link_id, rows[0]["was"]),
-                          version_id("link", link_id, rows[0]["was"] + 1))])
+                    [counted("link", link_id, rows[0]["was"] + 1)])
         link: dict[str, Any] = rows[0]["link"]
         return link
 

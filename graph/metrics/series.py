@@ -13,7 +13,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, Noop
-from graph.audit.versions import Step, version_id
+from graph.audit.versions import counted
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Invalid
@@ -62,8 +62,7 @@ def write(db: Database, samples: list[Sample], *, actor: str) -> int:
         audit.write(tx, [s.id for s in samples], f"{len(samples)} metric samples for {samples[0].day}",
                     [Noop(reason="metric samples are derived measurements: recomputed from the graph, "
                                  "a day recorded again is overwritten")],
-                    [Step(v["id"], version_id("MetricSample", v["id"], v["version"] - 1) if v["version"] > 1 else None,
-                          version_id("MetricSample", v["id"], v["version"])) for v in (row["versions"] if row else [])])
+                    [counted("MetricSample", v["id"], v["version"]) for v in (row["versions"] if row else [])])
         return int(row["recorded"]) if row else 0
 
     return db.write(work)
