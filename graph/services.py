@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from graph import metrics
 from graph.audit import retention
 from graph.background import CycleProcess, paced_curator
+from graph.context.governor import Governor
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
@@ -124,6 +125,7 @@ class Services:
     foreground: Foreground  # the requests being served: the Curator's statements wait for them
     core_memory: CoreMemory  # agent memory: the four core blocks under their cap (graph/memory/)
     memory: AgentMemory      # agent memory: messages, stores, recall, relevance, forgetting (graph/memory/)
+    context: Governor        # the Context Governor: workspaces, feedback, pre-assembly (graph/context/)
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
@@ -138,6 +140,7 @@ class Services:
             curator=paced_curator(knowledge, foreground, settings.learning, elsewhere), foreground=foreground,
             retriever=retriever,
             core_memory=core, memory=build_memory(settings, db, embedder, core, retriever),
+            context=Governor(db, embedder, retriever, settings.context),
         )
         schedule(services)
         return services
@@ -167,6 +170,9 @@ def schedule(services: Services) -> None:
     scheduler.add(Job("metrics.daily", 86_400.0, lambda: f"{metrics.record_all(services.db, now_ms())} samples",
                       "today's cognitive quality metrics of every agent, kept as a daily series",
                       first_after_seconds=300.0))
+    scheduler.add(Job("context.preassembly", settings.context.preassembly_interval_seconds,
+                      lambda: f"{services.context.refresh(stopping)} rebuilt",
+                      "rebuild the kept context workspaces that went stale (new entries, a change, their age)"))
     scheduler.add(Job("curator.ticks", 3_600.0, lambda: sweep.run_due(services.curator, cancelled=stopping),
                       f"a Curator cycle for the agents whose ticks called for one (every "
                       f"{settings.learning.every_ticks} ticks; triggered by ingest)"))

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from graph.context.config import GovernorConfig
 from graph.embeddings import DEFAULT_MODEL
 from graph.knowledge.admission import AdmissionConfig
 from graph.knowledge.decay import DecayConfig
@@ -142,6 +143,11 @@ class Settings(BaseSettings):
         description="JSON overriding any of the learning loop's thresholds: the Curator's cycle every 50 ticks of an "
                     "agent and a sweep every 600 s, clusters of 3, coherence 0.7, promotion at 0.6/0.7, demotion "
                     "under 0.4, archiving under 0.1 for 3 cycles (spec defaults).")
+    context: GovernorConfig = Field(
+        default_factory=GovernorConfig, alias="GRIMOIRE_CONTEXT",
+        description="JSON overriding any of the Context Governor's settings (S7): the soft budget (8,000 tokens), "
+                    "Loop 2 every 24 h and on a regime change, at most 0.02 per category per cycle, Loop 3's "
+                    "mutations at confidence 0.2, masking 3/7, pre-assembly checked every 5 s (spec defaults).")
     facts: FactConfig = Field(
         default_factory=FactConfig, alias="GRIMOIRE_FACTS",
         description="JSON overriding how world facts age: the confidence half-life in days (30), its floor (0.05), "

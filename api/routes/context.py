@@ -9,12 +9,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.auth import Reader
-from api.deps import DbDep
+from api.deps import DbDep, ServicesDep
 from api.routes.agents import require_acting_for, require_self_or_admin
-from api.schemas.context import PolicyIn, SituationIn
+from api.schemas.context import AssembleIn, PolicyIn, SituationIn
 from graph import agents
+from graph.agents import UnknownAgent
 from graph.context import affect
 from graph.context import policy as cp
+from graph.context.governor import Request
+from graph.context.sources import Supplied
 
 router = APIRouter(tags=["context"])
 
@@ -73,3 +76,40 @@ def resolve(agent_id: str, body: SituationIn, db: DbDep, who: Reader) -> dict[st
     situation = cp.Situation(task=body.task, phase=body.phase, regime=body.regime,
                              pad=affect.Pad(body.pad.pleasure, body.pad.arousal, body.pad.dominance))
     return cp.resolve(cp.current(db, agents.require(db, agent_id)), situation)
+
+
+def _request(body: AssembleIn) -> Request:
+    return Request(task=body.task, phase=body.phase, regime=body.regime,
+                   pad=affect.Pad(body.pad.pleasure, body.pad.arousal, body.pad.dominance), query=body.query,
+                   budget=body.budget, context_tokens=body.context_tokens, max_context_tokens=body.max_context_tokens,
+                   tick=body.tick, supplied={c: tuple(Supplied(text=s.text, id=s.id, summary=s.summary) for s in items)
+                                             for c, items in body.supplied.items()})
+
+
+def _agent(db: Any, agent_id: str) -> dict[str, Any]:
+    found = agents.get(db, agent_id)
+    if found is None:
+        raise UnknownAgent(f"no agent {agent_id!r}")
+    return found
+
+
+@router.post("/agents/{agent_id}/context/assemble",
+             summary="The agent's workspace for one decision (S2.1, S5.1): each category fetched and budgeted, "
+                     "disclosed, masked and ordered; the rendered prompt text, the reasons per category and the "
+                     "delta from its previous workspace; from the kept workspace while it is fresh")
+def assemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Reader) -> dict[str, Any]:
+    require_self_or_admin(who, agent_id)
+    agent = _agent(services.db, agent_id)
+    return services.context.assemble(agent_id, agent.get("clade"), _request(body),
+                                     prefer_kept=body.preassembled).out()
+
+
+@router.post("/agents/{agent_id}/context/preassemble",
+             summary="Build the agent's workspace ahead of its next decision (its state changed): kept, so the next "
+                     "assemble in this situation answers from it")
+def preassemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Reader) -> dict[str, Any]:
+    require_self_or_admin(who, agent_id)
+    agent = _agent(services.db, agent_id)
+    built = services.context.preassemble(agent_id, agent.get("clade"), _request(body))
+    return {"assembly_id": built.id, "agent_id": agent_id, "total_tokens": built.composed.tokens,
+            "policy_revision": built.revision, "timings_ms": built.timings_ms}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field
+from pydantic import Field, model_validator
 
 from graph.context.categories import ContextCategory, ModelPreference, TaskType
 from graph.model.common import StrictModel
@@ -55,3 +55,44 @@ class SituationIn(StrictModel):
     phase: BehavioralPhase | None = None
     regime: MarketRegime | None = None
     pad: PadIn = PadIn()
+
+
+SUPPLIABLE = ("invariants", "strategy", "defi_snapshot", "mortality", "tool_state", "owner_control", "affect")
+
+
+class SuppliedIn(StrictModel):
+    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+    id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="what a response cites it by; default: a hash of the text")
+    summary: Annotated[str, Field(min_length=1, max_length=500)] | None = Field(
+        default=None, description="its one line; default: the text's first sentence")
+
+
+class AssembleIn(StrictModel):
+    """One decision's situation: what the workspace is assembled for."""
+
+    task: TaskType | None = None
+    phase: BehavioralPhase | None = None
+    regime: MarketRegime | None = None
+    pad: PadIn = PadIn()
+    query: Annotated[str, Field(min_length=1, max_length=4_000)] | None = Field(
+        default=None, description="what the decision is about: the Grimoire's categories are searched by it")
+    budget: Annotated[int, Field(ge=1, le=200_000)] | None = Field(
+        default=None, description="tokens (the model's tokenizer); default: the soft budget, 8,000")
+    supplied: dict[ContextCategory, Annotated[list[SuppliedIn], Field(max_length=200)]] = Field(
+        default_factory=dict, description="the caller's own items per category, most important first: "
+                                          + ", ".join(SUPPLIABLE))
+    context_tokens: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
+        default=None, description="tokens already in the model's window (with max_context_tokens: the pressure)")
+    max_context_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
+    tick: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    preassembled: bool = Field(default=True, description="answer from the kept workspace while it is fresh")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AssembleIn:
+        wrong = sorted(c.value for c in self.supplied if c.value not in SUPPLIABLE)
+        if wrong:
+            raise ValueError(f"the Grimoire fills {', '.join(wrong)}; supply only {', '.join(SUPPLIABLE)}")
+        if (self.context_tokens is None) != (self.max_context_tokens is None):
+            raise ValueError("give context_tokens and max_context_tokens together")
+        return self

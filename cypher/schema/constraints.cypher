@@ -20,6 +20,10 @@ CREATE CONSTRAINT constraint_unique_MemoryProposal_id IF NOT EXISTS FOR (n:Memor
 CREATE CONSTRAINT constraint_unique_Alert_id IF NOT EXISTS FOR (n:Alert) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ContextPolicy_id IF NOT EXISTS FOR (n:ContextPolicy) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ContextPolicyRevision_id IF NOT EXISTS FOR (n:ContextPolicyRevision) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ContextAssembly_id IF NOT EXISTS FOR (n:ContextAssembly) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ContextDecision_id IF NOT EXISTS FOR (n:ContextDecision) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ContextBelief_id IF NOT EXISTS FOR (n:ContextBelief) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ContextMutation_id IF NOT EXISTS FOR (n:ContextMutation) REQUIRE n.id IS UNIQUE;
 // Facts are relationships, one per version (bi-temporal): each version's id is unique.
 CREATE CONSTRAINT fact_deployed_by_id IF NOT EXISTS FOR ()-[r:DEPLOYED_BY]-() REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT fact_token_flow_id IF NOT EXISTS FOR ()-[r:TOKEN_FLOW]-() REQUIRE r.id IS UNIQUE;

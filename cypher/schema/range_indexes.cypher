@@ -81,6 +81,12 @@ CREATE RANGE INDEX index_Alert_agent_id IF NOT EXISTS FOR (n:Alert) ON (n.agent_
 CREATE RANGE INDEX index_Alert_item IF NOT EXISTS FOR (n:Alert) ON (n.item);
 CREATE RANGE INDEX index_ContextPolicy_agent_id IF NOT EXISTS FOR (n:ContextPolicy) ON (n.agent_id);
 CREATE RANGE INDEX index_ContextPolicyRevision_agent_id IF NOT EXISTS FOR (n:ContextPolicyRevision) ON (n.agent_id);
+CREATE RANGE INDEX index_ContextMutation_agent_id IF NOT EXISTS FOR (n:ContextMutation) ON (n.agent_id);
+// The Context Governor's records: an agent's workspaces and decisions by time (its last one; Loop 2's window),
+// and its Beta beliefs by regime.
+CREATE RANGE INDEX context_assembly_agent_at IF NOT EXISTS FOR (n:ContextAssembly) ON (n.agent_id, n.at);
+CREATE RANGE INDEX context_decision_agent_at IF NOT EXISTS FOR (n:ContextDecision) ON (n.agent_id, n.at);
+CREATE RANGE INDEX context_belief_agent IF NOT EXISTS FOR (n:ContextBelief) ON (n.agent_id, n.regime);
 // Agent memories: an agent's, by session (the thread), by day (the episodic log), by store.
 CREATE RANGE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.session_id);
 CREATE RANGE INDEX memory_day IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.day);

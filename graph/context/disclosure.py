@@ -35,13 +35,14 @@ class Disclosed(Generic[T]):
 
 
 def disclose(items: Sequence[T], budget: int, full_tokens: Callable[[T], int],
-             summary_tokens: Callable[[T], int]) -> Disclosed[T]:
-    """Items (best first) split into full, summarized and excluded within `budget` tokens."""
+             summary_tokens: Callable[[T], int], full_allowed: Callable[[T], bool] = lambda _: True) -> Disclosed[T]:
+    """Items (best first) split into full, summarized and excluded within `budget` tokens. An item that
+    `full_allowed` refuses (masked to one line, or longer than its compression threshold) can only be summarized."""
     out: Disclosed[T] = Disclosed()
     full_cap, summary_cap = int(budget * FULL_SHARE), int(budget * SUMMARY_SHARE)
     for item in items:
         whole = full_tokens(item)
-        if out.tokens + whole <= full_cap:
+        if full_allowed(item) and out.tokens + whole <= full_cap:
             out.full.append(item)
             out.tokens += whole
             continue

@@ -12,7 +12,7 @@ the revision before and after it, and rolling it back puts the policy's previous
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -39,6 +39,8 @@ from graph.context.models import ContextPolicy, ContextPolicyRevision
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, NotFound
+from graph.events.model import Event
+from graph.events.store import write as write_events
 from graph.model.enums import BehavioralPhase, MarketRegime
 
 
@@ -58,8 +60,11 @@ class Policy:
         default_factory=lambda: {r: dict(v) for r, v in DEFAULT_REGIME_OVERRIDES.items()})
     retrieval: dict[str, float | int] = field(default_factory=lambda: dict(DEFAULT_RETRIEVAL))
     compression: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_COMPRESSION))
-    guidelines: list[str] = field(default_factory=list)   # S3.8's compression guidelines learned from failures
+    guidelines: list[dict[str, Any]] = field(default_factory=list)  # S3.8, learned from failures (guidelines.py)
     model_preference: ModelPreference = ModelPreference.balanced
+    # S2.3 PolicyMetrics, as Loop 2 last measured them (last_validated: when, ms)
+    metrics: dict[str, float] = field(default_factory=lambda: {
+        "decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0})
 
     def out(self) -> dict[str, Any]:
         return {
@@ -69,7 +74,8 @@ class Policy:
             "phase_overrides": {p.value: {c.value: v for c, v in o.items()} for p, o in self.phase_overrides.items()},
             "regime_overrides": {r.value: {c.value: v for c, v in o.items()} for r, o in self.regime_overrides.items()},
             "retrieval": dict(self.retrieval), "compression": dict(self.compression),
-            "guidelines": list(self.guidelines), "model_preference": self.model_preference.value,
+            "guidelines": [dict(g) for g in self.guidelines], "model_preference": self.model_preference.value,
+            "metrics": dict(self.metrics),
         }
 
     def to_json(self) -> str:
@@ -85,8 +91,10 @@ class Policy:
             regime_overrides={MarketRegime(r): _cats(o) for r, o in d.get("regime_overrides", {}).items()},
             retrieval=dict(d.get("retrieval", DEFAULT_RETRIEVAL)), compression=dict(d.get("compression",
                                                                                          DEFAULT_COMPRESSION)),
-            guidelines=list(d.get("guidelines", [])),
-            model_preference=ModelPreference(d.get("model_preference", ModelPreference.balanced.value)))
+            guidelines=[g if isinstance(g, dict) else {"text": str(g)} for g in d.get("guidelines", [])],
+            model_preference=ModelPreference(d.get("model_preference", ModelPreference.balanced.value)),
+            metrics={"decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0,
+                     **d.get("metrics", {})})
 
     @classmethod
     def from_json(cls, text: str) -> Policy:
@@ -180,10 +188,11 @@ def delta_between(db: Database, agent_id: str, from_revision: int, to_revision: 
 
 
 def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str,
-           base: int | None = None) -> Policy:
+           base: int | None = None, events: Callable[[Policy, Policy], Sequence[Event]] | None = None) -> Policy:
     """A new revision of the agent's policy (its number one more than the last), the open one closed, with its
     audit record in the same transaction. `base`: the revision the change was made from; if another revision
-    was written since, the change is refused (409) rather than losing that one."""
+    was written since, the change is refused (409) rather than losing that one. `events`: what to report of the
+    change (from the policy before and the new revision), written in its transaction."""
     pid = policy_id(agent_id)
     audit = Audit(action="context.policy.revise", actor=actor, agent_id=agent_id)
 
@@ -192,6 +201,7 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
             raise NotFound(f"no agent {agent_id!r}")
         node = ContextPolicy.nodes.get_or_none(uid=pid)
         at_now = node.current if node is not None else 0
+        old = Policy.from_json(node.policy) if node is not None else Policy()
         if base is not None and base != at_now:
             raise Conflict(f"{agent_id}'s context policy is at revision {at_now} now, not {base}: read it again")
         state = tx.run(cypher.query("context/close_revisions"), agent_id=agent_id, now=audit.at).single()
@@ -220,6 +230,8 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
             node.save()
         node.revisions.connect(revision)
         audit.write(tx, [pid], f"context policy revision {n}: {reason}", undo, [Step(pid, before, revision.uid)])
+        if events is not None:
+            write_events(tx, events(old, new))
         return new
 
     try:

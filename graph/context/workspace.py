@@ -5,6 +5,7 @@ entries of each category, as they are disclosed (in full or as one line), with t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from graph.context.categories import ContextCategory
 from graph.context.disclosure import Disclosure
@@ -15,8 +16,16 @@ class ContextEntry:
     id: str
     category: ContextCategory
     text: str                  # as disclosed: the full text, or its one-line summary
-    tokens: int
+    tokens: int                # of its rendered line
     disclosure: Disclosure = Disclosure.full
+    ref: str = ""              # its short name in the rendered text (h1, e2, …): what a response cites
+    score: float = 0.0         # its rank score (S3.2)
+    source: str = "grimoire"   # grimoire | caller | service
+
+    def out(self) -> dict[str, Any]:
+        return {"id": self.id, "ref": self.ref, "category": self.category.value, "text": self.text,
+                "tokens": self.tokens, "disclosure": self.disclosure.value, "score": round(self.score, 4),
+                "source": self.source}
 
 
 @dataclass(frozen=True)
@@ -27,16 +36,27 @@ class AssemblyReason:
     items_included: int
     items_excluded: int
     reason: str
+    excluded: tuple[tuple[str, str], ...] = ()   # (id, why), the first few
+
+    def out(self) -> dict[str, Any]:
+        return {"category": self.category.value, "tokens_allocated": self.tokens_allocated,
+                "tokens_used": self.tokens_used, "items_included": self.items_included,
+                "items_excluded": self.items_excluded, "reason": self.reason,
+                "excluded": [{"id": i, "why": w} for i, w in self.excluded]}
 
 
 @dataclass
 class Workspace:
     entries: dict[ContextCategory, list[ContextEntry]] = field(default_factory=dict)
     reasons: list[AssemblyReason] = field(default_factory=list)
+    overhead: int = 0          # the blocks' own tags
 
     @property
     def total_tokens(self) -> int:
-        return sum(e.tokens for es in self.entries.values() for e in es)
+        return self.overhead + sum(e.tokens for es in self.entries.values() for e in es)
 
     def entries_for(self, category: ContextCategory) -> list[ContextEntry]:
         return self.entries.get(category, [])
+
+    def all(self) -> list[ContextEntry]:
+        return [e for es in self.entries.values() for e in es]

@@ -18,6 +18,12 @@ class EventType(StrEnum):
     GrimoireDecay = "GrimoireDecay"                # a decay pass: counts, average confidence before and after
     CuratorCycleComplete = "CuratorCycleComplete"  # a Curator cycle ended: pruned, promoted, proposed counts
     IngestResult = "IngestResult"                  # an import or an inheritance: source, stage, outcome
+    # the Context Governor's (context-governor.md S6)
+    ContextAssembled = "context:assembled"            # a workspace built: tick, category_count, total_tokens, route
+    ContextPolicyUpdated = "context:policy_updated"   # a policy revision by a loop: revision, trigger, delta
+    ContextRegimeOverride = "context:regime_override"  # the regime changed: previous, new, allocations_applied
+    ContextFeedbackLoop = "context:feedback_loop"     # a loop iteration: loop_id, tick, record_count, adjustments
+    ContextCompacted = "context:compacted"            # compaction: original_tokens, compacted_tokens, categories
 
 
 _RAND_BITS = 74  # 12 bits of rand_a and 62 of rand_b

@@ -1,0 +1,240 @@
+"""A workspace put together from its candidates (S2.1, S3.2, S3.5, S5.1), without the database: the budget is
+shared out by the resolved allocations (a category left out gets nothing, a floor is honoured), each category is
+selected within its share (graph/context/selection.py), what the others left unused goes to the categories the
+budget cut short, the workspace is compacted under pressure (graph/context/compaction.py), each category's items
+are laid out by the lost-in-the-middle rule (episodes newest first), and the tagged blocks are rendered
+(graph/context/render.py).
+
+Tokens are the model tokenizer's (`count`, the one every budget in the service uses). The rendered text is counted
+once more at the end; should it run over the budget (a tokenizer that does not add up over lines), the weakest
+items are taken out until it fits. So the text never exceeds the budget, whatever the candidates."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from graph.context import compaction, ordering, render
+from graph.context.categories import ContextCategory
+from graph.context.compaction import Route
+from graph.context.disclosure import Disclosure
+from graph.context.items import Item
+from graph.context.selection import Line, Selection, select
+from graph.context.workspace import AssemblyReason, ContextEntry, Workspace
+
+C = ContextCategory
+Counter = Callable[[Sequence[str]], list[int]]
+SHOWN_EXCLUSIONS = 10
+
+
+@dataclass(frozen=True)
+class Plan:
+    budget: int
+    allocations: Mapping[ContextCategory, float]
+    masking: tuple[int, int] = (3, 7)
+    thresholds: Mapping[ContextCategory, int] = field(default_factory=dict)   # S2.3 CompressionConfig
+    protected: frozenset[ContextCategory] = frozenset()                      # by a compression guideline
+    left_out: Mapping[ContextCategory, str] = field(default_factory=dict)     # category → why (Beta filter)
+    floors: Mapping[ContextCategory, int] = field(default_factory=dict)       # tokens at least
+    empty: Mapping[ContextCategory, str] = field(default_factory=dict)        # why a category has no candidates
+    pressure: float | None = None
+    block_attrs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+
+@dataclass
+class Composed:
+    workspace: Workspace
+    text: str
+    tokens: int                     # of `text`, counted whole
+    budgets: dict[ContextCategory, int]
+    route: Route
+    compaction: dict[str, Any] | None = None
+
+
+def shares(plan: Plan) -> dict[ContextCategory, int]:
+    """Each category's tokens: its fraction of the budget (rounded down); nothing for one left out; at least its
+    floor, taken from the others in proportion. They never add up to more than the budget."""
+    out = {c: 0 if c in plan.left_out else int(max(0.0, plan.allocations.get(c, 0.0)) * plan.budget)
+           for c in ContextCategory}
+    floored = {c for c, f in plan.floors.items() if c not in plan.left_out and out[c] < f}
+    for c in floored:
+        out[c] = min(plan.floors[c], plan.budget)
+    over = sum(out.values()) - plan.budget
+    others = [c for c in ContextCategory if c not in floored and out[c] > 0]
+    if over > 0 and others:
+        pool = sum(out[c] for c in others)
+        for c in others:
+            out[c] -= min(out[c], -(-over * out[c] // pool))
+    while sum(out.values()) > plan.budget:  # rounding, or floors alone over the budget
+        biggest = max(out, key=lambda c: out[c])
+        out[biggest] -= 1
+    return out
+
+
+def _lines(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan,
+           count: Counter) -> tuple[dict[ContextCategory, list[Line]], dict[ContextCategory, int]]:
+    """Every candidate's two lines with their tokens, and each category's block tags, counted in one call."""
+    ranked: dict[ContextCategory, list[tuple[str, Item]]] = {}
+    for c, items in candidates.items():
+        order = sorted(items, key=lambda i: -i.at) if c == C.episodes else sorted(items, key=lambda i: -i.score)
+        ranked[c] = [(f"{render.REF_PREFIX[c]}{n}", item) for n, item in enumerate(order, start=1)]
+    texts: list[str] = []
+    for pairs in ranked.values():
+        for ref, item in pairs:
+            texts += [render.full_line(ref, item), render.summary_line(ref, item)]
+    tags = {c: [s for name in render.block_names(c)
+                for s in (render.opening(name, dict(plan.block_attrs.get(name, {}))), render.closing(name))]
+            for c in ContextCategory}
+    for strings in tags.values():
+        texts += strings
+    counts = iter(count(texts))
+    lines: dict[ContextCategory, list[Line]] = {c: [] for c in ranked}
+    for c, pairs in ranked.items():
+        for ref, item in pairs:
+            full, short = render.full_line(ref, item), render.summary_line(ref, item)
+            lines[c].append(Line(item, ref, full, short, next(counts), next(counts)))
+    overheads = {c: sum(next(counts) for _ in strings) for c, strings in tags.items()}
+    return lines, overheads
+
+
+def _select_all(lines: Mapping[ContextCategory, list[Line]], overheads: Mapping[ContextCategory, int],
+                budgets: Mapping[ContextCategory, int], plan: Plan, masking: tuple[int, int],
+                shrunk: frozenset[ContextCategory] = frozenset()) -> dict[ContextCategory, Selection]:
+    out = {}
+    for c in ContextCategory:
+        threshold = None if c in plan.protected else plan.thresholds.get(c)
+        slots = plan.masking if c in plan.protected or c not in shrunk else masking
+        out[c] = select(c, lines.get(c, []), budgets[c], overheads[c], threshold=threshold,
+                        masking=slots if c == C.episodes else None)
+    return out
+
+
+def _slack(selections: dict[ContextCategory, Selection], lines: Mapping[ContextCategory, list[Line]],
+           overheads: Mapping[ContextCategory, int], budgets: dict[ContextCategory, int], plan: Plan) -> dict[
+               ContextCategory, int]:
+    """What the satisfied categories left unused, shared among those the budget cut short in proportion to their
+    allocations; each of those is selected again with its share added. Returns the extra each got."""
+    hungry = [c for c, s in selections.items() if s.hungry and c not in plan.left_out]
+    if not hungry:
+        return {}
+    spare = plan.budget - sum(budgets[c] for c in hungry) - sum(
+        s.tokens for c, s in selections.items() if c not in hungry)
+    weight = {c: max(plan.allocations.get(c, 0.0), 1e-6) for c in hungry}
+    total = sum(weight.values())
+    extra = {c: int(spare * weight[c] / total) for c in hungry} if spare > 0 else {}
+    for c, more in extra.items():
+        if more > 0:
+            budgets[c] += more
+            threshold = None if c in plan.protected else plan.thresholds.get(c)
+            selections[c] = select(c, lines.get(c, []), budgets[c], overheads[c], threshold=threshold,
+                                   masking=plan.masking if c == C.episodes else None)
+    return {c: m for c, m in extra.items() if m > 0}
+
+
+def _layout(c: ContextCategory, s: Selection) -> list[tuple[Line, Disclosure]]:
+    """Render order: episodes newest first (in full, then one line); the rest by the lost-in-the-middle rule."""
+    if c == C.episodes:
+        return ([(x, Disclosure.full) for x in sorted(s.full, key=lambda x: -x.item.at)]
+                + [(x, Disclosure.summary) for x in sorted(s.summarized, key=lambda x: -x.item.at)])
+    shown = {x.ref: Disclosure.full for x in s.full} | {x.ref: Disclosure.summary for x in s.summarized}
+    ranked = sorted(s.full + s.summarized, key=lambda x: -x.item.score)
+    return [(x, shown[x.ref]) for x in ordering.interleave(ranked)]
+
+
+def _render(selections: Mapping[ContextCategory, Selection], plan: Plan) -> str:
+    blocks = []
+    for c in render.ORDER:
+        laid = _layout(c, selections[c])
+        if not laid:
+            continue
+        if c == C.episodes:
+            groups = [(render.RECENT, [x.full for x, d in laid if d == Disclosure.full]),
+                      (render.OLDER, [x.summary for x, d in laid if d == Disclosure.summary])]
+        else:
+            groups = [(c.value, [x.full if d == Disclosure.full else x.summary for x, d in laid])]
+        blocks += [render.block(name, rows, dict(plan.block_attrs.get(name, {}))) for name, rows in groups if rows]
+    return render.document(blocks)
+
+
+def _trim(selections: dict[ContextCategory, Selection]) -> bool:
+    """Take the weakest included item out of the category spending most; False when nothing is left."""
+    spending = [s for s in selections.values() if s.included]
+    if not spending:
+        return False
+    s = max(spending, key=lambda s: s.tokens)
+    pool = s.summarized or s.full
+    weakest = min(pool, key=lambda x: (x.item.score, -x.item.at))
+    pool.remove(weakest)
+    s.excluded.append((weakest, "taken out: the rendered text ran over the budget"))
+    return True
+
+
+def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, count: Counter) -> Composed:
+    lines, overheads = _lines(candidates, plan, count)
+    budgets = shares(plan)
+    given = dict(budgets)
+    p = plan.pressure
+    selections = _select_all(lines, overheads, budgets, plan, plan.masking)
+    extra: dict[ContextCategory, int] = {}
+    report = None
+    if compaction.compacting(p):
+        assert p is not None
+        share = compaction.soft_share(p)
+        soft = frozenset(c for c in ContextCategory if c not in compaction.HARD and c not in plan.protected)
+        budgets = {c: int(b * share) if c in soft else b for c, b in budgets.items()}
+        compact = _select_all(lines, overheads, budgets, plan, compaction.COMPACT_SLOTS, soft)
+        report = {"original_tokens": sum(s.tokens for s in selections.values()),
+                  "compacted_tokens": sum(s.tokens for s in compact.values()),
+                  "categories_compressed": [c.value for c in ContextCategory
+                                            if compact[c].tokens < selections[c].tokens], "pressure": round(p, 4)}
+        selections = compact
+    else:
+        extra = _slack(selections, lines, overheads, budgets, plan)
+    text = _render(selections, plan)
+    tokens = count([text])[0] if text else 0
+    while tokens > plan.budget and _trim(selections):
+        text = _render(selections, plan)
+        tokens = count([text])[0] if text else 0
+    workspace = Workspace(overhead=sum(selections[c].overhead for c in ContextCategory if selections[c].included))
+    for c in render.ORDER:
+        laid = _layout(c, selections[c])
+        if laid:
+            workspace.entries[c] = [
+                ContextEntry(id=x.item.id, category=c, text=x.item.text if d == Disclosure.full else x.item.summary,
+                             tokens=x.full_tokens if d == Disclosure.full else x.summary_tokens, disclosure=d,
+                             ref=x.ref, score=x.item.score, source=x.item.source) for x, d in laid]
+    workspace.reasons = [_reason(c, selections[c], given[c], extra.get(c, 0), budgets[c], plan, report)
+                         for c in ContextCategory]
+    return Composed(workspace, text, tokens, budgets, compaction.route(p), report)
+
+
+def _reason(c: ContextCategory, s: Selection, given: int, extra: int, now: int, plan: Plan,
+            report: dict[str, Any] | None) -> AssemblyReason:
+    share = plan.allocations.get(c, 0.0)
+    parts: list[str] = []
+    if c in plan.left_out:
+        parts.append(f"left out: {plan.left_out[c]}")
+    elif not s.full and not s.summarized and not s.excluded:
+        parts.append(f"{share:.1%} of the budget, {given} tokens; {plan.empty.get(c, 'no candidates')}")
+    else:
+        parts.append(f"{share:.1%} of the budget, {given} tokens")
+        if c in plan.floors and given >= plan.floors[c] and share * plan.budget < plan.floors[c]:
+            parts.append(f"raised to its floor of {plan.floors[c]}")
+        if extra:
+            parts.append(f"+{extra} the other categories left unused")
+        if report is not None and now < given:
+            parts.append(f"compacted to {now} (context pressure {report['pressure']:.0%})")
+        parts.append(f"{len(s.full)} in full, {len(s.summarized)} as one line")
+        if s.excluded:
+            whys: dict[str, int] = {}
+            for _, why in s.excluded:
+                whys[why] = whys.get(why, 0) + 1
+            parts.append(f"{len(s.excluded)} excluded (" + "; ".join(f"{n}: {w}" for w, n in whys.items()) + ")")
+        if c in plan.protected:
+            parts.append("kept whole by a compression guideline")
+        elif plan.thresholds.get(c):
+            parts.append(f"items over {plan.thresholds[c]} tokens as one line")
+    return AssemblyReason(category=c, tokens_allocated=now, tokens_used=s.tokens,
+                          items_included=s.included, items_excluded=len(s.excluded), reason="; ".join(parts),
+                          excluded=tuple((x.item.id, why) for x, why in s.excluded[:SHOWN_EXCLUSIONS]))

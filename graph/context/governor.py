@@ -1,0 +1,319 @@
+"""The Governor: one budgeted, explained workspace per decision (context-governor.md S2.1, S5.1, S5.3).
+
+An assembly reads the agent's state (its policy, last workspace, Beta beliefs in the regime and staged mutations)
+while the query is embedded; resolves the allocations (base → task → phase → regime, normalised, then the mood);
+fetches the Grimoire's categories in parallel (graph/context/sources.py) and the caller's; composes the workspace
+within the budget (graph/context/assembly.py); and records it — what went in, for Loop 1 to learn from — with its
+access record and events, in one transaction. The answer carries the rendered prompt text, the entries, the
+reasons per category and the delta from the agent's previous workspace.
+
+The common case answers from the agent's kept workspace (graph/context/preassembly.py) and reads nothing but
+whether it is still fresh."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Access
+from graph.context import affect, compaction, delta, sources
+from graph.context import events as context_events
+from graph.context import guidelines as context_guidelines
+from graph.context.assembly import Composed, Plan, compose
+from graph.context.categories import ContextCategory, TaskType
+from graph.context.config import GovernorConfig
+from graph.context.disclosure import Disclosure
+from graph.context.policy import Policy, Situation, policy_id, resolve
+from graph.context.preassembly import Keeper, Kept
+from graph.context.workspace import ContextEntry, Workspace
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.events.model import Event
+from graph.events.store import write as write_events
+from graph.ids import now_ms, uuid7
+from graph.knowledge.causal import half_life_ms as causal_half_life_ms
+from graph.model.enums import BehavioralPhase, MarketRegime
+from graph.retrieval.context import POOL
+from graph.retrieval.pipeline import Retriever
+from graph.visibility import Visibility
+
+C = ContextCategory
+ANY_REGIME = "any"   # the Beta beliefs of decisions made with no regime given
+
+
+@dataclass(frozen=True)
+class Request:
+    task: TaskType | None = None
+    phase: BehavioralPhase | None = None
+    regime: MarketRegime | None = None
+    pad: affect.Pad = affect.Pad()
+    query: str | None = None
+    budget: int | None = None
+    supplied: Mapping[ContextCategory, tuple[sources.Supplied, ...]] = field(default_factory=dict)
+    context_tokens: int | None = None
+    max_context_tokens: int | None = None
+    tick: int | None = None
+
+    def key(self) -> str:
+        """The request less its mood and tick: what a kept workspace must match."""
+        body = {"task": self.task, "phase": self.phase, "regime": self.regime, "query": self.query,
+                "budget": self.budget, "context_tokens": self.context_tokens, "max": self.max_context_tokens,
+                "supplied": {c.value: [[s.id, s.text, s.summary] for s in items]
+                             for c, items in sorted(self.supplied.items())}}
+        return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+
+
+@dataclass
+class Assembled:
+    id: str
+    agent_id: str
+    at: int
+    source: str                      # cold | preassembly (built ahead) | preassembled (served from the kept one)
+    revision: int
+    mutation_id: str | None
+    request: Request
+    budget: int
+    allocations: dict[str, float]
+    layers: list[dict[str, Any]]
+    composed: Composed
+    delta: delta.WorkspaceDelta
+    guidelines: list[str]
+    timings_ms: dict[str, float]
+
+    def out(self) -> dict[str, Any]:
+        ws, r = self.composed.workspace, self.request
+        d = self.delta
+        return {
+            "assembly_id": self.id, "agent_id": self.agent_id, "at": self.at, "source": self.source,
+            "policy_revision": self.revision, "mutation_id": self.mutation_id,
+            "situation": {"task": r.task, "phase": r.phase, "regime": r.regime, "tick": r.tick,
+                          "pad": {"pleasure": r.pad.pleasure, "arousal": r.pad.arousal, "dominance": r.pad.dominance},
+                          "affect": affect.states(r.pad)},
+            "budget": self.budget, "total_tokens": self.composed.tokens, "route": self.composed.route.value,
+            "compaction": self.composed.compaction, "allocations": self.allocations, "layers": self.layers,
+            "budgets": {c.value: b for c, b in self.composed.budgets.items()},
+            "categories": {c.value: [e.out() for e in es] for c, es in ws.entries.items()},
+            "reasons": [x.out() for x in ws.reasons], "guidelines": self.guidelines,
+            "delta": {"changed_categories": [c.value for c in d.changed_categories],
+                      "added": {c.value: [e.out() for e in es] for c, es in d.added.items()},
+                      "removed": {c.value: ids for c, ids in d.removed.items()}, "token_delta": d.token_delta},
+            "text": self.composed.text, "timings_ms": self.timings_ms,
+        }
+
+
+def injected(ws: Workspace) -> list[dict[str, Any]]:
+    """What went in, as the assembly record keeps it (Loop 1 reads it back)."""
+    return [{"c": e.category.value, "id": e.id, "ref": e.ref, "t": e.tokens, "d": e.disclosure.value,
+             "s": e.source, "x": e.text} for e in ws.all()]
+
+
+def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) -> Workspace:
+    """A recorded workspace back (enough for a delta: ids, disclosure, tokens)."""
+    ws = Workspace()
+    for r in rows:
+        ws.entries.setdefault(C(r["c"]), []).append(ContextEntry(
+            id=r["id"], category=C(r["c"]), text=r.get("x", ""), tokens=int(r["t"]), disclosure=Disclosure(r["d"]),
+            ref=r.get("ref", ""), source=r.get("s", "grimoire")))
+    if total is not None:
+        ws.overhead = max(0, total - ws.total_tokens)
+    return ws
+
+
+@dataclass
+class _State:
+    policy: Policy
+    previous: dict[str, Any] | None
+    beliefs: dict[str, tuple[float, float]]
+    mutations: list[dict[str, Any]]
+
+
+class Governor:
+    def __init__(self, db: Database, embedder: Embedder, retriever: Retriever, config: GovernorConfig) -> None:
+        self.db, self.embedder, self.retriever, self.config = db, embedder, retriever, config
+        self.kept: Keeper[Assembled] = Keeper(db, config.preassembly_max_age_seconds, config.pad_shift)
+        self._given: dict[str, Workspace] = {}   # the workspace each agent was last given, for the delta
+
+    # ------------------------------------------------------------------------------------------ serving
+
+    def assemble(self, agent_id: str, clade: str | None, request: Request, *, prefer_kept: bool = True) -> Assembled:
+        """The agent's workspace for `request`: the kept one while it is fresh, else built now (and kept)."""
+        t0 = time.perf_counter()
+        kept = self.kept.get(agent_id) if prefer_kept else None
+        if kept is not None and self.kept.stale(kept, request.key(), request.pad) is None:
+            built = kept.built
+            given = self._given.get(agent_id)
+            self._given[agent_id] = built.composed.workspace
+            return Assembled(**{**built.__dict__, "source": "preassembled", "request": request,
+                                "delta": delta.compute(given, built.composed.workspace) if given is not None
+                                else built.delta,
+                                "timings_ms": {"total": round((time.perf_counter() - t0) * 1000, 2)}})
+        built = self.build(agent_id, clade, request, "cold")
+        self._given[agent_id] = built.composed.workspace
+        return built
+
+    def preassemble(self, agent_id: str, clade: str | None, request: Request) -> Assembled:
+        """Build the agent's workspace ahead of its next request (kept, not given)."""
+        return self.build(agent_id, clade, request, "preassembly")
+
+    def refresh(self, cancelled: Any = lambda: False) -> int:
+        """Rebuild every kept workspace that went stale (the scheduler's context.preassembly job)."""
+        rebuilt = 0
+        for kept in self.kept.all():
+            if cancelled():
+                break
+            if self.kept.stale(kept) is not None:
+                assert isinstance(kept.request, Request)
+                self.build(kept.agent_id, kept.clade, kept.request, "preassembly")
+                rebuilt += 1
+        return rebuilt
+
+    # ------------------------------------------------------------------------------------------ building
+
+    def _state(self, agent_id: str, regime: str) -> _State:
+        row = self.db.rows("context/agent_state", agent_id=agent_id, policy_id=policy_id(agent_id), regime=regime)[0]
+        return _State(policy=Policy.from_json(row["policy"]) if row["policy"] else Policy(),
+                      previous=row["previous"] if row["previous"] and row["previous"].get("id") else None,
+                      beliefs={b["category"]: (float(b["alpha"]), float(b["beta"])) for b in row["beliefs"]},
+                      mutations=list(row["mutations"]))
+
+    def build(self, agent_id: str, clade: str | None, request: Request, source: str) -> Assembled:
+        t0 = time.perf_counter()
+        laps: dict[str, float] = {}
+
+        def lap(name: str) -> None:
+            laps[name] = round((time.perf_counter() - t0) * 1000 - sum(laps.values()), 2)
+
+        since = now_ms()
+        regime = request.regime.value if request.regime else ANY_REGIME
+        state_f = POOL.submit(self._state, agent_id, regime)
+        embedding = self.embedder.embed_one(request.query) if request.query else None
+        state = state_f.result()
+        lap("state_and_embedding")
+        policy, mutation = self._policy_for(state, request)
+        resolved = resolve(policy, Situation(task=request.task, phase=request.phase, regime=request.regime,
+                                             pad=request.pad))
+        allocations = {C(c): float(v) for c, v in resolved["allocations"].items()}
+        visibility = Visibility.of(agent_id, clade)
+        r = policy.retrieval
+        q = sources.Query(embedding=embedding, visibility=visibility, now=since, pleasure=request.pad.pleasure,
+                          similarity=float(r["similarity_threshold"]), max_episodes=int(r["max_episode_count"]),
+                          min_insight_confidence=float(r["min_insight_confidence"]),
+                          causal_depth=int(r["max_causal_depth"]))
+        episodes_f = POOL.submit(sources.episodes, self.db, self.retriever, q)
+        found = sources.entries(self.db, self.retriever, q, self.config)
+        found[C.episodes] = episodes_f.result()
+        lap("fetch")
+        found[C.causal_edges] = found[C.causal_edges] + sources.causal(
+            self.db, q, sources.seeds(found, self.config.causal_seeds), self.config.causal_edges,
+            causal_half_life_ms(self.retriever.decay))
+        lap("causal")
+        for c, given in request.supplied.items():
+            found[c] = sources.supplied(c, given) + found.get(c, [])
+        found[C.affect] = [sources.affect_item(request.pad), *found.get(C.affect, [])]
+        task = request.task.value if request.task else None
+        protected = context_guidelines.protected(policy.guidelines, task, request.regime.value if request.regime
+                                                 else None)
+        plan = Plan(
+            budget=request.budget or self.config.soft_budget_tokens, allocations=allocations,
+            masking=(int(r.get("full_episode_slots", self.config.full_episode_slots)),
+                     int(r.get("summary_episode_slots", self.config.summary_episode_slots))),
+            thresholds={C.episodes: int(policy.compression["episode_summary_threshold"]),
+                        C.insights: int(policy.compression["insight_summary_threshold"])},
+            protected=protected, left_out=self._filtered(state.beliefs, regime),
+            floors={C.contrarian: self.config.min_contrarian_tokens}
+            if self.config.enable_contrarian_injection and request.pad.pleasure < 0 else {},
+            empty=self._empty(request, embedding is not None),
+            pressure=compaction.pressure(request.context_tokens, request.max_context_tokens),
+            block_attrs={"invariants": {"phase": request.phase.value}} if request.phase else {})
+        composed = compose(found, plan, self.embedder.count_tokens)
+        lap("compose")
+        previous = self._given.get(agent_id)
+        if previous is None and state.previous is not None:
+            previous = workspace_of(json.loads(state.previous["injected"] or "[]"), state.previous.get("total_tokens"))
+        built = Assembled(
+            id=uuid7(), agent_id=agent_id, at=since, source=source, revision=policy.revision,
+            mutation_id=mutation, request=request, budget=plan.budget,
+            allocations={c.value: round(v, 6) for c, v in allocations.items()}, layers=resolved["layers"],
+            composed=composed, delta=delta.compute(previous, composed.workspace),
+            guidelines=[g["text"] for g in policy.guidelines
+                        if context_guidelines.applies(g, task, request.regime.value if request.regime else None)],
+            timings_ms=laps)
+        self._record(built, clade, state, resolved)
+        lap("record")
+        laps["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        self.kept.keep(Kept(agent_id=agent_id, clade=clade, key=request.key(), pad=request.pad, request=request,
+                            built=built, since=since, built_at=time.monotonic()))
+        return built
+
+    def _policy_for(self, state: _State, request: Request) -> tuple[Policy, str | None]:
+        """The policy to assemble with: the current one, or (one cold assembly in N) a staged mutation's
+        allocations on it, so the later outcomes can judge the mutation (Loop 3)."""
+        regime = request.regime.value if request.regime else None
+        for m in state.mutations:
+            if m.get("regime") in (None, regime) and (int(m.get("offered") or 0) + 1) % \
+                    self.config.mutation_trial_every == 0:
+                trial = Policy.from_out(state.policy.out())
+                trial.allocations = {C(c): float(v) for c, v in json.loads(m["proposed"]).items()}
+                return trial, str(m["id"])
+            if m.get("regime") in (None, regime):
+                return state.policy, None
+        return state.policy, None
+
+    def _filtered(self, beliefs: Mapping[str, tuple[float, float]], regime: str) -> dict[ContextCategory, str]:
+        """S3.1's filter: a soft category whose Beta value in this regime fell under the threshold is left out."""
+        out = {}
+        for c, (a, b) in beliefs.items():
+            value = a / (a + b) if a + b > 0 else 0.5
+            if C(c) not in compaction.HARD and value < self.config.beta_filter:
+                out[C(c)] = (f"its Beta value in the {regime} regime is {value:.2f}, under "
+                             f"{self.config.beta_filter}: decisions with it went badly")
+        return out
+
+    @staticmethod
+    def _empty(request: Request, has_query: bool) -> dict[ContextCategory, str]:
+        out = {c: "nothing supplied" for c in sources.SUPPLIED if c not in request.supplied}
+        out |= {c: "nothing relevant found" if has_query else "no query to search by" for c in sources.FROM_GRIMOIRE}
+        out[C.contrarian] = ("nothing of the opposite valence to the mood" if request.pad.pleasure
+                             else "the mood is neutral (pleasure 0): nothing to counter")
+        return out
+
+    def _record(self, built: Assembled, clade: str | None, state: _State, resolved: Mapping[str, Any]) -> None:
+        ws, r = built.composed.workspace, built.request
+        record = {"id": built.id, "agent_id": built.agent_id, "at": built.at, "recorded_at": now_ms(),
+                  "source": built.source, "task": r.task.value if r.task else None,
+                  "phase": r.phase.value if r.phase else None, "regime": r.regime.value if r.regime else None,
+                  "pad": [r.pad.pleasure, r.pad.arousal, r.pad.dominance], "tick": r.tick, "query": r.query,
+                  "budget": built.budget, "total_tokens": built.composed.tokens, "route": built.composed.route.value,
+                  "policy_revision": built.revision, "mutation_id": built.mutation_id,
+                  "allocations": json.dumps(built.allocations), "injected": json.dumps(injected(ws)),
+                  "budgets": json.dumps({c.value: b for c, b in built.composed.budgets.items()}),
+                  "compacted": json.dumps(built.composed.compaction) if built.composed.compaction else None}
+        events: list[Event] = [context_events.assembled(
+            built.agent_id, clade, assembly_id=built.id, tick=r.tick, category_count=len(ws.entries),
+            total_tokens=built.composed.tokens, route=built.composed.route.value, source=built.source,
+            revision=built.revision)]
+        if built.composed.compaction:
+            events.append(context_events.compacted(built.agent_id, clade, assembly_id=built.id,
+                                                   report=built.composed.compaction))
+        was = state.previous.get("regime") if state.previous else None
+        now_regime = r.regime.value if r.regime else None
+        if state.previous is not None and was != now_regime:
+            applied: dict[str, float] = next(
+                (x["set"] for x in resolved["layers"] if x["layer"].startswith("regime:")), {})
+            events.append(context_events.regime_override(built.agent_id, clade, previous=was, new=now_regime,
+                                                         applied=applied))
+        access = Access(action="context.assemble", agent_id=built.agent_id, id=built.id, at=built.at)
+
+        def work(tx: ManagedTransaction) -> None:
+            tx.run(cypher.query("context/record_assembly"), assembly=record, mutation_id=built.mutation_id).consume()
+            access.write(tx, [e.id for e in ws.all()], touched=0)
+            write_events(tx, events)
+
+        self.db.write(work)

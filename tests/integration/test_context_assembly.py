@@ -1,0 +1,128 @@
+"""Assembly (issue 18, point 2; graph/context/governor.py): a workspace from the Grimoire's categories and the
+caller's, within its budget as the model's tokenizer counts the rendered text, with reasons per category, the
+spec's tagged blocks, observation masking, compaction under pressure, the delta from the agent's previous
+workspace, and only what the agent may see."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.conftest import Api
+
+AGENT, CLADE = "assembler", "clade-ctx"
+OTHER = "stranger"
+
+HEURISTICS = ["When ETH gas spikes above 80 gwei, delay swaps on Uniswap until it falls back.",
+              "Split large ETH swaps into tranches to keep slippage under 30 bps.",
+              "Check the Uniswap pool's depth before swapping more than 50 ETH."]
+INSIGHTS = ["ETH swap slippage on Uniswap grows sharply when pool liquidity thins during volatile hours.",
+            "Uniswap ETH/USDC fees rise with volatility and pay liquidity providers more in those hours."]
+WARNINGS = ["Never swap ETH on a pool whose oracle price deviates more than 2% from the market."]
+
+
+def seed(api: Api) -> dict[str, str]:
+    h = api.headers(AGENT, CLADE)
+    ids = {}
+    for i, text in enumerate(HEURISTICS):
+        ids[f"h{i}"] = f"{AGENT}-heuristic-{i}"
+        r = api.client.post("/entries", headers=h, json={"id": ids[f"h{i}"], "category": "Heuristic", "content": text})
+        assert r.status_code in (200, 201), r.text
+    for i, text in enumerate(INSIGHTS):
+        ids[f"i{i}"] = f"{AGENT}-insight-{i}"
+        r = api.client.post("/entries", headers=h, json={"id": ids[f"i{i}"], "category": "Insight", "content": text,
+                                                         "confidence": 0.8})
+        assert r.status_code in (200, 201), r.text
+    for i, text in enumerate(WARNINGS):
+        r = api.client.post("/entries", headers=h, json={"id": f"{AGENT}-warning-{i}", "category": "Warning",
+                                                         "content": text})
+        assert r.status_code in (200, 201), r.text
+    episodes = [{"id": f"{AGENT}-ep-{i}", "type": "action", "tick": 100 + i, "outcome": "positive" if i % 2 else
+                 "negative", "text": f"Swapped {i + 1} ETH for USDC on Uniswap at tick {100 + i}; slippage "
+                 f"{10 + i} bps.", "valid_from": f"2026-11-{10 + i:02d}T00:00:00Z"} for i in range(12)]
+    r = api.client.post("/episodes/batch", headers=h, json={"episodes": episodes})
+    assert r.status_code == 201, r.text
+    # another agent's private entry, very similar to the query: never in this agent's workspace
+    o = api.headers(OTHER, "clade-other")
+    assert api.client.post("/entries", headers=o, json={"id": "stranger-secret", "category": "Heuristic",
+                                                        "content": "Swap ETH on Uniswap only before 9am."}
+                           ).status_code in (200, 201)
+    return ids
+
+
+def assemble(api: Api, **body: Any) -> dict[str, Any]:
+    r = api.client.post(f"/agents/{AGENT}/context/assemble", headers=api.headers(AGENT, CLADE), json=body)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+SUPPLIED = {"invariants": [{"text": "Max 3 open positions; max drawdown 500 bps.", "id": "cage"}],
+            "defi_snapshot": [{"text": "ETH 3,120 USDC; Uniswap ETH/USDC depth 41M; gas 22 gwei."}],
+            "mortality": [{"text": "Vitality 0.64; runway 41 days."}]}
+
+
+def test_a_workspace_from_the_grimoire_and_the_caller(api: Api) -> None:
+    ids = seed(api)
+    out = assemble(api, task="swap", phase="stable", regime="bull", query="swap ETH for USDC on Uniswap",
+                   supplied=SUPPLIED, tick=4200, preassembled=False)
+    cats = out["categories"]
+    assert out["source"] == "cold" and out["total_tokens"] <= out["budget"] == 8000
+    assert {e["id"] for e in cats["playbook"]} == {ids["h0"], ids["h1"], ids["h2"]}
+    assert "insights" not in cats   # admitted at low confidence (0.3): under the policy's minimum, 0.4
+    assert [e["id"] for e in cats["invariants"]][0] == "cage"                       # the caller's first
+    assert any(e["id"] == f"{AGENT}-warning-0" for e in cats["invariants"])         # an active warning
+    assert "stranger-secret" not in str(out)
+    # observation masking: the 3 newest episodes in full, the next 7 as one line (10 retrieved at most)
+    episodes = cats["episodes"]
+    assert [e["disclosure"] for e in episodes] == ["full"] * 3 + ["summary"] * 7
+    assert [e["id"] for e in episodes[:3]] == [f"{AGENT}-ep-{i}" for i in (11, 10, 9)]
+    text = out["text"]
+    assert text.startswith('<invariants phase="stable">') and "<recent_episodes>" in text
+    assert "<older_episodes>" in text and '<heuristic ref="h' in text
+    assert text.index("<invariants") < text.index("<playbook>") < text.index("<mortality>")
+    # the reasons: every category, with what it was given, used, included and excluded
+    reasons = {r["category"]: r for r in out["reasons"]}
+    assert len(reasons) == 13 and reasons["dream_hypotheses"]["items_included"] == 0
+    assert "nothing relevant found" in reasons["dream_hypotheses"]["reason"]
+    assert reasons["strategy"]["reason"].endswith("nothing supplied")
+    assert all(r["tokens_used"] <= r["tokens_allocated"] for r in reasons.values())
+    assert sum(r["tokens_used"] for r in reasons.values()) == out["total_tokens"]
+    assert out["delta"]["changed_categories"] and out["delta"]["token_delta"] == out["total_tokens"]
+
+    # the same situation again, built anew: nothing changed, so the delta is empty
+    again = assemble(api, task="swap", phase="stable", regime="bull", query="swap ETH for USDC on Uniswap",
+                     supplied=SUPPLIED, tick=4201, preassembled=False)
+    assert again["delta"] == {"changed_categories": [], "added": {}, "removed": {}, "token_delta": 0}
+    # the policy's minimum insight confidence lowered: a new revision, and the insights come in
+    r = api.client.put(f"/agents/{AGENT}/context/policy", headers=api.headers(AGENT, CLADE),
+                       json={"retrieval": {"min_insight_confidence": 0.25}, "reason": "test"})
+    assert r.status_code == 200, r.text
+    out = assemble(api, task="swap", phase="stable", regime="bull", query="swap ETH for USDC on Uniswap",
+                   supplied=SUPPLIED, tick=4202)
+    assert out["policy_revision"] == 1 and out["source"] == "cold"
+    assert {e["id"] for e in out["categories"]["insights"]} == {ids["i0"], ids["i1"]}
+    assert out["delta"]["changed_categories"] == ["insights"] and out["delta"]["token_delta"] > 0
+    # a smaller budget: a tight workspace whose text still fits, and a delta that says what left
+    small = assemble(api, task="swap", query="swap ETH for USDC on Uniswap", supplied=SUPPLIED, budget=400,
+                     preassembled=False)
+    assert small["total_tokens"] <= 400 and small["delta"]["token_delta"] < 0 and small["delta"]["removed"]
+    counted = api.client.app.state.services.embedder.count_tokens([small["text"]])[0]
+    assert counted == small["total_tokens"] <= 400
+
+
+def test_compaction_under_pressure_keeps_hard_context_whole(api: Api) -> None:
+    seed(api)
+    calm = assemble(api, query="swap ETH for USDC on Uniswap", supplied=SUPPLIED, budget=3000,
+                    context_tokens=10_000, max_context_tokens=100_000, preassembled=False)
+    tight = assemble(api, query="swap ETH for USDC on Uniswap", supplied=SUPPLIED, budget=3000,
+                     context_tokens=90_000, max_context_tokens=100_000, preassembled=False)
+    assert calm["route"] == "full" and calm["compaction"] is None
+    assert tight["route"] == "rag" and tight["compaction"]["compacted_tokens"] < tight["compaction"][
+        "original_tokens"]
+    assert "episodes" in tight["compaction"]["categories_compressed"]
+    assert 0 < len(tight["categories"]["episodes"]) <= 7                                  # masked 2 + 5
+    for hard in ("invariants", "mortality"):
+        assert tight["categories"][hard] == calm["categories"][hard]
+    events = api.client.get("/events", headers=api.headers(AGENT, CLADE),
+                            params={"type": ["context:compacted", "context:assembled"]}).json()
+    kinds = [e["type"] for e in events]
+    assert kinds.count("context:compacted") == 1 and kinds.count("context:assembled") == 2
