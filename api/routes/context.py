@@ -4,6 +4,7 @@ An agent (and its person) reads its own; a change takes the agent's key that wri
 
 from __future__ import annotations
 
+import json
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -11,11 +12,12 @@ from fastapi import APIRouter, Query
 from api.auth import Reader
 from api.deps import DbDep, ServicesDep
 from api.routes.agents import require_acting_for, require_self_or_admin
-from api.schemas.context import AssembleIn, PolicyIn, SituationIn
+from api.schemas.context import AssembleIn, FeedbackIn, PolicyIn, SituationIn
 from graph import agents
 from graph.agents import UnknownAgent
-from graph.context import affect
+from graph.context import affect, mutations
 from graph.context import policy as cp
+from graph.context.feedback import Outcome
 from graph.context.governor import Request
 from graph.context.sources import Supplied
 
@@ -113,3 +115,62 @@ def preassemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Rea
     built = services.context.preassemble(agent_id, agent.get("clade"), _request(body))
     return {"assembly_id": built.id, "agent_id": agent_id, "total_tokens": built.composed.tokens,
             "policy_revision": built.revision, "timings_ms": built.timings_ms}
+
+
+@router.post("/agents/{agent_id}/context/feedback",
+             summary="Loop 1: a decision made with a workspace — what it referenced (cited, quoted or paraphrased), "
+                     "its outcome, cost and missing context; moves the Beta beliefs of its categories in its regime "
+                     "(audited); a mutation's trial, a compression guideline, Loop 2 on a regime change")
+def context_feedback(agent_id: str, body: FeedbackIn, services: ServicesDep, who: Reader) -> dict[str, Any]:
+    owner = require_acting_for(who, agent_id, "recording a decision's outcome")
+    agent = _agent(services.db, owner)
+    outcome = Outcome(assembly_id=body.assembly_id, response=body.response, cited=tuple(body.cited),
+                      quality=body.quality, cost=body.cost, missing=tuple(body.missing),
+                      over_contexted=body.over_contexted, tick=body.tick)
+    return services.context.feedback(owner, agent.get("clade"), outcome, actor=who.key_id).out()
+
+
+@router.get("/agents/{agent_id}/context/decisions",
+            summary="The agent's decision records (Loop 1), newest first: what was injected and referenced, the "
+                    "outcome, cost and missing context")
+def context_decisions(agent_id: str, db: DbDep, who: Reader,
+                      limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[dict[str, Any]]:
+    require_self_or_admin(who, agent_id)
+    rows = db.rows("context/decisions", agent_id=agents.require(db, agent_id), limit=limit)
+    return [{**r["decision"], "injected_tokens": json.loads(r["decision"]["injected_tokens"] or "{}"),
+             "referenced": json.loads(r["decision"]["referenced"] or "[]")} for r in rows]
+
+
+@router.get("/agents/{agent_id}/context/beliefs",
+            summary="The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions "
+                    "went with the category in context; under 0.3 a soft category is left out")
+def context_beliefs(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+    require_self_or_admin(who, agent_id)
+    return db.rows("context/beliefs", agent_id=agents.require(db, agent_id))
+
+
+@router.post("/agents/{agent_id}/context/recalibrate",
+             summary="Loop 2 now: the policy recalibrated from the decisions since it was last validated — a new "
+                     "revision, each category moved by at most 0.02 (none when there is nothing new to read)")
+def context_recalibrate(agent_id: str, services: ServicesDep, who: Reader) -> dict[str, Any]:
+    owner = require_acting_for(who, agent_id, "recalibrating the context policy")
+    agent = _agent(services.db, owner)
+    done = services.context.recalibrate(owner, agent.get("clade"), trigger="manual", actor=who.key_id)
+    return done or {"revision": None, "reason": "no decisions since the policy was last validated"}
+
+
+@router.get("/agents/{agent_id}/context/mutations",
+            summary="Loop 3's policy mutations, newest first: staged (with their confidence and trials), "
+                    "validated (and the revision each became) or refuted")
+def context_mutations(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+    require_self_or_admin(who, agent_id)
+    return mutations.listing(db, agents.require(db, agent_id))
+
+
+@router.post("/agents/{agent_id}/context/mutations/stage",
+             summary="Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions")
+def context_stage(agent_id: str, services: ServicesDep, who: Reader) -> dict[str, Any]:
+    owner = require_acting_for(who, agent_id, "staging context policy mutations")
+    agent = _agent(services.db, owner)
+    return {"staged": mutations.stage(services.db, owner, agent.get("clade"), services.settings.context,
+                                      actor=who.key_id)}

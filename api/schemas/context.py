@@ -96,3 +96,20 @@ class AssembleIn(StrictModel):
         if (self.context_tokens is None) != (self.max_context_tokens is None):
             raise ValueError("give context_tokens and max_context_tokens together")
         return self
+
+
+class FeedbackIn(StrictModel):
+    """A decision made with a workspace, and how it went (Loop 1)."""
+
+    assembly_id: Annotated[str, Field(min_length=1, max_length=100)]
+    response: Annotated[str, Field(max_length=100_000)] | None = Field(
+        default=None, description="the model's response: what it quoted or paraphrased counts as referenced")
+    cited: Annotated[list[Annotated[str, Field(max_length=300)]], Field(max_length=500)] = Field(
+        default_factory=list, description="ids or refs (h1, e3, …) of the items the response cited")
+    quality: Fraction | None = Field(default=None, description="the outcome's quality; 0.5 or more is good; "
+                                                               "unset: not known yet (no belief moves)")
+    cost: Annotated[float, Field(ge=0, le=1e9)] = Field(default=0.0, description="the inference's cost")
+    missing: Annotated[list[Annotated[str, Field(min_length=1, max_length=300)]], Field(max_length=50)] = Field(
+        default_factory=list, description="missing-context signals: what the decision lacked")
+    over_contexted: bool = False
+    tick: Annotated[int, Field(ge=0, le=2**53)] | None = None

@@ -1,5 +1,5 @@
 // A workspace as it was given: what went in (JSON: category, id, ref, tokens, disclosure, source, text), the
-// situation and policy revision it was built for and the reasons; a staged mutation it tried counts one more offer.
+// situation and policy revision it was built for and the reasons; the staged mutation in line counts one more offer.
 :param assembly => {id: 'ctx-1', agent_id: 'golem-1', at: 1700000000000, injected: '[]'};
 :param mutation_id => null;
 MERGE (a:ContextAssembly {id: $assembly.id})

@@ -77,6 +77,9 @@ class NodeLabel(StrEnum):
     AuditRecord = "AuditRecord"
     ContextPolicy = "ContextPolicy"
     ContextPolicyRevision = "ContextPolicyRevision"
+    ContextDecision = "ContextDecision"
+    ContextBelief = "ContextBelief"
+    ContextMutation = "ContextMutation"
 
 
 class RelationshipType(StrEnum):

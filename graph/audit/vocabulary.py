@@ -48,6 +48,9 @@ VERBS: dict[str, Verb] = {
     "audit.rollback": Verb.REVERT,
     "audit.fold": Verb.MERGE,                     # records past the window folded into a monthly digest (12.6)
     "context.policy.revise": Verb.EDIT,
+    "context.feedback": Verb.CREATE,              # a decision's outcome record (Loop 1) and the Beta beliefs it moves
+    "context.mutation.stage": Verb.CREATE,        # Loop 3: a policy mutation staged at low confidence
+    "context.mutation.judge": Verb.EDIT,          # Loop 3: a staged mutation validated (promoted) or refuted
     "alert.acknowledge": Verb.EDIT,
     "agent.register": Verb.CREATE,
     "agent.import": Verb.CREATE,

@@ -73,7 +73,7 @@ def shares(plan: Plan) -> dict[ContextCategory, int]:
 
 
 def _lines(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan,
-           count: Counter) -> tuple[dict[ContextCategory, list[Line]], dict[ContextCategory, int]]:
+           count: Counter) -> tuple[dict[ContextCategory, list[Line]], dict[ContextCategory, list[int]]]:
     """Every candidate's two lines with their tokens, and each category's block tags, counted in one call."""
     ranked: dict[ContextCategory, list[tuple[str, Item]]] = {}
     for c, items in candidates.items():
@@ -94,24 +94,28 @@ def _lines(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan,
         for ref, item in pairs:
             full, short = render.full_line(ref, item), render.summary_line(ref, item)
             lines[c].append(Line(item, ref, full, short, next(counts), next(counts)))
-    overheads = {c: sum(next(counts) for _ in strings) for c, strings in tags.items()}
+    # per block: its opening and closing tags (episodes have two blocks)
+    overheads = {c: [next(counts) + next(counts) for _ in range(len(strings) // 2)] for c, strings in tags.items()}
     return lines, overheads
 
 
-def _select_all(lines: Mapping[ContextCategory, list[Line]], overheads: Mapping[ContextCategory, int],
+def _select(c: ContextCategory, lines: Sequence[Line], budget: int, tags: Sequence[int], plan: Plan,
+            masking: tuple[int, int] | None) -> Selection:
+    threshold = None if c in plan.protected else plan.thresholds.get(c)
+    parts = (tags[0], tags[1]) if len(tags) == 2 else None
+    return select(c, lines, budget, sum(tags), threshold=threshold, masking=masking if c == C.episodes else None,
+                  parts=parts)
+
+
+def _select_all(lines: Mapping[ContextCategory, list[Line]], overheads: Mapping[ContextCategory, list[int]],
                 budgets: Mapping[ContextCategory, int], plan: Plan, masking: tuple[int, int],
                 shrunk: frozenset[ContextCategory] = frozenset()) -> dict[ContextCategory, Selection]:
-    out = {}
-    for c in ContextCategory:
-        threshold = None if c in plan.protected else plan.thresholds.get(c)
-        slots = plan.masking if c in plan.protected or c not in shrunk else masking
-        out[c] = select(c, lines.get(c, []), budgets[c], overheads[c], threshold=threshold,
-                        masking=slots if c == C.episodes else None)
-    return out
+    return {c: _select(c, lines.get(c, []), budgets[c], overheads[c], plan,
+                       plan.masking if c in plan.protected or c not in shrunk else masking) for c in ContextCategory}
 
 
 def _slack(selections: dict[ContextCategory, Selection], lines: Mapping[ContextCategory, list[Line]],
-           overheads: Mapping[ContextCategory, int], budgets: dict[ContextCategory, int], plan: Plan) -> dict[
+           overheads: Mapping[ContextCategory, list[int]], budgets: dict[ContextCategory, int], plan: Plan) -> dict[
                ContextCategory, int]:
     """What the satisfied categories left unused, shared among those the budget cut short in proportion to their
     allocations; each of those is selected again with its share added. Returns the extra each got."""
@@ -126,9 +130,7 @@ def _slack(selections: dict[ContextCategory, Selection], lines: Mapping[ContextC
     for c, more in extra.items():
         if more > 0:
             budgets[c] += more
-            threshold = None if c in plan.protected else plan.thresholds.get(c)
-            selections[c] = select(c, lines.get(c, []), budgets[c], overheads[c], threshold=threshold,
-                                   masking=plan.masking if c == C.episodes else None)
+            selections[c] = _select(c, lines.get(c, []), budgets[c], overheads[c], plan, plan.masking)
     return {c: m for c, m in extra.items() if m > 0}
 
 
@@ -196,7 +198,7 @@ def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, co
     while tokens > plan.budget and _trim(selections):
         text = _render(selections, plan)
         tokens = count([text])[0] if text else 0
-    workspace = Workspace(overhead=sum(selections[c].overhead for c in ContextCategory if selections[c].included))
+    workspace = Workspace(overhead=sum(selections[c].tags for c in ContextCategory))
     for c in render.ORDER:
         laid = _layout(c, selections[c])
         if laid:

@@ -22,7 +22,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Access
-from graph.context import affect, compaction, delta, sources
+from graph.context import affect, compaction, delta, feedback, mutations, recalibration, sources
 from graph.context import events as context_events
 from graph.context import guidelines as context_guidelines
 from graph.context.assembly import Composed, Plan, compose
@@ -174,6 +174,32 @@ class Governor:
                 rebuilt += 1
         return rebuilt
 
+    # ------------------------------------------------------------------------------------------ learning
+
+    def feedback(self, agent_id: str, clade: str | None, outcome: feedback.Outcome, *, actor: str) -> feedback.Recorded:
+        """Loop 1 for one decision (graph/context/feedback.py). A Beta belief that crossed the filter's threshold
+        changes what a workspace leaves out: the agent's kept one goes."""
+        out = feedback.record(self.db, agent_id, clade, outcome, actor=actor, config=self.config,
+                              embed=self.embedder.embed)
+        if out.extra.get("crossed"):
+            self.kept.drop(agent_id)
+        return out
+
+    def recalibrate(self, agent_id: str, clade: str | None, *, trigger: str, actor: str) -> dict[str, Any] | None:
+        return recalibration.recalibrate(self.db, agent_id, clade, self.config, trigger=trigger, actor=actor)
+
+    def loops(self, cancelled: Any = lambda: False) -> str:
+        """The scheduler's context.loops job: Loop 2 for every agent with new decisions, then Loop 3's staging."""
+        revised = staged = 0
+        for row in recalibration.due_agents(self.db):
+            if cancelled():
+                break
+            if recalibration.recalibrate(self.db, row["agent_id"], row["clade"], self.config,
+                                         trigger="periodic") is not None:
+                revised += 1
+            staged += len(mutations.stage(self.db, row["agent_id"], row["clade"], self.config))
+        return f"{revised} policies recalibrated, {staged} mutations staged"
+
     # ------------------------------------------------------------------------------------------ building
 
     def _state(self, agent_id: str, regime: str) -> _State:
@@ -196,7 +222,7 @@ class Governor:
         embedding = self.embedder.embed_one(request.query) if request.query else None
         state = state_f.result()
         lap("state_and_embedding")
-        policy, mutation = self._policy_for(state, request)
+        policy, mutation, offered = self._policy_for(state, request)
         resolved = resolve(policy, Situation(task=request.task, phase=request.phase, regime=request.regime,
                                              pad=request.pad))
         allocations = {C(c): float(v) for c, v in resolved["allocations"].items()}
@@ -245,26 +271,27 @@ class Governor:
             guidelines=[g["text"] for g in policy.guidelines
                         if context_guidelines.applies(g, task, request.regime.value if request.regime else None)],
             timings_ms=laps)
-        self._record(built, clade, state, resolved)
+        self._record(built, clade, state, resolved, offered)
         lap("record")
         laps["total"] = round((time.perf_counter() - t0) * 1000, 2)
         self.kept.keep(Kept(agent_id=agent_id, clade=clade, key=request.key(), pad=request.pad, request=request,
                             built=built, since=since, built_at=time.monotonic()))
         return built
 
-    def _policy_for(self, state: _State, request: Request) -> tuple[Policy, str | None]:
-        """The policy to assemble with: the current one, or (one cold assembly in N) a staged mutation's
-        allocations on it, so the later outcomes can judge the mutation (Loop 3)."""
+    def _policy_for(self, state: _State, request: Request) -> tuple[Policy, str | None, str | None]:
+        """The policy to assemble with, the mutation it tries and the mutation whose turn this assembly counts:
+        the first staged mutation for the regime is offered every cold assembly, and every Nth is its trial —
+        built with its allocations, so the later outcomes can judge it (Loop 3)."""
         regime = request.regime.value if request.regime else None
         for m in state.mutations:
-            if m.get("regime") in (None, regime) and (int(m.get("offered") or 0) + 1) % \
-                    self.config.mutation_trial_every == 0:
+            if m.get("regime") not in (None, regime):
+                continue
+            if (int(m.get("offered") or 0) + 1) % self.config.mutation_trial_every == 0:
                 trial = Policy.from_out(state.policy.out())
                 trial.allocations = {C(c): float(v) for c, v in json.loads(m["proposed"]).items()}
-                return trial, str(m["id"])
-            if m.get("regime") in (None, regime):
-                return state.policy, None
-        return state.policy, None
+                return trial, str(m["id"]), str(m["id"])
+            return state.policy, None, str(m["id"])
+        return state.policy, None, None
 
     def _filtered(self, beliefs: Mapping[str, tuple[float, float]], regime: str) -> dict[ContextCategory, str]:
         """S3.1's filter: a soft category whose Beta value in this regime fell under the threshold is left out."""
@@ -284,7 +311,8 @@ class Governor:
                              else "the mood is neutral (pleasure 0): nothing to counter")
         return out
 
-    def _record(self, built: Assembled, clade: str | None, state: _State, resolved: Mapping[str, Any]) -> None:
+    def _record(self, built: Assembled, clade: str | None, state: _State, resolved: Mapping[str, Any],
+                offered: str | None) -> None:
         ws, r = built.composed.workspace, built.request
         record = {"id": built.id, "agent_id": built.agent_id, "at": built.at, "recorded_at": now_ms(),
                   "source": built.source, "task": r.task.value if r.task else None,
@@ -312,7 +340,7 @@ class Governor:
         access = Access(action="context.assemble", agent_id=built.agent_id, id=built.id, at=built.at)
 
         def work(tx: ManagedTransaction) -> None:
-            tx.run(cypher.query("context/record_assembly"), assembly=record, mutation_id=built.mutation_id).consume()
+            tx.run(cypher.query("context/record_assembly"), assembly=record, mutation_id=offered).consume()
             access.write(tx, [e.id for e in ws.all()], touched=0)
             write_events(tx, events)
 

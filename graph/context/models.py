@@ -5,7 +5,7 @@ category to a fraction, by task type, phase or regime. Their constraints and ind
 
 from __future__ import annotations
 
-from neomodel import IntegerProperty, RelationshipTo, StringProperty, StructuredNode
+from neomodel import FloatProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 
 
 class ContextPolicyRevision(StructuredNode):  # type: ignore[misc]
@@ -40,4 +40,34 @@ class ContextPolicy(StructuredNode):  # type: ignore[misc]
     revisions = RelationshipTo(ContextPolicyRevision, "PREVIOUS_REVISION")
 
 
-MODELS: tuple[type[StructuredNode], ...] = (ContextPolicy, ContextPolicyRevision)
+
+
+class ContextMutation(StructuredNode):  # type: ignore[misc]
+    """A policy mutation Loop 3 staged (context-governor.md S4, ContextPolicyMutation): the allocations it proposes,
+    tried on one cold assembly in N while staged; its confidence, Beta(alpha, beta) from 0.2, moves with each trial
+    that beats (or not) the quality under the current policy, until it is validated (and promoted into a revision)
+    or refuted."""
+
+    __label__ = "ContextMutation"
+    uid = StringProperty(unique_index=True, required=True, db_property="id")
+    agent_id = StringProperty(index=True, required=True)
+    regime = StringProperty()                      # the regime it is for (none: any)
+    kind = StringProperty(required=True)           # boost_missing | causal_over_playbook
+    source_decision = StringProperty(required=True)
+    original = StringProperty(required=True)       # allocations when staged (JSON)
+    proposed = StringProperty(required=True)       # the allocations it proposes (JSON)
+    quality_before = FloatProperty()               # the poor decision's quality
+    status = StringProperty(required=True)         # staged | validated | refuted
+    alpha = FloatProperty(required=True)
+    beta = FloatProperty(required=True)
+    offered = IntegerProperty(default=0)           # cold assemblies since staged, to pick the trials
+    trials = IntegerProperty(default=0)
+    trial_quality_sum = FloatProperty(default=0.0)
+    base_n = IntegerProperty(default=0)
+    base_quality_sum = FloatProperty(default=0.0)
+    created_at = IntegerProperty(required=True)
+    decided_at = IntegerProperty()
+    promoted_to = IntegerProperty()                # the policy revision it became
+
+
+MODELS: tuple[type[StructuredNode], ...] = (ContextPolicy, ContextPolicyRevision, ContextMutation)

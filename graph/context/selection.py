@@ -34,6 +34,16 @@ class Selection:
     summarized: list[Line] = field(default_factory=list)
     excluded: list[tuple[Line, str]] = field(default_factory=list)
     hungry: bool = False        # the budget, not the rules, kept something out or short
+    parts: tuple[int, int] | None = None   # episodes: the tags of the full block and of the one-line block
+
+    @property
+    def tags(self) -> int:
+        """The tokens of the block tags actually rendered (the budget reserved them all)."""
+        if not self.included:
+            return 0
+        if self.parts is None:
+            return self.overhead
+        return (self.parts[0] if self.full else 0) + (self.parts[1] if self.summarized else 0)
 
     @property
     def included(self) -> int:
@@ -42,14 +52,16 @@ class Selection:
     @property
     def tokens(self) -> int:
         used = sum(x.full_tokens for x in self.full) + sum(x.summary_tokens for x in self.summarized)
-        return used + self.overhead if self.included else 0
+        return used + self.tags
 
 
 def select(category: ContextCategory, lines: Sequence[Line], budget: int, overhead: int, *,
-           threshold: int | None = None, masking: tuple[int, int] | None = None) -> Selection:
+           threshold: int | None = None, masking: tuple[int, int] | None = None,
+           parts: tuple[int, int] | None = None) -> Selection:
     """`lines` best first (episodes: any order, masking sorts them newest first); `threshold`: a full line of
-    more tokens goes in as one line only; `masking`: (full, summary) slots."""
-    out = Selection(category, budget, overhead)
+    more tokens goes in as one line only; `masking`: (full, summary) slots; `parts`: the tags of two blocks that
+    make up `overhead` (episodes)."""
+    out = Selection(category, budget, overhead, parts=parts)
     if not lines:
         return out
     if budget <= overhead:

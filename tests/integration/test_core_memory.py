@@ -195,7 +195,8 @@ def test_the_neomodel_models_constraints_are_installed_by_the_schema_step(db) ->
     constraints, indexes, names = _schema(db)
     models = (*memory_models.MODELS, *agents.MODELS, *audit_models.MODELS, *context_models.MODELS)
     assert {m.__label__ for m in models} == {"Agent", "ApiKey", "CoreBlock", "CoreBlockVersion", "MemoryReflection",
-                                             "Alert", "MemoryProposal", "ContextPolicy", "ContextPolicyRevision"}
+                                             "Alert", "MemoryProposal", "ContextPolicy", "ContextPolicyRevision",
+                                             "ContextMutation"}
     for model in models:
         for attr, prop in model.defined_properties(rels=False, aliases=False).items():
             key = (model.__label__, prop.get_db_property_name(attr))

@@ -1,0 +1,11 @@
+// One of an agent's recorded workspaces, and the decision recorded before it came (for the regime it was in).
+:param id => 'ctx-1';
+:param agent_id => 'golem-1';
+MATCH (a:ContextAssembly {id: $id})
+WHERE a.agent_id = $agent_id
+CALL (a) {
+  OPTIONAL MATCH (d:ContextDecision) WHERE d.agent_id = $agent_id
+  WITH d ORDER BY d.at DESC LIMIT 1
+  RETURN d.regime AS last_regime, d.id AS last_decision
+}
+RETURN a {.*} AS assembly, last_regime, last_decision

@@ -1,0 +1,176 @@
+"""Loop 1 (context-governor.md S4, S5.3 after_turn): a decision's outcome record. What its workspace injected (read
+back from the assembly record), what the response referenced (graph/context/referencing.py), the outcome's
+quality, its cost, whether it was over-contexted and the context it said it missed. Its outcome moves the Beta
+beliefs — Beta(2, 2) at first, one per category per regime — of every category it had in context: a good outcome
+(quality 0.5 or more) adds to alpha, a bad one to beta. A decision made under a staged mutation is one of its
+trials (graph/context/mutations.py). The record, the beliefs and the tallies are written in one transaction with
+their audit record.
+
+After it: a bad outcome whose missing context was in a category the workspace had compressed teaches a compression
+guideline (graph/context/guidelines.py); a decision in another regime than the one before runs Loop 2 at once
+(graph/context/recalibration.py); a mutation whose trials decide it is validated or refuted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.context import guidelines, mutations, recalibration, referencing
+from graph.context import policy as cp
+from graph.context.categories import ContextCategory
+from graph.context.config import GovernorConfig
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.errors import NotFound
+from graph.ids import now_ms, uuid7
+
+GOOD = 0.5
+
+
+class AssemblyNotFound(NotFound):
+    """No workspace with this id was assembled for the agent (404)."""
+
+
+@dataclass(frozen=True)
+class Outcome:
+    assembly_id: str
+    response: str | None = None
+    cited: Sequence[str] = ()
+    quality: float | None = None          # [0, 1]; None: not known yet
+    cost: float = 0.0                     # of the inference, in the caller's unit (USD)
+    missing: Sequence[str] = ()           # missing-context signals
+    over_contexted: bool = False
+    tick: int | None = None
+
+
+@dataclass
+class Recorded:
+    decision_id: str
+    assembly_id: str
+    referenced: list[dict[str, Any]]
+    influenced: list[str]
+    outcome: str | None
+    beliefs: dict[str, float]
+    mutation: dict[str, Any] | None = None
+    guideline: dict[str, Any] | None = None
+    loop2: dict[str, Any] | None = None
+    audit_id: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def out(self) -> dict[str, Any]:
+        return {"decision_id": self.decision_id, "assembly_id": self.assembly_id, "referenced": self.referenced,
+                "influenced": self.influenced, "outcome": self.outcome, "beliefs": self.beliefs,
+                "mutation": self.mutation, "guideline": self.guideline, "loop2": self.loop2,
+                "audit_id": self.audit_id}
+
+
+def _value(b: dict[str, Any] | None) -> float:
+    """A Beta belief's value, alpha / (alpha + beta); 0.5 (the prior's) for one not there yet."""
+    return float(b["alpha"]) / (float(b["alpha"]) + float(b["beta"])) if b else 0.5
+
+
+def _belief_id(agent_id: str, regime: str, category: str) -> str:
+    return f"{agent_id}:context-belief:{regime}:{category}"
+
+
+def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, actor: str,
+           config: GovernorConfig, embed: Callable[[list[str]], np.ndarray]) -> Recorded:
+    rows = db.rows("context/assembly", id=outcome.assembly_id, agent_id=agent_id)
+    if not rows:
+        raise AssemblyNotFound(f"no workspace {outcome.assembly_id!r} was assembled for {agent_id}")
+    a, last_regime = rows[0]["assembly"], rows[0]["last_regime"]
+    injected: list[dict[str, Any]] = json.loads(a["injected"] or "[]")
+    refs = referencing.detect(injected, outcome.response, outcome.cited, embed)
+    good = None if outcome.quality is None else outcome.quality >= GOOD
+    influenced = sorted({r.category for r in refs}) if good is not False else []
+    tokens: dict[str, int] = {}
+    for item in injected:
+        tokens[item["c"]] = tokens.get(item["c"], 0) + int(item["t"])
+    regime = a.get("regime") or "any"
+    decision_id = uuid7()
+    audit = Audit(action="context.feedback", actor=actor, agent_id=agent_id)
+    decision = {"id": decision_id, "agent_id": agent_id, "assembly_id": outcome.assembly_id, "at": audit.at,
+                "recorded_at": now_ms(), "task": a.get("task"), "phase": a.get("phase"), "regime": a.get("regime"),
+                "policy_revision": a.get("policy_revision"), "mutation_id": a.get("mutation_id"),
+                "injected_tokens": json.dumps(tokens, sort_keys=True),
+                "referenced": json.dumps([r.out() for r in refs]), "influenced": influenced,
+                "outcome_quality": outcome.quality, "cost": outcome.cost, "over_contexted": outcome.over_contexted,
+                "missing": list(outcome.missing), "tick": outcome.tick}
+    beliefs = [{"id": _belief_id(agent_id, regime, c), "agent_id": agent_id, "regime": regime, "category": c}
+               for c in sorted(tokens)] if good is not None else []
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        row = tx.run(cypher.query("context/record_decision"), decision=decision, beliefs=beliefs,
+                     good=1.0 if good else 0.0, bad=0.0 if good or good is None else 1.0,
+                     trial=a.get("mutation_id"), quality=outcome.quality, regime=a.get("regime")).single()
+        assert row is not None
+        undo: list[Any] = [DeleteNodes(label=NodeLabel.ContextDecision, ids=[decision_id])]
+        undo += [DeleteNodes(label=NodeLabel.ContextBelief, ids=[b["id"]]) if b["before"] is None else
+                 SetProperties(label=NodeLabel.ContextBelief, id=b["id"], before=b["before"]) for b in row["beliefs"]]
+        undo += [SetProperties(label=NodeLabel.ContextMutation, id=m["id"],
+                               before={k: v for k, v in m["before"].items() if k != "id"}) for m in row["mutations"]]
+        targets = [decision_id, *(b["id"] for b in row["beliefs"]), *(m["id"] for m in row["mutations"])]
+        audit.write(tx, targets, f"decision on workspace {outcome.assembly_id}: quality {outcome.quality}, "
+                                 f"{len(refs)} items referenced", undo)
+        return {"beliefs": {b["id"].rsplit(":", 1)[1]: _value(b) for b in row["beliefs"]},
+                "before": {b["id"].rsplit(":", 1)[1]: _value(b["before"]) for b in row["beliefs"]},
+                "mutations": row["mutations"]}
+
+    written = db.write(work)
+    out = Recorded(decision_id=decision_id, assembly_id=outcome.assembly_id, referenced=[r.out() for r in refs],
+                   influenced=influenced, outcome=None if good is None else ("good" if good else "bad"),
+                   beliefs=written["beliefs"], audit_id=audit.id,
+                   extra={"crossed": [c for c, v in written["beliefs"].items()
+                                      if (v < config.beta_filter) != (written["before"][c] < config.beta_filter)]})
+    if a.get("mutation_id"):
+        out.mutation = mutations.judge(db, agent_id, clade, a["mutation_id"], config) or {
+            "mutation_id": a["mutation_id"], "verdict": None}
+    if good is False and config.enable_compression_evolution:
+        out.guideline = _learn_guideline(db, agent_id, a, outcome, injected, actor)
+    if config.loop2_on_regime_change and last_regime is not None and last_regime != a.get("regime"):
+        out.loop2 = recalibration.recalibrate(db, agent_id, clade, config, trigger="regime_change",
+                                              tick=outcome.tick)
+    return out
+
+
+def _squeezed(a: dict[str, Any], injected: list[dict[str, Any]]) -> dict[str, int]:
+    """The categories the workspace compressed (some item as one line, or shrunk by compaction): their tokens."""
+    out: dict[str, int] = {}
+    for item in injected:
+        if item["d"] == "summary":
+            out[item["c"]] = out.get(item["c"], 0) + int(item["t"])
+    compacted = json.loads(a["compacted"]) if a.get("compacted") else {}
+    for c in compacted.get("categories_compressed", []):
+        out.setdefault(c, 0)
+    return out
+
+
+def _learn_guideline(db: Database, agent_id: str, a: dict[str, Any], outcome: Outcome,
+                     injected: list[dict[str, Any]], actor: str) -> dict[str, Any] | None:
+    squeezed = _squeezed(a, injected)
+    budgets = json.loads(a.get("budgets") or "{}")
+    for signal in outcome.missing:
+        category = recalibration.signal_category(signal)
+        if category is None or category.value not in squeezed:
+            continue
+        policy = cp.current(db, agent_id)
+        if any(g.get("category") == category.value and g.get("task_type") == a.get("task")
+               and g.get("regime") == a.get("regime") for g in policy.guidelines):
+            return None
+        learned = guidelines.learn(ContextCategory(category), a.get("task"), a.get("regime"),
+                                   original_tokens=int(budgets.get(category.value, 0)),
+                                   compressed_tokens=squeezed[category.value], lost=signal,
+                                   impact=f"scored {outcome.quality:.2f}" if outcome.quality is not None
+                                   else "went badly", now=now_ms())
+        changed = cp.Policy.from_out(policy.out())
+        changed.guidelines = [*policy.guidelines, learned]
+        cp.revise(db, agent_id, changed, actor=actor, base=policy.revision,
+                  reason=f"compression guideline for {category.value}: {learned['text']}")
+        return learned
+    return None

@@ -1,0 +1,166 @@
+"""Loop 3 (context-governor.md S4, "Strategy Performance -> Context Policy -> Regime Learning"): from the worst
+recent decisions, policy mutations are staged at confidence 0.2 — the spec's two alternatives: the categories the
+decision said it missed boosted by 0.02 each, and up to 0.06 moved from the playbook to the causal edges. The spec
+scores them by replaying the decision with a language model before staging; without one, every alternative is
+staged and the waking decisions judge it: while staged, one cold assembly in N is built with its allocations
+(graph/context/governor.py), and each decision made under it moves its confidence, Beta(1, 4) at first, up when
+its quality beats the mean quality under the current policy since it was staged, down otherwise. At 0.6 (after at
+least ten trials) it is validated and promoted into a policy revision (through Loop 2's cap); at 0.1, or undecided
+after thirty trials, refuted."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.context import events as context_events
+from graph.context import policy as cp
+from graph.context.categories import Allocations, ContextCategory
+from graph.context.config import GovernorConfig
+from graph.context.models import ContextMutation
+from graph.context.overrides import normalize
+from graph.context.recalibration import apply, signal_category
+from graph.db import ogm
+from graph.db.connection import Database
+from graph.events.store import write as write_events
+from graph.ids import now_ms, uuid7
+
+C = ContextCategory
+WORST = 3
+POOR = 0.5
+STRENGTH = 5.0   # the prior's weight: Beta(1, 4) is confidence 0.2
+
+
+def alternatives(allocations: Mapping[ContextCategory, float], missing: list[str]) -> dict[str, Allocations]:
+    """The spec's generate_alternative_policies for one poor decision."""
+    out: dict[str, Allocations] = {}
+    asked = {c for c in (signal_category(s) for s in missing) if c is not None and c in allocations}
+    if asked:
+        out["boost_missing"] = normalize({c: v + (0.02 if c in asked else 0.0) for c, v in allocations.items()})
+    playbook = allocations.get(C.playbook, 0.15)
+    moved = max(0.0, min(playbook - 0.02, 0.06))
+    if moved > 0:
+        alt = dict(allocations)
+        alt[C.playbook] = playbook - moved
+        alt[C.causal_edges] = alt.get(C.causal_edges, 0.08) + moved
+        out["causal_over_playbook"] = normalize(alt)
+    return out
+
+
+def _json(a: Mapping[ContextCategory, float]) -> str:
+    return json.dumps({c.value: round(v, 6) for c, v in a.items()}, sort_keys=True)
+
+
+def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig,
+          actor: str = "context.loop3") -> list[str]:
+    """Stage mutations from the agent's worst recent decisions (not yet the source of one); their ids."""
+    if not config.enable_loop3:
+        return []
+    rows = db.rows("context/decisions_since", agent_id=agent_id, since=0, limit=config.record_window)
+    poor = sorted((r for r in rows if r["outcome_quality"] is not None and r["outcome_quality"] < POOR),
+                  key=lambda r: r["outcome_quality"])
+    policy = cp.current(db, agent_id)
+    alpha = config.dream_mutation_confidence * STRENGTH
+    made: list[str] = []
+
+    def work(tx: ManagedTransaction) -> list[str]:
+        live = {(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")}
+        used = {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)}
+        out: list[str] = []
+        picked = [r for r in poor if r["id"] not in used][:WORST]
+        for r in picked:
+            for kind, proposed in alternatives(policy.allocations, list(r["missing"] or [])).items():
+                if (kind, r["regime"]) in live:
+                    continue
+                m = ContextMutation(uid=uuid7(), agent_id=agent_id, regime=r["regime"], kind=kind,
+                                    source_decision=r["id"], original=_json(policy.allocations),
+                                    proposed=_json(proposed), quality_before=float(r["outcome_quality"]),
+                                    status="staged", alpha=alpha, beta=STRENGTH - alpha, created_at=now_ms()).save()
+                live.add((kind, r["regime"]))
+                out.append(m.uid)
+        if out:
+            audit = Audit(action="context.mutation.stage", actor=actor, agent_id=agent_id)
+            audit.write(tx, out, f"loop 3 staged {len(out)} policy mutations from {len(picked)} poor decisions",
+                        [DeleteNodes(label=NodeLabel.ContextMutation, ids=out)])
+            write_events(tx, [context_events.feedback_loop(agent_id, clade, loop_id=3, tick=None,
+                                                           record_count=len(picked), adjustments={"staged": out})])
+        return out
+
+    made = ogm.write(db, work)
+    return made
+
+
+def confidence(m: Mapping[str, Any]) -> float:
+    a, b = float(m.get("alpha") or 0.0), float(m.get("beta") or 0.0)
+    return a / (a + b) if a + b > 0 else 0.0
+
+
+def verdict(m: Mapping[str, Any], config: GovernorConfig) -> str | None:
+    """validated, refuted or None (still staged) for a mutation's tallies."""
+    trials, conf = int(m.get("trials") or 0), confidence(m)
+    if trials >= config.mutation_min_trials and conf >= config.validate_at:
+        return "validated"
+    if (trials >= config.mutation_min_trials and conf <= config.refute_at) or trials >= config.mutation_max_trials:
+        return "refuted"
+    return None
+
+
+def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, config: GovernorConfig,
+          actor: str = "context.loop3") -> dict[str, Any] | None:
+    """Validate (and promote) or refute a staged mutation whose tallies call for it; None while undecided."""
+    node = ogm.read(db, lambda tx: ContextMutation.nodes.get_or_none(uid=mutation_id))
+    if node is None or node.status != "staged":
+        return None
+    state = {"trials": node.trials, "alpha": node.alpha, "beta": node.beta}
+    outcome = verdict(state, config)
+    if outcome is None:
+        return None
+    revision = None
+    if outcome == "validated":
+        policy = cp.current(db, agent_id)
+        proposed = {C(c): float(v) for c, v in json.loads(node.proposed).items()}
+        changed = cp.Policy.from_out(policy.out())
+        moves = {c: proposed.get(c, v) - v for c, v in policy.allocations.items()}
+        changed.allocations = apply(policy.allocations, moves, config.max_allocation_delta)
+        moved = {c.value: round(changed.allocations[c] - policy.allocations.get(c, 0.0), 6)
+                 for c in changed.allocations}
+        new = cp.revise(db, agent_id, changed, actor=actor, base=policy.revision,
+                        reason=f"loop 3: mutation {mutation_id} ({node.kind}) validated after {node.trials} trials",
+                        events=lambda old, new: [context_events.policy_updated(
+                            agent_id, clade, revision=new.revision, trigger="loop3", delta=moved)])
+        revision = new.revision
+    at = now_ms()
+
+    def work(tx: ManagedTransaction) -> None:
+        m = ContextMutation.nodes.get(uid=mutation_id)
+        before = {"status": m.status, "decided_at": m.decided_at, "promoted_to": m.promoted_to}
+        m.status, m.decided_at, m.promoted_to = outcome, at, revision
+        m.save()
+        Audit(action="context.mutation.judge", actor=actor, agent_id=agent_id).write(
+            tx, [mutation_id], f"loop 3: mutation {mutation_id} {outcome} (confidence {confidence(state):.2f}, "
+                               f"{node.trials} trials)",
+            [SetProperties(label=NodeLabel.ContextMutation, id=mutation_id, before=before)])
+        write_events(tx, [context_events.feedback_loop(agent_id, clade, loop_id=3, tick=None, record_count=node.trials,
+                                                       adjustments={"mutation": mutation_id, "verdict": outcome,
+                                                                    "revision": revision})])
+
+    ogm.write(db, work)
+    return {"mutation_id": mutation_id, "verdict": outcome, "confidence": confidence(state), "revision": revision}
+
+
+def listing(db: Database, agent_id: str) -> list[dict[str, Any]]:
+    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+        return [{"id": m.uid, "kind": m.kind, "regime": m.regime, "status": m.status, "confidence": confidence(
+            {"alpha": m.alpha, "beta": m.beta}), "trials": m.trials, "offered": m.offered,
+            "trial_quality": m.trial_quality_sum / m.trials if m.trials else None,
+            "baseline_quality": m.base_quality_sum / m.base_n if m.base_n else m.quality_before,
+            "source_decision": m.source_decision, "proposed": json.loads(m.proposed),
+            "original": json.loads(m.original), "created_at": m.created_at, "decided_at": m.decided_at,
+            "promoted_to": m.promoted_to}
+            for m in ContextMutation.nodes.filter(agent_id=agent_id).order_by("-created_at")]
+
+    return ogm.read(db, work)
