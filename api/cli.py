@@ -9,7 +9,7 @@ import secrets
 import sys
 from pathlib import Path
 
-from graph.db.connection import DatabaseUnavailable, wait_for_database
+from graph.db.connection import Database, DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
 from graph.knowledge import mental_models
 from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
@@ -216,35 +216,87 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
-    """`grimoire context policy|revisions|delta --agent A`: an agent's context policy (graph/context/policy.py)
-    at its current revision, its revisions newest first, or what moved between two revisions; JSON."""
+    """`grimoire context …  --agent A`: the Context Governor from the command line, JSON out.
+    policy|revisions|delta: the policy now, its revisions, what moved between --from and --to;
+    assemble: a workspace for a situation (--text: the rendered prompt only); feedback: Loop 1 for one decision;
+    recalibrate: Loop 2 now; stage: Loop 3's staging now; decisions|beliefs|mutations: what the loops learned."""
     from graph import agents
+    from graph.context import mutations
     from graph.context import policy as cp
-    from graph.errors import NotFound
+    from graph.errors import Invalid, NotFound
 
     if settings.uses_local_server:
         local_server(settings).start()
     db = connect(settings)
     try:
         wait_for_database(db, 30)
-        if agents.get(db, args.agent) is None:
+        agent = agents.get(db, args.agent)
+        if agent is None:
             print(f"grimoire: no agent {args.agent!r}", file=sys.stderr)
             return 2
         out: object
-        if args.action == "policy":
-            out = cp.current(db, args.agent).out()
-        elif args.action == "revisions":
-            out = cp.revisions(db, args.agent)
-        else:
-            try:
+        try:
+            if args.action == "policy":
+                out = cp.current(db, args.agent).out()
+            elif args.action == "revisions":
+                out = cp.revisions(db, args.agent)
+            elif args.action == "delta":
                 out = cp.delta_between(db, args.agent, args.from_revision, args.to_revision)
-            except NotFound as e:
-                print(f"grimoire: {e}", file=sys.stderr)
-                return 2
+            elif args.action == "decisions":
+                out = [r["decision"] for r in db.rows("context/decisions", agent_id=args.agent, limit=args.limit)]
+            elif args.action == "beliefs":
+                out = db.rows("context/beliefs", agent_id=args.agent)
+            elif args.action == "mutations":
+                out = mutations.listing(db, args.agent)
+            else:
+                out = _context_loop(args, settings, db, agent)
+                if out is None:
+                    return 0
+        except (NotFound, Invalid, ValueError) as e:
+            print(f"grimoire: {e}", file=sys.stderr)
+            return 2
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return 0
     finally:
         db.close()
+
+
+def _context_loop(args: argparse.Namespace, settings: Settings, db: Database, agent: dict[str, object]) -> object:
+    """assemble, feedback, recalibrate, stage: what needs the service's Governor (the embedder)."""
+    from api.routes.context import _request
+    from api.schemas.context import AssembleIn
+    from graph.context import mutations
+    from graph.context.feedback import Outcome
+    from graph.embeddings import get_embedder
+    from graph.services import Services
+
+    services = Services.build(settings, db, get_embedder(settings.embedding_model, settings.embedding_batch_size))
+    clade = str(agent.get("clade") or "") or None
+    if args.action == "assemble":
+        body: dict[str, object] = json.loads(Path(args.situation).read_text()) if args.situation else {}
+        given = {"task": args.task, "phase": args.phase, "regime": args.regime, "query": args.query,
+                 "budget": args.budget, "tick": args.tick}
+        body.update({k: v for k, v in given.items() if v is not None})
+        if args.pad:
+            p, a, d = (float(x) for x in args.pad.split(","))
+            body["pad"] = {"pleasure": p, "arousal": a, "dominance": d}
+        built = services.context.assemble(args.agent, clade, _request(AssembleIn.model_validate(body)),
+                                          prefer_kept=False)
+        if args.text:
+            sys.stdout.write(built.composed.text + "\n")
+            return None
+        return built.out()
+    if args.action == "feedback":
+        if not args.assembly:
+            raise ValueError("feedback needs --assembly (the workspace's assembly_id)")
+        outcome = Outcome(assembly_id=args.assembly, response=args.response, quality=args.quality,
+                          cited=tuple(x for x in (args.cited or "").split(",") if x), cost=args.cost,
+                          missing=tuple(args.missing or ()))
+        return services.context.feedback(args.agent, clade, outcome, actor="cli").out()
+    if args.action == "recalibrate":
+        return services.context.recalibrate(args.agent, clade, trigger="manual", actor="cli") or {
+            "revision": None, "reason": "no decisions since the policy was last validated"}
+    return {"staged": mutations.stage(db, args.agent, clade, settings.context, actor="cli")}
 
 
 def _print_urls(settings: Settings, host: str, port: int) -> None:
@@ -367,13 +419,33 @@ def build_parser() -> argparse.ArgumentParser:
     audit.add_argument("--limit", type=int, default=50)
     audit.set_defaults(func=cmd_audit)
 
-    context = sub.add_parser("context", help="the Context Governor: an agent's context policy and its revisions")
-    context.add_argument("action", choices=["policy", "revisions", "delta"],
+    context = sub.add_parser("context", help="the Context Governor: workspaces, feedback, the policy and its loops")
+    context.add_argument("action", choices=["policy", "revisions", "delta", "assemble", "feedback", "recalibrate",
+                                            "stage", "decisions", "beliefs", "mutations"],
                          help="policy: the policy now; revisions: every revision, newest first; delta: what moved "
-                              "between --from and --to (default: the current)")
+                              "between --from and --to (default: the current); assemble: a workspace (--text: the "
+                              "prompt only); feedback: a decision's outcome (Loop 1); recalibrate: Loop 2 now; "
+                              "stage: Loop 3 now; decisions, beliefs, mutations: what the loops learned")
     context.add_argument("--agent", required=True)
     context.add_argument("--from", dest="from_revision", type=int, default=0)
     context.add_argument("--to", dest="to_revision", type=int, default=None)
+    context.add_argument("--situation", default=None, help="assemble: a JSON file with the request "
+                                                            "(POST …/context/assemble's body); flags override it")
+    context.add_argument("--task", default=None)
+    context.add_argument("--phase", default=None)
+    context.add_argument("--regime", default=None)
+    context.add_argument("--pad", default=None, help="pleasure,arousal,dominance")
+    context.add_argument("--query", default=None)
+    context.add_argument("--budget", type=int, default=None)
+    context.add_argument("--tick", type=int, default=None)
+    context.add_argument("--text", action="store_true", help="assemble: print the rendered prompt text only")
+    context.add_argument("--assembly", default=None, help="feedback: the workspace's assembly_id")
+    context.add_argument("--quality", type=float, default=None)
+    context.add_argument("--cited", default=None, help="feedback: ids or refs, comma-separated")
+    context.add_argument("--response", default=None)
+    context.add_argument("--missing", action="append", default=None, help="feedback: a missing-context signal")
+    context.add_argument("--cost", type=float, default=0.0)
+    context.add_argument("--limit", type=int, default=50)
     context.set_defaults(func=cmd_context)
 
     for name, text in (("config", "the settings (environment variables) as README's configuration table"),

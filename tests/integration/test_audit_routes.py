@@ -195,6 +195,27 @@ def _forget(w: World) -> Call:
     return lambda: w.post(f"/agents/{AGENT}/forget", json={"ids": [memory["memory_id"]]})
 
 
+def _workspace_id(w: World) -> str:
+    return str(w.ok(w.post(f"/agents/{AGENT}/context/assemble", json={"query": "gas", "regime": "bull"}))[
+        "assembly_id"])
+
+
+def _context_feedback(w: World) -> Call:
+    ws = _workspace_id(w)
+    return lambda: w.post(f"/agents/{AGENT}/context/feedback", json={"assembly_id": ws, "quality": 0.8})
+
+
+def _recalibrate(w: World) -> Call:
+    w.ok(w.post(f"/agents/{AGENT}/context/feedback", json={"assembly_id": _workspace_id(w), "quality": 0.8}))
+    return lambda: w.post(f"/agents/{AGENT}/context/recalibrate")
+
+
+def _stage(w: World) -> Call:
+    w.ok(w.post(f"/agents/{AGENT}/context/feedback", json={"assembly_id": _workspace_id(w), "quality": 0.1,
+                                                           "missing": ["the pool price"]}))
+    return lambda: w.post(f"/agents/{AGENT}/context/mutations/stage")
+
+
 def _commit(w: World) -> Call:
     pid = w.proposal()
     return lambda: w.post(f"/agents/{AGENT}/proposals/{pid}/decision", json={"decision": "commit"})
@@ -284,6 +305,9 @@ MUTATING: dict[str, Case] = {
     "POST /agents/{agent_id}/rollback": _rollback,
     "PUT /agents/{agent_id}/context/policy": _call("PUT", f"/agents/{AGENT}/context/policy", {
         "allocations": {"contrarian": 0.05}, "reason": "walking"}),
+    "POST /agents/{agent_id}/context/feedback": _context_feedback,
+    "POST /agents/{agent_id}/context/recalibrate": _recalibrate,
+    "POST /agents/{agent_id}/context/mutations/stage": _stage,
 }
 
 # Routes whose only change is access bookkeeping (an access count, a last access), which goes to the access log
@@ -292,6 +316,12 @@ MUTATING: dict[str, Case] = {
 ACCESS: dict[str, Case] = {
     "POST /agents/{agent_id}/memories/reinforce": lambda w: (lambda m: lambda: w.post(
         f"/agents/{AGENT}/memories/reinforce", json={"ids": [m], "reason": "used"}))(w.memory()),
+    # a workspace assembled (or built ahead) is recorded for Loop 1 with an access record, as a retrieval for a
+    # decision is; what it changes is nothing the trail keeps
+    "POST /agents/{agent_id}/context/assemble": _call("POST", f"/agents/{AGENT}/context/assemble", {
+        "query": "gas", "preassembled": False}),
+    "POST /agents/{agent_id}/context/preassemble": _call("POST", f"/agents/{AGENT}/context/preassemble", {
+        "query": "gas", "regime": "bear"}),
 }
 
 # Routes that take a body but change nothing: each is called and must write no audit record.

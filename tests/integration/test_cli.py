@@ -122,3 +122,35 @@ def test_context_policy_revisions_and_delta(api, neo4j_server) -> None:
     assert delta["to"] == 1 and delta["allocations"] == {"contrarian": 0.03}
     missing = _grimoire("context", "delta", "--agent", "cli-governed", "--from", "7", env=env)
     assert missing.returncode == 2 and "no revision 7" in missing.stderr
+
+
+def test_context_assemble_feedback_and_the_loops(api, neo4j_server) -> None:
+    """`grimoire context assemble|feedback|recalibrate|decisions|beliefs --agent A`: the Governor from the CLI."""
+    h = api.headers("cli-governed", "clade-cli")
+    r = api.client.post("/entries", headers=h, json={"id": "cli-heuristic", "category": "Heuristic",
+                                                      "content": "Split large ETH swaps into tranches."})
+    assert r.status_code in (200, 201), r.text
+    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
+               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database, GRIMOIRE_SCHEDULER="false")
+    text = _grimoire("context", "assemble", "--agent", "cli-governed", "--query", "swap ETH in tranches",
+                     "--regime", "bull", "--budget", "600", "--text", env=env)
+    assert text.returncode == 0, text.stderr
+    assert "<playbook>" in text.stdout and "Split large ETH swaps into tranches." in text.stdout
+    built = _grimoire("context", "assemble", "--agent", "cli-governed", "--query", "swap ETH in tranches",
+                      "--regime", "bull", "--pad=-0.5,0.6,0", env=env)
+    assert built.returncode == 0, built.stderr[-3000:]
+    out = json.loads(built.stdout)
+    assert out["situation"]["affect"] == ["stressed"] and out["total_tokens"] <= 8000
+    ref = out["categories"]["playbook"][0]["ref"]
+    fed = json.loads(_grimoire("context", "feedback", "--agent", "cli-governed", "--assembly", out["assembly_id"],
+                               "--quality", "0.9", "--cited", ref, env=env).stdout)
+    assert fed["influenced"] == ["playbook"] and fed["outcome"] == "good"
+    assert json.loads(_grimoire("context", "decisions", "--agent", "cli-governed", env=env).stdout)[0]["id"] == \
+        fed["decision_id"]
+    beliefs = json.loads(_grimoire("context", "beliefs", "--agent", "cli-governed", env=env).stdout)
+    assert {b["category"] for b in beliefs} >= {"playbook", "affect"}
+    again = json.loads(_grimoire("context", "recalibrate", "--agent", "cli-governed", env=env).stdout)
+    assert again["revision"] == 1 and again["trigger"] == "manual"
+    bad = _grimoire("context", "feedback", "--agent", "cli-governed", "--assembly", "nope", "--quality", "1",
+                    env=env)
+    assert bad.returncode == 2 and "no workspace" in bad.stderr

@@ -126,3 +126,42 @@ def test_compaction_under_pressure_keeps_hard_context_whole(api: Api) -> None:
                             params={"type": ["context:compacted", "context:assembled"]}).json()
     kinds = [e["type"] for e in events]
     assert kinds.count("context:compacted") == 1 and kinds.count("context:assembled") == 2
+
+
+def test_the_workspace_and_the_loops_are_the_agents_own(api: Api) -> None:
+    """Isolation and bad input: another agent reads and writes none of this agent's workspaces, decisions,
+    beliefs or mutations; bad requests are 422, an unknown agent 404."""
+    seed(api)
+    h, other = api.headers(AGENT, CLADE), api.headers(OTHER, "clade-other")
+    base = f"/agents/{AGENT}/context"
+    ws = assemble(api, query="swap ETH for USDC on Uniswap", regime="bull")
+    assert api.client.post(f"{base}/feedback", headers=h, json={"assembly_id": ws["assembly_id"],
+                                                                "quality": 0.8}).status_code == 200
+    for path in ("assemble", "preassemble"):
+        assert api.client.post(f"{base}/{path}", headers=other, json={"query": "swap"}).status_code == 403
+    for path in ("decisions", "beliefs", "mutations"):
+        assert api.client.get(f"{base}/{path}", headers=other).status_code == 403, path
+        assert api.client.get(f"{base}/{path}", headers=h).status_code == 200, path
+    for path, body in (("feedback", {"assembly_id": ws["assembly_id"], "quality": 0.1}), ("recalibrate", None),
+                       ("mutations/stage", None)):
+        assert api.client.post(f"{base}/{path}", headers=other, json=body).status_code == 403, path
+    # its own feedback route does not reach this agent's workspace either
+    mine = api.client.post(f"/agents/{OTHER}/context/feedback", headers=other,
+                           json={"assembly_id": ws["assembly_id"], "quality": 0.1})
+    assert mine.status_code == 404
+    # the events are the agent's own
+    seen = api.client.get("/events", headers=other, params={"type": ["context:assembled"]}).json()
+    assert all(e["agent_id"] == OTHER for e in seen)
+    # bad input: a clear 422, nothing written
+    for bad in ({"supplied": {"playbook": [{"text": "x"}]}}, {"budget": 0}, {"pad": {"pleasure": 3}},
+                {"context_tokens": 10}, {"task": "gossip"}, {"supplied": {"invariants": [{"text": ""}]}}):
+        r = api.client.post(f"{base}/assemble", headers=h, json=bad)
+        assert r.status_code == 422, (bad, r.text)
+    assert "supply only" in api.client.post(f"{base}/assemble", headers=h, json={
+        "supplied": {"playbook": [{"text": "x"}]}}).text
+    for bad in ({"quality": 0.5}, {"assembly_id": ws["assembly_id"], "quality": -1}):
+        assert api.client.post(f"{base}/feedback", headers=h, json=bad).status_code == 422
+    assert api.client.post("/agents/nobody/context/assemble", headers=api.admin, json={}).status_code == 404
+    # the admin assembles for the agent, with the agent's view (not the admin's): still no stranger's entry
+    assert "stranger-secret" not in str(api.client.post(f"{base}/assemble", headers=api.admin, json={
+        "query": "swap ETH on Uniswap", "preassembled": False}).json())

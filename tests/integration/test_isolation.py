@@ -217,6 +217,11 @@ READ_ROUTES |= {route: "test_context_policy.py::test_bad_changes_are_4xx_and_the
                 for route in ("GET /agents/{agent_id}/context/policy",
                               "GET /agents/{agent_id}/context/policy/revisions",
                               "GET /agents/{agent_id}/context/policy/delta")}
+READ_ROUTES |= {route: "test_context_assembly.py::test_the_workspace_and_the_loops_are_the_agents_own"
+                for route in ("GET /agents/{agent_id}/context/decisions", "GET /agents/{agent_id}/context/beliefs",
+                              "GET /agents/{agent_id}/context/mutations",
+                              "POST /agents/{agent_id}/context/assemble",
+                              "POST /agents/{agent_id}/context/preassemble")}
 READ_ROUTES["GET /agents/{agent_id}/alerts"] = "test_audit_alerts.py::test_alerts_are_the_agents_own"
 READ_ROUTES |= {route: "test_memory_proposals.py::test_proposals_are_the_main_agents_own" for route in (
     "GET /agents/{agent_id}/proposals", "GET /agents/{agent_id}/proposals/pending.md")}
