@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from api.auth import Reader
 from api.deps import DbDep, ServicesDep
 from api.routes.agents import require_acting_for, require_self_or_admin
 from api.schemas.context import AssembleIn, FeedbackIn, PolicyIn, SituationIn
 from graph import agents
-from graph.agents import UnknownAgent
+from graph.agents import Principal, UnknownAgent
 from graph.context import affect, mutations
 from graph.context import policy as cp
 from graph.context.feedback import Outcome
@@ -95,15 +95,23 @@ def _agent(db: Any, agent_id: str) -> dict[str, Any]:
     return found
 
 
+def _clade(db: Any, who: Principal, agent_id: str) -> str | None:
+    """The agent's clade: its own key says it (a key exists only for an agent that does); else read (404)."""
+    if who.agent_id == agent_id:
+        return who.clade
+    return _agent(db, agent_id).get("clade")
+
+
 @router.post("/agents/{agent_id}/context/assemble",
              summary="The agent's workspace for one decision (S2.1, S5.1): each category fetched and budgeted, "
                      "disclosed, masked and ordered; the rendered prompt text, the reasons per category and the "
                      "delta from its previous workspace; from the kept workspace while it is fresh")
-def assemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Reader) -> dict[str, Any]:
+def assemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Reader) -> Response:
     require_self_or_admin(who, agent_id)
-    agent = _agent(services.db, agent_id)
-    return services.context.assemble(agent_id, agent.get("clade"), _request(body),
-                                     prefer_kept=body.preassembled).out()
+    built = services.context.assemble(agent_id, _clade(services.db, who, agent_id), _request(body),
+                                      prefer_kept=body.preassembled)
+    # plain JSON: the workspace is large, and FastAPI's encoder would walk it again for nothing
+    return Response(json.dumps(built.out(), ensure_ascii=False, default=str), media_type="application/json")
 
 
 @router.post("/agents/{agent_id}/context/preassemble",

@@ -21,6 +21,7 @@ from graph.context.compaction import Route
 from graph.context.disclosure import Disclosure
 from graph.context.items import Item
 from graph.context.selection import Line, Selection, select
+from graph.context.tokens import Tokens
 from graph.context.workspace import AssemblyReason, ContextEntry, Workspace
 
 C = ContextCategory
@@ -73,27 +74,26 @@ def shares(plan: Plan) -> dict[ContextCategory, int]:
 
 
 def _lines(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan,
-           count: Counter) -> tuple[dict[ContextCategory, list[Line]], dict[ContextCategory, list[int]]]:
-    """Every candidate's two lines with their tokens, and each category's block tags, counted in one call."""
+           count: Tokens) -> tuple[dict[ContextCategory, list[Line]], dict[ContextCategory, list[int]]]:
+    """Every candidate's two lines with their tokens, and each category's block tags, counted in one call: a line
+    in its three pieces (graph/context/tokens.py), most of them counted before."""
     ranked: dict[ContextCategory, list[tuple[str, Item]]] = {}
     for c, items in candidates.items():
         order = sorted(items, key=lambda i: -i.at) if c == C.episodes else sorted(items, key=lambda i: -i.score)
         ranked[c] = [(f"{render.REF_PREFIX[c]}{n}", item) for n, item in enumerate(order, start=1)]
-    texts: list[str] = []
-    for pairs in ranked.values():
-        for ref, item in pairs:
-            texts += [render.full_line(ref, item), render.summary_line(ref, item)]
+    parts = {c: [(render.full_parts(ref, item), render.summary_parts(ref, item)) for ref, item in pairs]
+             for c, pairs in ranked.items()}
     tags = {c: [s for name in render.block_names(c)
                 for s in (render.opening(name, dict(plan.block_attrs.get(name, {}))), render.closing(name))]
             for c in ContextCategory}
-    for strings in tags.values():
-        texts += strings
+    texts = [piece for ps in parts.values() for full, short in ps for piece in (*full, *short)]
+    texts += [s for strings in tags.values() for s in strings]
     counts = iter(count(texts))
     lines: dict[ContextCategory, list[Line]] = {c: [] for c in ranked}
     for c, pairs in ranked.items():
-        for ref, item in pairs:
-            full, short = render.full_line(ref, item), render.summary_line(ref, item)
-            lines[c].append(Line(item, ref, full, short, next(counts), next(counts)))
+        for (ref, item), (full, short) in zip(pairs, parts[c], strict=True):
+            lines[c].append(Line(item, ref, "".join(full), "".join(short), sum(next(counts) for _ in full),
+                                 sum(next(counts) for _ in short)))
     # per block: its opening and closing tags (episodes have two blocks)
     overheads = {c: [next(counts) + next(counts) for _ in range(len(strings) // 2)] for c, strings in tags.items()}
     return lines, overheads
@@ -172,8 +172,9 @@ def _trim(selections: dict[ContextCategory, Selection]) -> bool:
     return True
 
 
-def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, count: Counter) -> Composed:
-    lines, overheads = _lines(candidates, plan, count)
+def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, count: Counter | Tokens) -> Composed:
+    tokens_of = count if isinstance(count, Tokens) else Tokens(count)
+    lines, overheads = _lines(candidates, plan, tokens_of)
     budgets = shares(plan)
     given = dict(budgets)
     p = plan.pressure
@@ -194,10 +195,11 @@ def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, co
     else:
         extra = _slack(selections, lines, overheads, budgets, plan)
     text = _render(selections, plan)
-    tokens = count([text])[0] if text else 0
+    # the lines and tags add up to the text with an additive tokenizer; otherwise it is counted whole, and trimmed
+    tokens = sum(s.tokens for s in selections.values()) if tokens_of.additive else tokens_of.whole(text)
     while tokens > plan.budget and _trim(selections):
         text = _render(selections, plan)
-        tokens = count([text])[0] if text else 0
+        tokens = sum(s.tokens for s in selections.values()) if tokens_of.additive else tokens_of.whole(text)
     workspace = Workspace(overhead=sum(selections[c].tags for c in ContextCategory))
     for c in render.ORDER:
         laid = _layout(c, selections[c])

@@ -31,6 +31,7 @@ from graph.context.config import GovernorConfig
 from graph.context.disclosure import Disclosure
 from graph.context.policy import Policy, Situation, policy_id, resolve
 from graph.context.preassembly import Keeper, Kept
+from graph.context.tokens import Tokens
 from graph.context.workspace import ContextEntry, Workspace
 from graph.db import cypher
 from graph.db.connection import Database
@@ -139,6 +140,7 @@ class Governor:
         self.db, self.embedder, self.retriever, self.config = db, embedder, retriever, config
         self.kept: Keeper[Assembled] = Keeper(db, config.preassembly_max_age_seconds, config.pad_shift)
         self._given: dict[str, Workspace] = {}   # the workspace each agent was last given, for the delta
+        self.tokens = Tokens(embedder.count_tokens)
 
     # ------------------------------------------------------------------------------------------ serving
 
@@ -258,7 +260,7 @@ class Governor:
             empty=self._empty(request, embedding is not None),
             pressure=compaction.pressure(request.context_tokens, request.max_context_tokens),
             block_attrs={"invariants": {"phase": request.phase.value}} if request.phase else {})
-        composed = compose(found, plan, self.embedder.count_tokens)
+        composed = compose(found, plan, self.tokens)
         lap("compose")
         previous = self._given.get(agent_id)
         if previous is None and state.previous is not None:

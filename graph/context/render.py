@@ -32,12 +32,22 @@ def _attrs(ref: str, item: Item) -> str:
     return " ".join([f"ref={quoteattr(ref)}", *(f"{k}={quoteattr(v)}" for k, v in item.attrs)])
 
 
+def full_parts(ref: str, item: Item) -> tuple[str, str, str]:
+    """A line in full, in three pieces: its opening tag, its text, its closing tag."""
+    return f"<{item.tag} {_attrs(ref, item)}>", escape(" ".join(item.text.split())), f"</{item.tag}>"
+
+
+def summary_parts(ref: str, item: Item) -> tuple[str, str, str]:
+    """A line as one-line summary, in three pieces: the tag up to the summary, the summary, the end."""
+    return f"<{item.tag} {_attrs(ref, item)} summary=", quoteattr(" ".join(item.summary.split())), " />"
+
+
 def full_line(ref: str, item: Item) -> str:
-    return f"<{item.tag} {_attrs(ref, item)}>{escape(' '.join(item.text.split()))}</{item.tag}>"
+    return "".join(full_parts(ref, item))
 
 
 def summary_line(ref: str, item: Item) -> str:
-    return f"<{item.tag} {_attrs(ref, item)} summary={quoteattr(item.summary)} />"
+    return "".join(summary_parts(ref, item))
 
 
 def block_names(category: ContextCategory) -> tuple[str, ...]:
