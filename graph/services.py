@@ -174,9 +174,10 @@ def schedule(services: Services) -> None:
                       lambda: f"{services.context.refresh(stopping)} rebuilt",
                       "rebuild the kept context workspaces that went stale (new entries, a change, their age)"))
     scheduler.add(Job("context.loops", settings.context.loop2_interval_hours * 3_600.0,
-                      lambda: services.context.loops(stopping),
+                      lambda: services.context.loops(stopping, settings.access_log_retention_days),
                       "Loop 2 (recalibrate each agent's context policy from its decisions since the last) and "
-                      "Loop 3 (stage policy mutations from the worst of them)"))
+                      "Loop 3 (stage policy mutations from the worst of them); prune the workspace records kept "
+                      "as long as the access log"))
     scheduler.add(Job("curator.ticks", 3_600.0, lambda: sweep.run_due(services.curator, cancelled=stopping),
                       f"a Curator cycle for the agents whose ticks called for one (every "
                       f"{settings.learning.every_ticks} ticks; triggered by ingest)"))

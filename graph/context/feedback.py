@@ -21,6 +21,7 @@ import numpy as np
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.context import events as context_events
 from graph.context import guidelines, mutations, recalibration, referencing
 from graph.context import policy as cp
 from graph.context.categories import ContextCategory
@@ -28,6 +29,7 @@ from graph.context.config import GovernorConfig
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import NotFound
+from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
 
 GOOD = 0.5
@@ -118,6 +120,10 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
         targets = [decision_id, *(b["id"] for b in row["beliefs"]), *(m["id"] for m in row["mutations"])]
         audit.write(tx, targets, f"decision on workspace {outcome.assembly_id}: quality {outcome.quality}, "
                                  f"{len(refs)} items referenced", undo)
+        write_events(tx, [context_events.feedback_loop(
+            agent_id, clade, loop_id=1, tick=outcome.tick, record_count=1,
+            adjustments={"outcome": None if good is None else ("good" if good else "bad"),
+                         "categories": sorted(tokens), "influenced": influenced})])
         return {"beliefs": {b["id"].rsplit(":", 1)[1]: _value(b) for b in row["beliefs"]},
                 "before": {b["id"].rsplit(":", 1)[1]: _value(b["before"]) for b in row["beliefs"]},
                 "mutations": row["mutations"]}

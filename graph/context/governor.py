@@ -149,6 +149,7 @@ class Governor:
         t0 = time.perf_counter()
         kept = self.kept.get(agent_id) if prefer_kept else None
         if kept is not None and self.kept.stale(kept, request.key(), request.pad) is None:
+            self.kept.served(kept)
             built = kept.built
             given = self._given.get(agent_id)
             self._given[agent_id] = built.composed.workspace
@@ -165,11 +166,15 @@ class Governor:
         return self.build(agent_id, clade, request, "preassembly")
 
     def refresh(self, cancelled: Any = lambda: False) -> int:
-        """Rebuild every kept workspace that went stale (the scheduler's context.preassembly job)."""
+        """Rebuild every kept workspace that went stale (the scheduler's context.preassembly job); one nobody
+        asked for in ten times the maximum age is let go instead."""
         rebuilt = 0
         for kept in self.kept.all():
             if cancelled():
                 break
+            if self.kept.idle(kept, 10 * self.config.preassembly_max_age_seconds):
+                self.kept.drop(kept.agent_id)
+                continue
             if self.kept.stale(kept) is not None:
                 assert isinstance(kept.request, Request)
                 self.build(kept.agent_id, kept.clade, kept.request, "preassembly")
@@ -190,8 +195,16 @@ class Governor:
     def recalibrate(self, agent_id: str, clade: str | None, *, trigger: str, actor: str) -> dict[str, Any] | None:
         return recalibration.recalibrate(self.db, agent_id, clade, self.config, trigger=trigger, actor=actor)
 
-    def loops(self, cancelled: Any = lambda: False) -> str:
-        """The scheduler's context.loops job: Loop 2 for every agent with new decisions, then Loop 3's staging."""
+    def loops(self, cancelled: Any = lambda: False, keep_days: float = 30.0) -> str:
+        """The scheduler's context.loops job: Loop 2 for every agent with new decisions, then Loop 3's staging;
+        and the workspace records older than `keep_days` pruned (a decision keeps what it needs of its own)."""
+        pruned = 0
+        while not cancelled():
+            rows = self.db.run("context/prune_assemblies", before=now_ms() - int(keep_days * 86_400_000), batch=1_000)
+            count = int(rows[0]["deleted"]) if rows else 0
+            pruned += count
+            if count < 1_000:
+                break
         revised = staged = 0
         for row in recalibration.due_agents(self.db):
             if cancelled():
@@ -200,7 +213,7 @@ class Governor:
                                          trigger="periodic") is not None:
                 revised += 1
             staged += len(mutations.stage(self.db, row["agent_id"], row["clade"], self.config))
-        return f"{revised} policies recalibrated, {staged} mutations staged"
+        return f"{revised} policies recalibrated, {staged} mutations staged, {pruned} workspace records pruned"
 
     # ------------------------------------------------------------------------------------------ building
 

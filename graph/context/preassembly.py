@@ -40,6 +40,7 @@ class Kept(Generic[T]):
     built: T                  # the assembled workspace
     since: int                # ms: the time it was built from (taken before it fetched anything)
     built_at: float           # monotonic seconds
+    served_at: float = 0.0    # monotonic seconds: when the agent last asked for it (0: built for it, not yet)
 
 
 def pad_shift(a: affect.Pad, b: affect.Pad) -> float:
@@ -70,6 +71,13 @@ class Keeper(Generic[T]):
     def get(self, agent_id: str) -> Kept[T] | None:
         with self._lock:
             return self._kept.get(agent_id)
+
+    def idle(self, kept: Kept[T], seconds: float) -> bool:
+        """Nobody asked for it for `seconds`: not worth rebuilding."""
+        return self.clock() - max(kept.served_at, kept.built_at) > seconds
+
+    def served(self, kept: Kept[T]) -> None:
+        kept.served_at = self.clock()
 
     def drop(self, agent_id: str) -> None:
         with self._lock:

@@ -102,7 +102,9 @@ def test_a_simulated_run_moves_the_allocations_toward_what_good_decisions_used(a
     assert [u["revision"] for u in updated] == [2, 3, 4, 5, 6] and all(u["trigger"] == "manual" for u in updated)
     assert all(u["delta"]["playbook"] > 0 for u in updated)
     loops = [e["payload"] for e in events if e["type"] == "context:feedback_loop"]
-    assert [x["loop_id"] for x in loops] == [2] * 5 and loops[0]["record_count"] == 8
+    assert [x["loop_id"] for x in loops].count(1) == 40                  # every decision: one Loop 1 iteration
+    loop2 = [x for x in loops if x["loop_id"] == 2]
+    assert len(loop2) == 5 and loop2[0]["record_count"] == 8 and loop2[0]["adjustments"]["playbook"] == 0.02
     assert post(api, "recalibrate")["revision"] is None       # nothing new to read
 
 
