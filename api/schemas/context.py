@@ -20,7 +20,7 @@ class RetrievalIn(StrictModel):
     similarity_threshold: Fraction | None = None
     max_episode_count: Annotated[int, Field(ge=0, le=100)] | None = None
     min_insight_confidence: Fraction | None = None
-    max_causal_depth: Annotated[int, Field(ge=0, le=6)] | None = None
+    max_causal_depth: Annotated[int, Field(ge=0, le=3)] | None = None
     full_episode_slots: Annotated[int, Field(ge=0, le=50)] | None = None
     summary_episode_slots: Annotated[int, Field(ge=0, le=100)] | None = None
 

@@ -5,7 +5,7 @@
 :param regime => 'any';
 OPTIONAL MATCH (p:ContextPolicy {id: $policy_id})
 CALL () {
-  OPTIONAL MATCH (a:ContextAssembly) WHERE a.agent_id = $agent_id
+  OPTIONAL MATCH (a:ContextAssembly) WHERE a.agent_id = $agent_id AND a.at IS NOT NULL
   WITH a ORDER BY a.at DESC LIMIT 1
   RETURN a {.id, .regime, .injected, .total_tokens} AS previous
 }

@@ -1,6 +1,7 @@
 // A decision's outcome record (Loop 1), the Beta beliefs of its categories in its regime moved by its outcome
 // (each starting at Beta(2, 2)), and the staged mutations' tallies: a trial's under the mutation it tried, the
-// baseline's under the current policy. Returns each belief and mutation as it was before, for the audit's undo.
+// baseline's under the current policy — only a workspace's first decision counts, so one workspace served again
+// and again is one trial. Returns each belief and mutation as it was before, for the audit's undo.
 :param decision => {id: 'dec-1', agent_id: 'golem-1', at: 1700000000000};
 :param beliefs => [];
 :param good => 1;
@@ -8,6 +9,8 @@
 :param trial => null;
 :param quality => null;
 :param regime => null;
+:param tally => true;
+:param threshold => 0.3;
 MERGE (d:ContextDecision {id: $decision.id})
   ON CREATE SET d += $decision
 WITH d
@@ -19,11 +22,15 @@ CALL (d) {
     ON CREATE SET x.agent_id = b.agent_id, x.regime = b.regime, x.category = b.category, x.alpha = 2.0,
                   x.beta = 2.0, x.created_at = $decision.at
   SET x.alpha = x.alpha + $good, x.beta = x.beta + $bad, x.updated_at = $decision.at
+  // across the filter's threshold, the category comes into a workspace or leaves it: kept workspaces go stale
+  WITH b, before, x, coalesce(before.alpha, 2.0) / (coalesce(before.alpha, 2.0) + coalesce(before.beta, 2.0)) AS was
+  SET x.crossed_at = CASE WHEN (x.alpha / (x.alpha + x.beta) < $threshold) <> (was < $threshold)
+                          THEN $decision.at ELSE x.crossed_at END
   RETURN collect({id: b.id, before: before, alpha: x.alpha, beta: x.beta}) AS beliefs
 }
 CALL (d) {
   OPTIONAL MATCH (m:ContextMutation)
-  WHERE m.agent_id = $decision.agent_id AND m.status = 'staged' AND $quality IS NOT NULL
+  WHERE m.agent_id = $decision.agent_id AND m.status = 'staged' AND $quality IS NOT NULL AND $tally
     AND (m.regime IS NULL OR m.regime = $regime) AND ($trial IS NULL OR m.id = $trial)
   WITH m, m {.id, .trials, .trial_quality_sum, .base_n, .base_quality_sum, .alpha, .beta} AS before,
        CASE WHEN coalesce(m.base_n, 0) > 0 THEN m.base_quality_sum / m.base_n

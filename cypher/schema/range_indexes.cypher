@@ -87,6 +87,7 @@ CREATE RANGE INDEX index_ContextMutation_agent_id IF NOT EXISTS FOR (n:ContextMu
 CREATE RANGE INDEX context_assembly_agent_at IF NOT EXISTS FOR (n:ContextAssembly) ON (n.agent_id, n.at);
 CREATE RANGE INDEX context_assembly_at IF NOT EXISTS FOR (n:ContextAssembly) ON (n.at);
 CREATE RANGE INDEX context_decision_agent_at IF NOT EXISTS FOR (n:ContextDecision) ON (n.agent_id, n.at);
+CREATE RANGE INDEX context_decision_assembly IF NOT EXISTS FOR (n:ContextDecision) ON (n.assembly_id);
 CREATE RANGE INDEX context_belief_agent IF NOT EXISTS FOR (n:ContextBelief) ON (n.agent_id, n.regime);
 // Agent memories: an agent's, by session (the thread), by day (the episodic log), by store.
 CREATE RANGE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, n.session_id);

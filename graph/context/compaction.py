@@ -1,11 +1,11 @@
 """State compaction (context-governor.md S3.5) and the injection route (S3.2).
 
 Context pressure is the share of the model's window already in use (the caller says how much). Above 80% the
-workspace is compacted: hard context — the invariants (policy cage, phase, active warnings), mortality and the
-owner's controls — keeps full fidelity; soft context is compressed in proportion to what is left of the window:
-each soft category keeps (1 - pressure) / 0.2 of its budget (all of it at 80%, none at 100%), and episodes are
-masked with fewer slots (2 in full, 5 as one line, as the spec's compact_state_for_context does). A category a
-compression guideline protects (S3.8) is not compressed.
+workspace is compacted: hard context — the invariants (policy cage, phase, active warnings), the DeFi snapshot
+(the positions), mortality and the owner's controls — keeps full fidelity; soft context is compressed in
+proportion to what is left of the window: each soft category keeps (1 - pressure) / 0.2 of its budget (all of it
+at 80%, none at 100%), and episodes are masked with fewer slots (2 in full, 5 as one line, as the spec's
+compact_state_for_context does). A category a compression guideline protects (S3.8) is not compressed.
 
 The route follows the spec's route_context_injection: full below 50% pressure, RAG above 80% (the workspace is
 compacted and the agent retrieves the rest on demand), hybrid between and when the pressure is not given."""
@@ -17,7 +17,7 @@ from enum import StrEnum
 from graph.context.categories import ContextCategory
 
 C = ContextCategory
-HARD: frozenset[ContextCategory] = frozenset({C.invariants, C.mortality, C.owner_control})
+HARD: frozenset[ContextCategory] = frozenset({C.invariants, C.defi_snapshot, C.mortality, C.owner_control})
 THRESHOLD = 0.8
 COMPACT_SLOTS = (2, 5)
 

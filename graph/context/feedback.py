@@ -28,7 +28,7 @@ from graph.context.categories import ContextCategory
 from graph.context.config import GovernorConfig
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.errors import NotFound
+from graph.errors import Conflict, NotFound
 from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
 
@@ -69,7 +69,7 @@ class Recorded:
         return {"decision_id": self.decision_id, "assembly_id": self.assembly_id, "referenced": self.referenced,
                 "influenced": self.influenced, "outcome": self.outcome, "beliefs": self.beliefs,
                 "mutation": self.mutation, "guideline": self.guideline, "loop2": self.loop2,
-                "audit_id": self.audit_id}
+                "audit_id": self.audit_id, "deferred": self.extra.get("deferred", {})}
 
 
 def _value(b: dict[str, Any] | None) -> float:
@@ -110,7 +110,8 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         row = tx.run(cypher.query("context/record_decision"), decision=decision, beliefs=beliefs,
                      good=1.0 if good else 0.0, bad=0.0 if good or good is None else 1.0,
-                     trial=a.get("mutation_id"), quality=outcome.quality, regime=a.get("regime")).single()
+                     trial=a.get("mutation_id"), quality=outcome.quality, regime=a.get("regime"),
+                     tally=not rows[0]["decided"], threshold=config.beta_filter).single()
         assert row is not None
         undo: list[Any] = [DeleteNodes(label=NodeLabel.ContextDecision, ids=[decision_id])]
         undo += [DeleteNodes(label=NodeLabel.ContextBelief, ids=[b["id"]]) if b["before"] is None else
@@ -134,27 +135,37 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
                    beliefs=written["beliefs"], audit_id=audit.id,
                    extra={"crossed": [c for c, v in written["beliefs"].items()
                                       if (v < config.beta_filter) != (written["before"][c] < config.beta_filter)]})
+    # what follows the record is its consequence, each its own audited change; one refused (a policy revised at
+    # the same moment) is reported, not raised: the decision itself is recorded
+    def attempt(step: str, work: Callable[[], Any]) -> Any:
+        try:
+            return work()
+        except Conflict as e:
+            out.extra.setdefault("deferred", {})[step] = str(e)
+            return None
+
     if a.get("mutation_id"):
-        out.mutation = mutations.judge(db, agent_id, clade, a["mutation_id"], config) or {
+        out.mutation = attempt("mutation", lambda: mutations.judge(db, agent_id, clade, a["mutation_id"], config)) or {
             "mutation_id": a["mutation_id"], "verdict": None}
     if good is False and config.enable_compression_evolution:
-        out.guideline = _learn_guideline(db, agent_id, a, outcome, injected, actor)
+        out.guideline = attempt("guideline", lambda: _learn_guideline(db, agent_id, a, outcome, injected, actor))
     if config.loop2_on_regime_change and last_regime is not None and last_regime != a.get("regime"):
-        out.loop2 = recalibration.recalibrate(db, agent_id, clade, config, trigger="regime_change",
-                                              tick=outcome.tick)
+        out.loop2 = attempt("loop2", lambda: recalibration.recalibrate(db, agent_id, clade, config,
+                                                                       trigger="regime_change", tick=outcome.tick))
     return out
 
 
 def _squeezed(a: dict[str, Any], injected: list[dict[str, Any]]) -> dict[str, int]:
-    """The categories the workspace compressed (some item as one line, or shrunk by compaction): their tokens."""
-    out: dict[str, int] = {}
+    """The categories the workspace compressed (some item as one line or left out by the budget, or shrunk by
+    compaction), with the tokens each used."""
+    used: dict[str, int] = {}
     for item in injected:
-        if item["d"] == "summary":
-            out[item["c"]] = out.get(item["c"], 0) + int(item["t"])
+        used[item["c"]] = used.get(item["c"], 0) + int(item["t"])
+    squeezed = set(json.loads(a.get("squeezed") or "[]"))
+    squeezed |= {item["c"] for item in injected if item["d"] == "summary"}
     compacted = json.loads(a["compacted"]) if a.get("compacted") else {}
-    for c in compacted.get("categories_compressed", []):
-        out.setdefault(c, 0)
-    return out
+    squeezed |= set(compacted.get("categories_compressed", []))
+    return {c: used.get(c, 0) for c in squeezed}
 
 
 def _learn_guideline(db: Database, agent_id: str, a: dict[str, Any], outcome: Outcome,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +37,7 @@ from graph.context.workspace import ContextEntry, Workspace
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
+from graph.errors import GrimoireError
 from graph.events.model import Event
 from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
@@ -45,8 +47,10 @@ from graph.retrieval.context import POOL
 from graph.retrieval.pipeline import Retriever
 from graph.visibility import Visibility
 
+log = logging.getLogger(__name__)
 C = ContextCategory
 ANY_REGIME = "any"   # the Beta beliefs of decisions made with no regime given
+EXPLORE_EVERY = 10   # one second in ten, the Beta filter leaves nothing out
 
 
 @dataclass(frozen=True)
@@ -127,6 +131,22 @@ def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) ->
     return ws
 
 
+def left_out(beliefs: Mapping[str, tuple[float, float]], regime: str, supplied: set[ContextCategory], at: int,
+             threshold: float) -> dict[ContextCategory, str]:
+    """S3.1's filter: a soft category whose Beta value in this regime fell under the threshold is left out — not
+    one the caller supplied (it asked for it), and not at all one second in ten (exploration: a category left out
+    for good could never show that it helps again)."""
+    if (at // 1000) % EXPLORE_EVERY == 0:
+        return {}
+    out = {}
+    for c, (a, b) in beliefs.items():
+        value = a / (a + b) if a + b > 0 else 0.5
+        if C(c) not in compaction.HARD and C(c) not in supplied and value < threshold:
+            out[C(c)] = (f"its Beta value in the {regime} regime is {value:.2f}, under {threshold}: decisions "
+                         f"with it went badly")
+    return out
+
+
 @dataclass
 class _State:
     policy: Policy
@@ -174,6 +194,7 @@ class Governor:
                 break
             if self.kept.idle(kept, 10 * self.config.preassembly_max_age_seconds):
                 self.kept.drop(kept.agent_id)
+                self._given.pop(kept.agent_id, None)
                 continue
             if self.kept.stale(kept) is not None:
                 assert isinstance(kept.request, Request)
@@ -205,15 +226,20 @@ class Governor:
             pruned += count
             if count < 1_000:
                 break
-        revised = staged = 0
+        revised = staged = failed = 0
         for row in recalibration.due_agents(self.db):
             if cancelled():
                 break
-            if recalibration.recalibrate(self.db, row["agent_id"], row["clade"], self.config,
-                                         trigger="periodic") is not None:
-                revised += 1
-            staged += len(mutations.stage(self.db, row["agent_id"], row["clade"], self.config))
-        return f"{revised} policies recalibrated, {staged} mutations staged, {pruned} workspace records pruned"
+            try:   # one agent's refusal (its policy revised at the same moment) does not stop the others'
+                if recalibration.recalibrate(self.db, row["agent_id"], row["clade"], self.config,
+                                             trigger="periodic") is not None:
+                    revised += 1
+                staged += len(mutations.stage(self.db, row["agent_id"], row["clade"], self.config))
+            except GrimoireError as e:
+                failed += 1
+                log.warning("context loops for %s: %s", row["agent_id"], e)
+        return (f"{revised} policies recalibrated, {staged} mutations staged, {pruned} workspace records pruned"
+                + (f", {failed} agents failed" if failed else ""))
 
     # ------------------------------------------------------------------------------------------ building
 
@@ -267,7 +293,8 @@ class Governor:
                      int(r.get("summary_episode_slots", self.config.summary_episode_slots))),
             thresholds={C.episodes: int(policy.compression["episode_summary_threshold"]),
                         C.insights: int(policy.compression["insight_summary_threshold"])},
-            protected=protected, left_out=self._filtered(state.beliefs, regime),
+            protected=protected,
+            left_out=left_out(state.beliefs, regime, set(request.supplied), since, self.config.beta_filter),
             floors={C.contrarian: self.config.min_contrarian_tokens}
             if self.config.enable_contrarian_injection and request.pad.pleasure < 0 else {},
             empty=self._empty(request, embedding is not None),
@@ -290,7 +317,8 @@ class Governor:
         lap("record")
         laps["total"] = round((time.perf_counter() - t0) * 1000, 2)
         self.kept.keep(Kept(agent_id=agent_id, clade=clade, key=request.key(), pad=request.pad, request=request,
-                            built=built, since=since, built_at=time.monotonic()))
+                            built=built, ids=[e.id for e in composed.workspace.all()], since=since,
+                            built_at=time.monotonic()))
         return built
 
     def _policy_for(self, state: _State, request: Request) -> tuple[Policy, str | None, str | None]:
@@ -307,16 +335,6 @@ class Governor:
                 return trial, str(m["id"]), str(m["id"])
             return state.policy, None, str(m["id"])
         return state.policy, None, None
-
-    def _filtered(self, beliefs: Mapping[str, tuple[float, float]], regime: str) -> dict[ContextCategory, str]:
-        """S3.1's filter: a soft category whose Beta value in this regime fell under the threshold is left out."""
-        out = {}
-        for c, (a, b) in beliefs.items():
-            value = a / (a + b) if a + b > 0 else 0.5
-            if C(c) not in compaction.HARD and value < self.config.beta_filter:
-                out[C(c)] = (f"its Beta value in the {regime} regime is {value:.2f}, under "
-                             f"{self.config.beta_filter}: decisions with it went badly")
-        return out
 
     @staticmethod
     def _empty(request: Request, has_query: bool) -> dict[ContextCategory, str]:
@@ -337,7 +355,10 @@ class Governor:
                   "policy_revision": built.revision, "mutation_id": built.mutation_id,
                   "allocations": json.dumps(built.allocations), "injected": json.dumps(injected(ws)),
                   "budgets": json.dumps({c.value: b for c, b in built.composed.budgets.items()}),
-                  "compacted": json.dumps(built.composed.compaction) if built.composed.compaction else None}
+                  "compacted": json.dumps(built.composed.compaction) if built.composed.compaction else None,
+                  # the categories the budget cut short: a guideline may be learned for them (S3.8)
+                  "squeezed": json.dumps(sorted(x.category.value for x in ws.reasons
+                                                if any("budget" in why for _, why in x.excluded)))}
         events: list[Event] = [context_events.assembled(
             built.agent_id, clade, assembly_id=built.id, tick=r.tick, category_count=len(ws.entries),
             total_tokens=built.composed.tokens, route=built.composed.route.value, source=built.source,

@@ -24,7 +24,7 @@ from graph.context.config import GovernorConfig
 from graph.context.models import ContextMutation
 from graph.context.overrides import normalize
 from graph.context.recalibration import apply, signal_category
-from graph.db import ogm
+from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
@@ -111,13 +111,30 @@ def verdict(m: Mapping[str, Any], config: GovernorConfig) -> str | None:
 
 def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, config: GovernorConfig,
           actor: str = "context.loop3") -> dict[str, Any] | None:
-    """Validate (and promote) or refute a staged mutation whose tallies call for it; None while undecided."""
+    """Validate (and promote) or refute a staged mutation whose tallies call for it; None while undecided, or when
+    another judge got there first (the mutation leaves 'staged' once: cypher/context/claim_mutation.cypher)."""
     node = ogm.read(db, lambda tx: ContextMutation.nodes.get_or_none(uid=mutation_id))
     if node is None or node.status != "staged":
         return None
     state = {"trials": node.trials, "alpha": node.alpha, "beta": node.beta}
     outcome = verdict(state, config)
     if outcome is None:
+        return None
+    at = now_ms()
+
+    def claim(tx: ManagedTransaction) -> bool:
+        if tx.run(cypher.query("context/claim_mutation"), id=mutation_id, status=outcome, at=at).single() is None:
+            return False
+        Audit(action="context.mutation.judge", actor=actor, agent_id=agent_id).write(
+            tx, [mutation_id], f"loop 3: mutation {mutation_id} {outcome} (confidence {confidence(state):.2f}, "
+                               f"{node.trials} trials)",
+            [SetProperties(label=NodeLabel.ContextMutation, id=mutation_id,
+                           before={"status": "staged", "decided_at": None})])
+        write_events(tx, [context_events.feedback_loop(agent_id, clade, loop_id=3, tick=None, record_count=node.trials,
+                                                       adjustments={"mutation": mutation_id, "verdict": outcome})])
+        return True
+
+    if not db.write(claim):
         return None
     revision = None
     if outcome == "validated":
@@ -131,25 +148,14 @@ def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, conf
         new = cp.revise(db, agent_id, changed, actor=actor, base=policy.revision,
                         reason=f"loop 3: mutation {mutation_id} ({node.kind}) validated after {node.trials} trials",
                         events=lambda old, new: [context_events.policy_updated(
-                            agent_id, clade, revision=new.revision, trigger="loop3", delta=moved)])
+                            agent_id, clade, revision=new.revision, trigger="loop3", delta=moved)],
+                        also=lambda tx, new: _promoted(tx, mutation_id, new.revision))
         revision = new.revision
-    at = now_ms()
-
-    def work(tx: ManagedTransaction) -> None:
-        m = ContextMutation.nodes.get(uid=mutation_id)
-        before = {"status": m.status, "decided_at": m.decided_at, "promoted_to": m.promoted_to}
-        m.status, m.decided_at, m.promoted_to = outcome, at, revision
-        m.save()
-        Audit(action="context.mutation.judge", actor=actor, agent_id=agent_id).write(
-            tx, [mutation_id], f"loop 3: mutation {mutation_id} {outcome} (confidence {confidence(state):.2f}, "
-                               f"{node.trials} trials)",
-            [SetProperties(label=NodeLabel.ContextMutation, id=mutation_id, before=before)])
-        write_events(tx, [context_events.feedback_loop(agent_id, clade, loop_id=3, tick=None, record_count=node.trials,
-                                                       adjustments={"mutation": mutation_id, "verdict": outcome,
-                                                                    "revision": revision})])
-
-    ogm.write(db, work)
     return {"mutation_id": mutation_id, "verdict": outcome, "confidence": confidence(state), "revision": revision}
+
+
+def _promoted(tx: ManagedTransaction, mutation_id: str, revision: int) -> None:
+    tx.run(cypher.query("context/promote_mutation"), id=mutation_id, revision=revision).consume()
 
 
 def listing(db: Database, agent_id: str) -> list[dict[str, Any]]:

@@ -188,11 +188,13 @@ def delta_between(db: Database, agent_id: str, from_revision: int, to_revision: 
 
 
 def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str,
-           base: int | None = None, events: Callable[[Policy, Policy], Sequence[Event]] | None = None) -> Policy:
+           base: int | None = None, events: Callable[[Policy, Policy], Sequence[Event]] | None = None,
+           also: Callable[[ManagedTransaction, Policy], None] | None = None) -> Policy:
     """A new revision of the agent's policy (its number one more than the last), the open one closed, with its
     audit record in the same transaction. `base`: the revision the change was made from; if another revision
     was written since, the change is refused (409) rather than losing that one. `events`: what to report of the
-    change (from the policy before and the new revision), written in its transaction."""
+    change (from the policy before and the new revision), written in its transaction; `also`: what else the
+    revision's transaction writes (a promoted mutation's mark)."""
     pid = policy_id(agent_id)
     audit = Audit(action="context.policy.revise", actor=actor, agent_id=agent_id)
 
@@ -232,6 +234,8 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
         audit.write(tx, [pid], f"context policy revision {n}: {reason}", undo, [Step(pid, before, revision.uid)])
         if events is not None:
             write_events(tx, events(old, new))
+        if also is not None:
+            also(tx, new)
         return new
 
     try:

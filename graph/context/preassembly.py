@@ -7,8 +7,10 @@ without fetching anything. A kept workspace is served only while it is what a fr
   (which decide the allocations) are the same;
 - younger than the maximum age (time moves the recency and decay scores);
 - nothing changed that it was built from: no change in the audit trail by the agent, its clade or the service
-  since it was built (a policy revision included), and no new episode or entry the agent may see
-  (cypher/context/changed_since.cypher, one read).
+  since it was built (a policy revision included), none by anyone to an item it holds or to a causal link, no
+  Beta belief of the agent across the filter's threshold, and no new episode or entry the agent may see
+  (cypher/context/changed_since.cypher, one read);
+- the same sign of pleasure (it decides which entries are contrarian).
 
 Otherwise the assembly is built cold (and kept). The scheduler's `context.preassembly` job rebuilds the kept
 workspaces that went stale in the meantime (new entries, age), so the next request finds a fresh one; an agent
@@ -38,18 +40,26 @@ class Kept(Generic[T]):
     pad: affect.Pad
     request: object           # what to rebuild it from
     built: T                  # the assembled workspace
+    ids: list[str]            # the items it holds
     since: int                # ms: the time it was built from (taken before it fetched anything)
     built_at: float           # monotonic seconds
     served_at: float = 0.0    # monotonic seconds: when the agent last asked for it (0: built for it, not yet)
+
+
+def _sign(x: float) -> int:
+    return (x > 0) - (x < 0)
 
 
 def pad_shift(a: affect.Pad, b: affect.Pad) -> float:
     return math.dist((a.pleasure, a.arousal, a.dominance), (b.pleasure, b.arousal, b.dominance))
 
 
-def changed_since(db: Database, agent_id: str, clade: str | None, since: int) -> bool:
-    rows = db.rows("context/changed_since", since=since, agent=agent_id, agent_clade=clade or "",
-                   **Visibility.of(agent_id, clade).params())
+MARGIN_MS = 1_000   # a write stamped this long before the build may commit after it: it counts as a change
+
+
+def changed_since(db: Database, agent_id: str, clade: str | None, since: int, ids: list[str]) -> bool:
+    rows = db.rows("context/changed_since", since=since - MARGIN_MS, agent=agent_id, agent_clade=clade or "",
+                   ids=ids, **Visibility.of(agent_id, clade).params())
     return bool(rows and rows[0]["changed"])
 
 
@@ -92,10 +102,11 @@ class Keeper(Generic[T]):
         if key is not None and key != kept.key:
             return "another situation or request"
         if pad is not None and (pad_shift(pad, kept.pad) > self.tolerance
-                                or affect.states(pad) != affect.states(kept.pad)):
-            return "the mood moved"
+                                or affect.states(pad) != affect.states(kept.pad)
+                                or _sign(pad.pleasure) != _sign(kept.pad.pleasure)):
+            return "the mood moved"   # the states set the allocations, the sign of pleasure the contrarian pick
         if self.clock() - kept.built_at > self.max_age:
             return "older than the maximum age"
-        if changed_since(self.db, kept.agent_id, kept.clade, kept.since):
+        if changed_since(self.db, kept.agent_id, kept.clade, kept.since, kept.ids):
             return "what it was built from changed"
         return None

@@ -27,7 +27,6 @@ from graph.context.categories import Allocations, ContextCategory
 from graph.context.config import GovernorConfig
 from graph.context.overrides import normalize
 from graph.db.connection import Database
-from graph.ids import now_ms
 
 FLOOR = 0.01
 SIGNAL_BOOST = 0.005
@@ -143,11 +142,11 @@ def recalibrate(db: Database, agent_id: str, clade: str | None, config: Governor
     if not rows:
         return None
     records = [of_row(r) for r in rows]
-    now = now_ms()
     moves = adjustments(records, config.max_allocation_delta)
     changed = cp.Policy.from_out(policy.out())
     changed.allocations = apply(policy.allocations, moves, config.max_allocation_delta)
-    changed.metrics = metrics(records, now)
+    # validated up to the newest decision read: one recorded while this ran is read next time
+    changed.metrics = metrics(records, max(int(r["at"]) for r in rows))
     moved = {c.value: round(changed.allocations[c] - policy.allocations.get(c, 0.0), 6) for c in changed.allocations}
 
     def report(old: cp.Policy, new: cp.Policy) -> list[Any]:

@@ -28,6 +28,8 @@ from graph.visibility import Visibility
 C = ContextCategory
 DAY_MS = 86_400_000
 EPISODE_HALF_LIFE_MS = 7 * DAY_MS
+MAX_CAUSAL_DEPTH = 3   # the spec's default, and the deepest the statement expands
+CAUSAL_FAN = 200       # links per hop at most
 
 ENTRY_HOME: dict[str, tuple[ContextCategory, str]] = {
     EntryCategory.Insight.value: (C.insights, "insight"),
@@ -149,8 +151,8 @@ def causal(db: Database, q: Query, seed_ids: list[str], top: int, half_life_ms: 
     strongest first (weight x recency of the link)."""
     if not seed_ids or q.causal_depth <= 0 or top <= 0:
         return []
-    rows = db.rows("context/causal_edges", seeds=seed_ids, depth=q.causal_depth, top=top, now=q.now,
-                   half_life_ms=half_life_ms, **q.visibility.params())
+    rows = db.rows("context/causal_edges", seeds=seed_ids, depth=min(q.causal_depth, MAX_CAUSAL_DEPTH), top=top,
+                   fan=CAUSAL_FAN, now=q.now, half_life_ms=half_life_ms, **q.visibility.params())
     out = []
     for r in rows:
         cause, effect = one_line(r["cause_text"] or "", 16), one_line(r["effect_text"] or "", 16)

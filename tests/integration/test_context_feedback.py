@@ -141,6 +141,11 @@ def test_loop3_stages_mutations_that_later_outcomes_validate_or_refute(api: Api)
 
     # the first staged mutation is tried on every other cold assembly; its trials do better than the baseline
     first = min(staged, key=lambda m: listing[m]["created_at"])
+    trial = next(ws for ws in (governor.assemble(AGENT, CLADE, request, prefer_kept=False) for _ in range(2))
+                 if ws.mutation_id == first)
+    for _ in range(2):   # one workspace is one trial, however many decisions are recorded on it
+        governor.feedback(AGENT, CLADE, Outcome(trial.id, quality=0.9), actor="t")
+    assert {m["id"]: m for m in get(api, "mutations")}[first]["trials"] == 1
     verdict = None
     for _ in range(20):
         ws = governor.assemble(AGENT, CLADE, request, prefer_kept=False)

@@ -78,3 +78,27 @@ def test_the_scheduler_rebuilds_a_stale_workspace_before_it_is_asked_for(api: Ap
     assert then["source"] == "preassembled" and then["assembly_id"] == ahead.json()["assembly_id"]
     jobs = {j["name"] for j in api.client.get("/scheduler/jobs", headers=api.admin).json()["jobs"]}
     assert {"context.preassembly", "context.loops"} <= jobs
+
+
+def test_a_change_by_anyone_to_an_item_it_holds_or_a_mood_crossing_zero_makes_it_stale(api: Api) -> None:
+    seed(api)
+    o = api.headers("stranger", "clade-other")
+    r = api.client.post("/entries", headers=o, json={
+        "id": "public-tip", "category": "Heuristic", "scope": "public",
+        "content": "Swap ETH for USDC on Uniswap in the quiet hours, when the pool is deepest."})
+    assert r.status_code in (200, 201), r.text
+    first = assemble(api)
+    assert first["source"] == "cold" and "public-tip" in [e["id"] for e in first["categories"]["playbook"]]
+    assert assemble(api)["source"] == "preassembled"
+    # its owner, in another clade, edits it: the kept workspace holds the old text, so it is not served
+    r = api.client.post("/entries/public-tip/edit", headers=o, json={
+        "content": "Swap ETH for USDC on Uniswap in the quiet hours (02:00-05:00 UTC), when the pool is deepest.",
+        "reason": "hours measured"})
+    assert r.status_code == 200, r.text
+    edited = assemble(api)
+    assert edited["source"] == "cold"
+    assert "02:00-05:00 UTC" in next(e["text"] for e in edited["categories"]["playbook"] if e["id"] == "public-tip")
+    # the mood crosses zero by less than 0.1: which entries are contrarian changes, so it is built anew
+    assert assemble(api, pad={"pleasure": 0.05})["source"] == "cold"
+    assert assemble(api, pad={"pleasure": 0.06})["source"] == "preassembled"
+    assert assemble(api, pad={"pleasure": -0.03})["source"] == "cold"

@@ -181,3 +181,13 @@ def test_a_guideline_protects_its_category_for_its_task_and_regime() -> None:
     assert guidelines.protected([g], "swap", "crisis") == frozenset({C.episodes})
     assert guidelines.protected([g], "swap", "bull") == frozenset()
     assert guidelines.protected([{**g, "regime": None}], "swap", "bull") == frozenset({C.episodes})
+
+
+def test_the_beta_filter_leaves_out_soft_categories_gone_bad_but_not_the_callers_and_not_always() -> None:
+    from graph.context.governor import left_out
+
+    beliefs = {"insights": (2.0, 6.0), "playbook": (5.0, 2.0), "mortality": (1.0, 9.0), "strategy": (1.0, 9.0)}
+    at = 1_000 * 7   # not an exploring second
+    out = left_out(beliefs, "bear", {C.strategy}, at, 0.3)
+    assert set(out) == {C.insights} and "0.25" in out[C.insights]   # mortality is hard, strategy was supplied
+    assert left_out(beliefs, "bear", set(), 1_000 * 10, 0.3) == {}  # one second in ten: exploration
