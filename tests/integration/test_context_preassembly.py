@@ -5,13 +5,20 @@ one ahead of the next request."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
+from graph.context.preassembly import MARGIN_MS
 from tests.conftest import Api
 from tests.integration.test_context_assembly import SUPPLIED, seed
 
 AGENT, CLADE = "assembler", "clade-ctx"
 QUERY = "swap ETH for USDC on Uniswap"
+
+
+def settle() -> None:
+    """Past the margin a kept workspace allows a write that committed after it was built (preassembly.py)."""
+    time.sleep(MARGIN_MS / 1000 + 0.1)
 
 
 def assemble(api: Api, **body: Any) -> dict[str, Any]:
@@ -23,6 +30,7 @@ def assemble(api: Api, **body: Any) -> dict[str, Any]:
 
 def test_the_kept_workspace_answers_until_something_it_was_built_from_changes(api: Api) -> None:
     seed(api)
+    settle()
     h = api.headers(AGENT, CLADE)
     first = assemble(api, pad={"pleasure": 0.1})
     assert first["source"] == "cold"
@@ -38,9 +46,11 @@ def test_the_kept_workspace_answers_until_something_it_was_built_from_changes(ap
 
     # a new episode the agent may see: never served stale, and the new workspace has it
     r = api.client.post("/episodes/batch", headers=h, json={"episodes": [{
-        "id": "fresh-swap", "type": "action", "tick": 999, "text": "Swap ETH for USDC on Uniswap: swapped 40 ETH just now; "
-        "slippage 55 bps.", "valid_from": "2026-11-25T00:00:00Z"}]})
+        "id": "fresh-swap", "type": "action", "tick": 999,
+        "text": "Swap ETH for USDC on Uniswap: swapped 40 ETH just now; slippage 55 bps.",
+        "valid_from": "2026-11-25T00:00:00Z"}]})
     assert r.status_code == 201, r.text
+    settle()
     fresh = assemble(api, pad={"pleasure": 0.3}, regime="crisis")
     assert fresh["source"] == "cold" and "fresh-swap" in [e["id"] for e in fresh["categories"]["episodes"]]
     assert fresh["delta"]["added"]["episodes"][0]["id"] == "fresh-swap"
@@ -58,6 +68,7 @@ def test_the_kept_workspace_answers_until_something_it_was_built_from_changes(ap
 
 def test_the_scheduler_rebuilds_a_stale_workspace_before_it_is_asked_for(api: Api) -> None:
     seed(api)
+    settle()
     services = api.client.app.state.services
     first = assemble(api)
     assert services.context.refresh() == 0                          # nothing changed: nothing rebuilt
@@ -65,6 +76,7 @@ def test_the_scheduler_rebuilds_a_stale_workspace_before_it_is_asked_for(api: Ap
         "id": "fresh-heuristic", "category": "Heuristic",
         "content": "Route ETH to USDC swaps through the Uniswap v3 0.05% pool when it is deepest."})
     assert r.status_code in (200, 201), r.text
+    settle()
     assert services.context.refresh() == 1                          # rebuilt ahead of the next request
     served = assemble(api)
     assert served["source"] == "preassembled" and served["assembly_id"] != first["assembly_id"]
@@ -87,6 +99,7 @@ def test_a_change_by_anyone_to_an_item_it_holds_or_a_mood_crossing_zero_makes_it
         "id": "public-tip", "category": "Heuristic", "scope": "public",
         "content": "Swap ETH for USDC on Uniswap in the quiet hours, when the pool is deepest."})
     assert r.status_code in (200, 201), r.text
+    settle()
     first = assemble(api)
     assert first["source"] == "cold" and "public-tip" in [e["id"] for e in first["categories"]["playbook"]]
     assert assemble(api)["source"] == "preassembled"
@@ -99,6 +112,7 @@ def test_a_change_by_anyone_to_an_item_it_holds_or_a_mood_crossing_zero_makes_it
     assert edited["source"] == "cold"
     assert "02:00-05:00 UTC" in next(e["text"] for e in edited["categories"]["playbook"] if e["id"] == "public-tip")
     # the mood crosses zero by less than 0.1: which entries are contrarian changes, so it is built anew
+    settle()
     assert assemble(api, pad={"pleasure": 0.05})["source"] == "cold"
     assert assemble(api, pad={"pleasure": 0.06})["source"] == "preassembled"
     assert assemble(api, pad={"pleasure": -0.03})["source"] == "cold"
