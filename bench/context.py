@@ -24,14 +24,12 @@ from typing import Any
 import httpx
 
 from bench.common import RESULTS, summary
-from bench.curator import AGENT, CLADE, ENTRIES, EPISODES, Workload, questions_for, seed
+from bench.curator import AGENT, ENTRIES, EPISODES, Workload, questions_for, seeded_agent
 from bench.retrieval import serve_api
 from bench.server import bench_database, settle
-from graph.agents import AgentIn, KeyIn, create_key, register
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
-from graph.model.enums import KeyScope
-from graph.schema import apply_schema, rebuild_vector_indexes
+from graph.schema import rebuild_vector_indexes
 
 ROUNDS = 3
 GOAL_COLD_MS, GOAL_KEPT_MS = 100.0, 10.0
@@ -125,12 +123,7 @@ def run() -> dict[str, Any]:
     w = Workload(episodes, entries, embedder, now_ms())
     with bench_database(heap="2g", pagecache="1g") as db:
         db.slow_ms = float("inf")
-        apply_schema(db, embedder.dimension, embedder.model_name)
-        register(db, AgentIn(id=AGENT, name=AGENT, clade=CLADE), actor="bench")
-        key, _ = create_key(db, AGENT, KeyIn(scopes=[KeyScope.read, KeyScope.write]), actor="bench")
-        seeded_in = seed(db, w)
-        print(f"  seeded in {seeded_in} s", flush=True)
-        db.run("schema/await_indexes", seconds=600)
+        key, seeded_in = seeded_agent(db, w, embedder)
         print("  rebuilding the vector indexes (grimoire schema rebuild-vectors)", flush=True)
         rebuild_vector_indexes(db, embedder.dimension)
         questions = questions_for(w)

@@ -451,6 +451,18 @@ def code_version() -> dict[str, Any]:
             "learning_files": [str(f.relative_to(root)) for f in files]}
 
 
+def seeded_agent(db: Database, w: Workload, embedder: Any) -> tuple[str, float]:
+    """The schema, the benchmark's agent and a key for it, the workload seeded and the indexes online: the key
+    and the seconds seeding took."""
+    apply_schema(db, embedder.dimension, embedder.model_name)
+    register(db, AgentIn(id=AGENT, name=AGENT, clade=CLADE), actor="bench")
+    key, _ = create_key(db, AGENT, KeyIn(scopes=[KeyScope.read, KeyScope.write]), actor="bench")
+    seeded_in = seed(db, w)
+    print(f"  seeded in {seeded_in} s", flush=True)
+    db.run("schema/await_indexes", seconds=600)
+    return key, seeded_in
+
+
 def seed(db: Database, w: Workload) -> float:
     t0 = time.perf_counter()
     for start in range(0, w.n_episodes, BATCH):
@@ -918,12 +930,7 @@ def run() -> dict[str, Any]:
     out: dict[str, Any] = {}
     with bench_database(heap="2g", pagecache="1g") as db:
         db.slow_ms = float("inf")  # the slow-statement log: the runs record every statement's time instead
-        apply_schema(db, embedder.dimension, embedder.model_name)
-        register(db, AgentIn(id=AGENT, name=AGENT, clade=CLADE), actor="bench")
-        key, _ = create_key(db, AGENT, KeyIn(scopes=[KeyScope.read, KeyScope.write]), actor="bench")
-        seeded_in = seed(db, w)
-        print(f"  seeded in {seeded_in} s", flush=True)
-        db.run("schema/await_indexes", seconds=600)
+        key, seeded_in = seeded_agent(db, w, embedder)
         rebuilt_in = None
         if rebuild:
             print("  rebuilding the vector indexes (grimoire schema rebuild-vectors)", flush=True)
