@@ -1,0 +1,124 @@
+"""Knowledge crystals' rules against hand-computed numbers (issue 19, first part; graph/crystals/): the lifecycle's
+exact transitions and a refusal for every other pair, the importance formula, hormone levels after scripted spikes
+and elapsed times with their modulations, and sensitivity tagging on labelled examples."""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+from graph.crystals import hormones, importance, lifecycle, sensitivity
+from graph.crystals.hormones import HormonalEvent as E
+from graph.crystals.hormones import HormonalState
+from graph.crystals.lifecycle import IllegalTransition
+from graph.crystals.lifecycle import Lifecycle as S
+
+MIN = 60_000
+
+ALLOWED = {(S.generated, S.activated), (S.generated, S.consolidated), (S.generated, S.expired),
+           (S.generated, S.frozen), (S.activated, S.consolidated), (S.activated, S.archived),
+           (S.activated, S.frozen), (S.frozen, S.frozen)}
+
+
+@pytest.mark.parametrize(("current", "target"), list(itertools.product(S, S)))
+def test_exactly_the_state_diagrams_transitions(current: S, target: S) -> None:
+    if (current, target) in ALLOWED:
+        lifecycle.check(current, target)
+        assert lifecycle.allowed(current, target)
+    else:
+        with pytest.raises(IllegalTransition) as refused:
+            lifecycle.check(current, target)
+        assert f"{current.value} → {target.value}" in str(refused.value)
+        assert not lifecycle.allowed(current, target)
+
+
+def test_skills_never_expire_frozen_is_immutable_and_only_expired_and_archived_are_purged() -> None:
+    with pytest.raises(IllegalTransition, match="a skill never expires"):
+        lifecycle.check(S.generated, S.expired, skill=True)
+    assert not lifecycle.mutable(S.frozen) and lifecycle.mutable(S.activated)
+    assert {S.expired, S.archived} == lifecycle.PURGEABLE and S.generated == lifecycle.INITIAL
+
+
+def test_importance_by_hand() -> None:
+    assert importance.frequency(0) == pytest.approx(0.0951626, abs=1e-7)   # 1 - e^-0.1
+    assert importance.frequency(9) == pytest.approx(0.6321206, abs=1e-7)   # 1 - e^-1
+    half_life = 1_386_294_361                                               # ln 2 / 5e-10 ms, about 16 days
+    assert importance.importance(9, 0) == pytest.approx(0.6321206, abs=1e-7)
+    assert importance.importance(9, half_life) == pytest.approx(0.3160603, abs=1e-7)
+    # valence 1 halves the rate (emotion decay resistance 0.5): e^(-ln2 / 2) = 0.7071068
+    assert importance.importance(9, half_life, valence=-1.0) == pytest.approx(0.4469767, abs=1e-7)
+    # and a hormonal decay resistance of 0.5 halves it again: e^(-ln2 / 4) = 0.8408964
+    assert importance.importance(9, half_life, valence=1.0, decay_resistance=0.5) == pytest.approx(
+        0.6321206 * 0.8408964, abs=1e-7)
+    low = importance.importance(0, 5e9)                                     # 0.0951626 * e^-2.5
+    assert low == pytest.approx(0.0078115, abs=1e-7)
+    assert importance.forgotten(low) and not importance.forgotten(low, skill=True)
+    assert importance.promoted(0.75) and not importance.promoted(0.7)
+
+
+def test_hormone_levels_after_scripted_spikes_and_elapsed_time() -> None:
+    s = HormonalState(at=0)
+    s = s.spike(E.reward, 0)                                 # dopamine 0.15 + 0.3
+    assert s.dopamine == pytest.approx(0.45)
+    assert s.at_time(30 * MIN).dopamine == pytest.approx(0.30)             # half-way back to 0.15 in 30 min
+    assert s.at_time(60 * MIN).dopamine == pytest.approx(0.225)
+    s = s.spike(E.error, 0)
+    assert s.cortisol == pytest.approx(0.32) and s.at_time(60 * MIN).cortisol == pytest.approx(0.17)
+    a = HormonalState(at=0).spike(E.achievement, 0)
+    assert (a.dopamine, a.oxytocin) == (pytest.approx(0.55), pytest.approx(0.30))
+    assert a.at_time(45 * MIN).oxytocin == pytest.approx(0.20)
+    full = a.spike(E.achievement, 0).spike(E.achievement, 0)
+    assert full.dopamine == 1.0 and full.oxytocin == pytest.approx(0.7)   # clamped at 1
+    assert HormonalState(cortisol=0.0005, at=0).at_time(0).cortisol == 0.0  # under 0.001: 0
+    # later spikes decay first: 30 min after the reward, a second reward
+    assert HormonalState(at=0).spike(E.reward, 0).spike(E.reward, 30 * MIN).dopamine == pytest.approx(0.60)
+
+    # the modulations at dopamine 0.45, cortisol 0.32, oxytocin 0.10
+    m = s.consolidation()
+    assert m["decay_resistance"] == pytest.approx(0.206) and m["merge_threshold"] == pytest.approx(0.9296)
+    assert m["halt_untrusted_ingestion"] is False
+    r = s.retrieval()
+    assert r["importance_boost"] == pytest.approx(1.09) and r["recency_bias"] == pytest.approx(1.096)
+
+
+def test_the_network_cortisol_override_raises_cortisol_until_it_expires() -> None:
+    s = HormonalState(at=0).with_override(0.9, 5 * MIN, "suspicious skill burst", 0)
+    assert s.effective_cortisol == 0.9 and s.cortisol == pytest.approx(0.02)
+    m = s.consolidation()
+    assert m["merge_threshold"] == pytest.approx(0.947) and m["halt_untrusted_ingestion"] is True
+    assert m["decay_resistance"] == pytest.approx(0.32)       # 0.9 x 0.3 + 0.15 x 0.2 + 0.10 x 0.2
+    later = s.at_time(5 * MIN)
+    assert later.override is None and later.consolidation()["halt_untrusted_ingestion"] is False
+
+
+def test_a_crystals_influence_from_its_text() -> None:
+    got = hormones.influence("Deployed the release, thanks team! The build crashed once.", session=True)
+    # achievement (deployed): dopamine 0.4, oxytocin 0.2; error (crashed): cortisol 0.3; social (thanks, team):
+    # oxytocin 0.3; a session's +0.1 oxytocin
+    assert got == {"dopamine": pytest.approx(0.4), "cortisol": pytest.approx(0.3), "oxytocin": pytest.approx(0.6),
+                   "valence": pytest.approx(0.35)}
+    assert hormones.events_in("Shipped the milestone; urgent deadline next") == [E.achievement, E.urgency]
+    assert hormones.influence("The pool rebalanced at noon.") == {"dopamine": 0.0, "cortisol": 0.0,
+                                                                 "oxytocin": 0.0, "valence": 0.0}
+
+
+CONFIDENTIAL = ["my password is hunter2", "PASSWORD: Tr0ub4dor&3", "the OpenAI api key is in the vault",
+                "export STRIPE_SECRET_KEY=...", "OPENAI_API_KEY=abc", "Authorization: Bearer abcdef0123456789abcdef",
+                "token sk-proj-abcdefghijklmnop1234", "AKIAIOSFODNN7EXAMPLE is the access key id",
+                "-----BEGIN RSA PRIVATE KEY-----", "keep the seed phrase offline",
+                "ghp_abcdefghijklmnopqrstuvwxyz012345",
+                "the refresh token expired", "client secret: 9f8e7d"]
+PERSONAL = ["my name is Priya", "email me at priya@example.com", "I think the redesign is ugly",
+            "In my opinion the API is too slow", "I'm anxious about the launch", "my wife handles the taxes",
+            "I live in Lisbon", "call me at +1 415-555-0134", "I prefer tea over coffee"]
+NORMAL = ["The ETH/USDC pool rebalanced at noon.", "Gas fell below 10 gwei overnight.",
+          "Tokens per second doubled after the upgrade.", "The secretary function is deprecated.",
+          "Use the passwordless login flow.", "The team shipped the fix.", "Thinking models are slower.",
+          "Keyboard shortcuts are listed in the docs.", "The API returns 429 when rate limited."]
+
+
+@pytest.mark.parametrize(("text", "expected"), [(t, "confidential") for t in CONFIDENTIAL]
+                         + [(t, "personal") for t in PERSONAL] + [(t, "normal") for t in NORMAL])
+def test_sensitivity_tagging_on_labelled_examples(text: str, expected: str) -> None:
+    assert sensitivity.tag(text) == expected
