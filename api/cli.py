@@ -7,7 +7,10 @@ import json
 import os
 import secrets
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from graph.db.connection import Database, DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
@@ -20,6 +23,29 @@ from graph.visibility import EVERYONE
 
 def _say(msg: str) -> None:
     print(msg, flush=True)
+
+
+@contextmanager
+def _database(settings: Settings) -> Iterator[Database]:
+    """The configured database (the local server started first when it is the one), answering, closed after."""
+    if settings.uses_local_server:
+        local_server(settings).start()
+    db = connect(settings)
+    try:
+        wait_for_database(db, 30)
+        yield db
+    finally:
+        db.close()
+
+
+def _known_agent(db: Database, agent_id: str) -> dict[str, Any] | None:
+    """The agent's properties; None, said on stderr, when there is no such agent."""
+    from graph import agents
+
+    agent = agents.get(db, agent_id)
+    if agent is None:
+        print(f"grimoire: no agent {agent_id!r}", file=sys.stderr)
+    return agent
 
 
 def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
@@ -132,19 +158,13 @@ def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
     """`grimoire curator run --agent A`: a Curator cycle now (progress on stderr), its report as JSON;
     `grimoire playbook --agent A [--out FILE]`: the agent's PLAYBOOK.md, printed or written."""
-    from graph import agents
     from graph.embeddings import get_embedder
     from graph.learning import playbook
     from graph.services import Services
 
-    if settings.uses_local_server:
-        local_server(settings).start()
-    db = connect(settings)
-    try:
-        wait_for_database(db, 30)
-        agent = agents.get(db, args.agent)
+    with _database(settings) as db:
+        agent = _known_agent(db, args.agent)
         if agent is None:
-            print(f"grimoire: no agent {args.agent!r}", file=sys.stderr)
             return 2
         if args.command == "playbook":
             text = playbook.render(db, args.agent, EVERYONE)
@@ -162,8 +182,6 @@ def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
         print(json.dumps({"status": report.status, "cycle": report.cycle, "counts": report.counts,
                           "resumed": report.resumed, "seconds": report.seconds}, indent=2, default=str))
         return 0
-    finally:
-        db.close()
 
 
 def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
@@ -176,11 +194,7 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     from graph.audit.vocabulary import Verb
     from graph.memory.recall import terms
 
-    if settings.uses_local_server:
-        local_server(settings).start()
-    db = connect(settings)
-    try:
-        wait_for_database(db, 30)
+    with _database(settings) as db:
         trail = Trail(db)
         agent = args.agent
         flt = TrailFilter(verbs=[Verb(v) for v in args.verb] if args.verb else None, actor=args.actor,
@@ -211,8 +225,6 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
             out = trail.item(agent, args.item or "")
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return 0
-    finally:
-        db.close()
 
 
 def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
@@ -220,19 +232,13 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
     policy|revisions|delta: the policy now, its revisions, what moved between --from and --to;
     assemble: a workspace for a situation (--text: the rendered prompt only); feedback: Loop 1 for one decision;
     recalibrate: Loop 2 now; stage: Loop 3's staging now; decisions|beliefs|mutations: what the loops learned."""
-    from graph import agents
     from graph.context import mutations
     from graph.context import policy as cp
     from graph.errors import Invalid, NotFound
 
-    if settings.uses_local_server:
-        local_server(settings).start()
-    db = connect(settings)
-    try:
-        wait_for_database(db, 30)
-        agent = agents.get(db, args.agent)
+    with _database(settings) as db:
+        agent = _known_agent(db, args.agent)
         if agent is None:
-            print(f"grimoire: no agent {args.agent!r}", file=sys.stderr)
             return 2
         out: object
         try:
@@ -257,8 +263,6 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
             return 2
         print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
         return 0
-    finally:
-        db.close()
 
 
 def _context_loop(args: argparse.Namespace, settings: Settings, db: Database, agent: dict[str, object]) -> object:

@@ -119,8 +119,7 @@ def assemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Reader
                      "assemble in this situation answers from it")
 def preassemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Reader) -> dict[str, Any]:
     require_self_or_admin(who, agent_id)
-    agent = _agent(services.db, agent_id)
-    built = services.context.preassemble(agent_id, agent.get("clade"), _request(body))
+    built = services.context.preassemble(agent_id, _clade(services.db, who, agent_id), _request(body))
     return {"assembly_id": built.id, "agent_id": agent_id, "total_tokens": built.composed.tokens,
             "policy_revision": built.revision, "timings_ms": built.timings_ms}
 
@@ -131,11 +130,11 @@ def preassemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Rea
                      "(audited); a mutation's trial, a compression guideline, Loop 2 on a regime change")
 def context_feedback(agent_id: str, body: FeedbackIn, services: ServicesDep, who: Reader) -> dict[str, Any]:
     owner = require_acting_for(who, agent_id, "recording a decision's outcome")
-    agent = _agent(services.db, owner)
+    clade = _clade(services.db, who, owner)
     outcome = Outcome(assembly_id=body.assembly_id, response=body.response, cited=tuple(body.cited),
                       quality=body.quality, cost=body.cost, missing=tuple(body.missing),
                       over_contexted=body.over_contexted, tick=body.tick)
-    return services.context.feedback(owner, agent.get("clade"), outcome, actor=who.key_id).out()
+    return services.context.feedback(owner, clade, outcome, actor=who.key_id).out()
 
 
 @router.get("/agents/{agent_id}/context/decisions",
@@ -162,8 +161,7 @@ def context_beliefs(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, Any
                      "revision, each category moved by at most 0.02 (none when there is nothing new to read)")
 def context_recalibrate(agent_id: str, services: ServicesDep, who: Reader) -> dict[str, Any]:
     owner = require_acting_for(who, agent_id, "recalibrating the context policy")
-    agent = _agent(services.db, owner)
-    done = services.context.recalibrate(owner, agent.get("clade"), trigger="manual", actor=who.key_id)
+    done = services.context.recalibrate(owner, _clade(services.db, who, owner), trigger="manual", actor=who.key_id)
     return done or {"revision": None, "reason": "no decisions since the policy was last validated"}
 
 
@@ -179,6 +177,5 @@ def context_mutations(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, A
              summary="Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions")
 def context_stage(agent_id: str, services: ServicesDep, who: Reader) -> dict[str, Any]:
     owner = require_acting_for(who, agent_id, "staging context policy mutations")
-    agent = _agent(services.db, owner)
-    return {"staged": mutations.stage(services.db, owner, agent.get("clade"), services.settings.context,
+    return {"staged": mutations.stage(services.db, owner, _clade(services.db, who, owner), services.settings.context,
                                       actor=who.key_id)}

@@ -17,7 +17,7 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from neo4j import ManagedTransaction
@@ -173,10 +173,9 @@ class Governor:
             built = kept.built
             given = self._given.get(agent_id)
             self._given[agent_id] = built.composed.workspace
-            return Assembled(**{**built.__dict__, "source": "preassembled", "request": request,
-                                "delta": delta.compute(given, built.composed.workspace) if given is not None
-                                else built.delta,
-                                "timings_ms": {"total": round((time.perf_counter() - t0) * 1000, 2)}})
+            return replace(built, source="preassembled", request=request,
+                           delta=delta.compute(given, built.composed.workspace) if given is not None else built.delta,
+                           timings_ms={"total": round((time.perf_counter() - t0) * 1000, 2)})
         built = self.build(agent_id, clade, request, "cold")
         self._given[agent_id] = built.composed.workspace
         return built

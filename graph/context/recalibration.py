@@ -17,7 +17,7 @@ when a decision's regime differs from the one before (loop2_on_regime_change).""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,14 +163,3 @@ def recalibrate(db: Database, agent_id: str, clade: str | None, config: Governor
 
 def due_agents(db: Database) -> Iterable[dict[str, Any]]:
     return db.rows("context/agents_with_decisions")
-
-
-def run_all(db: Database, config: GovernorConfig, cancelled: Callable[[], bool] = lambda: False) -> int:
-    """The scheduler's Loop 2: every agent with decisions since its policy was last validated."""
-    done = 0
-    for row in due_agents(db):
-        if cancelled():
-            break
-        if recalibrate(db, row["agent_id"], row["clade"], config, trigger="periodic") is not None:
-            done += 1
-    return done
