@@ -19,11 +19,13 @@ from api.routes import (
     audit,
     causal,
     context,
+    crystals,
     entries,
     episodes,
     events,
     health,
     hooks,
+    hormones,
     learning,
     memory,
     mental_models,
@@ -32,6 +34,7 @@ from api.routes import (
     retrieve,
     scheduler,
     search,
+    skills,
     topology,
     workspace,
 )
@@ -115,6 +118,9 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.include_router(scheduler.router)
     app.include_router(learning.router)
     app.include_router(context.router)
+    app.include_router(crystals.router)
+    app.include_router(hormones.router)
+    app.include_router(skills.router)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs

@@ -10,14 +10,17 @@ from pydantic import BaseModel
 
 from graph import agents
 from graph.agents import Principal
+from graph.crystals import hormonal_state
 from graph.db.connection import Database
 from graph.errors import Invalid
 
 T = TypeVar("T", bound=BaseModel)
 
 
-def claim(db: Database, who: Principal, items: Sequence[T]) -> tuple[list[T], str, str | None]:
-    """The items with their owner filled in, the owner's id and the owner's clade."""
+def claim(db: Database, who: Principal, items: Sequence[T], *,
+          ingest: bool = True) -> tuple[list[T], str, str | None]:
+    """The items with their owner filled in, the owner's id and the owner's clade. An ingestion (`ingest`) by an
+    agent below the trusted level is refused while the network cortisol override is on (a 409)."""
     named = {getattr(item, "agent_id", None) for item in items}
     if who.is_admin:
         if len(named) != 1 or None in named:
@@ -33,4 +36,6 @@ def claim(db: Database, who: Principal, items: Sequence[T]) -> tuple[list[T], st
         if others:
             raise HTTPException(403, f"this key writes only for agent {who.agent_id!r}, not {sorted(others)}")
         owner, clade = who.agent_id, who.clade
+        if ingest:
+            hormonal_state.guard_ingestion(db, {"id": owner, "kind": who.kind, "trust_level": who.trust_level})
     return [item.model_copy(update={"agent_id": owner}) for item in items], owner, clade  # type: ignore[return-value]

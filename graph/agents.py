@@ -67,6 +67,7 @@ class Principal:
     clade: str | None
     kind: str | None
     scopes: frozenset[KeyScope]
+    trust_level: str | None = None  # set by the admin (graph/crystals/hormonal_state.py); unset: by kind
 
     @property
     def is_admin(self) -> bool:
@@ -249,7 +250,7 @@ def authenticate(db: Database, raw_key: str) -> Principal | None:
     if key.get("revoked_at") is not None or not hmac.compare_digest(key["hash"], _hash(secret)):
         return None
     return Principal(key_id=key_id, agent_id=agent["id"], clade=agent.get("clade"), kind=agent.get("kind"),
-                     scopes=frozenset(KeyScope(s) for s in key["scopes"]))
+                     scopes=frozenset(KeyScope(s) for s in key["scopes"]), trust_level=agent.get("trust_level"))
 
 
 def admin_principal() -> Principal:

@@ -18,6 +18,8 @@ import numpy as np
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel
+from graph.crystals import fields, hormonal_state
+from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -72,6 +74,8 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
         "time_axis": "block" if from_block is not None else "timestamp",
         "recorded_at": recorded_at, "recorded_until": None,
         "last_accessed_at": recorded_at,
+        **fields.for_episode(ep.type.value, ep.text, recorded_at),
+        **govern(ep.text, ep.scope.value, ep.governance, recorded_at),
     }
     if ep.emotional_tag:
         props.update(ep.emotional_tag.as_properties())
@@ -103,6 +107,10 @@ def _write_chunk(tx: ManagedTransaction, rows: list[dict[str, Any]], audit: Audi
     made = set(created)  # one GrimoireWrite per owner of the episodes created (one per chunk, as a rule)
     owners = Counter((r["props"].get("agent_id"), r["props"].get("clade")) for r in rows if r["id"] in made)
     write_events(tx, [episodes_written(agent, clade, n) for (agent, clade), n in owners.items()])
+    for agent, _ in owners:  # the hormonal events the new episodes show spike their agent (knowledge crystals)
+        texts = [r["props"]["text"] for r in rows if r["id"] in made and r["props"].get("agent_id") == agent]
+        if agent:
+            hormonal_state.spike_in(tx, agent, hormonal_state.events_of(texts), audit.at, audit.actor)
     return created
 
 

@@ -24,7 +24,8 @@ log = logging.getLogger(__name__)
 
 SCHEMA_FILES = ("schema/retired", "schema/constraints", "schema/range_indexes", "schema/fulltext_indexes",
                 "schema/vector_indexes")
-VECTOR_INDEXES = ("episode_embedding", "entry_embedding")
+VECTOR_INDEXES = ("episode_embedding", "entry_embedding",
+                  "skill_procedural", "skill_causal", "skill_entity")  # a skill's three views (graph/crystals/)
 
 
 class SchemaMismatch(Conflict):

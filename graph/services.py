@@ -11,6 +11,7 @@ from graph import metrics
 from graph.audit import retention
 from graph.background import CycleProcess, paced_curator
 from graph.context.governor import Governor
+from graph.crystals.service import Crystals
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
@@ -126,6 +127,7 @@ class Services:
     core_memory: CoreMemory  # agent memory: the four core blocks under their cap (graph/memory/)
     memory: AgentMemory      # agent memory: messages, stores, recall, relevance, forgetting (graph/memory/)
     context: Governor        # the Context Governor: workspaces, feedback, pre-assembly (graph/context/)
+    crystals: Crystals       # knowledge crystals: consolidation, lifespans, the purge, pipelines (graph/crystals/)
 
     @classmethod
     def build(cls, settings: Settings, db: Database, embedder: Embedder) -> Services:
@@ -141,6 +143,7 @@ class Services:
             retriever=retriever,
             core_memory=core, memory=build_memory(settings, db, embedder, core, retriever),
             context=Governor(db, embedder, retriever, settings.context),
+            crystals=Crystals(db, retriever, settings.crystals),
         )
         schedule(services)
         return services
@@ -178,6 +181,17 @@ def schedule(services: Services) -> None:
                       "Loop 2 (recalibrate each agent's context policy from its decisions since the last) and "
                       "Loop 3 (stage policy mutations from the worst of them); prune the workspace records kept "
                       "as long as the access log"))
+    crystals = settings.crystals
+    scheduler.add(Job("crystals.consolidation", crystals.consolidation_interval_minutes * 60.0,
+                      lambda: str(services.crystals.consolidate(stopping)),
+                      "a consolidation pass over every crystal: importance recalculated, the forgotten expired or "
+                      "archived, near-duplicate promoted crystals merged", first_after_seconds=600.0))
+    scheduler.add(Job("crystals.lifespan", crystals.lifespan_interval_seconds,
+                      lambda: str(services.crystals.lifespan(stopping)),
+                      "crystals whose time to live ran out: the generated expired, the activated archived"))
+    scheduler.add(Job("crystals.purge", 86_400.0, lambda: str(services.crystals.purge(stopping)),
+                      f"delete expired and archived crystals {crystals.purge_retention_days:g} days after, with "
+                      f"their versions", first_after_seconds=900.0))
     scheduler.add(Job("curator.ticks", 3_600.0, lambda: sweep.run_due(services.curator, cancelled=stopping),
                       f"a Curator cycle for the agents whose ticks called for one (every "
                       f"{settings.learning.every_ticks} ticks; triggered by ingest)"))

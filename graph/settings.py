@@ -14,6 +14,7 @@ from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.context.config import GovernorConfig
+from graph.crystals.config import CrystalsConfig
 from graph.embeddings import DEFAULT_MODEL
 from graph.knowledge.admission import AdmissionConfig
 from graph.knowledge.decay import DecayConfig
@@ -148,6 +149,12 @@ class Settings(BaseSettings):
         description="JSON overriding any of the Context Governor's settings (S7): the soft budget (8,000 tokens), "
                     "Loop 2 every 24 h and on a regime change, at most 0.02 per category per cycle, Loop 3's "
                     "mutations at confidence 0.2, masking 3/7, pre-assembly checked every 5 s (spec defaults).")
+    crystals: CrystalsConfig = Field(
+        default_factory=CrystalsConfig, alias="GRIMOIRE_CRYSTALS",
+        description="JSON overriding any of the knowledge crystals' settings: the consolidation engine's decay rate "
+                    "(5e-10 per ms), promote (0.7), forget (0.02) and merge (0.92) thresholds and emotional decay "
+                    "resistance (0.5), a pass every 30 min, TTL expiry every 60 s, the purge 30 days after expiry "
+                    "(spec defaults).")
     facts: FactConfig = Field(
         default_factory=FactConfig, alias="GRIMOIRE_FACTS",
         description="JSON overriding how world facts age: the confidence half-life in days (30), its floor (0.05), "

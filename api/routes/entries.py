@@ -51,7 +51,7 @@ def create_entries(batch: EntryBatch, k: KnowledgeDep, who: Writer) -> list[Deci
 @router.post("/admission/dry-run", response_model=DecisionOut,
              summary="What the Admission Gate would decide, with its factor scores; writes nothing")
 def dry_run(entry: EntryIn, k: KnowledgeDep, who: Reader) -> DecisionOut:
-    items, _, clade = claim(k.db, who, [entry])
+    items, _, clade = claim(k.db, who, [entry], ingest=False)
     return _out(entries.admit(k, items, actor=who.key_id, clade=clade, dry_run=True)[0], dry_run=True)
 
 

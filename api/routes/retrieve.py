@@ -9,6 +9,7 @@ from api.auth import Reader, Writer
 from api.deps import RetrieverDep
 from api.schemas.retrieve import RetrievalRequest, RetrievalResult
 from api.schemas.retrieve_feedback import FeedbackIn, FeedbackOut, WeightsOut
+from graph.crystals import hormonal_state
 
 router = APIRouter(tags=["retrieval"])
 
@@ -19,7 +20,9 @@ router = APIRouter(tags=["retrieval"])
                      "or another mode, over what the key may see")
 def retrieve(body: RetrievalRequest, retriever: RetrieverDep, who: Reader) -> RetrievalResult:
     # A bad vector is graph.model.vectors.InvalidVector, an Invalid: a 422 (api/errors.py).
-    return retriever.retrieve(body, who.visibility(), who.agent_id)
+    # The caller's hormones weigh importance and recency (knowledge crystals: getRetrievalModulation).
+    modulation = hormonal_state.retrieval_modulation(retriever.db, who.agent_id)
+    return retriever.retrieve(body, who.visibility(), who.agent_id, modulation)
 
 
 @router.post("/retrieve/feedback", response_model=FeedbackOut,

@@ -7,6 +7,7 @@
 :param limit => 1000;
 MATCH (e:Entry {agent_id: $agent_id})
 WHERE e.id > $after AND e.status IN ['candidate', 'active'] AND coalesce(e.mental_model, false) = false
+  AND coalesce(e.lifecycle, '') <> 'frozen'
 WITH e, CASE WHEN e.half_life_ms IS NULL THEN 1.0
              ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)
                       / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention

@@ -97,3 +97,13 @@ CREATE RANGE INDEX memory_recorded IF NOT EXISTS FOR (n:Memory) ON (n.agent_id, 
 // An item's version chain (cypher/audit/versions.cypher) and an entry's versions written before Version.
 CREATE RANGE INDEX version_item IF NOT EXISTS FOR (n:Version) ON (n.item_id);
 CREATE RANGE INDEX entry_version_entry IF NOT EXISTS FOR (n:EntryVersion) ON (n.entry_id);
+// Knowledge crystals (graph/crystals/): lifecycle sweeps (the TTL job, the purge, the consolidation engine's
+// pages), expired crystals by id and age, skills by their stable id.
+CREATE RANGE INDEX episode_lifecycle IF NOT EXISTS FOR (n:Episode) ON (n.lifecycle, n.lifecycle_at);
+CREATE RANGE INDEX entry_lifecycle IF NOT EXISTS FOR (n:Entry) ON (n.lifecycle, n.lifecycle_at);
+CREATE RANGE INDEX episode_expires_at IF NOT EXISTS FOR (n:Episode) ON (n.expires_at);
+CREATE RANGE INDEX entry_expires_at IF NOT EXISTS FOR (n:Entry) ON (n.expires_at);
+CREATE RANGE INDEX expired_id IF NOT EXISTS FOR (n:Expired) ON (n.id);
+CREATE RANGE INDEX expired_at IF NOT EXISTS FOR (n:Expired) ON (n.lifecycle_at);
+CREATE RANGE INDEX skill_stable_id IF NOT EXISTS FOR (n:Skill) ON (n.stable_skill_id);
+CREATE RANGE INDEX skill_id IF NOT EXISTS FOR (n:Skill) ON (n.id);

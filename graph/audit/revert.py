@@ -80,6 +80,8 @@ class NodeLabel(StrEnum):
     ContextDecision = "ContextDecision"
     ContextBelief = "ContextBelief"
     ContextMutation = "ContextMutation"
+    AgentHormones = "AgentHormones"
+    NetworkWeather = "NetworkWeather"
 
 
 class RelationshipType(StrEnum):
@@ -103,6 +105,7 @@ class RelationshipType(StrEnum):
     DECIDED = "DECIDED"
     FOLLOWS = "FOLLOWS"
     LEARNED_FROM = "LEARNED_FROM"
+    PROVENANCE = "PROVENANCE"  # a crystal's derivation from its parents (graph/crystals/provenance.py)
 
 
 KNOWN_LABELS = frozenset({*(x.value for x in NodeLabel), *(x.value for x in EntityKind),

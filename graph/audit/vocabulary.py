@@ -51,6 +51,22 @@ VERBS: dict[str, Verb] = {
     "context.feedback": Verb.CREATE,              # a decision's outcome record (Loop 1) and the Beta beliefs it moves
     "context.mutation.stage": Verb.CREATE,        # Loop 3: a policy mutation staged at low confidence
     "context.mutation.judge": Verb.EDIT,          # Loop 3: a staged mutation validated (promoted) or refuted
+    "crystal.transition": Verb.EDIT,              # a crystal's lifecycle move (knowledge crystals)
+    "crystal.expire": Verb.DECAY,                 # a crystal expired by hand: out of every read path
+    "crystal.lifespan": Verb.DECAY,               # time to live ran out (the scheduler)
+    "crystal.lifecycle": Verb.DECAY,              # the consolidation engine's importance moved crystals
+    "crystal.consolidate": Verb.EDIT,             # a consolidation pass rescored importance
+    "crystal.merge": Verb.MERGE,                  # the winner consolidated, the losers archived under it
+    "crystal.purge": Verb.DELETE,                 # expired and archived crystals past the retention deleted
+    "crystal.fork": Verb.CREATE,
+    "crystal.version": Verb.CREATE,               # a frozen crystal's change: a new crystal, its next version
+    "crystal.pipeline_store": Verb.EDIT,          # a MemoryPipeline's store step
+    "skill.crystallize": Verb.EDIT,
+    "skill.execution": Verb.EDIT,
+    "skill.deprecate": Verb.EDIT,
+    "hormones.event": Verb.EDIT,
+    "hormones.network_override": Verb.EDIT,
+    "agent.trust_level": Verb.EDIT,
     "alert.acknowledge": Verb.EDIT,
     "agent.register": Verb.CREATE,
     "agent.import": Verb.CREATE,

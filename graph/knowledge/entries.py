@@ -19,6 +19,8 @@ from neo4j import ManagedTransaction
 
 from graph.audit import Audit, MergeUndo, NodeLabel, RevertAdmission, SetProperties, versions
 from graph.audit.versions import Versioned
+from graph.crystals import fields
+from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -104,6 +106,8 @@ def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality
         "source_owner_address": e.source.owner_address, "is_bloodstain": e.is_bloodstain,
         "dream_validated": e.dream_validated, "last_accessed_at": now, "strength": 1.0,
         "admission_id": decision_id, **q.as_properties(),
+        **fields.for_entry(e.category.value, e.provenance.value, e.content, now),
+        **govern(e.content, e.scope.value, e.governance, now),
     }
     if e.emotional_tag:
         props.update(e.emotional_tag.as_properties())

@@ -26,12 +26,15 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel
+from graph.crystals import fields
+from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.ids import now_ms
 from graph.knowledge import quality
 from graph.model.enums import DecayClass, EntryCategory, EntryStatus, Provenance, Scope
+from graph.model.governance import Lifespan
 from graph.visibility import Visibility
 
 SYSTEM_AGENT = "grimoire"
@@ -99,6 +102,9 @@ def properties(m: MentalModel, now: int) -> dict[str, Any]:
         "last_accessed_at": now, "strength": 1.0,
         "mental_model": True, "mental_model_number": m.number, "mental_model_name": m.name,
         "mental_model_application": m.application, **q.as_properties(),
+        **fields.for_entry(EntryCategory.Insight.value, Provenance.SelfLearned.value, m.content, now,
+                           mental_model=True),
+        **govern(m.content, Scope.public.value, None, now, default_lifespan=Lifespan.permanent),
     }
 
 

@@ -33,6 +33,10 @@ class StaleEdit(Conflict):
     """The entry was edited since its revision was read (409)."""
 
 
+class FrozenEntry(Conflict):
+    """A frozen crystal is immutable: its change is a new version (POST /crystals/{id}/versions), never an EDIT."""
+
+
 def edit_in_tx(tx: ManagedTransaction, entry: dict[str, Any], changes: dict[str, Any], embedding: list[float],
                reason: str, audit: Audit) -> list[Step] | None:
     """Refines `entry` (its properties as read) and returns its move from one version to the next, or None when
@@ -40,6 +44,8 @@ def edit_in_tx(tx: ManagedTransaction, entry: dict[str, Any], changes: dict[str,
     EntryVersion (graph/audit/versions.py). The caller audits."""
     locked = tx.run(cypher.query("entries/lock"), id=entry["id"], viewer=None, clade=None, admin=True).single()
     if locked is None or (locked["entry"].get("revision") or 1) != (entry.get("revision") or 1):
+        return None
+    if locked["entry"].get("lifecycle") == "frozen":  # immutable (knowledge crystals): the Curator leaves it
         return None
     steps = keep(tx, Versioned.Entry, [entry["id"]], now=audit.at, actor=audit.actor, reason=reason,
                  audit_id=audit.id)
@@ -54,6 +60,9 @@ def revert_ops(entry: dict[str, Any], changes: dict[str, Any]) -> list[RevertOp]
 
 def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, *, actor: str) -> dict[str, Any]:
     """An owner's EDIT through the API: `entry` as the caller may see it (graph/knowledge/entries.get)."""
+    if entry.get("lifecycle") == "frozen":
+        raise FrozenEntry(f"entry {entry['id']} is frozen (immutable): a change is a new version, "
+                          f"POST /crystals/{entry['id']}/versions")
     changes: dict[str, Any] = {"content": body.content}
     if body.market_regime is not None:
         changes["market_regime"] = body.market_regime.value
@@ -63,7 +72,7 @@ def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, 
 
     def work(tx: ManagedTransaction) -> str:
         steps = edit_in_tx(tx, entry, changes, vector, body.reason, audit)
-        if steps is None:
+        if steps is None:  # frozen in the meantime counts as moved on
             raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")
         audit.write(tx, [entry["id"]], f"edited {entry['id']}: {body.reason}", revert_ops(entry, changes), steps)
         return str(steps[0].before)

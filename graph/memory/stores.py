@@ -27,6 +27,8 @@ from neo4j import ManagedTransaction
 
 from graph.audit import Audit, UndoRemember, versions
 from graph.audit.versions import Versioned
+from graph.crystals import fields
+from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -37,6 +39,7 @@ from graph.memory import relevance
 from graph.memory.relevance import Arrival
 from graph.memory.routing import CONFIDENCE_VALUE, Classification, Confidence, Entity, Store
 from graph.model.enums import EntityKind
+from graph.model.governance import Lifespan
 
 CHUNK = 1_000
 HUB = 100    # an entity named by this many memories links nothing (section 9.4's "connects to the memory")
@@ -109,6 +112,11 @@ def properties(memory: NewMemory, recorded_at: int) -> dict[str, Any]:
         "core_block": c.core_block.value if c.core_block and c.store is Store.core else None,
         "router": c.router,
     }
+    crystal = {**fields.for_memory(c.type.value, c.store.value, memory.text(), memory.arrival is Arrival.explicit,
+                                   recorded_at),
+               **govern(memory.text(), "private", None, recorded_at,
+                        default_lifespan=Lifespan.permanent if c.store is Store.vault else Lifespan.decay)}
+    props = {**crystal, **props}
     if c.procedure is not None:
         props.update(trigger=c.procedure.trigger, steps=list(c.procedure.steps), notes=list(c.procedure.notes))
     return {k: v for k, v in props.items() if v is not None}

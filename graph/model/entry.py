@@ -19,6 +19,7 @@ from graph.model.common import (
     Unit,
 )
 from graph.model.enums import DecayClass, EntryCategory, MarketRegime, Outcome, Provenance, Scope
+from graph.model.governance import GovernanceIn
 
 MAX_BATCH = 1_000
 
@@ -49,6 +50,7 @@ class EntryIn(StrictModel):
     confidence: Unit | None = Field(default=None, description="standard confidence; default per type/provenance")
     is_bloodstain: bool = False
     dream_validated: bool = False
+    governance: GovernanceIn | None = Field(default=None, description="the crystal's lifespan and priority")
 
     @model_validator(mode="after")
     def _consistent(self) -> EntryIn:

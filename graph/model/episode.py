@@ -21,6 +21,7 @@ from graph.model.common import (
     Unit,
 )
 from graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
+from graph.model.governance import GovernanceIn
 
 MAX_BATCH = 5_000
 
@@ -71,6 +72,7 @@ class EpisodeIn(StrictModel):
     mentions: Annotated[list[EntityMention], Field(max_length=MAX_LIST)] = Field(default_factory=list)
     follows: ClientId | None = Field(default=None, description="the episode before this one in its thread "
                                                                 "(conversation, session): a FOLLOWS link")
+    governance: GovernanceIn | None = Field(default=None, description="the crystal's lifespan and priority")
 
     @model_validator(mode="after")
     def _times_in_order(self) -> EpisodeIn:

@@ -59,6 +59,15 @@ class SourceWeights(BaseModel):
     lethe: float = 0.5   # from outside the clade (public)
 
 
+class HormonalModulation(BaseModel):
+    """The caller's hormones on retrieval (knowledge-crystals.md, getRetrievalModulation): importance_boost = 1 +
+    0.2 · dopamine weighs importance up, recency_bias = 1 + 0.3 · cortisol weighs recency up, in every mode's
+    score (RetrievalConfig.modulated)."""
+
+    importance_boost: float = 1.0
+    recency_bias: float = 1.0
+
+
 class RetrievalConfig(BaseModel):
     rrf_k: int = 60
     backend_weights: dict[str, float] = Field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "graph": 1.0})
@@ -87,3 +96,16 @@ class RetrievalConfig(BaseModel):
     zeigarnik_boost: float = 1.2          # interrupted episodes come more readily (graph/retrieval/zeigarnik.py)
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
+    hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
+
+    def modulated(self, importance_boost: float, recency_bias: float) -> RetrievalConfig:
+        """This configuration under a caller's hormones: the hybrid rerank's quality and recency weights and the
+        four-factor importance and temporal weights scaled; the Generative Agents mode scales its (learned)
+        weights by `hormones` itself."""
+        r, f = self.rerank, self.four_factor
+        return self.model_copy(update={
+            "hormones": HormonalModulation(importance_boost=importance_boost, recency_bias=recency_bias),
+            "rerank": r.model_copy(update={"quality": r.quality * importance_boost,
+                                           "recency": r.recency * recency_bias}),
+            "four_factor": f.model_copy(update={"importance": f.importance * importance_boost,
+                                                "temporal": f.temporal * recency_bias})})

@@ -51,8 +51,11 @@ class Retriever:
     def __post_init__(self) -> None:
         self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds)
 
-    def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> RetrievalResult:
+    def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None,
+                 modulation: tuple[float, float] | None = None) -> RetrievalResult:
+        """`modulation`: the caller's hormonal (importance_boost, recency_bias), if its hormones ever moved."""
         mode = modes.get(req.mode)
+        config = self.config.modulated(*modulation) if modulation else self.config
         embedding = QueryVector(req.vector, req.text, self.embed, self.dimension)
         k, filters, decision = req.k, req.filters, None
         if req.adaptive:
@@ -64,7 +67,7 @@ class Retriever:
                 k = min(k, self.config.light_k)
             if decision == Decision.semantic_only:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
-        ctx = Context(db=self.db, config=self.config, decay=self.decay, req=req, visibility=visibility,
+        ctx = Context(db=self.db, config=config, decay=self.decay, req=req, visibility=visibility,
                       filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock(), agent_id=agent_id,
                       reaches=self.reaches)
         found = mode.candidates(ctx)

@@ -30,7 +30,8 @@ def test_schema_has_every_index_online(db: Database, embedder: Embedder) -> None
     for ix in indexes:
         by_type.setdefault(ix["type"], set()).add(ix["name"])
         assert ix["state"] == "ONLINE", ix
-    assert by_type["VECTOR"] == set(VECTOR_INDEXES) == {"episode_embedding", "entry_embedding"}
+    assert by_type["VECTOR"] == set(VECTOR_INDEXES) == {"episode_embedding", "entry_embedding", "skill_procedural",
+                                                       "skill_causal", "skill_entity"}
     assert {"episode_text", "entry_text", "entity_names"} <= by_type["FULLTEXT"]
     assert {"episode_valid_from", "episode_recorded_at", "episode_agent", "fact_oracle_dependency_valid",
             "fact_oracle_dependency_recorded"} <= by_type["RANGE"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
@@ -43,6 +44,9 @@ class GenerativeAgents:
 
         def factors(c: Candidate) -> dict[str, float]:
             w = learned.result() if learned else configured(cfg.generative_agents)
+            h = cfg.hormones
+            if h.importance_boost != 1.0 or h.recency_bias != 1.0:  # the caller's hormones (config.modulated)
+                w = replace(w, recency=w.recency * h.recency_bias, importance=w.importance * h.importance_boost)
             c.weights = w.as_dict()
             return score(c, ctx.embedding(), now=ctx.at, block=ctx.req.block, config=cfg, weights=w)
 

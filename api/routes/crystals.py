@@ -1,0 +1,89 @@
+"""Knowledge crystals over REST (knowledge-crystals.md): a crystal's fields and governance, its lifecycle moves
+(only the state diagram's: 409 otherwise), its provenance DAG (nodes, the derivation tree to depth 5, the
+attribution chain), forks, merges, a frozen crystal's new version, and an on-demand consolidation pass (admin).
+Every read is what the key may see; every change takes the owner's key that writes (or an admin's)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from api.auth import Admin, Reader, Writer
+from api.deps import DbDep, EmbedderDep, ServicesDep
+from api.schemas.crystals import ForkIn, MergeIn, TransitionIn, VersionIn
+from graph.crystals import provenance, skills, store
+
+router = APIRouter(tags=["crystals"])
+
+
+def _actor(who: Any) -> str:
+    """The provenance actor: the agent, or `admin` for the admin key."""
+    return str(who.agent_id or "admin")
+
+
+@router.get("/crystals/{crystal_id}", summary="A crystal (episode, memory or entry) with its crystal fields: semantic "
+                                             "type, origin, epistemic layer, lifecycle, importance, access, "
+                                             "hormonal influence, governance (scope, sensitivity, lifespan, priority)")
+def get_crystal(crystal_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    return store.get(db, crystal_id, who.visibility())
+
+
+@router.post("/crystals/{crystal_id}/lifecycle",
+             summary="Move a crystal along its lifecycle: only the state diagram's transitions (409 naming both "
+                     "states otherwise); audited; expired removes it from every read path")
+def transition(crystal_id: str, body: TransitionIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    return store.transition(db, crystal_id, body.to, actor=who.key_id, visibility=who.visibility(),
+                            reason=body.reason)
+
+
+@router.get("/crystals/{crystal_id}/provenance",
+            summary="The crystal's provenance DAG to depth 5 as ProvenanceNodes (operation, actor, time, parents, "
+                    "metadata), over the crystals the key may see")
+def provenance_nodes(crystal_id: str, db: DbDep, who: Reader,
+                     depth: Annotated[int, Query(ge=0, le=provenance.MAX_DEPTH)] = provenance.MAX_DEPTH,
+                     ) -> list[dict[str, Any]]:
+    return provenance.nodes(db, crystal_id, who.visibility(), depth)
+
+
+@router.get("/crystals/{crystal_id}/provenance/tree", summary="The derivation tree (getDerivationTree), to depth 5")
+def provenance_tree(crystal_id: str, db: DbDep, who: Reader,
+                    depth: Annotated[int, Query(ge=0, le=provenance.MAX_DEPTH)] = provenance.MAX_DEPTH,
+                    ) -> dict[str, Any]:
+    return provenance.tree(db, crystal_id, who.visibility(), depth)
+
+
+@router.get("/crystals/{crystal_id}/provenance/attribution",
+            summary="The attribution chain (getAttributionChain): every distinct actor of the lineage, breadth first")
+def attribution(crystal_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    return {"crystal_id": crystal_id, "actors": provenance.attribution(db, crystal_id, who.visibility())}
+
+
+@router.post("/crystals/{crystal_id}/fork", status_code=201,
+             summary="Fork a crystal the key sees into a new one of the key's agent (a forked provenance link)")
+def fork(crystal_id: str, body: ForkIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    return provenance.fork(db, crystal_id, scope=body.scope.value, actor=_actor(who), visibility=who.visibility(),
+                           metadata=body.metadata)
+
+
+@router.post("/crystals/merge", summary="Merge crystals of the key's agent: the winner consolidated, the losers "
+                                        "archived under it (merged provenance links); audited")
+def merge(body: MergeIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    return provenance.merge(db, body.winner_id, body.loser_ids, actor=_actor(who), visibility=who.visibility(),
+                            reason=body.reason)
+
+
+@router.post("/crystals/{crystal_id}/versions", status_code=201,
+             summary="Change a frozen crystal: it is immutable, so the change is a new crystal, its next version "
+                     "(mutated provenance link), and the version before is deprecated")
+def new_version(crystal_id: str, body: VersionIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    return skills.new_version(db, embedder, crystal_id, body.text, actor=who.key_id, visibility=who.visibility(),
+                              reason=body.reason)
+
+
+@router.post("/crystals/consolidate",
+             summary="Run a consolidation pass now (admin): importance rescored, the forgotten expired or archived, "
+                     "near-duplicate promoted crystals merged")
+def consolidate(services: ServicesDep, who: Admin) -> dict[str, Any]:
+    report = services.crystals.consolidate()
+    return {k: v for k, v in vars(report).items()}

@@ -1,0 +1,59 @@
+"""The hormonal system over REST (knowledge-crystals.md, "Hormonal System"): an agent's dopamine, cortisol and
+oxytocin now, with the consolidation and retrieval modulations they give; a hormonal event; and the network
+cortisol override (admin) that raises every agent's effective cortisol and halts ingestion from agents below the
+trusted level until it expires; an agent's trust level (admin)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from api.auth import Admin, Reader
+from api.deps import DbDep
+from api.routes.agents import require_acting_for, require_self_or_admin
+from api.schemas.crystals import HormoneEventIn, TrustIn, WeatherIn
+from graph import agents
+from graph.crystals import hormonal_state as hs
+
+router = APIRouter(tags=["hormones"])
+
+
+@router.get("/agents/{agent_id}/hormones",
+            summary="The agent's hormone levels now (decayed toward homeostasis), the override, the modulations")
+def levels(agent_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    require_self_or_admin(who, agent_id)
+    agents.require(db, agent_id)
+    return {"agent_id": agent_id, **hs.describe(hs.levels(db, agent_id))}
+
+
+@router.post("/agents/{agent_id}/hormones/events",
+             summary="A hormonal event (reward, error, social, achievement, urgency) spikes the agent's levels")
+def event(agent_id: str, body: HormoneEventIn, db: DbDep, who: Reader) -> dict[str, Any]:
+    require_acting_for(who, agent_id, "a hormonal event")
+    agents.require(db, agent_id)
+    return {"agent_id": agent_id, **hs.describe(hs.record_event(db, agent_id, body.event, actor=who.key_id))}
+
+
+@router.get("/hormones/network", summary="The network cortisol override, if one is on")
+def weather(db: DbDep, who: Reader) -> dict[str, Any]:
+    active = hs.weather(db)
+    return {"active": active is not None, "override": vars(active) if active else None}
+
+
+@router.put("/hormones/network", summary="Set the network cortisol override for a duration (admin): effective "
+                                        "cortisol at least its level, ingestion below trusted halted")
+def set_weather(body: WeatherIn, db: DbDep, who: Admin) -> dict[str, Any]:
+    return hs.set_weather(db, body.level, body.duration_ms, body.reason, actor=who.key_id)
+
+
+@router.delete("/hormones/network", summary="End the network cortisol override now (admin)")
+def end_weather(db: DbDep, who: Admin) -> dict[str, Any]:
+    ended = hs.end_weather(db, actor=who.key_id)
+    return {"ended": ended is not None, "override": ended}
+
+
+@router.put("/agents/{agent_id}/trust-level",
+            summary="An agent's trust level (admin): below trusted, its ingestion halts while the override is on")
+def set_trust(agent_id: str, body: TrustIn, db: DbDep, who: Admin) -> dict[str, Any]:
+    return hs.set_trust(db, agent_id, body.level, actor=who.key_id)

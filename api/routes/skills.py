@@ -1,0 +1,71 @@
+"""Skills over REST (knowledge-crystals.md): crystallize a crystal as a skill (frozen, a stable id, version 1, its
+three perspective embeddings), list and search them (by the procedural, causal or entity view), read a skill's
+versions with its marketplace listing (the price past the quality gates), a new version, an execution, a
+deprecation in favour of another skill."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from api.auth import Reader, Writer
+from api.deps import DbDep, EmbedderDep
+from api.schemas.crystals import CrystallizeIn, DeprecateIn, ExecutionIn, VersionIn
+from graph.crystals import skills
+from graph.crystals.perspectives import Perspective
+
+router = APIRouter(tags=["skills"])
+
+
+@router.post("/skills", status_code=201, summary="Crystallize a generated or activated crystal as a skill: frozen, "
+                                                 "a stable skill id, version 1, tags, category, its three views")
+def crystallize(body: CrystallizeIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    return skills.crystallize(db, embedder, body.crystal_id, tags=body.tags, category=body.category,
+                              actor=who.key_id, visibility=who.visibility())
+
+
+@router.get("/skills", summary="The skills the key sees, each at its newest version, with its listing")
+def list_skills(db: DbDep, who: Reader, category: str | None = None, tag: str | None = None,
+                include_deprecated: bool = False,
+                limit: Annotated[int, Query(ge=1, le=1_000)] = 100) -> list[dict[str, Any]]:
+    view = who.visibility()
+    found = skills.list_skills(db, view, category=category, tag=tag, include_deprecated=include_deprecated,
+                               limit=limit)
+    return [{**s, "listing": skills.listing(db, s, view)} for s in found]
+
+
+@router.get("/skills/search", summary="Skills nearest a query by one of their views: procedural (steps), causal "
+                                      "(cause and effect) or entity (tools and APIs)")
+def search(q: Annotated[str, Query(min_length=1, max_length=2_000)], db: DbDep, embedder: EmbedderDep, who: Reader,
+           perspective: Perspective = Perspective.procedural,
+           k: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
+    return skills.search(db, embedder, q, perspective, who.visibility(), k)
+
+
+@router.get("/skills/{stable_id}", summary="A skill's versions, newest first, and its marketplace listing")
+def versions(stable_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+    view = who.visibility()
+    chain = skills.versions(db, stable_id, view)
+    return {"stable_skill_id": stable_id, "latest": chain[0], "versions": chain,
+            "listing": skills.listing(db, chain[0], view)}
+
+
+@router.post("/skills/{stable_id}/versions", status_code=201,
+             summary="A new version of the skill (a new frozen crystal; the version before deprecated)")
+def new_version(stable_id: str, body: VersionIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    latest = skills.versions(db, stable_id, who.visibility())[0]
+    return skills.new_version(db, embedder, latest["id"], body.text, actor=who.key_id, visibility=who.visibility(),
+                              reason=body.reason)
+
+
+@router.post("/skills/{stable_id}/executions", summary="Record an execution of the skill's newest version: its "
+                                                       "record, steering reward and listing")
+def execution(stable_id: str, body: ExecutionIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    return skills.record_execution(db, stable_id, success=body.success, reward=body.reward, actor=who.key_id,
+                                   visibility=who.visibility())
+
+
+@router.post("/skills/{stable_id}/deprecate", summary="Deprecate the skill in favour of another")
+def deprecate(stable_id: str, body: DeprecateIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    return skills.deprecate(db, stable_id, body.replaced_by, actor=who.key_id, visibility=who.visibility())

@@ -1,0 +1,37 @@
+// Fork a crystal the viewer may see into a new crystal of the viewer's: the same kind (an episode, a
+// memory, an entry; a fork of a skill is not that skill), text, embedding and fields, a new id, generated, in
+// the scope asked for (private when the source is confidential), linked to its source by a PROVENANCE
+// relationship (operation forked, the actor, the time, metadata).
+:param id => 'en-1';
+:param new_id => 'en-1-fork';
+:param scope => 'private';
+:param actor => 'golem-2';
+:param now => 1770000000000;
+:param metadata => '{}';
+:param owner => 'golem-2';
+:param owner_clade => 'clade-a';
+:param viewer => 'golem-2';
+:param clade => 'clade-a';
+:param admin => false;
+CALL () {
+  MATCH (c:Episode {id: $id}) RETURN c
+  UNION
+  MATCH (c:Memory {id: $id}) RETURN c
+  UNION
+  MATCH (c:Entry {id: $id}) RETURN c
+}
+WITH DISTINCT c AS src
+WHERE $admin OR src.agent_id = $viewer OR src.scope = 'public' OR (src.scope = 'shared' AND src.clade = $clade)
+CREATE (f)
+SET f = properties(src), f.id = $new_id
+SET f:$([l IN labels(src) WHERE l <> 'Skill']),
+    f.agent_id = $owner, f.clade = $owner_clade,
+    f.scope = CASE WHEN src.sensitivity = 'confidential' THEN 'private' ELSE $scope END,
+    f.requested_scope = CASE WHEN src.sensitivity = 'confidential' AND $scope <> 'private' THEN $scope END,
+    f.lifecycle = 'generated', f.lifecycle_at = $now, f.lifecycle_reason = null, f.recorded_at = $now,
+    f.access_count = 0, f.last_accessed_at = $now, f.parent_id = null, f.audit_id = null,
+    f.provenance_operation = null, f.provenance_actor = null, f.stable_skill_id = null, f.skill_version = null,
+    f.previous_version_id = null, f.deprecated = null, f.deprecated_by = null,
+    f.embedding_procedural = null, f.embedding_causal = null, f.embedding_entity = null
+CREATE (f)-[:PROVENANCE {operation: 'forked', actor: $actor, at: $now, metadata: $metadata}]->(src)
+RETURN f.id AS id, [l IN labels(f) WHERE l IN ['Episode', 'Memory', 'Entry']] AS kinds

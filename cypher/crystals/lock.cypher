@@ -1,0 +1,16 @@
+// A crystal its owner (or the admin) is about to change, locked for the transaction: its lifecycle, kinds
+// and the fields a transition reads.
+:param id => 'ep-1';
+:param viewer => 'golem-1';
+:param admin => false;
+CALL () {
+  MATCH (c:Episode {id: $id}) RETURN c
+  UNION
+  MATCH (c:Memory {id: $id}) RETURN c
+  UNION
+  MATCH (c:Entry {id: $id}) RETURN c
+}
+WITH DISTINCT c WHERE $admin OR c.agent_id = $viewer
+SET c.lifecycle = coalesce(c.lifecycle, 'generated')
+RETURN c {.id, .agent_id, .clade, .scope, .lifecycle, .lifecycle_at, .semantic_type, .status, .stable_skill_id}
+       AS crystal, [l IN labels(c) WHERE l IN ['Episode', 'Memory', 'Entry', 'Skill']] AS kinds

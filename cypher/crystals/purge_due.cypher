@@ -1,0 +1,13 @@
+// What the purge deletes: expired crystals and archived ones whose state is older than the retention, at
+// most $limit.
+:param before => 1770000000000;
+:param limit => 1000;
+CALL () {
+  MATCH (c:Expired) WHERE c.lifecycle_at <= $before RETURN c
+  UNION
+  MATCH (c:Episode) WHERE c.lifecycle = 'archived' AND c.lifecycle_at <= $before RETURN c
+  UNION
+  MATCH (c:Entry) WHERE c.lifecycle = 'archived' AND c.lifecycle_at <= $before RETURN c
+}
+RETURN c.id AS id, c.agent_id AS agent_id, c.lifecycle AS lifecycle
+LIMIT $limit

@@ -1,0 +1,18 @@
+// Move crystals to a lifecycle state other than expired (graph/crystals/store.py checks the move first): an
+// archived entry also leaves retrieval (status archived); a merge's loser points at its winner (parent_id).
+:param rows => [{id: 'ep-1', to: 'activated', parent_id: null}];
+:param now => 1770000000000;
+:param reason => 'accessed often';
+UNWIND $rows AS row
+CALL (row) {
+  MATCH (c:Episode {id: row.id}) RETURN c
+  UNION
+  MATCH (c:Memory {id: row.id}) RETURN c
+  UNION
+  MATCH (c:Entry {id: row.id}) RETURN c
+}
+WITH DISTINCT row, c
+SET c.lifecycle = row.to, c.lifecycle_at = $now, c.lifecycle_reason = $reason,
+    c.parent_id = coalesce(row.parent_id, c.parent_id)
+FOREACH (_ IN CASE WHEN row.to = 'archived' AND c:Entry THEN [1] ELSE [] END | SET c.status = 'archived')
+RETURN c.id AS id

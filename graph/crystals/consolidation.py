@@ -1,0 +1,189 @@
+"""The consolidation engine (knowledge-crystals.md, "Consolidation Engine"): on the scheduler (every 30 minutes by
+default) and on demand, over every episode, memory and entry.
+
+1. Score: each generated or activated crystal's importance recalculated from scratch (importance.py's formula,
+   in Cypher, page by page in id order), its owner's hormonal decay resistance slowing the decay.
+2. Forget: below the forget threshold a generated crystal expires (out of every read path) and an activated one
+   is archived — lifespan `decay` only, never a skill. A generated crystal that was accessed and scores above
+   the promote threshold is activated.
+3. Merge: promoted crystals (above 0.7) of one source — owner, kind and semantic type — whose cosine reaches the
+   owner's hormone-modulated merge threshold (0.92 + 0.03·cortisol) are merged; the neighbours come from the
+   vector index, never from an all-pairs scan. The more important one is consolidated, the other archived under
+   it (parent_id, a PROVENANCE merged relationship).
+4. Apply: each page's scores and moves, and each batch of merges, in one transaction with its audit records.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, Noop
+from graph.crystals import hormonal_state, provenance, store
+from graph.crystals.importance import ConsolidationConfig
+from graph.crystals.lifecycle import Lifecycle
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.ids import now_ms
+
+log = logging.getLogger(__name__)
+
+ACTOR = "consolidation"
+
+
+@dataclass(frozen=True)
+class Kind:
+    label: str
+    score: str        # the page's statement
+    candidates: str   # the merge candidates' statement
+
+
+KINDS = (Kind("Episode", "crystals/score_episodes", "crystals/merge_candidates_episodes"),
+         Kind("Entry", "crystals/score_entries", "crystals/merge_candidates_entries"))
+
+
+@dataclass
+class PassReport:
+    scored: int = 0
+    activated: int = 0
+    expired: int = 0
+    archived: int = 0
+    promoted: int = 0
+    merged: int = 0
+    transactions: int = 0
+    seconds: float = 0.0
+    merges: list[dict[str, Any]] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return (f"{self.scored} scored, {self.activated} activated, {self.expired} expired, {self.archived} archived, "
+                f"{self.merged} merged in {self.transactions} transactions ({self.seconds:.1f} s)")
+
+
+def pick_merges(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Greedy, closest pairs first: each crystal is merged at most once per pass, as winner (the more important
+    one; the smaller id on a tie) or as loser."""
+    used: set[str] = set()
+    out: list[dict[str, Any]] = []
+    for p in sorted(pairs, key=lambda p: (-p["cosine"], min(p["a"], p["b"]), max(p["a"], p["b"]))):
+        if p["a"] in used or p["b"] in used:
+            continue
+        a_first = p["a_score"] > p["b_score"] or (p["a_score"] == p["b_score"] and p["a"] < p["b"])
+        winner, loser = (p["a"], p["b"]) if a_first else (p["b"], p["a"])
+        used |= {winner, loser}
+        out.append({"winner": winner, "losers": [loser], "cosine": round(float(p["cosine"]), 6),
+                    "agent_id": p["agent_id"]})
+    return out
+
+
+class ConsolidationEngine:
+    def __init__(self, db: Database, config: ConsolidationConfig | None = None, *, batch: int = 1_000,
+                 neighbours: int = 10) -> None:
+        self.db = db
+        self.config = config or ConsolidationConfig()
+        self.batch = batch
+        self.neighbours = neighbours
+
+    def run(self, now: int | None = None, cancelled: Callable[[], bool] = lambda: False) -> PassReport:
+        at = now if now is not None else now_ms()
+        started = time.perf_counter()
+        report = PassReport()
+        moods, usual = hormonal_state.every_agent(self.db, at)
+        resistance = {a: float(s.consolidation()["decay_resistance"]) for a, s in moods.items()}
+        thresholds = {a: self._threshold(float(s.effective_cortisol)) for a, s in moods.items()}
+        params = {"now": at, "batch": self.batch, "rate": self.config.decay_rate,
+                  "emotion": self.config.emotion_decay_resistance, "forget": self.config.forget_threshold,
+                  "promote": self.config.promote_threshold, "resistance": resistance,
+                  "default_resistance": float(usual.consolidation()["decay_resistance"])}
+        for kind in KINDS:
+            promoted = self._score(kind, params, report, cancelled)
+            if not cancelled():
+                self._merge(kind, promoted, thresholds, self._threshold(usual.effective_cortisol), at, report,
+                            cancelled)
+        report.seconds = time.perf_counter() - started
+        log.info("consolidation pass: %s", report)
+        return report
+
+    def _threshold(self, cortisol: float) -> float:
+        """The merge threshold, modulated: the configured base (0.92) + 0.03 · effective cortisol."""
+        return self.config.merge_overlap_threshold + cortisol * 0.03
+
+    def _score(self, kind: Kind, params: dict[str, Any], report: PassReport,
+               cancelled: Callable[[], bool]) -> list[str]:
+        promoted: list[str] = []
+        after = ""
+        while not cancelled():
+            def work(tx: ManagedTransaction, after: str = after) -> dict[str, Any] | None:
+                row = tx.run(cypher.query(kind.score), after=after, **params).single()
+                if row is None or row["last"] is None:
+                    return None
+                moves = [m for m in row["moves"] if m]
+                self._apply(tx, moves, params["now"])
+                if row["scored"]:
+                    Audit(action="crystal.consolidate", actor=ACTOR, agent_id=None, at=params["now"]).write(
+                        tx, [], f"importance of {row['scored']} {kind.label.lower()} crystals recalculated",
+                        [Noop(reason="importance scores are derived: each pass recalculates them from scratch")])
+                return {"last": row["last"], "scored": row["scored"], "moves": moves,
+                        "promoted": [p for p in row["promoted"] if p]}
+
+            page = self.db.write(work)
+            if page is None:
+                break
+            report.transactions += 1
+            report.scored += page["scored"]
+            for m in page["moves"]:
+                setattr(report, m["to"], getattr(report, m["to"]) + 1)
+            promoted.extend(page["promoted"])
+            after = page["last"]
+        report.promoted += len(promoted)
+        return promoted
+
+    def _apply(self, tx: ManagedTransaction, moves: list[dict[str, Any]], now: int) -> None:
+        for owner in sorted({m["agent_id"] or "" for m in moves}):
+            mine = [m for m in moves if (m["agent_id"] or "") == owner]
+            gone = [m["id"] for m in mine if m["to"] == Lifecycle.expired.value]
+            moved = [{"id": m["id"], "to": m["to"], "parent_id": None} for m in mine if m["to"] != "expired"]
+            if gone:
+                store.expire_in(tx, gone, now, "importance below the forget threshold")
+            if moved:
+                store.move_in(tx, moved, now, "consolidation: importance")
+            counts = {to: sum(1 for m in mine if m["to"] == to) for to in ("expired", "archived", "activated")}
+            Audit(action="crystal.lifecycle", actor=ACTOR, agent_id=owner or None, at=now).write(
+                tx, [m["id"] for m in mine], ", ".join(f"{n} {to}" for to, n in counts.items() if n)
+                + " by the consolidation engine's importance",
+                [Noop(reason="lifecycle moves follow the importance formula: expired and archived are final, "
+                             "activated is the next pass's to judge")])
+
+    def _merge(self, kind: Kind, promoted: list[str], thresholds: dict[str, float], default: float, now: int,
+               report: PassReport, cancelled: Callable[[], bool]) -> None:
+        pairs: list[dict[str, Any]] = []
+        for start in range(0, len(promoted), self.batch):
+            if cancelled():
+                return
+            pairs += self.db.fetch(kind.candidates, ids=promoted[start:start + self.batch], k=self.neighbours,
+                                   promote=self.config.promote_threshold, thresholds=thresholds,
+                                   default_threshold=default)
+        merges = pick_merges(pairs)
+        for start in range(0, len(merges), self.batch):
+            if cancelled():
+                return
+            part = merges[start:start + self.batch]
+
+            def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part) -> None:
+                provenance.merge_in(tx, part, actor=ACTOR, now=now, reason="consolidation: merged with a near "
+                                                                            "duplicate")
+                for owner in sorted({m["agent_id"] or "" for m in part}):
+                    mine = [m for m in part if (m["agent_id"] or "") == owner]
+                    Audit(action="crystal.merge", actor=ACTOR, agent_id=owner or None, at=now).write(
+                        tx, [i for m in mine for i in (m["winner"], *m["losers"])],
+                        f"{len(mine)} merges by the consolidation engine",
+                        [Noop(reason="a merge's loser is archived, which is final; the winner stays consolidated")])
+
+            self.db.write(work)
+            report.transactions += 1
+            report.merged += len(part)
+            report.merges.extend(part)

@@ -1,0 +1,253 @@
+"""Each agent's hormones in the graph (knowledge-crystals.md, "Hormonal System"), and the network cortisol override.
+
+An agent's levels are stored as they were at their last event (AgentHormones) and read decayed to now
+(hormones.HormonalState.at_time). An event — named over REST, or found by the trigger patterns in an episode the
+agent writes — spikes them, audited. The override (NetworkWeather, set by the admin with a duration) raises every
+agent's effective cortisol to its level and, while it lasts, halts ingestion from agents below the trusted level.
+The modulations that follow (hormones.HormonalState.consolidation and .retrieval) are what the consolidation
+engine and retrieval read."""
+
+from __future__ import annotations
+
+import threading
+import time
+from enum import StrEnum
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.agents import UnknownAgent
+from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.crystals import hormones
+from graph.crystals.hormones import HormonalEvent, HormonalState, Override
+from graph.crystals.models import NetworkWeather
+from graph.db import cypher, ogm
+from graph.db.connection import Database
+from graph.errors import Conflict, Invalid
+from graph.ids import now_ms
+
+NETWORK = "network"
+
+
+class TrustLevel(StrEnum):
+    untrusted = "untrusted"
+    provisional = "provisional"
+    trusted = "trusted"
+
+
+def trust_of(agent: dict[str, Any] | None) -> TrustLevel:
+    """An agent's trust level: set by the admin, else trusted for a main agent (a person's), provisional for a
+    sub-agent or a golem."""
+    if not agent:
+        return TrustLevel.untrusted
+    if agent.get("trust_level"):
+        return TrustLevel(agent["trust_level"])
+    return TrustLevel.trusted if agent.get("kind") == "main" else TrustLevel.provisional
+
+
+class IngestionHalted(Conflict):
+    """The network cortisol override is on and the writer is below the trusted level (409)."""
+
+
+def _override(row: dict[str, Any] | None, now: int) -> Override | None:
+    if not row or row["valid_until"] <= now:
+        return None
+    return Override(level=float(row["level"]), until=int(row["valid_until"]), reason=str(row["reason"]))
+
+
+class _WeatherCache:
+    """The override as last read, for a second: every write asks, and it changes rarely."""
+
+    def __init__(self, seconds: float = 1.0) -> None:
+        self.seconds = seconds
+        self._lock = threading.Lock()
+        self._at: dict[int, tuple[float, dict[str, Any] | None]] = {}
+
+    def get(self, db: Database) -> dict[str, Any] | None:
+        with self._lock:
+            hit = self._at.get(id(db))
+            if hit is not None and time.monotonic() - hit[0] < self.seconds:
+                return hit[1]
+        rows = db.fetch("crystals/weather")
+        row = rows[0]["weather"] if rows else None
+        with self._lock:
+            self._at[id(db)] = (time.monotonic(), row)
+        return row
+
+    def clear(self) -> None:
+        with self._lock:
+            self._at.clear()
+
+
+WEATHER = _WeatherCache()
+
+
+def weather(db: Database, now: int | None = None) -> Override | None:
+    return _override(WEATHER.get(db), now if now is not None else now_ms())
+
+
+def guard_ingestion(db: Database, agent: dict[str, Any] | None) -> None:
+    """Refuse a write from an agent below the trusted level while the network override lasts."""
+    active = weather(db)
+    if active is None:
+        return
+    level = trust_of(agent)
+    if level is not TrustLevel.trusted:
+        raise IngestionHalted(f"ingestion is halted by the network cortisol override until {active.until} "
+                              f"({active.reason}): agent {agent.get('id') if agent else '?'} is {level.value}, "
+                              f"below trusted")
+
+
+def _state(row: dict[str, Any] | None, override: Override | None, now: int) -> HormonalState:
+    base = (HormonalState(dopamine=float(row["dopamine"]), cortisol=float(row["cortisol"]),
+                          oxytocin=float(row["oxytocin"]), at=int(row["valid_from"])) if row else HormonalState(at=now))
+    state = base.at_time(now)
+    return HormonalState(dopamine=state.dopamine, cortisol=state.cortisol, oxytocin=state.oxytocin, at=state.at,
+                         override=override)
+
+
+def levels(db: Database, agent_id: str, now: int | None = None) -> HormonalState:
+    """The agent's levels now, with the network override if one is on."""
+    at = now if now is not None else now_ms()
+    rows = db.fetch("crystals/hormones_get", ids=[agent_id])
+    return _state(rows[0]["levels"] if rows else None, weather(db, at), at)
+
+
+def every_agent(db: Database, now: int) -> tuple[dict[str, HormonalState], HormonalState]:
+    """Every agent's levels that were ever stored, and the levels of an agent without any (homeostasis), each
+    with the override (the consolidation pass)."""
+    override = weather(db, now)
+    stored = {r["agent_id"]: _state(r["levels"], override, now) for r in db.fetch("crystals/hormones_every")}
+    return stored, _state(None, override, now)
+
+
+def describe(state: HormonalState) -> dict[str, Any]:
+    return {"dopamine": round(state.dopamine, 6), "cortisol": round(state.cortisol, 6),
+            "oxytocin": round(state.oxytocin, 6), "effective_cortisol": round(state.effective_cortisol, 6),
+            "at": state.at, "override": vars(state.override) if state.override else None,
+            "consolidation": state.consolidation(), "retrieval": state.retrieval()}
+
+
+def _write_levels(tx: ManagedTransaction, agent_id: str, state: HormonalState, event: str, actor: str,
+                  before: dict[str, Any] | None) -> None:
+    now = state.at
+    tx.run(cypher.query("crystals/hormones_set"), agent_id=agent_id, id=f"{agent_id}:hormones",
+           dopamine=state.dopamine, cortisol=state.cortisol, oxytocin=state.oxytocin, at=now, event=event).consume()
+    audit = Audit(action="hormones.event", actor=actor, agent_id=agent_id, at=now)
+    hid = f"{agent_id}:hormones"
+    revert: list[Any] = ([SetProperties(label=NodeLabel.AgentHormones, id=hid,
+                                        before={k: before.get(k) for k in ("dopamine", "cortisol", "oxytocin",
+                                                                           "valid_from", "last_event")})]
+                         if before else [DeleteNodes(label=NodeLabel.AgentHormones, ids=[hid])])
+    audit.write(tx, [hid], f"{event}: dopamine {state.dopamine:.3f}, cortisol {state.cortisol:.3f}, "
+                           f"oxytocin {state.oxytocin:.3f}", revert)
+
+
+def spike_in(tx: ManagedTransaction, agent_id: str, events: list[HormonalEvent], now: int, actor: str) -> None:
+    """Spike the agent's levels by each event, in the caller's transaction (an episode's write)."""
+    if not events:
+        return
+    row = tx.run(cypher.query("crystals/hormones_get"), ids=[agent_id]).single()
+    before = dict(row["levels"]) if row else None
+    state = _state(before, None, now)
+    for event in events:
+        state = state.spike(event, now)
+    _write_levels(tx, agent_id, state, "+".join(e.value for e in events), actor, before)
+
+
+def record_event(db: Database, agent_id: str, event: HormonalEvent, *, actor: str) -> HormonalState:
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> None:
+        spike_in(tx, agent_id, [event], now, actor)
+
+    db.write(work)
+    return levels(db, agent_id, now)
+
+
+def events_of(texts: list[str]) -> list[HormonalEvent]:
+    found: list[HormonalEvent] = []
+    for text in texts:
+        found.extend(hormones.events_in(text))
+    return found
+
+
+def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, actor: str) -> dict[str, Any]:
+    """The admin's network cortisol override, for `duration_ms`; it replaces any override still on."""
+    if not 0.0 <= level <= 1.0:
+        raise Invalid("the override's level is between 0 and 1")
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
+        before = ogm.properties(node) if node is not None else None
+        if node is None:
+            node = NetworkWeather(uid=NETWORK, level=level, reason=reason, valid_from=now,
+                                  valid_until=now + duration_ms, recorded_at=now, set_by=actor)
+        else:
+            node.level, node.reason, node.valid_from = level, reason, now
+            node.valid_until, node.recorded_at, node.set_by = now + duration_ms, now, actor
+        node.save()
+        revert: list[Any] = ([SetProperties(label=NodeLabel.NetworkWeather, id=NETWORK,
+                                            before={k: before.get(k) for k in ("level", "reason", "valid_from",
+                                                                               "valid_until", "set_by")})]
+                             if before else [DeleteNodes(label=NodeLabel.NetworkWeather, ids=[NETWORK])])
+        Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now).write(
+            tx, [NETWORK], f"network cortisol {level:.2f} for {duration_ms} ms: {reason}", revert)
+        return {"level": level, "reason": reason, "valid_from": now, "valid_until": now + duration_ms,
+                "set_by": actor}
+
+    out: dict[str, Any] = ogm.write(db, work)
+    WEATHER.clear()
+    return out
+
+
+def end_weather(db: Database, *, actor: str) -> dict[str, Any] | None:
+    """End the override now (it closes in valid time: valid_until = now)."""
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+        node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
+        if node is None or node.valid_until <= now:
+            return None
+        before = {"valid_until": node.valid_until}
+        node.valid_until = now
+        node.save()
+        Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now).write(
+            tx, [NETWORK], "network cortisol override ended",
+            [SetProperties(label=NodeLabel.NetworkWeather, id=NETWORK, before=before)])
+        return ogm.properties(node)
+
+    out: dict[str, Any] | None = ogm.write(db, work)
+    WEATHER.clear()
+    return out
+
+
+def retrieval_modulation(db: Database, agent_id: str | None) -> tuple[float, float] | None:
+    """The (importance_boost, recency_bias) retrieval applies for this agent: None for an agent whose hormones
+    never moved while no override is on (it retrieves as configured)."""
+    if not agent_id:
+        return None
+    now = now_ms()
+    rows = db.fetch("crystals/hormones_get", ids=[agent_id])
+    override = weather(db, now)
+    if not rows and override is None:
+        return None
+    mod = _state(rows[0]["levels"] if rows else None, override, now).retrieval()
+    return mod["importance_boost"], mod["recency_bias"]
+
+
+def set_trust(db: Database, agent_id: str, level: TrustLevel, *, actor: str) -> dict[str, Any]:
+    """The admin sets an agent's trust level (what the network override's halt reads)."""
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        row = tx.run(cypher.query("crystals/trust_set"), id=agent_id, level=level.value).single()
+        if row is None:
+            raise UnknownAgent(agent_id)
+        Audit(action="agent.trust_level", actor=actor, agent_id=agent_id, at=now).write(
+            tx, [agent_id], f"trust level {row['before'] or 'unset'} → {level.value}",
+            [SetProperties(label=NodeLabel.Agent, id=agent_id, before={"trust_level": row["before"]})])
+        return {"agent_id": agent_id, "trust_level": level.value, "before": row["before"], "at": now}
+
+    return db.write(work)

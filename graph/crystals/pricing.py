@@ -1,0 +1,51 @@
+"""A skill's marketplace price (knowledge-crystals.md, "Marketplace Pricing"), computed from its record, never
+stored: base × quality × demand × reputation × scarcity, listed only past the quality gates (at least 3 executions
+and a 60% success rate).
+
+- quality = success rate × average reward score (the mean execution reward, −1..1, mapped onto 0..1);
+- demand = 1 + ln(unique buyers + bounty matches + 1) × 0.1;
+- reputation = the publishing agent's peer reputation (1.0 unless set);
+- scarcity = 1.5 for a rare category (the only listed skill of its category), 1.2 for an uncommon one (2 to 4),
+  1.0 for a common one."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class PricingConfig:
+    base_usdc: float = 0.01
+    min_executions: int = 3
+    min_success_rate: float = 0.6
+    rare_at_most: int = 1        # listed skills in the category
+    uncommon_at_most: int = 4
+
+
+def scarcity(in_category: int, config: PricingConfig = PricingConfig()) -> float:
+    if in_category <= config.rare_at_most:
+        return 1.5
+    if in_category <= config.uncommon_at_most:
+        return 1.2
+    return 1.0
+
+
+def price(skill: dict[str, Any], *, in_category: int = 1, reputation: float = 1.0,
+          config: PricingConfig = PricingConfig()) -> dict[str, Any]:
+    """The skill's listing: its gates, its multipliers and its price (None while a gate is not met)."""
+    executions = int(skill.get("execution_count") or 0)
+    successes = int(skill.get("success_count") or 0)
+    rate = successes / executions if executions else 0.0
+    reward = float(skill.get("reward_sum") or 0.0) / executions if executions else 0.0
+    gates = {"executions": executions >= config.min_executions, "success_rate": rate >= config.min_success_rate}
+    quality = rate * (reward + 1.0) / 2.0
+    demand = 1.0 + math.log(int(skill.get("unique_buyers") or 0) + int(skill.get("bounty_matches") or 0) + 1) * 0.1
+    scarce = scarcity(in_category, config)
+    listed = all(gates.values()) and not skill.get("deprecated")
+    value = config.base_usdc * quality * demand * reputation * scarce
+    return {"listed": listed, "gates": gates, "executions": executions, "success_rate": round(rate, 6),
+            "avg_reward_score": round((reward + 1.0) / 2.0, 6) if executions else 0.0,
+            "quality": round(quality, 6), "demand": round(demand, 6), "reputation": reputation, "scarcity": scarce,
+            "price_usdc": round(value, 8) if listed else None}

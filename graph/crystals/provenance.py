@@ -1,0 +1,154 @@
+"""The provenance DAG (knowledge-crystals.md, "Provenance DAG"): each derivation is a PROVENANCE relationship from
+the derived crystal to each parent, with its operation (merged, mutated, imported, forked), actor, time and
+metadata — a merge has several parents. A crystal that derives from nothing was created (by its owner, at its
+recorded time; or imported, as its import says).
+
+Two readings, over REST and as Browser-ready Cypher (cypher/crystals/lineage.cypher): the derivation tree to depth
+5 (getDerivationTree) and the attribution chain, every distinct actor of the lineage breadth first
+(getAttributionChain). Only crystals the caller may see are followed."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from enum import StrEnum
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, DeleteRelationships, Endpoints, RelationshipType, SetProperties
+from graph.crystals import store
+from graph.crystals.lifecycle import Lifecycle, check
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.errors import Invalid
+from graph.ids import now_ms, uuid7
+from graph.visibility import Visibility
+
+MAX_DEPTH = 5
+
+
+class Operation(StrEnum):
+    created = "created"
+    mutated = "mutated"
+    merged = "merged"
+    imported = "imported"
+    forked = "forked"
+
+
+def _metadata(raw: Any) -> dict[str, Any]:
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw) if isinstance(raw, str) else raw
+    except ValueError:
+        return {"raw": raw}
+    return value if isinstance(value, dict) else {"value": value}
+
+
+def nodes(db: Database, crystal_id: str, visibility: Visibility, depth: int = MAX_DEPTH) -> list[dict[str, Any]]:
+    """The lineage as the spec's ProvenanceNodes (crystalId, operation, actor, timestamp, parentIds, metadata),
+    nearest first; the crystal itself first."""
+    depth = max(0, min(MAX_DEPTH, depth))
+    rows = db.fetch("crystals/lineage", id=crystal_id, depth=depth, **visibility.params())
+    if not rows:
+        raise store.CrystalNotFound(crystal_id)
+    out = []
+    for r in rows:
+        derivations = r["derivations"] if r["depth"] < depth else []  # the last level's parents are not shown
+        if derivations:
+            first = derivations[0]
+            out.append({"crystal_id": r["id"], "operation": first["operation"], "actor": first["actor"],
+                        "timestamp": first["at"], "parent_ids": [d["parent"] for d in derivations],
+                        "metadata": _metadata(first["metadata"]), "depth": r["depth"]})
+        else:
+            out.append({"crystal_id": r["id"], "operation": r["created_as"], "actor": r["creator"],
+                        "timestamp": r["recorded_at"], "parent_ids": [], "metadata": {}, "depth": r["depth"]})
+    return out
+
+
+def tree(db: Database, crystal_id: str, visibility: Visibility, depth: int = MAX_DEPTH) -> dict[str, Any]:
+    """The derivation tree: the crystal's node with its parents' trees under `parents`, to `depth` levels."""
+    by_id = {n["crystal_id"]: n for n in nodes(db, crystal_id, visibility, depth)}
+
+    def build(cid: str, level: int) -> dict[str, Any]:
+        node = {k: v for k, v in by_id[cid].items() if k != "depth"}
+        kids = [p for p in node["parent_ids"] if p in by_id] if level < depth else []
+        return {**node, "parents": [build(p, level + 1) for p in kids]}
+
+    return build(crystal_id, 0)
+
+
+def attribution(db: Database, crystal_id: str, visibility: Visibility) -> list[str]:
+    """Every distinct actor of the lineage, breadth first from the crystal."""
+    by_id = {n["crystal_id"]: n for n in nodes(db, crystal_id, visibility)}
+    seen_actors: list[str] = []
+    seen = {crystal_id}
+    queue = deque([crystal_id])
+    while queue:
+        node = by_id[queue.popleft()]
+        if node["actor"] and node["actor"] not in seen_actors:
+            seen_actors.append(node["actor"])
+        for parent in node["parent_ids"]:
+            if parent in by_id and parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    return seen_actors
+
+
+def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: Visibility,
+         metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A copy of a crystal the caller may see, owned by the caller, derived from it (forked)."""
+    if visibility.admin and not visibility.viewer:
+        raise Invalid("the admin key owns no crystals: fork with an agent's key")
+    new_id = uuid7()
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        row = tx.run(cypher.query("crystals/fork"), id=crystal_id, new_id=new_id, scope=scope, actor=actor, now=now,
+                     metadata=json.dumps(metadata or {}), owner=visibility.viewer,
+                     owner_clade=visibility.clade or None, **visibility.params()).single()
+        if row is None:
+            raise store.CrystalNotFound(crystal_id)
+        label = store.label_of(list(row["kinds"]))
+        Audit(action="crystal.fork", actor=actor, agent_id=visibility.viewer, at=now).write(
+            tx, [new_id], f"forked {crystal_id} into {new_id}", [DeleteNodes(label=label, ids=[new_id])])
+        return {"id": new_id, "forked_from": crystal_id, "at": now}
+
+    return db.write(work)
+
+
+def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, visibility: Visibility,
+          reason: str = "merged by hand") -> dict[str, Any]:
+    """An owner's merge: the winner consolidated, each loser archived under it, each move checked."""
+    losers = list(dict.fromkeys(loser_ids))
+    if not losers or winner_id in losers:
+        raise Invalid("a merge needs at least one loser other than the winner")
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        winner, w_kinds = store.lock(tx, winner_id, visibility)
+        check(Lifecycle(winner["lifecycle"]), Lifecycle.consolidated, skill=store.is_skill(winner, w_kinds))
+        revert: list[Any] = [SetProperties(label=store.label_of(w_kinds), id=winner_id,
+                                           before={"lifecycle": winner["lifecycle"],
+                                                   "lifecycle_at": winner.get("lifecycle_at")})]
+        for lid in losers:
+            loser, l_kinds = store.lock(tx, lid, visibility)
+            check(Lifecycle(loser["lifecycle"]), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
+            before = {"lifecycle": loser["lifecycle"], "lifecycle_at": loser.get("lifecycle_at"), "parent_id": None}
+            if "Entry" in l_kinds:
+                before["status"] = loser.get("status")
+            revert.append(SetProperties(label=store.label_of(l_kinds), id=lid, before=before))
+        revert.insert(0, DeleteRelationships(type=RelationshipType.PROVENANCE, keys=[
+            Endpoints(start_label=store.label_of(w_kinds), start_id=winner_id, end_ids=losers)]))
+        merge_in(tx, [{"winner": winner_id, "losers": losers, "cosine": None}], actor=actor, now=now, reason=reason)
+        Audit(action="crystal.merge", actor=actor, agent_id=winner.get("agent_id"), at=now).write(
+            tx, [winner_id, *losers], f"merged {', '.join(losers)} into {winner_id}: {reason}", revert)
+        return {"winner": winner_id, "losers": losers, "at": now}
+
+    return db.write(work)
+
+
+def merge_in(tx: ManagedTransaction, rows: list[dict[str, Any]], *, actor: str, now: int, reason: str) -> int:
+    return len(list(tx.run(cypher.query("crystals/merge"), rows=rows, actor=actor, now=now, reason=reason)))
+

@@ -1,0 +1,185 @@
+"""Skills (knowledge-crystals.md, "Versioning (Skills)", "Multi-Perspective Embeddings", "Marketplace Pricing"): a
+crystal crystallized as a skill is frozen under a stable skill id; a change is a new version — a new crystal with
+the next skill_version, its previous_version_id, deriving from it (mutated) — and the version before is deprecated;
+a skill may be deprecated in favour of another; its tags and category describe it; its procedural, causal and
+entity views are embedded and searchable; its executions price it once it passes the quality gates."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, DeleteNodes, SetProperties
+from graph.crystals import pricing, store
+from graph.crystals.lifecycle import Lifecycle, check
+from graph.crystals.perspectives import INDEX, PROPERTY, Perspective, views
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.errors import Invalid, NotFound
+from graph.ids import now_ms, uuid7
+from graph.visibility import Visibility
+
+SKILL_FIELDS = ("lifecycle", "lifecycle_at", "semantic_type", "stable_skill_id", "skill_version", "deprecated",
+                "skill_tags", "skill_category", "lifespan")
+
+
+class SkillNotFound(NotFound):
+    def __init__(self, stable_id: str) -> None:
+        super().__init__(f"no skill {stable_id} that this key may see")
+
+
+def embed_views(embedder: Embedder, text: str) -> dict[str, list[float]]:
+    """The three perspective embeddings, by their property names (computed before any transaction opens)."""
+    texts = views(text)
+    order = list(Perspective)
+    vectors = embedder.embed([texts[p] for p in order])
+    return {PROPERTY[p]: v.tolist() for p, v in zip(order, vectors, strict=True)}
+
+
+def _text(crystal: dict[str, Any]) -> str:
+    return str(crystal.get("content") or crystal.get("text") or "")
+
+
+def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list[str], category: str | None,
+                actor: str, visibility: Visibility) -> dict[str, Any]:
+    """generated or activated → frozen, as a skill with version 1."""
+    crystal = store.get(db, crystal_id, visibility)
+    embedded = embed_views(embedder, _text(crystal))
+    stable_id = f"skill:{crystal_id}"
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        locked, kinds = store.lock(tx, crystal_id, visibility)
+        if "Skill" in kinds:
+            raise Invalid(f"{crystal_id} is a skill already ({locked.get('stable_skill_id')}): change it with a new "
+                          f"version")
+        check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
+        before = {k: crystal.get(k) for k in SKILL_FIELDS}
+        tx.run(cypher.query("crystals/crystallize"), id=crystal_id, stable_id=stable_id, tags=tags,
+               category=category, views=embedded, now=now).consume()
+        Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now).write(
+            tx, [crystal_id], f"{crystal_id} crystallized as skill {stable_id}",
+            [SetProperties(label=store.label_of(kinds), id=crystal_id, before=before)])
+        return {"id": crystal_id, "stable_skill_id": stable_id, "skill_version": 1, "lifecycle": "frozen", "at": now}
+
+    return db.write(work)
+
+
+def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *, actor: str,
+                visibility: Visibility, reason: str = "changed") -> dict[str, Any]:
+    """A change to a frozen crystal: a new crystal, the next version (immutable ones are never changed)."""
+    crystal = store.get(db, crystal_id, visibility)
+    if crystal.get("lifecycle") != Lifecycle.frozen.value:
+        raise Invalid(f"{crystal_id} is {crystal.get('lifecycle')}, not frozen: change it in place (an entry's "
+                      f"EDIT keeps its versions)")
+    if crystal.get("deprecated"):
+        raise Invalid(f"{crystal_id} is an earlier version; change the newest one of "
+                      f"{crystal.get('stable_skill_id')}")
+    vector = embedder.embed([text])[0].tolist()  # before the transaction opens
+    embedded = embed_views(embedder, text) if "Skill" in crystal["kinds"] else {}
+    new_id = uuid7()
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        locked, kinds = store.lock(tx, crystal_id, visibility)
+        check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
+        row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, new_id=new_id, text=text, embedding=vector,
+                     views=embedded, actor=visibility.viewer or actor, now=now,
+                     metadata=json.dumps({"reason": reason})).single()
+        assert row is not None  # locked above
+        Audit(action="crystal.version", actor=actor, agent_id=locked.get("agent_id"), at=now).write(
+            tx, [new_id, crystal_id], f"{crystal_id} is frozen: its change is version {row['version']} ({new_id})",
+            [DeleteNodes(label=store.label_of(kinds), ids=[new_id]),
+             SetProperties(label=store.label_of(kinds), id=crystal_id,
+                           before={"deprecated": crystal.get("deprecated"), "deprecated_by": None,
+                                   "stable_skill_id": crystal.get("stable_skill_id"),
+                                   "skill_version": crystal.get("skill_version")})])
+        return {"id": new_id, "previous_version_id": crystal_id, "stable_skill_id": row["stable_id"],
+                "skill_version": row["version"], "at": now}
+
+    return db.write(work)
+
+
+def versions(db: Database, stable_id: str, visibility: Visibility) -> list[dict[str, Any]]:
+    rows = [r["skill"] for r in db.fetch("crystals/skill_versions", stable_id=stable_id, **visibility.params())]
+    if not rows:
+        raise SkillNotFound(stable_id)
+    return rows
+
+
+def listing(db: Database, skill: dict[str, Any], visibility: Visibility) -> dict[str, Any]:
+    """The skill's price, its scarcity counted among the skills of its category the caller sees."""
+    same = (len(list_skills(db, visibility, category=skill["skill_category"])) if skill.get("skill_category")
+            else 1)
+    return pricing.price(skill, in_category=same)
+
+
+def list_skills(db: Database, visibility: Visibility, *, category: str | None = None, tag: str | None = None,
+                include_deprecated: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+    return [r["skill"] for r in db.fetch("crystals/skills_list", category=category, tag=tag,
+                                         include_deprecated=include_deprecated, limit=limit, **visibility.params())]
+
+
+def search(db: Database, embedder: Embedder, query: str, perspective: Perspective, visibility: Visibility,
+           k: int = 10) -> list[dict[str, Any]]:
+    vector = embedder.embed([query])[0].tolist()
+    return [{**r["skill"], "cosine": r["cosine"]}
+            for r in db.fetch("crystals/skill_search", index=INDEX[perspective], embedding=vector,
+                              candidates=max(100, k * 10), k=k, **visibility.params())]
+
+
+def _latest(tx: ManagedTransaction, stable_id: str, visibility: Visibility) -> dict[str, Any]:
+    row = tx.run(cypher.query("crystals/skill_latest_lock"), stable_id=stable_id, viewer=visibility.viewer,
+                 admin=visibility.admin).single()
+    if row is None:
+        raise SkillNotFound(stable_id)
+    return dict(row["skill"])
+
+
+def record_execution(db: Database, stable_id: str, *, success: bool, reward: float, actor: str,
+                     visibility: Visibility) -> dict[str, Any]:
+    """An execution of the skill's newest version: its record and steering reward (the owner's key)."""
+    if not -1.0 <= reward <= 1.0:
+        raise Invalid("an execution's reward is between -1 and 1")
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        skill = _latest(tx, stable_id, visibility)
+        tx.run(cypher.query("crystals/skill_execution"), id=skill["id"], success=success, reward=reward,
+               now=now).consume()
+        Audit(action="skill.execution", actor=actor, agent_id=skill.get("agent_id"), at=now).write(
+            tx, [skill["id"]], f"{stable_id} v{skill.get('skill_version')} executed: "
+                               f"{'success' if success else 'failure'}, reward {reward:+.2f}",
+            [SetProperties(label=store.label_of(["Entry"] if skill.get("content") is not None else ["Episode"]),
+                           id=skill["id"], before={k: skill.get(k) for k in (
+                               "execution_count", "success_count", "reward_sum", "steering_reward",
+                               "last_executed_at")})])
+        return skill
+
+    db.write(work)
+    latest = versions(db, stable_id, visibility)[0]
+    return {**latest, "listing": listing(db, latest, visibility)}
+
+
+def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
+              visibility: Visibility) -> dict[str, Any]:
+    if replaced_by == stable_id:
+        raise Invalid("a skill is not replaced by itself")
+    versions(db, replaced_by, visibility)  # the replacement: a skill the caller sees
+    now = now_ms()
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        skill = _latest(tx, stable_id, visibility)
+        tx.run(cypher.query("crystals/skill_deprecate"), id=skill["id"], replaced_by=replaced_by, now=now).consume()
+        Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now).write(
+            tx, [skill["id"]], f"{stable_id} deprecated in favour of {replaced_by}",
+            [SetProperties(label=store.label_of(["Entry"] if skill.get("content") is not None else ["Episode"]),
+                           id=skill["id"], before={"deprecated": skill.get("deprecated"),
+                                                   "deprecated_by": skill.get("deprecated_by"),
+                                                   "deprecated_at": skill.get("deprecated_at")})])
+        return {"id": skill["id"], "stable_skill_id": stable_id, "deprecated_by": replaced_by, "at": now}
+
+    return db.write(work)

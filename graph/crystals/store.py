@@ -1,0 +1,180 @@
+"""The lifecycle in the graph: a crystal read as its caller may see it, moved from state to state (only along the
+state diagram of lifecycle.py, each move audited in its own transaction), expired for good (out of every read
+path), its time to live enforced by the scheduler, and purged — physically deleted with its kept versions — once
+expired or archived for longer than the retention."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from neo4j import ManagedTransaction
+
+from graph.audit import Audit, NodeLabel, Noop, SetProperties
+from graph.crystals.lifecycle import Lifecycle, check
+from graph.db import cypher
+from graph.db.connection import Database
+from graph.errors import NotFound
+from graph.ids import now_ms
+from graph.visibility import Visibility
+
+log = logging.getLogger(__name__)
+
+BATCH = 1_000
+DAY_MS = 86_400_000
+
+
+class CrystalNotFound(NotFound):
+    def __init__(self, crystal_id: str) -> None:
+        super().__init__(f"no crystal {crystal_id} that this key may see")
+
+
+def label_of(kinds: list[str]) -> NodeLabel:
+    """The label a revert operation names the crystal by (a memory before an episode: archived ones are Memory
+    only)."""
+    for name in ("Entry", "Memory", "Episode"):
+        if name in kinds:
+            return NodeLabel(name)
+    return NodeLabel.Episode
+
+
+def get(db: Database, crystal_id: str, visibility: Visibility) -> dict[str, Any]:
+    rows = db.fetch("crystals/get", id=crystal_id, **visibility.params())
+    if not rows:
+        raise CrystalNotFound(crystal_id)
+    return {**rows[0]["crystal"], "kinds": rows[0]["kinds"]}
+
+
+def lock(tx: ManagedTransaction, crystal_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
+    """The crystal, locked, if the caller owns it (or is the admin)."""
+    row = tx.run(cypher.query("crystals/lock"), id=crystal_id, viewer=visibility.viewer,
+                 admin=visibility.admin).single()
+    if row is None:
+        raise CrystalNotFound(crystal_id)
+    return dict(row["crystal"]), list(row["kinds"])
+
+
+def is_skill(crystal: dict[str, Any], kinds: list[str]) -> bool:
+    return "Skill" in kinds or crystal.get("semantic_type") == "skill"
+
+
+def expire_in(tx: ManagedTransaction, ids: list[str], now: int, reason: str) -> list[str]:
+    return [r["id"] for r in tx.run(cypher.query("crystals/expire"), ids=ids, now=now, reason=reason)]
+
+
+def move_in(tx: ManagedTransaction, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
+    """Rows of {id, to, parent_id}: states other than expired."""
+    return [r["id"] for r in tx.run(cypher.query("crystals/transition"), rows=rows, now=now, reason=reason)]
+
+
+def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, visibility: Visibility,
+               reason: str) -> dict[str, Any]:
+    """Move one crystal the caller owns to `target`: a 409 naming both states for a move the lifecycle does not
+    have. Audited in the move's own transaction."""
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        crystal, kinds = lock(tx, crystal_id, visibility)
+        current = Lifecycle(crystal["lifecycle"])
+        check(current, target, skill=is_skill(crystal, kinds))
+        now = now_ms()
+        audit = Audit(action="crystal.expire" if target is Lifecycle.expired else "crystal.transition",
+                      actor=actor, agent_id=crystal.get("agent_id"), at=now)
+        if target is Lifecycle.expired:
+            expire_in(tx, [crystal_id], now, reason)
+            revert: list[Any] = [Noop(reason="expired is the end of a crystal's lifecycle: only the purge follows")]
+        else:
+            move_in(tx, [{"id": crystal_id, "to": target.value, "parent_id": None}], now, reason)
+            before = {"lifecycle": current.value, "lifecycle_at": crystal.get("lifecycle_at")}
+            if target is Lifecycle.archived and "Entry" in kinds:
+                before["status"] = crystal.get("status")
+            revert = [SetProperties(label=label_of(kinds), id=crystal_id, before=before)]
+        audit.write(tx, [crystal_id], f"{crystal_id}: {current.value} → {target.value} ({reason})", revert)
+        return {"id": crystal_id, "from": current.value, "to": target.value, "at": now, "audit_id": audit.id}
+
+    return db.write(work)
+
+
+@dataclass
+class Swept:
+    expired: int = 0
+    archived: int = 0
+    transactions: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.expired} expired, {self.archived} archived in {self.transactions} transactions"
+
+
+def enforce_lifespan(db: Database, now: int | None = None, *, batch: int = BATCH,
+                     cancelled: Callable[[], bool] = lambda: False) -> Swept:
+    """The TTL policy (the scheduler's crystals.lifespan job): each crystal past its expires_at leaves — a
+    generated one expires, an activated one (which the state diagram does not let expire) is archived. One
+    audited transaction per batch, per owner."""
+    at = now if now is not None else now_ms()
+    out = Swept()
+    while not cancelled():
+        due = db.fetch("crystals/ttl_due", now=at, limit=batch)
+        if not due:
+            break
+        owners = {r["agent_id"] for r in due}
+
+        def work(tx: ManagedTransaction, due: list[dict[str, Any]] = due, owners: set[Any] = owners) -> None:
+            for owner in owners:
+                mine = [r for r in due if r["agent_id"] == owner]
+                gone = [r["id"] for r in mine if r["lifecycle"] == Lifecycle.generated.value]
+                kept = [r["id"] for r in mine if r["lifecycle"] == Lifecycle.activated.value]
+                audit = Audit(action="crystal.lifespan", actor="scheduler", agent_id=owner, at=at)
+                if gone:
+                    expire_in(tx, gone, at, "time to live ran out")
+                if kept:
+                    move_in(tx, [{"id": i, "to": Lifecycle.archived.value, "parent_id": None} for i in kept], at,
+                            "time to live ran out")
+                audit.write(tx, gone + kept, f"time to live ran out: {len(gone)} expired, {len(kept)} archived",
+                            [Noop(reason="a crystal's time to live ran out: expired and archived are final")])
+                out.expired += len(gone)
+                out.archived += len(kept)
+
+        db.write(work)
+        out.transactions += 1
+    if out.transactions:
+        log.info("crystal lifespans: %s", out)
+    return out
+
+
+@dataclass
+class Purged:
+    crystals: int = 0
+    versions: int = 0
+    transactions: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.crystals} crystals and {self.versions} versions deleted in {self.transactions} transactions"
+
+
+def purge(db: Database, retention_days: float, now: int | None = None, *, batch: int = BATCH,
+          cancelled: Callable[[], bool] = lambda: False) -> Purged:
+    """Physically delete expired and archived crystals older than the retention, with their kept versions; one
+    audited transaction per batch."""
+    before = (now if now is not None else now_ms()) - int(retention_days * DAY_MS)
+    out = Purged()
+    while not cancelled():
+        due = db.fetch("crystals/purge_due", before=before, limit=batch)
+        if not due:
+            break
+
+        def work(tx: ManagedTransaction, due: list[dict[str, Any]] = due) -> None:
+            rows = list(tx.run(cypher.query("crystals/purge"), ids=[r["id"] for r in due], before=before))
+            for owner in {r["agent_id"] for r in due}:
+                ids = [r["id"] for r in due if r["agent_id"] == owner]
+                Audit(action="crystal.purge", actor="scheduler", agent_id=owner).write(
+                    tx, ids, f"purged {len(ids)} expired or archived crystals past the retention",
+                    [Noop(reason="a purge is physical deletion past the retention: nothing to restore")])
+            out.crystals += len(rows)
+            out.versions += sum(r["versions"] for r in rows)
+
+        db.write(work)
+        out.transactions += 1
+    if out.crystals:
+        log.info("crystal purge: %s", out)
+    return out
