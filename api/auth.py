@@ -41,6 +41,12 @@ class KeyCache:
         with self._lock:
             self._entries[raw] = (time.monotonic() + self.ttl, principal)
 
+    def drop_agent(self, agent_id: str) -> None:
+        """Every cached key of the agent (its trust level changed: the keys' principals carry it)."""
+        with self._lock:
+            for raw in [r for r, (_, p) in self._entries.items() if p.agent_id == agent_id]:
+                del self._entries[raw]
+
     def drop_key(self, key_id: str) -> None:
         with self._lock:
             for raw in [r for r, (_, p) in self._entries.items() if p.key_id == key_id]:

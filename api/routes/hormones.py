@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from api.auth import Admin, Reader
+from api.auth import Admin, KeyCache, Reader
 from api.deps import DbDep
 from api.routes.agents import require_acting_for, require_self_or_admin
 from api.schemas.crystals import HormoneEventIn, TrustIn, WeatherIn
@@ -55,5 +55,8 @@ def end_weather(db: DbDep, who: Admin) -> dict[str, Any]:
 
 @router.put("/agents/{agent_id}/trust-level",
             summary="An agent's trust level (admin): below trusted, its ingestion halts while the override is on")
-def set_trust(agent_id: str, body: TrustIn, db: DbDep, who: Admin) -> dict[str, Any]:
-    return hs.set_trust(db, agent_id, body.level, actor=who.key_id)
+def set_trust(agent_id: str, body: TrustIn, db: DbDep, who: Admin, request: Request) -> dict[str, Any]:
+    changed = hs.set_trust(db, agent_id, body.level, actor=who.key_id)
+    cache: KeyCache = request.app.state.key_cache
+    cache.drop_agent(agent_id)  # its keys' principals carry the level
+    return changed

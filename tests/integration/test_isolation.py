@@ -225,7 +225,15 @@ READ_ROUTES |= {route: "test_context_assembly.py::test_the_workspace_and_the_loo
 READ_ROUTES["GET /agents/{agent_id}/alerts"] = "test_audit_alerts.py::test_alerts_are_the_agents_own"
 READ_ROUTES |= {route: "test_memory_proposals.py::test_proposals_are_the_main_agents_own" for route in (
     "GET /agents/{agent_id}/proposals", "GET /agents/{agent_id}/proposals/pending.md")}
-NO_AGENT_DATA = {"GET /health"}
+READ_ROUTES["GET /crystals/{crystal_id}"] = (
+    "test_crystal_governance.py::test_confidential_and_private_crystals_never_leak_on_any_read_route")
+READ_ROUTES |= {route: "test_crystal_provenance.py::test_lineage_is_what_the_caller_sees" for route in (
+    "GET /crystals/{crystal_id}/provenance", "GET /crystals/{crystal_id}/provenance/tree",
+    "GET /crystals/{crystal_id}/provenance/attribution")}
+READ_ROUTES |= {route: "test_crystal_skills.py::test_skills_are_what_the_caller_sees" for route in (
+    "GET /skills", "GET /skills/search", "GET /skills/{stable_id}")}
+READ_ROUTES["GET /agents/{agent_id}/hormones"] = "test_crystal_hormones.py::test_hormones_are_the_agents_own"
+NO_AGENT_DATA = {"GET /health", "GET /hormones/network"}  # the network override is the same for every agent
 
 
 def test_every_read_route_has_an_isolation_test(api) -> None:
