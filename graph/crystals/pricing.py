@@ -5,7 +5,7 @@ and a 60% success rate).
 - quality = success rate × average reward score (the mean execution reward, −1..1, mapped onto 0..1);
 - demand = 1 + ln(unique buyers + bounty matches + 1) × 0.1;
 - reputation = the publishing agent's peer reputation (1.0 unless set);
-- scarcity = 1.5 for a rare category (the only listed skill of its category), 1.2 for an uncommon one (2 to 4),
+- scarcity = 1.5 for a rare category (the only skill of its category the caller sees), 1.2 for an uncommon one (2 to 4),
   1.0 for a common one."""
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ class PricingConfig:
     base_usdc: float = 0.01
     min_executions: int = 3
     min_success_rate: float = 0.6
-    rare_at_most: int = 1        # listed skills in the category
+    rare_at_most: int = 1        # skills in the category (newest versions, not deprecated)
     uncommon_at_most: int = 4
 
 

@@ -1,0 +1,138 @@
+"""The consolidation engine (knowledge-crystals.md, "Consolidation Engine") on crystals with scripted access
+histories: importance recalculated by I = f(n)·e^(−λ_eff·Δt), against numbers worked out by hand; the forgotten
+expired (generated) or archived (activated), never a permanent crystal or a skill; promoted crystals of one source
+merged at the hormone-modulated threshold (the winner consolidated, the loser archived under it); each page and
+batch audited; on the scheduler and on demand."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+from neo4j import ManagedTransaction
+
+from graph.crystals import hormonal_state as hs
+from graph.crystals.config import CrystalsConfig
+from graph.crystals.consolidation import ConsolidationEngine, pick_merges
+from graph.crystals.hormones import HormonalEvent as E
+from graph.db.connection import Database
+from graph.embeddings import Embedder
+from graph.ids import now_ms
+from tests.conftest import Api
+
+DAY = 86_400_000
+DT = 40 * DAY
+F0 = 1 - math.exp(-0.1)                 # f(0) = 0.0951626
+CALM = 0.15 * 0.2 + 0.10 * 0.2 + 0.02 * 0.3  # homeostasis's decay resistance: 0.056
+TWIN_A = "The Aave WETH borrow rate spiked right after the Chainlink oracle update"
+TWIN_B = "Right after the Chainlink oracle update, the Aave WETH borrow rate spiked"
+
+
+def _write(api: Api, h: dict[str, str], eid: str, text: str, **extra: Any) -> None:
+    r = api.client.post("/episodes", headers=h, json={"id": eid, "type": "observation", "text": text, **extra})
+    assert r.status_code == 201, r.text
+
+
+def _script(db: Database, now: int, rows: dict[str, dict[str, Any]]) -> None:
+    """Each crystal's access count, last access (days ago) and valence."""
+    db.run("testing/set_crystal_props", rows=[
+        {"id": i, "props": {"access_count": p.get("n", 0), "last_accessed_at": now - p.get("days", 0) * DAY,
+                            "emotional_valence": p.get("valence", 0.0)}} for i, p in rows.items()])
+
+
+def _crystal(api: Api, h: dict[str, str], cid: str) -> dict[str, Any]:
+    r = api.client.get(f"/crystals/{cid}", headers=h)
+    return r.json() if r.status_code == 200 else {"status": r.status_code}
+
+
+def test_importance_forgetting_and_what_never_expires(api: Api, db: Database) -> None:
+    h, stressed = api.headers("cs-a"), api.headers("cs-s")
+    for i in ("fresh", "old", "moving", "active-old", "kept"):
+        _write(api, h, i, f"note {i} about a lending market")
+    _write(api, h, "kept-permanent", "a permanent note", governance={"lifespan": "permanent"})
+    _write(api, stressed, "old-stressed", "an old note of a stressed agent")
+    api.client.post("/crystals/active-old/lifecycle", headers=h, json={"to": "activated"})
+    r = api.client.post("/entries", headers=h, json={"id": "sk", "category": "Heuristic",
+                                                      "content": "Unwind the loop before the liquidation threshold"})
+    assert r.json()["outcome"] == "admitted"
+    assert api.client.post("/skills", headers=h, json={"crystal_id": "sk"}).status_code == 201
+    now = now_ms()
+    _script(db, now, {"fresh": {}, "old": {"days": 40}, "moving": {"days": 40, "valence": 0.8},
+                      "active-old": {"days": 40}, "kept-permanent": {"days": 400}, "old-stressed": {"days": 40},
+                      "kept": {"days": 10}})
+    db.run("testing/set_entry_props", id="sk", props={"last_accessed_at": now - 400 * DAY})
+    # The stressed agent's cortisol: 0.02 + 0.3 (error) + 0.4 (urgency) = 0.72; its decay resistance
+    # 0.72·0.3 + 0.15·0.2 + 0.10·0.2 = 0.266.
+    db.write(lambda tx: hs.spike_in(tx, "cs-s", [E.error, E.urgency], now, "test"))
+    report = ConsolidationEngine(db).run(now)
+    got = {i: _crystal(api, h, i) for i in ("fresh", "old", "moving", "active-old", "kept", "kept-permanent", "sk")}
+    assert got["fresh"]["importance_score"] == pytest.approx(F0)                         # 0.0951626
+    assert got["kept"]["importance_score"] == pytest.approx(F0 * math.exp(-5e-10 * (1 - CALM) * 10 * DAY))
+    assert got["old"] == {"status": 404}   # 0.0951626·e^(−5e−10·0.944·40 d) = 0.018622 < 0.02: expired
+    assert got["moving"]["importance_score"] == pytest.approx(0.0357606, rel=1e-5)      # valence 0.8: λ × 0.6
+    assert got["moving"]["lifecycle"] == "generated"
+    assert got["active-old"]["lifecycle"] == "archived"                                 # activated cannot expire
+    assert got["kept-permanent"]["lifecycle"] == "generated"                            # lifespan permanent
+    assert got["sk"]["lifecycle"] == "frozen"                                           # a skill never expires
+    stressed_old = _crystal(api, stressed, "old-stressed")
+    assert stressed_old["importance_score"] == pytest.approx(0.0267687, rel=1e-3)       # resistance 0.266: kept
+    assert (report.expired, report.archived, report.merged) == (1, 1, 0)
+    records = [r for r in db.rows("testing/audit_records") if r["action"] == "crystal.lifecycle"]
+    assert {r["agent_id"] for r in records} == {"cs-a"} and set(records[0]["target_ids"]) == {"old", "active-old"}
+
+
+def _cosine(embedder: Embedder, a: str, b: str) -> float:
+    va, vb = embedder.embed([a, b])
+    return float(np.dot(va, vb) / (np.linalg.norm(va) * np.linalg.norm(vb)))
+
+
+def test_promoted_crystals_of_one_source_merge_at_the_modulated_threshold(api: Api, db: Database,
+                                                                          embedder: Embedder) -> None:
+    cos = _cosine(embedder, TWIN_A, TWIN_B)
+    assert 0.9 < cos < 0.999
+    h, other, stressed = api.headers("cs-m"), api.headers("cs-o"), api.headers("cs-t")
+    _write(api, h, "m1", TWIN_A)
+    _write(api, h, "m2", TWIN_B)
+    _write(api, h, "m3", "Gas fees on Base fell after the Dencun upgrade")
+    _write(api, other, "o1", TWIN_B)
+    _write(api, stressed, "t1", TWIN_A)
+    _write(api, stressed, "t2", TWIN_B)
+    now = now_ms()
+    # f(30) = 0.954951 and f(20) = 0.877544: both promoted (> 0.7), m1 the more important.
+    _script(db, now, {"m1": {"n": 30}, "m2": {"n": 20}, "m3": {"n": 30}, "o1": {"n": 30}, "t1": {"n": 30},
+                      "t2": {"n": 20}})
+    db.write(lambda tx: hs.spike_in(tx, "cs-t", [E.error, E.urgency], now, "test"))  # cortisol 0.72
+    # A base threshold just under the pair's cosine: met at homeostasis (+0.03·0.02), not under stress
+    # (+0.03·0.72 = 0.0216).
+    config = CrystalsConfig(merge_overlap_threshold=cos - 0.01).consolidation()
+    report = ConsolidationEngine(db, config).run(now)
+    m1, m2, m3 = (_crystal(api, h, i) for i in ("m1", "m2", "m3"))
+    assert m1["importance_score"] == pytest.approx(0.9549508) and m2["importance_score"] == pytest.approx(0.8775436)
+    assert (m1["lifecycle"], m2["lifecycle"], m2["parent_id"]) == ("consolidated", "archived", "m1")
+    assert m3["lifecycle"] == "activated"                                   # promoted, nothing near it
+    assert _crystal(api, other, "o1")["lifecycle"] == "activated"           # another source: never merged with m1
+    assert {_crystal(api, stressed, i)["lifecycle"] for i in ("t1", "t2")} == {"activated"}  # stress: 0.0216 higher
+    assert report.merged == 1 and report.merges[0]["cosine"] == pytest.approx(cos, abs=1e-5)
+    tree = api.client.get("/crystals/m1/provenance", headers=h).json()
+    assert tree[0]["operation"] == "merged" and tree[0]["parent_ids"] == ["m2"] and tree[0]["actor"] == "consolidation"
+    assert [r["action"] for r in db.rows("testing/audit_records")].count("crystal.merge") == 1
+
+
+def test_pick_merges_takes_the_closest_pairs_once() -> None:
+    pairs = [{"a": "x", "b": "y", "cosine": 0.95, "a_score": 0.8, "b_score": 0.9, "agent_id": "g"},
+             {"a": "y", "b": "x", "cosine": 0.95, "a_score": 0.9, "b_score": 0.8, "agent_id": "g"},
+             {"a": "x", "b": "z", "cosine": 0.97, "a_score": 0.8, "b_score": 0.75, "agent_id": "g"},
+             {"a": "y", "b": "w", "cosine": 0.93, "a_score": 0.9, "b_score": 0.72, "agent_id": "g"}]
+    assert [(m["winner"], m["losers"]) for m in pick_merges(pairs)] == [("x", ["z"]), ("y", ["w"])]
+
+
+def test_on_demand_is_the_admins(api: Api, db: Database) -> None:
+    h = api.headers("cs-d")
+    _write(api, h, "d1", "an old note")
+    _script(db, now_ms(), {"d1": {"days": 400}})
+    assert api.client.post("/crystals/consolidate", headers=h).status_code == 403
+    r = api.client.post("/crystals/consolidate", headers=api.admin)
+    assert r.status_code == 200 and r.json()["expired"] == 1 and r.json()["scored"] >= 1
+    assert api.client.get("/crystals/d1", headers=h).status_code == 404
