@@ -33,10 +33,17 @@ CALL (id) {
   MATCH (n:ApiKey {id: id}) WHERE $label = 'ApiKey' RETURN n
   UNION
   MATCH (n:Alert {id: id}) WHERE $label = 'Alert' RETURN n
+  UNION
+  MATCH (n:Episode {id: id}) WHERE $label = 'Episode' RETURN n
+  UNION
+  MATCH (n:AgentHormones {id: id}) WHERE $label = 'AgentHormones' RETURN n
+  UNION
+  MATCH (n:NetworkWeather {id: id}) WHERE $label = 'NetworkWeather' RETURN n
 }
 WITH DISTINCT n
 WITH n, CASE WHEN $label = 'Entry' THEN coalesce(n.revision, 1) ELSE coalesce(n.version, 1) END AS k,
-     coalesce($states[n.id], apoc.convert.toJson(apoc.map.removeKeys(properties(n), ['embedding', 'hash']))) AS state
+     coalesce($states[n.id], apoc.convert.toJson(apoc.map.removeKeys(properties(n), ['embedding', 'hash', 'embedding_procedural',
+                                                                         'embedding_causal', 'embedding_entity']))) AS state
 WITH n, k, state, n.id + CASE WHEN $label = 'Entry' THEN ':r' ELSE ':v' END + toString(k) AS vid
 // A version written before (an item whose counter was moved back from outside the service): kept, not rewritten.
 MERGE (v:Version {id: vid})

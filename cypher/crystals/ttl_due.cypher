@@ -9,6 +9,7 @@ CALL () {
   MATCH (c:Entry) WHERE c.expires_at <= $now RETURN c
 }
 WITH c WHERE c.lifecycle IN ['generated', 'activated'] AND NOT c:Skill
-RETURN c.id AS id, c.lifecycle AS lifecycle, c.agent_id AS agent_id
+RETURN c.id AS id, c.lifecycle AS lifecycle, c.agent_id AS agent_id,
+       [l IN labels(c) WHERE l IN ['Episode', 'Memory', 'Entry']] AS kinds
 ORDER BY c.expires_at, c.id
 LIMIT $limit

@@ -39,6 +39,9 @@ class Versioned(StrEnum):
     MemoryProposal = "MemoryProposal"
     ApiKey = "ApiKey"   # its scopes and revocation: who may act for an agent is part of its configuration
     Alert = "Alert"     # its acknowledgement
+    Episode = "Episode"  # a crystal's lifecycle and governance (graph/crystals/): its text never changes
+    AgentHormones = "AgentHormones"
+    NetworkWeather = "NetworkWeather"
 
 
 # What says which state an item is in, and when that moved: bookkeeping of the chain, not the item's content

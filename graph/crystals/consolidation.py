@@ -58,6 +58,7 @@ class PassReport:
     transactions: int = 0
     seconds: float = 0.0
     merges: list[dict[str, Any]] = field(default_factory=list)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
 
     def __str__(self) -> str:
         return (f"{self.scored} scored, {self.activated} activated, {self.expired} expired, {self.archived} archived, "
@@ -100,10 +101,14 @@ class ConsolidationEngine:
                   "promote": self.config.promote_threshold, "resistance": resistance,
                   "default_resistance": float(usual.consolidation()["decay_resistance"])}
         for kind in KINDS:
+            t0 = time.perf_counter()
             promoted = self._score(kind, params, report, cancelled)
+            t1 = time.perf_counter()
             if not cancelled():
                 self._merge(kind, promoted, thresholds, self._threshold(usual.effective_cortisol), at, report,
                             cancelled)
+            report.phase_seconds[f"{kind.label.lower()}_score"] = round(t1 - t0, 3)
+            report.phase_seconds[f"{kind.label.lower()}_merge"] = round(time.perf_counter() - t1, 3)
         report.seconds = time.perf_counter() - started
         log.info("consolidation pass: %s", report)
         return report
@@ -122,7 +127,7 @@ class ConsolidationEngine:
                 if row is None or row["last"] is None:
                     return None
                 moves = [m for m in row["moves"] if m]
-                self._apply(tx, moves, params["now"])
+                self._apply(tx, kind, moves, params["now"])
                 if row["scored"]:
                     Audit(action="crystal.consolidate", actor=ACTOR, agent_id=None, at=params["now"]).write(
                         tx, [], f"importance of {row['scored']} {kind.label.lower()} crystals recalculated",
@@ -142,21 +147,22 @@ class ConsolidationEngine:
         report.promoted += len(promoted)
         return promoted
 
-    def _apply(self, tx: ManagedTransaction, moves: list[dict[str, Any]], now: int) -> None:
+    def _apply(self, tx: ManagedTransaction, kind: Kind, moves: list[dict[str, Any]], now: int) -> None:
         for owner in sorted({m["agent_id"] or "" for m in moves}):
             mine = [m for m in moves if (m["agent_id"] or "") == owner]
             gone = [m["id"] for m in mine if m["to"] == Lifecycle.expired.value]
             moved = [{"id": m["id"], "to": m["to"], "parent_id": None} for m in mine if m["to"] != "expired"]
+            audit = Audit(action="crystal.lifecycle", actor=ACTOR, agent_id=owner or None, at=now)
+            steps = store.keep(tx, {m["id"]: [kind.label] for m in moved}, audit, "consolidation: importance")
             if gone:
                 store.expire_in(tx, gone, now, "importance below the forget threshold")
             if moved:
                 store.move_in(tx, moved, now, "consolidation: importance")
             counts = {to: sum(1 for m in mine if m["to"] == to) for to in ("expired", "archived", "activated")}
-            Audit(action="crystal.lifecycle", actor=ACTOR, agent_id=owner or None, at=now).write(
-                tx, [m["id"] for m in mine], ", ".join(f"{n} {to}" for to, n in counts.items() if n)
-                + " by the consolidation engine's importance",
-                [Noop(reason="lifecycle moves follow the importance formula: expired and archived are final, "
-                             "activated is the next pass's to judge")])
+            audit.write(tx, [m["id"] for m in mine], ", ".join(f"{n} {to}" for to, n in counts.items() if n)
+                        + " by the consolidation engine's importance",
+                        [Noop(reason="lifecycle moves follow the importance formula: expired and archived are final, "
+                                     "activated is the next pass's to judge")], steps)
 
     def _merge(self, kind: Kind, promoted: list[str], thresholds: dict[str, float], default: float, now: int,
                report: PassReport, cancelled: Callable[[], bool]) -> None:
@@ -174,14 +180,17 @@ class ConsolidationEngine:
             part = merges[start:start + self.batch]
 
             def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part) -> None:
-                provenance.merge_in(tx, part, actor=ACTOR, now=now, reason="consolidation: merged with a near "
-                                                                            "duplicate")
                 for owner in sorted({m["agent_id"] or "" for m in part}):
                     mine = [m for m in part if (m["agent_id"] or "") == owner]
-                    Audit(action="crystal.merge", actor=ACTOR, agent_id=owner or None, at=now).write(
-                        tx, [i for m in mine for i in (m["winner"], *m["losers"])],
-                        f"{len(mine)} merges by the consolidation engine",
-                        [Noop(reason="a merge's loser is archived, which is final; the winner stays consolidated")])
+                    audit = Audit(action="crystal.merge", actor=ACTOR, agent_id=owner or None, at=now)
+                    steps = store.keep(tx, {i: [kind.label] for m in mine for i in (m["winner"], *m["losers"])},
+                                       audit, "consolidation: merged")
+                    audit.write(tx, [i for m in mine for i in (m["winner"], *m["losers"])],
+                                f"{len(mine)} merges by the consolidation engine",
+                                [Noop(reason="a merge's loser is archived, which is final; the winner stays "
+                                             "consolidated")], steps)
+                provenance.merge_in(tx, part, actor=ACTOR, now=now, reason="consolidation: merged with a near "
+                                                                            "duplicate")
 
             self.db.write(work)
             report.transactions += 1

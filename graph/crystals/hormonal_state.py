@@ -17,7 +17,8 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.agents import UnknownAgent
-from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
+from graph.audit.versions import Versioned
 from graph.crystals import hormones
 from graph.crystals.hormones import HormonalEvent, HormonalState, Override
 from graph.crystals.models import NetworkWeather
@@ -131,16 +132,18 @@ def describe(state: HormonalState) -> dict[str, Any]:
 def _write_levels(tx: ManagedTransaction, agent_id: str, state: HormonalState, event: str, actor: str,
                   before: dict[str, Any] | None) -> None:
     now = state.at
-    tx.run(cypher.query("crystals/hormones_set"), agent_id=agent_id, id=f"{agent_id}:hormones",
-           dopamine=state.dopamine, cortisol=state.cortisol, oxytocin=state.oxytocin, at=now, event=event).consume()
     audit = Audit(action="hormones.event", actor=actor, agent_id=agent_id, at=now)
     hid = f"{agent_id}:hormones"
+    steps = versions.keep(tx, Versioned.AgentHormones, [hid], now=now, actor=actor, reason=event,
+                          audit_id=audit.id) if before else []
+    tx.run(cypher.query("crystals/hormones_set"), agent_id=agent_id, id=f"{agent_id}:hormones",
+           dopamine=state.dopamine, cortisol=state.cortisol, oxytocin=state.oxytocin, at=now, event=event).consume()
     revert: list[Any] = ([SetProperties(label=NodeLabel.AgentHormones, id=hid,
                                         before={k: before.get(k) for k in ("dopamine", "cortisol", "oxytocin",
                                                                            "valid_from", "last_event")})]
                          if before else [DeleteNodes(label=NodeLabel.AgentHormones, ids=[hid])])
     audit.write(tx, [hid], f"{event}: dopamine {state.dopamine:.3f}, cortisol {state.cortisol:.3f}, "
-                           f"oxytocin {state.oxytocin:.3f}", revert)
+                           f"oxytocin {state.oxytocin:.3f}", revert, steps)
 
 
 def spike_in(tx: ManagedTransaction, agent_id: str, events: list[HormonalEvent], now: int, actor: str) -> None:
@@ -181,6 +184,9 @@ def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, ac
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
         before = ogm.properties(node) if node is not None else None
+        audit = Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now)
+        steps = versions.keep(tx, Versioned.NetworkWeather, [NETWORK], now=now, actor=actor, reason=reason,
+                              audit_id=audit.id) if node is not None else []
         if node is None:
             node = NetworkWeather(uid=NETWORK, level=level, reason=reason, valid_from=now,
                                   valid_until=now + duration_ms, recorded_at=now, set_by=actor)
@@ -192,8 +198,7 @@ def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, ac
                                             before={k: before.get(k) for k in ("level", "reason", "valid_from",
                                                                                "valid_until", "set_by")})]
                              if before else [DeleteNodes(label=NodeLabel.NetworkWeather, ids=[NETWORK])])
-        Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now).write(
-            tx, [NETWORK], f"network cortisol {level:.2f} for {duration_ms} ms: {reason}", revert)
+        audit.write(tx, [NETWORK], f"network cortisol {level:.2f} for {duration_ms} ms: {reason}", revert, steps)
         return {"level": level, "reason": reason, "valid_from": now, "valid_until": now + duration_ms,
                 "set_by": actor}
 
@@ -211,11 +216,14 @@ def end_weather(db: Database, *, actor: str) -> dict[str, Any] | None:
         if node is None or node.valid_until <= now:
             return None
         before = {"valid_until": node.valid_until}
+        audit = Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now)
+        steps = versions.keep(tx, Versioned.NetworkWeather, [NETWORK], now=now, actor=actor, reason="ended",
+                              audit_id=audit.id)
+        node.refresh()
         node.valid_until = now
         node.save()
-        Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now).write(
-            tx, [NETWORK], "network cortisol override ended",
-            [SetProperties(label=NodeLabel.NetworkWeather, id=NETWORK, before=before)])
+        audit.write(tx, [NETWORK], "network cortisol override ended",
+                    [SetProperties(label=NodeLabel.NetworkWeather, id=NETWORK, before=before)], steps)
         return ogm.properties(node)
 
     out: dict[str, Any] | None = ogm.write(db, work)
@@ -242,12 +250,14 @@ def set_trust(db: Database, agent_id: str, level: TrustLevel, *, actor: str) -> 
     now = now_ms()
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
+        audit = Audit(action="agent.trust_level", actor=actor, agent_id=agent_id, at=now)
+        steps = versions.keep(tx, Versioned.Agent, [agent_id], now=now, actor=actor, reason="trust level",
+                              audit_id=audit.id)
         row = tx.run(cypher.query("crystals/trust_set"), id=agent_id, level=level.value).single()
         if row is None:
             raise UnknownAgent(agent_id)
-        Audit(action="agent.trust_level", actor=actor, agent_id=agent_id, at=now).write(
-            tx, [agent_id], f"trust level {row['before'] or 'unset'} → {level.value}",
-            [SetProperties(label=NodeLabel.Agent, id=agent_id, before={"trust_level": row["before"]})])
+        audit.write(tx, [agent_id], f"trust level {row['before'] or 'unset'} → {level.value}",
+                    [SetProperties(label=NodeLabel.Agent, id=agent_id, before={"trust_level": row["before"]})], steps)
         return {"agent_id": agent_id, "trust_level": level.value, "before": row["before"], "at": now}
 
     return db.write(work)

@@ -127,9 +127,12 @@ class MemoryPipeline:
             return
         audit = Audit(action="crystal.pipeline_store", actor=self.actor, agent_id=self.agent_id)
 
+        kinds = {r["id"]: list(read[r["id"]].get("kinds", [])) for r in rows}
+
         def work(tx: ManagedTransaction) -> list[str]:
+            steps = crystals.keep(tx, kinds, audit, "a MemoryPipeline's store step")
             stored = [r["id"] for r in tx.run(cypher.query("crystals/pipeline_store"), rows=rows)]
-            audit.write(tx, stored, f"a MemoryPipeline stored {len(stored)} crystals", reverts)
+            audit.write(tx, stored, f"a MemoryPipeline stored {len(stored)} crystals", reverts, steps)
             return stored
 
         result.stored = self.db.write(work)

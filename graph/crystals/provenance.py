@@ -132,8 +132,10 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
         revert: list[Any] = [SetProperties(label=store.label_of(w_kinds), id=winner_id,
                                            before={"lifecycle": winner["lifecycle"],
                                                    "lifecycle_at": winner.get("lifecycle_at")})]
+        kinds: dict[str, list[str]] = {}
         for lid in losers:
             loser, l_kinds = store.lock(tx, lid, visibility)
+            kinds[lid] = l_kinds
             check(Lifecycle(loser["lifecycle"]), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
             before = {"lifecycle": loser["lifecycle"], "lifecycle_at": loser.get("lifecycle_at"), "parent_id": None}
             if "Entry" in l_kinds:
@@ -141,9 +143,10 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
             revert.append(SetProperties(label=store.label_of(l_kinds), id=lid, before=before))
         revert.insert(0, DeleteRelationships(type=RelationshipType.PROVENANCE, keys=[
             Endpoints(start_label=store.label_of(w_kinds), start_id=winner_id, end_ids=losers)]))
+        audit = Audit(action="crystal.merge", actor=actor, agent_id=winner.get("agent_id"), at=now)
+        steps = store.keep(tx, {winner_id: w_kinds, **kinds}, audit, reason)
         merge_in(tx, [{"winner": winner_id, "losers": losers, "cosine": None}], actor=actor, now=now, reason=reason)
-        Audit(action="crystal.merge", actor=actor, agent_id=winner.get("agent_id"), at=now).write(
-            tx, [winner_id, *losers], f"merged {', '.join(losers)} into {winner_id}: {reason}", revert)
+        audit.write(tx, [winner_id, *losers], f"merged {', '.join(losers)} into {winner_id}: {reason}", revert, steps)
         return {"winner": winner_id, "losers": losers, "at": now}
 
     return db.write(work)

@@ -58,11 +58,12 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
                           f"version")
         check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
         before = {k: crystal.get(k) for k in SKILL_FIELDS}
+        audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now)
+        steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
         tx.run(cypher.query("crystals/crystallize"), id=crystal_id, stable_id=stable_id, tags=tags,
                category=category, views=embedded, now=now).consume()
-        Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now).write(
-            tx, [crystal_id], f"{crystal_id} crystallized as skill {stable_id}",
-            [SetProperties(label=store.label_of(kinds), id=crystal_id, before=before)])
+        audit.write(tx, [crystal_id], f"{crystal_id} crystallized as skill {stable_id}",
+                    [SetProperties(label=store.label_of(kinds), id=crystal_id, before=before)], steps)
         return {"id": crystal_id, "stable_skill_id": stable_id, "skill_version": 1, "lifecycle": "frozen", "at": now}
 
     return db.write(work)
@@ -86,17 +87,19 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
+        audit = Audit(action="crystal.version", actor=actor, agent_id=locked.get("agent_id"), at=now)
+        steps = store.keep(tx, {crystal_id: kinds}, audit, "a new version made")
         row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, new_id=new_id, text=text, embedding=vector,
                      views=embedded, actor=visibility.viewer or actor, now=now,
                      metadata=json.dumps({"reason": reason})).single()
         assert row is not None  # locked above
-        Audit(action="crystal.version", actor=actor, agent_id=locked.get("agent_id"), at=now).write(
+        audit.write(
             tx, [new_id, crystal_id], f"{crystal_id} is frozen: its change is version {row['version']} ({new_id})",
             [DeleteNodes(label=store.label_of(kinds), ids=[new_id]),
              SetProperties(label=store.label_of(kinds), id=crystal_id,
                            before={"deprecated": crystal.get("deprecated"), "deprecated_by": None,
                                    "stable_skill_id": crystal.get("stable_skill_id"),
-                                   "skill_version": crystal.get("skill_version")})])
+                                   "skill_version": crystal.get("skill_version")})], steps)
         return {"id": new_id, "previous_version_id": crystal_id, "stable_skill_id": row["stable_id"],
                 "skill_version": row["version"], "at": now}
 
@@ -131,6 +134,11 @@ def search(db: Database, embedder: Embedder, query: str, perspective: Perspectiv
                               candidates=max(100, k * 10), k=k, **visibility.params())]
 
 
+def _kinds(skill: dict[str, Any]) -> list[str]:
+    """A skill's kind, from what it holds: an entry's content, a memory's store, else an episode's text."""
+    return ["Entry"] if skill.get("content") is not None else ["Memory"] if skill.get("store") else ["Episode"]
+
+
 def _latest(tx: ManagedTransaction, stable_id: str, visibility: Visibility) -> dict[str, Any]:
     row = tx.run(cypher.query("crystals/skill_latest_lock"), stable_id=stable_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
@@ -148,15 +156,17 @@ def record_execution(db: Database, stable_id: str, *, success: bool, reward: flo
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         skill = _latest(tx, stable_id, visibility)
+        audit = Audit(action="skill.execution", actor=actor, agent_id=skill.get("agent_id"), at=now)
+        steps = store.keep(tx, {skill["id"]: _kinds(skill)}, audit, "executed")
         tx.run(cypher.query("crystals/skill_execution"), id=skill["id"], success=success, reward=reward,
                now=now).consume()
-        Audit(action="skill.execution", actor=actor, agent_id=skill.get("agent_id"), at=now).write(
+        audit.write(
             tx, [skill["id"]], f"{stable_id} v{skill.get('skill_version')} executed: "
                                f"{'success' if success else 'failure'}, reward {reward:+.2f}",
-            [SetProperties(label=store.label_of(["Entry"] if skill.get("content") is not None else ["Episode"]),
+            [SetProperties(label=store.label_of(_kinds(skill)),
                            id=skill["id"], before={k: skill.get(k) for k in (
                                "execution_count", "success_count", "reward_sum", "steering_reward",
-                               "last_executed_at")})])
+                               "last_executed_at")})], steps)
         return skill
 
     db.write(work)
@@ -173,13 +183,15 @@ def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         skill = _latest(tx, stable_id, visibility)
+        audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now)
+        steps = store.keep(tx, {skill["id"]: _kinds(skill)}, audit, "deprecated")
         tx.run(cypher.query("crystals/skill_deprecate"), id=skill["id"], replaced_by=replaced_by, now=now).consume()
-        Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now).write(
+        audit.write(
             tx, [skill["id"]], f"{stable_id} deprecated in favour of {replaced_by}",
-            [SetProperties(label=store.label_of(["Entry"] if skill.get("content") is not None else ["Episode"]),
+            [SetProperties(label=store.label_of(_kinds(skill)),
                            id=skill["id"], before={"deprecated": skill.get("deprecated"),
                                                    "deprecated_by": skill.get("deprecated_by"),
-                                                   "deprecated_at": skill.get("deprecated_at")})])
+                                                   "deprecated_at": skill.get("deprecated_at")})], steps)
         return {"id": skill["id"], "stable_skill_id": stable_id, "deprecated_by": replaced_by, "at": now}
 
     return db.write(work)

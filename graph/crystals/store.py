@@ -12,7 +12,8 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, NodeLabel, Noop, SetProperties
+from graph.audit import Audit, NodeLabel, Noop, SetProperties, versions
+from graph.audit.versions import Step, Versioned
 from graph.crystals.lifecycle import Lifecycle, check
 from graph.db import cypher
 from graph.db.connection import Database
@@ -38,6 +39,20 @@ def label_of(kinds: list[str]) -> NodeLabel:
         if name in kinds:
             return NodeLabel(name)
     return NodeLabel.Episode
+
+
+def versioned(kinds: list[str]) -> Versioned:
+    """The version chain a crystal's state is kept in before a change (graph/audit/versions.py)."""
+    return Versioned.Entry if "Entry" in kinds else Versioned.Memory if "Memory" in kinds else Versioned.Episode
+
+
+def keep(tx: ManagedTransaction, items: dict[str, list[str]], audit: Audit, reason: str) -> list[Step]:
+    """Each crystal's state (id → its kinds) kept as a version before it changes in place."""
+    steps: list[Step] = []
+    for label in {versioned(k) for k in items.values()}:
+        ids = [i for i, k in items.items() if versioned(k) is label]
+        steps += versions.keep(tx, label, ids, now=audit.at, actor=audit.actor, reason=reason, audit_id=audit.id)
+    return steps
 
 
 def get(db: Database, crystal_id: str, visibility: Visibility) -> dict[str, Any]:
@@ -81,16 +96,19 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
         now = now_ms()
         audit = Audit(action="crystal.expire" if target is Lifecycle.expired else "crystal.transition",
                       actor=actor, agent_id=crystal.get("agent_id"), at=now)
+        steps: list[Step] = []
         if target is Lifecycle.expired:
             expire_in(tx, [crystal_id], now, reason)
             revert: list[Any] = [Noop(reason="expired is the end of a crystal's lifecycle: only the purge follows")]
         else:
+            steps = keep(tx, {crystal_id: kinds}, audit, f"{current.value} → {target.value}")
             move_in(tx, [{"id": crystal_id, "to": target.value, "parent_id": None}], now, reason)
             before = {"lifecycle": current.value, "lifecycle_at": crystal.get("lifecycle_at")}
             if target is Lifecycle.archived and "Entry" in kinds:
                 before["status"] = crystal.get("status")
             revert = [SetProperties(label=label_of(kinds), id=crystal_id, before=before)]
-        audit.write(tx, [crystal_id], f"{crystal_id}: {current.value} → {target.value} ({reason})", revert)
+        audit.write(tx, [crystal_id], f"{crystal_id}: {current.value} → {target.value} ({reason})", revert,
+                    steps)
         return {"id": crystal_id, "from": current.value, "to": target.value, "at": now, "audit_id": audit.id}
 
     return db.write(work)
@@ -127,11 +145,12 @@ def enforce_lifespan(db: Database, now: int | None = None, *, batch: int = BATCH
                 audit = Audit(action="crystal.lifespan", actor="scheduler", agent_id=owner, at=at)
                 if gone:
                     expire_in(tx, gone, at, "time to live ran out")
+                steps = keep(tx, {r["id"]: r["kinds"] for r in mine if r["id"] in kept}, audit, "time to live")
                 if kept:
                     move_in(tx, [{"id": i, "to": Lifecycle.archived.value, "parent_id": None} for i in kept], at,
                             "time to live ran out")
                 audit.write(tx, gone + kept, f"time to live ran out: {len(gone)} expired, {len(kept)} archived",
-                            [Noop(reason="a crystal's time to live ran out: expired and archived are final")])
+                            [Noop(reason="a crystal's time to live ran out: expired and archived are final")], steps)
                 out.expired += len(gone)
                 out.archived += len(kept)
 

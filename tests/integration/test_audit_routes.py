@@ -237,6 +237,61 @@ def _rollback(w: World) -> Call:
                           json={"item": f"{agent}:core:context", "to_version": f"{agent}:core:context:v1"})
 
 
+def _crystal(w: World, eid: str, *moves: str) -> str:
+    w.ok(w.post("/episodes", json={"id": eid, "type": "observation", "text": f"walk crystal {eid}"}))
+    for to in moves:
+        w.ok(w.post(f"/crystals/{eid}/lifecycle", json={"to": to}))
+    return eid
+
+
+def _merge(w: World) -> Call:
+    winner, loser = _crystal(w, "walk-win"), _crystal(w, "walk-lose", "activated")
+    return lambda: w.post("/crystals/merge", json={"winner_id": winner, "loser_ids": [loser]})
+
+
+def _version(w: World) -> Call:
+    frozen = _crystal(w, "walk-frozen", "frozen")
+    return lambda: w.post(f"/crystals/{frozen}/versions", json={"text": "walk crystal, changed"})
+
+
+def _consolidate(w: World) -> Call:
+    old = _crystal(w, "walk-old", "activated")  # not accessed for 400 days: the pass archives it
+    w.api.db.run("testing/set_crystal_props", rows=[{"id": old, "props": {"last_accessed_at": 0}}])
+    return lambda: w.api.client.post("/crystals/consolidate", headers=w.api.admin)
+
+
+def _skill(w: World) -> str:
+    if "skill" not in w.ids:
+        entry = w.entry("walk-skill", "Split large swaps across two routers to cut price impact")
+        w.ids["skill"] = w.ok(w.post("/skills", json={"crystal_id": entry, "category": "walking"}))["stable_skill_id"]
+    return str(w.ids["skill"])
+
+
+def _skill_call(path: str, body: dict[str, Any]) -> Case:
+    def case(w: World) -> Call:
+        sid = _skill(w)
+        return lambda: w.post(path.format(skill=quote(sid)), json=body)
+    return case
+
+
+def _deprecate(w: World) -> Call:
+    sid = _skill(w)
+    entry = w.entry("walk-skill-2", "Route swaps through the aggregator with the lowest quoted gas")
+    other = w.ok(w.post("/skills", json={"crystal_id": entry}))["stable_skill_id"]
+    return lambda: w.post(f"/skills/{quote(sid)}/deprecate", json={"replaced_by": other})
+
+
+def _weather(w: World) -> Call:  # a second long: the ingestion of the walk's sub-agent is not halted for long
+    return lambda: w.api.client.put("/hormones/network", headers=w.api.admin,
+                                    json={"level": 0.4, "duration_ms": 1_000, "reason": "walking"})
+
+
+def _end_weather(w: World) -> Call:
+    w.ok(w.api.client.put("/hormones/network", headers=w.api.admin,
+                          json={"level": 0.4, "duration_ms": 60_000, "reason": "walking"}))
+    return lambda: w.api.client.delete("/hormones/network", headers=w.api.admin)
+
+
 def _entry_call(path: str, body: dict[str, Any] | None = None) -> Case:
     def case(w: World) -> Call:
         entry = w.entry("walk-gas", GAS)
@@ -308,6 +363,25 @@ MUTATING: dict[str, Case] = {
     "POST /agents/{agent_id}/context/feedback": _context_feedback,
     "POST /agents/{agent_id}/context/recalibrate": _recalibrate,
     "POST /agents/{agent_id}/context/mutations/stage": _stage,
+    "POST /crystals/{crystal_id}/lifecycle": lambda w: (lambda c: lambda: w.post(
+        f"/crystals/{c}/lifecycle", json={"to": "activated"}))(_crystal(w, "walk-life")),
+    "POST /crystals/{crystal_id}/fork": lambda w: (lambda c: lambda: w.post(
+        f"/crystals/{c}/fork", json={}))(_crystal(w, "walk-fork")),
+    "POST /crystals/merge": _merge,
+    "POST /crystals/{crystal_id}/versions": _version,
+    "POST /crystals/consolidate": _consolidate,
+    "POST /skills": lambda w: (lambda e: lambda: w.post("/skills", json={"crystal_id": e}))(
+        w.entry("walk-skill-0", "Repay the loan before the health factor falls under 1.2")),
+    "POST /skills/{stable_id}/versions": _skill_call("/skills/{skill}/versions", {"text": "Split large swaps"}),
+    "POST /skills/{stable_id}/executions": _skill_call("/skills/{skill}/executions", {"success": True,
+                                                                                       "reward": 0.5}),
+    "POST /skills/{stable_id}/deprecate": _deprecate,
+    "POST /agents/{agent_id}/hormones/events": _call("POST", f"/agents/{AGENT}/hormones/events",
+                                                     {"event": "reward"}),
+    "PUT /hormones/network": _weather,
+    "DELETE /hormones/network": _end_weather,
+    "PUT /agents/{agent_id}/trust-level": _call("PUT", f"/agents/{AGENT}/trust-level", {"level": "provisional"},
+                                                who="admin"),
 }
 
 # Routes whose only change is access bookkeeping (an access count, a last access), which goes to the access log

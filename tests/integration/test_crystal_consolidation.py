@@ -11,7 +11,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-from neo4j import ManagedTransaction
 
 from graph.crystals import hormonal_state as hs
 from graph.crystals.config import CrystalsConfig
