@@ -60,9 +60,10 @@ class RelType(StrEnum):
     MENTIONS = "MENTIONS"
     DERIVED_FROM = "DERIVED_FROM"
     DECIDED = "DECIDED"
+    PROVENANCE = "PROVENANCE"  # a crystal's lineage (graph/crystals/provenance.py): kept across a move
 
 
-EXTRA_LABELS = {c.value for c in EntryCategory} | {k.value for k in EntityKind}
+EXTRA_LABELS = {c.value for c in EntryCategory} | {k.value for k in EntityKind} | {"Skill"}
 _PROPERTY_NAME = r"^[a-z_][a-z0-9_]{0,63}$"
 Scalar = str | bool | int | float
 

@@ -34,7 +34,8 @@ from graph.knowledge.decay import DecayConfig, half_life_ms
 from graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from graph.model.common import to_ms
 from graph.model.entry import EntryIn, OutcomeIn
-from graph.model.enums import AdmissionOutcome, Outcome, VoteDirection
+from graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
+from graph.model.governance import Lifespan
 from graph.visibility import Visibility
 
 CHUNK = 1_000
@@ -107,7 +108,9 @@ def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality
         "dream_validated": e.dream_validated, "last_accessed_at": now, "strength": 1.0,
         "admission_id": decision_id, **q.as_properties(),
         **fields.for_entry(e.category.value, e.provenance.value, e.content, now),
-        **govern(e.content, e.scope.value, e.governance, now),
+        # a structural entry does not decay (grimoire.md): its crystal is permanent unless the writer says otherwise
+        **govern(e.content, e.scope.value, e.governance, now,
+                 default_lifespan=Lifespan.permanent if e.decay_class is DecayClass.structural else Lifespan.decay),
     }
     if e.emotional_tag:
         props.update(e.emotional_tag.as_properties())

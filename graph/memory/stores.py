@@ -114,8 +114,9 @@ def properties(memory: NewMemory, recorded_at: int) -> dict[str, Any]:
     }
     crystal = {**fields.for_memory(c.type.value, c.store.value, memory.text(), memory.arrival is Arrival.explicit,
                                    recorded_at),
-               **govern(memory.text(), "private", None, recorded_at,
-                        default_lifespan=Lifespan.permanent if c.store is Store.vault else Lifespan.decay)}
+               # a memory is forgotten as moltbot-memory.md says (relevance, archive, a person's delete): the more
+               # specific document wins, so the consolidation engine scores and merges memories but never expires one
+               **govern(memory.text(), "private", None, recorded_at, default_lifespan=Lifespan.permanent)}
     props = {**crystal, **props}
     if c.procedure is not None:
         props.update(trigger=c.procedure.trigger, steps=list(c.procedure.steps), notes=list(c.procedure.notes))

@@ -73,7 +73,10 @@ def mmr(items: Sequence[Candidate], *, lam: float, top: int,
     head, tail = list(items[:top]), list(items[top:])
     if len(head) < 2:
         return head + tail, []
-    vecs = np.asarray([it.embedding or [0.0] for it in head], dtype=float)
+    # An item without its embedding (one that expired while this request ran) is unlike every other.
+    dim = max((len(it.embedding) for it in head if it.embedding), default=1)
+    vecs = np.asarray([it.embedding if it.embedding and len(it.embedding) == dim else [0.0] * dim for it in head],
+                      dtype=float)
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
     sims = vecs @ vecs.T

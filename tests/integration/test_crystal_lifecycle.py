@@ -93,15 +93,22 @@ def test_only_the_owner_moves_a_crystal_and_an_archived_entry_leaves_retrieval(a
 
 
 def test_expired_is_never_visible_to_anyone(api: Api) -> None:
-    owner = api.headers("life-x", "clade-x")
+    owner, stranger = api.headers("life-x", "clade-x"), api.headers("life-y", "clade-y")
     text = "Public note: the Curve stETH pool rebalanced overnight"
-    _episode(api, owner, "pub-ep", text, scope="public")
+    steth = {"kind": "Token", "name": "stETH", "chain_id": 1, "address": "0xae7ab96520DE3A18E5e111B5EaAb095312D7fE84"}
+    steth_id = "1:0xae7ab96520de3a18e5e111b5eaab095312d7fe84"
+    _episode(api, owner, "pub-ep", text, scope="public", mentions=[steth])
+    resolved = api.client.get("/entities/resolve", headers=stranger, params={"q": "stETH"}).json()
+    assert [e["id"] for e in resolved] == [steth_id]  # visible through the public episode that mentions it
     r = api.client.post("/entries", headers=owner, json={"id": "pub-en", "scope": "public", "category": "Insight",
                                                           "content": "Curve stETH pool rebalances overnight"})
     assert r.json()["outcome"] == "admitted", r.text
     for cid in ("pub-ep", "pub-en"):
         assert _move(api, owner, cid, S.expired).status_code == 200
-    for who in (owner, api.headers("life-y", "clade-y"), api.admin):
+    # The entity it mentioned is no longer seen through it (a stranger saw it only through that episode).
+    assert api.client.get("/entities/resolve", headers=stranger, params={"q": "stETH"}).json() == []
+    assert api.client.get(f"/entities/{steth_id}/related", headers=owner).json() == []
+    for who in (owner, stranger, api.admin):
         assert api.client.get("/episodes/pub-ep", headers=who).status_code == 404
         assert api.client.get("/entries/pub-en", headers=who).status_code == 404
         assert api.client.get("/crystals/pub-ep", headers=who).status_code == 404

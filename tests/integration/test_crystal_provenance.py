@@ -5,6 +5,7 @@ Cypher; only what the caller may see."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -68,6 +69,10 @@ def test_a_merge_has_many_parents_and_the_tree_and_chain_follow_the_history(api:
     rows = api.db.rows("crystals/lineage", id=z1, depth=5, viewer="pv-c", clade="clade-r", admin=False)
     assert sorted(r["id"] for r in rows) == sorted([z1, y2, y1, "x1", "x2", "x3"])
     assert {r["id"]: r["depth"] for r in rows}["x3"] == 4
+    # An agent's export keeps its crystals' lineage.
+    lines = [json.loads(x) for x in api.client.get("/agents/pv-b/export", headers=history["b"]).text.splitlines()]
+    lineage = {(r["from"], r["to"]) for r in lines if r["record"] == "relationship" and r["type"] == "PROVENANCE"}
+    assert lineage == {(y1, "x1"), (y2, y1)}
 
 
 def test_the_tree_stops_at_depth_five(api: Api) -> None:

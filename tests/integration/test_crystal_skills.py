@@ -116,3 +116,9 @@ def test_skills_are_what_the_caller_sees(api: Api, owned) -> None:
     sid = api.client.post("/skills", headers=owned["h"], json={"crystal_id": "pub"}).json()["stable_skill_id"]
     assert [s["id"] for s in api.client.get("/skills", headers=stranger).json()] == ["pub"]
     assert api.client.post(f"/skills/{sid}/executions", headers=stranger, json={"success": True}).status_code == 404
+
+
+def test_the_openapi_names_the_crystal_routes(api: Api) -> None:
+    paths = api.client.get("/openapi.json").json()["paths"]
+    for word in ("crystals", "lifecycle", "provenance", "hormones", "skills"):
+        assert any(word in p for p in paths), word

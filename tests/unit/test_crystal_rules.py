@@ -5,6 +5,7 @@ and elapsed times with their modulations, and sensitivity tagging on labelled ex
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 
@@ -122,3 +123,80 @@ NORMAL = ["The ETH/USDC pool rebalanced at noon.", "Gas fell below 10 gwei overn
                          + [(t, "personal") for t in PERSONAL] + [(t, "normal") for t in NORMAL])
 def test_sensitivity_tagging_on_labelled_examples(text: str, expected: str) -> None:
     assert sensitivity.tag(text) == expected
+
+
+# ---------------------------------------------------------------- fields, governance, views, pricing, modulation
+
+
+def test_crystal_fields_map_what_grimoire_keeps() -> None:
+    from graph.crystals import fields
+
+    e = fields.for_entry("Heuristic", "Clade", "Repay before the unlock", 1_000)
+    assert (e["semantic_type"], e["origin"], e["epistemic_layer"]) == ("task_pattern", "peer", "directive")
+    assert e["lifecycle"] == "generated" and e["access_count"] == 0 and e["importance_score"] == 0.095163
+    m = fields.for_entry("Insight", "SelfLearned", "x", 1_000, mental_model=True)
+    assert m["epistemic_layer"] == "mental_model" and m["origin"] == "inferred"
+    mem = fields.for_memory("preference", "semantic", "I prefer Lido", True, 1_000)
+    assert (mem["semantic_type"], mem["origin"], mem["epistemic_layer"]) == ("preference", "user_input", "directive")
+    assert mem["hormone_oxytocin"] == 0.1 and mem["importance_score"] == round(1 - math.exp(-0.2), 6)  # f(1)
+    proc = fields.for_memory("fact", "procedural", "deploy: 1. build 2. ship", False, 1_000)
+    assert proc["semantic_type"] == "task_pattern" and proc["origin"] == "session"
+    ep = fields.for_episode("action", "The swap failed with an error", 1_000)
+    assert ep["origin"] == "indexed" and ep["hormone_cortisol"] == 0.3 and ep["emotional_valence"] == -0.15
+
+
+def test_governance_keeps_confidential_private_and_sets_the_lifespan() -> None:
+    from graph.crystals.governance import govern
+    from graph.model.governance import GovernanceIn, Lifespan
+
+    g = govern("the api key is sk-abcdefghijklmnopqrstu", "public", None, 1_000)
+    assert g == {"sensitivity": "confidential", "lifespan": "decay", "priority": 0, "scope": "private",
+                 "requested_scope": "public"}
+    assert govern("I think ETH will rally", "shared", None, 0)["scope"] == "shared"  # personal: labelled only
+    ttl = govern("a note", "private", GovernanceIn(lifespan=Lifespan.ttl, ttl_ms=5_000, priority=3), 1_000)
+    assert ttl["expires_at"] == 6_000 and ttl["ttl_ms"] == 5_000 and ttl["priority"] == 3
+    assert govern("a note", "public", None, 0, default_lifespan=Lifespan.permanent)["lifespan"] == "permanent"
+    with pytest.raises(ValueError):
+        GovernanceIn(lifespan=Lifespan.ttl)
+    with pytest.raises(ValueError):
+        GovernanceIn(ttl_ms=5_000)
+
+
+def test_perspective_views() -> None:
+    from graph.crystals.perspectives import Perspective, view
+
+    text = ("Open the vault page. Call withdraw() with every share because the rate falls when utilisation drops. "
+            "The Morpho SDK and the Uniswap API help.")
+    assert view(text, Perspective.procedural) == "Steps: Open the vault page. Call withdraw() with every share " \
+                                                 "because the rate falls when utilisation drops."
+    assert view(text, Perspective.causal).startswith("Cause and effect: Call withdraw() with every share because")
+    entity = view(text, Perspective.entity)
+    assert entity.startswith("Tools and technologies: ") and "withdraw()" in entity and "SDK" in entity
+    assert view("nothing here", Perspective.causal) == "Cause and effect: nothing here"
+
+
+def test_price_and_gates_by_hand() -> None:
+    from graph.crystals.pricing import price, scarcity
+
+    assert (scarcity(1), scarcity(3), scarcity(9)) == (1.5, 1.2, 1.0)
+    two = price({"execution_count": 2, "success_count": 2, "reward_sum": 2.0})
+    assert two["listed"] is False and two["gates"] == {"executions": False, "success_rate": True}
+    # 5 executions, 4 successes (0.8); rewards summing 3.0 (mean 0.6: score 0.8); quality 0.64; 9 buyers and 0
+    # bounties: demand 1 + ln(10)·0.1 = 1.2302585; reputation 0.9; uncommon (3 in its category): 1.2.
+    p = price({"execution_count": 5, "success_count": 4, "reward_sum": 3.0, "unique_buyers": 9},
+              in_category=3, reputation=0.9)
+    assert p["listed"] is True and p["quality"] == pytest.approx(0.64)
+    assert p["price_usdc"] == pytest.approx(0.01 * 0.64 * (1 + math.log(10) * 0.1) * 0.9 * 1.2)
+    assert price({"execution_count": 5, "success_count": 2, "reward_sum": 3.0})["price_usdc"] is None  # 40%
+    assert price({"execution_count": 5, "success_count": 5, "deprecated": True})["listed"] is False
+
+
+def test_retrieval_weights_under_the_hormones() -> None:
+    from graph.retrieval.config import RetrievalConfig
+
+    c = RetrievalConfig().modulated(1.1, 1.3)
+    assert c.rerank.quality == pytest.approx(0.20 * 1.1) and c.rerank.recency == pytest.approx(0.15 * 1.3)
+    assert c.four_factor.importance == pytest.approx(0.25 * 1.1) and c.four_factor.temporal == pytest.approx(0.26)
+    assert c.rerank.rrf == 0.30 and c.four_factor.semantic == 0.40
+    assert (c.hormones.importance_boost, c.hormones.recency_bias) == (1.1, 1.3)
+    assert RetrievalConfig().hormones.importance_boost == 1.0

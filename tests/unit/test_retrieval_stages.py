@@ -70,6 +70,15 @@ def test_mmr_removes_a_near_duplicate_and_reorders() -> None:
     assert kept[1].mmr == pytest.approx(0.595) and kept[2].mmr == pytest.approx(0.7 * 0.9 - 0.3 * 0.6)
 
 
+def test_mmr_keeps_an_item_whose_embedding_is_gone() -> None:
+    """A crystal expired while the request ran has no embedding left to read: it is unlike every other."""
+    items = [Candidate(id="a", kind="entry", score=1.0, embedding=[1.0, 0.0, 0.0]),
+             Candidate(id="gone", kind="episode", score=0.9, embedding=None),
+             Candidate(id="b", kind="entry", score=0.8, embedding=[0.0, 1.0, 0.0])]
+    kept, cut = rerank.mmr(items, lam=0.7, top=10, duplicate_threshold=0.95)
+    assert [x.id for x in kept] == ["a", "gone", "b"] and not cut
+
+
 def test_the_budget_cut() -> None:
     items = [Candidate(id=i, kind="episode", text=" ".join(["w"] * n))
              for i, n in [("a", 200), ("b", 250), ("c", 100), ("d", 40)]]
