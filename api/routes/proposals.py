@@ -15,6 +15,7 @@ from api.routes.agents import require_acting_for
 from api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn
 from graph import agents
 from graph.agents import Principal
+from graph.crystals import hormonal_state
 from graph.errors import NotFound
 from graph.memory import proposals as p
 from graph.memory.messages import AgentMemory
@@ -42,6 +43,7 @@ def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Reader
     sub = agents.get(memory.db, who.agent_id)
     if sub is None:
         raise NotFound(f"no agent {who.agent_id!r}")
+    hormonal_state.guard_ingestion(memory.db, sub)  # a sub-agent below trusted waits out a network override
     return memory.proposals.propose(agent_id, sub, p.ProposalIn(
         content=body.content, trigger=body.trigger, store=body.store,
         entities=tuple(body.entities) if body.entities is not None else None, confidence=body.confidence,

@@ -101,6 +101,13 @@ def test_the_network_override_raises_cortisol_and_halts_untrusted_ingestion(api:
         assert api.client.post("/entries", headers=golem, json={"category": "Insight", "content": "x y z"}
                                ).status_code == 409
         assert api.client.post("/episodes", headers=person, json=episode).status_code == 201  # a main agent: trusted
+        r = api.client.post("/agents", headers=api.admin, json={"id": "h-sub", "name": "scout", "kind": "sub",
+                                                                 "parent_id": "h-main", "clade": "clade-a"})
+        assert r.status_code == 201, r.text
+        scout = api.headers("h-sub", scopes=("read", "propose"), kind="sub")
+        refused = api.client.post("/agents/h-main/proposals", headers=scout,
+                                  json={"content": "The user prefers morning reports", "store": "semantic"})
+        assert refused.status_code == 409 and "halted" in refused.json()["detail"]
         assert api.client.put("/agents/h-golem/trust-level", headers=api.admin, json={"level": "trusted"}
                               ).status_code == 200
         assert api.client.post("/episodes", headers=api.headers("h-golem", kind="golem"), json=episode
