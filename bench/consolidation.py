@@ -44,12 +44,12 @@ BATCH = 1_000
 
 
 def history(i: int, now: int) -> dict[str, Any]:
-    """The i-th crystal's scripted access history."""
+    """The i-th crystal's scripted access history, under the lifespan a crystal written through the API gets."""
     if i % 10 == 0:
-        return {"access_count": 15 + i % 26, "last_accessed_at": now - (i % 24) * 3_600_000}
+        return {"access_count": 15 + i % 26, "last_accessed_at": now - (i % 24) * 3_600_000, "lifespan": "decay"}
     if i % 20 == 5:
-        return {"access_count": 0, "last_accessed_at": now - (60 + i % 31) * DAY}
-    return {"access_count": i % 6, "last_accessed_at": now - (i % 31) * DAY}
+        return {"access_count": 0, "last_accessed_at": now - (60 + i % 31) * DAY, "lifespan": "decay"}
+    return {"access_count": i % 6, "last_accessed_at": now - (i % 31) * DAY, "lifespan": "decay"}
 
 
 def script(db: Database, now: int) -> dict[str, int]:

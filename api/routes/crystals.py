@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query
 
 from api.auth import Admin, Reader, Writer
 from api.deps import DbDep, EmbedderDep, ServicesDep
+from api.ownership import guard
 from api.schemas.crystals import ForkIn, MergeIn, TransitionIn, VersionIn
 from graph.crystals import provenance, skills, store
 
@@ -62,6 +63,7 @@ def attribution(crystal_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
 @router.post("/crystals/{crystal_id}/fork", status_code=201,
              summary="Fork a crystal the key sees into a new one of the key's agent (a forked provenance link)")
 def fork(crystal_id: str, body: ForkIn, db: DbDep, who: Writer) -> dict[str, Any]:
+    guard(db, who)
     return provenance.fork(db, crystal_id, scope=body.scope.value, actor=_actor(who), visibility=who.visibility(),
                            metadata=body.metadata)
 
@@ -77,6 +79,7 @@ def merge(body: MergeIn, db: DbDep, who: Writer) -> dict[str, Any]:
              summary="Change a frozen crystal: it is immutable, so the change is a new crystal, its next version "
                      "(mutated provenance link), and the version before is deprecated")
 def new_version(crystal_id: str, body: VersionIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    guard(db, who)
     return skills.new_version(db, embedder, crystal_id, body.text, actor=who.key_id, visibility=who.visibility(),
                               reason=body.reason)
 

@@ -11,6 +11,7 @@ from fastapi import APIRouter, Query
 
 from api.auth import Reader, Writer
 from api.deps import DbDep, EmbedderDep
+from api.ownership import guard
 from api.schemas.crystals import CrystallizeIn, DeprecateIn, ExecutionIn, VersionIn
 from graph.crystals import skills
 from graph.crystals.perspectives import Perspective
@@ -21,6 +22,7 @@ router = APIRouter(tags=["skills"])
 @router.post("/skills", status_code=201, summary="Crystallize a generated or activated crystal as a skill: frozen, "
                                                  "a stable skill id, version 1, tags, category, its three views")
 def crystallize(body: CrystallizeIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    guard(db, who)
     return skills.crystallize(db, embedder, body.crystal_id, tags=body.tags, category=body.category,
                               actor=who.key_id, visibility=who.visibility())
 
@@ -32,7 +34,8 @@ def list_skills(db: DbDep, who: Reader, category: str | None = None, tag: str | 
     view = who.visibility()
     found = skills.list_skills(db, view, category=category, tag=tag, include_deprecated=include_deprecated,
                                limit=limit)
-    return [{**s, "listing": skills.listing(db, s, view)} for s in found]
+    counts = skills.category_counts(db, view)
+    return [{**s, "listing": skills.listing(db, s, view, counts)} for s in found]
 
 
 @router.get("/skills/search", summary="Skills nearest a query by one of their views: procedural (steps), causal "
@@ -54,6 +57,7 @@ def versions(stable_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
 @router.post("/skills/{stable_id}/versions", status_code=201,
              summary="A new version of the skill (a new frozen crystal; the version before deprecated)")
 def new_version(stable_id: str, body: VersionIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    guard(db, who)
     latest = skills.versions(db, stable_id, who.visibility())[0]
     return skills.new_version(db, embedder, latest["id"], body.text, actor=who.key_id, visibility=who.visibility(),
                               reason=body.reason)

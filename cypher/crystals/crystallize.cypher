@@ -2,6 +2,7 @@
 // the Skill label, semantic type skill, frozen, a stable skill id kept across its versions, version 1, its
 // tags and category, its execution record at zero, and its three perspective embeddings (indexed:
 // skill_procedural, skill_causal, skill_entity).
+:param label => 'Entry';
 :param id => 'en-1';
 :param stable_id => 'skill:en-1';
 :param tags => ['lending'];
@@ -9,11 +10,11 @@
 :param views => {};
 :param now => 1770000000000;
 CALL () {
-  MATCH (c:Episode {id: $id}) RETURN c
+  MATCH (c:Episode {id: $id}) WHERE $label = 'Episode' RETURN c
   UNION
-  MATCH (c:Memory {id: $id}) RETURN c
+  MATCH (c:Memory {id: $id}) WHERE $label = 'Memory' RETURN c
   UNION
-  MATCH (c:Entry {id: $id}) RETURN c
+  MATCH (c:Entry {id: $id}) WHERE $label = 'Entry' RETURN c
 }
 WITH DISTINCT c
 SET c:Skill, c.semantic_type = 'skill', c.lifecycle = 'frozen', c.lifecycle_at = $now,

@@ -2,21 +2,26 @@
 // (Episode, Memory, Entry, its category, Skill) and so every index and every MATCH, and every relationship but
 // its lineage (PROVENANCE) and its kept versions (PREVIOUS_VERSION) — no traversal reaches it and no entity is
 // visible through it; it keeps its id and properties as an Expired node, with the labels it had, until the purge
-// deletes it.
-:param ids => ['ep-1'];
+// deletes it. Its kept versions go with it: they hold its text. Only a generated crystal that is not a skill
+// expires (rows decided outside this transaction apply only if nothing moved the crystal since).
+:param rows => [{id: 'ep-1', label: 'Episode'}];
 :param now => 1770000000000;
 :param reason => 'importance below the forget threshold';
-UNWIND $ids AS id
-CALL (id) {
-  MATCH (c:Episode {id: id}) RETURN c
+UNWIND $rows AS row
+CALL (row) {
+  MATCH (c:Episode {id: row.id}) WHERE row.label = 'Episode' RETURN c
   UNION
-  MATCH (c:Memory {id: id}) RETURN c
+  MATCH (c:Memory {id: row.id}) WHERE row.label = 'Memory' RETURN c
   UNION
-  MATCH (c:Entry {id: id}) RETURN c
+  MATCH (c:Entry {id: row.id}) WHERE row.label = 'Entry' RETURN c
 }
-WITH DISTINCT c
+WITH DISTINCT c WHERE coalesce(c.lifecycle, 'generated') = 'generated' AND NOT c:Skill
 CALL (c) {
-  MATCH (c)-[r]-() WHERE NOT type(r) IN ['PROVENANCE', 'PREVIOUS_VERSION']
+  OPTIONAL MATCH (c)-[:PREVIOUS_VERSION]->(v)
+  DETACH DELETE v
+}
+CALL (c) {
+  MATCH (c)-[r]-() WHERE type(r) <> 'PROVENANCE'
   DELETE r
 }
 WITH c, labels(c) AS had

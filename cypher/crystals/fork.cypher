@@ -1,8 +1,10 @@
 // Fork a crystal the viewer may see into a new crystal of the viewer's: the same kind (an episode, a
 // memory, an entry; a fork of a skill is not that skill), text, embedding and fields, a new id, generated, in
-// the scope asked for (private when the source is confidential), linked to its source by a PROVENANCE
+// the scope asked for (private when the source is confidential; a skill's fork is a task pattern with no
+// execution record), linked to its source by a PROVENANCE
 // relationship (operation forked, the actor, the time, metadata).
 :param id => 'en-1';
+:param label => 'Entry';
 :param new_id => 'en-1-fork';
 :param scope => 'private';
 :param actor => 'golem-2';
@@ -14,11 +16,11 @@
 :param clade => 'clade-a';
 :param admin => false;
 CALL () {
-  MATCH (c:Episode {id: $id}) RETURN c
+  MATCH (c:Episode {id: $id}) WHERE $label = 'Episode' RETURN c
   UNION
-  MATCH (c:Memory {id: $id}) RETURN c
+  MATCH (c:Memory {id: $id}) WHERE $label = 'Memory' RETURN c
   UNION
-  MATCH (c:Entry {id: $id}) RETURN c
+  MATCH (c:Entry {id: $id}) WHERE $label = 'Entry' RETURN c
 }
 WITH DISTINCT c AS src
 WHERE $admin OR src.agent_id = $viewer OR src.scope = 'public' OR (src.scope = 'shared' AND src.clade = $clade)
@@ -32,6 +34,11 @@ SET f:$([l IN labels(src) WHERE l <> 'Skill']),
     f.access_count = 0, f.last_accessed_at = $now, f.parent_id = null, f.audit_id = null,
     f.provenance_operation = null, f.provenance_actor = null, f.stable_skill_id = null, f.skill_version = null,
     f.previous_version_id = null, f.deprecated = null, f.deprecated_by = null,
-    f.embedding_procedural = null, f.embedding_causal = null, f.embedding_entity = null
+    f.embedding_procedural = null, f.embedding_causal = null, f.embedding_entity = null,
+    f.semantic_type = CASE WHEN src:Skill THEN 'task_pattern' ELSE src.semantic_type END,
+    f.lifespan = CASE WHEN src:Skill THEN 'decay' ELSE src.lifespan END, f.execution_count = null,
+    f.success_count = null, f.reward_sum = null, f.steering_reward = 0.0, f.skill_tags = null,
+    f.skill_category = null, f.unique_buyers = null, f.bounty_matches = null, f.last_executed_at = null,
+    f.expired_labels = null
 CREATE (f)-[:PROVENANCE {operation: 'forked', actor: $actor, at: $now, metadata: $metadata}]->(src)
 RETURN f.id AS id, [l IN labels(f) WHERE l IN ['Episode', 'Memory', 'Entry']] AS kinds

@@ -1,5 +1,5 @@
 // A crystal its owner (or the admin) is about to change, locked for the transaction: its lifecycle, kinds
-// and the fields a transition reads.
+// and the fields a transition reads (ids are unique per label: the caller's own, one row each).
 :param id => 'ep-1';
 :param viewer => 'golem-1';
 :param admin => false;
@@ -12,5 +12,6 @@ CALL () {
 }
 WITH DISTINCT c WHERE $admin OR c.agent_id = $viewer
 SET c.lifecycle = coalesce(c.lifecycle, 'generated')
-RETURN c {.id, .agent_id, .clade, .scope, .lifecycle, .lifecycle_at, .semantic_type, .status, .stable_skill_id}
+RETURN c {.id, .agent_id, .clade, .scope, .lifecycle, .lifecycle_at, .semantic_type, .status, .stable_skill_id,
+          .deprecated, .sensitivity}
        AS crystal, [l IN labels(c) WHERE l IN ['Episode', 'Memory', 'Entry', 'Skill']] AS kinds

@@ -1,21 +1,23 @@
 // A change to a frozen crystal (immutable): a new crystal, the next version — the same kind, fields and
 // owner, the new text and embedding, frozen, skill_version + 1, previous_version_id and the chain's
 // stable id — deriving from the version before it (PROVENANCE, operation mutated); the version before is
-// deprecated, by the chain's stable id. $views: a skill's three views, {embedding_procedural: [...], ...}.
+// deprecated, by the chain's stable id. $props: the new text's sensitivity, scope and hormonal influence. $views: a skill's three views, {embedding_procedural: [...], ...}.
+:param label => 'Entry';
 :param id => 'skill-1';
 :param new_id => 'skill-1-v2';
 :param text => 'new steps';
 :param embedding => [];
 :param views => {};
+:param props => {sensitivity: 'normal', scope: 'private', requested_scope: null};
 :param actor => 'golem-1';
 :param now => 1770000000000;
 :param metadata => '{}';
 CALL () {
-  MATCH (c:Episode {id: $id}) RETURN c
+  MATCH (c:Episode {id: $id}) WHERE $label = 'Episode' RETURN c
   UNION
-  MATCH (c:Memory {id: $id}) RETURN c
+  MATCH (c:Memory {id: $id}) WHERE $label = 'Memory' RETURN c
   UNION
-  MATCH (c:Entry {id: $id}) RETURN c
+  MATCH (c:Entry {id: $id}) WHERE $label = 'Entry' RETURN c
 }
 WITH DISTINCT c AS old
 CREATE (v)
@@ -27,7 +29,9 @@ SET v:$(labels(old)),
     v.previous_version_id = old.id, v.deprecated = false, v.deprecated_by = null,
     v.content = CASE WHEN old:Entry THEN $text END, v.text = CASE WHEN old:Entry THEN null ELSE $text END,
     v.access_count = 0, v.last_accessed_at = $now, v.execution_count = 0, v.success_count = 0,
-    v.steering_reward = 0.0, v.reward_sum = 0.0
+    v.steering_reward = 0.0, v.reward_sum = 0.0, v.parent_id = null, v.unique_buyers = 0, v.bounty_matches = 0,
+    v.last_executed_at = null, v.tokens = null
+SET v += $props
 SET old.deprecated = true, old.deprecated_by = coalesce(old.stable_skill_id, old.id),
     old.stable_skill_id = coalesce(old.stable_skill_id, old.id), old.skill_version = coalesce(old.skill_version, 1)
 WITH old, v

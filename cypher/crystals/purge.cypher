@@ -1,15 +1,17 @@
 // Physically delete purged crystals with what hangs off them — their kept versions (PREVIOUS_VERSION) —
 // and nothing else: the entities they mention, the crystals they derive from or that derive from them stay
 // (their relationships to the purged crystal go with it).
-:param ids => ['ep-1'];
+:param rows => [{id: 'ep-1', label: 'Expired'}];
 :param before => 1770000000000;
-UNWIND $ids AS id
-CALL (id) {
-  MATCH (c:Expired {id: id}) RETURN c
+UNWIND $rows AS row
+CALL (row) {
+  MATCH (c:Expired {id: row.id}) WHERE row.label = 'Expired' RETURN c
   UNION
-  MATCH (c:Episode {id: id}) WHERE c.lifecycle = 'archived' RETURN c
+  MATCH (c:Episode {id: row.id}) WHERE row.label = 'Episode' AND c.lifecycle = 'archived' AND NOT c:Memory
+    AND coalesce(c.lifespan, 'permanent') <> 'permanent' RETURN c
   UNION
-  MATCH (c:Entry {id: id}) WHERE c.lifecycle = 'archived' RETURN c
+  MATCH (c:Entry {id: row.id}) WHERE row.label = 'Entry' AND c.lifecycle = 'archived'
+    AND coalesce(c.lifespan, 'permanent') <> 'permanent' RETURN c
 }
 WITH DISTINCT c WHERE c.lifecycle_at <= $before
 OPTIONAL MATCH (c)-[:PREVIOUS_VERSION]->(v)

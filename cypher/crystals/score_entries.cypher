@@ -2,8 +2,9 @@
 // generated or activated crystal's importance recalculated from scratch, I = f(n)·e^(−λ_eff·Δt) with
 // f(n) = 1 − e^(−0.1(n+1)) and λ_eff = rate·(1 − |valence|·emotion)·(1 − the owner's hormonal decay
 // resistance), Δt since its last access; and the move it calls for: below the forget threshold a generated
-// crystal expires and an activated one is archived (lifespan decay only; never a skill); a generated crystal
-// that has been accessed and scores above the promote threshold is activated. Pages follow the id order.
+// crystal expires and an activated one is archived (lifespan decay only — a crystal written before lifespans
+// is permanent; never a skill); a generated crystal that has been accessed and scores above the promote
+// threshold is activated. Pages follow the id order; a page with nothing to score still says where it ended.
 :param after => '';
 :param batch => 1000;
 :param now => 1770000000000;
@@ -17,22 +18,25 @@ MATCH (c:Entry) WHERE c.id > $after
 WITH c ORDER BY c.id LIMIT $batch
 WITH collect(c) AS page
 WITH page, CASE WHEN size(page) = 0 THEN null ELSE page[size(page) - 1].id END AS last
-UNWIND (CASE WHEN size(page) = 0 THEN [null] ELSE page END) AS c
-WITH last, c WHERE c IS NOT NULL AND coalesce(c.lifecycle, 'generated') IN ['generated', 'activated']
-WITH last, c, coalesce($resistance[c.agent_id], $default_resistance) AS r,
-     coalesce(c.last_accessed_at, c.recorded_at, $now) AS touched
-WITH last, c, (1.0 - exp(-0.1 * (coalesce(c.access_count, 0) + 1)))
-     * exp(-$rate * (1.0 - abs(coalesce(c.emotional_valence, 0.0)) * $emotion) * (1.0 - r)
-           * CASE WHEN $now > touched THEN $now - touched ELSE 0 END) AS score
-SET c.importance_score = score, c.importance_at = $now
-WITH last, c, score,
-     coalesce(c.lifespan, 'decay') = 'decay' AND NOT c:Skill AND coalesce(c.semantic_type, '') <> 'skill' AS decays
-WITH last, c, score, CASE
-       WHEN decays AND score < $forget AND coalesce(c.lifecycle, 'generated') = 'generated' THEN 'expired'
-       WHEN decays AND score < $forget AND c.lifecycle = 'activated' THEN 'archived'
-       WHEN coalesce(c.lifecycle, 'generated') = 'generated' AND coalesce(c.access_count, 0) > 0
-            AND score > $promote THEN 'activated'
-     END AS move
-RETURN last, count(c) AS scored,
-       collect(CASE WHEN move IS NOT NULL THEN {id: c.id, to: move, agent_id: c.agent_id} END) AS moves,
-       collect(CASE WHEN score > $promote AND (move IS NULL OR move = 'activated') THEN c.id END) AS promoted
+CALL (page) {
+  UNWIND page AS c
+  WITH c WHERE coalesce(c.lifecycle, 'generated') IN ['generated', 'activated']
+  WITH c, coalesce($resistance[c.agent_id], $default_resistance) AS r,
+       coalesce(c.last_accessed_at, c.recorded_at, $now) AS touched
+  WITH c, (1.0 - exp(-0.1 * (coalesce(c.access_count, 0) + 1)))
+       * exp(-$rate * (1.0 - abs(coalesce(c.emotional_valence, 0.0)) * $emotion) * (1.0 - r)
+             * CASE WHEN $now > touched THEN $now - touched ELSE 0 END) AS score
+  SET c.importance_score = score, c.importance_at = $now
+  WITH c, score, coalesce(c.lifecycle, 'generated') AS state,
+       coalesce(c.lifespan, 'permanent') = 'decay' AND NOT c:Skill AND coalesce(c.semantic_type, '') <> 'skill'
+         AS decays
+  WITH c, score, state, CASE
+         WHEN decays AND score < $forget AND state = 'generated' THEN 'expired'
+         WHEN decays AND score < $forget AND state = 'activated' THEN 'archived'
+         WHEN state = 'generated' AND coalesce(c.access_count, 0) > 0 AND score > $promote THEN 'activated'
+       END AS move
+  RETURN count(c) AS scored,
+         collect(CASE WHEN move IS NOT NULL THEN {id: c.id, from: state, to: move, agent_id: c.agent_id} END) AS moves,
+         collect(CASE WHEN score > $promote AND (move IS NULL OR move = 'activated') THEN c.id END) AS promoted
+}
+RETURN last, scored, moves, promoted

@@ -126,8 +126,7 @@ class ConsolidationEngine:
                 row = tx.run(cypher.query(kind.score), after=after, **params).single()
                 if row is None or row["last"] is None:
                     return None
-                moves = [m for m in row["moves"] if m]
-                self._apply(tx, kind, moves, params["now"])
+                moves = self._apply(tx, kind, [m for m in row["moves"] if m], params["now"])
                 if row["scored"]:
                     Audit(action="crystal.consolidate", actor=ACTOR, agent_id=None, at=params["now"]).write(
                         tx, [], f"importance of {row['scored']} {kind.label.lower()} crystals recalculated",
@@ -147,22 +146,28 @@ class ConsolidationEngine:
         report.promoted += len(promoted)
         return promoted
 
-    def _apply(self, tx: ManagedTransaction, kind: Kind, moves: list[dict[str, Any]], now: int) -> None:
+    def _apply(self, tx: ManagedTransaction, kind: Kind, moves: list[dict[str, Any]],
+               now: int) -> list[dict[str, Any]]:
+        """The page's moves, per owner, each audited; the moves made (a crystal's state is checked again)."""
+        done: list[dict[str, Any]] = []
         for owner in sorted({m["agent_id"] or "" for m in moves}):
-            mine = [m for m in moves if (m["agent_id"] or "") == owner]
-            gone = [m["id"] for m in mine if m["to"] == Lifecycle.expired.value]
-            moved = [{"id": m["id"], "to": m["to"], "parent_id": None} for m in mine if m["to"] != "expired"]
+            mine = [{**m, "label": kind.label, "parent_id": None} for m in moves if (m["agent_id"] or "") == owner]
             audit = Audit(action="crystal.lifecycle", actor=ACTOR, agent_id=owner or None, at=now)
-            steps = store.keep(tx, {m["id"]: [kind.label] for m in moved}, audit, "consolidation: importance")
-            if gone:
-                store.expire_in(tx, gone, now, "importance below the forget threshold")
-            if moved:
-                store.move_in(tx, moved, now, "consolidation: importance")
+            moving = [m for m in mine if m["to"] != Lifecycle.expired.value]
+            steps = store.keep(tx, {m["id"]: [kind.label] for m in moving}, audit, "consolidation: importance")
+            made = set(store.expire_in(tx, [m for m in mine if m["to"] == Lifecycle.expired.value], now,
+                                       "importance below the forget threshold"))
+            made |= set(store.move_in(tx, moving, now, "consolidation: importance"))
+            mine = [m for m in mine if m["id"] in made]
+            if not mine:
+                continue
             counts = {to: sum(1 for m in mine if m["to"] == to) for to in ("expired", "archived", "activated")}
             audit.write(tx, [m["id"] for m in mine], ", ".join(f"{n} {to}" for to, n in counts.items() if n)
                         + " by the consolidation engine's importance",
                         [Noop(reason="lifecycle moves follow the importance formula: expired and archived are final, "
-                                     "activated is the next pass's to judge")], steps)
+                                     "activated is the next pass's to judge")], [st for st in steps if st.item in made])
+            done += mine
+        return done
 
     def _merge(self, kind: Kind, promoted: list[str], thresholds: dict[str, float], default: float, now: int,
                report: PassReport, cancelled: Callable[[], bool]) -> None:
@@ -174,25 +179,31 @@ class ConsolidationEngine:
                                    promote=self.config.promote_threshold, thresholds=thresholds,
                                    default_threshold=default)
         merges = pick_merges(pairs)
-        for start in range(0, len(merges), self.batch):
+        size = max(1, self.batch // 2)  # a merge moves two crystals: a batch moves at most `batch`
+        for start in range(0, len(merges), size):
             if cancelled():
                 return
-            part = merges[start:start + self.batch]
+            part = merges[start:start + size]
 
-            def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part) -> None:
-                for owner in sorted({m["agent_id"] or "" for m in part}):
-                    mine = [m for m in part if (m["agent_id"] or "") == owner]
-                    audit = Audit(action="crystal.merge", actor=ACTOR, agent_id=owner or None, at=now)
-                    steps = store.keep(tx, {i: [kind.label] for m in mine for i in (m["winner"], *m["losers"])},
-                                       audit, "consolidation: merged")
-                    audit.write(tx, [i for m in mine for i in (m["winner"], *m["losers"])],
-                                f"{len(mine)} merges by the consolidation engine",
-                                [Noop(reason="a merge's loser is archived, which is final; the winner stays "
-                                             "consolidated")], steps)
-                provenance.merge_in(tx, part, actor=ACTOR, now=now, reason="consolidation: merged with a near "
-                                                                            "duplicate")
+            def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part) -> int:
+                owners = {m["winner"]: m["agent_id"] or "" for m in part}
+                audits = {o: Audit(action="crystal.merge", actor=ACTOR, agent_id=o or None, at=now)
+                          for o in sorted(set(owners.values()))}
+                steps = {o: store.keep(tx, {i: [kind.label] for m in part if (m["agent_id"] or "") == o
+                                            for i in (m["winner"], *m["losers"])}, a, "consolidation: merged")
+                         for o, a in audits.items()}
+                made = provenance.merge_in(tx, part, label=kind.label, actor=ACTOR, now=now,
+                                           reason="consolidation: merged with a near duplicate")
+                for o, audit in audits.items():
+                    ids = [i for w, losers in made.items() if owners[w] == o for i in (w, *losers)]
+                    if ids:
+                        audit.write(tx, ids, f"{len(ids) - sum(1 for w in made if owners[w] == o)} crystals "
+                                             f"merged by the consolidation engine",
+                                    [Noop(reason="a merge's loser is archived, which is final; the winner stays "
+                                                 "consolidated")], [st for st in steps[o] if st.item in ids])
+                return len(made)
 
-            self.db.write(work)
+            merged = self.db.write(work)
             report.transactions += 1
-            report.merged += len(part)
+            report.merged += merged
             report.merges.extend(part)

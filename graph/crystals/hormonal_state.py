@@ -147,15 +147,18 @@ def _write_levels(tx: ManagedTransaction, agent_id: str, state: HormonalState, e
 
 
 def spike_in(tx: ManagedTransaction, agent_id: str, events: list[HormonalEvent], now: int, actor: str) -> None:
-    """Spike the agent's levels by each event, in the caller's transaction (an episode's write)."""
+    """Spike the agent's levels by each event, in the caller's transaction (an episode's write); the levels are
+    locked first, so concurrent events all count."""
     if not events:
         return
-    row = tx.run(cypher.query("crystals/hormones_get"), ids=[agent_id]).single()
-    before = dict(row["levels"]) if row else None
-    state = _state(before, None, now)
+    row = tx.run(cypher.query("crystals/hormones_lock"), id=f"{agent_id}:hormones", agent_id=agent_id, now=now,
+                 homeostasis={h.value: v for h, v in hormones.HOMEOSTASIS.items()}).single()
+    assert row is not None  # MERGE returns the node
+    levels = dict(row["levels"])
+    state = _state(levels, None, now)
     for event in events:
         state = state.spike(event, now)
-    _write_levels(tx, agent_id, state, "+".join(e.value for e in events), actor, before)
+    _write_levels(tx, agent_id, state, "+".join(e.value for e in events), actor, levels if row["existed"] else None)
 
 
 def record_event(db: Database, agent_id: str, event: HormonalEvent, *, actor: str) -> HormonalState:

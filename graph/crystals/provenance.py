@@ -101,11 +101,13 @@ def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: V
     """A copy of a crystal the caller may see, owned by the caller, derived from it (forked)."""
     if visibility.admin and not visibility.viewer:
         raise Invalid("the admin key owns no crystals: fork with an agent's key")
+    source = store.get(db, crystal_id, visibility)
     new_id = uuid7()
     now = now_ms()
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        row = tx.run(cypher.query("crystals/fork"), id=crystal_id, new_id=new_id, scope=scope, actor=actor, now=now,
+        row = tx.run(cypher.query("crystals/fork"), id=crystal_id, label=store.base_label(source["kinds"]),
+                     new_id=new_id, scope=scope, actor=actor, now=now,
                      metadata=json.dumps(metadata or {}), owner=visibility.viewer,
                      owner_clade=visibility.clade or None, **visibility.params()).single()
         if row is None:
@@ -128,6 +130,7 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         winner, w_kinds = store.lock(tx, winner_id, visibility)
+        label = store.base_label(w_kinds)
         check(Lifecycle(winner["lifecycle"]), Lifecycle.consolidated, skill=store.is_skill(winner, w_kinds))
         revert: list[Any] = [SetProperties(label=store.label_of(w_kinds), id=winner_id,
                                            before={"lifecycle": winner["lifecycle"],
@@ -136,6 +139,8 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
         for lid in losers:
             loser, l_kinds = store.lock(tx, lid, visibility)
             kinds[lid] = l_kinds
+            if store.base_label(l_kinds) != label:
+                raise Invalid(f"{lid} is not a crystal of the winner's kind ({label}): one source merges")
             check(Lifecycle(loser["lifecycle"]), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
             before = {"lifecycle": loser["lifecycle"], "lifecycle_at": loser.get("lifecycle_at"), "parent_id": None}
             if "Entry" in l_kinds:
@@ -145,13 +150,18 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
             Endpoints(start_label=store.label_of(w_kinds), start_id=winner_id, end_ids=losers)]))
         audit = Audit(action="crystal.merge", actor=actor, agent_id=winner.get("agent_id"), at=now)
         steps = store.keep(tx, {winner_id: w_kinds, **kinds}, audit, reason)
-        merge_in(tx, [{"winner": winner_id, "losers": losers, "cosine": None}], actor=actor, now=now, reason=reason)
+        merge_in(tx, [{"winner": winner_id, "losers": losers, "cosine": None}], label=label, actor=actor, now=now,
+                 reason=reason)
         audit.write(tx, [winner_id, *losers], f"merged {', '.join(losers)} into {winner_id}: {reason}", revert, steps)
         return {"winner": winner_id, "losers": losers, "at": now}
 
     return db.write(work)
 
 
-def merge_in(tx: ManagedTransaction, rows: list[dict[str, Any]], *, actor: str, now: int, reason: str) -> int:
-    return len(list(tx.run(cypher.query("crystals/merge"), rows=rows, actor=actor, now=now, reason=reason)))
+def merge_in(tx: ManagedTransaction, rows: list[dict[str, Any]], *, label: str, actor: str, now: int,
+             reason: str) -> dict[str, list[str]]:
+    """Rows of {winner, losers, cosine}, all crystals of `label`: the merges made, winner → losers (the states are
+    checked again: a crystal that moved since the merge was decided is left out)."""
+    return {r["winner"]: list(r["losers"]) for r in tx.run(cypher.query("crystals/merge"), rows=rows, label=label,
+                                                           actor=actor, now=now, reason=reason)}
 

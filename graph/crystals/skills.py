@@ -12,18 +12,23 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, SetProperties
-from graph.crystals import pricing, store
-from graph.crystals.lifecycle import Lifecycle, check
+from graph.crystals import fields, pricing, store
+from graph.crystals.governance import govern
+from graph.crystals.lifecycle import IllegalTransition, Lifecycle, check
 from graph.crystals.perspectives import INDEX, PROPERTY, Perspective, views
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
-from graph.errors import Invalid, NotFound
+from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
 from graph.visibility import Visibility
 
 SKILL_FIELDS = ("lifecycle", "lifecycle_at", "semantic_type", "stable_skill_id", "skill_version", "deprecated",
                 "skill_tags", "skill_category", "lifespan")
+
+
+class StaleVersion(Conflict):
+    """The version was changed (a newer one made) since it was read (409)."""
 
 
 class SkillNotFound(NotFound):
@@ -48,7 +53,7 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
     """generated or activated → frozen, as a skill with version 1."""
     crystal = store.get(db, crystal_id, visibility)
     embedded = embed_views(embedder, _text(crystal))
-    stable_id = f"skill:{crystal_id}"
+    stable_id = f"skill-{uuid7()}"  # unique across owners and labels (a crystal id is unique per label only)
     now = now_ms()
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
@@ -56,11 +61,15 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
         if "Skill" in kinds:
             raise Invalid(f"{crystal_id} is a skill already ({locked.get('stable_skill_id')}): change it with a new "
                           f"version")
-        check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
+        current = Lifecycle(locked["lifecycle"])
+        if current not in (Lifecycle.generated, Lifecycle.activated):  # a frozen crystal is immutable
+            raise IllegalTransition(f"{current.value} → frozen as a skill is refused: only a generated or activated "
+                                    f"crystal is crystallized")
         before = {k: crystal.get(k) for k in SKILL_FIELDS}
         audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
-        tx.run(cypher.query("crystals/crystallize"), id=crystal_id, stable_id=stable_id, tags=tags,
+        tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.base_label(kinds), stable_id=stable_id,
+               tags=tags,
                category=category, views=embedded, now=now).consume()
         audit.write(tx, [crystal_id], f"{crystal_id} crystallized as skill {stable_id}",
                     [SetProperties(label=store.label_of(kinds), id=crystal_id, before=before)], steps)
@@ -83,14 +92,24 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
     embedded = embed_views(embedder, text) if "Skill" in crystal["kinds"] else {}
     new_id = uuid7()
     now = now_ms()
+    # The new text is tagged and weighed afresh: a confidential change is private whatever the version before was.
+    scope = crystal.get("requested_scope") or crystal.get("scope") or "private"
+    governed = govern(text, scope, None, now)
+    props = {"sensitivity": governed["sensitivity"], "scope": governed["scope"],
+             "requested_scope": governed.get("requested_scope"),
+             **{k: v for k, v in fields.behavioural(text, session=crystal.get("origin") == "session", now=now).items()
+                if k.startswith("hormone_") or k == "emotional_valence"}}
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
+        if locked.get("deprecated"):  # another change made the next version first
+            raise StaleVersion(f"{crystal_id} was changed since it was read: change its newest version")
         audit = Audit(action="crystal.version", actor=actor, agent_id=locked.get("agent_id"), at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "a new version made")
-        row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, new_id=new_id, text=text, embedding=vector,
-                     views=embedded, actor=visibility.viewer or actor, now=now,
+        row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, label=store.base_label(kinds), new_id=new_id,
+                     text=text, embedding=vector, views=embedded, props=props, actor=visibility.viewer or actor,
+                     now=now,
                      metadata=json.dumps({"reason": reason})).single()
         assert row is not None  # locked above
         audit.write(
@@ -113,10 +132,20 @@ def versions(db: Database, stable_id: str, visibility: Visibility) -> list[dict[
     return rows
 
 
-def listing(db: Database, skill: dict[str, Any], visibility: Visibility) -> dict[str, Any]:
+def category_counts(db: Database, visibility: Visibility) -> dict[str, int]:
+    """How many skills (newest versions, not deprecated) of each category the caller sees."""
+    counts: dict[str, int] = {}
+    for s in list_skills(db, visibility, limit=100_000):
+        if s.get("skill_category"):
+            counts[s["skill_category"]] = counts.get(s["skill_category"], 0) + 1
+    return counts
+
+
+def listing(db: Database, skill: dict[str, Any], visibility: Visibility,
+            counts: dict[str, int] | None = None) -> dict[str, Any]:
     """The skill's price, its scarcity counted among the skills of its category the caller sees."""
-    same = (len(list_skills(db, visibility, category=skill["skill_category"])) if skill.get("skill_category")
-            else 1)
+    category = skill.get("skill_category")
+    same = (counts if counts is not None else category_counts(db, visibility)).get(category, 1) if category else 1
     return pricing.price(skill, in_category=same)
 
 

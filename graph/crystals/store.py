@@ -41,6 +41,12 @@ def label_of(kinds: list[str]) -> NodeLabel:
     return NodeLabel.Episode
 
 
+def base_label(kinds: list[str]) -> str:
+    """The label a statement finds the crystal by (ids are unique per label only): an entry, an episode (a memory
+    while searchable is one too), else a memory (an archived memory is Memory alone)."""
+    return "Entry" if "Entry" in kinds else "Episode" if "Episode" in kinds else "Memory"
+
+
 def versioned(kinds: list[str]) -> Versioned:
     """The version chain a crystal's state is kept in before a change (graph/audit/versions.py)."""
     return Versioned.Entry if "Entry" in kinds else Versioned.Memory if "Memory" in kinds else Versioned.Episode
@@ -75,12 +81,14 @@ def is_skill(crystal: dict[str, Any], kinds: list[str]) -> bool:
     return "Skill" in kinds or crystal.get("semantic_type") == "skill"
 
 
-def expire_in(tx: ManagedTransaction, ids: list[str], now: int, reason: str) -> list[str]:
-    return [r["id"] for r in tx.run(cypher.query("crystals/expire"), ids=ids, now=now, reason=reason)]
+def expire_in(tx: ManagedTransaction, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
+    """Rows of {id, label}: the generated crystals among them (not skills) expire. The ids expired."""
+    return [r["id"] for r in tx.run(cypher.query("crystals/expire"), rows=rows, now=now, reason=reason)]
 
 
 def move_in(tx: ManagedTransaction, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
-    """Rows of {id, to, parent_id}: states other than expired."""
+    """Rows of {id, label, from, to, parent_id}: states other than expired, each applied only while the crystal is
+    still in `from`. The ids moved."""
     return [r["id"] for r in tx.run(cypher.query("crystals/transition"), rows=rows, now=now, reason=reason)]
 
 
@@ -97,12 +105,16 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
         audit = Audit(action="crystal.expire" if target is Lifecycle.expired else "crystal.transition",
                       actor=actor, agent_id=crystal.get("agent_id"), at=now)
         steps: list[Step] = []
+        label = base_label(kinds)
         if target is Lifecycle.expired:
-            expire_in(tx, [crystal_id], now, reason)
+            expire_in(tx, [{"id": crystal_id, "label": label}], now, reason)
             revert: list[Any] = [Noop(reason="expired is the end of a crystal's lifecycle: only the purge follows")]
+        elif current is target:  # frozen → frozen: immutable, nothing to change
+            revert = [Noop(reason="frozen → frozen changes nothing: a frozen crystal is immutable")]
         else:
             steps = keep(tx, {crystal_id: kinds}, audit, f"{current.value} → {target.value}")
-            move_in(tx, [{"id": crystal_id, "to": target.value, "parent_id": None}], now, reason)
+            move_in(tx, [{"id": crystal_id, "label": label, "from": current.value, "to": target.value,
+                          "parent_id": None}], now, reason)
             before = {"lifecycle": current.value, "lifecycle_at": crystal.get("lifecycle_at")}
             if target is Lifecycle.archived and "Entry" in kinds:
                 before["status"] = crystal.get("status")
@@ -140,17 +152,19 @@ def enforce_lifespan(db: Database, now: int | None = None, *, batch: int = BATCH
         def work(tx: ManagedTransaction, due: list[dict[str, Any]] = due, owners: set[Any] = owners) -> None:
             for owner in owners:
                 mine = [r for r in due if r["agent_id"] == owner]
-                gone = [r["id"] for r in mine if r["lifecycle"] == Lifecycle.generated.value]
-                kept = [r["id"] for r in mine if r["lifecycle"] == Lifecycle.activated.value]
                 audit = Audit(action="crystal.lifespan", actor="scheduler", agent_id=owner, at=at)
-                if gone:
-                    expire_in(tx, gone, at, "time to live ran out")
-                steps = keep(tx, {r["id"]: r["kinds"] for r in mine if r["id"] in kept}, audit, "time to live")
-                if kept:
-                    move_in(tx, [{"id": i, "to": Lifecycle.archived.value, "parent_id": None} for i in kept], at,
-                            "time to live ran out")
+                gone = expire_in(tx, [{"id": r["id"], "label": base_label(r["kinds"])} for r in mine
+                                      if r["lifecycle"] == Lifecycle.generated.value], at, "time to live ran out")
+                active = [r for r in mine if r["lifecycle"] == Lifecycle.activated.value]
+                steps = keep(tx, {r["id"]: r["kinds"] for r in active}, audit, "time to live")
+                kept = move_in(tx, [{"id": r["id"], "label": base_label(r["kinds"]), "from": r["lifecycle"],
+                                     "to": Lifecycle.archived.value, "parent_id": None} for r in active], at,
+                               "time to live ran out")
+                if not gone and not kept:
+                    continue
                 audit.write(tx, gone + kept, f"time to live ran out: {len(gone)} expired, {len(kept)} archived",
-                            [Noop(reason="a crystal's time to live ran out: expired and archived are final")], steps)
+                            [Noop(reason="a crystal's time to live ran out: expired and archived are final")],
+                            [st for st in steps if st.item in kept])
                 out.expired += len(gone)
                 out.archived += len(kept)
 
@@ -183,7 +197,8 @@ def purge(db: Database, retention_days: float, now: int | None = None, *, batch:
             break
 
         def work(tx: ManagedTransaction, due: list[dict[str, Any]] = due) -> None:
-            rows = list(tx.run(cypher.query("crystals/purge"), ids=[r["id"] for r in due], before=before))
+            rows = list(tx.run(cypher.query("crystals/purge"),
+                              rows=[{"id": r["id"], "label": r["label"]} for r in due], before=before))
             for owner in {r["agent_id"] for r in due}:
                 ids = [r["id"] for r in due if r["agent_id"] == owner]
                 Audit(action="crystal.purge", actor="scheduler", agent_id=owner).write(

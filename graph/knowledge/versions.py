@@ -11,6 +11,7 @@ from pydantic import Field
 
 from graph.audit import Audit, NodeLabel, RevertOp, SetProperties
 from graph.audit.versions import Step, Versioned, keep
+from graph.crystals.sensitivity import Sensitivity, tag
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
@@ -47,10 +48,22 @@ def edit_in_tx(tx: ManagedTransaction, entry: dict[str, Any], changes: dict[str,
         return None
     if locked["entry"].get("lifecycle") == "frozen":  # immutable (knowledge crystals): the Curator leaves it
         return None
+    retag(locked["entry"], changes)
     steps = keep(tx, Versioned.Entry, [entry["id"]], now=audit.at, actor=audit.actor, reason=reason,
                  audit_id=audit.id)
     tx.run(cypher.query("entries/edit"), id=entry["id"], changes=changes, embedding=embedding).consume()
     return steps
+
+
+def retag(entry: dict[str, Any], changes: dict[str, Any]) -> None:
+    """New content is tagged afresh (knowledge crystals): a confidential text makes the entry private, whatever
+    scope it had (the scope it had is kept as requested_scope). Adds to `changes` in place."""
+    if "content" not in changes:
+        return
+    sensitivity = tag(changes["content"])
+    changes["sensitivity"] = sensitivity.value
+    if sensitivity is Sensitivity.confidential and entry.get("scope") != "private":
+        changes.update(scope="private", requested_scope=entry.get("scope"))
 
 
 def revert_ops(entry: dict[str, Any], changes: dict[str, Any]) -> list[RevertOp]:

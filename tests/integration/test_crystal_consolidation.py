@@ -135,3 +135,23 @@ def test_on_demand_is_the_admins(api: Api, db: Database) -> None:
     r = api.client.post("/crystals/consolidate", headers=api.admin)
     assert r.status_code == 200 and r.json()["expired"] == 1 and r.json()["scored"] >= 1
     assert api.client.get("/crystals/d1", headers=h).status_code == 404
+
+
+def test_a_page_with_nothing_to_score_does_not_end_the_pass(api: Api, db: Database) -> None:
+    h = api.headers("cs-p")
+    for i in range(25):
+        _write(api, h, f"p{i:02d}", f"note {i} on a perp venue")
+    for i in range(10):  # the first page (ids in order) holds only frozen crystals
+        assert api.client.post(f"/crystals/p{i:02d}/lifecycle", headers=h, json={"to": "frozen"}).status_code == 200
+    now = now_ms()
+    _script(db, now, {f"p{i:02d}": {"days": 60} for i in range(10, 25)})
+    report = ConsolidationEngine(db, batch=10).run(now)
+    assert report.scored == 15 and report.expired == 15
+
+
+def test_concurrent_events_all_count(db: Database) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        list(pool.map(lambda _: hs.record_event(db, "cs-c", E.error, actor="test"), range(3)))
+    assert hs.levels(db, "cs-c").cortisol == pytest.approx(0.02 + 3 * 0.3, abs=2e-3)  # none lost

@@ -104,7 +104,8 @@ def test_the_network_override_raises_cortisol_and_halts_untrusted_ingestion(api:
         r = api.client.post("/agents", headers=api.admin, json={"id": "h-sub", "name": "scout", "kind": "sub",
                                                                  "parent_id": "h-main", "clade": "clade-a"})
         assert r.status_code == 201, r.text
-        scout = api.headers("h-sub", scopes=("read", "propose"), kind="sub")
+        made = api.client.post("/agents/h-sub/keys", headers=api.admin, json={"scopes": ["read", "propose"]})
+        scout = {"X-API-Key": made.json()["key"]}
         refused = api.client.post("/agents/h-main/proposals", headers=scout,
                                   json={"content": "The user prefers morning reports", "store": "semantic"})
         assert refused.status_code == 409 and "halted" in refused.json()["detail"]

@@ -107,7 +107,8 @@ def test_expired_is_never_visible_to_anyone(api: Api) -> None:
         assert _move(api, owner, cid, S.expired).status_code == 200
     # The entity it mentioned is no longer seen through it (a stranger saw it only through that episode).
     assert api.client.get("/entities/resolve", headers=stranger, params={"q": "stETH"}).json() == []
-    assert api.client.get(f"/entities/{steth_id}/related", headers=owner).json() == []
+    related = api.client.get(f"/entities/{steth_id}/related", headers=stranger)
+    assert related.status_code == 404 or related.json() == []
     for who in (owner, stranger, api.admin):
         assert api.client.get("/episodes/pub-ep", headers=who).status_code == 404
         assert api.client.get("/entries/pub-en", headers=who).status_code == 404
@@ -187,7 +188,7 @@ def test_the_purge_deletes_what_is_past_retention_with_its_versions_and_nothing_
                                                       "content": "WETH outflows precede rate spikes on Aave"})
     assert r.json()["outcome"] == "admitted", r.text
     assert api.client.post("/entries/p-en/edit", headers=h, json={"content": "WETH outflows precede spikes"}
-                           ).status_code == 200  # one kept version hangs off it
+                           ).status_code == 200  # a kept version hangs off it
     assert _move(api, h, "p-exp", S.expired).status_code == 200
     for cid in ("p-arch", "p-en"):
         assert _move(api, h, cid, S.activated).status_code == 200
@@ -197,12 +198,46 @@ def test_the_purge_deletes_what_is_past_retention_with_its_versions_and_nothing_
     before = _labels(db)
     assert store.purge(db, retention_days=1.0).crystals == 0  # not past the retention yet
     gone = store.purge(db, retention_days=1.0, now=now_ms() + 2 * store.DAY_MS)
-    assert gone.crystals == 3 and gone.versions == 1
+    # p-en's versions: its edit, its move to activated, its move to archived; p-arch's: its two moves.
+    assert gone.crystals == 3 and gone.versions == 5
     after = _labels(db)
-    assert after["Expired"] == 0 and after["EntryVersion"] == before["EntryVersion"] - 1
+    assert after["Expired"] == 0 and after["EntryVersion"] == before["EntryVersion"] - 3
+    assert after["Version"] == before["Version"] - 5
     assert after["Entity"] == before["Entity"] == 1  # what they mention stays
     assert api.client.get("/episodes/p-keep", headers=h).status_code == 200
     assert api.client.get(f"/crystals/{fork.json()['id']}", headers=h).status_code == 200
     assert db.rows("testing/nodes_by_id", ids=["p-exp", "p-arch", "p-en"]) == []
     records = _records(db, "crystal.purge")
     assert sorted(i for r in records for i in r["target_ids"]) == ["p-arch", "p-en", "p-exp"]
+
+
+def test_ids_are_unique_per_label_and_a_move_touches_only_the_callers_crystal(api: Api) -> None:
+    a, b = api.headers("life-a1", "clade-1"), api.headers("life-b1", "clade-2")
+    _episode(api, a, "same-id", "A's public note on the Euler vault", scope="public")
+    r = api.client.post("/entries", headers=b, json={"id": "same-id", "category": "Insight",
+                                                      "content": "B's insight: Euler vault caps fill on Mondays"})
+    assert r.json()["outcome"] == "admitted", r.text
+    assert _move(api, b, "same-id", S.expired).status_code == 200  # B's entry
+    assert api.client.get("/episodes/same-id", headers=a).status_code == 200  # A's episode is untouched
+    assert api.client.get("/crystals/same-id", headers=a).json()["lifecycle"] == "generated"
+    assert api.client.get("/entries/same-id", headers=b).status_code == 404
+
+
+def test_new_text_is_tagged_afresh(api: Api) -> None:
+    h = api.headers("life-s")
+    r = api.client.post("/entries", headers=h, json={"id": "pub-tip", "scope": "public", "category": "Heuristic",
+                                                      "content": "Keep the keeper bot's gas tank above 0.5 ETH"})
+    assert r.json()["outcome"] == "admitted", r.text
+    edit = api.client.post("/entries/pub-tip/edit", headers=h, json={
+        "content": "Keep the keeper bot funded; its api key is sk-live-0123456789abcdefghij"})
+    assert edit.status_code == 200, edit.text
+    tip = api.client.get("/crystals/pub-tip", headers=h).json()
+    assert (tip["sensitivity"], tip["scope"], tip["requested_scope"]) == ("confidential", "private", "public")
+    assert api.client.get("/entries/pub-tip", headers=api.headers("life-s2", "clade-s2")).status_code == 404
+    _episode(api, h, "pub-frozen", "The runbook for the keeper restart", scope="public")
+    assert _move(api, h, "pub-frozen", S.frozen).status_code == 200
+    made = api.client.post("/crystals/pub-frozen/versions", headers=h, json={
+        "text": "The runbook: the password is hunter2-keeper, then restart"}).json()
+    nxt = api.client.get(f"/crystals/{made['id']}", headers=h).json()
+    assert (nxt["sensitivity"], nxt["scope"], nxt["requested_scope"]) == ("confidential", "private", "public")
+    assert api.client.get(f"/crystals/{made['id']}", headers=api.headers("life-s2", "clade-s2")).status_code == 404

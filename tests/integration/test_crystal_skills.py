@@ -42,6 +42,12 @@ def test_crystallized_skills_are_frozen_versioned_and_deprecated(api: Api, owned
     assert one["latest"]["skill_tags"] == ["morpho"] and one["latest"]["skill_category"] == "defi-ops"
     assert api.client.post("/skills", headers=h, json={"crystal_id": "vault"}).status_code == 422  # a skill already
     assert api.client.post("/crystals/vault/lifecycle", headers=h, json={"to": "expired"}).status_code == 409
+    # Only a generated or activated crystal is crystallized: a frozen one is immutable.
+    assert api.client.post("/episodes", headers=h, json={"id": "fz-ep", "type": "observation", "text": "frozen note"}
+                           ).status_code == 201
+    assert api.client.post("/crystals/fz-ep/lifecycle", headers=h, json={"to": "frozen"}).status_code == 200
+    refused = api.client.post("/skills", headers=h, json={"crystal_id": "fz-ep"})
+    assert refused.status_code == 409 and "frozen" in refused.json()["detail"]
     v2 = api.client.post(f"/skills/{sid}/versions", headers=h, json={"text": VAULT + " 4. Record the exit price."})
     assert v2.status_code == 201, v2.text
     chain = api.client.get(f"/skills/{sid}", headers=h).json()

@@ -87,7 +87,7 @@ def test_rebuilt_vector_indexes_answer_the_same_and_retrieval_outlives_a_missing
     seen: list[dict[str, float]] = []
     rebuild_vector_indexes(db, embedder.dimension, progress=seen.append)
     assert answers() == before
-    assert seen and seen[-1] == {"entry_embedding": 100.0, "episode_embedding": 100.0}
+    assert seen and seen[-1] == dict.fromkeys(VECTOR_INDEXES, 100.0)
     assert vector_index_dimensions(db) == {name: embedder.dimension for name in VECTOR_INDEXES}
     assert "schema.rebuild_vector_indexes" in db.run("testing/audit_actions")[0]["actions"]
     with pytest.raises(ValueError, match="not a vector index"):
