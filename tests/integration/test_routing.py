@@ -73,5 +73,6 @@ def test_every_read_route_opens_read_transactions_only(api: Api, world: dict[str
     assert len(walked) >= 60
     # The recorder sees writes: a write route opens one.
     writes.clear()
-    assert api.client.post("/episodes", headers=world["B"], json={"type": "observation", "text": "x"}).status_code == 201
+    made = api.client.post("/episodes", headers=world["B"], json={"type": "observation", "text": "x"})
+    assert made.status_code == 201
     assert writes
