@@ -3,3 +3,4 @@
 // their own with the features that write them.
 DROP CONSTRAINT core_memory_block_id IF EXISTS;
 DROP INDEX entity_embedding IF EXISTS;
+DROP INDEX skill_id IF EXISTS;

@@ -120,8 +120,9 @@ class MemoryPipeline:
                 continue
             changes = {k: c.get(k) for k in STORABLE if k in c and c.get(k) != before.get(k)}
             if changes:
-                rows.append({"id": c["id"], "label": crystals.base_label(before.get("kinds", [])), "changes": changes})
-                reverts.append(SetProperties(label=crystals.label_of(before.get("kinds", [])), id=c["id"],
+                label = crystals.label_of(before.get("kinds", []))
+                rows.append({"id": c["id"], "label": label.value, "changes": changes})
+                reverts.append(SetProperties(label=label, id=c["id"],
                                              before={k: before.get(k) for k in changes}))
         if not rows:
             return

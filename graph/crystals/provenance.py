@@ -106,7 +106,7 @@ def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: V
     now = now_ms()
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        row = tx.run(cypher.query("crystals/fork"), id=crystal_id, label=store.base_label(source["kinds"]),
+        row = tx.run(cypher.query("crystals/fork"), id=crystal_id, label=store.label_of(source["kinds"]).value,
                      new_id=new_id, scope=scope, actor=actor, now=now,
                      metadata=json.dumps(metadata or {}), owner=visibility.viewer,
                      owner_clade=visibility.clade or None, **visibility.params()).single()
@@ -130,7 +130,7 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         winner, w_kinds = store.lock(tx, winner_id, visibility)
-        label = store.base_label(w_kinds)
+        label = store.label_of(w_kinds).value
         check(Lifecycle(winner["lifecycle"]), Lifecycle.consolidated, skill=store.is_skill(winner, w_kinds))
         revert: list[Any] = [SetProperties(label=store.label_of(w_kinds), id=winner_id,
                                            before={"lifecycle": winner["lifecycle"],
@@ -139,7 +139,7 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
         for lid in losers:
             loser, l_kinds = store.lock(tx, lid, visibility)
             kinds[lid] = l_kinds
-            if store.base_label(l_kinds) != label:
+            if store.label_of(l_kinds).value != label:
                 raise Invalid(f"{lid} is not a crystal of the winner's kind ({label}): one source merges")
             check(Lifecycle(loser["lifecycle"]), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
             before = {"lifecycle": loser["lifecycle"], "lifecycle_at": loser.get("lifecycle_at"), "parent_id": None}

@@ -68,9 +68,8 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
         before = {k: crystal.get(k) for k in SKILL_FIELDS}
         audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
-        tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.base_label(kinds), stable_id=stable_id,
-               tags=tags,
-               category=category, views=embedded, now=now).consume()
+        tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.label_of(kinds).value,
+               stable_id=stable_id, tags=tags, category=category, views=embedded, now=now).consume()
         audit.write(tx, [crystal_id], f"{crystal_id} crystallized as skill {stable_id}",
                     [SetProperties(label=store.label_of(kinds), id=crystal_id, before=before)], steps)
         return {"id": crystal_id, "stable_skill_id": stable_id, "skill_version": 1, "lifecycle": "frozen", "at": now}
@@ -107,9 +106,9 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
             raise StaleVersion(f"{crystal_id} was changed since it was read: change its newest version")
         audit = Audit(action="crystal.version", actor=actor, agent_id=locked.get("agent_id"), at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "a new version made")
-        row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, label=store.base_label(kinds), new_id=new_id,
-                     text=text, embedding=vector, views=embedded, props=props, actor=visibility.viewer or actor,
-                     now=now,
+        row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, label=store.label_of(kinds).value,
+                     new_id=new_id, text=text, embedding=vector, views=embedded, props=props,
+                     actor=visibility.viewer or actor, now=now,
                      metadata=json.dumps({"reason": reason})).single()
         assert row is not None  # locked above
         audit.write(
@@ -163,17 +162,13 @@ def search(db: Database, embedder: Embedder, query: str, perspective: Perspectiv
                               candidates=max(100, k * 10), k=k, **visibility.params())]
 
 
-def _kinds(skill: dict[str, Any]) -> list[str]:
-    """A skill's kind, from what it holds: an entry's content, a memory's store, else an episode's text."""
-    return ["Entry"] if skill.get("content") is not None else ["Memory"] if skill.get("store") else ["Episode"]
-
-
-def _latest(tx: ManagedTransaction, stable_id: str, visibility: Visibility) -> dict[str, Any]:
+def _latest(tx: ManagedTransaction, stable_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
+    """The skill's newest version the caller owns, locked, and its kinds."""
     row = tx.run(cypher.query("crystals/skill_latest_lock"), stable_id=stable_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
     if row is None:
         raise SkillNotFound(stable_id)
-    return dict(row["skill"])
+    return dict(row["skill"]), list(row["kinds"])
 
 
 def record_execution(db: Database, stable_id: str, *, success: bool, reward: float, actor: str,
@@ -184,15 +179,15 @@ def record_execution(db: Database, stable_id: str, *, success: bool, reward: flo
     now = now_ms()
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        skill = _latest(tx, stable_id, visibility)
+        skill, kinds = _latest(tx, stable_id, visibility)
         audit = Audit(action="skill.execution", actor=actor, agent_id=skill.get("agent_id"), at=now)
-        steps = store.keep(tx, {skill["id"]: _kinds(skill)}, audit, "executed")
-        tx.run(cypher.query("crystals/skill_execution"), id=skill["id"], success=success, reward=reward,
-               now=now).consume()
+        steps = store.keep(tx, {skill["id"]: kinds}, audit, "executed")
+        tx.run(cypher.query("crystals/skill_execution"), stable_id=stable_id, version=skill["skill_version"],
+               success=success, reward=reward, now=now).consume()
         audit.write(
             tx, [skill["id"]], f"{stable_id} v{skill.get('skill_version')} executed: "
                                f"{'success' if success else 'failure'}, reward {reward:+.2f}",
-            [SetProperties(label=store.label_of(_kinds(skill)),
+            [SetProperties(label=store.label_of(kinds),
                            id=skill["id"], before={k: skill.get(k) for k in (
                                "execution_count", "success_count", "reward_sum", "steering_reward",
                                "last_executed_at")})], steps)
@@ -211,13 +206,14 @@ def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
     now = now_ms()
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        skill = _latest(tx, stable_id, visibility)
+        skill, kinds = _latest(tx, stable_id, visibility)
         audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now)
-        steps = store.keep(tx, {skill["id"]: _kinds(skill)}, audit, "deprecated")
-        tx.run(cypher.query("crystals/skill_deprecate"), id=skill["id"], replaced_by=replaced_by, now=now).consume()
+        steps = store.keep(tx, {skill["id"]: kinds}, audit, "deprecated")
+        tx.run(cypher.query("crystals/skill_deprecate"), stable_id=stable_id, version=skill["skill_version"],
+               replaced_by=replaced_by, now=now).consume()
         audit.write(
             tx, [skill["id"]], f"{stable_id} deprecated in favour of {replaced_by}",
-            [SetProperties(label=store.label_of(_kinds(skill)),
+            [SetProperties(label=store.label_of(kinds),
                            id=skill["id"], before={"deprecated": skill.get("deprecated"),
                                                    "deprecated_by": skill.get("deprecated_by"),
                                                    "deprecated_at": skill.get("deprecated_at")})], steps)

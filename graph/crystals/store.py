@@ -33,30 +33,20 @@ class CrystalNotFound(NotFound):
 
 
 def label_of(kinds: list[str]) -> NodeLabel:
-    """The label a revert operation names the crystal by (a memory before an episode: archived ones are Memory
-    only)."""
+    """The one label a crystal is named by — in statements (ids are unique per label only), revert operations and
+    version chains: an entry, a memory (searchable or archived: Memory always), else an episode."""
     for name in ("Entry", "Memory", "Episode"):
         if name in kinds:
             return NodeLabel(name)
     return NodeLabel.Episode
 
 
-def base_label(kinds: list[str]) -> str:
-    """The label a statement finds the crystal by (ids are unique per label only): an entry, an episode (a memory
-    while searchable is one too), else a memory (an archived memory is Memory alone)."""
-    return "Entry" if "Entry" in kinds else "Episode" if "Episode" in kinds else "Memory"
-
-
-def versioned(kinds: list[str]) -> Versioned:
-    """The version chain a crystal's state is kept in before a change (graph/audit/versions.py)."""
-    return Versioned.Entry if "Entry" in kinds else Versioned.Memory if "Memory" in kinds else Versioned.Episode
-
-
 def keep(tx: ManagedTransaction, items: dict[str, list[str]], audit: Audit, reason: str) -> list[Step]:
     """Each crystal's state (id → its kinds) kept as a version before it changes in place."""
     steps: list[Step] = []
-    for label in {versioned(k) for k in items.values()}:
-        ids = [i for i, k in items.items() if versioned(k) is label]
+    chains = {i: Versioned(label_of(k).value) for i, k in items.items()}
+    for label in set(chains.values()):
+        ids = [i for i, chain in chains.items() if chain is label]
         steps += versions.keep(tx, label, ids, now=audit.at, actor=audit.actor, reason=reason, audit_id=audit.id)
     return steps
 
@@ -105,7 +95,7 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
         audit = Audit(action="crystal.expire" if target is Lifecycle.expired else "crystal.transition",
                       actor=actor, agent_id=crystal.get("agent_id"), at=now)
         steps: list[Step] = []
-        label = base_label(kinds)
+        label = label_of(kinds).value
         if target is Lifecycle.expired:
             expire_in(tx, [{"id": crystal_id, "label": label}], now, reason)
             revert: list[Any] = [Noop(reason="expired is the end of a crystal's lifecycle: only the purge follows")]
@@ -153,11 +143,11 @@ def enforce_lifespan(db: Database, now: int | None = None, *, batch: int = BATCH
             for owner in owners:
                 mine = [r for r in due if r["agent_id"] == owner]
                 audit = Audit(action="crystal.lifespan", actor="scheduler", agent_id=owner, at=at)
-                gone = expire_in(tx, [{"id": r["id"], "label": base_label(r["kinds"])} for r in mine
+                gone = expire_in(tx, [{"id": r["id"], "label": label_of(r["kinds"]).value} for r in mine
                                       if r["lifecycle"] == Lifecycle.generated.value], at, "time to live ran out")
                 active = [r for r in mine if r["lifecycle"] == Lifecycle.activated.value]
                 steps = keep(tx, {r["id"]: r["kinds"] for r in active}, audit, "time to live")
-                kept = move_in(tx, [{"id": r["id"], "label": base_label(r["kinds"]), "from": r["lifecycle"],
+                kept = move_in(tx, [{"id": r["id"], "label": label_of(r["kinds"]).value, "from": r["lifecycle"],
                                      "to": Lifecycle.archived.value, "parent_id": None} for r in active], at,
                                "time to live ran out")
                 if not gone and not kept:

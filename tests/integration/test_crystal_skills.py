@@ -128,3 +128,16 @@ def test_the_openapi_names_the_crystal_routes(api: Api) -> None:
     paths = api.client.get("/openapi.json").json()["paths"]
     for word in ("crystals", "lifecycle", "provenance", "hormones", "skills"):
         assert any(word in p for p in paths), word
+
+
+def test_an_execution_touches_only_the_callers_skill_whatever_its_id(api: Api) -> None:
+    a, b = api.headers("sk-ida", "clade-i"), api.headers("sk-idb", "clade-j")
+    sid_a = _skill(api, a, "same", "Hedge the LP range with a put spread", "risk", [])
+    assert api.client.post("/episodes", headers=b, json={"id": "same", "type": "observation",
+                                                          "text": "1. Open the dashboard. 2. Claim the rewards."}
+                           ).status_code == 201
+    sid_b = api.client.post("/skills", headers=b, json={"crystal_id": "same"}).json()["stable_skill_id"]
+    assert api.client.post(f"/skills/{sid_a}/executions", headers=a, json={"success": True, "reward": 1.0}
+                           ).status_code == 200
+    assert api.client.get(f"/skills/{sid_a}", headers=a).json()["latest"]["execution_count"] == 1
+    assert api.client.get(f"/skills/{sid_b}", headers=b).json()["latest"]["execution_count"] == 0

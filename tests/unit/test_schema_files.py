@@ -17,5 +17,5 @@ def test_every_create_and_drop_in_the_schema_files_is_named() -> None:
     assert len(retired) == sum(s.startswith("DROP ") for s in statements)
     assert set(VECTOR_INDEXES) <= indexes and {"episode_text", "entry_text", "entity_names"} <= indexes
     assert {"episode_id", "entry_id", "access_record_id"} <= constraints
-    assert retired == {"core_memory_block_id", "entity_embedding"}
+    assert retired == {"core_memory_block_id", "entity_embedding", "skill_id"}
     assert not (constraints | indexes) & retired
