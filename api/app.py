@@ -10,34 +10,13 @@ from fastapi import FastAPI
 
 from api import docs, errors
 from api.auth import KeyCache
+from api.channels import Channels
 from api.foreground import CountRequests
 from api.limits import BodySizeLimit
+from api.mcp import server as mcp_server
+from api.mcp.catalog import Profile
 from api.request_ids import RequestIds
-from api.routes import (
-    agents,
-    analytics,
-    audit,
-    causal,
-    context,
-    crystals,
-    entries,
-    episodes,
-    events,
-    health,
-    hooks,
-    hormones,
-    learning,
-    memory,
-    mental_models,
-    metrics,
-    proposals,
-    retrieve,
-    scheduler,
-    search,
-    skills,
-    topology,
-    workspace,
-)
+from api.routes import ROUTERS
 from graph import logs
 from graph.audit import alerts
 from graph.db.connection import Database, wait_for_database
@@ -84,7 +63,11 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         if settings.scheduler_enabled:  # the periodic jobs, on a thread of this process (graph/scheduler.py)
             services.scheduler.start()
         try:
-            yield
+            if settings.mcp_enabled:  # /mcp and /mcp/full: their session managers live as long as the app
+                async with mcp_server.serving(app, Profile(settings.mcp_profile)):
+                    yield
+            else:
+                yield
         finally:
             services.scheduler.stop(SCHEDULER_STOP_SECONDS)  # the running job finishes before the driver closes
             services.curator.close()
@@ -98,30 +81,11 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         lifespan=lifespan,
     )
     errors.install(app)
-    app.include_router(health.router)
-    app.include_router(episodes.router)
-    app.include_router(entries.router)
-    app.include_router(search.router)
-    app.include_router(agents.router)
-    app.include_router(topology.router)
-    app.include_router(causal.router)
-    app.include_router(retrieve.router)
-    app.include_router(memory.router)
-    app.include_router(workspace.router)
-    app.include_router(audit.router)
-    app.include_router(proposals.router)
-    app.include_router(analytics.router)
-    app.include_router(mental_models.router)
-    app.include_router(hooks.router)
-    app.include_router(metrics.router)
-    app.include_router(events.router)
-    app.include_router(scheduler.router)
-    app.include_router(learning.router)
-    app.include_router(context.router)
-    app.include_router(crystals.router)
-    app.include_router(hormones.router)
-    app.include_router(skills.router)
+    for router in ROUTERS:
+        app.include_router(router)
+    mcp_server.mount(app)  # /mcp, /mcp/full (api/mcp/)
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
+    app.add_middleware(Channels)  # rest or mcp: each audit record notes it (graph/audit/channel.py)
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

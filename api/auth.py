@@ -19,6 +19,7 @@ from api.deps import get_services
 from graph import agents
 from graph.agents import Principal
 from graph.model.enums import KeyScope
+from graph.services import Services
 
 api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="an agent's or the admin's API key")
 bearer = HTTPBearer(auto_error=False, description="the same key as a bearer token")
@@ -53,6 +54,20 @@ class KeyCache:
                 del self._entries[raw]
 
 
+def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:
+    """The principal a raw key names, or None: the admin key, a cached key, or one looked up and cached.
+    REST (below) and MCP's token verifier (api/mcp/keys.py) both call this, so a key means the same there."""
+    admin_key: str | None = services.settings.admin_key
+    if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
+        return agents.admin_principal()
+    found = cache.get(raw)
+    if found is None:
+        found = agents.authenticate(services.db, raw)
+        if found is not None:
+            cache.put(raw, found)
+    return found
+
+
 def principal(
     request: Request,
     x_api_key: Annotated[str | None, Security(api_key_header)] = None,
@@ -62,17 +77,9 @@ def principal(
     if not raw:
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
                             headers={"WWW-Authenticate": "Bearer"})
-    services = get_services(request)
-    admin_key: str | None = services.settings.admin_key
-    if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
-        return agents.admin_principal()
-    cache: KeyCache = request.app.state.key_cache
-    found = cache.get(raw)
+    found = resolve(get_services(request), request.app.state.key_cache, raw)
     if found is None:
-        found = agents.authenticate(services.db, raw)
-        if found is None:
-            raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
-        cache.put(raw, found)
+        raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
     return found
 
 

@@ -48,6 +48,16 @@ def _known_agent(db: Database, agent_id: str) -> dict[str, Any] | None:
     return agent
 
 
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    import anyio
+
+    from api.mcp.catalog import Profile
+    from api.mcp.stdio import serve
+
+    anyio.run(lambda: serve(settings, Profile(args.profile or settings.mcp_profile), url=args.url))
+    return 0
+
+
 def cmd_neo4j(args: argparse.Namespace, settings: Settings) -> int:
     if settings.neo4j_uri:
         _say(f"NEO4J_URI is set ({settings.neo4j_uri}): Grimoire uses that server and runs none of its own.")
@@ -364,6 +374,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="grimoire", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
+    mcp = sub.add_parser("mcp", help="the MCP server over stdio, for a desktop agent client (key: GRIMOIRE_API_KEY)")
+    mcp.add_argument("--profile", choices=["default", "full"], default=None,
+                     help="the tools offered (default: GRIMOIRE_MCP_PROFILE, else the ten an agent needs)")
+    mcp.add_argument("--url", default=None, help="call this running service (default: GRIMOIRE_URL; unset: in-process)")
+    mcp.set_defaults(func=cmd_mcp)
     neo = sub.add_parser("neo4j", help="the project's own local Neo4j server")
     neo.add_argument("action", choices=["start", "stop", "status"])
     neo.set_defaults(func=cmd_neo4j)

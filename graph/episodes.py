@@ -7,6 +7,7 @@ record in each transaction. While one chunk is written, the next one is embedded
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -143,7 +144,9 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
             if pending is not None:
                 collect(pending)
             owners = {ep.agent_id for ep in chunk}
-            pending = writer.submit(write, rows, owners.pop() if len(owners) == 1 else None)
+            # In the request's context (its id for the logs, its channel for the audit record).
+            pending = writer.submit(contextvars.copy_context().run, write, rows,
+                                    owners.pop() if len(owners) == 1 else None)
         if pending is not None:
             collect(pending)
     created = set(result.created)

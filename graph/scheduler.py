@@ -26,6 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from graph import logs
+from graph.audit import channel as channels
 from graph.audit.access import PRUNE_BATCH, prune
 from graph.db.connection import Database
 from graph.errors import NotFound
@@ -270,6 +271,7 @@ class Scheduler:
         with self._run_lock:
             started = self._clock()
             token = logs.request_id.set(f"job:{job.name}")
+            via = channels.current.set(channels.Channel.scheduler)
             error: str | None = None
             result: object = None
             log.debug("job %s started", job.name)
@@ -281,6 +283,7 @@ class Scheduler:
             finally:
                 finished = self._clock()
                 logs.request_id.reset(token)
+                channels.current.reset(via)
         ms = max(0.0, (finished - started) * 1000)
         with self._cond:
             slot.running = False

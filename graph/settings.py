@@ -67,6 +67,13 @@ class Settings(BaseSettings):
 
     api_host: str = Field(default="127.0.0.1", alias="GRIMOIRE_API_HOST", description="Where the API listens.")
     api_port: int = Field(default=8000, alias="GRIMOIRE_API_PORT", description="The API's port.")
+    mcp_enabled: bool = Field(
+        default=True, alias="GRIMOIRE_MCP",
+        description="Serve MCP (streamable HTTP) at /mcp and /mcp/full in the API's process. Off: those answer 503.")
+    mcp_profile: Literal["default", "full"] = Field(
+        default="default", alias="GRIMOIRE_MCP_PROFILE",
+        description="The tools /mcp offers: `default` (the ten an agent needs every session) or `full` (every "
+                    "capability; /mcp/full always offers it).")
 
     admin_key: str | None = Field(
         default=None, alias="GRIMOIRE_ADMIN_KEY",

@@ -70,20 +70,22 @@ def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader
 @router.put("/agents/{agent_id}/core/{block}", response_model=CoreOut,
             summary="Replace a core block's text (409 past the cap, saying by how many tokens)")
 def replace_block(agent_id: str, block: Block, body: ReplaceIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
-    return core.edit(_own(who, agent_id), block, Replace(body.content), actor=who.key_id, reason=body.reason)
+    return core.edit(_own(who, agent_id), block, Replace(body.content), actor=who.key_id, reason=body.reason,
+                     expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/{block}/append", response_model=CoreOut,
              summary="Append lines to a core block (409 past the cap)")
 def append_block(agent_id: str, block: Block, body: AppendIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
-    return core.edit(_own(who, agent_id), block, Append(body.text), actor=who.key_id, reason=body.reason)
+    return core.edit(_own(who, agent_id), block, Append(body.text), actor=who.key_id, reason=body.reason,
+                     expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/{block}/line", response_model=CoreOut,
              summary="Edit one line of a core block, by its number or its current text (empty: delete it)")
 def edit_line(agent_id: str, block: Block, body: LineIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), block, EditLine(body.new, body.line, body.old), actor=who.key_id,
-                     reason=body.reason)
+                     reason=body.reason, expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/critical/pin", response_model=CoreOut,

@@ -35,12 +35,16 @@ class ReplaceIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     content: str = Field(max_length=MAX_TEXT, description="the block's new text (lines)")
     reason: str | None = Field(default=None, max_length=500)
+    expected_version: int | None = Field(default=None, ge=0, description=(
+        "the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written"))
 
 
 class AppendIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=MAX_TEXT, description="lines added at the block's end")
     reason: str | None = Field(default=None, max_length=500)
+    expected_version: int | None = Field(default=None, ge=0, description=(
+        "the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written"))
 
 
 class LineIn(BaseModel):
@@ -49,6 +53,8 @@ class LineIn(BaseModel):
     line: int | None = Field(default=None, ge=1, description="the line's number (1-based), or")
     old: str | None = Field(default=None, max_length=MAX_TEXT, description="the line's current text")
     reason: str | None = Field(default=None, max_length=500)
+    expected_version: int | None = Field(default=None, ge=0, description=(
+        "the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written"))
 
 
 class PinIn(BaseModel):

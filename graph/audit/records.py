@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from neo4j import ManagedTransaction
 
+from graph.audit import channel as channels
 from graph.audit.revert import RevertOp, dump_revert
 from graph.audit.versions import Step, columns, implied
 from graph.audit.vocabulary import Approval, verb_of
@@ -26,6 +27,7 @@ class Audit:
     approval: Approval | None = None  # else what the verb and tag imply (graph/audit/vocabulary.py)
     rollback_id: str | None = None    # the rollback this REVERT record is part of (graph/audit/rollback.py)
     session_id: str | None = None     # the agent's session the change was made in (a message's session_id)
+    channel: str = field(default_factory=lambda: channels.current.get().value)  # rest, mcp, scheduler
 
     def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: Sequence[RevertOp],
               versions: Sequence[Step] = ()) -> None:
@@ -41,5 +43,5 @@ class Audit:
             "approval": self.approval.value if self.approval else None,
             "target_ids": target_ids, "summary": summary, "revert": dump_revert(revert),
             "before_versions": before, "after_versions": after, "rollback_id": self.rollback_id,
-            "session_id": self.session_id,
+            "session_id": self.session_id, "channel": self.channel,
         }).consume()

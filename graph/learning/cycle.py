@@ -10,6 +10,7 @@ since the last one's watermark changes nothing: there is nothing to learn from."
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import os
 import sys
@@ -108,7 +109,9 @@ class Curator:
         thread); returns when it is done (or raises what it raised)."""
         if self.elsewhere is not None and stop_after is None and on_phase is None:
             return self.elsewhere(agent_id, clade, actor, trigger, now)
-        return self._worker.submit(self._run, agent_id, clade, actor, trigger, now, stop_after, on_phase).result()
+        # In the caller's context: its request id in the logs, its channel (rest, mcp) on the audit records.
+        return self._worker.submit(contextvars.copy_context().run, self._run, agent_id, clade, actor, trigger, now,
+                                   stop_after, on_phase).result()
 
     def _run(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None,
              stop_after: str | None, on_phase: Callable[[str], None] | None) -> CycleReport:

@@ -52,6 +52,10 @@ class PinnedLine(Conflict):
     """The edit would drop or change a pinned critical fact (409): unpin it first."""
 
 
+class StaleVersion(Conflict):
+    """The edit expected the block at another version (409): someone wrote it since it was read."""
+
+
 @dataclass(frozen=True)
 class Replace:
     content: str

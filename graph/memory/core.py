@@ -20,7 +20,18 @@ from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Invalid, NotFound
 from graph.memory import memory_md
-from graph.memory.blocks import CAP_TOKENS, Append, Block, Edit, apply, fits, keep_pinned, lines, normalise
+from graph.memory.blocks import (
+    CAP_TOKENS,
+    Append,
+    Block,
+    Edit,
+    StaleVersion,
+    apply,
+    fits,
+    keep_pinned,
+    lines,
+    normalise,
+)
 from graph.memory.models import CoreBlock, CoreBlockVersion
 
 Counter = Callable[[Sequence[str]], list[int]]  # texts -> their token counts (Embedder.count_tokens)
@@ -105,17 +116,20 @@ class CoreMemory:
 
     def edit(self, agent_id: str, block: Block, edit: Edit, *, actor: str, reason: str | None = None,
              pin: Sequence[str] = (), unpin: Sequence[str] = (), tag: str | None = None,
-             trigger: str | None = None, session_id: str | None = None) -> dict[str, Any]:
+             trigger: str | None = None, session_id: str | None = None,
+             expected_version: int | None = None) -> dict[str, Any]:
         """Applies `edit` to the block (and pins or unpins critical facts) under the cap; returns the core
         memory after it. Refused with OverCap (409) past the cap, PinnedLine (409) when it would drop a
-        pinned fact, NotFound when the agent or the line does not exist."""
+        pinned fact, StaleVersion (409) when `expected_version` is given and the block is at another,
+        NotFound when the agent or the line does not exist."""
         return ogm.write(self.db, lambda tx: self.edit_in(tx, agent_id, block, edit, actor=actor, reason=reason,
                                                           pin=pin, unpin=unpin, tag=tag, trigger=trigger,
-                                                          session_id=session_id))
+                                                          session_id=session_id, expected_version=expected_version))
 
     def edit_in(self, tx: ManagedTransaction, agent_id: str, block: Block, edit: Edit, *, actor: str,
                 reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = (),
-                tag: str | None = None, trigger: str | None = None, session_id: str | None = None) -> dict[str, Any]:
+                tag: str | None = None, trigger: str | None = None, session_id: str | None = None,
+                expected_version: int | None = None) -> dict[str, Any]:
         """`edit` inside a transaction of neomodel's (graph/db/ogm.py) that other changes share: a
         reflection's approval applies core changes with the rest, atomically. `tag` and `trigger` go to the
         audit record (the actor's role and what set it off, graph/audit/vocabulary.py)."""
@@ -129,6 +143,9 @@ class CoreMemory:
             raise NotFound(f"no agent {agent_id!r}")
         nodes = _blocks(agent_id)
         before = _state(block, nodes.get(block))
+        if expected_version is not None and expected_version != before.version:  # compare-and-set, under the lock
+            raise StaleVersion(f"the {block.value} block is at version {before.version}, not {expected_version}: "
+                               "read it again and redo the edit on what it holds now")
         content = apply(before.content, edit)
         missing = [p for p in unpin if p not in before.pinned]
         if missing:

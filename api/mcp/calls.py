@@ -1,0 +1,131 @@
+"""A tool's call is a request to its route, with the caller's key: made in-process against the running app
+(InProcess, a plain ASGI call: no socket, no second server) or, for a stdio server pointed at a running
+service, over HTTP (OverHttp). Either way the request carries `X-Grimoire-Channel: mcp`, which the audit
+records note (graph/audit/channel.py)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Protocol
+from urllib.parse import unquote, urlencode
+
+import anyio
+import httpx
+from starlette.types import ASGIApp, Message
+
+CHANNEL_HEADER = "x-grimoire-channel"
+CHANNEL = "mcp"
+
+
+@dataclass(frozen=True)
+class Reply:
+    status: int
+    body: bytes
+    content_type: str
+    retry_after: str | None = None
+
+    def json(self) -> Any:
+        return json.loads(self.body) if self.body else None
+
+    @property
+    def message(self) -> str:
+        """The route's own message for a failure: `message` (a 422's summary) or `detail`."""
+        try:
+            data = self.json()
+        except ValueError:
+            return self.body.decode(errors="replace")[:500]
+        if isinstance(data, dict):
+            found = data.get("message") or data.get("detail")
+            return found if isinstance(found, str) else json.dumps(found)
+        return str(data)
+
+
+class RouteError(Exception):
+    """A route answered 4xx or 5xx: the tool's error says the status and the route's message."""
+
+    def __init__(self, reply: Reply):
+        self.reply = reply
+        hint = f" (retry after {reply.retry_after} s)" if reply.retry_after else ""
+        super().__init__(f"{reply.status}: {reply.message}{hint}")
+
+
+class Routes(Protocol):
+    async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
+                   body: Any = None) -> Reply:
+        """`path` is percent-encoded (api/mcp/tools.py fill)."""
+        ...
+
+
+def _headers(key: str, body: bytes | None) -> list[tuple[bytes, bytes]]:
+    headers = [(b"host", b"grimoire.mcp"), (b"authorization", b"Bearer " + key.encode()),
+               (b"accept", b"application/json"), (CHANNEL_HEADER.encode(), CHANNEL.encode())]
+    if body is not None:
+        headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    return headers
+
+
+class InProcess:
+    """The app's routes called as ASGI: the whole middleware stack and the route, as a socket request gets."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
+                   body: Any = None) -> Reply:
+        payload = None if body is None else json.dumps(body, separators=(",", ":")).encode()
+        scope = {
+            "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
+            "method": method, "scheme": "http", "path": unquote(path), "raw_path": path.encode(), "root_path": "",
+            "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload),
+            "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": {},
+        }
+        done = anyio.Event()
+        sent_request = False
+        status = 500
+        content_type = ""
+        retry_after: str | None = None
+        chunks: list[bytes] = []
+
+        async def receive() -> Message:
+            nonlocal sent_request
+            if not sent_request:
+                sent_request = True
+                return {"type": "http.request", "body": payload or b"", "more_body": False}
+            await done.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: Message) -> None:
+            nonlocal status, content_type, retry_after
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                headers = {k.lower(): v for k, v in message.get("headers", [])}
+                content_type = headers.get(b"content-type", b"").decode()
+                found = headers.get(b"retry-after")
+                retry_after = found.decode() if found else None
+            elif message["type"] == "http.response.body":
+                chunks.append(message.get("body", b""))
+                if not message.get("more_body", False):
+                    done.set()
+
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            done.set()
+        return Reply(status, b"".join(chunks), content_type, retry_after)
+
+
+class OverHttp:
+    """A running service's routes over HTTP (a stdio server for a desktop client, the service elsewhere)."""
+
+    def __init__(self, base_url: str, timeout: float = 120.0):
+        self.client = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout)
+
+    async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
+                   body: Any = None) -> Reply:
+        headers = {"authorization": f"Bearer {key}", "accept": "application/json", CHANNEL_HEADER: CHANNEL}
+        r = await self.client.request(method, path, params=query or None, json=body, headers=headers)
+        return Reply(r.status_code, r.content, r.headers.get("content-type", ""), r.headers.get("retry-after"))
+
+    async def aclose(self) -> None:
+        await self.client.aclose()

@@ -1,0 +1,137 @@
+"""The MCP server: GrimoireMCP (the SDK's MCPServer with the catalog's tools, the resources and the prompts),
+served over streamable HTTP inside the service — /mcp with the configured profile (the default one unless set),
+/mcp/full with every tool — and over stdio by `grimoire mcp` (stdio.py).
+
+The HTTP endpoints are built when the app starts (its lifespan runs their session managers) and authenticate
+with the SDK's bearer middleware and KeyVerifier; `X-API-Key` is taken as the bearer too, as REST takes it."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import Any
+
+import anyio
+from fastapi import FastAPI
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from api.mcp import prompts, resources
+from api.mcp.calls import InProcess, Routes
+from api.mcp.catalog import Profile, tools
+from api.mcp.keys import Caller, KeyVerifier, bearer_caller
+from api.mcp.tools import built
+from graph.db.connection import Database
+
+log = logging.getLogger(__name__)
+
+PATHS = {"/mcp": None, "/mcp/full": Profile.full}  # None: the configured profile (GRIMOIRE_MCP_PROFILE)
+INSTRUCTIONS = (
+    "Grimoire is this agent's long-term memory and knowledge graph. Start with `whoami` and the resource "
+    "grimoire://memory; call `assemble_context` or `retrieve_memory` before decisions; record what happens with "
+    "`record_episodes` and what you learn with `add_entries`; feed outcomes back with `give_feedback`. Every tool "
+    "acts as this connection's API key and sees only what that key may see.")
+
+
+class GrimoireMCP(MCPServer[Any]):
+    """MCPServer with the route caller (`routes`) and, for stdio, the one key it serves (`fixed`)."""
+
+    def __init__(self, profile: Profile, routes: Routes, *, fixed: Caller | None = None, db: Database | None = None,
+                 **kwargs: Any):
+        super().__init__(name="grimoire", title="Grimoire", version="0.1.0", instructions=INSTRUCTIONS,
+                         tools=[built()[spec.name] for spec in tools(profile)], **kwargs)
+        self.profile = profile
+        self.routes = routes
+        self.fixed = fixed
+        self.db = db
+        resources.register(self)
+        prompts.register(self)
+
+    async def caller(self) -> Caller:
+        found = bearer_caller() or self.fixed
+        if found is None:
+            raise ToolError("no API key: send it as Authorization: Bearer (HTTP) or set GRIMOIRE_API_KEY (stdio)")
+        return found
+
+    async def gds_progress(self) -> list[tuple[str, float]]:
+        """The running GDS tasks and how far along each is (gds.listProgress); none without a database."""
+        if self.db is None:
+            return []
+        db = self.db
+        rows = await anyio.to_thread.run_sync(lambda: db.rows("analytics/progress"))
+        out = []
+        for row in rows:
+            text = str(row.get("progress") or "").rstrip("%")
+            try:
+                out.append((str(row["task"]), float(text) / 100))
+            except ValueError:
+                continue
+        return out
+
+
+class _KeyAsBearer:
+    """`X-API-Key: k` read as `Authorization: Bearer k` (REST takes either; the SDK reads the bearer)."""
+
+    def __init__(self, app: ASGIApp):
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            headers = list(scope.get("headers") or [])
+            names = {k.lower() for k, _ in headers}
+            key = next((v for k, v in headers if k.lower() == b"x-api-key"), None)
+            if key and b"authorization" not in names:
+                scope = {**scope, "headers": [*headers, (b"authorization", b"Bearer " + key)]}
+        await self.app(scope, receive, send)
+
+
+class Endpoint:
+    """The route /mcp (or /mcp/full) has in the app; the MCP app behind it exists while the app runs."""
+
+    def __init__(self, path: str):
+        self.path = path
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        apps: dict[str, ASGIApp] | None = getattr(scope["app"].state, "mcp_apps", None)
+        if not apps or self.path not in apps:
+            await JSONResponse({"status": "unavailable", "detail": "MCP is not serving (starting or turned off)"},
+                               status_code=503, headers={"Retry-After": "5"})(scope, receive, send)
+            return
+        await apps[self.path](scope, receive, send)
+
+
+def mount(app: FastAPI) -> None:
+    for path in PATHS:
+        app.add_route(path, Endpoint(path), include_in_schema=False)
+
+
+@asynccontextmanager
+async def serving(app: FastAPI, configured: Profile) -> AsyncIterator[None]:
+    """Inside the app's lifespan: builds the MCP apps and runs their session managers until the app stops."""
+    services = app.state.services
+    verifier = KeyVerifier(services, app.state.key_cache)
+    settings = services.settings
+    # The SDK's bearer check with our verifier; there is no OAuth server here (keys are issued by the admin), so
+    # no metadata routes: the issuer named is the service itself.
+    auth = AuthSettings(issuer_url=f"http://{settings.api_host}:{settings.api_port}",  # type: ignore[arg-type]
+                        resource_server_url=None)
+    # Every request needs an API key, so a rebinding page gets nothing without one: the Host check is off.
+    security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
+    async with AsyncExitStack() as stack:
+        apps: dict[str, ASGIApp] = {}
+        for path, profile in PATHS.items():
+            server = GrimoireMCP(profile or configured, InProcess(app), db=services.db, auth=auth,
+                                 token_verifier=verifier)
+            http = server.streamable_http_app(streamable_http_path=path, transport_security=security)
+            await stack.enter_async_context(server.session_manager.run())
+            apps[path] = _KeyAsBearer(http)
+        app.state.mcp_apps = apps
+        try:
+            yield
+        finally:
+            app.state.mcp_apps = {}
