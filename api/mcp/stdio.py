@@ -18,18 +18,16 @@ from api.mcp.server import GrimoireMCP
 from graph.db.connection import Database
 from graph.settings import Settings
 
-URL_ENV = "GRIMOIRE_URL"
-
 
 class KeyRefused(SystemExit):
     pass
 
 
 async def serve(settings: Settings, profile: Profile, key: str | None = None, url: str | None = None) -> None:
-    key = key or os.environ.get(KEY_ENV)
+    key = key or os.environ.get("GRIMOIRE_API_KEY")
     if not key:
         raise KeyRefused(f"grimoire mcp: set {KEY_ENV} to the agent's API key")
-    url = url or os.environ.get(URL_ENV)
+    url = url or os.environ.get("GRIMOIRE_URL")
     async with AsyncExitStack() as stack:
         routes: Routes
         db: Database | None = None

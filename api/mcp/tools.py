@@ -107,15 +107,21 @@ def _limit_of(param: Param | None) -> int | None:
     return next((int(m.le) for m in param.info.metadata if isinstance(m, Le)), None)
 
 
-def _parameter(p: Param) -> inspect.Parameter:
+def _parameter(p: Param, cap: int | None = None) -> inspect.Parameter:
+    """The tool's parameter for a route's; `cap` bounds a limit the body takes (a list tool's page)."""
     info = p.info
-    annotation: Any = Annotated[(p.annotation, *info.metadata, Field(description=info.description))]
+    metadata = list(info.metadata)
+    if cap is not None:
+        metadata = [m for m in metadata if not isinstance(m, Le)] + [Le(cap)]
+    annotation: Any = Annotated[(p.annotation, *metadata, Field(description=info.description))]
     if info.default_factory is not None:
         default: Any = Field(default_factory=info.default_factory)
     elif info.is_required():
         default = inspect.Parameter.empty
     else:
         default = None if info.default is PydanticUndefined else info.default
+        if cap is not None and isinstance(default, int):
+            default = min(default, cap)
     return inspect.Parameter(p.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
 
@@ -151,7 +157,7 @@ def route_tool(spec: ToolSpec, info: RouteInfo) -> Tool:
     # A body field named like a path or query parameter (an exported graph's own agent_id) is body_<name>.
     taken = {*info.path_params, *(q.name for q in info.query)}
     body_params = [Param(f"body_{b.name}", b.wire, b.annotation, b.info) if b.name in taken else b for b in info.body]
-    params += [_parameter(b) for b in body_params]
+    params += [_parameter(b, LIST_CAP if listed and b.name == "limit" else None) for b in body_params]
     if info.raw_body is not None:
         params.append(_parameter(info.raw_body))
     if pages:
@@ -222,10 +228,13 @@ async def with_progress(ctx: Context, server: GrimoireMCP, work: Callable[[], Aw
             tg.cancel_scope.cancel()
 
         tg.start_soon(run)
+        reached = 0.0  # MCP's progress only rises: GDS's tasks each count from 0, so the furthest so far
         while True:
             await anyio.sleep(PROGRESS_EVERY_SECONDS)
             for task, fraction in await server.gds_progress():
-                await _report(ctx, fraction, task)
+                if fraction > reached:
+                    reached = min(fraction, 0.99)
+                    await _report(ctx, reached, task)
     if failed:
         raise failed[0]
     await _report(ctx, 1.0, "done")
