@@ -352,6 +352,16 @@ def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
     return cmd_serve(args, settings)
 
 
+def cmd_client(args: argparse.Namespace, settings: Settings) -> int:
+    from api import client_gen
+
+    if not args.write:
+        _say(client_gen.source())
+        return 0
+    _say(f"{client_gen.TARGET}: {'rewritten' if client_gen.write() else 'already up to date'}")
+    return 0
+
+
 def cmd_readme_table(args: argparse.Namespace, settings: Settings) -> int:
     """A table README.md shows, generated: printed, or (--write) rewritten in the README."""
     from api import readme
@@ -474,6 +484,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--write", action="store_true", help="rewrite the table in README.md instead of printing it")
         p.add_argument("--readme", default=None, help="the README file to rewrite (default: the project's)")
         p.set_defaults(func=cmd_readme_table)
+
+    client = sub.add_parser("client", help="the Python client's methods (grimoire/client/routes.py), from the routes")
+    client.add_argument("action", choices=["generate"])
+    client.add_argument("--write", action="store_true", help="rewrite grimoire/client/routes.py instead of printing")
+    client.set_defaults(func=cmd_client)
 
     for name, func, text in (("serve", cmd_serve, "serve the REST API"),
                              ("up", cmd_up, "start Neo4j (unless NEO4J_URI), apply the schema, serve")):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, get_args, get_origin
 
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import JSONResponse, PlainTextResponse
 from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from pydantic.fields import FieldInfo
@@ -39,6 +39,9 @@ class RouteInfo:
     response: Any = None                        # the response model; None: an untyped JSON value
     text: bool = False                          # the route answers text (markdown, a log)
     list_item: Any = None                       # set when the route answers a JSON list: its item type
+    raw: bool = False                           # the route answers bytes (a zip, an NDJSON dump, a stream)
+    endpoint: str = ""                          # the route function's name
+    module: str = ""                            # its module under api/routes/
     names: frozenset[str] = field(default_factory=frozenset)
 
     @property
@@ -79,6 +82,8 @@ def _info(route: APIRoute, method: str) -> RouteInfo:
     if get_origin(response) is list:
         item = get_args(response)[0]
     text = isinstance(route.response_class, type) and issubclass(route.response_class, PlainTextResponse)
+    raw = (isinstance(route.response_class, type) and not text
+           and not issubclass(route.response_class, JSONResponse))
     if response is None and not text:
         returned = getattr(route.endpoint, "__annotations__", {}).get("return")
         if get_origin(returned) is list or returned is list:
@@ -87,7 +92,8 @@ def _info(route: APIRoute, method: str) -> RouteInfo:
     path_params = tuple(_PATH_PARAM.findall(route.path))
     names = frozenset([*path_params, *(q.name for q in query), *(b.name for b in body)])
     return RouteInfo(method, route.path, route.summary or "", path_params, query, body, body_model, raw_body,
-                     response, text, item, names)
+                     None if raw else response, text, None if raw else item, raw, route.endpoint.__name__,
+                     route.endpoint.__module__.rsplit(".", 1)[-1], names)
 
 
 @cache

@@ -18,15 +18,19 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
+from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api import errors
 from api.mcp import prompts, resources
 from api.mcp.calls import InProcess, Routes
 from api.mcp.catalog import Profile, tools
 from api.mcp.keys import Caller, KeyVerifier, bearer_caller
 from api.mcp.tools import built
 from graph.db.connection import Database
+from graph.errors import Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -74,11 +78,13 @@ class GrimoireMCP(MCPServer[Any]):
         return out
 
 
-class _KeyAsBearer:
-    """`X-API-Key: k` read as `Authorization: Bearer k` (REST takes either; the SDK reads the bearer)."""
+class _Gate:
+    """Before the SDK's bearer middleware: `X-API-Key: k` read as `Authorization: Bearer k` (REST takes either),
+    and the key looked up here first, so the database being down is a 503 with Retry-After, as on REST, rather
+    than an error inside the SDK's middleware (its 500). The verifier then finds the key in the cache."""
 
-    def __init__(self, app: ASGIApp):
-        self.app = app
+    def __init__(self, app: ASGIApp, verifier: KeyVerifier):
+        self.app, self.verifier = app, verifier
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
@@ -87,6 +93,14 @@ class _KeyAsBearer:
             key = next((v for k, v in headers if k.lower() == b"x-api-key"), None)
             if key and b"authorization" not in names:
                 scope = {**scope, "headers": [*headers, (b"authorization", b"Bearer " + key)]}
+            bearer = next((v for k, v in scope["headers"] if k.lower() == b"authorization"), b"")
+            if bearer.lower().startswith(b"bearer "):
+                try:
+                    await self.verifier.verify_token(bearer[7:].decode(errors="replace"))
+                except (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable, Unavailable) as exc:
+                    log.warning("503 for MCP: %s", exc)
+                    await errors.unavailable(f"the database is unavailable: {exc}")(scope, receive, send)
+                    return
         await self.app(scope, receive, send)
 
 
@@ -129,7 +143,7 @@ async def serving(app: FastAPI, configured: Profile) -> AsyncIterator[None]:
                                  token_verifier=verifier)
             http = server.streamable_http_app(streamable_http_path=path, transport_security=security)
             await stack.enter_async_context(server.session_manager.run())
-            apps[path] = _KeyAsBearer(http)
+            apps[path] = _Gate(http, verifier)
         app.state.mcp_apps = apps
         try:
             yield

@@ -58,8 +58,14 @@ def test_every_endpoint_answers_503_quickly_while_down_and_recovers(local_neo4j,
             ("POST", "/analytics/cascade", {"entity": "token:weth", "block": 1}),
             ("GET", "/analytics/runs", None),
         ]
+        never_used = _key(client, "fault-2", "clade-f")  # not in the key cache: MCP must look it up
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "fault", "version": "1"}}}
+        mcp_headers = {**never_used, "accept": "application/json, text/event-stream"}
         local.stop()
         try:
+            r = client.post("/mcp", headers=mcp_headers, json=init)  # MCP too: a 503, not the SDK's 500
+            assert r.status_code == 503 and r.headers["Retry-After"], (r.status_code, r.text)
             for method, path, body in calls:
                 started = time.monotonic()
                 r = client.request(method, path, headers=h, json=body)
@@ -70,6 +76,7 @@ def test_every_endpoint_answers_503_quickly_while_down_and_recovers(local_neo4j,
             local.start()
         # The same app, never restarted, serves again once the database is back.
         _wait_until_ok(client, "/episodes/f-1", h)
+        assert client.post("/mcp", headers=mcp_headers, json=init).status_code == 200
         assert client.post("/episodes", headers=h, json={**ep, "id": "f-2"}).status_code == 201
         assert {e["id"] for e in client.get("/episodes", headers=h).json()} == {"f-1", "f-2"}
         # GDS through the same client, reconnected: a co-mention graph needs mentions, so 404 here.

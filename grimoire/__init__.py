@@ -1,0 +1,1 @@
+"""Grimoire's Python client lives in grimoire.client."""

@@ -1,0 +1,180 @@
+"""The requests under every method: the key, the path filled in, the query and body as JSON, the answer read
+into the route's own model; 503s retried with backoff (honouring Retry-After), other failures raised as the
+typed errors in errors.py. Sync (httpx.Client) and async (httpx.AsyncClient) share all of it but the sending."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import random
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from datetime import datetime
+from enum import Enum
+from functools import lru_cache
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+from pydantic import BaseModel, TypeAdapter
+
+from grimoire.client.errors import error_for
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+
+
+@lru_cache(maxsize=512)
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def _wire(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, Enum):
+        return str(value.value)
+    if isinstance(value, datetime):
+        return value.isoformat()
+    return str(value)
+
+
+class Request:
+    """One route call, as the generated methods describe it."""
+
+    def __init__(self, method: str, template: str, path: dict[str, Any], query: dict[str, Any], body: Any,
+                 returns: Any, content_type: str | None = None):
+        url = template
+        for name, value in path.items():
+            safe = "/" if f"{{{name}:path}}" in url else ""
+            url = url.replace(f"{{{name}:path}}", quote(str(value), safe=safe)).replace(
+                f"{{{name}}}", quote(str(value), safe=""))
+        self.method, self.url, self.returns = method, url, returns
+        self.params = [(k, _wire(one)) for k, v in query.items() if v is not None
+                       for one in (v if isinstance(v, list | tuple | set) else [v])]
+        self.content: bytes | None = None
+        self.json: Any = None
+        if isinstance(body, BaseModel):
+            self.json = body.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        elif isinstance(body, str | bytes) and content_type:
+            self.content = body.encode() if isinstance(body, str) else body
+        elif body is not None:
+            self.json = _adapter(type(body)).dump_python(body, mode="json") if not isinstance(body, dict) else body
+        self.headers = {"content-type": content_type} if content_type and self.content is not None else {}
+
+    def read(self, response: httpx.Response) -> Any:
+        if response.status_code >= 400:
+            try:
+                body: Any = response.json()
+            except ValueError:
+                body = response.text
+            after = response.headers.get("retry-after")
+            raise error_for(response.status_code, body, float(after) if after else None)
+        if self.returns is bytes:
+            return response.content
+        if self.returns is str:
+            return response.text
+        if self.returns is None:
+            return response.json() if response.content else None
+        return _adapter(self.returns).validate_python(response.json())
+
+
+class Settings:
+    def __init__(self, url: str | None, api_key: str | None, retries: int, backoff: float):
+        self.url = (url or os.environ.get("GRIMOIRE_URL") or DEFAULT_URL).rstrip("/")
+        self.api_key = api_key or os.environ.get("GRIMOIRE_API_KEY")
+        self.retries, self.backoff = retries, backoff
+
+    def headers(self) -> dict[str, str]:
+        return {"X-API-Key": self.api_key} if self.api_key else {}
+
+    def wait(self, attempt: int, response: httpx.Response) -> float:
+        after = response.headers.get("retry-after")
+        base = float(after) if after else self.backoff * 2 ** attempt
+        return min(base, 30.0) * (0.5 + random.random() / 2)  # jitter: a fleet does not retry in step
+
+
+class SyncBase:
+    """Sends a Request with httpx.Client: `http` is yours to pass (a TestClient, a proxy), else one is made."""
+
+    def __init__(self, url: str | None = None, api_key: str | None = None, *, http: httpx.Client | None = None,
+                 timeout: float = 60.0, retries: int = 3, backoff: float = 0.5):
+        self._settings = Settings(url, api_key, retries, backoff)
+        self._owns = http is None
+        self._http = http or httpx.Client(base_url=self._settings.url, timeout=timeout)
+
+    def _send(self, r: Request) -> Any:
+        for attempt in range(self._settings.retries + 1):
+            response = self._http.request(r.method, r.url, params=r.params or None, json=r.json, content=r.content,
+                                          headers={**self._settings.headers(), **r.headers})
+            if response.status_code != 503 or attempt == self._settings.retries:
+                return r.read(response)
+            time.sleep(self._settings.wait(attempt, response))
+        raise AssertionError("unreachable")
+
+    def iterate(self, method: Callable[..., list[Any]], *args: Any, page_size: int = 100,
+                **kwargs: Any) -> Iterator[Any]:
+        """Every item of a paged list (a method taking offset and limit), page by page; others in one call."""
+        if "offset" not in getattr(method, "__paged__", ()):
+            yield from method(*args, **kwargs)
+            return
+        offset = kwargs.pop("offset", 0)
+        while True:
+            page = method(*args, offset=offset, limit=page_size, **kwargs)
+            yield from page
+            if len(page) < page_size:
+                return
+            offset += len(page)
+
+    def close(self) -> None:
+        if self._owns:
+            self._http.close()
+
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, *_: Any) -> None:
+        self.close()
+
+
+class AsyncBase:
+    """Sends a Request with httpx.AsyncClient."""
+
+    def __init__(self, url: str | None = None, api_key: str | None = None, *,
+                 http: httpx.AsyncClient | None = None, timeout: float = 60.0, retries: int = 3, backoff: float = 0.5):
+        self._settings = Settings(url, api_key, retries, backoff)
+        self._owns = http is None
+        self._http = http or httpx.AsyncClient(base_url=self._settings.url, timeout=timeout)
+
+    async def _send(self, r: Request) -> Any:
+        for attempt in range(self._settings.retries + 1):
+            response = await self._http.request(r.method, r.url, params=r.params or None, json=r.json,
+                                                content=r.content, headers={**self._settings.headers(), **r.headers})
+            if response.status_code != 503 or attempt == self._settings.retries:
+                return r.read(response)
+            await asyncio.sleep(self._settings.wait(attempt, response))
+        raise AssertionError("unreachable")
+
+    async def iterate(self, method: Callable[..., Any], *args: Any, page_size: int = 100,
+                      **kwargs: Any) -> AsyncIterator[Any]:
+        if "offset" not in getattr(method, "__paged__", ()):
+            for item in await method(*args, **kwargs):
+                yield item
+            return
+        offset = kwargs.pop("offset", 0)
+        while True:
+            page = await method(*args, offset=offset, limit=page_size, **kwargs)
+            for item in page:
+                yield item
+            if len(page) < page_size:
+                return
+            offset += len(page)
+
+    async def aclose(self) -> None:
+        if self._owns:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Any:
+        return self
+
+    async def __aexit__(self, *_: Any) -> None:
+        await self.aclose()

@@ -1,0 +1,56 @@
+"""The service's answers as exceptions: one class per kind of failure, each with the service's own message."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class GrimoireError(Exception):
+    """A request the service refused or could not answer."""
+
+    status: int = 0
+
+    def __init__(self, status: int, message: str, body: Any = None, retry_after: float | None = None):
+        super().__init__(f"{status}: {message}")
+        self.status, self.message, self.body, self.retry_after = status, message, body, retry_after
+
+
+class Invalid(GrimoireError):
+    """400 or 422: the request is malformed or breaks a rule; `body` has the details."""
+
+
+class Unauthorized(GrimoireError):
+    """401: no key, or a key the service does not know (revoked)."""
+
+
+class Forbidden(GrimoireError):
+    """403: the key may not do this (a scope it lacks, another agent's memory, a person's decision)."""
+
+
+class NotFound(GrimoireError):
+    """404: nothing this key may see has that id."""
+
+
+class Conflict(GrimoireError):
+    """409: the state forbids it now (a stale version, a cap, a lifecycle move the diagram lacks)."""
+
+
+class TooLarge(GrimoireError):
+    """413: the body is over the service's limit."""
+
+
+class Unavailable(GrimoireError):
+    """503: the database is down or restarting; `retry_after` says when to try again (the client retries first)."""
+
+
+KINDS: dict[int, type[GrimoireError]] = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound,
+                                         409: Conflict, 413: TooLarge, 422: Invalid, 503: Unavailable}
+
+
+def error_for(status: int, body: Any, retry_after: float | None) -> GrimoireError:
+    if isinstance(body, dict):
+        message = body.get("message") or body.get("detail")
+        message = message if isinstance(message, str) else str(message)
+    else:
+        message = str(body)[:500]
+    return KINDS.get(status, GrimoireError)(status, message, body, retry_after)
