@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from graph.audit import channel as channels
 from graph.db.connection import Database, DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
 from graph.knowledge import mental_models
@@ -501,6 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.func not in (cmd_serve, cmd_up, cmd_mcp):  # a server's requests note their own channel
+        channels.current.set(channels.Channel.cli)  # what this command changes is audited as the CLI's
     try:
         return args.func(args, get_settings())
     except (LocalServerError, SchemaMismatch, DatabaseUnavailable) as exc:

@@ -1,6 +1,7 @@
 """Counts the requests the service is serving (graph/foreground.py), so background work waits for
 them. Requests that are background work themselves (a cycle asked for over REST) or last as long as a
-client listens (the event stream) are not counted."""
+client listens (the event stream, an MCP session's stream) are not counted. An MCP tool's own request to its
+route is counted like any other."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ class CountRequests:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         services = getattr(scope["app"].state, "services", None) if scope["type"] == "http" else None
-        if services is None or (scope.get("method"), scope.get("path")) in NOT_COUNTED:
+        path = scope.get("path") or ""
+        if services is None or (scope.get("method"), path) in NOT_COUNTED or path in ("/mcp", "/mcp/full"):
             await self.app(scope, receive, send)
             return
         with services.foreground.serving():

@@ -27,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
 from graph import logs
+from graph.audit import channel as channels
 from graph.db.connection import Database, Target
 from graph.embeddings import Embedder, get_embedder
 from graph.errors import Unavailable
@@ -79,9 +80,11 @@ def _exit_with(parent: int) -> None:
     os._exit(1)
 
 
-def _cycle(agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport:
+def _cycle(agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None,
+           channel: str = channels.Channel.rest.value) -> CycleReport:
     assert _curator is not None, "the child was not started"
-    return _curator.run(agent_id, clade=clade, actor=actor, trigger=trigger, now=now)
+    with channels.through(channels.Channel(channel)):  # the asker's channel on the cycle's audit records
+        return _curator.run(agent_id, clade=clade, actor=actor, trigger=trigger, now=now)
 
 
 def _pid() -> int:
@@ -109,7 +112,7 @@ class CycleProcess:
     def __call__(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport:
         pool = self._executor()
         try:
-            return pool.submit(_cycle, agent_id, clade, actor, trigger, now).result()
+            return pool.submit(_cycle, agent_id, clade, actor, trigger, now, channels.current.get().value).result()
         except BrokenProcessPool as exc:
             with self._lock:  # the next cycle starts a new child, which resumes the open cycle
                 if self._pool is pool:

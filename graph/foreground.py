@@ -26,6 +26,11 @@ POLL_SECONDS = 0.002  # how often waiting background work looks at the requests 
 _serving: ContextVar[bool] = ContextVar("serving_a_request", default=False)
 
 
+def background() -> None:
+    """In a context copied from a request's (to keep its id and channel): this work is background work."""
+    _serving.set(False)
+
+
 class Counters:
     """The requests in flight and when the last one ended (monotonic clock, which Linux shares between
     processes), in shared memory: a child process running the Curator's cycles (graph/background.py)

@@ -6,6 +6,7 @@ records note (graph/audit/channel.py)."""
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any, Protocol
 from urllib.parse import unquote, urlencode
@@ -13,6 +14,8 @@ from urllib.parse import unquote, urlencode
 import anyio
 import httpx
 from starlette.types import ASGIApp, Message
+
+log = logging.getLogger(__name__)
 
 CHANNEL_HEADER = "x-grimoire-channel"
 CHANNEL = "mcp"
@@ -110,6 +113,10 @@ class InProcess:
 
         try:
             await self.app(scope, receive, send)
+        except Exception:  # the app answered 500 already (ServerErrorMiddleware) and re-raised: keep its answer
+            log.exception("%s %s failed", method, path)
+            if not chunks:
+                return Reply(500, b'{"detail":"internal error"}', "application/json")
         finally:
             done.set()
         return Reply(status, b"".join(chunks), content_type, retry_after)

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver.exceptions import ResourceError
 
 from api.mcp.calls import RouteError
+from api.mcp.tools import fill
 from graph.context.categories import TaskType
 from graph.memory.blocks import Block
 from graph.memory.routing import MemoryType, Store
@@ -86,7 +87,8 @@ def register(server: GrimoireMCP) -> None:
         for template in ITEM_ROUTES:
             if "{agent}" in template and caller.agent_id is None:
                 continue
-            path = template.replace("{id}", item_id).replace("{agent}", caller.agent_id or "")
+            path = fill(template.replace("{id}", "{item_id}").replace("{agent}", "{agent_id}"),
+                        {"item_id": item_id, "agent_id": caller.agent_id or ""})
             reply = await server.routes.call(caller.key, "GET", path)
             if reply.status == 200:
                 return reply.body.decode()

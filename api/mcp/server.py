@@ -129,11 +129,9 @@ async def serving(app: FastAPI, configured: Profile) -> AsyncIterator[None]:
     """Inside the app's lifespan: builds the MCP apps and runs their session managers until the app stops."""
     services = app.state.services
     verifier = KeyVerifier(services, app.state.key_cache)
-    settings = services.settings
     # The SDK's bearer check with our verifier; there is no OAuth server here (keys are issued by the admin), so
-    # no metadata routes: the issuer named is the service itself.
-    auth = AuthSettings(issuer_url=f"http://{settings.api_host}:{settings.api_port}",  # type: ignore[arg-type]
-                        resource_server_url=None)
+    # no metadata routes, and the issuer the settings require names nothing a client is sent to.
+    auth = AuthSettings(issuer_url="http://localhost", resource_server_url=None)  # type: ignore[arg-type]
     # Every request needs an API key, so a rebinding page gets nothing without one: the Host check is off.
     security = TransportSecuritySettings(enable_dns_rebinding_protection=False)
     async with AsyncExitStack() as stack:

@@ -91,7 +91,7 @@ async def request(server: GrimoireMCP, caller: Caller, method: str, path: str,
                   query: list[tuple[str, str]] | None = None, body: Any = None) -> Any:
     """The route's answer (JSON, or text for a text route); a failure is a ToolError with its message."""
     reply = await server.routes.call(caller.key, method, path, query, body)
-    if reply.status >= 400:
+    if reply.status >= 300:  # a redirect is a path that names no route here (an empty id): not a success
         raise ToolError(str(RouteError(reply)))
     if reply.content_type.startswith("application/json"):
         return reply.json()
@@ -151,7 +151,9 @@ def route_tool(spec: ToolSpec, info: RouteInfo) -> Tool:
         if name == "agent_id":
             params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=AGENT))
         else:
-            params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=str))
+            whole = f"{{{name}:path}}" in info.path  # an entity id may hold slashes; no other id does
+            params.append(inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=Annotated[
+                str, Field(min_length=1, pattern=None if whole else r"^[^/]+$")]))
     paged = {"offset", "limit"} if pages else set()
     params += [_parameter(q) for q in info.query if q.name not in paged]
     # A body field named like a path or query parameter (an exported graph's own agent_id) is body_<name>.
@@ -231,8 +233,13 @@ async def with_progress(ctx: Context, server: GrimoireMCP, work: Callable[[], Aw
         reached = 0.0  # MCP's progress only rises: GDS's tasks each count from 0, so the furthest so far
         while True:
             await anyio.sleep(PROGRESS_EVERY_SECONDS)
-            for task, fraction in await server.gds_progress():
-                if fraction > reached:
+            try:
+                running = await server.gds_progress()
+            except Exception:  # progress is a courtesy: a failed look must not fail (or cancel) the analysis
+                log.debug("GDS progress not read", exc_info=True)
+                continue
+            for task, fraction in running:
+                if min(fraction, 0.99) > reached:
                     reached = min(fraction, 0.99)
                     await _report(ctx, reached, task)
     if failed:

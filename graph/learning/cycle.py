@@ -23,7 +23,7 @@ from typing import Any, Protocol
 
 from neo4j import ManagedTransaction
 
-from graph import events
+from graph import events, foreground
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.db import cypher
 from graph.ids import now_ms
@@ -109,9 +109,12 @@ class Curator:
         thread); returns when it is done (or raises what it raised)."""
         if self.elsewhere is not None and stop_after is None and on_phase is None:
             return self.elsewhere(agent_id, clade, actor, trigger, now)
-        # In the caller's context: its request id in the logs, its channel (rest, mcp) on the audit records.
-        return self._worker.submit(contextvars.copy_context().run, self._run, agent_id, clade, actor, trigger, now,
-                                   stop_after, on_phase).result()
+        # In the caller's context: its request id in the logs, its channel (rest, mcp) on the audit records; but
+        # not as a request being served: the cycle is background work and yields to requests (graph/foreground.py).
+        context = contextvars.copy_context()
+        context.run(foreground.background)
+        return self._worker.submit(context.run, self._run, agent_id, clade, actor, trigger, now, stop_after,
+                                   on_phase).result()
 
     def _run(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None,
              stop_after: str | None, on_phase: Callable[[str], None] | None) -> CycleReport:

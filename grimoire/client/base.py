@@ -17,6 +17,7 @@ from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, TypeAdapter
+from pydantic_core import to_jsonable_python
 
 from grimoire.client.errors import error_for
 
@@ -38,6 +39,14 @@ def _wire(value: Any) -> str:
     return str(value)
 
 
+def _seconds(retry_after: str | None) -> float | None:
+    """Retry-After in seconds (the service sends seconds; an HTTP date is read as none given)."""
+    try:
+        return float(retry_after) if retry_after else None
+    except ValueError:
+        return None
+
+
 class Request:
     """One route call, as the generated methods describe it."""
 
@@ -57,8 +66,8 @@ class Request:
             self.json = body.model_dump(mode="json", by_alias=True, exclude_unset=True)
         elif isinstance(body, str | bytes) and content_type:
             self.content = body.encode() if isinstance(body, str) else body
-        elif body is not None:
-            self.json = _adapter(type(body)).dump_python(body, mode="json") if not isinstance(body, dict) else body
+        elif body is not None:  # a dict may hold datetimes, enums or models: made JSON as pydantic would
+            self.json = to_jsonable_python(body, by_alias=True)
         self.headers = {"content-type": content_type} if content_type and self.content is not None else {}
 
     def read(self, response: httpx.Response) -> Any:
@@ -67,8 +76,7 @@ class Request:
                 body: Any = response.json()
             except ValueError:
                 body = response.text
-            after = response.headers.get("retry-after")
-            raise error_for(response.status_code, body, float(after) if after else None)
+            raise error_for(response.status_code, body, _seconds(response.headers.get("retry-after")))
         if self.returns is bytes:
             return response.content
         if self.returns is str:
@@ -88,13 +96,14 @@ class Settings:
         return {"X-API-Key": self.api_key} if self.api_key else {}
 
     def wait(self, attempt: int, response: httpx.Response) -> float:
-        after = response.headers.get("retry-after")
-        base = float(after) if after else self.backoff * 2 ** attempt
+        after = _seconds(response.headers.get("retry-after"))
+        base = after if after is not None else self.backoff * 2 ** attempt
         return min(base, 30.0) * (0.5 + random.random() / 2)  # jitter: a fleet does not retry in step
 
 
 class SyncBase:
-    """Sends a Request with httpx.Client: `http` is yours to pass (a TestClient, a proxy), else one is made."""
+    """Sends a Request with httpx.Client: `http` is yours to pass (a TestClient, a proxy), else one is made.
+    A 503 is retried (the service answers it when the database is unavailable, and then nothing was written)."""
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *, http: httpx.Client | None = None,
                  timeout: float = 60.0, retries: int = 3, backoff: float = 0.5):

@@ -75,9 +75,12 @@ def test_a_cycle_over_rest_runs_in_a_nicer_child_process_and_learns_what_a_threa
     assert os.getpriority(os.PRIO_PROCESS, child) == 19  # the lowest priority: requests first
 
     h = _life(process_api)
-    r = process_api.client.post("/curator/cycles", headers=h, json={})
+    # Asked for through MCP (the header its tools send): the child's audit records note the channel.
+    r = process_api.client.post("/curator/cycles", headers={**h, "X-Grimoire-Channel": "mcp"}, json={})
     assert r.status_code == 200, r.text
     in_child = r.json()
+    cycle_records = [x for x in process_api.db.run("testing/audit_versions") if x["action"].startswith("curator.")]
+    assert cycle_records and {x["channel"] for x in cycle_records} == {"mcp"}
     assert in_child["status"] == "complete"
     assert curator.elsewhere.pid() == child  # one child, reused
     child_ops = _ops(process_api, h, in_child["cycle"]["id"])

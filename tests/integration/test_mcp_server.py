@@ -113,7 +113,7 @@ def test_bad_arguments_are_tool_errors_and_the_session_goes_on(live: Live) -> No
             rest = live.api.client.get("/entries/no-such-entry", headers=h)
             assert unknown.is_error and f"404: {rest.json()['detail']}" in text_of(unknown)
             bad = await s.call_tool("record_episodes", {"episodes": [{"id": "e", "type": "observation", "text": ""}]})
-            assert bad.is_error and "422" in text_of(bad) or "text" in text_of(bad)
+            assert bad.is_error and ("422" in text_of(bad) or "text" in text_of(bad)), text_of(bad)
             stale = await s.call_tool("edit_core_memory", {"block": "persona", "operation": "append",
                                                            "text": "- brief", "expected_version": 3})
             assert stale.is_error and "409: the persona block is at version 0, not 3" in text_of(stale)

@@ -60,3 +60,18 @@ def test_profiles() -> None:
     assert {"whoami", "retrieve_memory", "assemble_context", "get_core_memory", "record_episodes"} <= {
         t.name for t in default}
     assert not any(t.person for t in default)
+
+
+def test_routes_that_page_themselves_page_past_the_tools_cap() -> None:
+    """A tool asks its route for a page and one more item (to know if more follow): the route must allow it."""
+    from annotated_types import Le
+
+    from api.mcp.results import LIST_CAP
+
+    for spec in TOOLS:
+        info = routes()[spec.route] if spec.route else None
+        if info and info.list_item is not None and info.query_param("offset") and info.query_param("limit"):
+            limit = info.query_param("limit")
+            assert limit is not None
+            cap = next(int(m.le) for m in limit.info.metadata if isinstance(m, Le))
+            assert cap > LIST_CAP, spec.name
