@@ -11,7 +11,7 @@ from importlib import metadata
 
 from graph.settings import PROJECT_ROOT
 
-OWN = {"graph", "api", "loaders", "bench", "tests"}
+OWN = {"graph", "api", "loaders", "bench", "tests", "grimoire"}
 
 
 def _normal(name: str) -> str:
