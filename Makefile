@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
-.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean
+.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -65,3 +65,9 @@ neo4j-status: install
 clean:
 	-$(BIN)/grimoire neo4j stop
 	rm -rf .neo4j $(VENV) .pytest_cache .ruff_cache
+
+# The console's front-end libraries (htmx, uPlot, Chart.js, Cytoscape.js) from the npm registry at their pinned
+# versions into api/console/static/vendor/, with their licenses and manifest.json; committed, so `make up` needs
+# neither Node nor the network (api/console/vendor.py).
+vendor: install
+	$(BIN)/python -m api.console.vendor
