@@ -14,8 +14,10 @@ import os
 import signal
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -180,6 +182,30 @@ class Api:
             assert made.status_code == 201, made.text
             self._keys[(agent_id, scopes)] = made.json()["key"]
         return {"X-API-Key": self._keys[(agent_id, scopes)]}
+
+
+@contextmanager
+def served(app: Any, name: str) -> Iterator[str]:
+    """The app under uvicorn in a thread on a free port (a real socket: streams, MCP's HTTP client); its URL."""
+    import threading
+    import time
+
+    import uvicorn
+
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
+                                           timeout_graceful_shutdown=2))
+    thread = threading.Thread(target=server.run, name=f"uvicorn-{name}", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.02)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(15)
 
 
 @pytest.fixture

@@ -14,13 +14,14 @@ from pydantic import Field
 
 from api.mcp.catalog import ToolSpec
 from api.mcp.results import LIST_CAP, Page, page
-from api.mcp.tools import agent_of, caller_of, check_person, fill, query_pairs, request
+from api.mcp.tools import agent_of, caller_of, check_person, request
 from api.schemas.causal import CausalHit
 from api.schemas.entries import EntryOut
 from api.schemas.memory import CoreOut
 from graph.knowledge import causal
 from graph.memory.blocks import Block
 from graph.model.enums import Outcome
+from grimoire.client.base import fill_path, query_pairs
 
 A = "/agents/{agent_id}"
 
@@ -56,7 +57,7 @@ def edit_core_memory(spec: ToolSpec) -> Tool:
     ) -> CoreOut:
         server, caller = await caller_of(ctx)
         check_person(spec, caller)
-        base = fill(A, {"agent_id": agent_of(caller, agent_id)}) + f"/core/{block.value}"
+        base = fill_path(A, {"agent_id": agent_of(caller, agent_id)}) + f"/core/{block.value}"
         common = {"reason": reason, "expected_version": expected_version}
         if operation in (CoreEdit.append, CoreEdit.insert, CoreEdit.replace_line, CoreEdit.rewrite) and text is None:
             raise ToolError(f"{operation.value} needs text")
@@ -69,17 +70,16 @@ def edit_core_memory(spec: ToolSpec) -> Tool:
         elif operation is CoreEdit.rewrite:
             answer = await request(server, caller, "PUT", base, body={"content": text, **common})
         elif operation is CoreEdit.insert:
-            # The block as it is, the line put in, written back only if nobody wrote in between (compare-and-set).
+            # The block as it is, the line put in, written back only if it is still at the version the caller
+            # expects, else at the version read here (the route's compare-and-set refuses anything newer).
             core = await request(server, caller, "GET", base.rsplit("/", 1)[0])
             state = next(b for b in core["blocks"] if b["block"] == block.value)
-            if expected_version is not None and expected_version != state["version"]:
-                raise ToolError(f"409: the {block.value} block is at version {state['version']}, not "
-                                f"{expected_version}: read it again and redo the edit on what it holds now")
             lines = state["content"].split("\n") if state["content"] else []
             assert line is not None and text is not None
             lines.insert(min(line - 1, len(lines)), text)
             answer = await request(server, caller, "PUT", base, body={
-                "content": "\n".join(lines), "reason": reason, "expected_version": state["version"]})
+                "content": "\n".join(lines), "reason": reason,
+                "expected_version": state["version"] if expected_version is None else expected_version})
         else:
             new = text if operation is CoreEdit.replace_line else ""
             answer = await request(server, caller, "POST", f"{base}/line",
@@ -106,7 +106,7 @@ def give_feedback(spec: ToolSpec) -> Tool:
     ) -> EntryOut:
         server, caller = await caller_of(ctx)
         check_person(spec, caller)
-        path = fill("/entries/{entry_id}", {"entry_id": entry_id})
+        path = fill_path("/entries/{entry_id}", {"entry_id": entry_id})
         if feedback is Verdict.confirm:
             answer = await request(server, caller, "POST", f"{path}/upvote")
         elif feedback is Verdict.contradict:
@@ -141,7 +141,7 @@ def walk_causal(spec: ToolSpec) -> Tool:
         limit: Annotated[int, Field(ge=1, le=LIST_CAP, description="how many in this page")] = 50,
     ) -> CausalPage:
         server, caller = await caller_of(ctx)
-        path = fill("/causal/{entry_id}/", {"entry_id": entry_id}) + direction.value
+        path = fill_path("/causal/{entry_id}/", {"entry_id": entry_id}) + direction.value
         items = list(await request(server, caller, "GET", path, query_pairs({"depth": depth})))[offset:]
         return CausalPage.model_validate(page(items[:limit], offset, limit, len(items) > limit))
 

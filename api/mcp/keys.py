@@ -16,7 +16,6 @@ from mcp.server.auth.middleware.auth_context import get_access_token
 from mcp.server.auth.provider import AccessToken
 
 from api.auth import KeyCache, resolve
-from graph.agents import Principal
 from graph.services import Services
 
 KEY_ENV = "GRIMOIRE_API_KEY"
@@ -37,10 +36,6 @@ class Caller:
     def is_person(self) -> bool:
         """A person's key (the agent's owner, scope `person`) or the admin's: never the agent's own key."""
         return self.is_admin or "person" in self.scopes
-
-    @classmethod
-    def of(cls, key: str, principal: Principal) -> Caller:
-        return cls(key, principal.key_id, principal.agent_id, frozenset(s.value for s in principal.scopes))
 
     @classmethod
     def from_me(cls, key: str, me: dict[str, Any]) -> Caller:

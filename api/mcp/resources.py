@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from mcp.server.mcpserver.exceptions import ResourceError
 
 from api.mcp.calls import RouteError
-from api.mcp.tools import fill
+from api.mcp.tools import request
 from graph.context.categories import TaskType
 from graph.memory.blocks import Block
 from graph.memory.routing import MemoryType, Store
@@ -24,6 +24,7 @@ from graph.model.enums import (
     Scope,
 )
 from graph.retrieval import modes
+from grimoire.client.base import fill_path
 
 if TYPE_CHECKING:
     from api.mcp.server import GrimoireMCP
@@ -47,12 +48,8 @@ def schema() -> dict[str, Any]:
 
 
 def register(server: GrimoireMCP) -> None:
-    async def get(path: str, query: list[tuple[str, str]] | None = None) -> Any:
-        caller = await server.caller()
-        reply = await server.routes.call(caller.key, "GET", path, query)
-        if reply.status >= 400:
-            raise ResourceError(str(RouteError(reply)))
-        return reply.json() if reply.content_type.startswith("application/json") else reply.body.decode()
+    async def get(path: str) -> Any:
+        return await request(server, await server.caller(), "GET", path, error=ResourceError)
 
     async def own_agent() -> str:
         caller = await server.caller()
@@ -87,7 +84,7 @@ def register(server: GrimoireMCP) -> None:
         for template in ITEM_ROUTES:
             if "{agent}" in template and caller.agent_id is None:
                 continue
-            path = fill(template.replace("{id}", "{item_id}").replace("{agent}", "{agent_id}"),
+            path = fill_path(template.replace("{id}", "{item_id}").replace("{agent}", "{agent_id}"),
                         {"item_id": item_id, "agent_id": caller.agent_id or ""})
             reply = await server.routes.call(caller.key, "GET", path)
             if reply.status == 200:

@@ -9,11 +9,8 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from datetime import datetime
-from enum import Enum
 from functools import cache
 from typing import TYPE_CHECKING, Annotated, Any
-from urllib.parse import quote
 
 import anyio
 from annotated_types import Le
@@ -28,6 +25,7 @@ from api.mcp.catalog import TOOLS, ToolSpec
 from api.mcp.keys import Caller
 from api.mcp.results import LIST_CAP, Page, Record, Text, page
 from api.mcp.routes_index import Param, RouteInfo, routes
+from grimoire.client.base import fill_path, query_pairs
 
 if TYPE_CHECKING:
     from api.mcp.server import GrimoireMCP
@@ -60,39 +58,14 @@ def agent_of(caller: Caller, agent_id: str | None) -> str:
     return caller.agent_id
 
 
-def fill(path: str, values: dict[str, str]) -> str:
-    for name, value in values.items():
-        safe = "/" if f"{{{name}:path}}" in path else ""
-        path = path.replace(f"{{{name}:path}}", quote(value, safe=safe)).replace(f"{{{name}}}", quote(value, safe=""))
-    return path
-
-
-def _wire(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, Enum):
-        return str(value.value)
-    if isinstance(value, datetime):
-        return value.isoformat()
-    return str(value)
-
-
-def query_pairs(values: dict[str, Any]) -> list[tuple[str, str]]:
-    pairs: list[tuple[str, str]] = []
-    for name, value in values.items():
-        if value is None:
-            continue
-        for one in value if isinstance(value, list | tuple | set) else [value]:
-            pairs.append((name, _wire(one)))
-    return pairs
-
-
 async def request(server: GrimoireMCP, caller: Caller, method: str, path: str,
-                  query: list[tuple[str, str]] | None = None, body: Any = None) -> Any:
-    """The route's answer (JSON, or text for a text route); a failure is a ToolError with its message."""
+                  query: list[tuple[str, str]] | None = None, body: Any = None,
+                  error: type[Exception] = ToolError) -> Any:
+    """The route's answer (JSON, or text for a text route); a failure is `error` (a ToolError, a resource's
+    ResourceError) with the route's status and message."""
     reply = await server.routes.call(caller.key, method, path, query, body)
     if reply.status >= 300:  # a redirect is a path that names no route here (an empty id): not a success
-        raise ToolError(str(RouteError(reply)))
+        raise error(str(RouteError(reply)))
     if reply.content_type.startswith("application/json"):
         return reply.json()
     return reply.body.decode()
@@ -178,7 +151,7 @@ def route_tool(spec: ToolSpec, info: RouteInfo) -> Tool:
         server, caller = await caller_of(ctx)
         check_person(spec, caller)
         values = {n: (agent_of(caller, kwargs.get(n)) if n == "agent_id" else str(kwargs[n])) for n in info.path_params}
-        path = fill(info.path, values)
+        path = fill_path(info.path, values)
         query = {q.wire: kwargs[q.name] for q in info.query if q.name not in paged}
         body: Any = None
         if info.body_model is not None:

@@ -39,6 +39,21 @@ def _wire(value: Any) -> str:
     return str(value)
 
 
+def fill_path(template: str, values: dict[str, Any]) -> str:
+    """A route's path with its parameters percent-encoded; a `{name:path}` one keeps its slashes."""
+    for name, value in values.items():
+        safe = "/" if f"{{{name}:path}}" in template else ""
+        template = template.replace(f"{{{name}:path}}", quote(str(value), safe=safe)).replace(
+            f"{{{name}}}", quote(str(value), safe=""))
+    return template
+
+
+def query_pairs(values: dict[str, Any]) -> list[tuple[str, str]]:
+    """Query parameters as the routes parse them: None left out, a list repeated, bools, enums, times spelled."""
+    return [(name, _wire(one)) for name, value in values.items() if value is not None
+            for one in (value if isinstance(value, list | tuple | set) else [value])]
+
+
 def _seconds(retry_after: str | None) -> float | None:
     """Retry-After in seconds (the service sends seconds; an HTTP date is read as none given)."""
     try:
@@ -52,14 +67,8 @@ class Request:
 
     def __init__(self, method: str, template: str, path: dict[str, Any], query: dict[str, Any], body: Any,
                  returns: Any, content_type: str | None = None):
-        url = template
-        for name, value in path.items():
-            safe = "/" if f"{{{name}:path}}" in url else ""
-            url = url.replace(f"{{{name}:path}}", quote(str(value), safe=safe)).replace(
-                f"{{{name}}}", quote(str(value), safe=""))
-        self.method, self.url, self.returns = method, url, returns
-        self.params = [(k, _wire(one)) for k, v in query.items() if v is not None
-                       for one in (v if isinstance(v, list | tuple | set) else [v])]
+        self.method, self.url, self.returns = method, fill_path(template, path), returns
+        self.params = query_pairs(query)
         self.content: bytes | None = None
         self.json: Any = None
         if isinstance(body, BaseModel):

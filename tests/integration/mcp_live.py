@@ -3,22 +3,19 @@ its streams) and an MCP client session over it for a key."""
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
 import httpx
 import httpx2
 import pytest
-import uvicorn
 from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from graph.db.local_server import free_port
-from tests.conftest import ADMIN_KEY, Api
+from tests.conftest import ADMIN_KEY, Api, served
 
 
 @dataclass
@@ -42,20 +39,20 @@ def live_fixture(db, neo4j_server, embedder) -> Iterator[Live]:
     from api.app import create_app
 
     app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, name="uvicorn-mcp", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    url = f"http://127.0.0.1:{port}"
-    with httpx.Client(base_url=url, timeout=60) as client:
+    with served(app, "mcp") as url, httpx.Client(base_url=url, timeout=60) as client:
         yield Live(Api(client, db), url, app)
-    server.should_exit = True
-    thread.join(15)
+
+
+def run(body: Callable[[], Awaitable[Any]]) -> None:
+    """anyio.run, raising what failed itself rather than the exception groups the MCP sessions' task groups
+    wrap it in (ten deep, which pytest prints as nothing useful)."""
+    try:
+        anyio.run(body)
+    except BaseExceptionGroup as group:
+        leaf: BaseException = group
+        while isinstance(leaf, BaseExceptionGroup):
+            leaf = leaf.exceptions[0]
+        raise leaf from group
 
 
 def text_of(result: Any) -> str:

@@ -14,11 +14,9 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from graph.db.local_server import free_port
 from graph.ids import now_ms
-from tests.conftest import ADMIN_KEY, Api
+from tests.conftest import ADMIN_KEY, Api, served
 
 TEXTS = [
     "Aave v3 WETH variable borrow rate doubles when utilisation passes the 90% kink",
@@ -123,19 +121,8 @@ def live(db, neo4j_server, embedder):
     from api.app import create_app
 
     app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                           timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, name="uvicorn-events", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.02)
-    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as client:
+    with served(app, "events") as url, httpx.Client(base_url=url, timeout=30) as client:
         yield Api(client, db)
-    server.should_exit = True
-    thread.join(15)
 
 
 class Subscriber(threading.Thread):

@@ -16,7 +16,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from api.mcp.catalog import Profile, tools
-from tests.integration.mcp_live import Live, live_fixture  # noqa: F401  (the fixture)
+from tests.integration.mcp_live import Live, live_fixture, run  # noqa: F401  (the fixture)
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 BIN = str(Path(sys.executable).parent)
@@ -55,12 +55,7 @@ def test_the_desktop_mcp_configuration_starts_grimoire_mcp(live: Live) -> None:
                     {"id": "desk-ep", "type": "observation", "text": "written from a desktop client"}]})
                 out["made"] = made.structured_content
 
-    try:
-        anyio.run(body)
-    except BaseException as exc:
-        while isinstance(exc, BaseExceptionGroup):
-            exc = exc.exceptions[0]
-        raise exc
+    run(body)
     assert out["tools"] == {t.name for t in tools(Profile.default)}
     assert out["me"]["agent"]["id"] == "desk" and out["made"]["created"] == ["desk-ep"]
     records = [r for r in live.api.db.run("testing/audit_versions") if r["action"] == "episode.ingest"]

@@ -6,10 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import anyio
 import pytest
 
-from tests.integration.mcp_live import Live, live_fixture, text_of  # noqa: F401  (the fixture)
+from tests.integration.mcp_live import Live, live_fixture, run, text_of  # noqa: F401  (the fixture)
 from tests.integration.test_isolation import EXPECTED, SCOPES, TEXTS, WETH_ID
 from tests.integration.test_isolation import world as isolation_world
 
@@ -48,16 +47,7 @@ def test_mcp_sees_what_rest_sees(live: Live, world: dict[str, dict[str, str]], w
             seen["stats"] = await call("memory_stats")
             seen["events"] = await call("list_events", limit=100)
 
-    failure: list[BaseException] = []
-
-    async def guarded() -> None:
-        try:
-            await body()
-        except BaseException as exc:
-            failure.append(exc)
-
-    anyio.run(guarded)
-    assert not failure, repr(failure)
+    run(body)
     for scope in SCOPES:
         visible = scope in EXPECTED[who]
         assert (seen[f"episode {scope}"] is not None) == visible == (

@@ -3,31 +3,12 @@ tools, errors as tool errors carrying REST's message with the session going on, 
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import anyio
 import httpx
 
 from api.mcp.catalog import TOOLS, Profile, tools
-from tests.integration.mcp_live import Live, live_fixture, text_of  # noqa: F401  (the fixture)
-
-
-def _run(body: Callable[[], Awaitable[None]]) -> None:
-    failure: list[BaseException] = []
-
-    async def guarded() -> None:
-        try:
-            await body()
-        except BaseException as exc:  # unburied from the sessions' task groups
-            failure.append(exc)
-
-    anyio.run(guarded)
-    if failure:
-        leaf = failure[0]
-        while isinstance(leaf, BaseExceptionGroup):
-            leaf = leaf.exceptions[0]
-        raise leaf
+from tests.integration.mcp_live import Live, live_fixture, run, text_of  # noqa: F401  (the fixture)
 
 
 def _structured(result: Any) -> Any:
@@ -48,7 +29,7 @@ def test_profiles_list_their_tools_with_schemas(live: Live) -> None:
             for t in listed:
                 assert t.description and t.input_schema["type"] == "object" and t.output_schema, t.name
                 assert t.annotations is not None and t.annotations.read_only_hint is not None, t.name
-    _run(body)
+    run(body)
 
 
 def test_identity_comes_only_from_the_key(live: Live) -> None:
@@ -73,7 +54,7 @@ def test_identity_comes_only_from_the_key(live: Live) -> None:
             assert api.client.get("/agents/agent-b/core", headers=a).status_code == 403
         async with live.session(b) as s:
             assert _structured(await s.call_tool("whoami", {}))["agent"]["id"] == "agent-b"
-    _run(body)
+    run(body)
 
 
 def test_people_only_tools_refuse_the_agents_own_key(live: Live) -> None:
@@ -99,7 +80,7 @@ def test_people_only_tools_refuse_the_agents_own_key(live: Live) -> None:
             assert decided["status"] in ("approved", "applied"), decided
             trail = _structured(await s.call_tool("list_audit", {"limit": 5}))
             assert trail["items"] and trail["items"][0]["channel"] == "mcp"
-    _run(body)
+    run(body)
 
 
 def test_bad_arguments_are_tool_errors_and_the_session_goes_on(live: Live) -> None:
@@ -126,7 +107,7 @@ def test_bad_arguments_are_tool_errors_and_the_session_goes_on(live: Live) -> No
                 "block": "persona", "operation": "insert", "text": "- kind", "line": 1, "expected_version": 1}))
             persona = next(b for b in inserted["blocks"] if b["block"] == "persona")
             assert persona["content"].strip() == "- kind\n- brief"
-    _run(body)
+    run(body)
 
 
 def test_long_gds_runs_report_progress(live: Live) -> None:
@@ -147,7 +128,7 @@ def test_long_gds_runs_report_progress(live: Live) -> None:
             result = await s.call_tool("run_analysis", {"algorithm": "pagerank", "block": 200, "limit": 5},
                                        progress_callback=progress)
             assert _structured(result)["results"]
-    _run(body)
+    run(body)
     assert seen and seen[0][0] == 0.0 and seen[-1][:2] == (1.0, 1.0), seen
     assert [d for d, *_ in seen] == sorted(d for d, *_ in seen)
 
@@ -185,4 +166,4 @@ def test_resources_and_prompts(live: Live) -> None:
             assert prompts == {"start_session", "record_outcome"}
             start = await s.get_prompt("start_session", {"task": "rebalance the LP"})
             assert "rebalance the LP" in start.messages[0].content.text
-    _run(body)
+    run(body)

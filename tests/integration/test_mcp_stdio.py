@@ -15,6 +15,7 @@ from mcp.client.stdio import stdio_client
 
 from api.mcp.catalog import TOOLS
 from tests.conftest import Api
+from tests.integration.mcp_live import run
 
 GRIMOIRE = str(Path(sys.executable).with_name("grimoire"))
 
@@ -24,12 +25,6 @@ def _env(neo4j_server: Any, key: str) -> dict[str, str]:
             "NEO4J_PASSWORD": neo4j_server.password, "NEO4J_DATABASE": neo4j_server.database,
             "GRIMOIRE_API_KEY": key, "GRIMOIRE_SEED_MENTAL_MODELS": "false", "GRIMOIRE_CURATOR_PROCESS": "false",
             "GRIMOIRE_LOG_LEVEL": "WARNING"}
-
-
-def _first_leaf(exc: BaseException) -> BaseException:
-    while isinstance(exc, BaseExceptionGroup):
-        exc = exc.exceptions[0]
-    return exc
 
 
 def test_stdio_serves_the_keys_agent(api: Api, neo4j_server: Any) -> None:
@@ -50,10 +45,7 @@ def test_stdio_serves_the_keys_agent(api: Api, neo4j_server: Any) -> None:
                 out["found"] = found.structured_content
                 out["person"] = (await s.call_tool("list_audit", {})).is_error
 
-    try:
-        anyio.run(body)
-    except BaseException as exc:
-        raise _first_leaf(exc) from exc
+    run(body)
     assert out["tools"] == {t.name for t in TOOLS}
     assert out["me"]["agent"]["id"] == "golem-1"
     assert out["made"]["created"] == ["stdio-ep"]

@@ -12,13 +12,12 @@ from types import SimpleNamespace
 from typing import Any
 from urllib.parse import unquote
 
-import anyio
 from mcp import ClientSession
 
 from api.mcp.catalog import TOOLS
 from api.mcp.routes_index import routes
 from tests.integration import test_audit_routes as walk
-from tests.integration.mcp_live import Live, live_fixture, text_of  # noqa: F401  (the fixture)
+from tests.integration.mcp_live import Live, live_fixture, run, text_of  # noqa: F401  (the fixture)
 
 AGENT, CLADE = walk.AGENT, walk.CLADE
 # A tool whose route answers an error here, and why: still a tool error with the route's message, not a crash.
@@ -160,7 +159,7 @@ def test_every_tool_is_called_and_answers(live: Live) -> None:
     called: dict[str, str] = {}
     problems: list[str] = []
 
-    async def run() -> None:
+    async def walk_all() -> None:
         from contextlib import AsyncExitStack
 
         async with AsyncExitStack() as stack:
@@ -202,17 +201,7 @@ def test_every_tool_is_called_and_answers(live: Live) -> None:
                 elif result.structured_content is None:
                     problems.append(f"{name}: no structured content")
 
-    failure: list[BaseException] = []
-
-    async def guarded() -> None:
-        try:
-            await run()
-        except BaseException as exc:  # the MCP sessions' task groups would bury it ten groups deep
-            failure.append(exc)
-
-    anyio.run(guarded)
-    if failure:
-        raise AssertionError(f"the walk stopped: {failure[0]!r}") from failure[0]
+    run(walk_all)
     uncalled = sorted({t.name for t in TOOLS} - set(called))
     assert not uncalled, f"tools the walk does not call: {uncalled}"
     assert not problems, "\n".join(problems)
