@@ -94,6 +94,17 @@ def requires(scope: KeyScope):
     return check
 
 
+def requires_any(*scopes: KeyScope):
+    """One of the scopes: a person's key edits the core memory of the agent it runs, as the agent's own key may."""
+    def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
+        if not any(who.may(scope) for scope in scopes):
+            raise HTTPException(403, f"this key lacks the {' or '.join(repr(s.value) for s in scopes)} scope")
+        return who
+
+    return check
+
+
 Reader = Annotated[Principal, Depends(requires(KeyScope.read))]
 Writer = Annotated[Principal, Depends(requires(KeyScope.write))]
+WriterOrPerson = Annotated[Principal, Depends(requires_any(KeyScope.write, KeyScope.person))]
 Admin = Annotated[Principal, Depends(requires(KeyScope.admin))]

@@ -1,5 +1,6 @@
 """The channel a request came by, for its audit records: `X-Grimoire-Channel: mcp` on the requests the MCP
-tools make (api/mcp/calls.py), REST otherwise. The key still says who acted; the channel only says how."""
+tools make (api/mcp/calls.py), `console` on the console's (api/console/gateway.py),
+REST otherwise. The key still says who acted; the channel only says how."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from graph.audit.channel import Channel, current
 
 HEADER = b"x-grimoire-channel"
+# Only the service's own callers name a channel; a client sending another value is REST like any other.
+SET_BY_HEADER = {Channel.mcp.value: Channel.mcp, Channel.console.value: Channel.console}
 
 
 class Channels:
@@ -18,8 +21,8 @@ class Channels:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = dict(scope.get("headers") or []).get(HEADER, b"")
-        token = current.set(Channel.mcp if given == b"mcp" else Channel.rest)
+        given = dict(scope.get("headers") or []).get(HEADER, b"").decode(errors="replace")
+        token = current.set(SET_BY_HEADER.get(given, Channel.rest))
         try:
             await self.app(scope, receive, send)
         finally:

@@ -46,6 +46,14 @@ class Settings(BaseSettings):
     neo4j_http_port: int = Field(
         default=7474, alias="NEO4J_HTTP_PORT",
         description="The local server's HTTP port, for Neo4j Browser (loopback only).")
+    neo4j_browser_url: str | None = Field(
+        default=None, alias="NEO4J_BROWSER_URL",
+        description="Where the console's graph page opens its query in Neo4j Browser. Unset: the local server's "
+                    "(`http://127.0.0.1:<NEO4J_HTTP_PORT>/browser/`).")
+    console_session_hours: float = Field(
+        default=8.0, alias="GRIMOIRE_CONSOLE_SESSION_HOURS", gt=0, le=24 * 30,
+        description="A console sign-in lasts this long without use (sessions are kept in the service's memory: "
+                    "a restart signs everyone out).")
     neo4j_heap: str | None = Field(
         default=None, alias="NEO4J_HEAP",
         description="The local server's heap, e.g. `2g`. Unset: an eighth of RAM, 0.5 to 4 GB.")

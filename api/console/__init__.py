@@ -1,3 +1,31 @@
-"""The memory console (issue 21): pages a person reads and acts in, served by the service at /console.
+"""The memory console (issue 21): pages where a person sees what their agents know, approves what they propose
+and undoes what went wrong, served by the service itself at /console.
 
-This first part holds the vendored front-end libraries (vendor.py, static/vendor/); the pages come next."""
+- sessions.py: sign-in with an API key, a server-side session behind an HttpOnly SameSite cookie, CSRF tokens;
+- gateway.py: the pages read and act through the service's own routes, in-process, with the session's key;
+- render.py: Jinja2 templates (templates/) and their filters; errors.py: the sign-in redirect and error pages;
+- pages/: one module per page (overview, knowledge, memory, approvals, audit, graph; signin);
+- static/: the console's own script and style, and the vendored libraries (vendor.py, static/vendor/)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from graph.settings import Settings
+
+STATIC = Path(__file__).resolve().parent / "static"
+
+
+def mount(app: FastAPI, settings: Settings) -> None:
+    from api.console import errors
+    from api.console.pages import approvals, audit, graph, knowledge, memory, overview, signin
+    from api.console.sessions import Sessions
+
+    app.state.console_sessions = Sessions(settings.console_session_hours * 3600)
+    errors.install(app)
+    for module in (signin, overview, knowledge, memory, approvals, audit, graph):
+        app.include_router(module.router)
+    app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

@@ -60,19 +60,21 @@ class Routes(Protocol):
         ...
 
 
-def _headers(key: str, body: bytes | None) -> list[tuple[bytes, bytes]]:
+def _headers(key: str, body: bytes | None, channel: str) -> list[tuple[bytes, bytes]]:
     headers = [(b"host", b"grimoire.mcp"), (b"authorization", b"Bearer " + key.encode()),
-               (b"accept", b"application/json"), (CHANNEL_HEADER.encode(), CHANNEL.encode())]
+               (b"accept", b"application/json"), (CHANNEL_HEADER.encode(), channel.encode())]
     if body is not None:
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     return headers
 
 
 class InProcess:
-    """The app's routes called as ASGI: the whole middleware stack and the route, as a socket request gets."""
+    """The app's routes called as ASGI: the whole middleware stack and the route, as a socket request gets.
+    The console (api/console/gateway.py) calls them this way too, as channel `console`."""
 
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, channel: str = CHANNEL):
         self.app = app
+        self.channel = channel
 
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
                    body: Any = None) -> Reply:
@@ -80,7 +82,7 @@ class InProcess:
         scope = {
             "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
             "method": method, "scheme": "http", "path": unquote(path), "raw_path": path.encode(), "root_path": "",
-            "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload),
+            "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload, self.channel),
             "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": {},
         }
         done = anyio.Event()

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query
 from fastapi.responses import PlainTextResponse
 
-from api.auth import Reader, Writer
+from api.auth import Reader, Writer, WriterOrPerson
 from api.deps import AgentMemoryDep, CoreMemoryDep
 from api.routes.agents import require_self_or_admin
 from api.schemas.memory import (
@@ -69,35 +69,37 @@ def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader
 
 @router.put("/agents/{agent_id}/core/{block}", response_model=CoreOut,
             summary="Replace a core block's text (409 past the cap, saying by how many tokens)")
-def replace_block(agent_id: str, block: Block, body: ReplaceIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
+def replace_block(agent_id: str, block: Block, body: ReplaceIn, core: CoreMemoryDep,
+                  who: WriterOrPerson) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), block, Replace(body.content), actor=who.key_id, reason=body.reason,
                      expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/{block}/append", response_model=CoreOut,
              summary="Append lines to a core block (409 past the cap)")
-def append_block(agent_id: str, block: Block, body: AppendIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
+def append_block(agent_id: str, block: Block, body: AppendIn, core: CoreMemoryDep,
+                 who: WriterOrPerson) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), block, Append(body.text), actor=who.key_id, reason=body.reason,
                      expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/{block}/line", response_model=CoreOut,
              summary="Edit one line of a core block, by its number or its current text (empty: delete it)")
-def edit_line(agent_id: str, block: Block, body: LineIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
+def edit_line(agent_id: str, block: Block, body: LineIn, core: CoreMemoryDep, who: WriterOrPerson) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), block, EditLine(body.new, body.line, body.old), actor=who.key_id,
                      reason=body.reason, expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/critical/pin", response_model=CoreOut,
              summary="Pin a critical fact (added when missing): it never decays and every edit keeps it")
-def pin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
+def pin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPerson) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), Block.critical, Unchanged(), actor=who.key_id,
                      reason="pinned a critical fact", pin=[body.fact])
 
 
 @router.post("/agents/{agent_id}/core/critical/unpin", response_model=CoreOut,
              summary="Unpin a critical fact (it stays in the block; edits may now change it)")
-def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: Writer) -> dict[str, Any]:
+def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPerson) -> dict[str, Any]:
     return core.edit(_own(who, agent_id), Block.critical, Unchanged(), actor=who.key_id,
                      reason="unpinned a critical fact", unpin=[body.fact.strip()])
 

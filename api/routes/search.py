@@ -34,8 +34,10 @@ def search_items(body: SearchIn, retriever: RetrieverDep, who: Reader) -> list[H
 
 
 @router.get("/stats", summary="How many episodes and entries the key may see")
-def stats(db: DbDep, who: Reader) -> dict[str, Any]:
-    return visible_counts(db, who.visibility())
+def stats(db: DbDep, who: Reader, agent_id: Annotated[str | None, Query(
+        max_length=200, description="count one agent's items only (of those the key may see)")] = None,
+          ) -> dict[str, Any]:
+    return visible_counts(db, who.visibility(), agent_id)
 
 
 @router.get("/entities/{entity_id:path}/related",  # ids may hold "/": the path converter reaches them

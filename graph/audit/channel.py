@@ -15,6 +15,7 @@ from enum import StrEnum
 class Channel(StrEnum):
     rest = "rest"
     mcp = "mcp"
+    console = "console"  # a person's action in the memory console (api/console/)
     scheduler = "scheduler"
     cli = "cli"
 

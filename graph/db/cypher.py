@@ -51,3 +51,30 @@ def query(name: str) -> str:
     if len(stmts) != 1:
         raise ValueError(f"cypher/{name}.cypher holds {len(stmts)} statements; expected one")
     return stmts[0]
+
+
+def literal(value: object) -> str:
+    """A value as a Cypher literal, for a Browser `:param` line."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return repr(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+def for_browser(name: str, params: dict[str, object]) -> str:
+    """cypher/<name>.cypher as it runs in Neo4j Browser, its `:param` lines set to these values (the others
+    keep the file's examples): the statement a page ran, for a person to run and change themselves."""
+    out = []
+    for line in _path(cypher_dir(), name).read_text().splitlines():
+        stripped = line.strip()
+        if stripped.startswith(":param ") and "=>" in stripped:
+            key = stripped[len(":param "):].split("=>", 1)[0].strip()
+            if key in params:
+                line = f":param {key} => {literal(params[key])};"
+        out.append(line)
+    return "\n".join(out)

@@ -92,3 +92,38 @@ def retention(now_ms: int, last_accessed_ms: int, half_life: float | None, stren
 def effective_confidence(confidence: float, now_ms: int, last_accessed_ms: int, half_life: float | None,
                          strength: float, floor: float = 0.05) -> float:
     return max(floor, confidence * retention(now_ms, last_accessed_ms, half_life, strength))
+
+
+class Stretch(BaseModel):
+    """One stretch of an entry's life with the same stored confidence, decay clock and half-life: a version
+    (from when it was written until the next replaced it) or the entry as it is now (until `until` is None)."""
+
+    start: int
+    until: int | None
+    confidence: float
+    last_accessed: int
+    half_life: float | None
+    strength: float = 1.0
+
+
+def curve(stretches: list[Stretch], now: int, *, horizon: int | None = None, points: int = 48,
+          floor: float = 0.05) -> dict[str, list[tuple[int, float]]]:
+    """Effective confidence over time: `past` across the stretches up to `now`, then `projected` from `now`
+    for `horizon` ms (default two half-lives of the last stretch, a day when it never decays); each a list
+    of (ms, value), `points` samples per stretch."""
+    past: list[tuple[int, float]] = []
+    for s in sorted(stretches, key=lambda s: s.start):
+        end = min(s.until if s.until is not None else now, now)
+        if end < s.start:
+            continue
+        step = max(1, (end - s.start) // points)
+        for t in [*range(s.start, end, step), end]:
+            past.append((t, effective_confidence(s.confidence, t, s.last_accessed, s.half_life, s.strength, floor)))
+    projected: list[tuple[int, float]] = []
+    if stretches:
+        last = max(stretches, key=lambda s: s.start)
+        span = horizon or (int(2 * last.half_life * max(last.strength, 1.0)) if last.half_life else DAY_MS)
+        step = max(1, span // points)
+        projected = [(t, effective_confidence(last.confidence, t, last.last_accessed, last.half_life,
+                                              last.strength, floor)) for t in range(now, now + span + 1, step)]
+    return {"past": past, "projected": projected}

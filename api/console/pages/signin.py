@@ -1,0 +1,73 @@
+"""Sign-in, sign-out and the way in: a person's (or an agent's, or the admin's) API key becomes a session; the
+admin picks an agent, everyone else lands on their own agent's overview."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from api.auth import resolve
+from api.console import render, sessions
+from api.console.errors import SignInFirst
+from api.console.pages.common import Acting, Reading, form
+from api.deps import get_services
+
+router = APIRouter()
+
+
+def _next(target: str | None, fallback: str) -> str:
+    """Only a path of the console itself: a sign-in link cannot send anyone elsewhere."""
+    if target and target.startswith("/console") and "//" not in target and "\\" not in target:
+        return target
+    return fallback
+
+
+@router.get("/console", include_in_schema=False)
+def home(request: Request) -> Response:
+    session = sessions.of(request).get(request.cookies.get(sessions.COOKIE))
+    if session is None:
+        return RedirectResponse("/console/sign-in", status_code=303)
+    if session.is_admin:
+        return RedirectResponse("/console/agents", status_code=303)
+    return RedirectResponse(f"/console/agents/{session.principal.agent_id}", status_code=303)
+
+
+@router.get("/console/sign-in", include_in_schema=False)
+def sign_in_page(request: Request, next: str | None = None) -> HTMLResponse:  # noqa: A002
+    return render.page(request, None, "signin.html", next=_next(next, ""), error=None)
+
+
+@router.post("/console/sign-in", include_in_schema=False)
+async def sign_in(request: Request) -> Response:
+    sessions.same_origin(request)  # a sign-in posted from another site (login CSRF) is refused too
+    data = await form(request)
+    key = str(data.get("key") or "").strip()
+    target = str(data.get("next") or "")
+    found = resolve(get_services(request), request.app.state.key_cache, key) if key else None
+    if found is None:
+        return render.page(request, None, "signin.html", status=401, next=_next(target, ""),
+                           error="That key is unknown or revoked." if key else "Paste an API key to sign in.")
+    session = sessions.of(request).start(key, found)
+    fallback = "/console/agents" if found.is_admin else f"/console/agents/{found.agent_id}"
+    response = RedirectResponse(_next(target, fallback), status_code=303)
+    response.set_cookie(sessions.COOKIE, session.id, httponly=True, samesite="strict", path="/console",
+                        secure=request.url.scheme == "https", max_age=int(sessions.of(request).idle))
+    return response
+
+
+@router.post("/console/sign-out", include_in_schema=False)
+async def sign_out(request: Request, console: Acting) -> Response:
+    sessions.of(request).end(console.session.id)
+    response = RedirectResponse("/console/sign-in", status_code=303)
+    response.delete_cookie(sessions.COOKIE, path="/console")
+    return response
+
+
+@router.get("/console/agents", include_in_schema=False)
+async def agents(console: Reading) -> Response:
+    if not console.session.is_admin:
+        if console.session.principal.agent_id is None:
+            raise SignInFirst()
+        return RedirectResponse(f"/console/agents/{console.session.principal.agent_id}", status_code=303)
+    listed = await console.gw.get("/agents")
+    return console.page("agents.html", None, "agents", agents=listed)
