@@ -23,6 +23,21 @@ AGENT, CLADE, SUB = "scout", "clade-demo", "scout-research"
 MENTIONS = [{"kind": "Pool", "name": "Aave v3 Pool"}, {"kind": "Token", "name": "WETH"},
             {"kind": "Token", "name": "USDC"}]
 
+# A small lending market the agent watches: the graph page's entity neighbourhood (topology at a block).
+ENTITIES = [{"kind": "Pool", "name": "Aave v3 Pool"}, {"kind": "Reserve", "name": "Aave WETH"},
+            {"kind": "Reserve", "name": "Aave USDC"}, {"kind": "Token", "name": "WETH", "symbol": "WETH"},
+            {"kind": "Token", "name": "USDC", "symbol": "USDC"}, {"kind": "Oracle", "name": "Chainlink ETH/USD"},
+            {"kind": "Oracle", "name": "Chainlink USDC/USD"}]
+POOL = "pool:aave v3 pool"
+FACTS = [
+    ("demo-f1", POOL, "CollateralBacking", "reserve:aave weth"),
+    ("demo-f2", POOL, "CollateralBacking", "reserve:aave usdc"),
+    ("demo-f3", "reserve:aave weth", "OracleDependency", "oracle:chainlink eth/usd"),
+    ("demo-f4", "reserve:aave usdc", "OracleDependency", "oracle:chainlink usdc/usd"),
+    ("demo-f5", "reserve:aave weth", "TokenFlow", "token:weth"),
+    ("demo-f6", "reserve:aave usdc", "TokenFlow", "token:usdc"),
+]
+
 EPISODES = [
     ("observation", "ETH/USDC spread on Aave v3 widened to 0.4% during the volatile hour.", "negative"),
     ("action", "Reduced the WETH collateral position by 20% after the health factor fell below 1.4.", "positive"),
@@ -115,6 +130,12 @@ class Seeder:
                      "mentions": MENTIONS, "valid_from": (now - timedelta(hours=6 * (len(EPISODES) - i))).isoformat()}
                     for i, (t, text, outcome) in enumerate(EPISODES)]
         self.call("POST", "/episodes/batch", agent, json={"episodes": episodes})
+
+        self.progress("entities and facts")
+        self.call("POST", "/entities", agent, json={"entities": ENTITIES})
+        self.call("POST", "/facts", agent, json={"facts": [
+            {"id": i, "subject": a, "predicate": p, "object": b, "valid_from": 19_000_000}
+            for i, a, p, b in FACTS]})
 
         self.progress("entries")
         for entry_id, category, content, strategy in ENTRIES:
