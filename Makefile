@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
-.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor
+.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor chromium
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -35,7 +35,15 @@ $(BENCH_STAMP): $(STAMP)
 up: install
 	$(BIN)/grimoire up
 
-test: install
+# Debian's Chromium for the console's browser tests and benchmark: Playwright drives /usr/bin/chromium and
+# never downloads a browser of its own (no `playwright install`).
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+chromium:
+	@test -x /usr/bin/chromium || { echo "[chromium] installing Debian's chromium"; \
+	  $(SUDO) apt-get install -y chromium \
+	  || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }; }
+
+test: install chromium
 	$(BIN)/python -m pytest
 
 # The tests that need no database (the pure core, the Cypher contract, the architecture): seconds.
@@ -46,7 +54,7 @@ load: install
 	$(BIN)/grimoire neo4j start
 	$(BIN)/grimoire load aave
 
-bench: $(BENCH_STAMP)
+bench: $(BENCH_STAMP) chromium
 	$(BIN)/python -m bench
 
 lint: install

@@ -126,9 +126,29 @@ def with_admin_key(settings: Settings) -> Settings:
 
 
 def cmd_load(args: argparse.Namespace, settings: Settings) -> int:
+    if args.dataset == "demo":
+        return load_demo(args.url, with_admin_key(settings))
     from loaders.aave.__main__ import main as load_aave
 
     return load_aave([args.data] if args.data else [])
+
+
+def load_demo(url: str, settings: Settings) -> int:
+    """The demo agent (loaders/demo.py) written through a running service's routes; prints the keys to sign in
+    to the console with."""
+    import httpx
+
+    from loaders.demo import seed
+
+    assert settings.admin_key is not None
+    db = connect(settings)
+    try:
+        with httpx.Client(base_url=url.rstrip("/"), timeout=300) as client:
+            demo = seed(client, settings.admin_key, db=db, progress=lambda step: _say(f"[demo] {step}"))
+    finally:
+        db.close()
+    print(json.dumps({"console": f"{url.rstrip('/')}/console", "agent": demo.agent_id, "keys": demo.keys}, indent=2))
+    return 0
 
 
 def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
@@ -318,6 +338,8 @@ def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
     _say(f"  Health:             http://{host}:{port}/health")
+    _say(f"  Memory console:     http://{host}:{port}/console   (sign in with a person's or the admin key; "
+         "`grimoire load demo` adds an agent to look at)")
     if settings.admin_key and admin_key_file(settings).exists():
         _say(f"  Admin key:          {settings.admin_key}")
         _say(f"    (kept in {admin_key_file(settings)}; set GRIMOIRE_ADMIN_KEY to choose your own)")
@@ -401,7 +423,10 @@ def build_parser() -> argparse.ArgumentParser:
     schema.set_defaults(func=cmd_schema)
 
     load = sub.add_parser("load", help="load real data (idempotent; progress on stderr)")
-    load.add_argument("dataset", choices=["aave"], help="aave: address book, Chainlink feeds, governance, history")
+    load.add_argument("dataset", choices=["aave", "demo"],
+                      help="aave: address book, Chainlink feeds, governance, history; demo: an agent with something "
+                           "in every store, written through the running service (--url), for the console")
+    load.add_argument("--url", default="http://127.0.0.1:8000", help="demo: the running service")
     load.add_argument("--data", default=None, help="the data folder (default ../shared/data)")
     load.set_defaults(func=cmd_load)
 

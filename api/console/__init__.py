@@ -21,11 +21,11 @@ STATIC = Path(__file__).resolve().parent / "static"
 
 def mount(app: FastAPI, settings: Settings) -> None:
     from api.console import errors
-    from api.console.pages import approvals, audit, graph, knowledge, memory, overview, signin
+    from api.console.pages import ROUTERS
     from api.console.sessions import Sessions
 
     app.state.console_sessions = Sessions(settings.console_session_hours * 3600)
     errors.install(app)
-    for module in (signin, overview, knowledge, memory, approvals, audit, graph):
-        app.include_router(module.router)
+    for router in ROUTERS:
+        app.include_router(router)
     app.mount("/console/static", StaticFiles(directory=STATIC), name="console-static")

@@ -5,6 +5,7 @@ markup in a person's browser."""
 from __future__ import annotations
 
 import json
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,12 @@ def num(value: Any, digits: int = 2) -> str:
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
+_COMMENT = re.compile(r"<!--.*?-->", re.S)
+
+
 def markdown(text: str | None) -> Markup:
-    return Markup(_markdown.render(text or ""))  # noqa: S704 - raw HTML is off in the renderer
+    """The spec's files carry HTML comments (budgets, hints): left out of the page, not shown as text."""
+    return Markup(_markdown.render(_COMMENT.sub("", text or "")))  # noqa: S704 - raw HTML is off in the renderer
 
 
 def as_json(value: Any) -> Markup:

@@ -620,9 +620,9 @@ class Routes:
         """pending-reflection.md: the reflection waiting for approval, in section 10.5's format (GET /agents/{agent_id}/reflections/pending.md)"""
         return self._send(Request('GET', '/agents/{agent_id}/reflections/pending.md', {'agent_id': agent_id}, {}, None, str, None))
 
-    def memory_stats(self) -> dict[str, Any]:
+    def memory_stats(self, *, agent_id: str | None = None) -> dict[str, Any]:
         """How many episodes and entries the key may see (GET /stats)"""
-        return self._send(Request('GET', '/stats', {}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/stats', {}, {'agent_id': agent_id}, None, dict[str, Any], None))
 
     def merge_crystals(self, body: MergeIn | dict[str, Any]) -> dict[str, Any]:
         """Merge crystals of the key's agent: the winner consolidated, the losers archived under it (merged provenance links); audited (POST /crystals/merge)"""
@@ -1218,9 +1218,9 @@ class AsyncRoutes:
         """pending-reflection.md: the reflection waiting for approval, in section 10.5's format (GET /agents/{agent_id}/reflections/pending.md)"""
         return await self._send(Request('GET', '/agents/{agent_id}/reflections/pending.md', {'agent_id': agent_id}, {}, None, str, None))
 
-    async def memory_stats(self) -> dict[str, Any]:
+    async def memory_stats(self, *, agent_id: str | None = None) -> dict[str, Any]:
         """How many episodes and entries the key may see (GET /stats)"""
-        return await self._send(Request('GET', '/stats', {}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/stats', {}, {'agent_id': agent_id}, None, dict[str, Any], None))
 
     async def merge_crystals(self, body: MergeIn | dict[str, Any]) -> dict[str, Any]:
         """Merge crystals of the key's agent: the winner consolidated, the losers archived under it (merged provenance links); audited (POST /crystals/merge)"""

@@ -252,6 +252,36 @@ def test_every_read_route_has_an_isolation_test(api) -> None:
         assert method.lower() in paths.get(path, {}), f"{route} is not a route any more"
 
 
+# The console's pages (api/console/, not in the OpenAPI schema) are read paths too: each has its isolation test.
+CONSOLE_PAGES = {route: "test_console.py::test_the_console_is_a_partition" for route in (
+    "GET /console/agents/{agent_id}", "GET /console/agents/{agent_id}/knowledge",
+    "GET /console/agents/{agent_id}/items/{item_id}", "GET /console/agents/{agent_id}/memory",
+    "GET /console/agents/{agent_id}/approvals", "GET /console/agents/{agent_id}/audit",
+    "GET /console/agents/{agent_id}/diff", "GET /console/agents/{agent_id}/graph",
+    "GET /console/agents/{agent_id}/events/stream", "GET /console/agents")}
+CONSOLE_PAGES |= {route: "test_console.py::test_sign_in_keeps_the_key_on_the_server_and_sign_out_ends_it"
+                  for route in ("GET /console", "GET /console/sign-in")}
+
+
+def test_every_console_page_has_an_isolation_test() -> None:
+    import re
+    from pathlib import Path
+
+    from fastapi.routing import APIRoute
+
+    from api.console.pages import ROUTERS
+
+    pages = {f"GET {r.path}" for router in ROUTERS for r in router.routes
+             if isinstance(r, APIRoute) and "GET" in r.methods}
+    assert pages and not sorted(pages - set(CONSOLE_PAGES)), f"console pages without an isolation test: " \
+                                                               f"{sorted(pages - set(CONSOLE_PAGES))}"
+    assert not sorted(set(CONSOLE_PAGES) - pages), "listed console pages that are gone"
+    here = Path(__file__).parent
+    for test in set(CONSOLE_PAGES.values()):
+        file, name = test.split("::")
+        assert re.search(rf"^def {name}\(", (here / file).read_text(), re.M), test
+
+
 def test_the_agent_list_is_the_callers_clade(api) -> None:
     a, b = api.headers("list-a", "clade-1"), api.headers("list-b", "clade-2")
     api.headers("list-a2", "clade-1")
