@@ -1,6 +1,8 @@
-"""The channel a request came by, for its audit records: `X-Grimoire-Channel: mcp` on the requests the MCP
-tools make (api/mcp/calls.py), `console` on the console's (api/console/gateway.py),
-REST otherwise. The key still says who acted; the channel only says how."""
+"""The channel a request came by, for its audit records. The service's own in-process calls (api/mcp/calls.py
+InProcess: the MCP tools, and the console through api/console/gateway.py) name theirs in the ASGI scope, which
+no client can set. `X-Grimoire-Channel: mcp` comes from the stdio MCP server calling a running service over
+HTTP (OverHttp), so that header is honoured for `mcp` only; anything else is REST. The key still says who
+acted; the channel only says how."""
 
 from __future__ import annotations
 
@@ -9,8 +11,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from graph.audit.channel import Channel, current
 
 HEADER = b"x-grimoire-channel"
-# Only the service's own callers name a channel; a client sending another value is REST like any other.
-SET_BY_HEADER = {Channel.mcp.value: Channel.mcp, Channel.console.value: Channel.console}
+IN_PROCESS = {Channel.mcp.value: Channel.mcp, Channel.console.value: Channel.console}
+
+
+def channel_of(scope: Scope) -> Channel:
+    named = (scope.get("state") or {}).get("channel")
+    if isinstance(named, str) and named in IN_PROCESS:
+        return IN_PROCESS[named]
+    given = dict(scope.get("headers") or []).get(HEADER, b"")
+    return Channel.mcp if given == b"mcp" else Channel.rest
 
 
 class Channels:
@@ -21,8 +30,7 @@ class Channels:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        given = dict(scope.get("headers") or []).get(HEADER, b"").decode(errors="replace")
-        token = current.set(SET_BY_HEADER.get(given, Channel.rest))
+        token = current.set(channel_of(scope))
         try:
             await self.app(scope, receive, send)
         finally:

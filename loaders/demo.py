@@ -4,8 +4,9 @@ memory, a pending reflection, sub-agent proposals (one a conflict), a policy rev
 of metric samples. The console's tests, its screenshots and its benchmark read this agent; `grimoire load demo`
 writes it into a running service for a person to look around.
 
-Idempotent by ids where the routes are (episodes, entries, links); run twice, the reflection and the proposals
-are not made again (409s and existing numbers are left alone)."""
+Run again on the same service, it writes nothing twice: episodes, entries, links and facts are idempotent by
+id, and the messages, edit, core blocks, reflection, proposals and policy revisions are only written when the
+agent does not have them yet. Only the keys are new each run (a key is shown once, when it is made)."""
 
 from __future__ import annotations
 
@@ -159,7 +160,8 @@ class Seeder:
                 {"id": f"demo-link-{i}", "cause": a, "effect": b, "weight": w} for i, (a, b, w) in enumerate(links)]})
 
         self.progress("memories and core memory")
-        for text, days_ago in MESSAGES:
+        told = self.call("GET", f"/agents/{AGENT}/memories", agent, params={"limit": 1})
+        for text, days_ago in [] if told else MESSAGES:
             at = now - timedelta(days=days_ago, minutes=1)
             self.call("POST", f"/agents/{AGENT}/messages", agent, json={"text": text, "at": at.isoformat()})
         blocks = {b["block"]: b["content"] for b in self.call("GET", f"/agents/{AGENT}/core", agent)["blocks"]}
@@ -170,14 +172,16 @@ class Seeder:
                       json={"content": text})  # the agent's own identity edit: an alert for the person
 
         self.progress("reflection and proposals")
-        pending = [r for r in self.call("GET", f"/agents/{AGENT}/reflections", agent) if r["status"] == "pending"]
+        reflections = self.call("GET", f"/agents/{AGENT}/reflections", agent)
+        pending = [r for r in reflections if r["status"] == "pending"]
         if pending:
             demo.reflection_id = pending[0]["id"]
-        else:
+        elif not reflections:  # one reflection for the person to decide; decided, it stays decided
             demo.reflection_id = self.call("POST", f"/agents/{AGENT}/reflections", agent, json={})["id"]
-        open_ = {p["content"]: p["id"] for p in self.call("GET", f"/agents/{AGENT}/proposals", person)}
+        made = {p["content"]: p["id"] for p in self.call("GET", f"/agents/{AGENT}/proposals", person,
+                                                         params={"limit": 500})}
         for proposal in PROPOSALS:
-            found = open_.get(proposal["content"])
+            found = made.get(proposal["content"])
             if found is None:
                 found = self.call("POST", f"/agents/{AGENT}/proposals", sub, json=proposal)["id"]
             demo.proposals.append(found)

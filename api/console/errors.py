@@ -26,9 +26,10 @@ def install(app: FastAPI) -> None:
     from api.console import render, sessions
 
     async def sign_in_first(request: Request, exc: Exception) -> Response:
-        if request.method == "GET" and "hx-request" not in request.headers:
+        if "hx-request" not in request.headers:  # a page or a form: back here after signing in (a page, not a post)
             target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-            return RedirectResponse(f"/console/sign-in?next={quote(target, safe='')}", status_code=303)
+            after = f"?next={quote(target, safe='')}" if request.method == "GET" else ""
+            return RedirectResponse(f"/console/sign-in{after}", status_code=303)
         return HTMLResponse("<p class=error>Your console session has ended: sign in again.</p>", status_code=401,
                             headers={"HX-Redirect": "/console/sign-in"})
 

@@ -23,7 +23,11 @@ def refused(reply: Reply) -> Refused:
 
 
 def path(template: str, *parts: str) -> str:
-    """A route's path with its parameters percent-encoded (an id may hold any character)."""
+    """A route's path with its parameters percent-encoded. The route sees its path decoded, as from a socket, so
+    an id with a `/` would reach another route: no item, episode or agent id holds one."""
+    for p in parts:
+        if "/" in p or p in ("", ".", ".."):
+            raise Refused(404, f"no such id: {p!r}")
     return template.format(*(quote(p, safe="") for p in parts))
 
 

@@ -83,7 +83,7 @@ class InProcess:
             "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
             "method": method, "scheme": "http", "path": unquote(path), "raw_path": path.encode(), "root_path": "",
             "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload, self.channel),
-            "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": {},
+            "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": {"channel": self.channel},
         }
         done = anyio.Event()
         sent_request = False

@@ -63,7 +63,15 @@ def literal(value: object) -> str:
         return repr(value)
     if isinstance(value, list | tuple):
         return "[" + ", ".join(literal(v) for v in value) + "]"
-    return "'" + str(value).replace("\\", "\\\\").replace("'", "\\'") + "'"
+    return "'" + "".join(_escaped(c) for c in str(value)) + "'"
+
+
+def _escaped(c: str) -> str:
+    """One character of a Cypher string literal: quotes, backslashes and every control character escaped, so a
+    value can never end its `:param` line and start a statement of its own."""
+    if c in "'\\" or ord(c) < 32 or ord(c) == 127 or c in "\u2028\u2029":
+        return f"\\u{ord(c):04x}"
+    return c
 
 
 def for_browser(name: str, params: dict[str, object]) -> str:

@@ -106,11 +106,20 @@ class Stretch(BaseModel):
     strength: float = 1.0
 
 
+MAX_HORIZON_MS = 365 * DAY_MS
+
+
+def _usable(half_life: float | None) -> float | None:
+    """A stored half-life the formula can use: a missing, zero, negative or non-finite one never decays."""
+    return half_life if half_life is not None and math.isfinite(half_life) and half_life > 0 else None
+
+
 def curve(stretches: list[Stretch], now: int, *, horizon: int | None = None, points: int = 48,
           floor: float = 0.05) -> dict[str, list[tuple[int, float]]]:
     """Effective confidence over time: `past` across the stretches up to `now`, then `projected` from `now`
-    for `horizon` ms (default two half-lives of the last stretch, a day when it never decays); each a list
-    of (ms, value), `points` samples per stretch."""
+    for `horizon` ms (default two half-lives of the current stretch, at most a year; a day when it never
+    decays); each a list of (ms, value), `points` samples per stretch."""
+    stretches = [s.model_copy(update={"half_life": _usable(s.half_life)}) for s in stretches]
     past: list[tuple[int, float]] = []
     for s in sorted(stretches, key=lambda s: s.start):
         end = min(s.until if s.until is not None else now, now)
@@ -121,8 +130,10 @@ def curve(stretches: list[Stretch], now: int, *, horizon: int | None = None, poi
             past.append((t, effective_confidence(s.confidence, t, s.last_accessed, s.half_life, s.strength, floor)))
     projected: list[tuple[int, float]] = []
     if stretches:
-        last = max(stretches, key=lambda s: s.start)
-        span = horizon or (int(2 * last.half_life * max(last.strength, 1.0)) if last.half_life else DAY_MS)
+        current = [s for s in stretches if s.until is None]
+        last = current[-1] if current else max(stretches, key=lambda s: s.start)
+        span = horizon or (int(min(2 * last.half_life * max(last.strength, 1.0), MAX_HORIZON_MS))
+                           if last.half_life else DAY_MS)
         step = max(1, span // points)
         projected = [(t, effective_confidence(last.confidence, t, last.last_accessed, last.half_life,
                                               last.strength, floor)) for t in range(now, now + span + 1, step)]

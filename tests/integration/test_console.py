@@ -115,6 +115,34 @@ def test_the_console_is_a_partition(world) -> None:
         listed = client.get("/console/agents").text
         assert "/console/agents/scout" in listed and "/console/agents/stranger" in listed
         assert SECRET[-40:] in client.get("/console/agents/stranger/knowledge").text  # the admin sees every agent
+        # an item is shown under its owner's pages: the admin is sent there, not shown it as scout's
+        r = client.get(f"/console/agents/scout/items/{w.secret_entry}", follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == f"/console/agents/stranger/items/{w.secret_entry}"
+        r = client.get("/console/agents/scout/graph", params={"entry": w.secret_entry})
+        assert r.status_code == 404 and SECRET[-40:] not in r.text
+        search = client.get("/console/agents/scout/knowledge", params={"q": "Curve pool rebalances Tuesday"}).text
+        assert SECRET[-40:] not in search  # scout's page searches scout's memory, whoever asks
+
+
+def test_a_key_that_cannot_read_cannot_sign_in_and_only_the_service_names_the_console_channel(world) -> None:
+    client, w = world
+    admin = {"X-API-Key": ADMIN_KEY}
+    writer = client.post("/agents/scout/keys", headers=admin, json={"scopes": ["write"]}).json()["key"]
+    r = client.post("/console/sign-in", data={"key": writer}, follow_redirects=False)
+    assert r.status_code == 403 and "read" in r.text and "set-cookie" not in r.headers
+    # a client claiming to be the console is REST in the trail
+    r = client.post("/agents/scout/core/context/append", json={"text": "- Claimed console"},
+                    headers={"X-API-Key": w.demo.keys["agent"], "X-Grimoire-Channel": "console"})
+    assert r.status_code == 200, r.text
+    [record] = rest(client, w.demo.keys["agent"], "GET", "/agents/scout/audit",
+                    params={"item": "scout:core:context", "limit": 1})
+    assert record["channel"] == "rest"
+    # a form posted after the session ended goes to the sign-in page
+    with signed_in(client, w.demo.keys["person"]):
+        token = csrf(client.get("/console/agents/scout/audit").text)
+        client.cookies.clear()
+        r = client.post("/console/agents/scout/rollback/preview", data={"csrf": token}, follow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/console/sign-in"
 
 
 def test_an_agents_own_key_reads_its_pages_but_decides_nothing(world) -> None:

@@ -55,6 +55,16 @@ def test_a_session_ends_when_idle_and_slides_while_used() -> None:
     assert store.get(s.id) is None
 
 
+def test_a_route_path_never_takes_an_id_that_would_reach_another_route() -> None:
+    from api.console.gateway import path
+
+    assert path("/entries/{}", "a b:c") == "/entries/a%20b%3Ac"
+    for bad in ("x/provenance/tree", "..", ".", ""):
+        with pytest.raises(Refused) as e:
+            path("/crystals/{}", bad)
+        assert e.value.status == 404
+
+
 def test_sign_in_only_goes_on_to_a_console_page() -> None:
     assert _next("/console/agents/a/audit", "/x") == "/console/agents/a/audit"
     for bad in ("https://evil.example/console", "//evil.example/console", "/console/..\\evil", "/docs", None, ""):
@@ -77,6 +87,11 @@ def test_the_decay_curve_follows_each_version_then_projects_the_entry_as_it_is()
     assert min(v for _, v in projected) >= 0.05  # the floor
     never = curve([Stretch(start=0, until=None, confidence=0.9, last_accessed=0, half_life=None)], now, points=4)
     assert {v for _, v in never["past"] + never["projected"]} == {0.9}
+    for odd in (0.0, -5.0, float("inf"), float("nan")):  # a stored half-life the formula cannot use: no decay
+        flat = curve([Stretch(start=0, until=None, confidence=0.7, last_accessed=0, half_life=odd)], now, points=4)
+        assert {v for _, v in flat["past"] + flat["projected"]} == {0.7}
+    slow = curve([Stretch(start=0, until=None, confidence=0.7, last_accessed=0, half_life=1e15)], now, points=4)
+    assert slow["projected"][-1][0] <= now + 365 * DAY_MS  # the projection is at most a year
 
 
 def test_decay_stretches_read_versions_and_the_entry() -> None:
@@ -107,7 +122,8 @@ REFLECTION = {"items": [
 
 
 def test_a_reflection_decision_is_read_from_the_form() -> None:
-    assert verdict(REFLECTION, {"decision": "approve"}) == {"decision": "approve", "note": None}
+    every = ["f1-1", "p1-1", "x1-1", "c1-1"]  # the form ticks every proposal at first
+    assert verdict(REFLECTION, {"decision": "approve", "items": every}) == {"decision": "approve", "note": None}
     part = verdict(REFLECTION, {"decision": "approve_part", "items": ["f1-1", "nope"], "note": " ok "})
     assert part == {"decision": "approve_part", "note": "ok", "items": ["f1-1"]}
     changed = verdict(REFLECTION, {
@@ -120,6 +136,15 @@ def test_a_reflection_decision_is_read_from_the_form() -> None:
     with pytest.raises(Refused) as e:
         verdict(REFLECTION, {"decision": "approve_part"})
     assert e.value.status == 422
+    # what the person unticked or edited is never dropped silently
+    with pytest.raises(Refused, match="Approve all"):
+        verdict(REFLECTION, {"decision": "approve", "items": ["f1-1"]})
+    with pytest.raises(Refused, match="Approve all"):
+        verdict(REFLECTION, {"decision": "approve", "items": every, "change:p1-1": "When a rebalance is due"})
+    assert verdict(REFLECTION, {"decision": "approve", "items": every,
+                                "change:p1-1": "When rebalance comes up"})["decision"] == "approve"
+    with pytest.raises(Refused, match="you edited p1-1"):
+        verdict(REFLECTION, {"decision": "approve_part", "items": ["f1-1"], "change:p1-1": "When a rebalance is due"})
     with pytest.raises(Refused):
         verdict(REFLECTION, {"decision": "delete everything"})
 
@@ -164,7 +189,10 @@ def test_graph_elements_draw_every_path_and_the_policy_chart_every_revision() ->
 
 
 def test_the_browser_link_opens_the_same_cypher_file_with_the_pages_parameters() -> None:
-    assert literal("it's") == "'it\\'s'" and literal([1, None, True]) == "[1, null, true]"
+    assert literal("it's") == "'it\\u0027s'" and literal([1, None, True]) == "[1, null, true]"
+    injected = for_browser("topology/k_hop", {"id": "x'\nMATCH (n) DETACH DELETE n //"})
+    assert injected.count("\n") == for_browser("topology/k_hop", {"id": "x"}).count("\n")  # still one line
+    assert ":param id => 'x\\u0027\\u000aMATCH (n) DETACH DELETE n //';" in injected
     text = for_browser("topology/k_hop", {"id": "pool:aave v3 pool", "block": 123, "admin": False})
     assert ":param id => 'pool:aave v3 pool';" in text and ":param block => 123;" in text
     assert ":param admin => false;" in text and ":param hops => 3;" in text  # the others keep the file's

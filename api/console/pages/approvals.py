@@ -37,8 +37,9 @@ def conflict_pairs(proposals: list[dict[str, Any]]) -> list[tuple[dict[str, Any]
 @router.get("/console/agents/{agent_id}/approvals", include_in_schema=False)
 async def approvals(agent_id: str, console: Reading) -> Any:
     a = console.agent(agent_id)
-    reflections, proposals = await together(console.gw.get(path("/agents/{}/reflections", a)),
-                                            console.gw.get(path("/agents/{}/proposals", a)))
+    reflections, proposals = await together(
+        console.gw.get(path("/agents/{}/reflections", a)),
+        console.gw.get(path("/agents/{}/proposals", a), {"status": list(OPEN), "limit": 500}))
     pending = [r for r in reflections if r["status"] == "pending"]
     open_ = [p for p in proposals if p["status"] in OPEN]
     decided = [r for r in reflections if r["status"] != "pending"][:10]
@@ -54,24 +55,37 @@ def verdict(reflection: dict[str, Any], data: dict[str, Any]) -> dict[str, Any]:
         raise Refused(422, f"decision must be one of {', '.join(DECISIONS)}")
     ids = [i["id"] for i in reflection["items"]]
     ticked = [i for i in listed(data.get("items")) if i in ids]
+    unticked = [i for i in ids if i not in ticked]
+    changes = edits(reflection, data)
     note = str(data.get("note") or "").strip()[:2_000] or None
     body: dict[str, Any] = {"decision": decision, "note": note}
+    if decision == "approve" and (unticked or changes):
+        raise Refused(422, "you unticked or edited proposals: “Approve all” applies every proposal as it is; use "
+                           "“Approve ticked” or “Approve with my changes”")
     if decision == "approve_part":
         if not ticked:
             raise Refused(422, "approve part: tick the proposals to apply")
+        if changes:
+            raise Refused(422, f"you edited {', '.join(sorted(changes))}: “Approve ticked” applies the proposals as "
+                               "they are; use “Approve with my changes”")
         body["items"] = ticked
     elif decision == "approve_with_changes":
-        changes: dict[str, dict[str, Any]] = {}
-        for item in reflection["items"]:
-            field = EDITABLE.get(item["kind"])
-            typed = data.get(f"change:{item['id']}")
-            if field and isinstance(typed, str):
-                typed = typed.replace("\r\n", "\n")
-                if typed.strip() != str(item["data"].get(field) or "").strip():
-                    changes[item["id"]] = {field: typed}
         body["changes"] = changes
-        body["exclude"] = [i for i in ids if i not in ticked]
+        body["exclude"] = unticked
     return body
+
+
+def edits(reflection: dict[str, Any], data: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The proposals whose editable text the person changed in the form, with the new text."""
+    out: dict[str, dict[str, Any]] = {}
+    for item in reflection["items"]:
+        field = EDITABLE.get(item["kind"])
+        typed = data.get(f"change:{item['id']}")
+        if field and isinstance(typed, str):
+            typed = typed.replace("\r\n", "\n")
+            if typed.strip() != str(item["data"].get(field) or "").strip():
+                out[item["id"]] = {field: typed}
+    return out
 
 
 @router.post("/console/agents/{agent_id}/reflections/{reflection_id}", include_in_schema=False)

@@ -24,7 +24,7 @@ PAGE = 50
 TARGETS = {"item": ("item", "to_version"), "reflection": ("reflection",), "record": ("record",), "at": ("at",)}
 QUIET = {"embedding", "state", "version", "revision", "changed_at", "changed_by", "audit_id", "updated_at",
          "revised_at", "recorded_at", "valid_from", "valid_until", "recorded_until", "labels", "n", "item_label",
-         "item_id", "entry_id", "id", "written_by", "replaced_by", "reason"}
+         "item_id", "entry_id", "id", "written_by", "replaced_by", "reason", "kinds", "effective_confidence"}
 
 
 def _iso(value: str | None) -> str | None:
@@ -32,7 +32,8 @@ def _iso(value: str | None) -> str | None:
     if not value:
         return None
     try:
-        return datetime.fromisoformat(value).replace(tzinfo=UTC).isoformat()
+        at = datetime.fromisoformat(value)
+        return (at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC)).isoformat()
     except ValueError as e:
         raise Refused(422, f"not a time: {value!r}") from e
 
@@ -52,15 +53,27 @@ async def audit(agent_id: str, console: Reading, actor: str | None = None, actio
     )
     return console.page("audit.html", a, "audit", records=records, alerts=alerts, verbs=[v.value for v in Verb],
                         actor=actor or "", action=action or "", item=item or "", since=since or "",
-                        until=until or "", offset=offset, page=PAGE, done=console.request.query_params.get("done"))
+                        until=until or "", offset=offset, page=PAGE, done=console.request.query_params.get("done"),
+                        filters={"actor": actor or "", "action": action or "", "item": item or "",
+                                 "since": since or "", "until": until or ""})
+
+
+def _comparable(value: Any) -> Any:
+    """A time as epoch ms whether stored (ms) or presented (ISO 8601), so the same instant is no change."""
+    if isinstance(value, str) and len(value) >= 19 and value[4] == "-" and value[10] == "T":
+        try:
+            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
+        except ValueError:
+            return value
+    return value
 
 
 def properties_diff(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """The properties that differ between two states of an item (bookkeeping left out)."""
+    """The properties that differ between two states of an item (bookkeeping and computed fields left out)."""
     before, after = before or {}, after or {}
     rows = []
     for key in sorted(set(before) | set(after)):
-        if key in QUIET or before.get(key) == after.get(key):
+        if key in QUIET or _comparable(before.get(key)) == _comparable(after.get(key)):
             continue
         rows.append({"property": key, "before": before.get(key), "after": after.get(key)})
     return rows
@@ -78,6 +91,8 @@ async def diff(agent_id: str, console: Reading, item: str, before: str = "", aft
     by_id = {v["id"]: v.get("state") or {} for v in history["versions"]}
     old = by_id.get(before) if before else None
     new = by_id.get(after) if after else None
+    if isinstance(current, dict) and current.get("agent_id") not in (None, a):
+        raise Refused(404, f"no item {item!r} in agent {a!r}'s memory")
     if new is None and isinstance(current, dict):
         new = current
     rows = properties_diff(old, new)

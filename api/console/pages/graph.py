@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 from fastapi import APIRouter
 
+from api.console.errors import Refused
 from api.console.gateway import path, together
 from api.console.pages.common import Reading
 from graph.db.cypher import for_browser
@@ -112,6 +113,8 @@ async def graph(agent_id: str, console: Reading, entity: str | None = None, entr
             console.gw.get(path("/causal/{}/causes", entry)),
             console.gw.get(path("/causal/{}/consequences", entry)),
             revisions)
+        if centre.get("agent_id") != a:
+            raise Refused(404, f"no entry {entry!r} in agent {a!r}'s memory")
         elements = causal_elements(centre, causes, consequences)
         title = f"causes and consequences of {entry}"
         link = browser_link(base, "causal/traverse", {"id": entry, "direction": "forward", "depth": 3,

@@ -7,9 +7,12 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from urllib.parse import quote
 
 from fastapi import APIRouter
+from fastapi.responses import RedirectResponse
 
+from api.console.errors import Refused
 from api.console.gateway import path, together
 from api.console.pages.common import Reading
 from graph.ids import now_ms
@@ -49,15 +52,16 @@ async def knowledge(agent_id: str, console: Reading, q: str | None = None, categ
                                           "min_confidence": floor, "offset": offset, "limit": PAGE})
     results: dict[str, Any] | None = None
     if q and q.strip():
-        filters = {"agent_id": a} if console.session.is_admin else {}
         search = console.gw.post("/retrieve", {"text": q.strip()[:4_000], "k": 10, "explain": True,
-                                               "filters": filters})
+                                               "filters": {"agent_id": a}})  # this agent's memory
         entries, results = await together(listing, search)
     else:
         entries = await listing
     return console.page("knowledge.html", a, "knowledge", q=q or "", results=results, entries=entries,
                         categories=list(EntryCategory), statuses=list(EntryStatus), category=category or "",
-                        entry_status=status or "", min_confidence=min_confidence or "", offset=offset, page=PAGE)
+                        entry_status=status or "", min_confidence=min_confidence or "", offset=offset, page=PAGE,
+                        filters={"q": q or "", "category": category or "", "status": status or "",
+                                 "min_confidence": min_confidence or ""})
 
 
 def decay_stretches(entry: dict[str, Any], versions: list[dict[str, Any]]) -> list[Stretch]:
@@ -86,6 +90,11 @@ async def item(agent_id: str, item_id: str, console: Reading) -> Any:
     if found is None:
         found = await console.gw.get(path("/episodes/{}", item_id))  # a 404 here is the page's
         kind = "episode"
+    owner = str(found.get("agent_id") or "")
+    if owner != a:  # shown under its owner's pages, where the key may open them
+        if owner and console.session.sees(owner):
+            return RedirectResponse(f"/console/agents/{owner}/items/{quote(item_id, safe='')}", status_code=303)
+        raise Refused(404, f"no item {item_id!r} in agent {a!r}'s memory")
     versions, tree, history, causes, consequences = await together(
         console.gw.maybe(path("/agents/{}/versions/{}", a, item_id), missing={"versions": []}),
         console.gw.maybe(path("/crystals/{}/provenance/tree", item_id)),

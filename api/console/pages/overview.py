@@ -8,21 +8,26 @@ import re
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
-from api.console.gateway import path, together
+from api.auth import resolve
+from api.console.errors import Refused, SignInFirst
+from api.console.gateway import Gateway, path, together
 from api.console.pages.common import Reading
 from api.presentation import present
 from graph import events
 from graph.events import EventType
 from graph.ids import now_ms
+from graph.model.enums import KeyScope
 
 router = APIRouter()
 
 SERIES_DAYS = 30
 RECENT_EVENTS = 25
-STREAM_SECONDS = 300.0
+EVENT_PAGE, MAX_EVENT_PAGES = 1_000, 20
+STREAM_SECONDS = 120.0  # an EventSource reconnects (Last-Event-ID) when a stream ends: its key is checked again
 EVENT_ID = re.compile(r"[0-9a-fA-F-]{1,36}")  # an EventSource reconnects (with Last-Event-ID) when a stream ends
 
 
@@ -52,16 +57,34 @@ def charts(now: dict[str, Any], series: dict[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+async def newest_events(gw: Gateway, agent_id: str) -> list[dict[str, Any]]:
+    """The agent's newest events, oldest first: the route lists oldest first, so the last hour's (paged on to
+    its end), widened to the last day and week while there are fewer than the page shows."""
+    found: list[dict[str, Any]] = []
+    for hours in (1, 24, 24 * 7):
+        since = datetime.fromtimestamp(now_ms() / 1000 - hours * 3600, UTC).isoformat()
+        found = await gw.get("/events", {"agent_id": agent_id, "since": since, "limit": EVENT_PAGE})
+        for _ in range(MAX_EVENT_PAGES):
+            if len(found) % EVENT_PAGE or not found:
+                break
+            more = await gw.get("/events", {"agent_id": agent_id, "after": found[-1]["id"], "limit": EVENT_PAGE})
+            found = (found + more)[-EVENT_PAGE:]
+            if len(more) < EVENT_PAGE:
+                break
+        if len(found) >= RECENT_EVENTS:
+            break
+    return found
+
+
 @router.get("/console/agents/{agent_id}", include_in_schema=False)
 async def overview(agent_id: str, console: Reading) -> Any:
     a = console.agent(agent_id)
     since = (datetime.now(UTC).date() - timedelta(days=SERIES_DAYS)).isoformat()
-    day_ago = datetime.fromtimestamp(now_ms() / 1000 - 86_400, UTC).isoformat()
     now, series, stats, recent, alerts = await together(
         console.gw.get("/metrics", {"agent_id": a}),
         console.gw.get("/metrics/series", {"agent_id": a, "since": since}),
         console.gw.get("/stats", {"agent_id": a}),
-        console.gw.get("/events", {"agent_id": a, "since": day_ago, "limit": 1000}),
+        newest_events(console.gw, a),
         console.gw.get(path("/agents/{}/alerts", a)),
     )
     latest = list(reversed(recent[-RECENT_EVENTS:]))
@@ -74,11 +97,18 @@ async def overview(agent_id: str, console: Reading) -> Any:
 async def live_events(agent_id: str, request: Request, console: Reading, after: str | None = None) -> Any:
     """The event stream (graph/events/stream.py) with the session's visibility: the REST stream's frames."""
     a = console.agent(agent_id)
+    services = request.app.state.services
+    # The stream reads graph/events directly, not through a route: the key is looked up again (revoked keys end
+    # here) and must read, as GET /events/stream requires.
+    still = await anyio.to_thread.run_sync(resolve, services, request.app.state.key_cache, console.session.key)
+    if still is None:
+        raise SignInFirst()
+    if not still.may(KeyScope.read):
+        raise Refused(403, "this key lacks the 'read' scope")
     resume = request.headers.get("last-event-id") or after
     if resume and not EVENT_ID.fullmatch(resume):
         resume = None
-    services = request.app.state.services
-    frames = events.subscribe(services.db, console.session.principal.visibility(), agent_id=a,
+    frames = events.subscribe(services.db, still.visibility(), agent_id=a,
                               after_id=resume.lower() if resume else None, max_seconds=STREAM_SECONDS,
                               render=present)
     return StreamingResponse(frames, media_type="text/event-stream",

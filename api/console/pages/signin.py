@@ -3,6 +3,7 @@ admin picks an agent, everyone else lands on their own agent's overview."""
 
 from __future__ import annotations
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
@@ -11,6 +12,7 @@ from api.console import render, sessions
 from api.console.errors import SignInFirst
 from api.console.pages.common import Acting, Reading, form
 from api.deps import get_services
+from graph.model.enums import KeyScope
 
 router = APIRouter()
 
@@ -43,15 +45,23 @@ async def sign_in(request: Request) -> Response:
     data = await form(request)
     key = str(data.get("key") or "").strip()
     target = str(data.get("next") or "")
-    found = resolve(get_services(request), request.app.state.key_cache, key) if key else None
+    found = await anyio.to_thread.run_sync(resolve, get_services(request), request.app.state.key_cache, key) \
+        if key else None
     if found is None:
         return render.page(request, None, "signin.html", status=401, next=_next(target, ""),
                            error="That key is unknown or revoked." if key else "Paste an API key to sign in.")
-    session = sessions.of(request).start(key, found)
+    if not found.may(KeyScope.read):
+        return render.page(request, None, "signin.html", status=403, next=_next(target, ""),
+                           error="That key cannot read (no 'read' scope): the console shows what a key may read.")
+    store = sessions.of(request)
+    store.end(request.cookies.get(sessions.COOKIE))  # a new sign-in replaces the browser's earlier session
+    session = store.start(key, found)
     fallback = "/console/agents" if found.is_admin else f"/console/agents/{found.agent_id}"
     response = RedirectResponse(_next(target, fallback), status_code=303)
+    # A browser-session cookie: the server ends the session when idle (GRIMOIRE_CONSOLE_SESSION_HOURS).
+    secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
     response.set_cookie(sessions.COOKIE, session.id, httponly=True, samesite="strict", path="/console",
-                        secure=request.url.scheme == "https", max_age=int(sessions.of(request).idle))
+                        secure=secure)
     return response
 
 
