@@ -233,3 +233,18 @@ def test_proposals_are_committed_rejected_and_deferred(world) -> None:
                            data={"decision": "commit", "csrf": token}).status_code == 409  # decided already
     listed = {p["id"]: p for p in rest(client, w.demo.keys["person"], "GET", "/agents/scout/proposals")}
     assert [listed[p]["status"] for p in (first, dec15, pyth)] == ["committed", "rejected", "deferred"]
+
+
+def test_a_rollback_to_a_time_is_previewed_before_anything_changes(world) -> None:
+    client, w = world
+    core_before = rest(client, w.demo.keys["person"], "GET", "/agents/scout/core")
+    with signed_in(client, w.demo.keys["person"]):
+        token = csrf(client.get("/console/agents/scout/audit").text)
+        r = client.post("/console/agents/scout/rollback/preview",
+                        data={"csrf": token, "target": "at", "at": "2020-01-01T00:00:00"})
+        assert r.status_code == 200 and "Confirm rollback" in r.text and "will undo" in r.text
+        assert 'name="at" value="2020-01-01T00:00:00+00:00"' in r.text  # the confirmation posts the same target
+        for bad in ({"target": "at", "at": "yesterday"}, {"target": "everything"}, {"target": "item", "item": "x"}):
+            r = client.post("/console/agents/scout/rollback/preview", data={"csrf": token, **bad})
+            assert r.status_code == 422, bad
+    assert rest(client, w.demo.keys["person"], "GET", "/agents/scout/core") == core_before  # a preview writes nothing

@@ -262,3 +262,25 @@ def test_a_forged_form_post_without_the_sessions_token_is_refused(tab: Tab, site
         tab.page.locator(f'li[data-alert="{alert["id"]}"] button').click()
     assert "done=acknowledged" in tab.page.url
     assert alert["id"] not in [a["id"] for a in site.rest(person, "GET", f"/agents/{AGENT}/alerts")]
+
+
+def test_core_memory_counts_the_tokens_left_while_typing(tab: Tab, site: Site) -> None:
+    person = site.world.demo.keys["person"]
+    sign_in(tab, person)
+    tab.go(f"/console/agents/{AGENT}/memory")
+    counter = tab.page.locator("#tokens-critical")
+    before = counter.inner_text()
+    area = tab.page.locator('form[data-block="critical"] textarea')
+    area.fill("- Never rebalance while an oracle is stale\n- Ask before any trade above 50k USDC")
+    tab.page.wait_for_function("t => document.querySelector('#tokens-critical').innerText !== t", arg=before,
+                               timeout=10_000)  # htmx posted the text; the server counted it
+    shown = counter.inner_text()
+    core = site.rest(person, "GET", f"/agents/{AGENT}/core")
+    typed = int(shown.split(" tokens")[0])
+    assert typed > 10 and f"{core['cap'] - core['tokens'] - typed:,} of 3,000 left" in shown
+    with tab.page.expect_navigation():
+        tab.page.locator('form[data-block="critical"] button[type=submit]').click()
+    saved = {b["block"]: b for b in site.rest(person, "GET", f"/agents/{AGENT}/core")["blocks"]}
+    assert saved["critical"]["content"].startswith("- Never rebalance while an oracle is stale")
+    assert saved["critical"]["tokens"] == typed  # the count shown is the count the cap judged
+    assert tab.errors == [] and tab.foreign() == []
