@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import RESULTS
-from bench.locomo_eval import KS, evaluate
+from bench.locomo_eval import CHECK, KS, TUNE, TUNE_CONVERSATIONS, evaluate
 from bench.server import bench_database
 from graph.embeddings import get_embedder
 from graph.retrieval.pipeline import build
@@ -55,13 +55,19 @@ def run(path: str | None = None) -> dict[str, Any]:
     with bench_database() as db:
         apply_schema(db, embedder.dimension, embedder.model_name)
         conversations = locomo.load(db, embedder, source)
-        results = evaluate(build(db, embedder), conversations)
+        evaluated = evaluate(build(db, embedder), conversations)
+    results, split = evaluated["results"], evaluated["split"]
     RESULTS.mkdir(parents=True, exist_ok=True)
     png = chart(results, RESULTS / "locomo.png")
     full, fused = results["full pipeline"]["recall@10"], results["vector+bm25 (RRF)"]["recall@10"]
     return {
         "data": str(source.name), "conversations": len(conversations),
         "results": results,
+        "split": split,
+        "split_conversations": {TUNE: [c.sample_id for c in conversations[:TUNE_CONVERSATIONS]],
+                                CHECK: [c.sample_id for c in conversations[TUNE_CONVERSATIONS:]]},
+        "split_rule": "every parameter is chosen on the tuning conversations; a change is kept only if it helps "
+                      "the check conversations too",
         "reference_recall@10": REFERENCE,
         "full_minus_fusion_recall@10_points": round(100 * (full - fused), 1),
         "goal": "full pipeline recall@10 at least 5 points above vector+BM25 fusion",

@@ -65,8 +65,20 @@ def score(f: dict[str, float], item: Candidate, config: RetrievalConfig) -> floa
     return base * (config.bloodstain_boost if item.is_bloodstain else 1.0)
 
 
-def mmr(items: Sequence[Candidate], *, lam: float, top: int,
-        duplicate_threshold: float) -> tuple[list[Candidate], list[Candidate]]:
+def relevance(scores: Sequence[float], how: str) -> list[float]:
+    """MMR's relevance of each head item, in [0, 1]. `ratio`: score / best. `min_max`: (score - worst) / (best -
+    worst), so the head's spread of relevance, not the part of the score every item shares (flat factors: the
+    same confidence, quality and recency for every turn of a conversation), is what the similarity penalty
+    weighs against."""
+    if how == "min_max":
+        lo, hi = min(scores), max(scores)
+        return [(s - lo) / (hi - lo) if hi > lo else 1.0 for s in scores]
+    best = max(scores) or 1.0
+    return [s / best for s in scores]
+
+
+def mmr(items: Sequence[Candidate], *, lam: float, top: int, duplicate_threshold: float,
+        normalise: str = "ratio") -> tuple[list[Candidate], list[Candidate]]:
     """Maximal marginal relevance over the first `top` items (by their `score`): each pick
     maximises lam * relevance - (1 - lam) * max similarity to what was picked. An item closer than
     `duplicate_threshold` (cosine) to a picked one is a near-duplicate and is cut."""
@@ -80,8 +92,7 @@ def mmr(items: Sequence[Candidate], *, lam: float, top: int,
     norms = np.linalg.norm(vecs, axis=1, keepdims=True)
     vecs = np.divide(vecs, norms, out=np.zeros_like(vecs), where=norms > 0)
     sims = vecs @ vecs.T
-    best = max(it.score or 0.0 for it in head) or 1.0
-    rel = [(it.score or 0.0) / best for it in head]
+    rel = relevance([it.score or 0.0 for it in head], normalise)
     chosen: list[int] = []
     cut: list[int] = []
     remaining = list(range(len(head)))

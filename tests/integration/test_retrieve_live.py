@@ -112,18 +112,20 @@ MMR_QUERY = "Aave WETH borrow rate and liquidations"
 def _mmr(scores: dict[str, float], vectors: dict[str, Sequence[float]],
          top: int = 10) -> tuple[list[tuple[str, float]], dict[str, str]]:
     """Maximal marginal relevance as the spec states it, over the `top` best by score: each pick
-    maximises lambda * score / best - (1 - lambda) * the highest cosine to what was picked; one
+    maximises lambda * relevance - (1 - lambda) * the highest cosine to what was picked, relevance read
+    min-max within those `top` (RetrievalConfig.mmr_relevance, since issue 22); one
     within cosine 0.95 of a pick is a near-duplicate and is cut. Returns the picks with their
     MMR values, and each cut item with the pick it duplicates."""
     ranked = sorted(scores, key=lambda i: (-scores[i], i))
     head, tail = ranked[:top], ranked[top:]
-    best = scores[head[0]]
+    lo, hi = min(scores[i] for i in head), scores[head[0]]
+    rel = {i: (scores[i] - lo) / (hi - lo) if hi > lo else 1.0 for i in head}
     picked: list[tuple[str, float]] = []
     cut: dict[str, str] = {}
     left = list(head)
     while left:
         def value(i: str) -> float:
-            return LAMBDA * scores[i] / best - (1 - LAMBDA) * max((_cos(vectors[i], vectors[j]) for j, _ in picked),
+            return LAMBDA * rel[i] - (1 - LAMBDA) * max((_cos(vectors[i], vectors[j]) for j, _ in picked),
                                                                   default=0.0)
 
         i = max(left, key=lambda j: (value(j), -head.index(j)))

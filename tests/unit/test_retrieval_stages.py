@@ -70,6 +70,24 @@ def test_mmr_removes_a_near_duplicate_and_reorders() -> None:
     assert kept[1].mmr == pytest.approx(0.595) and kept[2].mmr == pytest.approx(0.7 * 0.9 - 0.3 * 0.6)
 
 
+def test_mmr_weighs_the_heads_spread_of_relevance_not_the_score_every_item_shares() -> None:
+    """Scores 0.60, 0.59, 0.50 share 0.5 that flat factors gave every item: by ratio the third is 0.83 as relevant
+    as the first and its dissimilarity carries it to second place; read min-max (the default since issue 22) it
+    is the least relevant, and the near-but-not-duplicate second keeps its place."""
+    def head() -> list[Candidate]:
+        return [Candidate(id="a", kind="episode", score=0.60, embedding=[1.0, 0.0]),
+                Candidate(id="b", kind="episode", score=0.59, embedding=[0.8, 0.6]),
+                Candidate(id="c", kind="episode", score=0.50, embedding=[0.0, 1.0])]
+    assert rerank.relevance([0.6, 0.59, 0.5], "min_max") == pytest.approx([1.0, 0.9, 0.0])
+    assert rerank.relevance([0.6, 0.3], "ratio") == pytest.approx([1.0, 0.5])
+    assert rerank.relevance([0.4, 0.4], "min_max") == [1.0, 1.0]
+    assert [x.id for x in rerank.mmr(head(), lam=0.7, top=10, duplicate_threshold=0.95, normalise="ratio")[0]] \
+        == ["a", "c", "b"]
+    assert [x.id for x in rerank.mmr(head(), lam=0.7, top=10, duplicate_threshold=0.95, normalise="min_max")[0]] \
+        == ["a", "b", "c"]
+    assert RetrievalConfig().mmr_relevance == "min_max" and RetrievalConfig().mmr_lambda == 0.7  # the spec's
+
+
 def test_mmr_keeps_an_item_whose_embedding_is_gone() -> None:
     """A crystal expired while the request ran has no embedding left to read: it is unlike every other."""
     items = [Candidate(id="a", kind="entry", score=1.0, embedding=[1.0, 0.0, 0.0]),

@@ -53,7 +53,8 @@ class Hybrid:
             c.weights = weights
         found = stages.finish(ctx, found)
         items.with_embeddings(ctx.db, found[:cfg.mmr_top])
-        found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE)
+        found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE,
+                                  normalise=cfg.mmr_relevance)
         for d in dupes:
             d.cut = f"diversity: a near-duplicate of {d.similar_to}"
         ctx.cut += dupes

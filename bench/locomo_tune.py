@@ -1,0 +1,70 @@
+"""Retrieval experiments on LoCoMo under the split discipline (issue 22): the conversations are loaded once, then
+each variant of the retrieval configuration runs the full pipeline over all of them, reported on the tuning
+conversations (1-3) and the check conversations (4-5) separately, with the best single backend's recall beside
+it. A variant is adopted only if it helps on both halves. Writes bench/results/locomo_tune.json
+(`python -m bench locomo_tune`, or `python -m bench.locomo_tune NAME ...` for some; not in `make bench`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from bench.locomo import DEFAULT
+from bench.locomo_eval import CHECK, TUNE, evaluate
+from bench.server import bench_database
+from graph.embeddings import get_embedder
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.pipeline import build
+from graph.schema import apply_schema
+from loaders import locomo
+
+# name: overrides of RetrievalConfig (merged into the defaults); "baseline" is the configuration as shipped.
+VARIANTS: dict[str, dict[str, Any]] = {
+    "baseline": {},
+    "no MMR reorder": {"mmr_lambda": 1.0},
+    "graph weight 0.5": {"backend_weights": {"vector": 1.0, "bm25": 1.0, "graph": 0.5}},
+    "MMR ratio relevance (before issue 22)": {"mmr_relevance": "ratio"},
+    "fused order only": {"rerank": {"rrf": 1.0, "effective_confidence": 0.0, "quality": 0.0, "recency": 0.0,
+                                    "regime_match": 0.0}},
+}
+
+
+def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for k, v in overrides.items():
+        out[k] = merged(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+    return out
+
+
+def config_of(overrides: dict[str, Any]) -> RetrievalConfig:
+    return RetrievalConfig.model_validate(merged(RetrievalConfig().model_dump(), overrides))
+
+
+def run(names: list[str] | None = None) -> dict[str, Any]:
+    chosen = {n: VARIANTS[n] for n in (names or list(VARIANTS))}
+    embedder = get_embedder()
+    source = Path(os.environ.get("GRIMOIRE_LOCOMO", DEFAULT))
+    out: dict[str, Any] = {"data": source.name, "variants": {}}
+    with bench_database() as db:
+        apply_schema(db, embedder.dimension, embedder.model_name)
+        conversations = locomo.load(db, embedder, source)
+        singles = evaluate(build(db, embedder), conversations, {"vector": "vector", "bm25": "bm25"}, progress=False)
+        out["best_single_backend"] = {part: {f"recall@{k}": max(singles["split"][part][m][f"recall@{k}"]
+                                                               for m in ("vector", "bm25")) for k in (5, 10, 20)}
+                                      for part in (TUNE, CHECK)}
+        print(f"  best single backend: {out['best_single_backend']}", flush=True)
+        for name, overrides in chosen.items():
+            print(f"  {name}", flush=True)
+            found = evaluate(build(db, embedder, config_of(overrides)), conversations,
+                             {"full pipeline": "hybrid"})
+            out["variants"][name] = {"overrides": overrides, **{part: found["split"][part]["full pipeline"]
+                                                               for part in (TUNE, CHECK)}}
+    return out
+
+
+if __name__ == "__main__":
+    from bench.common import write_result
+
+    print(write_result("locomo_tune", run(sys.argv[1:])))
