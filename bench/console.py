@@ -18,7 +18,7 @@ import httpx
 import numpy as np
 
 from bench.common import RESULTS, summary
-from bench.retrieval import locomo_workload, serve_api
+from bench.retrieval import locomo_workload, perturbed, serve_api
 from bench.server import bench_database, settle
 from graph.db.connection import Database
 from graph.embeddings import get_embedder
@@ -30,7 +30,8 @@ ADMIN = "bench-admin-key-0123456789"
 EPISODES, ENTRIES = 100_000, 5_000
 SERVER_ROUNDS, LOAD_ROUNDS, WARMUP = 30, 10, 3
 GOAL_SERVER_P95_MS = 300.0
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = "/usr/bin/chromium"  # Debian's (`make chromium`); the browser tests launch it the same way
+# No background traffic: this machine's network is closed, and a run must see only the console's requests.
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
 CATEGORIES = ["Insight", "Heuristic", "Warning", "StrategyFragment"]
@@ -56,8 +57,7 @@ def _bulk(db: Database, texts: list[str], vectors: np.ndarray) -> None:
     for label, count in (("Episode", EPISODES), ("Entry", ENTRIES)):
         for s in range(0, count, 1_000):
             idx = np.arange(s, min(s + 1_000, count))
-            base = vectors[idx % len(texts)] + rng.normal(0, 0.02, (len(idx), vectors.shape[1])).astype(np.float32)
-            base /= np.linalg.norm(base, axis=1, keepdims=True)
+            base = perturbed(vectors, idx, rng)
             rows = []
             for j, i in enumerate(idx):
                 at = now - int(i) * 86_400  # 100,000 over 100 days

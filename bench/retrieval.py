@@ -42,13 +42,20 @@ ROUNDS = 3
 LOCOMO = PROJECT_ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
+def perturbed(vectors: np.ndarray, idx: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """The embeddings of items `idx` (item i is text i mod the texts), each nudged by a little noise and
+    normalised: many distinct vectors distributed as real ones are (the benchmarks at scale)."""
+    base = vectors[idx % len(vectors)] + rng.normal(0, 0.02, (len(idx), vectors.shape[1])).astype(np.float32)
+    base /= np.linalg.norm(base, axis=1, keepdims=True)
+    return base
+
+
 def _add(db: Database, label: str, start: int, count: int, texts: list[str], vectors: np.ndarray,
          rng: np.random.Generator) -> None:
     now = now_ms()
     for s in range(start, start + count, 1_000):
         idx = np.arange(s, min(s + 1_000, start + count))
-        base = vectors[idx % len(texts)] + rng.normal(0, 0.02, (len(idx), vectors.shape[1])).astype(np.float32)
-        base /= np.linalg.norm(base, axis=1, keepdims=True)
+        base = perturbed(vectors, idx, rng)
         rows = []
         for j, i in enumerate(idx):
             text = f"{texts[i % len(texts)]} (#{i})"

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from bench.retrieval import QUERIES, locomo_workload, measure_retrieve, serve_api
+from bench.retrieval import QUERIES, locomo_workload, measure_retrieve, perturbed, serve_api
 from bench.server import bench_database, settle, vector_segments
 from graph.agents import AgentIn, KeyIn, create_key, register
 from graph.db.connection import Database
@@ -51,8 +51,7 @@ def _write(db: Database, texts: list[str], vectors: np.ndarray, rng: np.random.G
     now = now_ms()
     for s in range(0, EPISODES, 1_000):
         idx = np.arange(s, min(s + 1_000, EPISODES))
-        base = vectors[idx % len(texts)] + rng.normal(0, 0.02, (len(idx), vectors.shape[1])).astype(np.float32)
-        base /= np.linalg.norm(base, axis=1, keepdims=True)
+        base = perturbed(vectors, idx, rng)
         rows = []
         for j, i in enumerate(idx):
             agent, clade = _agent(_owner(int(i)))

@@ -35,7 +35,7 @@ def install(app: FastAPI) -> None:
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
-        session = sessions.of(request).get(request.cookies.get(sessions.COOKIE))
+        session = sessions.peek(request)
         if exc.status == 401 and session is not None:  # the session's key was revoked meanwhile
             sessions.of(request).end(session.id)
             return await sign_in_first(request, SignInFirst())

@@ -14,6 +14,7 @@ from starlette.types import ASGIApp
 from api.console.errors import Refused
 from api.mcp.calls import InProcess, Reply
 from graph.audit.channel import Channel
+from grimoire.client.base import query_pairs
 
 T = TypeVar("T")
 
@@ -31,18 +32,7 @@ def path(template: str, *parts: str) -> str:
     return template.format(*(quote(p, safe="") for p in parts))
 
 
-Query = dict[str, Any] | list[tuple[str, Any]] | None
-
-
-def _pairs(query: Query) -> list[tuple[str, str]]:
-    items = query.items() if isinstance(query, dict) else (query or [])
-    out: list[tuple[str, str]] = []
-    for k, v in items:
-        if v is None or v == "":
-            continue
-        for one in v if isinstance(v, list | tuple) else [v]:
-            out.append((k, str(one).lower() if isinstance(one, bool) else str(one)))
-    return out
+Query = dict[str, Any] | None  # None values left out, lists repeated: the client's encoding (query_pairs)
 
 
 class Gateway:
@@ -51,7 +41,7 @@ class Gateway:
         self.key = key
 
     async def call(self, method: str, route: str, query: Query = None, body: Any = None) -> Reply:
-        return await self.routes.call(self.key, method, route, _pairs(query), body)
+        return await self.routes.call(self.key, method, route, query_pairs(query or {}), body)
 
     async def json(self, method: str, route: str, query: Query = None, body: Any = None) -> Any:
         reply = await self.call(method, route, query, body)

@@ -17,6 +17,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup
 
 from api.console.sessions import Session
+from graph.model.common import to_ms
 
 HERE = Path(__file__).resolve().parent
 TEMPLATES = HERE / "templates"
@@ -27,18 +28,25 @@ NAV = [("overview", "Overview"), ("knowledge", "Knowledge"), ("memory", "Playboo
 _markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
+def epoch_ms(value: Any) -> int | None:
+    """A time as the routes give it (epoch ms, or ISO 8601 where they present it) in epoch ms; None when it is
+    neither."""
+    if value is None or value == "" or isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return int(value)
+    try:
+        return to_ms(datetime.fromisoformat(str(value).replace("Z", "+00:00")))
+    except ValueError:
+        return None
+
+
 def when(value: Any) -> str:
     """Epoch ms or ISO 8601 as `2026-11-26 11:02` (UTC)."""
     if value is None or value == "":
         return "—"
-    if isinstance(value, int | float):
-        at = datetime.fromtimestamp(value / 1000, UTC)
-    else:
-        try:
-            at = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-        except ValueError:
-            return str(value)
-    return at.strftime("%Y-%m-%d %H:%M")
+    ms = epoch_ms(value)
+    return str(value) if ms is None else datetime.fromtimestamp(ms / 1000, UTC).strftime("%Y-%m-%d %H:%M")
 
 
 def num(value: Any, digits: int = 2) -> str:

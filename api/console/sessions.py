@@ -11,7 +11,7 @@ import hmac
 import secrets
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from fastapi import Request
@@ -32,7 +32,6 @@ class Session:
     principal: Principal
     csrf: str
     expires: float
-    started: float = field(default_factory=time.time)
 
     @property
     def is_admin(self) -> bool:
@@ -106,8 +105,13 @@ def of(request: Request) -> Sessions:
     return store
 
 
+def peek(request: Request) -> Session | None:
+    """The browser's session, if it has a live one (using it slides its expiry)."""
+    return of(request).get(request.cookies.get(COOKIE))
+
+
 def current(request: Request) -> Session:
-    found = of(request).get(request.cookies.get(COOKIE))
+    found = peek(request)
     if found is None:
         raise SignInFirst()
     return found

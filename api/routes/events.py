@@ -3,6 +3,7 @@ resume from the last event id. An agent sees its own events; the admin sees all.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from datetime import datetime
 from typing import Annotated, Any
 
@@ -64,5 +65,10 @@ async def stream_events(
     frames = events.subscribe(db, who.visibility(), types=type, agent_id=agent_id, since=to_ms(since),
                            until=to_ms(until), after_id=resume.lower() if resume else None, max_seconds=max_seconds,
                            render=present)
+    return sse(frames)
+
+
+def sse(frames: AsyncIterator[str]) -> StreamingResponse:
+    """Server-Sent Events frames as a response no cache or proxy holds back (the console's stream too)."""
     return StreamingResponse(frames, media_type="text/event-stream",
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})

@@ -17,13 +17,10 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
+from bench.console import CHROMIUM, FLAGS
 from tests.conftest import ADMIN_KEY, served
 from tests.integration.console_world import World, build
 
-CHROMIUM = Path("/usr/bin/chromium")
-# No background traffic: this machine's network is closed, and a test must see only the console's requests.
-FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--disable-default-apps", "--disable-extensions"]
 SHOTS = Path(__file__).resolve().parents[2] / "bench" / "results" / "console"
 AGENT = "scout"
 
@@ -56,9 +53,10 @@ def site(session_db, neo4j_server, embedder) -> Iterator[Site]:
 def browser() -> Iterator[Any]:
     from playwright.sync_api import sync_playwright
 
-    assert CHROMIUM.exists(), "Debian's Chromium is missing: `make chromium` installs it (apt-get install chromium)"
+    assert Path(CHROMIUM).exists(), ("Debian's Chromium is missing: `make chromium` installs it "
+                                     "(apt-get install chromium)")
     with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=FLAGS)  # a fresh profile each launch
+        b = p.chromium.launch(executable_path=CHROMIUM, args=FLAGS)  # a fresh profile each launch
         yield b
         b.close()
 

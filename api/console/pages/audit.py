@@ -61,10 +61,8 @@ async def audit(agent_id: str, console: Reading, actor: str | None = None, actio
 def _comparable(value: Any) -> Any:
     """A time as epoch ms whether stored (ms) or presented (ISO 8601), so the same instant is no change."""
     if isinstance(value, str) and len(value) >= 19 and value[4] == "-" and value[10] == "T":
-        try:
-            return int(datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp() * 1000)
-        except ValueError:
-            return value
+        ms = render.epoch_ms(value)
+        return value if ms is None else ms
     return value
 
 

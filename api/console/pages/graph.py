@@ -36,10 +36,7 @@ def entity_elements(start: str, reached: list[dict[str, Any]]) -> list[dict[str,
             edge_id = f"{hops[i]}>{hops[i + 1]}"
             edges.setdefault(edge_id, {"data": {"id": edge_id, "source": hops[i], "target": hops[i + 1],
                                                 "label": preds[i] if i < len(preds) else ""}})
-    for e in edges.values():  # a path's inner entities are reached entities too
-        for end in (e["data"]["source"], e["data"]["target"]):
-            nodes.setdefault(end, {"data": {"id": end, "label": end, "kind": ""}})
-    return [*nodes.values(), *edges.values()]
+    return _with_ends(nodes, edges)
 
 
 def causal_elements(centre: dict[str, Any] | None, causes: list[dict[str, Any]],
@@ -59,6 +56,11 @@ def causal_elements(centre: dict[str, Any] | None, causes: list[dict[str, Any]],
                 a, b = (hops[i], hops[i + 1]) if forward else (hops[i + 1], hops[i])
                 edges.setdefault(f"{a}>{b}", {"data": {"id": f"{a}>{b}", "source": a, "target": b,
                                                       "label": "CAUSES"}})
+    return _with_ends(nodes, edges)
+
+
+def _with_ends(nodes: dict[str, dict[str, Any]], edges: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """The elements, every edge's ends among the nodes: a path's inner steps are reached nodes too."""
     for e in edges.values():
         for end in (e["data"]["source"], e["data"]["target"]):
             nodes.setdefault(end, {"data": {"id": end, "label": end, "kind": ""}})

@@ -5,7 +5,6 @@ confidence over time, past and projected) and audit history."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 from urllib.parse import quote
 
@@ -15,6 +14,7 @@ from fastapi.responses import RedirectResponse
 from api.console.errors import Refused
 from api.console.gateway import path, together
 from api.console.pages.common import Reading
+from api.console.render import epoch_ms
 from graph.ids import now_ms
 from graph.knowledge.decay import Stretch, curve
 from graph.model.enums import EntryCategory, EntryStatus
@@ -23,14 +23,6 @@ router = APIRouter()
 
 PAGE = 50
 HIDDEN = {"embedding", "state"}  # a version's properties shown in its table, not these
-
-
-def _ms(value: Any) -> int | None:
-    if value is None or value == "":
-        return None
-    if isinstance(value, int | float):
-        return int(value)
-    return int(datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp() * 1000)
 
 
 def _float(value: str | None) -> float | None:
@@ -69,15 +61,15 @@ def decay_stretches(entry: dict[str, Any], versions: list[dict[str, Any]]) -> li
     out = []
     for v in versions:
         state = v.get("state") or {}
-        start, until = _ms(v.get("valid_from")), _ms(v.get("valid_until"))
+        start, until = epoch_ms(v.get("valid_from")), epoch_ms(v.get("valid_until"))
         if start is None or state.get("confidence") is None:
             continue
         out.append(Stretch(start=start, until=until, confidence=float(state["confidence"]),
-                           last_accessed=_ms(state.get("last_accessed_at")) or start,
+                           last_accessed=epoch_ms(state.get("last_accessed_at")) or start,
                            half_life=state.get("half_life_ms"), strength=float(state.get("strength") or 1.0)))
-    began = max((s.until or s.start for s in out), default=_ms(entry.get("recorded_at")) or now_ms())
+    began = max((s.until or s.start for s in out), default=epoch_ms(entry.get("recorded_at")) or now_ms())
     out.append(Stretch(start=began, until=None, confidence=float(entry.get("confidence") or 0.0),
-                       last_accessed=_ms(entry.get("last_accessed_at")) or began,
+                       last_accessed=epoch_ms(entry.get("last_accessed_at")) or began,
                        half_life=entry.get("half_life_ms"), strength=float(entry.get("strength") or 1.0)))
     return out
 

@@ -10,13 +10,13 @@ from typing import Any
 
 import anyio
 from fastapi import APIRouter, Request
-from fastapi.responses import StreamingResponse
 
 from api.auth import resolve
 from api.console.errors import Refused, SignInFirst
 from api.console.gateway import Gateway, path, together
 from api.console.pages.common import Reading
 from api.presentation import present
+from api.routes.events import EVENT_ID, sse
 from graph import events
 from graph.events import EventType
 from graph.ids import now_ms
@@ -28,7 +28,6 @@ SERIES_DAYS = 30
 RECENT_EVENTS = 25
 EVENT_PAGE, MAX_EVENT_PAGES = 1_000, 20
 STREAM_SECONDS = 120.0  # an EventSource reconnects (Last-Event-ID) when a stream ends: its key is checked again
-EVENT_ID = re.compile(r"[0-9a-fA-F-]{1,36}")  # an EventSource reconnects (with Last-Event-ID) when a stream ends
 
 
 def _epoch(day: str) -> int:
@@ -106,10 +105,9 @@ async def live_events(agent_id: str, request: Request, console: Reading, after: 
     if not still.may(KeyScope.read):
         raise Refused(403, "this key lacks the 'read' scope")
     resume = request.headers.get("last-event-id") or after
-    if resume and not EVENT_ID.fullmatch(resume):
+    if resume and not re.fullmatch(EVENT_ID, resume):
         resume = None
     frames = events.subscribe(services.db, still.visibility(), agent_id=a,
                               after_id=resume.lower() if resume else None, max_seconds=STREAM_SECONDS,
                               render=present)
-    return StreamingResponse(frames, media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    return sse(frames)

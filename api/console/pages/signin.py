@@ -26,7 +26,7 @@ def _next(target: str | None, fallback: str) -> str:
 
 @router.get("/console", include_in_schema=False)
 def home(request: Request) -> Response:
-    session = sessions.of(request).get(request.cookies.get(sessions.COOKIE))
+    session = sessions.peek(request)
     if session is None:
         return RedirectResponse("/console/sign-in", status_code=303)
     if session.is_admin:
