@@ -1,17 +1,22 @@
 """POST /retrieve latency over HTTP (a real uvicorn server in its own process; the query's embedding included) at
-10,000 and 100,000 episodes plus 10,000 knowledge entries. Goal: p95 under 50 ms at 100,000.
+10,000 and 100,000 episodes plus 10,000 knowledge entries, as the data was written. Goal: p95 under 40 ms at
+100,000 (moonshot 25 ms).
 
 The items are LoCoMo dialogue turns (real text) repeated with a suffix to reach the counts; their
 vectors are the turns' real embeddings plus a little noise (normalised), so that building 110,000
 items does not take an hour of embedding on two cores. Queries are LoCoMo questions.
 
-Each size is measured as written (1,000 items per transaction: the vector indexes end up in several
-Lucene segments, each searched on its own) and again after `grimoire schema rebuild-vectors`
-re-creates them in few segments; the top-level figures are the latter."""
+Two servers run on the same database. Writing 1,000 items per transaction leaves the vector indexes in several
+Lucene segments, each searched on its own. The first server has its vector-index upkeep turned off
+(GRIMOIRE_VECTOR_UPKEEP={"enabled": false}) and measures that fragmented store (`without_upkeep`). The
+second is the service as shipped: its scheduler's upkeep (graph/upkeep/vector_indexes.py, default settings)
+sees the bulk write, waits for it to end, rebuilds the fragmented index in the background and reports the
+store compact; then it is measured (`as_written`, also the top-level figures). Nobody runs a command."""
 
 from __future__ import annotations
 
 import os
+import secrets
 import statistics
 import subprocess
 import sys
@@ -31,14 +36,16 @@ from graph.db.connection import Database
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
 from graph.model.enums import KeyScope
-from graph.schema import apply_schema, progress_line, rebuild_vector_indexes
+from graph.schema import apply_schema
 from graph.settings import PROJECT_ROOT
+from graph.upkeep.config import UpkeepConfig
 from loaders.locomo import read
 
 SIZES = (10_000, 100_000)
 ENTRIES = 10_000
 QUERIES = 200
 ROUNDS = 3
+MIN_VECTORS = UpkeepConfig().min_vectors  # the service's default: smaller indexes are never rebuilt
 LOCOMO = PROJECT_ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 
 
@@ -52,8 +59,8 @@ def perturbed(vectors: np.ndarray, idx: np.ndarray, rng: np.random.Generator) ->
 
 def _add(db: Database, label: str, start: int, count: int, texts: list[str], vectors: np.ndarray,
          rng: np.random.Generator) -> None:
-    now = now_ms()
     for s in range(start, start + count, 1_000):
+        now = now_ms()  # recorded as it is written: the upkeep reads when the bulk write ended
         idx = np.arange(s, min(s + 1_000, start + count))
         base = perturbed(vectors, idx, rng)
         rows = []
@@ -106,9 +113,25 @@ def serve_api(db: Database, **extra_env: str) -> Iterator[str]:
             proc.kill()
 
 
-def _progress(percent: dict[str, float]) -> None:
-    if all(p >= 100 for p in percent.values()) or int(time.monotonic()) % 10 == 0:
-        print(f"    {progress_line(percent)}", flush=True)
+def wait_for_upkeep(db: Database, base: str, admin: str, limit: float = 3_600.0) -> dict[str, Any]:
+    """Until the service's own upkeep job has rebuilt every index the bulk write left fragmented and says the
+    store is compact (so it no longer answers from the exact scan): its builds, and the seconds waited."""
+    started = time.monotonic()
+    last = ""
+    with httpx.Client(base_url=base, headers={"X-API-Key": admin}, timeout=30) as client:
+        while time.monotonic() - started < limit:
+            job = next(j for j in client.get("/scheduler/jobs").json()["jobs"] if j["name"] == "vectors.upkeep")
+            builds = {r["name"]: r["build"] for r in db.rows("testing/vector_index_builds")}
+            written = {r["name"]: r["newest"] for r in db.rows("upkeep/vector_writes", episode_since=0, entry_since=0)
+                       if r["size"] >= MIN_VECTORS}
+            caught_up = all((builds.get(n) or {}).get("built_at", 0) >= (t or 0) for n, t in written.items())
+            if job["last_result"] != last:
+                last = job["last_result"] or ""
+                print(f"    upkeep: {last}", flush=True)
+            if caught_up and last == "compact":
+                return {"waited_seconds": round(time.monotonic() - started, 1), "builds": builds}
+            time.sleep(2.0)
+    raise TimeoutError(f"the service's vector upkeep did not finish within {limit:.0f} s: {last}")
 
 
 def measure_retrieve(base: str, key: str, questions: list[str]) -> dict[str, Any]:
@@ -149,41 +172,41 @@ def run() -> dict[str, Any]:
     texts, vectors, questions = locomo_workload(embedder)
     rng = np.random.default_rng(7)
     out: dict[str, Any] = {}
+    admin = secrets.token_hex(16)
     with bench_database(heap="2g", pagecache="1g") as db:
         apply_schema(db, embedder.dimension, embedder.model_name)
         register(db, AgentIn(id="bench", name="bench", clade="bench"), actor="bench")
         key, _ = create_key(db, "bench", KeyIn(scopes=[KeyScope.read, KeyScope.write]), actor="bench")
         _add(db, "Entry", 0, ENTRIES, texts, vectors, rng)
         have = 0
-        with serve_api(db) as base:
+        with serve_api(db, GRIMOIRE_VECTOR_UPKEEP='{"enabled": false}') as plain, \
+                serve_api(db, GRIMOIRE_ADMIN_KEY=admin) as kept:
             for size in SIZES:
                 _add(db, "Episode", have, size - have, texts, vectors, rng)
                 have = size
                 db.run("schema/await_indexes", seconds=600)
+                print(f"  {size:,} episodes + {ENTRIES:,} entries as written, the upkeep off", flush=True)
+                fragmented = {**measure_retrieve(plain, key, questions), "vector_segments": vector_segments(db)}
+                print("  waiting for the service's own vector upkeep", flush=True)
+                upkeep = wait_for_upkeep(db, kept, admin)
                 waited = settle(db)
-                print(f"  {size:,} episodes + {ENTRIES:,} entries, as written", flush=True)
-                written = {**measure_retrieve(base, key, questions), "settled_seconds": waited,
-                           "vector_segments": vector_segments(db)}
-                print("  rebuilding the vector indexes (grimoire schema rebuild-vectors)", flush=True)
-                t0 = time.monotonic()
-                rebuild_vector_indexes(db, embedder.dimension, progress=_progress)
-                rebuilt_in = round(time.monotonic() - t0, 1)
-                waited = settle(db)
-                print(f"  {size:,} episodes + {ENTRIES:,} entries, after the rebuild", flush=True)
-                out[f"{size}_episodes"] = {**measure_retrieve(base, key, questions), "settled_seconds": waited,
-                                           "vector_segments": vector_segments(db), "rebuild_seconds": rebuilt_in,
-                                           "as_written": written}
+                print(f"  {size:,} episodes + {ENTRIES:,} entries as written, after the service's upkeep", flush=True)
+                written = {**measure_retrieve(kept, key, questions), "settled_seconds": waited,
+                           "vector_segments": vector_segments(db), "upkeep": upkeep}
+                out[f"{size}_episodes"] = {"median": written["median"], "p95": written["p95"],
+                                           "as_written": written, "without_upkeep": fragmented}
     return {
         "unit": "ms per POST /retrieve over HTTP (hybrid mode, k 10, budget 500, embedding included)",
         "entries": ENTRIES, "queries": QUERIES, "rounds": ROUNDS,
         "statistic": "p50 and p95 per round; the medians over rounds",
-        "steady_state": "measured once the server's background work after the bulk load (index segment "
-                        "merges) is done: under 5% of a core for 5 s (settled_seconds)",
-        "indexes": "each size is measured twice: as written (1,000 items per transaction leave the vector "
-                   "indexes in several Lucene segments, vector_segments) and after `grimoire schema "
-                   "rebuild-vectors` (the top-level figures; as_written holds the others)",
+        "steady_state": "as_written is measured once the service's upkeep says the store is compact and the "
+                        "server's background work is done: under 5% of a core for 5 s (settled_seconds)",
+        "indexes": "1,000 items per transaction leave the vector indexes in several Lucene segments "
+                   "(vector_segments). without_upkeep: a server with GRIMOIRE_VECTOR_UPKEEP={\"enabled\": false} "
+                   "right after the write; as_written (and the top-level median and p95): the service as shipped, "
+                   "once its own upkeep job rebuilt what the write fragmented (upkeep.builds)",
         "items": "LoCoMo turns repeated with a suffix; vectors are their embeddings plus noise (see docstring)",
         **out,
-        "goal": "p95 < 50 ms at 100,000 episodes",
-        "met": out["100000_episodes"]["p95"] < 50.0,
+        "goal": "p95 < 40 ms at 100,000 episodes as written (moonshot 25 ms)",
+        "met": out["100000_episodes"]["as_written"]["p95"] < 40.0,
     }

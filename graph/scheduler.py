@@ -73,6 +73,7 @@ class JobState:
     last_run_at: float | None
     last_duration_ms: float | None
     last_error: str | None
+    last_result: str | None  # what the last successful run returned (a count, a summary), shortened
     runs: int
     failures: int
     running: bool
@@ -87,6 +88,7 @@ class _Slot:
     last_run_at: float | None = None
     last_duration_ms: float | None = None
     last_error: str | None = None
+    last_result: str | None = None
     runs: int = 0
     failures: int = 0
     running: bool = False
@@ -96,8 +98,8 @@ class _Slot:
         return JobState(
             name=self.job.name, description=self.job.description, every_seconds=self.job.every_seconds,
             next_run_at=self.next_run_at, last_run_at=self.last_run_at, last_duration_ms=self.last_duration_ms,
-            last_error=self.last_error, runs=self.runs, failures=self.failures, running=self.running,
-            triggered=self.triggered,
+            last_error=self.last_error, last_result=self.last_result, runs=self.runs, failures=self.failures,
+            running=self.running, triggered=self.triggered,
         )
 
     def schedule_first(self, now: float) -> None:
@@ -290,6 +292,7 @@ class Scheduler:
             slot.runs += 1
             slot.failures += error is not None
             slot.last_error = error
+            slot.last_result = None if error is not None or result is None else str(result)[:MAX_ERROR_CHARS]
             slot.last_run_at = started
             slot.last_duration_ms = ms
             slot.advance(finished)

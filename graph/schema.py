@@ -14,11 +14,15 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from neo4j import ManagedTransaction
+
 from graph.audit import Audit, Noop
-from graph.db import cypher
+from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict
+from graph.ids import now_ms
 from graph.topology.entities import backfill_visibility
+from graph.upkeep import models as upkeep_models
 
 log = logging.getLogger(__name__)
 
@@ -114,40 +118,67 @@ def progress_line(percent: dict[str, float]) -> str:
     return "populating " + ", ".join(f"{name} {p:.0f}%" for name, p in sorted(percent.items()))
 
 
+def start_vector_rebuild(db: Database, dimension: int, names: Sequence[str], quantization: bool = False) -> None:
+    """Drop and re-create the named vector indexes in one transaction; Neo4j populates them in the background
+    (`vector_index_states` says how far)."""
+    unknown = sorted(set(names) - set(VECTOR_INDEXES))
+    if unknown:
+        raise ValueError(f"not a vector index of this project: {', '.join(unknown)}")
+    check_vector_dimensions(db, dimension, "the embedding model")
+    wanted = [stmt for stmt in cypher.statements("schema/vector_indexes")
+              if (m := _CREATED.search(stmt)) and m.group(2) in names]
+    with db.session() as s, s.begin_transaction() as tx:  # schema only: Neo4j keeps data writes apart
+        for name in names:
+            tx.run(cypher.query("schema/drop_index"), name=name).consume()
+        for stmt in wanted:
+            tx.run(stmt, dimensions=dimension, quantization=quantization).consume()
+        tx.commit()
+
+
+def vector_index_states(db: Database, names: Sequence[str]) -> dict[str, tuple[str, float]]:
+    """Each named index that exists: its state (ONLINE, POPULATING, FAILED) and population percent."""
+    return {r["name"]: (str(r["state"]), float(r["percent"])) for r in db.rows("schema/index_progress",
+                                                                              names=list(names))}
+
+
 def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES,
                            quantization: bool = False, timeout: float = 3_600.0,
                            progress: Callable[[dict[str, float]], None] | None = None, actor: str = "admin") -> None:
-    """Drop and re-create vector indexes in one transaction, then wait until they are online.
+    """Drop and re-create vector indexes in one transaction, then wait until they are online
+    (`grimoire schema rebuild-vectors`; the service's own upkeep does the same without waiting,
+    graph/upkeep/vector_indexes.py).
 
     Why: a vector search visits every Lucene segment of the index, and data written in batches
     leaves many (20 for 100,000 episodes written 1,000 at a time: a search took 3x longer than on
     one). Neo4j never merges them all; populating an index from scratch writes few (one per
     `internal.dbms.index.vector.population_ram_buffer_size`, which the local server raises).
-    While an index populates, a vector search waits for it, then (IndexOffline) retrieval and search
-    answer from an exact scan and the rest (admission's neighbours) answer 503: run this after a
+    While an index populates, a vector search through it waits up to 30 s for it, then (IndexOffline)
+    retrieval and search answer from an exact scan and admission from its scan: run this after a
     bulk load, not under heavy traffic."""
-    unknown = sorted(set(names) - set(VECTOR_INDEXES))
-    if unknown:
-        raise ValueError(f"not a vector index of this project: {', '.join(unknown)}")
-    check_vector_dimensions(db, dimension, "the embedding model")
-    with db.session() as s, s.begin_transaction() as tx:  # schema only: Neo4j keeps data writes apart
-        for name in names:
-            tx.run(cypher.query("schema/drop_index"), name=name).consume()
-        for stmt in cypher.statements("schema/vector_indexes"):
-            tx.run(stmt, dimensions=dimension, quantization=quantization).consume()
-        tx.commit()
+    started = now_ms()
+    begun = time.monotonic()
+    start_vector_rebuild(db, dimension, names, quantization)
     deadline = time.monotonic() + timeout
     while True:
-        rows = db.rows("schema/index_progress", names=list(names))
+        states = vector_index_states(db, names)
         if progress:
-            progress({r["name"]: float(r["percent"]) for r in rows})
-        if any(r["state"] == "FAILED" for r in rows):
-            raise RuntimeError(f"a vector index failed to populate: {rows}")
-        if len(rows) == len(names) and all(r["state"] == "ONLINE" for r in rows):
+            progress({name: percent for name, (_, percent) in states.items()})
+        if any(state == "FAILED" for state, _ in states.values()):
+            raise RuntimeError(f"a vector index failed to populate: {states}")
+        if len(states) == len(names) and all(state == "ONLINE" for state, _ in states.values()):
             break
         if time.monotonic() > deadline:
-            raise TimeoutError(f"vector indexes still populating after {timeout:.0f} s: {rows}")
+            raise TimeoutError(f"vector indexes still populating after {timeout:.0f} s: {states}")
         time.sleep(1.0)
+    seconds = round(time.monotonic() - begun, 1)
+    sizes = {r["name"]: int(r["size"]) for r in db.rows("upkeep/vector_writes", episode_since=started,
+                                                         entry_since=started)}
     audit = Audit(action="schema.rebuild_vector_indexes", actor=actor, agent_id=None)
-    db.write(lambda tx: audit.write(tx, list(names), f"rebuilt vector indexes {', '.join(names)}",
-                                    [Noop(reason="indexes rebuilt as they were: no data changed")]))
+
+    def record(tx: ManagedTransaction) -> None:
+        for name in names:  # what the service's upkeep counts writes from
+            upkeep_models.built(name, audit.at, started, sizes.get(name), seconds)
+        audit.write(tx, list(names), f"rebuilt vector indexes {', '.join(names)}",
+                    [Noop(reason="indexes rebuilt as they were: no data changed")])
+
+    ogm.write(db, record)

@@ -35,6 +35,7 @@ from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.request import RetrievalRequest
 from graph.scheduler import Job, Scheduler, access_log_pruning
 from graph.settings import Settings
+from graph.upkeep.vector_indexes import VectorUpkeep
 from graph.visibility import Visibility
 
 
@@ -192,6 +193,13 @@ def schedule(services: Services) -> None:
     scheduler.add(Job("crystals.purge", 86_400.0, lambda: str(services.crystals.purge(stopping)),
                       f"delete expired and archived crystals {crystals.purge_retention_days:g} days after, with "
                       f"their versions", first_after_seconds=900.0))
+    if settings.vector_upkeep.enabled:
+        upkeep = VectorUpkeep(services.db, services.embedder.dimension, settings.vector_upkeep,
+                              settings.vector_quantization)
+        scheduler.add(Job("vectors.upkeep", settings.vector_upkeep.interval_seconds, upkeep.run,
+                          "rebuild a vector index in the background once a bulk write left it fragmented (a quarter "
+                          "of it written since its last build); exact search answers meanwhile",
+                          first_after_seconds=min(10.0, settings.vector_upkeep.interval_seconds)))
     scheduler.add(Job("curator.ticks", 3_600.0, lambda: sweep.run_due(services.curator, cancelled=stopping),
                       f"a Curator cycle for the agents whose ticks called for one (every "
                       f"{settings.learning.every_ticks} ticks; triggered by ingest)"))

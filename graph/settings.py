@@ -21,6 +21,7 @@ from graph.knowledge.decay import DecayConfig
 from graph.learning.config import LearningConfig
 from graph.retrieval.config import RetrievalConfig
 from graph.topology.freshness import FactConfig
+from graph.upkeep.config import UpkeepConfig
 
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
@@ -175,6 +176,11 @@ class Settings(BaseSettings):
         description="JSON overriding how world facts age: the confidence half-life in days (30), its floor (0.05), "
                     "how long after an assertion a re-assertion reinforces (60 min), and the information-lag term "
                     "of curiosity (cap 0.5, scale 15 min).")
+    vector_upkeep: UpkeepConfig = Field(
+        default_factory=UpkeepConfig, alias="GRIMOIRE_VECTOR_UPKEEP",
+        description="JSON overriding when the service rebuilds a vector index on its own (graph/upkeep/): looked at "
+                    "every 60 s, rebuilt once 25% of its vectors (5,000 at least) were written since its last build "
+                    "and nothing was written for 60 s; `enabled: false` turns the job off.")
     seed_mental_models: bool = Field(
         default=True, alias="GRIMOIRE_MENTAL_MODELS",
         description="Seed the 13 core mental models (public structural insights every agent retrieves) at start-up "

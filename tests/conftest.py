@@ -137,6 +137,7 @@ def clean_database(db: Database) -> None:
 
 @pytest.fixture
 def db(session_db: Database, embedder: Embedder) -> Database:
+    session_db.rebuilding = frozenset()  # no vector index left marked as being rebuilt (graph/upkeep/)
     clean_database(session_db)
     apply_schema(session_db, embedder.dimension, embedder.model_name)
     return session_db

@@ -23,6 +23,8 @@ class JobOut(BaseModel):
     last_run_at: datetime | None
     last_duration_ms: float | None
     last_error: str | None = Field(description="the last run's exception; null when it succeeded")
+    last_result: str | None = Field(default=None, description="what the last successful run reported (a count, "
+                                                               "a summary); null after a failure")
     runs: int
     failures: int
     running: bool
@@ -33,7 +35,8 @@ class JobOut(BaseModel):
         return cls(
             name=state.name, description=state.description, every_seconds=state.every_seconds,
             next_run_at=_when(state.next_run_at), last_run_at=_when(state.last_run_at),
-            last_duration_ms=state.last_duration_ms, last_error=state.last_error, runs=state.runs,
+            last_duration_ms=state.last_duration_ms, last_error=state.last_error,
+            last_result=state.last_result, runs=state.runs,
             failures=state.failures, running=state.running, triggered=state.triggered,
         )
 

@@ -19,6 +19,7 @@ CREATE CONSTRAINT constraint_unique_MemoryReflection_id IF NOT EXISTS FOR (n:Mem
 CREATE CONSTRAINT constraint_unique_MemoryProposal_id IF NOT EXISTS FOR (n:MemoryProposal) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_Alert_id IF NOT EXISTS FOR (n:Alert) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ContextPolicy_id IF NOT EXISTS FOR (n:ContextPolicy) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_VectorIndexBuild_id IF NOT EXISTS FOR (n:VectorIndexBuild) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ContextPolicyRevision_id IF NOT EXISTS FOR (n:ContextPolicyRevision) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ContextAssembly_id IF NOT EXISTS FOR (n:ContextAssembly) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ContextDecision_id IF NOT EXISTS FOR (n:ContextDecision) REQUIRE n.id IS UNIQUE;

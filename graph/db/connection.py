@@ -64,6 +64,9 @@ class Database:
             notifications_min_severity="WARNING",
             notifications_disabled_categories=["UNRECOGNIZED"],  # an empty database has no such keys yet
         )
+        # Vector indexes this process is rebuilding (graph/upkeep/): a statement searching one is answered
+        # with IndexOffline at once (its caller's exact fallback), where Neo4j would hold it 30 s first.
+        self.rebuilding: frozenset[str] = frozenset()
         # Every session shares the bookmarks: a read sees the writes this process committed before it,
         # also when a cluster routes it to another member.
         self._bookmarks = GraphDatabase.bookmark_manager()
@@ -121,7 +124,12 @@ class Database:
         converted as `run` does (nodes and relationships to dicts)."""
         return self._data(query_name, params, read=True)
 
+    def _offline(self, query_name: str) -> None:
+        if self.rebuilding and (names := cypher.vector_indexes(query_name) & self.rebuilding):
+            raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {', '.join(sorted(names))}")
+
     def _data(self, query_name: str, params: dict[str, Any], *, read: bool) -> list[dict[str, Any]]:
+        self._offline(query_name)
         with self.timed(query_name), self.session(read=read) as s:
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
@@ -129,6 +137,7 @@ class Database:
         """A read, in a read session: the one statement of cypher/<query_name>.cypher, whose results
         hold only values (no nodes or relationships); records are zipped with their keys instead of
         converted one by one, several times faster."""
+        self._offline(query_name)
         with self.timed(query_name), self.session(read=True) as s:
             result = s.run(cypher.query(query_name), params)
             keys = result.keys()

@@ -7,6 +7,7 @@ and '//' comment lines are dropped here; the driver passes real parameters.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -51,6 +52,16 @@ def query(name: str) -> str:
     if len(stmts) != 1:
         raise ValueError(f"cypher/{name}.cypher holds {len(stmts)} statements; expected one")
     return stmts[0]
+
+
+_VECTOR_SEARCH = re.compile(r"db\.index\.vector\.queryNodes\(\s*'(\w+)'")
+
+
+@lru_cache(maxsize=512)
+def vector_indexes(name: str) -> frozenset[str]:
+    """The vector indexes cypher/<name>.cypher searches by name: a statement the service would send to an
+    index being rebuilt is answered at once instead (graph/db/connection.py), not after Neo4j's 30 s wait."""
+    return frozenset(m.group(1) for stmt in statements(name) for m in _VECTOR_SEARCH.finditer(stmt))
 
 
 def literal(value: object) -> str:

@@ -8,7 +8,8 @@
   query per candidate (a few milliseconds each) costs more than reading them all. Exact, where the
   index is approximate.
 
-`find` picks one per owner: the scan when the owner sees fewer than SCAN_RATIO entries per candidate."""
+`find` picks one per owner: the scan when the owner sees fewer than SCAN_RATIO entries per candidate, and
+always while the entry index is being rebuilt (graph/upkeep/): admission stays exact and open meanwhile."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from graph.db.connection import Database
+from graph.db.connection import Database, IndexOffline
 from graph.knowledge.admission import Neighbour
 from graph.visibility import Visibility
 
@@ -90,7 +91,11 @@ def find(db: Database, vectors: np.ndarray, owners: Sequence[str | None], clade:
         search = _strategy(db, asked, len(positions))
         unit = vectors[positions]
         unit = unit / np.maximum(np.linalg.norm(unit, axis=1, keepdims=True), 1e-12)
-        for i, found in zip(positions, search.nearest(asked, unit), strict=True):
+        try:
+            nearest = search.nearest(asked, unit)
+        except IndexOffline:
+            nearest = Scan(db).nearest(asked, unit)
+        for i, found in zip(positions, nearest, strict=True):
             out[i] = found
     return out
 

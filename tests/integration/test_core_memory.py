@@ -20,6 +20,7 @@ from graph.embeddings import Embedder
 from graph.memory import memory_md
 from graph.memory import models as memory_models
 from graph.memory.blocks import Block
+from graph.upkeep import models as upkeep_models
 from tests.conftest import Api
 
 AGENT, CLADE = "golem-core", "clade-core"
@@ -193,10 +194,11 @@ def test_the_neomodel_models_constraints_are_installed_by_the_schema_step(db) ->
     """Point 2: the control-plane nodes (agents, keys, core blocks and their versions) are neomodel models,
     and the schema step (cypher/schema/) installs what their unique and indexed properties need."""
     constraints, indexes, names = _schema(db)
-    models = (*memory_models.MODELS, *agents.MODELS, *audit_models.MODELS, *context_models.MODELS)
+    models = (*memory_models.MODELS, *agents.MODELS, *audit_models.MODELS, *context_models.MODELS,
+              *upkeep_models.MODELS)
     assert {m.__label__ for m in models} == {"Agent", "ApiKey", "CoreBlock", "CoreBlockVersion", "MemoryReflection",
                                              "Alert", "MemoryProposal", "ContextPolicy", "ContextPolicyRevision",
-                                             "ContextMutation"}
+                                             "ContextMutation", "VectorIndexBuild"}
     for model in models:
         for attr, prop in model.defined_properties(rels=False, aliases=False).items():
             key = (model.__label__, prop.get_db_property_name(attr))

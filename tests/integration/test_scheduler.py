@@ -76,6 +76,7 @@ def test_the_prune_job_deletes_old_access_records_and_keeps_recent_ones(live: Ap
         assert time.monotonic() < deadline, state
         time.sleep(0.1)
     assert state["last_error"] is None and state["failures"] == 0 and not state["running"]
+    assert state["last_result"] and state["last_result"].endswith("pruned")
     assert state["last_run_at"] and state["last_duration_ms"] is not None
     assert state["next_run_at"] == before["next_run_at"]  # a run on demand leaves the daily schedule alone
     assert access_ats(live.db) == sorted(recent)

@@ -1,0 +1,148 @@
+"""The service keeps its vector indexes compact on its own (graph/upkeep/vector_indexes.py): an index that a
+bulk write left fragmented is rebuilt in the background once the writes stop, exact search answering
+meanwhile, and the build is recorded (its node and the audit trail) so it is not rebuilt again for nothing."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from graph.db.connection import Database, IndexOffline
+from graph.embeddings import Embedder
+from graph.episodes import ingest
+from graph.knowledge import neighbours
+from graph.model.enums import EpisodeType
+from graph.model.episode import EpisodeIn
+from graph.retrieval import search
+from graph.retrieval.config import RetrievalConfig
+from graph.retrieval.search import Kind
+from graph.schema import vector_index_states
+from graph.upkeep.config import UpkeepConfig
+from graph.upkeep.vector_indexes import VectorUpkeep, Writes
+from graph.visibility import Visibility
+from tests.conftest import DATA
+
+ADMIN = Visibility.everything()
+INDEX = RetrievalConfig(exact_below=0, candidates_factor=10)  # through the index while it is there
+CONFIG = UpkeepConfig(min_vectors=100, written_ratio=0.25, quiet_seconds=30)
+
+
+@pytest.fixture
+def turns() -> tuple[list[str], list[str]]:
+    conversation = json.loads((DATA / "locomo" / "locomo-dev.json").read_text())[0]
+    sessions = conversation["conversation"]
+    texts = [t["text"] for key in sorted(k for k in sessions if k.startswith("session_") and k[8:].isdigit())
+             for t in sessions[key]]
+    return texts, [qa["question"] for qa in conversation["qa"][:5]]
+
+
+def _write(db: Database, embedder: Embedder, texts: list[str], start: int) -> None:
+    episodes = [EpisodeIn(id=f"turn-{start + i}", agent_id="golem-1", type=EpisodeType.conversation, text=t)
+                for i, t in enumerate(texts)]
+    ingest(db, embedder, episodes, actor="golem-1", clade="clade-a", chunk_size=50)  # many small batches
+
+
+def _writes(db: Database, name: str, since: int = 0) -> Writes:
+    row = next(r for r in db.rows("upkeep/vector_writes", episode_since=since, entry_since=since) if r["name"] == name)
+    return Writes(name, row["size"], row["written"], row["newest"])
+
+
+def _build(db: Database) -> dict:
+    return db.rows("testing/vector_index_build", name="episode_embedding")[0]["build"]
+
+
+def test_a_fragmented_index_is_rebuilt_in_the_background_once_the_writes_stop(
+        db: Database, embedder: Embedder, turns) -> None:
+    texts, questions = turns
+    _write(db, embedder, texts[:300], 0)
+    db.run("schema/await_indexes", seconds=120)
+    upkeep = VectorUpkeep(db, embedder.dimension, CONFIG)
+    queries = [q.tolist() for q in embedder.embed(questions)]
+
+    def answers() -> list[list[str]]:
+        return [[r["id"] for r in search.vector(db, Kind.episodes, q, 10, ADMIN, INDEX)] for q in queries]
+
+    before = answers()
+    newest = _writes(db, "episode_embedding").newest
+    assert _writes(db, "episode_embedding").written == 300
+
+    # Still being written (the newest vector 1 s old): wait for the bulk write to end.
+    assert "still being written" in upkeep.run(now=newest + 1_000)
+    assert db.rebuilding == frozenset()
+    assert db.fetch("testing/audit_actions")[0]["actions"].count("schema.rebuild_vector_indexes") == 0
+
+    # Quiet for 30 s: the rebuild starts, and the job returns without waiting for it.
+    started_at = newest + 31_000
+    report = upkeep.run(now=started_at)
+    assert "episode_embedding rebuild started (300 of 300 written since)" in report
+    assert "entry_embedding" not in report  # no entries: nothing to rebuild
+    assert db.rebuilding == {"episode_embedding"}
+    assert _build(db)["rebuilding_since"] == started_at
+
+    # Meanwhile the service does not ask the index: a statement searching it is answered at once, and
+    # search answers exactly, the same as through the index.
+    with pytest.raises(IndexOffline, match="being rebuilt, retry shortly: episode_embedding"):
+        db.rows("retrieval/vector", embedding=queries[0])
+    assert answers() == before
+
+    db.run("schema/await_indexes", seconds=120)
+    assert vector_index_states(db, ["episode_embedding"])["episode_embedding"][0] == "ONLINE"
+    finished_at = started_at + 60_000
+    assert upkeep.run(now=finished_at) == "episode_embedding rebuilt"
+    assert db.rebuilding == frozenset()
+    node = _build(db)
+    assert (node["built_at"], node["size_at_build"], node["rebuilds"], node.get("rebuilding_since")) == \
+        (started_at, 300, 1, None)
+    assert db.fetch("testing/audit_actions")[0]["actions"].count("schema.rebuild_vector_indexes") == 2
+    assert answers() == before
+
+    # Compact now: a later look rebuilds nothing until a quarter of it is written anew.
+    assert upkeep.run(now=finished_at + 120_000) == "compact"
+
+
+def test_the_share_written_since_the_last_build_decides(db: Database, embedder: Embedder, turns) -> None:
+    texts, _ = turns
+    _write(db, embedder, texts[:200], 0)
+    db.run("schema/await_indexes", seconds=120)
+    cut = _writes(db, "episode_embedding").newest + 1
+    _write(db, embedder, texts[200:240], 200)  # 40 of 240 since `cut`: under a quarter
+    since = _writes(db, "episode_embedding", cut)
+    assert (since.size, since.written) == (240, 40)
+    assert not since.fragmented(CONFIG)
+    _write(db, embedder, texts[240:280], 240)  # 80 of 280: over
+    assert _writes(db, "episode_embedding", cut).fragmented(CONFIG)
+    assert not _writes(db, "episode_embedding", cut).fragmented(CONFIG.model_copy(update={"min_vectors": 1_000}))
+    assert Writes("x", 10, 10, None).quiet(CONFIG, 0)  # never written: nothing to wait for
+
+
+def test_admission_scans_while_the_entry_index_is_rebuilt(db: Database, embedder: Embedder) -> None:
+    """Admission's neighbours come from the exact scan while the entry index is rebuilt, the same ones."""
+    texts = ["oracle lag widens liquidation spreads", "gas spikes during NFT mints", "stablecoin depegs cluster"]
+    vectors = embedder.embed(texts)
+    db.run("testing/bulk_items", label="Entry", rows=[
+        {"id": f"en-{i}", "props": {"agent_id": "golem-1", "scope": "private", "clade": "clade-a", "content": t,
+                                    "category": "Insight", "status": "active", "confidence": 0.6, "strength": 1.0,
+                                    "half_life_ms": 86_400_000, "last_accessed_at": 0, "recorded_at": 0,
+                                    "valid_from": 0},
+         "embedding": v.tolist()} for i, (t, v) in enumerate(zip(texts, vectors, strict=True))])
+    db.run("schema/await_indexes", seconds=60)
+    probe = embedder.embed(["oracle delays and liquidations"])
+    probe = probe / np.linalg.norm(probe, axis=1, keepdims=True)
+
+    def nearest() -> list[tuple[str, float]]:
+        found = neighbours.find(db, probe, ["golem-1"], "clade-a", now=0, floor=0.05, skip=[False])[0]
+        return [(n.id, round(n.similarity, 4)) for n in found]
+
+    through_index = nearest()
+    db.rebuilding = frozenset({"entry_embedding"})
+    with pytest.raises(IndexOffline):
+        db.rows("entries/neighbours", items=[{"i": 0, "embedding": probe[0].tolist()}], k=5, candidates=50, now=0,
+                floor=0.05, viewer="golem-1", clade="clade-a", admin=False)
+    assert nearest() == through_index and through_index[0][0] == "en-0"
+
+
+def test_the_service_runs_the_upkeep_on_its_scheduler(api) -> None:
+    jobs = {j["name"]: j for j in api.client.get("/scheduler/jobs", headers=api.admin).json()["jobs"]}
+    assert "vectors.upkeep" in jobs and jobs["vectors.upkeep"]["every_seconds"] == 60.0
