@@ -23,7 +23,16 @@ from typing import Any
 import numpy as np
 
 from bench.common import RESULTS
-from bench.retrieval import ENTRIES, _add, locomo_workload, measure_retrieve, perturbed, serve_api, wait_for_upkeep
+from bench.retrieval import (
+    ENTRIES,
+    NO_SWEEP,
+    _add,
+    locomo_workload,
+    measure_retrieve,
+    perturbed,
+    serve_api,
+    wait_for_upkeep,
+)
 from bench.server import _servers, bench_database, settle, vector_segments
 from graph.agents import AgentIn, KeyIn, create_key, register
 from graph.db.connection import Database
@@ -126,7 +135,7 @@ def run() -> dict[str, Any]:
         _add(db, "Entry", 0, ENTRIES, texts, vectors, np.random.default_rng(7))
         embedder = PerturbedEmbedder(vectors, model.model_name)
         have = 0
-        with serve_api(db, GRIMOIRE_ADMIN_KEY=admin, GRIMOIRE_SLOW_QUERY_MS="1000000") as base:
+        with serve_api(db, GRIMOIRE_ADMIN_KEY=admin, GRIMOIRE_SLOW_QUERY_MS="1000000", **NO_SWEEP) as base:
             for size in SIZES:
                 spent = _ingest(db, embedder, texts, have, size)
                 rate = (size - have) / spent

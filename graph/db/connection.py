@@ -19,6 +19,7 @@ from graph.errors import Unavailable
 T = TypeVar("T")
 log = logging.getLogger(__name__)
 DEFAULT_SLOW_MS = 100.0  # GRIMOIRE_SLOW_QUERY_MS
+RECHECK_SECONDS = 5.0    # how often a statement refused for an index being rebuilt asks whether it is online
 
 # Errors that mean "the database is not there right now", as opposed to a bad query.
 UNAVAILABLE_ERRORS: tuple[type[Exception], ...] = (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable)
@@ -66,7 +67,8 @@ class Database:
         )
         # Vector indexes this process is rebuilding (graph/upkeep/): a statement searching one is answered
         # with IndexOffline at once (its caller's exact fallback), where Neo4j would hold it 30 s first.
-        self.rebuilding: frozenset[str] = frozenset()
+        self._rebuilding: frozenset[str] = frozenset()
+        self._recheck_at = 0.0
         # Every session shares the bookmarks: a read sees the writes this process committed before it,
         # also when a cluster routes it to another member.
         self._bookmarks = GraphDatabase.bookmark_manager()
@@ -124,8 +126,25 @@ class Database:
         converted as `run` does (nodes and relationships to dicts)."""
         return self._data(query_name, params, read=True)
 
+    @property
+    def rebuilding(self) -> frozenset[str]:
+        return self._rebuilding
+
+    @rebuilding.setter
+    def rebuilding(self, names: frozenset[str]) -> None:
+        self._rebuilding = frozenset(names)
+        self._recheck_at = time.monotonic() + RECHECK_SECONDS
+
     def _offline(self, query_name: str) -> None:
-        if self.rebuilding and (names := cypher.vector_indexes(query_name) & self.rebuilding):
+        if not self._rebuilding or not (names := cypher.vector_indexes(query_name) & self._rebuilding):
+            return
+        if time.monotonic() >= self._recheck_at:  # online again: searched within seconds, not at the job's next look
+            self._recheck_at = time.monotonic() + RECHECK_SECONDS
+            online = {r["name"] for r in self.rows("schema/index_progress", names=sorted(names))
+                      if r["state"] == "ONLINE"}
+            self._rebuilding -= online
+            names -= online
+        if names:
             raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {', '.join(sorted(names))}")
 
     def _data(self, query_name: str, params: dict[str, Any], *, read: bool) -> list[dict[str, Any]]:

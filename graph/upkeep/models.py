@@ -16,7 +16,7 @@ class VectorIndexBuild(StructuredNode):  # type: ignore[misc]
     built_at = IntegerProperty()
     size_at_build = IntegerProperty()
     rebuilding_since = IntegerProperty()
-    last_rebuild_seconds = FloatProperty()
+    last_rebuild_seconds = FloatProperty()  # at most: from the start to the look that found it online
     rebuilds = IntegerProperty(default=0)
     valid_from = IntegerProperty(required=True)
     recorded_at = IntegerProperty(required=True)

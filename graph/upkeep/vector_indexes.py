@@ -135,4 +135,4 @@ class VectorUpkeep:
                                     f"vectors", [Noop(reason="an index rebuilt as it was: no data changed")])
 
         ogm.write(self.db, record)
-        log.info("vector index %s: rebuilt in about %.0f s (%d vectors)", name, seconds, size)
+        log.info("vector index %s: rebuilt, online within %.0f s (%d vectors)", name, seconds, size)

@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from graph.db import connection
 from graph.db.connection import Database, IndexOffline
 from graph.embeddings import Embedder
 from graph.episodes import ingest
@@ -100,6 +101,22 @@ def test_a_fragmented_index_is_rebuilt_in_the_background_once_the_writes_stop(
 
     # Compact now: a later look rebuilds nothing until a quarter of it is written anew.
     assert upkeep.run(now=finished_at + 120_000) == "compact"
+
+
+def test_an_index_back_online_is_searched_again_without_waiting_for_the_job(
+        db: Database, embedder: Embedder, turns, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A statement refused for an index being rebuilt asks, at most every RECHECK_SECONDS, whether it is online."""
+    texts, questions = turns
+    _write(db, embedder, texts[:50], 0)
+    db.run("schema/await_indexes", seconds=120)
+    query = embedder.embed(questions[:1])[0].tolist()
+    db.rebuilding = frozenset({"episode_embedding"})  # marked just now: not asked again for a while
+    with pytest.raises(IndexOffline):
+        db.rows("retrieval/vector", embedding=query)
+    monkeypatch.setattr(connection, "RECHECK_SECONDS", 0.0)
+    db.rebuilding = frozenset({"episode_embedding", "entry_embedding"})
+    assert [r["id"] for r in search.vector(db, Kind.episodes, query, 5, ADMIN, INDEX)]
+    assert db.rebuilding == frozenset()  # both online: neither refused any more
 
 
 def test_the_share_written_since_the_last_build_decides(db: Database, embedder: Embedder, turns) -> None:
