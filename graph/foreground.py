@@ -110,6 +110,7 @@ class PacedDatabase(Database):
         # Not Database.__init__: no driver of its own, the service's.
         self.target, self.slow_ms, self.driver = db.target, db.slow_ms, db.driver
         self._bookmarks = db._bookmarks
+        self.rebuilds = db.rebuilds  # a vector index the service is rebuilding is one for the Curator too
         self.foreground, self.max_wait, self.pause_ratio = foreground, max_wait, pause_ratio
 
     @contextmanager

@@ -67,13 +67,18 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
     Vector indexes are int8-quantized only with GRIMOIRE_VECTOR_QUANTIZATION=true (then retrieval's
     vector scores are approximate; search re-scores exactly)."""
     check_vector_dimensions(db, dimension, model)
-    if _in_place(db):  # every constraint and index online, nothing retired left: no DDL to run
+    populating = _populating_vectors(db)  # a rebuild under way (graph/upkeep/): not waited for, not searched
+    db.rebuilding = db.rebuilding | populating
+    if _in_place(db, populating):  # every constraint and index online, nothing retired left: no DDL to run
         backfill_visibility(db)
         report = SchemaReport(0, 0)
         log.info("schema in place (vector dimension %d)", dimension)
         return report
     counters = [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension, quantization=quantization)]
-    db.run("schema/await_indexes", seconds=300)
+    if populating:
+        _await_all_but(db, populating, 300.0)
+    else:
+        db.run("schema/await_indexes", seconds=300)
     backfill_visibility(db)  # entities stored before entity visibility existed
     report = SchemaReport(constraints_added=sum(c.constraints_added for c in counters),
                           indexes_added=sum(c.indexes_added for c in counters),
@@ -101,16 +106,31 @@ def expected_schema() -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     return frozenset(constraints), frozenset(indexes), frozenset(retired)
 
 
-def _in_place(db: Database) -> bool:
-    """True when every constraint and index of the schema files exists and is online and no retired
-    one is left: two SHOW statements instead of some seventy idempotent CREATEs (start-up, and every
-    test's clean database)."""
+def _in_place(db: Database, populating: frozenset[str] = frozenset()) -> bool:
+    """True when every constraint and index of the schema files exists and is online (or is a vector index
+    being rebuilt) and no retired one is left: two SHOW statements instead of some seventy idempotent CREATEs
+    (start-up, and every test's clean database)."""
     constraints, indexes, retired = expected_schema()
     have_constraints = {r["name"] for r in db.fetch("schema/show_constraints")}
     states = {r["name"]: r["state"] for r in db.fetch("schema/show_indexes")}
     return (constraints <= have_constraints and indexes <= states.keys()
-            and all(state == "ONLINE" for state in states.values())
+            and all(state == "ONLINE" or name in populating for name, state in states.items())
             and not retired & (have_constraints | states.keys()))
+
+
+def _populating_vectors(db: Database) -> frozenset[str]:
+    return frozenset(name for name, (state, _) in vector_index_states(db, VECTOR_INDEXES).items()
+                     if state == "POPULATING")
+
+
+def _await_all_but(db: Database, skip: frozenset[str], timeout: float) -> None:
+    """Wait for every index to be online but `skip` (vector indexes being rebuilt, which may take an hour)."""
+    deadline = time.monotonic() + timeout
+    while (waiting := {r["name"] for r in db.fetch("schema/show_indexes")
+                       if r["state"] != "ONLINE" and r["name"] not in skip}):
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"indexes still populating after {timeout:.0f} s: {sorted(waiting)}")
+        time.sleep(0.5)
 
 
 def progress_line(percent: dict[str, float]) -> str:

@@ -28,7 +28,7 @@ from graph.crystals import hormonal_state, provenance, store
 from graph.crystals.importance import ConsolidationConfig
 from graph.crystals.lifecycle import Lifecycle
 from graph.db import cypher
-from graph.db.connection import Database
+from graph.db.connection import Database, IndexOffline
 from graph.ids import now_ms
 
 log = logging.getLogger(__name__)
@@ -175,9 +175,13 @@ class ConsolidationEngine:
         for start in range(0, len(promoted), self.batch):
             if cancelled():
                 return
-            pairs += self.db.fetch(kind.candidates, ids=promoted[start:start + self.batch], k=self.neighbours,
-                                   promote=self.config.promote_threshold, thresholds=thresholds,
-                                   default_threshold=default)
+            try:
+                pairs += self.db.fetch(kind.candidates, ids=promoted[start:start + self.batch], k=self.neighbours,
+                                       promote=self.config.promote_threshold, thresholds=thresholds,
+                                       default_threshold=default)
+            except IndexOffline:  # its vector index is being rebuilt (graph/upkeep/): merge on the next pass
+                log.info("consolidation: %s merges put off, their vector index is being rebuilt", kind.label)
+                return
         merges = pick_merges(pairs)
         size = max(1, self.batch // 2)  # a merge moves two crystals: a batch moves at most `batch`
         for start in range(0, len(merges), size):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -40,6 +41,47 @@ def _index_offline(exc: ClientError) -> bool:
         "no such vector schema index" in message or "to come online" in message)
 
 
+class RebuildingIndexes:
+    """The vector indexes this process is rebuilding (graph/upkeep/), shared by every Database on the same
+    driver (the Curator's PacedDatabase too) and changed from the scheduler's and the requests' threads."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._names: frozenset[str] = frozenset()
+        self._recheck_at = 0.0
+
+    @property
+    def names(self) -> frozenset[str]:
+        return self._names
+
+    def replace(self, names: Iterable[str]) -> None:
+        with self._lock:
+            self._names = frozenset(names)
+            self._recheck_at = time.monotonic() + RECHECK_SECONDS
+
+    def add(self, name: str) -> None:
+        with self._lock:
+            self._names = self._names | {name}
+            self._recheck_at = time.monotonic() + RECHECK_SECONDS
+
+    def discard(self, names: Iterable[str]) -> None:
+        with self._lock:
+            self._names = self._names - frozenset(names)
+
+    def refused(self, searched: frozenset[str]) -> set[str]:
+        """Which of the indexes a statement searches are being rebuilt."""
+        return set(searched & self._names) if self._names else set()
+
+    def recheck_due(self) -> bool:
+        """True at most once every RECHECK_SECONDS (and not within that of the last change)."""
+        with self._lock:
+            now = time.monotonic()
+            if now < self._recheck_at:
+                return False
+            self._recheck_at = now + RECHECK_SECONDS
+            return True
+
+
 @dataclass(frozen=True)
 class Target:
     uri: str
@@ -67,8 +109,7 @@ class Database:
         )
         # Vector indexes this process is rebuilding (graph/upkeep/): a statement searching one is answered
         # with IndexOffline at once (its caller's exact fallback), where Neo4j would hold it 30 s first.
-        self._rebuilding: frozenset[str] = frozenset()
-        self._recheck_at = 0.0
+        self.rebuilds = RebuildingIndexes()
         # Every session shares the bookmarks: a read sees the writes this process committed before it,
         # also when a cluster routes it to another member.
         self._bookmarks = GraphDatabase.bookmark_manager()
@@ -128,21 +169,19 @@ class Database:
 
     @property
     def rebuilding(self) -> frozenset[str]:
-        return self._rebuilding
+        return self.rebuilds.names
 
     @rebuilding.setter
     def rebuilding(self, names: frozenset[str]) -> None:
-        self._rebuilding = frozenset(names)
-        self._recheck_at = time.monotonic() + RECHECK_SECONDS
+        self.rebuilds.replace(names)
 
     def _offline(self, query_name: str) -> None:
-        if not self._rebuilding or not (names := cypher.vector_indexes(query_name) & self._rebuilding):
+        if not (names := self.rebuilds.refused(cypher.vector_indexes(query_name))):
             return
-        if time.monotonic() >= self._recheck_at:  # online again: searched within seconds, not at the job's next look
-            self._recheck_at = time.monotonic() + RECHECK_SECONDS
+        if self.rebuilds.recheck_due():  # online again: searched within seconds, not at the job's next look
             online = {r["name"] for r in self.rows("schema/index_progress", names=sorted(names))
                       if r["state"] == "ONLINE"}
-            self._rebuilding -= online
+            self.rebuilds.discard(online)
             names -= online
         if names:
             raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {', '.join(sorted(names))}")

@@ -36,6 +36,7 @@ from graph.upkeep.config import UpkeepConfig
 log = logging.getLogger(__name__)
 
 KEPT = ("episode_embedding", "entry_embedding")  # the indexes the bulk writes go to (skills' are small)
+RETRY_FAILED_MS = 3_600_000  # an index whose population failed is rebuilt again at most hourly
 
 
 @dataclass(frozen=True)
@@ -46,9 +47,13 @@ class Writes:
     size: int
     written: int
     newest: int | None
+    size_at_build: int = 0
 
     def fragmented(self, config: UpkeepConfig) -> bool:
-        return self.size >= max(1, config.min_vectors) and self.written >= config.written_ratio * self.size
+        """Enough of it came in since its build: written since (recorded then), or grown by (an import keeps
+        the items' own, older recorded times)."""
+        fresh = max(self.written, self.size - self.size_at_build)
+        return self.size >= max(1, config.min_vectors) and fresh >= config.written_ratio * self.size
 
     def quiet(self, config: UpkeepConfig, now: int) -> bool:
         return self.newest is None or now - self.newest >= config.quiet_seconds * 1000
@@ -71,28 +76,32 @@ class VectorUpkeep:
         done: list[str] = []
         rebuilding: set[str] = set()
         since = {name: (b.built_at or 0) if (b := builds.get(name)) else 0 for name in KEPT}
+        base = {name: (b.size_at_build or 0) if (b := builds.get(name)) else 0 for name in KEPT}
         for name in KEPT:
             build = builds.get(name)
             state, percent = states.get(name, ("MISSING", 0.0))
             if build is not None and build.rebuilding_since is not None:
                 if state == "ONLINE":
-                    self._finished(name, build.rebuilding_since, at)
+                    base[name] = self._finished(name, build.rebuilding_since, at)
                     since[name] = build.rebuilding_since
                     done.append(f"{name} rebuilt")
                 elif state == "POPULATING":
                     rebuilding.add(name)
                     done.append(f"{name} populating {percent:.0f}%")
-                else:  # dropped or failed under us: build it again
+                elif at - build.rebuilding_since >= RETRY_FAILED_MS:  # failed, or dropped under us
                     self._start(name, at, f"its rebuild ended {state}")
                     rebuilding.add(name)
                     done.append(f"{name} rebuild restarted")
-            elif state == "POPULATING":  # created by the schema step, or rebuilt by hand elsewhere
+                else:
+                    done.append(f"{name} rebuild ended {state}: tried again an hour after it started")
+            elif state == "POPULATING":  # a rebuild by hand elsewhere, or ours not recorded: recorded now
+                self._record_start(name, at)
                 rebuilding.add(name)
                 done.append(f"{name} populating {percent:.0f}%")
         self.db.rebuilding = frozenset(rebuilding)
         for row in self.db.rows("upkeep/vector_writes", episode_since=since["episode_embedding"],
                                 entry_since=since["entry_embedding"]):
-            writes = Writes(row["name"], int(row["size"]), int(row["written"]), row["newest"])
+            writes = Writes(row["name"], int(row["size"]), int(row["written"]), row["newest"], base[row["name"]])
             if writes.name in rebuilding or states.get(writes.name, ("",))[0] != "ONLINE":
                 continue
             if writes.fragmented(self.config):
@@ -101,12 +110,18 @@ class VectorUpkeep:
                     continue
                 self._start(writes.name, at, f"{writes.written:,} of its {writes.size:,} vectors written since "
                                              f"it was built")
-                self.db.rebuilding = self.db.rebuilding | {writes.name}
                 done.append(f"{writes.name} rebuild started ({writes.written:,} of {writes.size:,} written since)")
         return "; ".join(done) or "compact"
 
     def _start(self, name: str, at: int, why: str) -> None:
-        self.db.rebuilding = self.db.rebuilding | {name}  # before the drop: no search waits on the index
+        """Drop and re-create the index, then record it (a crash between leaves it POPULATING unrecorded, which
+        the next look records); no search waits on it meanwhile."""
+        self.db.rebuilds.add(name)
+        try:
+            start_vector_rebuild(self.db, self.dimension, [name], self.quantization)
+        except Exception:
+            self.db.rebuilds.discard([name])
+            raise
         audit = Audit(action="schema.rebuild_vector_indexes", actor="upkeep", agent_id=None, at=at)
 
         def record(tx: ManagedTransaction) -> None:
@@ -115,15 +130,16 @@ class VectorUpkeep:
                         [Noop(reason="an index rebuilt as it was: no data changed")])
 
         ogm.write(self.db, record)
-        try:
-            start_vector_rebuild(self.db, self.dimension, [name], self.quantization)
-        except Exception:
-            self.db.rebuilding = self.db.rebuilding - {name}
-            ogm.write(self.db, lambda tx: models.mark(name, now_ms(), rebuilding_since=None))
-            raise
         log.info("vector index %s: rebuild started (%s)", name, why)
 
-    def _finished(self, name: str, started: int, at: int) -> None:
+    def _record_start(self, name: str, at: int) -> None:
+        def record(tx: ManagedTransaction) -> None:
+            models.mark(name, at, rebuilding_since=at)
+
+        ogm.write(self.db, record)
+
+    def _finished(self, name: str, started: int, at: int) -> int:
+        """Record the build; its size."""
         size = next(int(r["size"]) for r in self.db.rows("upkeep/vector_writes", episode_since=at, entry_since=at)
                     if r["name"] == name)
         seconds = round((at - started) / 1000, 1)
@@ -136,3 +152,4 @@ class VectorUpkeep:
 
         ogm.write(self.db, record)
         log.info("vector index %s: rebuilt, online within %.0f s (%d vectors)", name, seconds, size)
+        return size

@@ -13,6 +13,7 @@ from graph.db import connection
 from graph.db.connection import Database, IndexOffline
 from graph.embeddings import Embedder
 from graph.episodes import ingest
+from graph.foreground import Foreground, PacedDatabase
 from graph.knowledge import neighbours
 from graph.model.enums import EpisodeType
 from graph.model.episode import EpisodeIn
@@ -45,9 +46,9 @@ def _write(db: Database, embedder: Embedder, texts: list[str], start: int) -> No
     ingest(db, embedder, episodes, actor="golem-1", clade="clade-a", chunk_size=50)  # many small batches
 
 
-def _writes(db: Database, name: str, since: int = 0) -> Writes:
+def _writes(db: Database, name: str, since: int = 0, base: int = 0) -> Writes:
     row = next(r for r in db.rows("upkeep/vector_writes", episode_since=since, entry_since=since) if r["name"] == name)
-    return Writes(name, row["size"], row["written"], row["newest"])
+    return Writes(name, row["size"], row["written"], row["newest"], base)
 
 
 def _build(db: Database) -> dict:
@@ -125,12 +126,13 @@ def test_the_share_written_since_the_last_build_decides(db: Database, embedder: 
     db.run("schema/await_indexes", seconds=120)
     cut = _writes(db, "episode_embedding").newest + 1
     _write(db, embedder, texts[200:240], 200)  # 40 of 240 since `cut`: under a quarter
-    since = _writes(db, "episode_embedding", cut)
+    since = _writes(db, "episode_embedding", cut, base=200)  # as if built at `cut` with 200
     assert (since.size, since.written) == (240, 40)
     assert not since.fragmented(CONFIG)
     _write(db, embedder, texts[240:280], 240)  # 80 of 280: over
-    assert _writes(db, "episode_embedding", cut).fragmented(CONFIG)
-    assert not _writes(db, "episode_embedding", cut).fragmented(CONFIG.model_copy(update={"min_vectors": 1_000}))
+    assert _writes(db, "episode_embedding", cut, base=200).fragmented(CONFIG)
+    assert not _writes(db, "episode_embedding", cut, base=200).fragmented(
+        CONFIG.model_copy(update={"min_vectors": 1_000}))
     assert Writes("x", 10, 10, None).quiet(CONFIG, 0)  # never written: nothing to wait for
 
 
@@ -163,3 +165,18 @@ def test_admission_scans_while_the_entry_index_is_rebuilt(db: Database, embedder
 def test_the_service_runs_the_upkeep_on_its_scheduler(api) -> None:
     jobs = {j["name"]: j for j in api.client.get("/scheduler/jobs", headers=api.admin).json()["jobs"]}
     assert "vectors.upkeep" in jobs and jobs["vectors.upkeep"]["every_seconds"] == 60.0
+
+
+def test_growth_counts_as_written_for_imports_that_keep_their_recorded_times() -> None:
+    assert Writes("x", 1_000, 0, None, size_at_build=700).fragmented(CONFIG)       # grew by 300 of 1,000
+    assert not Writes("x", 1_000, 0, None, size_at_build=800).fragmented(CONFIG)   # by 200: under a quarter
+
+
+def test_the_curators_database_shares_what_is_being_rebuilt(db: Database, embedder: Embedder) -> None:
+    paced = PacedDatabase(db, Foreground(), max_wait=0.1)
+    assert paced.rows("upkeep/vector_writes", episode_since=0, entry_since=0)  # statements run as before
+    db.rebuilding = frozenset({"entry_embedding"})
+    with pytest.raises(IndexOffline):
+        paced.rows("entries/neighbours", items=[{"i": 0, "embedding": [0.1] * embedder.dimension}], k=5,
+                   candidates=50, now=0, floor=0.05, viewer="golem-1", clade="clade-a", admin=False)
+
