@@ -31,6 +31,38 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
+def _only(**query: Any) -> dict[str, Any]:
+    """One query-understanding candidate on its own: the others off."""
+    return {"query": {"time_windows": False, "time_telling": False, "short_context": False, **query}}
+
+
+# Issue 22 point 2, query understanding (graph/retrieval/understood.py): each candidate on its own (over the
+# pipeline without any), then the shipped combination less one kept candidate, or with one that was not kept.
+VARIANTS |= {
+    "no query understanding (before issue 22 point 2)": _only(),
+    "time windows only": _only(time_windows=True),
+    "time windows only, 3 days slack": _only(time_windows=True, slack_days=3.0),
+    "time windows only, 7 days slack": _only(time_windows=True, slack_days=7.0),
+    "time telling only": _only(time_telling=True),
+    "short-turn context only": _only(short_context=True),
+    "short-turn context only, 60 chars": _only(short_context=True, short_chars=60),
+    "short-turn context only, weight 0.5": _only(short_context=True, context_weight=0.5),
+    "short-turn context only, 120 chars, weight 0.5": _only(short_context=True, short_chars=120, context_weight=0.5),
+    "entity lists only": _only(entity_lists=True),
+    "entity lists only, two or more entities": _only(entity_lists=True, entity_min=2),
+    "entity focus only": _only(entity_focus=True),
+    "possessive names only": _only(possessives=True),
+    "entity focus and possessive names only": _only(entity_focus=True, possessives=True),
+    "without time windows": {"query": {"time_windows": False}},
+    "without time telling": {"query": {"time_telling": False}},
+    "without short-turn context": {"query": {"short_context": False}},
+    "short-turn context 60 chars": {"query": {"short_chars": 60}},
+    "short-turn context 100 chars": {"query": {"short_chars": 100}},
+    "with entity focus": {"query": {"entity_focus": True}},
+    "with entity lists, two or more entities": {"query": {"entity_lists": True, "entity_min": 2}},
+}
+
+
 def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in overrides.items():

@@ -101,9 +101,16 @@ def _words(text: str) -> str:
     return " " + " ".join(_WORD.findall(text.lower())) + " "
 
 
-def named_entities(db: Database, text: str, visibility: Visibility, limit: int = 5) -> list[str]:
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b", re.IGNORECASE)
+
+
+def named_entities(db: Database, text: str, visibility: Visibility, limit: int = 5,
+                   possessives: bool = False) -> list[str]:
     """Entities the viewer may see whose name, symbol or alias appears in the text as whole words
-    (an invisible one would show up in the explanation as the entity a result came through)."""
+    (an invisible one would show up in the explanation as the entity a result came through).
+    `possessives`: "Caroline's" names Caroline (the name index's analyzer keeps "caroline's" a word)."""
+    if possessives:
+        text = _POSSESSIVE.sub("", text)
     query = escape_lucene(text).strip()
     if not query:
         return []

@@ -52,6 +52,30 @@ class TermOverlapConfig(BaseModel):
     idf_cap: int = 1_000           # documents counted per term (a term in more is common: its IDF is small)
 
 
+class QueryUnderstandingConfig(BaseModel):
+    """Lists the full pipeline fuses by RRF beside its backends from what the query says (issue 22 point 2;
+    graph/retrieval/query_understanding.py, graph/retrieval/understood.py). Each candidate was measured on
+    LoCoMo conversations 1-3 (tune), its parameters chosen there, and kept on only if it raised recall@10 on
+    conversations 4-5 (check) too (bench/results/locomo_tune.json): the time windows (0.698 -> 0.715 tune,
+    0.700 -> 0.728 check), the time telling (-> 0.719, 0.711) and the short-turn context (-> 0.708, 0.707);
+    together 0.749 and 0.746. The entity lists, the entity focus and the possessive names did not, and are off."""
+
+    time_windows: bool = True        # the times the query names: the items valid then, by similarity
+    slack_days: float = 1.0          # a time's window stretches this far forward (turns tell what was done)
+    time_telling: bool = True        # a question asking when: its candidates that tell a time, in fused order
+    short_context: bool = True       # the vector ranking reads a short turn with the turn before (small reach)
+    short_chars: int = 80            # ... a turn of at most this many characters
+    context_weight: float = 1.0      # ... the turn before's weight beside the turn's own
+    entity_lists: bool = False       # per entity the query names: the items mentioning it, by similarity
+    entity_min: int = 1              # ... when the query names at least this many (2: "did X and Y both ...")
+    entity_max: int = 3              # at most this many entities get a list
+    entity_max_mentions: int = 5_000  # an entity mentioned more often gets none (its cost follows its mentions)
+    entity_focus: bool = False       # the candidates mentioning an entity the query names, in fused order
+    focus_among: int = 60            # ... among the first this many fused candidates
+    possessives: bool = False        # "Caroline's" names Caroline in the entity lookup
+    top: int = 20                    # each list's length
+
+
 class SourceWeights(BaseModel):
     """The knowledge weighting hierarchy, in every mode's final score (graph/retrieval/weighting.py)."""
 
@@ -100,6 +124,7 @@ class RetrievalConfig(BaseModel):
     source_weights: SourceWeights = Field(default_factory=SourceWeights)
     zeigarnik_boost: float = 1.2          # interrupted episodes come more readily (graph/retrieval/zeigarnik.py)
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
+    query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
 

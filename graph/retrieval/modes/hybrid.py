@@ -1,4 +1,6 @@
-"""The full pipeline: vector + BM25 + graph candidates fused by RRF, the multi-factor rerank with
+"""The full pipeline: vector + BM25 + graph candidates, and the lists of what the query says
+(graph/retrieval/understood.py: the times it names, a "when" question's time-telling candidates; the vector
+ranking reading short turns with the turn before), fused by RRF, the multi-factor rerank with
 the bloodstain boost, the final stages (term overlap, source weight, Zeigarnik:
 graph/retrieval/stages.py), and MMR diversity (near-duplicates cut)."""
 
@@ -6,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.retrieval import backends, items, rerank, stages
+from graph.retrieval import backends, items, rerank, stages, understood
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.context import Context
 from graph.retrieval.fusion import rrf, rrf_ceiling
 from graph.retrieval.modes.base import Needs
-from graph.retrieval.modes.recipe import fuse, search
+from graph.retrieval.modes.recipe import INDEXES, fuse, search
 from graph.topology import signals
 
 DUPLICATE_COSINE = 0.95
@@ -25,14 +27,22 @@ class Hybrid:
     def candidates(self, ctx: Context) -> list[Candidate]:
         cfg, req = ctx.config, ctx.req
         stages.prefetch(ctx)
-        named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility)
-                   if req.text and cfg.graph_named_entities else None)
-        lists = search(ctx)
+        wants_named = cfg.graph_named_entities or cfg.query.entity_lists or cfg.query.entity_focus
+        named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility, 5, cfg.query.possessives)
+                   if req.text and wants_named else None)
+        # Short turns read with the turn before, when the caller's reach is ranked exactly: that ranking replaces
+        # the vector backend's.
+        in_context = understood.reads_context(ctx)
+        lists = search(ctx, ("bm25",) if in_context else INDEXES)
+        if in_context:
+            lists = {"vector": understood.context_vector(ctx), **lists}
+            ctx.clock.lap("vector")
         # The graph backend: the entities the query is about, the agent's positions and the entities the
         # text names seed it, beside the neighbours of the strongest hits of the two index backends.
         named = named_f.result() if named_f else []
-        seeds = [*req.entities, *req.positions, *named]
-        focus = [*req.entities, *named] if cfg.graph_focus_threads else []
+        in_graph = named if cfg.graph_named_entities else []
+        seeds = [*req.entities, *req.positions, *in_graph]
+        focus = [*req.entities, *in_graph] if cfg.graph_focus_threads else []
         hits = list(rrf(lists, cfg.rrf_k, cfg.backend_weights))[:cfg.graph_seed_hits]
         rows = backends.graph(ctx.db, ctx.embedding.required(), seeds=seeds, hits=hits, block=req.block,
                               top=cfg.per_backend, max_mentions=cfg.graph_entity_max_mentions, params=ctx.params,
@@ -40,10 +50,17 @@ class Hybrid:
         graph_ids = ctx.note("graph", rows)
         if req.explain and req.block is not None:
             _topology_signals(ctx, rows, req.block)
-        ranked = fuse(ctx, {**lists, "graph": graph_ids})
+        # What the query says (graph/retrieval/understood.py): lists fused beside the backends'.
+        fused = {**lists, "graph": graph_ids, **understood.entity_lists(ctx, named), **understood.time_list(ctx)}
+        ranked = fuse(ctx, fused)
+        if boosts := {**understood.telling(ctx, ranked), **understood.time_boost(ctx, ranked),
+                      **understood.focus(ctx, ranked, [*req.entities, *named])}:
+            fused |= boosts
+            ranked = fuse(ctx, fused)
         ctx.clock.lap("graph")
         found = ctx.load(ranked)
-        ceiling = rrf_ceiling(BACKENDS, cfg.rrf_k, cfg.backend_weights)
+        ceiling = rrf_ceiling([*BACKENDS, *(name for name in fused if name not in BACKENDS)], cfg.rrf_k,
+                              cfg.backend_weights)
         weights = cfg.rerank.model_dump()
         for c in found:
             c.factors = rerank.factors(c, c.trace["rrf"] / ceiling, now=ctx.at, regime=req.regime, config=cfg,
