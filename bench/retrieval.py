@@ -128,7 +128,7 @@ def wait_for_upkeep(db: Database, base: str, admin: str, limit: float = 3_600.0)
         while time.monotonic() - started < limit:
             job = next(j for j in client.get("/scheduler/jobs").json()["jobs"] if j["name"] == "vectors.upkeep")
             builds = {r["name"]: r["build"] for r in db.rows("testing/vector_index_builds")}
-            written = {r["name"]: r["newest"] for r in db.rows("upkeep/vector_writes", episode_since=0, entry_since=0)
+            written = {r["name"]: r["newest"] for r in db.rows("upkeep/vector_sizes")
                        if r["size"] >= MIN_VECTORS}
             caught_up = all((b := builds.get(n) or {}).get("built_at", 0) >= (t or 0) and
                             b.get("rebuilding_since") is None for n, t in written.items())

@@ -191,8 +191,7 @@ def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = 
             raise TimeoutError(f"vector indexes still populating after {timeout:.0f} s: {states}")
         time.sleep(1.0)
     seconds = round(time.monotonic() - begun, 1)
-    sizes = {r["name"]: int(r["size"]) for r in db.rows("upkeep/vector_writes", episode_since=started,
-                                                         entry_since=started)}
+    sizes = {r["name"]: int(r["size"]) for r in db.rows("upkeep/vector_sizes")}
     audit = Audit(action="schema.rebuild_vector_indexes", actor=actor, agent_id=None)
 
     def record(tx: ManagedTransaction) -> None:

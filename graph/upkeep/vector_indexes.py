@@ -9,9 +9,10 @@ fragmented by what was written into it since it was last built (`Writes`), and r
 A job on the service's scheduler (`vectors.upkeep`, every GRIMOIRE_VECTOR_UPKEEP interval) runs `VectorUpkeep.run`:
 - an index with a rebuild under way: when online, the build is recorded (`VectorIndexBuild`); else it waits;
 - an index that is `fragmented` (at least `min_vectors`, and `written_ratio` of its size written since its
-  last build) once the bulk write is over (nothing written for `quiet_seconds`): the rebuild starts (drop and
-  create, one schema transaction, with its audit record and the node saying so) and the job returns at once.
-  Neo4j populates the index in the background.
+  last build, or grown by that much: an import keeps its items' recorded times) once the bulk write is over
+  (nothing written for `quiet_seconds`): the rebuild starts (drop and create, one schema transaction, then its
+  audit record and the node saying so) and the job returns at once. Neo4j populates the index in the
+  background. A population that failed is tried again hourly.
 
 Meanwhile the service does not ask the index: `Database.rebuilding` names it, so a statement searching it is
 answered with IndexOffline at once rather than after Neo4j's 30 s wait, and each caller's exact path answers
@@ -21,6 +22,7 @@ the index takes them in as it populates."""
 from __future__ import annotations
 
 import logging
+import math
 from dataclasses import dataclass
 
 from neo4j import ManagedTransaction
@@ -49,11 +51,14 @@ class Writes:
     newest: int | None
     size_at_build: int = 0
 
+    @property
+    def fresh(self) -> int:
+        """What came in since its build: written since (recorded then), or grown by (an import keeps the items'
+        own, older recorded times)."""
+        return max(self.written, self.size - self.size_at_build)
+
     def fragmented(self, config: UpkeepConfig) -> bool:
-        """Enough of it came in since its build: written since (recorded then), or grown by (an import keeps
-        the items' own, older recorded times)."""
-        fresh = max(self.written, self.size - self.size_at_build)
-        return self.size >= max(1, config.min_vectors) and fresh >= config.written_ratio * self.size
+        return self.size >= max(1, config.min_vectors) and self.fresh >= config.written_ratio * self.size
 
     def quiet(self, config: UpkeepConfig, now: int) -> bool:
         return self.newest is None or now - self.newest >= config.quiet_seconds * 1000
@@ -99,18 +104,29 @@ class VectorUpkeep:
                 rebuilding.add(name)
                 done.append(f"{name} populating {percent:.0f}%")
         self.db.rebuilding = frozenset(rebuilding)
-        for row in self.db.rows("upkeep/vector_writes", episode_since=since["episode_embedding"],
-                                entry_since=since["entry_embedding"]):
-            writes = Writes(row["name"], int(row["size"]), int(row["written"]), row["newest"], base[row["name"]])
-            if writes.name in rebuilding or states.get(writes.name, ("",))[0] != "ONLINE":
+        sizes = {r["name"]: r for r in self.db.rows("upkeep/vector_sizes")}
+        looked = [name for name in KEPT if name not in rebuilding and states.get(name, ("",))[0] == "ONLINE"
+                  and int(sizes[name]["size"]) >= max(1, self.config.min_vectors)]
+        if not looked:
+            return "; ".join(done) or "compact"
+        caps = {name: math.ceil(self.config.written_ratio * int(sizes[name]["size"])) for name in KEPT}
+        quiet = [n for n in looked if Writes(n, 0, 0, sizes[n]["newest"]).quiet(self.config, at)]
+        # Counting what was written since a build walks an index range: only once the writes stopped, and no
+        # further than the share that decides; while they go on, the growth since the build stands for it.
+        counted = ({r["name"]: int(r["written"]) for r in self.db.rows(
+            "upkeep/vector_written", episode_since=since["episode_embedding"], entry_since=since["entry_embedding"],
+            episode_cap=caps["episode_embedding"], entry_cap=caps["entry_embedding"])} if quiet else {})
+        for name in looked:
+            size = int(sizes[name]["size"])
+            writes = Writes(name, size, counted.get(name, max(0, size - base[name])), sizes[name]["newest"],
+                            base[name])
+            if not writes.fragmented(self.config):
                 continue
-            if writes.fragmented(self.config):
-                if not writes.quiet(self.config, at):
-                    done.append(f"{writes.name} fragmented, still being written")
-                    continue
-                self._start(writes.name, at, f"{writes.written:,} of its {writes.size:,} vectors written since "
-                                             f"it was built")
-                done.append(f"{writes.name} rebuild started ({writes.written:,} of {writes.size:,} written since)")
+            if name not in quiet:
+                done.append(f"{name} fragmented, still being written")
+                continue
+            self._start(name, at, f"{writes.fresh:,}+ of its {size:,} vectors came in since it was built")
+            done.append(f"{name} rebuild started ({writes.fresh:,}+ of {size:,} new since its build)")
         return "; ".join(done) or "compact"
 
     def _start(self, name: str, at: int, why: str) -> None:
@@ -140,8 +156,7 @@ class VectorUpkeep:
 
     def _finished(self, name: str, started: int, at: int) -> int:
         """Record the build; its size."""
-        size = next(int(r["size"]) for r in self.db.rows("upkeep/vector_writes", episode_since=at, entry_since=at)
-                    if r["name"] == name)
+        size = next(int(r["size"]) for r in self.db.rows("upkeep/vector_sizes") if r["name"] == name)
         seconds = round((at - started) / 1000, 1)
         audit = Audit(action="schema.rebuild_vector_indexes", actor="upkeep", agent_id=None, at=at)
 

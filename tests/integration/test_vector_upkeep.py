@@ -47,8 +47,10 @@ def _write(db: Database, embedder: Embedder, texts: list[str], start: int) -> No
 
 
 def _writes(db: Database, name: str, since: int = 0, base: int = 0) -> Writes:
-    row = next(r for r in db.rows("upkeep/vector_writes", episode_since=since, entry_since=since) if r["name"] == name)
-    return Writes(name, row["size"], row["written"], row["newest"], base)
+    row = next(r for r in db.rows("upkeep/vector_sizes") if r["name"] == name)
+    written = next(r["written"] for r in db.rows("upkeep/vector_written", episode_since=since, entry_since=since,
+                                                 episode_cap=10_000, entry_cap=10_000) if r["name"] == name)
+    return Writes(name, row["size"], written, row["newest"], base)
 
 
 def _build(db: Database) -> dict:
@@ -78,7 +80,7 @@ def test_a_fragmented_index_is_rebuilt_in_the_background_once_the_writes_stop(
     # Quiet for 30 s: the rebuild starts, and the job returns without waiting for it.
     started_at = newest + 31_000
     report = upkeep.run(now=started_at)
-    assert "episode_embedding rebuild started (300 of 300 written since)" in report
+    assert "episode_embedding rebuild started (300+ of 300 new since its build)" in report
     assert "entry_embedding" not in report  # no entries: nothing to rebuild
     assert db.rebuilding == {"episode_embedding"}
     assert _build(db)["rebuilding_since"] == started_at
@@ -134,6 +136,10 @@ def test_the_share_written_since_the_last_build_decides(db: Database, embedder: 
     assert not _writes(db, "episode_embedding", cut, base=200).fragmented(
         CONFIG.model_copy(update={"min_vectors": 1_000}))
     assert Writes("x", 10, 10, None).quiet(CONFIG, 0)  # never written: nothing to wait for
+    # Counted no further than the share that decides: a large store is not walked once a minute.
+    capped = {r["name"]: r["written"] for r in db.rows("upkeep/vector_written", episode_since=0, entry_since=0,
+                                                          episode_cap=70, entry_cap=70)}
+    assert capped == {"episode_embedding": 70, "entry_embedding": 0}
 
 
 def test_admission_scans_while_the_entry_index_is_rebuilt(db: Database, embedder: Embedder) -> None:
@@ -174,7 +180,7 @@ def test_growth_counts_as_written_for_imports_that_keep_their_recorded_times() -
 
 def test_the_curators_database_shares_what_is_being_rebuilt(db: Database, embedder: Embedder) -> None:
     paced = PacedDatabase(db, Foreground(), max_wait=0.1)
-    assert paced.rows("upkeep/vector_writes", episode_since=0, entry_since=0)  # statements run as before
+    assert paced.rows("upkeep/vector_sizes")  # statements run as before
     db.rebuilding = frozenset({"entry_embedding"})
     with pytest.raises(IndexOffline):
         paced.rows("entries/neighbours", items=[{"i": 0, "embedding": [0.1] * embedder.dimension}], k=5,
