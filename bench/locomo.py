@@ -16,6 +16,7 @@ from bench.common import RESULTS
 from bench.locomo_eval import CHECK, KS, TUNE, TUNE_CONVERSATIONS, evaluate
 from bench.server import bench_database
 from graph.embeddings import get_embedder
+from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.pipeline import build
 from graph.schema import apply_schema
 from graph.settings import PROJECT_ROOT
@@ -23,6 +24,10 @@ from loaders import locomo
 
 DEFAULT = PROJECT_ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 REFERENCE = {"bm25": 0.526, "vector": 0.511, "vector+bm25 (RRF)": 0.580}
+# The full pipeline as it was before issue 22 (MMR reading relevance as score / best, no query understanding),
+# measured beside today's on the same store: `before` in locomo.json.
+BEFORE = {"mmr_relevance": "ratio",
+          "query": {"time_windows": False, "time_telling": False, "short_context": False}}
 
 
 def chart(results: dict[str, Any], path: Path) -> Path:
@@ -56,6 +61,9 @@ def run(path: str | None = None) -> dict[str, Any]:
         apply_schema(db, embedder.dimension, embedder.model_name)
         conversations = locomo.load(db, embedder, source)
         evaluated = evaluate(build(db, embedder), conversations)
+        print("  the full pipeline as before issue 22", flush=True)
+        before = evaluate(build(db, embedder, RetrievalConfig.model_validate(BEFORE)), conversations,
+                          {"full pipeline": "hybrid"})
     results, split = evaluated["results"], evaluated["split"]
     RESULTS.mkdir(parents=True, exist_ok=True)
     png = chart(results, RESULTS / "locomo.png")
@@ -64,6 +72,7 @@ def run(path: str | None = None) -> dict[str, Any]:
         "data": str(source.name), "conversations": len(conversations),
         "results": results,
         "split": split,
+        "before": {"config": BEFORE, **before},
         "split_conversations": {TUNE: [c.sample_id for c in conversations[:TUNE_CONVERSATIONS]],
                                 CHECK: [c.sample_id for c in conversations[TUNE_CONVERSATIONS:]]},
         "split_rule": "every parameter is chosen on the tuning conversations; a change is kept only if it helps "

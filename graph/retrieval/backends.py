@@ -36,7 +36,8 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
     if reach is not None and reach.exact(exact_below):
         return _best_first(db.rows(exact_query(params), embedding=embedding, top=top, **params))
     first = reach.candidates(top, factor, MAX_CANDIDATES) if reach is not None else factor * top
-    limit = MAX_CANDIDATES if reach is None else min(MAX_CANDIDATES, first * 25)
+    limit = MAX_CANDIDATES if reach is None else min(MAX_CANDIDATES, max(first * 25, reach.widest(top, factor,
+                                                                                                MAX_CANDIDATES)))
     try:
         rows = _widening(db, "retrieval/vector", top, first, limit, params, embedding=embedding)
     except IndexOffline:
@@ -73,7 +74,8 @@ def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int 
     if not query or (reach is not None and reach.visible == 0):
         return []
     first = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top
-    return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, first), params,
+    widest = reach.widest(top, factor, BM25_MAX_CANDIDATES) if reach is not None else first
+    return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, widest), params,
                                  query=query))
 
 

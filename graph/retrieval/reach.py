@@ -24,6 +24,7 @@ from graph.db.connection import Database
 PARAMS = ("labels", "viewer", "clade", "admin", "agent_id")
 HELD = 4_096  # reaches kept at most (one per caller and filter); past that the expired go, then all
 MARGIN = 1.5
+CAPPED_FIRST = 5  # a caller seen to have more than the cap is asked for at most this many x factor x top first
 
 
 @dataclass(frozen=True)
@@ -41,11 +42,18 @@ class Reach:
         """Rank every visible item exactly rather than search an index."""
         return not self.capped and self.visible <= below
 
-    def candidates(self, top: int, factor: int, limit: int) -> int:
-        """Index candidates that hold about factor x top visible ones (half as many again when the caller
-        sees a part of the store: visible items are not spread evenly), at most `limit`."""
+    def widest(self, top: int, factor: int, limit: int) -> int:
+        """Index candidates that hold about factor x top visible ones at the visible share (half as many again
+        when the caller sees a part of the store: visible items are not spread evenly), at most `limit`."""
         margin = 1.0 if self.share >= 1.0 else MARGIN
         return max(top, min(limit, math.ceil(margin * factor * top / self.share)))
+
+    def candidates(self, top: int, factor: int, limit: int) -> int:
+        """The first ask: `widest`, but when the count was capped its share is only a lower bound (20,000 of a
+        million episodes reads as 2% for an agent that owns them all: 1,000 candidates where 20 do), so at most
+        CAPPED_FIRST x factor x top, widened by the search while the filters leave too few (up to `widest`)."""
+        first = self.widest(top, factor, limit)
+        return min(first, max(top, CAPPED_FIRST * factor * top)) if self.capped else first
 
 
 def measure(db: Database, params: dict[str, Any], cap: int) -> Reach:

@@ -83,6 +83,9 @@ def test_reach_counts_what_each_caller_sees(db, tenants) -> None:
     assert capped.capped and capped.visible >= 500
     assert reach.Reach(80, 3_080, False).candidates(20, 1, 10_000) == 1_155  # 1.5 x 20 / (80 / 3,080)
     assert reach.Reach(3_080, 3_080, False).candidates(20, 1, 10_000) == 20  # the admin: no margin
+    # Counted to the cap in a million: 2% at least, maybe all. Asked for 100 first, widened up to 1,500 if need be.
+    capped = reach.Reach(20_000, 1_000_000, True)
+    assert (capped.candidates(20, 1, 10_000), capped.widest(20, 1, 10_000)) == (100, 1_500)
 
 
 def test_a_large_reach_is_reused_a_small_one_counted_every_time(db, tenants) -> None:
