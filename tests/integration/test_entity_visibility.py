@@ -414,6 +414,7 @@ SEEN_THROUGH = {
     "analytics/project_topology": "the ends of visible facts",
     "episodes/get": "the mentions of a visible episode",
     "episodes/list": "the mentions of visible episodes",
+    "retrieval/entity_mentions": "the visible items mentioning entities the query named, resolved visible first",
     "retrieval/graph_neighbours": "returns no entity: given ids only narrow a thread",
     "topology/invalidate_fact": "the subject of a visible fact",
 }
