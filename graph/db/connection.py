@@ -176,7 +176,7 @@ class Database:
         self.rebuilds.replace(names)
 
     def _offline(self, query_name: str) -> None:
-        if not (names := self.rebuilds.refused(cypher.vector_indexes(query_name))):
+        if not self.rebuilds.names or not (names := self.rebuilds.refused(cypher.vector_indexes(query_name))):
             return
         if self.rebuilds.recheck_due():  # online again: searched within seconds, not at the job's next look
             online = {r["name"] for r in self.rows("schema/index_progress", names=sorted(names))

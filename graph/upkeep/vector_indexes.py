@@ -78,6 +78,7 @@ class VectorUpkeep:
         at = now_ms() if now is None else now
         builds = ogm.read(self.db, lambda tx: models.builds())
         states = vector_index_states(self.db, KEPT)
+        sizes = {r["name"]: r for r in self.db.rows("upkeep/vector_sizes")}
         done: list[str] = []
         rebuilding: set[str] = set()
         since = {name: (b.built_at or 0) if (b := builds.get(name)) else 0 for name in KEPT}
@@ -87,7 +88,8 @@ class VectorUpkeep:
             state, percent = states.get(name, ("MISSING", 0.0))
             if build is not None and build.rebuilding_since is not None:
                 if state == "ONLINE":
-                    base[name] = self._finished(name, build.rebuilding_since, at)
+                    base[name] = int(sizes[name]["size"])
+                    self._finished(name, build.rebuilding_since, at, base[name])
                     since[name] = build.rebuilding_since
                     done.append(f"{name} rebuilt")
                 elif state == "POPULATING":
@@ -104,7 +106,6 @@ class VectorUpkeep:
                 rebuilding.add(name)
                 done.append(f"{name} populating {percent:.0f}%")
         self.db.rebuilding = frozenset(rebuilding)
-        sizes = {r["name"]: r for r in self.db.rows("upkeep/vector_sizes")}
         looked = [name for name in KEPT if name not in rebuilding and states.get(name, ("",))[0] == "ONLINE"
                   and int(sizes[name]["size"]) >= max(1, self.config.min_vectors)]
         if not looked:
@@ -154,9 +155,8 @@ class VectorUpkeep:
 
         ogm.write(self.db, record)
 
-    def _finished(self, name: str, started: int, at: int) -> int:
-        """Record the build; its size."""
-        size = next(int(r["size"]) for r in self.db.rows("upkeep/vector_sizes") if r["name"] == name)
+    def _finished(self, name: str, started: int, at: int, size: int) -> None:
+        """Record the build of `size` vectors."""
         seconds = round((at - started) / 1000, 1)
         audit = Audit(action="schema.rebuild_vector_indexes", actor="upkeep", agent_id=None, at=at)
 
@@ -167,4 +167,3 @@ class VectorUpkeep:
 
         ogm.write(self.db, record)
         log.info("vector index %s: rebuilt, online within %.0f s (%d vectors)", name, seconds, size)
-        return size

@@ -54,7 +54,7 @@ def _writes(db: Database, name: str, since: int = 0, base: int = 0) -> Writes:
 
 
 def _build(db: Database) -> dict:
-    return db.rows("testing/vector_index_build", name="episode_embedding")[0]["build"]
+    return {r["name"]: r["build"] for r in db.rows("testing/vector_index_builds")}["episode_embedding"]
 
 
 def test_a_fragmented_index_is_rebuilt_in_the_background_once_the_writes_stop(
