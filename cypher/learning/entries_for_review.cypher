@@ -13,6 +13,7 @@ WITH e, CASE WHEN e.half_life_ms IS NULL THEN 1.0
                       / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention
 ORDER BY e.id
 LIMIT $limit
-RETURN e {.id, .category, .status, .confidence, .in_playbook, .scope, .provenance, .decay_class, .is_bloodstain,
-          .quality_score, .access_count, .consecutive_low_confidence, .half_life_ms, .validated_count} AS entry,
+RETURN e {.id, .category, .status, .confidence, .in_playbook, .scope, .sensitivity, .propagation_proposed,
+          .provenance, .decay_class, .is_bloodstain, .quality_score, .access_count, .consecutive_low_confidence,
+          .half_life_ms, .validated_count} AS entry,
        CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective

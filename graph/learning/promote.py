@@ -1,8 +1,10 @@
 """PROMOTE, the Curator's second phase: insights (and causal links, fragments) at confidence 0.6 or more
 become active; heuristics at 0.7 or more become active and enter PLAYBOOK.md — but never directly
 from inherited or clade knowledge: such a heuristic must first be validated here (an upvote or a
-verified outcome of its own); warnings become active and propagate to the clade at any confidence.
-Confidence is the entry's effective confidence at the cycle's clock.
+verified outcome of its own); warnings become active at any confidence. A private warning is offered to the
+clade, never shared: the cycle records a PROPAGATE operation marked `proposed` that changes nothing (the
+entry keeps its scope); only its owner widens an entry's scope, explicitly. A confidential warning is not
+even offered. Confidence is the entry's effective confidence at the cycle's clock.
 
 It also reviews what the hallucination firewall quarantined ("reviewed next Curator cycle"): an entry
 whose contradiction no longer stands — every entry it contradicted is now under the high-confidence
@@ -16,8 +18,15 @@ from graph.learning.operations import PHASE_BASE, Cycle, Op, write
 from graph.learning.state import Learning
 from graph.model.enums import EntryCategory, Provenance, Scope
 
+CONFIDENTIAL = "confidential"  # graph/crystals/sensitivity.py's tag: never offered to anyone
 INHERITED = {Provenance.Clade.value, Provenance.Predecessor.value, Provenance.Lethe.value,
              Provenance.Marketplace.value, Provenance.StyxQuery.value, Provenance.Replicant.value}
+
+
+def offered(entry: dict[str, Any]) -> bool:
+    """A private warning not offered before and not confidential: proposed to the clade (scope unchanged)."""
+    return (entry.get("scope") == Scope.private and entry.get("sensitivity") != CONFIDENTIAL
+            and not entry.get("propagation_proposed"))
 
 
 def decide(entry: dict[str, Any], effective: float, thresholds: dict[str, float]) -> list[Op]:
@@ -27,9 +36,13 @@ def decide(entry: dict[str, Any], effective: float, thresholds: dict[str, float]
         if status == "candidate":
             ops.append(Op("PROMOTE", "promote", eid, f"a warning: active at any confidence ({effective:.3f})",
                           changes={"status": "active"}, before={"status": status}, category=cat))
-        if entry.get("scope") == Scope.private:
-            ops.append(Op("PROPAGATE", "promote", eid, "a warning propagates to the clade at any confidence",
-                          changes={"scope": Scope.shared.value}, before={"scope": entry.get("scope")}, category=cat))
+        if offered(entry):
+            # Offered once, never applied: no background step widens an item's scope (its owner may share it).
+            ops.append(Op("PROPAGATE", "promote", eid, "proposed: a warning its owner may share with the clade; "
+                          "its scope stays private until the owner shares it", category=cat,
+                          changes={"propagation_proposed": True},
+                          before={"propagation_proposed": entry.get("propagation_proposed")},
+                          detail={"proposed": True, "scope": Scope.shared.value}))
         return ops
     threshold = thresholds.get(cat)
     if threshold is None or effective < threshold:

@@ -119,6 +119,42 @@ NORMAL = ["The ETH/USDC pool rebalanced at noon.", "Gas fell below 10 gwei overn
           "Keyboard shortcuts are listed in the docs.", "The API returns 429 when rate limited."]
 
 
+# What DeFi agents hold (issue 36): raw keys, seed phrases, JWTs, bearer tokens; and what only looks like them.
+KEY = "4c0883a69102937d6231471b5dbb6204fe5129617082792ae468d01a3f362318"
+DEFI_SECRETS = [f"the hot wallet key {KEY}", KEY, f"pk={KEY}", f"signer 0x{KEY} for the vault", KEY.upper(),
+                "legal winner thank year wave sausage worth useful legal winner thank yellow",
+                "abandon ability able about above absent absorb abstract absurd abuse access accident acoustic acquire "
+                "across act actor actress actual adapt adjust admit adult advance",
+                "backup: letter advice cage absurd amount doctor acoustic avoid letter advice cage above",
+                "write down the recovery phrase on paper",
+                "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJnb2xlbS0xIn0.c2lnbmF0dXJlc2lnbmF0dXJl",
+                "curl -H 'Authorization: Bearer 9f86d081884c7d659a2feaa0c55ad015'"]
+DEFI_NORMAL = ["Swapped 2 ETH on the pool at 0x88e6A0c2dDD26FEEb64F039a2c41296FcB3f5640 for USDC.",
+               "wallet 0xd8da6bf26964af9d7eed9e03e53415d37aa96045 repaid its loan",
+               f"a 63-hex string {KEY[:63]} and a 65-hex one {KEY}a are neither",
+               "the quick brown fox jumps over the lazy dog and then runs away quickly into forest shade",
+               "oracle price lagged behind market moves during volatile hours when liquidity thinned out fast "
+               "and spreads widened for every major pair",
+               "Rebalance weekly: sell winners, buy losers, keep fees under budget and slippage under one percent.",
+               "monitor pool depth every block before routing large swaps to avoid heavy price impact"]
+
+
+@pytest.mark.parametrize(("text", "expected"), [(t, "confidential") for t in DEFI_SECRETS]
+                         + [(t, "normal") for t in DEFI_NORMAL])
+def test_what_defi_agents_hold_is_confidential_and_addresses_are_not(text: str, expected: str) -> None:
+    assert sensitivity.tag(text) == expected
+
+
+def test_a_seed_phrase_is_twelve_words_in_a_row() -> None:
+    words = ["legal", "winner", "thank", "year", "wave", "sausage", "worth", "useful", "legal", "winner", "thank",
+             "yellow"]
+    assert sensitivity.seed_phrase(" ".join(words)) and sensitivity.seed_phrase("\n".join(words))
+    assert not sensitivity.seed_phrase(" ".join(words[:11]))  # eleven are not a phrase
+    assert not sensitivity.seed_phrase(", ".join(words))      # a list with punctuation is prose
+    assert not sensitivity.seed_phrase(" ".join(words).title())  # seed phrases are lowercase
+    assert not sensitivity.seed_phrase(" ".join([*words[:6], "and", *words[6:]]))  # a function word breaks it
+
+
 @pytest.mark.parametrize(("text", "expected"), [(t, "confidential") for t in CONFIDENTIAL]
                          + [(t, "personal") for t in PERSONAL] + [(t, "normal") for t in NORMAL])
 def test_sensitivity_tagging_on_labelled_examples(text: str, expected: str) -> None:

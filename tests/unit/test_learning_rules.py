@@ -103,7 +103,24 @@ def test_promotion_thresholds_and_the_local_validation_of_inherited_heuristics()
     assert promote.decide(_entry(category="Heuristic", provenance="Clade"), 0.9, at) == []
     assert promote.decide(_entry(category="Heuristic", provenance="Clade", validated_count=1), 0.9, at)
     w = promote.decide(_entry(category="Warning"), 0.06, at)
-    assert [(o.op, o.changes) for o in w] == [("PROMOTE", {"status": "active"}), ("PROPAGATE", {"scope": "shared"})]
+    # A private warning is offered to the clade, never shared: the operation changes no scope.
+    assert [(o.op, o.changes) for o in w] == [("PROMOTE", {"status": "active"}),
+                                              ("PROPAGATE", {"propagation_proposed": True})]
+    assert w[1].detail == {"proposed": True, "scope": "shared"} and all("scope" not in o.changes for o in w)
+
+
+def test_no_promotion_widens_a_scope_and_a_confidential_warning_is_never_offered() -> None:
+    at = LearningConfig().promote_at
+    for category in ("Warning", "Heuristic", "Insight", "CausalLink", "StrategyFragment"):
+        for scope in ("private", "shared", "public"):
+            for sensitivity in ("normal", "personal", "confidential"):
+                entry = _entry(category=category, scope=scope, sensitivity=sensitivity)
+                assert all("scope" not in o.changes for o in promote.decide(entry, 1.0, at)), entry
+    secret = promote.decide(_entry(category="Warning", sensitivity="confidential"), 0.5, at)
+    assert [o.op for o in secret] == ["PROMOTE"]
+    assert [o.op for o in promote.decide(_entry(category="Warning", status="active", propagation_proposed=True),
+                                         0.5, at)] == []  # offered once
+    assert [o.op for o in promote.decide(_entry(category="Warning", scope="shared"), 0.5, at)] == ["PROMOTE"]
 
 
 def test_quarantine_is_released_when_the_contradiction_no_longer_stands() -> None:
