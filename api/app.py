@@ -79,6 +79,9 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         version="0.1.0",
         summary="A Neo4j-native memory and knowledge service for autonomous agents.",
         lifespan=lifespan,
+        # A JSON body without a Content-Type is read as JSON: keys travel in headers, never in cookies, so a
+        # cross-site form cannot use this to act for anyone.
+        strict_content_type=False,
     )
     errors.install(app)
     for router in ROUTERS:

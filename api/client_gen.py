@@ -18,6 +18,7 @@ from pydantic_core import PydanticUndefined
 
 from api.mcp.catalog import TOOLS
 from api.mcp.routes_index import Param, RouteInfo, routes
+from grimoire.client.base import CONVENIENCES, AsyncBase, SyncBase
 
 TARGET = Path(__file__).resolve().parents[1] / "grimoire" / "client" / "routes.py"
 SIMPLE = {str: "str", int: "int", float: "float", bool: "bool", datetime: "datetime", type(None): "None",
@@ -95,7 +96,16 @@ def names() -> dict[str, str]:
         else:
             out[key] = info.endpoint
     assert len(set(out.values())) == len(out), Counter(out.values()).most_common(3)
+    hidden = set(out.values()) & hand_written()
+    assert not hidden, f"a hand-written client method would hide the generated {sorted(hidden)}: rename it"
     return out
+
+
+def hand_written() -> set[str]:
+    """The names the client defines by hand (its conveniences, its bases' methods): a generated method of one of
+    these names would be hidden behind it, its route not callable."""
+    bases = {name for cls in (SyncBase, AsyncBase) for name in vars(cls) if not name.startswith("__")}
+    return set(CONVENIENCES) | bases
 
 
 def _default(p: Param) -> str:

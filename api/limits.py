@@ -1,9 +1,13 @@
-"""A cap on request bodies (413 with a message), checked on the declared length and on the
-bytes actually received, before the application sees the body."""
+"""A cap on request bodies (413 with a message, as problem details: api/errors.py), checked on the declared
+length and on the bytes actually received, before the application sees the body."""
 
 from __future__ import annotations
 
+import json
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from api.errors import PROBLEM, problem_body
 
 
 class BodySizeLimit:
@@ -17,7 +21,7 @@ class BodySizeLimit:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send)
+            await self._refuse(scope, send)
             return
         # Read the body here (it is at most max_bytes), then hand it on unchanged.
         messages: list[Message] = []
@@ -29,7 +33,7 @@ class BodySizeLimit:
                 break
             size += len(message.get("body", b""))
             if size > self.max_bytes:
-                await self._refuse(send)
+                await self._refuse(scope, send)
                 return
             if not message.get("more_body", False):
                 break
@@ -39,8 +43,9 @@ class BodySizeLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send) -> None:
-        body = b'{"detail": "request body larger than %d bytes; send smaller batches"}' % self.max_bytes
+    async def _refuse(self, scope: Scope, send: Send) -> None:
+        detail = f"request body larger than {self.max_bytes} bytes; send smaller batches"
+        body = json.dumps(problem_body(413, detail, scope.get("path"))).encode()
         await send({"type": "http.response.start", "status": 413,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
+                    "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode())]})
         await send({"type": "http.response.body", "body": body})

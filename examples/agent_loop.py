@@ -3,7 +3,7 @@
 Each tick the agent records what it saw, recalls what it knows, assembles a budgeted context for its decision,
 acts, records the action, and feeds the outcome back into the entries it relied on.
 
-    GRIMOIRE_URL=http://127.0.0.1:8000 GRIMOIRE_API_KEY=gr_... python examples/agent_loop.py
+    GRIMOIRE_URL=http://127.0.0.1:8000 GRIMOIRE_API_KEY=gk_... python examples/agent_loop.py
 
 (`make up` prints the admin key's file; the admin registers an agent and issues its key: README, Agents and keys.)
 """
@@ -30,7 +30,7 @@ def main() -> int:
         print(f"learned: {heuristic.outcome} {heuristic.entry_id}")
         for tick, seen in enumerate(OBSERVATIONS):
             g.remember(seen, tick=tick)
-            known = g.recall("is gas cheap enough to rebalance the LP position now", k=5)
+            known = g.recall_text("is gas cheap enough to rebalance the LP position now", k=5)
             context = g.assemble_context(agent, {"query": "rebalance the LP position", "budget": 600})
             cheap = "gwei" in seen and int(seen.split(" gwei")[0].rsplit(" ", 1)[1]) < 10
             decision = "rebalance" if cheap else "wait"

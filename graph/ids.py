@@ -5,10 +5,16 @@ from __future__ import annotations
 import os
 import time
 import uuid
+from datetime import UTC, datetime
 
 
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
+
+
+def iso(ms: int) -> str:
+    """Epoch milliseconds as ISO 8601 in UTC (`2026-03-01T14:05:09Z`): how a time reads in a message."""
+    return datetime.fromtimestamp(ms / 1000, tz=UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def uuid7(at_ms: int | None = None) -> str:

@@ -15,6 +15,8 @@ import anyio
 import httpx
 from starlette.types import ASGIApp, Message
 
+from api.errors import PROBLEM, problem_body
+
 log = logging.getLogger(__name__)
 
 CHANNEL_HEADER = "x-grimoire-channel"
@@ -33,14 +35,14 @@ class Reply:
 
     @property
     def message(self) -> str:
-        """The route's own message for a failure: `message` (a 422's summary) or `detail`."""
+        """The route's own message for a failure: its problem details' `detail` (api/errors.py)."""
         try:
             data = self.json()
         except ValueError:
             return self.body.decode(errors="replace")[:500]
         if isinstance(data, dict):
-            found = data.get("message") or data.get("detail")
-            return found if isinstance(found, str) else json.dumps(found)
+            found = data.get("detail")
+            return found if isinstance(found, str) else json.dumps(data)
         return str(data)
 
 
@@ -118,7 +120,8 @@ class InProcess:
         except Exception:  # the app answered 500 already (ServerErrorMiddleware) and re-raised: keep its answer
             log.exception("%s %s failed", method, path)
             if not chunks:
-                return Reply(500, b'{"detail":"internal error"}', "application/json")
+                body = json.dumps(problem_body(500, "internal error: the service failed on this request", path))
+                return Reply(500, body.encode(), PROBLEM)
         finally:
             done.set()
         return Reply(status, b"".join(chunks), content_type, retry_after)

@@ -20,7 +20,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.transport_security import TransportSecuritySettings
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api import errors
@@ -99,7 +98,8 @@ class _Gate:
                     await self.verifier.verify_token(bearer[7:].decode(errors="replace"))
                 except (ServiceUnavailable, SessionExpired, Neo4jDatabaseUnavailable, Unavailable) as exc:
                     log.warning("503 for MCP: %s", exc)
-                    await errors.unavailable(f"the database is unavailable: {exc}")(scope, receive, send)
+                    refusal = errors.unavailable(f"the database is unavailable: {exc}", scope.get("path"))
+                    await refusal(scope, receive, send)
                     return
         await self.app(scope, receive, send)
 
@@ -113,8 +113,7 @@ class Endpoint:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         apps: dict[str, ASGIApp] | None = getattr(scope["app"].state, "mcp_apps", None)
         if not apps or self.path not in apps:
-            await JSONResponse({"status": "unavailable", "detail": "MCP is not serving (starting or turned off)"},
-                               status_code=503, headers={"Retry-After": "5"})(scope, receive, send)
+            await errors.unavailable("MCP is not serving (starting or turned off)", self.path)(scope, receive, send)
             return
         await apps[self.path](scope, receive, send)
 

@@ -33,8 +33,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 PROGRESS_EVERY_SECONDS = 0.5
-PERSON_ONLY = ("{tool} takes a person's key (the agent's owner, scope 'person') or the admin's: an agent's own key "
-               "never approves its own staged memory or rolls itself back")
+PERSON_ONLY = ("403: {tool} takes a person's key (the agent's owner, scope 'person') or the admin's: an agent's own "
+               "key never approves its own staged memory or rolls itself back")
 
 
 # ---------------------------------------------------------------------------------------------- the call itself

@@ -34,7 +34,11 @@ class Health(BaseModel):
 
 
 class Unavailable(BaseModel):
-    """Every 503's body (api/errors.py), with a Retry-After header."""
+    """Every 503's body: RFC 9457 problem details (api/errors.py), as every error's, with a Retry-After header."""
 
-    status: str
+    type: str = "about:blank"
+    title: str
+    status: int
     detail: str
+    instance: str | None = None
+    request_id: str | None = None

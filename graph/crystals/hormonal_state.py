@@ -25,7 +25,7 @@ from graph.crystals.models import NetworkWeather
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.errors import Conflict, Invalid
-from graph.ids import now_ms
+from graph.ids import iso, now_ms
 
 NETWORK = "network"
 
@@ -94,7 +94,7 @@ def guard_ingestion(db: Database, agent: dict[str, Any] | None) -> None:
         return
     level = trust_of(agent)
     if level is not TrustLevel.trusted:
-        raise IngestionHalted(f"ingestion is halted by the network cortisol override until {active.until} "
+        raise IngestionHalted(f"ingestion is halted by the network cortisol override until {iso(active.until)} "
                               f"({active.reason}): agent {agent.get('id') if agent else '?'} is {level.value}, "
                               f"below trusted")
 

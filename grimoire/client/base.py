@@ -22,6 +22,9 @@ from pydantic_core import to_jsonable_python
 from grimoire.client.errors import error_for
 
 DEFAULT_URL = "http://127.0.0.1:8000"
+# The hand-written methods of Grimoire and AsyncGrimoire (grimoire/client/__init__.py): no route's generated method
+# may take one of these names, nor a name of the bases below (api/client_gen.py checks), so none is hidden.
+CONVENIENCES = ("remember", "learn", "recall_text")
 
 
 @lru_cache(maxsize=512)

@@ -1,4 +1,5 @@
-"""The service's answers as exceptions: one class per kind of failure, each with the service's own message."""
+"""The service's answers as exceptions: one class per kind of failure, each with the service's own message (the
+`detail` of its problem details, RFC 9457), the whole body in `body`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,18 @@ class GrimoireError(Exception):
     def __init__(self, status: int, message: str, body: Any = None, retry_after: float | None = None):
         super().__init__(f"{status}: {message}")
         self.status, self.message, self.body, self.retry_after = status, message, body, retry_after
+
+    @property
+    def errors(self) -> list[dict[str, Any]]:
+        """A 422's field errors (`loc`, `msg`, `type`), from the problem details' `errors`; empty otherwise."""
+        found = self.body.get("errors") if isinstance(self.body, dict) else None
+        return found if isinstance(found, list) else []
+
+    @property
+    def request_id(self) -> str | None:
+        """The request's id, to find its lines in the service's log."""
+        found = self.body.get("request_id") if isinstance(self.body, dict) else None
+        return found if isinstance(found, str) else None
 
 
 class Invalid(GrimoireError):
@@ -48,9 +61,10 @@ KINDS: dict[int, type[GrimoireError]] = {400: Invalid, 401: Unauthorized, 403: F
 
 
 def error_for(status: int, body: Any, retry_after: float | None) -> GrimoireError:
+    """The typed error for an answer: its message is the problem details' `detail` (RFC 9457, api/errors.py)."""
     if isinstance(body, dict):
-        message = body.get("message") or body.get("detail")
-        message = message if isinstance(message, str) else str(message)
+        message = body.get("detail")
+        message = message if isinstance(message, str) else str(body.get("title") or body)[:500]
     else:
         message = str(body)[:500]
     return KINDS.get(status, GrimoireError)(status, message, body, retry_after)

@@ -21,7 +21,7 @@ def test_sync_client_remembers_recalls_and_raises_typed_errors(api: Api) -> None
     assert made.created == ["c-ep-1"]
     decision = g.learn("Rebalance when gas is under 10 gwei", category="Heuristic", id="c-en-1")
     assert decision.outcome == "admitted"
-    found = g.recall("when is gas cheap", k=5)
+    found = g.recall_text("when is gas cheap", k=5)
     assert isinstance(found, RetrievalResult) and {"c-ep-1", "c-en-1"} & {r.id for r in found.results}
     core = g.append_core_block("golem-1", "persona", {"text": "- Be brief", "expected_version": 0})
     assert isinstance(core, CoreOut)
@@ -46,7 +46,7 @@ def test_async_client_over_a_socket(live: Live) -> None:
     async def body() -> None:
         async with AsyncGrimoire(live.url, api_key=key) as g:
             await g.remember("Curve stETH pool depth halved overnight", id="a-ep-1")
-            out["hits"] = [r.id for r in (await g.recall("stETH pool depth", k=3)).results]
+            out["hits"] = [r.id for r in (await g.recall_text("stETH pool depth", k=3)).results]
             out["pages"] = [e.id async for e in g.iterate(g.list_episodes, page_size=1)]
             try:
                 await g.get_episode("missing")

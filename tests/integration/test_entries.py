@@ -113,7 +113,7 @@ def test_resending_and_malformed_batches(client, db) -> None:
     bad = [entry("ok-1", "Liquidations cluster within 2 blocks of an oracle update"),
            {**entry("bad-1", "x"), "category": "Rumour"}]
     r = client.post("/entries/batch", json={"entries": bad})
-    assert r.status_code == 422 and "category" in r.json()["message"]
+    assert r.status_code == 422 and "category" in r.json()["detail"]
     assert counts(db) == before
 
 

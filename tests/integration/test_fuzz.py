@@ -1,5 +1,6 @@
 """Schemathesis generates requests from the OpenAPI spec, valid and not, for every operation:
-none may get a 5xx. Bounded by examples per operation and a time budget for the whole run."""
+none may get a 5xx, and every 4xx answers the one error shape (RFC 9457 problem details, api/errors.py).
+Bounded by examples per operation and a time budget for the whole run."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import copy
 import json
 import time
 from collections.abc import Iterator
+from urllib.parse import unquote, urlsplit
 
 import pytest
 import schemathesis
@@ -43,6 +45,7 @@ class Fuzz:
         self.calls = 0
         self.operations = 0
         self.statuses: dict[int, int] = {}
+        self.problems = 0  # 4xx answers checked for the problem details' shape
 
 
 @pytest.fixture(scope="module")
@@ -118,8 +121,27 @@ def _examples(operation, key: dict[str, str], fuzz: Fuzz, vectors: list[tuple]):
         fuzz.calls += 1
         fuzz.statuses[response.status_code] = fuzz.statuses.get(response.status_code, 0) + 1
         case.validate_response(response, checks=[not_a_server_error])
+        if 400 <= response.status_code < 500:
+            assert_problem(response.status_code, response.headers, response.json(),
+                           unquote(urlsplit(response.request.url).path))
+            fuzz.problems += 1
 
     return run
+
+
+PROBLEM_MEMBERS = {"type", "title", "status", "detail", "instance", "request_id", "errors"}
+
+
+def assert_problem(status: int, headers: dict[str, list[str]], body: object, path: str) -> None:
+    """An error answer in the one shape: application/problem+json with RFC 9457's members, the status its own,
+    a message a person reads in `detail`, and a schema's field errors (location, message, type) in `errors`."""
+    assert headers.get("content-type") == ["application/problem+json"], (status, headers)
+    assert isinstance(body, dict) and set(body) <= PROBLEM_MEMBERS, body
+    assert body["type"] == "about:blank" and body["status"] == status and body["title"], body
+    assert isinstance(body["detail"], str) and body["detail"].strip(), body
+    assert body["instance"] == path and isinstance(body["request_id"], str), (path, body)
+    errors = body.get("errors", [])
+    assert isinstance(errors, list) and all(set(e) == {"loc", "msg", "type"} for e in errors), body
 
 
 def _with_vector(case, vector: list[float], paths: list[tuple]):
@@ -152,3 +174,5 @@ def test_no_operation_answers_5xx(fuzz: Fuzz) -> None:
     assert fuzz.operations == len(operations), f"only {fuzz.operations} of {len(operations)} within the budget"
     assert fuzz.calls >= 10 * len(operations) and 200 in fuzz.statuses, fuzz.statuses
     assert any(400 <= s < 500 for s in fuzz.statuses), fuzz.statuses
+    assert fuzz.problems == sum(n for s, n in fuzz.statuses.items() if 400 <= s < 500) > 0, fuzz.statuses
+    assert fuzz.statuses.get(422, 0) > 0, fuzz.statuses  # the schema's refusals, with their field errors

@@ -17,9 +17,9 @@ def _episode(**extra) -> dict:
 def test_limits_on_texts_lists_and_batches(client, db) -> None:
     before = counts(db)
     too_long = client.post("/episodes", json=_episode(text="x" * 20_001))
-    assert too_long.status_code == 422 and "text" in too_long.json()["message"]
+    assert too_long.status_code == 422 and "text" in too_long.json()["detail"]
     too_many = client.post("/episodes/batch", json={"episodes": [_episode(id=f"e{i}") for i in range(5_001)]})
-    assert too_many.status_code == 422 and "episodes" in too_many.json()["message"]
+    assert too_many.status_code == 422 and "episodes" in too_many.json()["detail"]
     empty = client.post("/episodes/batch", json={"episodes": []})
     assert empty.status_code == 422
     actions = client.post("/episodes", json=_episode(actions=["a"] * 101))
@@ -30,11 +30,11 @@ def test_limits_on_texts_lists_and_batches(client, db) -> None:
 def test_numbers_enums_and_vectors(client, embedder) -> None:
     nan = '{"type": "observation", "text": "t", "gain": NaN}'
     r = client.post("/episodes", content=nan, headers={"content-type": "application/json"})
-    assert r.status_code == 422 and "finite" in r.json()["message"]
+    assert r.status_code == 422 and "finite" in r.json()["detail"]
     inf = '{"type": "observation", "text": "t", "gain": Infinity}'
     assert client.post("/episodes", content=inf, headers={"content-type": "application/json"}).status_code == 422
     r = client.post("/episodes", json=_episode(importance="apocalyptic"))
-    assert r.status_code == 422 and "importance" in r.json()["message"]
+    assert r.status_code == 422 and "importance" in r.json()["detail"]
     r = client.post("/search", json={"vector": [0.1] * 17})
     assert r.status_code == 422 and "384" in r.json()["detail"]
     r = client.post("/search", content='{"vector": [0.1, NaN]}', headers={"content-type": "application/json"})
@@ -42,7 +42,7 @@ def test_numbers_enums_and_vectors(client, embedder) -> None:
     r = client.post("/search", json={"vector": [0.1] * 5_000})
     assert r.status_code == 422
     r = client.post("/search", json={"text": "x", "vector": [0.1]})
-    assert r.status_code == 422 and "either" in r.json()["message"]
+    assert r.status_code == 422 and "either" in r.json()["detail"]
     bad_json = client.post("/episodes", content="{not json", headers={"content-type": "application/json"})
     assert bad_json.status_code == 422
 
@@ -58,7 +58,7 @@ def test_cypher_and_lucene_looking_text_is_data(client, db) -> None:
     for bad_id in ("x'}) DETACH DELETE n //", "a b", "ep:1 OR 1=1 --", "*:*"):
         r = client.post("/episodes", json=_episode(id=bad_id))
         assert r.status_code == 422, bad_id
-        assert "id" in r.json()["message"]
+        assert "id" in r.json()["detail"]
     lucene = ['oracle AND (', '"unbalanced', 'a~~ b^^ c**', 'NOT', '\\', 'title:*', 'x || y && !z', '[1 TO 5}']
     for q in lucene:
         r = client.post("/search", json={"text": q, "mode": "fulltext"})

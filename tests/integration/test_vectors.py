@@ -66,7 +66,7 @@ def test_search_and_retrieve_answer_422_with_the_rule(client, name: str) -> None
     for path in ("/search", "/retrieve"):
         r = client.post(path, headers={"content-type": "application/json"}, content='{"vector": ' + raw + "}")
         assert r.status_code == 422, (path, r.text)
-        assert rule in r.json()["message"], r.json()
+        assert rule in r.json()["detail"], r.json()
     wrong = client.post("/search", json={"vector": [0.1] * 12})
     assert wrong.status_code == 422 and "dimension: the vector has 12 dimensions" in wrong.text
     ok = client.post("/search", json={"vector": [0.05] * DIM})

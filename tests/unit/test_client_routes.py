@@ -4,6 +4,7 @@ httpx transport that answers as the service does."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 from typing import Any
 
@@ -14,6 +15,7 @@ from api import client_gen
 from api.app import create_app
 from graph.settings import Settings
 from grimoire.client import ROUTES, AsyncGrimoire, Conflict, Grimoire, Invalid, NotFound, Unavailable
+from grimoire.client.base import fill_path
 
 
 def test_every_route_in_the_openapi_spec_has_a_method() -> None:
@@ -26,6 +28,50 @@ def test_every_route_in_the_openapi_spec_has_a_method() -> None:
         assert inspect.iscoroutinefunction(getattr(AsyncGrimoire, name)), name
 
 
+def _dummy(p: inspect.Parameter) -> Any:
+    """A value for a required parameter: the client sends it as it is (the service would validate it)."""
+    return {} if p.name == "body" else "x-1"
+
+
+def test_every_operation_is_callable_through_the_client() -> None:
+    # Each route's generated method is the one Grimoire and AsyncGrimoire answer to (no hand-written method of the
+    # same name hides it, as `recall(text, k)` once hid GET /agents/{agent_id}/recall), and calling it sends that
+    # route's method to that route's path.
+    from grimoire.client.routes import AsyncRoutes, Routes
+
+    spec = create_app(Settings()).openapi()["paths"]
+    operations = {f"{m.upper()} {p}" for p, ops in spec.items() for m in ops}
+    shadowed = [n for n in ROUTES.values()
+                if getattr(Grimoire, n) is not vars(Routes)[n] or getattr(AsyncGrimoire, n) is not vars(AsyncRoutes)[n]]
+    assert not shadowed, f"hand-written methods hide generated ones: {shadowed}"
+    assert client_gen.hand_written() & set(ROUTES.values()) == set()
+    sent: list[tuple[str, str]] = []
+
+    def record(request: httpx.Request) -> httpx.Response:
+        sent.append((request.method, request.url.path))
+        return httpx.Response(204)
+
+    g = _client(record)
+    called: set[str] = set()
+    for route, name in ROUTES.items():
+        method, template = route.split(" ", 1)
+        fn = getattr(g, name)
+        required = {p.name: _dummy(p) for p in inspect.signature(fn).parameters.values()
+                    if p.default is inspect.Parameter.empty and p.kind is not inspect.Parameter.VAR_KEYWORD}
+        with contextlib.suppress(Exception):  # an empty answer need not validate: the request is what is checked
+            fn(**required)
+        assert sent and sent[-1] == (method, fill_path(template, {k: v for k, v in required.items() if k != "body"})), \
+            (route, name, sent[-1:])
+        called.add(route.replace(":path}", "}"))
+    assert called == operations
+
+
+def test_the_generator_refuses_a_name_a_hand_written_method_takes(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(client_gen, "CONVENIENCES", (*client_gen.CONVENIENCES, "recall"))
+    with pytest.raises(AssertionError, match="recall"):
+        client_gen.names()
+
+
 def test_the_generated_methods_are_current() -> None:
     assert client_gen.TARGET.read_text() == client_gen.source(), "run `grimoire client generate --write`"
 
@@ -35,15 +81,22 @@ def _client(handler: Any, **kw: Any) -> Grimoire:
                     **kw)
 
 
+def _problem(status: int, detail: str, **more: Any) -> dict[str, Any]:
+    """An error body as the service writes it (api/errors.py): RFC 9457 problem details."""
+    return {"type": "about:blank", "title": "t", "status": status, "detail": detail, "instance": "/x",
+            "request_id": "r-1", **more}
+
+
 def test_errors_are_typed_with_the_services_message() -> None:
-    answers = {"/entries/x": (404, {"detail": "not found: x"}),
-               "/agents/a/core/persona": (409, {"detail": "the persona block is at version 2, not 1"}),
-               "/retrieve": (422, {"message": "body.k: must be at least 1", "detail": []})}
+    field = {"loc": ["body", "k"], "msg": "must be at least 1", "type": "greater_than_equal"}
+    answers = {"/entries/x": (404, _problem(404, "not found: x")),
+               "/agents/a/core/persona": (409, _problem(409, "the persona block is at version 2, not 1")),
+               "/retrieve": (422, _problem(422, "body.k: must be at least 1", errors=[field]))}
 
     def handler(request: httpx.Request) -> httpx.Response:
         assert request.headers["x-api-key"] == "k"
         status, body = answers[request.url.path]
-        return httpx.Response(status, json=body)
+        return httpx.Response(status, json=body, headers={"content-type": "application/problem+json"})
 
     g = _client(handler)
     with pytest.raises(NotFound, match="not found: x"):
@@ -51,8 +104,10 @@ def test_errors_are_typed_with_the_services_message() -> None:
     with pytest.raises(Conflict, match="version 2, not 1") as caught:
         g.rewrite_core_block("a", "persona", {"content": "- x", "expected_version": 1})
     assert caught.value.status == 409
-    with pytest.raises(Invalid, match="must be at least 1"):
+    with pytest.raises(Invalid, match="must be at least 1") as invalid:
         g.retrieve_memory({"text": "q", "k": 0})
+    assert invalid.value.errors == [field] and invalid.value.request_id == "r-1"
+    assert str(invalid.value) == "422: body.k: must be at least 1"
 
 
 def test_503_is_retried_with_backoff_then_raised_with_retry_after() -> None:
@@ -61,14 +116,14 @@ def test_503_is_retried_with_backoff_then_raised_with_retry_after() -> None:
     def flaky(request: httpx.Request) -> httpx.Response:
         calls.append(1)
         if len(calls) < 3:
-            return httpx.Response(503, json={"status": "unavailable", "detail": "database down"},
+            return httpx.Response(503, json=_problem(503, "database down"),
                                   headers={"Retry-After": "0"})
         return httpx.Response(200, json={"episodes": 3})
 
     assert _client(flaky).memory_stats() == {"episodes": 3} and len(calls) == 3
 
     def down(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(503, json={"detail": "database down"}, headers={"Retry-After": "0"})
+        return httpx.Response(503, json=_problem(503, "database down"), headers={"Retry-After": "0"})
 
     with pytest.raises(Unavailable) as caught:
         _client(down, retries=2).memory_stats()
