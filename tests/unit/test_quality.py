@@ -31,18 +31,30 @@ def test_hedged_vague_text_scores_low() -> None:
     assert q.score == pytest.approx(0.25 * 0.0 + 0.25 * 0.2 + 0.2 * 1.0 + 0.15 * 0.1 + 0.15 * 1.0)
 
 
-@pytest.mark.parametrize(("text", "flag"), [
-    ("This revolutionary strategy is a game-changer for yields of 5%", "empty_rhetoric"),
-    ("Many believe the ETH price will hold 2000", "weasel_words"),
-    ("My brilliant read of the market says 3 more days", "self_praise"),
-    ("Rate hikes cause sell pressure", "unverified_causal_claim"),
-    ("The price goes up when the price goes up", "tautology"),
+# Each case's score by hand, novelty 0.5 and consistency 1.0 (a new entry) throughout:
+#   one number: specificity 0.2 + 0.2 = 0.4, actionability 0.2, verifiability 0.5 (a number)
+#       0.25 * 0.4 + 0.25 * 0.2 + 0.20 * 0.5 + 0.15 * 0.5 + 0.15 * 1.0 = 0.475
+#   no number:  specificity 0.2, actionability 0.2, verifiability 0.1
+#       0.25 * 0.2 + 0.25 * 0.2 + 0.20 * 0.5 + 0.15 * 0.1 + 0.15 * 1.0 = 0.365
+# and 0.1 off for each red flag.
+@pytest.mark.parametrize(("text", "flags", "before", "expected"), [
+    ("This revolutionary strategy is a game-changer for yields of 5%", ("empty_rhetoric",), 0.475, 0.375),
+    ("Many believe the ETH price will hold 2000", ("weasel_words",), 0.475, 0.375),
+    ("My brilliant read of the market says 3 more days", ("self_praise",), 0.475, 0.375),
+    ("Rate hikes cause sell pressure", ("unverified_causal_claim",), 0.365, 0.265),
+    ("The price goes up when the price goes up", ("tautology",), 0.365, 0.265),
+    ("Many believe this revolutionary game-changer strategy is brilliant", ("empty_rhetoric", "weasel_words"),
+     0.365, 0.165),
+    ("My brilliant read: many believe rate hikes cause sell pressure",
+     ("weasel_words", "self_praise", "unverified_causal_claim"), 0.365, 0.065),
 ])
-def test_red_flags_cost_0_1_each(text: str, flag: str) -> None:
+def test_red_flags_cost_0_1_each(text: str, flags: tuple[str, ...], before: float, expected: float) -> None:
     q = quality.score(text, novelty=0.5)
-    assert flag in q.red_flags
-    dims = 0.25 * q.specificity + 0.25 * q.actionability + 0.2 * q.novelty + 0.15 * q.verifiability + 0.15
-    assert q.score == pytest.approx(max(0.0, dims - 0.1 * len(q.red_flags)))
+    assert set(q.red_flags) == set(flags)
+    assert (q.specificity, q.actionability, q.verifiability) == ((0.4, 0.2, 0.5) if before == 0.475
+                                                                  else (0.2, 0.2, 0.1))
+    assert q.score == pytest.approx(expected)
+    assert before - q.score == pytest.approx(0.1 * len(flags))
 
 
 def test_causal_claim_with_evidence_is_not_flagged() -> None:
