@@ -80,7 +80,51 @@ def _summary(errors: list[dict[str, Any]]) -> str:
     return message
 
 
+PROBLEM_SCHEMA: dict[str, Any] = {
+    "title": "Problem", "type": "object", "required": ["type", "title", "status", "detail"],
+    "description": "Every error's body: RFC 9457 problem details (api/errors.py).",
+    "properties": {
+        "type": {"type": "string", "description": "about:blank: the status says the kind"},
+        "title": {"type": "string", "description": "the status's phrase"},
+        "status": {"type": "integer"},
+        "detail": {"type": "string", "description": "what went wrong, for a person"},
+        "instance": {"type": "string", "description": "the request's path"},
+        "request_id": {"type": "string", "description": "the request's X-Request-ID, to find its log lines"},
+        "errors": {"type": "array", "description": "a 422's field errors", "items": {
+            "type": "object", "required": ["loc", "msg", "type"], "properties": {
+                "loc": {"type": "array", "items": {"type": "string"}}, "msg": {"type": "string"},
+                "type": {"type": "string"}}}},
+    },
+}
+
+
+def document(app: FastAPI) -> None:
+    """The OpenAPI spec says what errors answer: each declared 4xx or 5xx is the Problem schema as
+    application/problem+json (FastAPI's own HTTPValidationError is not what a 422 carries here)."""
+    build = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        schemas = schema.setdefault("components", {}).setdefault("schemas", {})
+        for name in ("HTTPValidationError", "ValidationError"):
+            schemas.pop(name, None)
+        schemas["Problem"] = PROBLEM_SCHEMA
+        problem_content = {PROBLEM: {"schema": {"$ref": "#/components/schemas/Problem"}}}
+        for operations in schema.get("paths", {}).values():
+            for operation in operations.values():
+                for status, response in operation.get("responses", {}).items():
+                    if status[:1] in ("4", "5"):
+                        response["content"] = problem_content
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi  # type: ignore[method-assign]
+
+
 def install(app: FastAPI) -> None:
+    document(app)
     async def _invalid_request(request: Request, exc: Exception) -> JSONResponse:
         assert isinstance(exc, RequestValidationError)
         errors = _validation_errors(exc)

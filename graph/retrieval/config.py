@@ -1,5 +1,6 @@
-"""Every weight and constant of retrieval, with the spec's defaults; GRIMOIRE_RETRIEVAL (JSON)
-overrides any of them."""
+"""Every weight and constant of retrieval, with the spec's defaults (the fusion, the rerank, MMR and its
+near-duplicate cosine, the adaptive decision's thresholds and its coverage cosine, the importance map, the
+modes' weights, the reach); GRIMOIRE_RETRIEVAL (JSON) overrides any of them."""
 
 from __future__ import annotations
 
@@ -94,6 +95,20 @@ class HormonalModulation(BaseModel):
     recency_bias: float = 1.0
 
 
+class AdaptiveDecisionConfig(BaseModel):
+    """The adaptive decision's thresholds (graph/retrieval/decision.py: the spec's heuristic, in its order) and
+    how the coverage it reads is measured (graph/retrieval/pipeline.py)."""
+
+    full_curiosity: float = 0.8     # more curious than this: full retrieval
+    covered: int = 5                # more entries than this near the query: the topic is well covered
+    covered_curiosity: float = 0.4  # ... and less curious than this: semantic only (or none, below)
+    routine_curiosity: float = 0.1  # ... none when curiosity is at most this
+    routine_arousal: float = 0.3    # ... and arousal at most this: routine and calm
+    full_arousal: float = 0.7       # more aroused than this: full retrieval (else light)
+    coverage_cosine: float = 0.6    # an entry at least this similar to the query counts toward coverage
+    coverage_k: int = 20            # the nearest entries looked at for coverage
+
+
 class RetrievalConfig(BaseModel):
     rrf_k: int = 60
     backend_weights: dict[str, float] = Field(default_factory=lambda: {"vector": 1.0, "bm25": 1.0, "graph": 1.0})
@@ -112,6 +127,7 @@ class RetrievalConfig(BaseModel):
     bloodstain_boost: float = 1.2
     mmr_lambda: float = 0.7
     mmr_top: int = 10                     # MMR reorders the first mmr_top results
+    duplicate_cosine: float = 0.95        # the hybrid MMR cuts a result this similar to one above it
     # How MMR reads relevance (rerank.relevance). min_max, chosen on LoCoMo conversations 1-3 and checked on 4-5
     # (issue 22): full-pipeline recall@5 0.501 -> 0.536 (tune) and 0.462 -> 0.531 (check), recall@10 unchanged.
     mmr_relevance: Literal["ratio", "min_max"] = "min_max"
@@ -121,6 +137,12 @@ class RetrievalConfig(BaseModel):
     contrarian_every: int = 100           # every Nth retrieval of an agent injects contrarian entries
     contrarian_count: int = 2
     light_k: int = 3                      # the adaptive decision's "light" retrieval
+    adaptive: AdaptiveDecisionConfig = Field(default_factory=AdaptiveDecisionConfig)
+    # An item's quality when it has no quality score: its importance (episodes' routine ... emergency), else
+    # importance_default; also the importance factor of four_factor and generative_agents.
+    importance: dict[str, float] = Field(default_factory=lambda: {"routine": 0.25, "notable": 0.5, "critical": 0.75,
+                                                                  "emergency": 1.0})
+    importance_default: float = 0.25
     source_weights: SourceWeights = Field(default_factory=SourceWeights)
     zeigarnik_boost: float = 1.2          # interrupted episodes come more readily (graph/retrieval/zeigarnik.py)
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)

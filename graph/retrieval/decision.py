@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from graph.retrieval.config import AdaptiveDecisionConfig
+
+DEFAULT = AdaptiveDecisionConfig()
+
 
 class Decision(StrEnum):
     full = "full"                    # vector + BM25 + graph
@@ -13,14 +17,15 @@ class Decision(StrEnum):
     none = "none"                    # nothing: routine and well covered
 
 
-def decide(curiosity: float, arousal: float, coverage: int) -> Decision:
-    """The spec's rules in its order; `none` is added for the routine case it describes (nothing
-    new, well covered, calm) but does not spell out."""
-    if curiosity > 0.8:
+def decide(curiosity: float, arousal: float, coverage: int, t: AdaptiveDecisionConfig = DEFAULT) -> Decision:
+    """The spec's rules in its order, at the thresholds of RetrievalConfig.adaptive; `none` is added for the
+    routine case it describes (nothing new, well covered, calm) but does not spell out."""
+    if curiosity > t.full_curiosity:
         return Decision.full
-    if coverage > 5 and curiosity < 0.4:
-        return Decision.none if curiosity <= 0.1 and arousal <= 0.3 else Decision.semantic_only
-    if arousal > 0.7:
+    if coverage > t.covered and curiosity < t.covered_curiosity:
+        return (Decision.none if curiosity <= t.routine_curiosity and arousal <= t.routine_arousal
+                else Decision.semantic_only)
+    if arousal > t.full_arousal:
         return Decision.full
     return Decision.light
 

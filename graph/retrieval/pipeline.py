@@ -25,7 +25,7 @@ from graph.retrieval.context import Clock, Context, QueryVector
 from graph.retrieval.decision import Decision, decide
 from graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
 from graph.retrieval.feedback import feedback as learn_from
-from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.filters import RetrievalFilters, as_known
 from graph.retrieval.modes import generative_agents
 from graph.retrieval.reach import ReachCache
 from graph.retrieval.request import RetrievalRequest
@@ -60,7 +60,8 @@ class Retriever:
         k, filters, decision = req.k, req.filters, None
         if req.adaptive:
             decision = decide(req.curiosity, req.arousal if req.arousal is not None else (req.mood or [0, 0, 0])[1],
-                              req.coverage if req.coverage is not None else self._coverage(embedding(), visibility))
+                              req.coverage if req.coverage is not None else self._coverage(embedding(), visibility),
+                              self.config.adaptive)
             if decision == Decision.none:
                 return RetrievalResult(decision=decision, mode=req.mode, results=[], cut=[], tokens=0)
             if decision == Decision.light:
@@ -77,12 +78,14 @@ class Retriever:
         if embedding is None:
             return 0
         params = RetrievalFilters(kinds=["entries"]).params(visibility)
-        rows = backends.vector_measured(self.db, embedding, 20, params, self.config, self.reaches)
-        return sum(1 for r in rows if r["score"] >= 0.6)
+        t = self.config.adaptive
+        rows = backends.vector_measured(self.db, embedding, t.coverage_k, params, self.config, self.reaches)
+        return sum(1 for r in rows if r["score"] >= t.coverage_cosine)
 
     def _finish(self, ctx: Context, found: list[Candidate], decision: Decision | None,
                 agent_id: str | None) -> RetrievalResult:
         req = ctx.req
+        found = as_known(self.db, found, ctx.filters.known_as_of, ctx.visibility)  # as recorded then, if asked
         chosen, beyond = found[:ctx.k], found[ctx.k:]
         if req.for_decision and agent_id and req.mood:
             embedding = ctx.embedding()

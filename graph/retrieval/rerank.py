@@ -15,7 +15,7 @@ from graph.knowledge.decay import DAY_MS, EPISODE, DecayConfig, effective_confid
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 
-IMPORTANCE = {"routine": 0.25, "notable": 0.5, "critical": 0.75, "emergency": 1.0}
+DEFAULT = RetrievalConfig()
 
 
 def cosine(a: Sequence[float] | None, b: Sequence[float] | None) -> float:
@@ -36,10 +36,11 @@ def confidence_now(item: Candidate, now: int, decay: DecayConfig) -> float:
     return effective_confidence(1.0, now, last, decay.type_half_life_days[EPISODE] * DAY_MS, 1.0, decay.floor)
 
 
-def quality(item: Candidate) -> float:
+def quality(item: Candidate, config: RetrievalConfig = DEFAULT) -> float:
+    """The item's quality score, else its importance as `config.importance` maps it."""
     if item.quality_score is not None:
         return float(item.quality_score)
-    return IMPORTANCE.get(item.importance or "", 0.25)
+    return config.importance.get(item.importance or "", config.importance_default)
 
 
 def recency(item: Candidate, now: int, half_life_days: float) -> float:
@@ -52,7 +53,7 @@ def factors(item: Candidate, rrf_norm: float, *, now: int, regime: str | None, c
     return {
         "rrf": rrf_norm,
         "effective_confidence": confidence_now(item, now, decay),
-        "quality": quality(item),
+        "quality": quality(item, config),
         "recency": recency(item, now, config.recency_half_life_days),
         "regime_match": 1.0 if regime is not None and item.regime == regime else 0.0,
     }

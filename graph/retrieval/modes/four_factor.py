@@ -29,7 +29,7 @@ def score(item: Candidate, query: Sequence[float] | None, *, now: int, mood: Seq
     f = {
         "semantic": cosine(item.embedding, query),
         "temporal": retention(now, item.last_accessed_at or now, hl, item.strength or 1.0),
-        "importance": quality(item),
+        "importance": quality(item, config),
         "emotional": emotional_congruence(item.pad, mood),
     }
     f["score"] = (f["semantic"] * w.semantic + f["temporal"] * w.temporal + f["importance"] * w.importance

@@ -28,7 +28,7 @@ def score(item: Candidate, query: Sequence[float] | None, *, now: int, block: in
     else:
         hours = max(0, now - (item.valid_from or now)) / 3_600_000
         rec = math.exp(-g.decay_per_hour * hours)
-    f = {"recency": rec, "importance": quality(item), "relevance": cosine(item.embedding, query)}
+    f = {"recency": rec, "importance": quality(item, config), "relevance": cosine(item.embedding, query)}
     f["score"] = w.recency * f["recency"] + w.importance * f["importance"] + w.relevance * f["relevance"]
     return f
 

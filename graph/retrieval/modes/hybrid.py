@@ -16,7 +16,6 @@ from graph.retrieval.modes.base import Needs
 from graph.retrieval.modes.recipe import INDEXES, fuse, search
 from graph.topology import signals
 
-DUPLICATE_COSINE = 0.95
 BACKENDS = ("vector", "bm25", "graph")
 
 
@@ -70,7 +69,7 @@ class Hybrid:
             c.weights = weights
         found = stages.finish(ctx, found)
         items.with_embeddings(ctx.db, found[:cfg.mmr_top])
-        found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=DUPLICATE_COSINE,
+        found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=cfg.duplicate_cosine,
                                   normalise=cfg.mmr_relevance)
         for d in dupes:
             d.cut = f"diversity: a near-duplicate of {d.similar_to}"
