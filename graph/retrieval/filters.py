@@ -1,14 +1,18 @@
 """What a retrieval may return: visibility (always), kinds, categories, status, regimes, an owning
-agent, minimum confidence, time on both axes (valid at, known as of), and RAPTOR levels."""
+agent, minimum confidence, time on both axes (valid at, known as of), and RAPTOR levels. Known as of a time,
+an entry reads as it was recorded then (`as_known`): its text, confidence and scope from the version valid then."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
+from graph.db.connection import Database
 from graph.model.common import MAX_INT, AgentId, StrictModel, Unit
 from graph.model.enums import EntryCategory, EntryStatus, MarketRegime
+from graph.retrieval.candidate import Candidate
 from graph.visibility import Visibility
 
 LABELS = {"episodes": "Episode", "entries": "Entry"}
@@ -45,3 +49,26 @@ class RetrievalFilters(StrictModel):
             "agent_id": self.agent_id, "valid_at": self.valid_at, "known_as_of": self.known_as_of,
             "levels": sorted(set(self.levels)) if self.levels else None,
         }
+
+
+def as_known(db: Database, found: Sequence[Candidate], known_as_of: int | None,
+             visibility: Visibility) -> list[Candidate]:
+    """The candidates as they were recorded at `known_as_of` (ranked as they are now): each entry's text,
+    confidence, scope and regime from its version valid then (cypher/retrieval/as_known.cypher); an entry not
+    recorded yet then, or whose state then the viewer may not see, is left out. Episodes never change their text.
+    Without a time, the candidates as they are."""
+    entries = [c.id for c in found if c.kind == "entry"]
+    if known_as_of is None or not entries:
+        return list(found)
+    states = {r["id"]: r["state"] for r in db.rows("retrieval/as_known", ids=entries, known_as_of=known_as_of,
+                                                   **visibility.params())}
+    out = []
+    for c in found:
+        if c.kind == "entry":
+            s = states.get(c.id)
+            if s is None:
+                continue
+            c.text, c.confidence, c.scope, c.clade = s["content"], s["confidence"], s["scope"], s["clade"]
+            c.regime = s["market_regime"] or c.regime
+        out.append(c)
+    return out
