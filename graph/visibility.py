@@ -37,11 +37,15 @@ def run_predicate(var: str) -> str:
 
 
 # Entities are seen through what mentions them or states facts about them, or by being public, or
-# by having been created by the viewer (graph/topology/entities.py).
+# by having been created by the viewer (graph/topology/entities.py). Archived items (forgotten memories,
+# archived crystals) and archived facts make nothing visible (expired items have no relationships left),
+# and a creator whose own memories that mention the entity were forgotten no longer sees it through them.
 ENTITY_PREDICATE = (
-    "$admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer "
-    "OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE "
-    "f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' "
+    "$admin OR en.public OR ($viewer IN en.creators AND NOT EXISTS { (en)<-[:MENTIONS]-(m:Memory) WHERE "
+    "m.agent_id = $viewer AND m.archived_at IS NOT NULL }) OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE "
+    "m.archived_at IS NULL AND coalesce(m.lifecycle, '') <> 'archived' AND (m.agent_id = $viewer "
+    "OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade)) } OR EXISTS { (en)-[f]-() WHERE "
+    "f.fact_id IS NOT NULL AND f.archived_at IS NULL AND (f.agent_id = $viewer OR f.scope = 'public' "
     "OR (f.scope = 'shared' AND f.clade = $clade)) }"
 )
 

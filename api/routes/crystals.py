@@ -13,7 +13,7 @@ from api.auth import Admin, Reader, Writer
 from api.deps import DbDep, EmbedderDep, ServicesDep
 from api.ownership import guard
 from api.schemas.crystals import ForkIn, MergeIn, TransitionIn, VersionIn
-from graph.crystals import provenance, skills, store
+from graph.crystals import lifecycle, provenance, skills, store
 
 router = APIRouter(tags=["crystals"])
 
@@ -25,9 +25,15 @@ def _actor(who: Any) -> str:
 
 @router.get("/crystals/{crystal_id}", summary="A crystal (episode, memory or entry) with its crystal fields: semantic "
                                              "type, origin, epistemic layer, lifecycle, importance, access, "
-                                             "hormonal influence, governance (scope, sensitivity, lifespan, priority)")
-def get_crystal(crystal_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
-    return store.get(db, crystal_id, who.visibility())
+                                             "hormonal influence, governance (scope, sensitivity, lifespan, priority); "
+                                             "an archived one only with include_archived=true")
+def get_crystal(crystal_id: str, db: DbDep, who: Reader,
+                include_archived: Annotated[bool, Query(description="answer for an archived crystal too")] = False,
+                ) -> dict[str, Any]:
+    found = store.get(db, crystal_id, who.visibility())
+    if lifecycle.archived(found) and not include_archived:
+        raise store.CrystalNotFound(crystal_id)
+    return found
 
 
 @router.post("/crystals/{crystal_id}/lifecycle",

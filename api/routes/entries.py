@@ -10,6 +10,7 @@ from api.deps import KnowledgeDep
 from api.ownership import claim
 from api.presentation import present
 from api.schemas.entries import DecisionOut, EditOut, EntryOut, NeighbourOut, StoredDecisionOut, VersionOut
+from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.knowledge import entries, versions
 from graph.knowledge.entries import EntryDecision
@@ -65,9 +66,14 @@ def get_decision(decision_id: str, k: KnowledgeDep, who: Reader) -> dict[str, An
 
 
 @router.get("/entries/{entry_id}", response_model=EntryOut, response_model_exclude_unset=True,
-            summary="One entry with its effective confidence now")
-def get_entry(entry_id: str, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
-    return present(entries.get(k, entry_id, who.visibility()))
+            summary="One entry with its effective confidence now; an archived one only with include_archived=true")
+def get_entry(entry_id: str, k: KnowledgeDep, who: Reader,
+              include_archived: Annotated[bool, Query(description="answer for an archived entry too")] = False,
+              ) -> dict[str, Any]:
+    found = entries.get(k, entry_id, who.visibility())
+    if lifecycle.archived(found) and not include_archived:
+        raise entries.EntryNotFound(entry_id)
+    return present(found)
 
 
 @router.get("/entries", response_model=list[EntryOut], response_model_exclude_unset=True,

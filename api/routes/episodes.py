@@ -12,6 +12,7 @@ from api.ownership import claim
 from api.presentation import present
 from api.schemas.episodes import EpisodeOut, IngestOut
 from graph import episodes
+from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.model.common import to_ms
 from graph.model.enums import EpisodeType, MarketRegime
@@ -63,10 +64,12 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
 
 
 @router.get("/{episode_id}", response_model=EpisodeOut, response_model_exclude_unset=True,
-            summary="One episode with the entities it mentions")
-def get_episode(episode_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+            summary="One episode with the entities it mentions; an archived one only with include_archived=true")
+def get_episode(episode_id: str, db: DbDep, who: Reader,
+                include_archived: Annotated[bool, Query(description="answer for an archived episode too")] = False,
+                ) -> dict[str, Any]:
     found = episodes.get(db, episode_id, who.visibility())
-    if found is None:
+    if found is None or (lifecycle.archived(found) and not include_archived):
         raise NotFound(f"no episode {episode_id!r}")
     return present(found)
 

@@ -29,6 +29,7 @@ from api.schemas.memory import (
     VersionOut,
 )
 from graph.agents import Principal
+from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.memory import reflection_format, stores
@@ -116,20 +117,26 @@ def message(agent_id: str, body: MessageIn, memory: AgentMemoryDep, who: Writer,
 
 
 @router.get("/agents/{agent_id}/memories", summary="The agent's memories, newest first: of a store, of a day "
-                                                    "(the episodic log), archived ones on request; each with its "
-                                                    "relevance now (section 9)")
+                                                    "(the episodic log); only the archived ones with archived=true, "
+                                                    "both with include_archived=true; each with its relevance now "
+                                                    "(section 9)")
 def list_memories(agent_id: str, memory: AgentMemoryDep, who: Reader, store: Store | None = None,
-                  day: Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")] = None, archived: bool = False,
+                  day: Annotated[str | None, Query(pattern=r"^\d{4}-\d{2}-\d{2}$")] = None,
+                  archived: Annotated[bool, Query(description="only the archived (forgotten) memories")] = False,
+                  include_archived: Annotated[bool, Query(description="the archived memories too")] = False,
                   offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
                   limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[dict[str, Any]]:
     return stores.list_memories(memory.db, _own(who, agent_id), store=store, day=day, archived=archived,
-                                offset=offset, limit=limit)
+                                include_archived=include_archived, offset=offset, limit=limit)
 
 
-@router.get("/agents/{agent_id}/memories/{memory_id}", summary="One memory, with its relevance now")
-def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
+@router.get("/agents/{agent_id}/memories/{memory_id}",
+            summary="One memory, with its relevance now; a forgotten (archived) one only with include_archived=true")
+def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reader,
+               include_archived: Annotated[bool, Query(description="answer for an archived memory too")] = False,
+               ) -> dict[str, Any]:
     found = stores.get(memory.db, _own(who, agent_id), [memory_id])
-    if not found:
+    if not found or (lifecycle.archived(found[0]) and not include_archived):
         raise NotFound(f"no memory {memory_id!r}")
     return found[0]
 

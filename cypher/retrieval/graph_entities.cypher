@@ -24,7 +24,7 @@
 :param levels => null;
 :param agent_id => null;
 MATCH (en:Entity) WHERE en.id IN $seeds
-  AND ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+  AND ($admin OR en.public OR ($viewer IN en.creators AND NOT EXISTS { (en)<-[:MENTIONS]-(m:Memory) WHERE m.agent_id = $viewer AND m.archived_at IS NOT NULL }) OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.archived_at IS NULL AND coalesce(m.lifecycle, '') <> 'archived' AND (m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade)) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND f.archived_at IS NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
   AND COUNT { (en)<-[:MENTIONS]-() } <= $max_mentions  // a hub says as little as a stop word
 WITH en AS seed
 CALL (seed) {

@@ -11,7 +11,7 @@
 :param rows => [{fact_id: 'fact-1', type: 'ORACLE_DEPENDENCY', name: null, subject: '1:0xreserve', object: '1:0xfeed', value_id: null, valid_from: 19000000, recorded_at: 1700000000000}];
 UNWIND $rows AS row
 MATCH (en:Entity {id: row.subject})
-WHERE ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+WHERE ($admin OR en.public OR ($viewer IN en.creators AND NOT EXISTS { (en)<-[:MENTIONS]-(m:Memory) WHERE m.agent_id = $viewer AND m.archived_at IS NOT NULL }) OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.archived_at IS NULL AND coalesce(m.lifecycle, '') <> 'archived' AND (m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade)) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND f.archived_at IS NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
 MATCH (en)-[f]->(o)
 WHERE f.fact_id IS NOT NULL AND f.expired_at IS NULL
   AND ($admin OR f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade))

@@ -16,7 +16,7 @@ CALL () {
   RETURN e, score / (1.0 + score) AS score
 }
 WITH e AS en, max(score) AS score
-WHERE ($admin OR en.public OR $viewer IN en.creators OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
+WHERE ($admin OR en.public OR ($viewer IN en.creators AND NOT EXISTS { (en)<-[:MENTIONS]-(m:Memory) WHERE m.agent_id = $viewer AND m.archived_at IS NOT NULL }) OR EXISTS { (en)<-[:MENTIONS]-(m) WHERE m.archived_at IS NULL AND coalesce(m.lifecycle, '') <> 'archived' AND (m.agent_id = $viewer OR m.scope = 'public' OR (m.scope = 'shared' AND m.clade = $clade)) } OR EXISTS { (en)-[f]-() WHERE f.fact_id IS NOT NULL AND f.archived_at IS NULL AND (f.agent_id = $viewer OR f.scope = 'public' OR (f.scope = 'shared' AND f.clade = $clade)) })
 RETURN en {.id, .kind, .name, .symbol, .aliases, .chain_id, .address} AS entity, score
 ORDER BY score DESC, entity.id
 LIMIT $limit

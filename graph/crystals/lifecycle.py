@@ -7,11 +7,15 @@
     expired, archived → purged (physical deletion); consolidated has no way out
 
 Skills never expire (they are immune to decay). Any other move is refused with a Conflict (409) naming both
-states."""
+states. Forgetting (moltbot-memory.md 8.3, a person's request, not the consolidation engine's) archives a memory
+from whatever live state it is in and restoring puts it back in that state (cypher/memory/archive.cypher,
+restore.cypher). An archived item is read by id only when the reader asks for archived items too (`archived`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import StrEnum
+from typing import Any
 
 from graph.errors import Conflict
 
@@ -59,3 +63,10 @@ def check(current: Lifecycle, target: Lifecycle, *, skill: bool = False) -> None
 def mutable(state: Lifecycle) -> bool:
     """A frozen crystal is immutable: a change to it creates a new version."""
     return state != S.frozen
+
+
+def archived(item: Mapping[str, Any]) -> bool:
+    """An item out of the live store: a forgotten memory (archived_at), an archived crystal (a merge's loser, an
+    activated crystal of low importance), an entry the Curator archived (status archived)."""
+    return (item.get("lifecycle") == S.archived.value or item.get("archived_at") is not None
+            or item.get("status") == S.archived.value)

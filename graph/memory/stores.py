@@ -262,9 +262,10 @@ def get(db: Database, agent_id: str, ids: Sequence[str], now: int | None = None)
 
 
 def list_memories(db: Database, agent_id: str, *, store: Store | None = None, day: str | None = None,
-                  archived: bool = False, offset: int = 0, limit: int = 50,
+                  archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50,
                   now: int | None = None) -> list[dict[str, Any]]:
+    """The live memories, only the archived ones (`archived`), or both (`include_archived`)."""
     at = now if now is not None else now_ms()
     rows = db.fetch("memory/list", agent_id=agent_id, store=store.value if store else None, day=day,
-                    archived=archived, offset=offset, limit=limit)
+                    archived=archived, include_archived=include_archived, offset=offset, limit=limit)
     return [shape(r, at) for r in rows]

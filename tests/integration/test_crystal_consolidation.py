@@ -42,7 +42,7 @@ def _script(db: Database, now: int, rows: dict[str, dict[str, Any]]) -> None:
 
 
 def _crystal(api: Api, h: dict[str, str], cid: str) -> dict[str, Any]:
-    r = api.client.get(f"/crystals/{cid}", headers=h)
+    r = api.client.get(f"/crystals/{cid}", headers=h, params={"include_archived": True})
     return r.json() if r.status_code == 200 else {"status": r.status_code}
 
 

@@ -89,7 +89,9 @@ def test_only_the_owner_moves_a_crystal_and_an_archived_entry_leaves_retrieval(a
     assert _move(api, mate, "en-shared", S.activated).status_code == 404     # but only the owner moves it
     assert _move(api, owner, "en-shared", S.activated).status_code == 200
     assert _move(api, owner, "en-shared", S.archived).status_code == 200
-    assert api.client.get("/entries/en-shared", headers=owner).json()["status"] == "archived"
+    assert api.client.get("/entries/en-shared", headers=owner).status_code == 404  # archived: out of reads by id
+    assert api.client.get("/entries/en-shared", headers=owner,
+                          params={"include_archived": True}).json()["status"] == "archived"
 
 
 def test_expired_is_never_visible_to_anyone(api: Api) -> None:
@@ -170,7 +172,8 @@ def test_time_to_live_runs_out_through_the_scheduler(live: Api) -> None:
     while live.client.get("/episodes/short", headers=h).status_code == 200:
         assert time.monotonic() < deadline, "the scheduler's crystals.lifespan job never expired the crystal"
         time.sleep(0.25)
-    while live.client.get("/crystals/short-active", headers=h).json()["lifecycle"] != "archived":
+    while live.client.get("/crystals/short-active", headers=h,
+                          params={"include_archived": True}).json()["lifecycle"] != "archived":
         assert time.monotonic() < deadline, "the activated crystal was never archived"  # no activated → expired
         time.sleep(0.25)
     assert live.client.get("/crystals/long", headers=h).json()["lifecycle"] == "generated"

@@ -47,7 +47,8 @@ def history(api: Api) -> dict[str, Any]:
 
 def test_a_merge_has_many_parents_and_the_tree_and_chain_follow_the_history(api: Api, history) -> None:
     c, y1, y2, z1 = history["c"], history["y1"], history["y2"], history["z1"]
-    x1, x2 = (api.client.get(f"/crystals/{i}", headers=history["a"]).json() for i in ("x1", "x2"))
+    x1, x2 = (api.client.get(f"/crystals/{i}", headers=history["a"], params={"include_archived": True}).json()
+              for i in ("x1", "x2"))
     assert x1["lifecycle"] == "consolidated" and x2["lifecycle"] == "archived" and x2["parent_id"] == "x1"
     tree = _ok(api.client.get(f"/crystals/{z1}/provenance/tree", headers=c))
 

@@ -59,7 +59,7 @@ class Life:
         return by
 
     def entry(self, entry_id: str) -> dict[str, Any]:
-        r = self.api.client.get(f"/entries/{entry_id}", headers=self.h)
+        r = self.api.client.get(f"/entries/{entry_id}", headers=self.h, params={"include_archived": True})
         assert r.status_code == 200, r.text
         return r.json()
 

@@ -138,7 +138,7 @@ def test_a_reflection_proposes_and_only_a_person_decides(api: Api, db) -> None:
     assert core(api, h) == core_before                      # the core rewrite was not approved
     after = db.fetch("testing/count_memories")[0]
     assert (after["n"], after["searchable"]) == (memories_before["n"] + 1, memories_before["searchable"])  # +1 fact, -1
-    archived = api.client.get(f"/agents/{AGENT}/memories/{old}", headers=h).json()
+    archived = api.client.get(f"/agents/{AGENT}/memories/{old}", headers=h, params={"include_archived": True}).json()
     assert archived["relevance"]["status"] == "archived" and archived["archived_at"] is not None
     fact = [m for m in api.client.get(f"/agents/{AGENT}/memories", headers=h, params={"store": "semantic"}).json()
             if m["source"] == "reflection"]
