@@ -97,6 +97,9 @@ class MessageOut(BaseModel):
     core: dict[str, Any] | None = Field(default=None, description="the line added to core memory, or why not")
     linked: list[str] | None = Field(default=None, description="earlier memories this one reinforced (9.4)")
     audit_id: str | None = None
+    memories: list[dict[str, Any]] | None = Field(
+        default=None, description="every memory the message wrote: one per statement (a compound one is split), "
+                                  "each with its classification, id, store, core line and audit id")
     recall: dict[str, Any] | None = Field(default=None, description="a recall question's results (section 11)")
     forget: dict[str, Any] | None = Field(default=None, description="what a forget would take; nothing changed")
     reflect: dict[str, Any] | None = Field(default=None, description="a reflection asked for (section 10)")

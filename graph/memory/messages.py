@@ -32,8 +32,8 @@ from graph.memory.recall import Recall, terms
 from graph.memory.reflection import Reflections
 from graph.memory.reflection import Trigger as ReflectionTrigger
 from graph.memory.relevance import Arrival, Reinforcement
-from graph.memory.routing import USER, Router, Store
-from graph.memory.triggers import Intent, QueryType, Trigger, detect
+from graph.memory.routing import USER, Classification, Router, Store
+from graph.memory.triggers import Intent, QueryType, Trigger, clauses, detect
 
 Defer = Callable[[Callable[[], object]], None]  # runs work after the answer is sent (FastAPI's background tasks)
 AGENT_TTL = 5.0  # seconds an agent and its person's name are kept between messages
@@ -82,12 +82,28 @@ class AgentMemory:
 
     def remember(self, agent_id: str, trigger: Trigger, said: str, *, actor: str, at: int,
                  session_id: str | None) -> dict[str, Any]:
-        agent, user = self._agent_and_user(agent_id)
-        clade = agent.get("clade")
+        """One memory per statement: a compound one ("my wallet is X and I prefer low-risk pools") is split into
+        its clauses (triggers.clauses), each classified and written on its own, so that forgetting one leaves the
+        others; a procedure's steps or a vault item stay whole. The answer is the first memory's, with every
+        memory written in `memories`."""
+        _, user = self._agent_and_user(agent_id)
         explicit = trigger.intent is Intent.remember
+        content = trigger.content or said
+        whole = self.router.classify(content, explicit=explicit, user=user)
+        parts = [content] if whole.store in (Store.procedural, Store.vault) else clauses(content)
+        written = [self._remember_one(agent_id, part, said, explicit, user, actor=actor, at=at + i,
+                                      session_id=session_id, classification=whole if len(parts) == 1 else None)
+                   for i, part in enumerate(parts)]
+        return {**written[0], "memories": written}
+
+    def _remember_one(self, agent_id: str, content: str, said: str, explicit: bool, user: str, *, actor: str,
+                      at: int, session_id: str | None, classification: Classification | None) -> dict[str, Any]:
+        agent, _ = self._agent_and_user(agent_id)
+        clade = agent.get("clade")
         tag = "bot:trigger-remember" if explicit else "bot:auto-detect"  # the actor's role in the trail (12.3)
         because = f"user said {_quoted(said)}"
-        classification = self.router.classify(trigger.content or said, explicit=explicit, user=user)
+        if classification is None:
+            classification = self.router.classify(content, explicit=explicit, user=user)
         core_out: dict[str, Any] | None = None
         if classification.core_update and classification.core_block is not None:
             try:  # the line goes into its block under the cap first; refused, the memory stays semantic

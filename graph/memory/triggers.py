@@ -4,6 +4,9 @@ which search instead of write ("what do you remember about …", "when did we �
 "what's the latest on …"). A message with no phrase may still carry something memorable (a stated
 preference, decision or identity): that is an auto-detected memory, remembered with less base relevance.
 
+A compound statement ("my wallet is X and I prefer low-risk pools") is split into its clauses (`clauses`), each
+remembered on its own, so that forgetting one never silently takes the other.
+
 A cheap check on every message: a few compiled patterns, no model."""
 
 from __future__ import annotations
@@ -118,3 +121,18 @@ def detect(text: str) -> Trigger:
     if any(rx.search(text) for rx in _MEMORABLE):
         return Trigger(Intent.auto, None, text.strip())
     return Trigger(Intent.none, None, text.strip())
+
+
+# Where one statement ends and the next begins: "; ", or ", and" / "and" before a new subject the user speaks of
+# ("and I prefer …", "and my backup wallet is …", "and we decided …"); the subject stays with its clause.
+_CLAUSE = re.compile(r"\s*;\s+|,?\s+and\s+(?=(?:i|my|we|our)\s)", re.IGNORECASE)
+_WORD = re.compile(r"[\w'’-]+")
+STATEMENT_WORDS = 3  # a clause of fewer words ("Alice and I met …" splits into "Alice") is not a statement
+
+
+def clauses(content: str) -> list[str]:
+    """The statements `content` makes, each on its own; the whole when any part would not be a statement."""
+    parts = [p.strip(" ,.") for p in _CLAUSE.split(content)]
+    if len(parts) < 2 or any(len(_WORD.findall(p)) < STATEMENT_WORDS for p in parts):
+        return [content]
+    return parts

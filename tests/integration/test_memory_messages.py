@@ -142,6 +142,34 @@ def test_recall_questions_search_by_query_type_and_write_nothing(api: Api, db) -
     assert referenced["access_count"] >= 2
 
 
+def test_a_compound_statement_is_one_memory_per_clause_and_forgetting_one_keeps_the_other(api: Api, db) -> None:
+    # Before: one memory for both, so forgetting the wallet silently forgot the preference too.
+    h = api.headers(AGENT, CLADE)
+    before = db.fetch("testing/count_memories")[0]["n"]
+    said = say(api, "Remember that my wallet is 0xabc123def and I prefer low-risk pools", h)
+    assert said["intent"] == "remember"
+    memories = said["memories"]
+    assert [m["classification"]["summary"] for m in memories] == ["My wallet is 0xabc123def.",
+                                                                  "I prefer low-risk pools."], memories
+    assert memories[1]["classification"]["type"] == "preference"
+    wallet, pools = (m["memory_id"] for m in memories)
+    assert said["memory_id"] == wallet and wallet != pools
+    assert db.fetch("testing/count_memories")[0]["n"] == before + 2
+    texts = {m["id"]: m["text"] for m in api.client.get(f"/agents/{AGENT}/memories", headers=h).json()}
+    assert "0xabc123def" in texts[wallet] and "pools" not in texts[wallet]
+    assert "low-risk pools" in texts[pools] and "0xabc123def" not in texts[pools]
+
+    preview = say(api, "Forget my wallet", h, 1)["forget"]
+    assert [m["id"] for m in preview["memories"]] == [wallet], preview
+    done = api.client.post(f"/agents/{AGENT}/forget", headers=h, json={"target": "my wallet"}).json()
+    assert done["archived"] == [wallet], done
+    still = api.client.get(f"/agents/{AGENT}/recall", headers=h, params={"q": "low-risk pools"}).json()
+    assert pools in [m["id"] for m in still["results"]]
+    # a statement that only looks compound stays whole ("Alice and I" is no clause of its own)
+    whole = say(api, "Remember that Alice and I met at ETHDenver in February", h, 2)
+    assert len(whole["memories"]) == 1 and "Alice and I met" in whole["classification"]["summary"]
+
+
 def test_one_agents_memories_are_its_own(api: Api, db) -> None:
     h = api.headers(AGENT, CLADE)
     other = api.headers("intruder", CLADE)  # same clade: still not its memories

@@ -84,6 +84,15 @@ def test_every_agent_retrieves_them_by_default(seeded: Api) -> None:
         assert "mental-model:kelly-criterion" in [x["id"] for x in r.json()["results"]], r.json()
         got = seeded.client.get("/entries/mental-model:inversion", headers=h)
         assert got.status_code == 200 and got.json()["mental_model"] is True
+        # and in the workspace the agent is given for a decision: among its insights, no filter asked for
+        ws = seeded.client.post(f"/agents/{agent}/context/assemble", headers=h, json={
+            "query": "how large a position given my edge and the odds", "preassembled": False})
+        assert ws.status_code == 200, ws.text
+        insights = [e["id"] for e in ws.json()["categories"].get("insights", [])]
+        assert "mental-model:kelly-criterion" in insights, ws.json()["reasons"]
+        assert "<insights>" in ws.json()["text"] and "Kelly" in ws.json()["text"]
+    # Today a model is in a workspace when the query is near it (retrieved like any insight), not on every
+    # query: issue 39 asks for them always; this checks only what holds now.
     # A valid-time filter far in the past keeps them: a reasoning frame is valid at any time.
     h = seeded.headers("mm-a", "clade-a")
     r = seeded.client.post("/retrieve", headers=h, json={

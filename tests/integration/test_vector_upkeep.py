@@ -8,7 +8,9 @@ import json
 
 import numpy as np
 import pytest
+from fastapi.testclient import TestClient
 
+from api.app import create_app
 from graph.db import connection
 from graph.db.connection import Database, IndexOffline
 from graph.embeddings import Embedder
@@ -24,7 +26,7 @@ from graph.schema import vector_index_states
 from graph.upkeep.config import UpkeepConfig
 from graph.upkeep.vector_indexes import VectorUpkeep, Writes
 from graph.visibility import Visibility
-from tests.conftest import DATA
+from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest
 
 ADMIN = Visibility.everything()
 INDEX = RetrievalConfig(exact_below=0, candidates_factor=10)  # through the index while it is there
@@ -168,9 +170,36 @@ def test_admission_scans_while_the_entry_index_is_rebuilt(db: Database, embedder
     assert nearest() == through_index and through_index[0][0] == "en-0"
 
 
-def test_the_service_runs_the_upkeep_on_its_scheduler(api) -> None:
-    jobs = {j["name"]: j for j in api.client.get("/scheduler/jobs", headers=api.admin).json()["jobs"]}
-    assert "vectors.upkeep" in jobs and jobs["vectors.upkeep"]["every_seconds"] == 60.0
+def test_the_service_runs_the_upkeep_on_its_scheduler(db: Database, embedder: Embedder, neo4j_server: Neo4jUnderTest,
+                                                      turns) -> None:
+    # The job the service registers (not a VectorUpkeep made here), run by the service's scheduler: it starts the
+    # rebuild of a fragmented index, then records the build once the index is back online.
+    upkeep = UpkeepConfig(min_vectors=100, written_ratio=0.25, quiet_seconds=0)
+    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY, vector_upkeep=upkeep), db=db, embedder=embedder)
+    with TestClient(app) as client:
+        jobs = {j["name"]: j for j in client.get("/scheduler/jobs", headers={"X-API-Key": ADMIN_KEY}).json()["jobs"]}
+        assert "vectors.upkeep" in jobs and jobs["vectors.upkeep"]["every_seconds"] == 60.0
+        scheduler = app.state.services.scheduler
+        _write(db, embedder, turns[0][:300], 0)
+        db.run("schema/await_indexes", seconds=120)
+        scheduler.trigger("vectors.upkeep")
+        assert scheduler.run_due() == ["vectors.upkeep"]
+        state = scheduler.job("vectors.upkeep")
+        assert state.runs == 1 and state.last_error is None, state
+        assert "episode_embedding rebuild started (300+ of 300 new since its build)" in (state.last_result or "")
+        assert _build(db)["rebuilding_since"] is not None
+        assert db.fetch("testing/audit_actions")[0]["actions"].count("schema.rebuild_vector_indexes") == 1
+
+        db.run("schema/await_indexes", seconds=120)
+        scheduler.trigger("vectors.upkeep")
+        assert scheduler.run_due() == ["vectors.upkeep"]
+        state = scheduler.job("vectors.upkeep")
+        assert state.runs == 2 and state.last_error is None and state.last_result == "episode_embedding rebuilt"
+        node = _build(db)
+        assert (node["size_at_build"], node["rebuilds"], node.get("rebuilding_since")) == (300, 1, None)
+        assert db.fetch("testing/audit_actions")[0]["actions"].count("schema.rebuild_vector_indexes") == 2
+        listed = {j["name"]: j for j in client.get("/scheduler/jobs", headers={"X-API-Key": ADMIN_KEY}).json()["jobs"]}
+        assert listed["vectors.upkeep"]["runs"] == 2
 
 
 def test_growth_counts_as_written_for_imports_that_keep_their_recorded_times() -> None:
