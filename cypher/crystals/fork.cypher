@@ -1,7 +1,8 @@
 // Fork a crystal the viewer may see into a new crystal of the viewer's: the same kind (an episode, a
 // memory, an entry; a fork of a skill is not that skill), text, embedding and fields, a new id, generated, in
-// the scope asked for (private when the source is confidential; a skill's fork is a task pattern with no
-// execution record), linked to its source by a PROVENANCE
+// the narrower of the scope asked for and the source's (private < shared < public: a fork never widens what it
+// copies; private when the source is confidential or shared in another clade than the fork's owner's; a skill's
+// fork is a task pattern with no execution record), linked to its source by a PROVENANCE
 // relationship (operation forked, the actor, the time, metadata).
 :param id => 'en-1';
 :param label => 'Entry';
@@ -28,8 +29,11 @@ CREATE (f)
 SET f = properties(src), f.id = $new_id
 SET f:$([l IN labels(src) WHERE l <> 'Skill']),
     f.agent_id = $owner, f.clade = $owner_clade,
-    f.scope = CASE WHEN src.sensitivity = 'confidential' THEN 'private' ELSE $scope END,
-    f.requested_scope = CASE WHEN src.sensitivity = 'confidential' AND $scope <> 'private' THEN $scope END,
+    f.scope = CASE WHEN src.sensitivity = 'confidential' OR $scope = 'private'
+                     OR coalesce(src.scope, 'private') = 'private'
+                     OR (src.scope = 'shared' AND coalesce(src.clade, '') <> coalesce($owner_clade, '')) THEN 'private'
+                   WHEN $scope = 'shared' OR src.scope = 'shared' THEN 'shared'
+                   ELSE 'public' END,
     f.lifecycle = 'generated', f.lifecycle_at = $now, f.lifecycle_reason = null, f.recorded_at = $now,
     f.access_count = 0, f.last_accessed_at = $now, f.parent_id = null, f.audit_id = null,
     f.provenance_operation = null, f.provenance_actor = null, f.stable_skill_id = null, f.skill_version = null,
@@ -40,5 +44,6 @@ SET f:$([l IN labels(src) WHERE l <> 'Skill']),
     f.success_count = null, f.reward_sum = null, f.steering_reward = 0.0, f.skill_tags = null,
     f.skill_category = null, f.unique_buyers = null, f.bounty_matches = null, f.last_executed_at = null,
     f.expired_labels = null
+SET f.requested_scope = CASE WHEN f.scope <> $scope THEN $scope END
 CREATE (f)-[:PROVENANCE {operation: 'forked', actor: $actor, at: $now, metadata: $metadata}]->(src)
 RETURN f.id AS id, [l IN labels(f) WHERE l IN ['Episode', 'Memory', 'Entry']] AS kinds

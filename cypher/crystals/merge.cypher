@@ -1,7 +1,8 @@
 // Merge crystals (the consolidation engine, or an owner by hand): each winner becomes consolidated and
 // derives (PROVENANCE, operation merged) from each of its losers; each loser is archived with parent_id
 // pointing at its winner. Checked again here (a winner generated or activated, a loser activated, neither a
-// skill), as the engine decides outside this transaction; all of one kind ($label: ids are unique per label).
+// skill, both of one owner, scope and clade), as the engine decides outside this transaction; all of one kind
+// ($label: ids are unique per label).
 :param rows => [{winner: 'en-1', losers: ['en-2'], cosine: 0.95}];
 :param label => 'Entry';
 :param actor => 'consolidation';
@@ -25,7 +26,11 @@ CALL (row, w) {
     UNION
     MATCH (l:Entry {id: loser_id}) WHERE $label = 'Entry' RETURN l
   }
-  WITH DISTINCT l WHERE l.lifecycle = 'activated' AND NOT l:Skill AND l <> w
+  // One source only: never another owner's crystal, another scope's or another clade's (a merge adds nothing
+  // of one partition to another).
+  WITH DISTINCT w, l WHERE l.lifecycle = 'activated' AND NOT l:Skill AND l <> w
+    AND l.agent_id = w.agent_id AND coalesce(l.scope, 'private') = coalesce(w.scope, 'private')
+    AND coalesce(l.clade, '') = coalesce(w.clade, '')
   RETURN collect(l) AS losers
 }
 WITH row, w, losers WHERE size(losers) > 0

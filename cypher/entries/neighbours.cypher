@@ -23,7 +23,7 @@ CALL (q) {
   WITH e, retention, 2 * vector.similarity.cosine(e.embedding, q.embedding) - 1 AS similarity
   ORDER BY similarity DESC
   LIMIT $k
-  RETURN collect({id: e.id, content: e.content, similarity: similarity,
+  RETURN collect({id: e.id, content: e.content, similarity: similarity, agent_id: e.agent_id, scope: e.scope,
                   effective_confidence: CASE WHEN e.confidence * retention < $floor THEN $floor
                                              ELSE e.confidence * retention END}) AS neighbours
 }

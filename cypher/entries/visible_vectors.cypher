@@ -13,6 +13,6 @@ WITH e,
      CASE WHEN e.half_life_ms IS NULL THEN 1.0
           ELSE exp(-toFloat(CASE WHEN $now > e.last_accessed_at THEN $now - e.last_accessed_at ELSE 0 END)
                    / (e.half_life_ms * CASE WHEN e.strength > 1.0 THEN e.strength ELSE 1.0 END)) END AS retention
-RETURN e.id AS id, e.content AS content, e.embedding AS embedding,
+RETURN e.id AS id, e.content AS content, e.embedding AS embedding, e.agent_id AS agent_id, e.scope AS scope,
        CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective_confidence
 ORDER BY e.id

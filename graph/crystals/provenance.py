@@ -141,6 +141,9 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
             kinds[lid] = l_kinds
             if store.label_of(l_kinds).value != label:
                 raise Invalid(f"{lid} is not a crystal of the winner's kind ({label}): one source merges")
+            if any(loser.get(k) != winner.get(k) for k in ("agent_id", "scope", "clade")):
+                raise Invalid(f"{lid} is not of the winner's owner, scope and clade: a merge never moves one "
+                              f"partition's knowledge into another's")
             check(Lifecycle(loser["lifecycle"]), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
             before = {"lifecycle": loser["lifecycle"], "lifecycle_at": loser.get("lifecycle_at"), "parent_id": None}
             if "Entry" in l_kinds:

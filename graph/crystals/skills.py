@@ -92,10 +92,11 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
     new_id = uuid7()
     now = now_ms()
     # The new text is tagged and weighed afresh: a confidential change is private whatever the version before was.
-    scope = crystal.get("requested_scope") or crystal.get("scope") or "private"
+    # It keeps the scope the version before has (never the wider one once asked for: no version widens a scope).
+    scope = crystal.get("scope") or "private"
     governed = govern(text, scope, None, now)
     props = {"sensitivity": governed["sensitivity"], "scope": governed["scope"],
-             "requested_scope": governed.get("requested_scope"),
+             "requested_scope": governed.get("requested_scope") or crystal.get("requested_scope"),
              **{k: v for k, v in fields.behavioural(text, session=crystal.get("origin") == "session", now=now).items()
                 if k.startswith("hormone_") or k == "emotional_valence"}}
 

@@ -78,6 +78,8 @@ class Neighbour:
     content: str
     similarity: float
     effective_confidence: float
+    agent_id: str | None = None   # its owner and scope: a candidate merges only into its own partition's entries
+    scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -147,9 +149,13 @@ def evaluate(
     reasoner: Reasoner,
     config: AdmissionConfig | None = None,
     merge: bool = True,
+    source: tuple[str | None, str] | None = None,
 ) -> AdmissionResult:
     """`merge=False`: the candidate is known to be distinct from its neighbours (a Curator lesson for
-    its own cluster key): their similarity still scores novelty, but it is never merged or skipped."""
+    its own cluster key): their similarity still scores novelty, but it is never merged or skipped.
+    `source`: the candidate's owner and scope; it merges only into a neighbour of both (never into
+    another owner's entry or another partition's: a merge would add its tags, evidence and episodes
+    there). Without it, into any neighbour."""
     cfg = config or AdmissionConfig()
     ranked = sorted(neighbours, key=lambda n: n.similarity, reverse=True)
     nearest = ranked[0] if ranked else None
@@ -186,12 +192,14 @@ def evaluate(
     standard = standard_confidence(candidate.category, provenance, requested_confidence, cfg)
     target: str | None = None
     nearest_contradicts = nearest is not None and nearest.id in contradicted_ids
+    # What it may merge into: the nearest neighbour of its own owner and scope.
+    into = next((n for n in ranked if source is None or (n.agent_id, n.scope) == source), None)
     if merge and nearest is not None and max_sim > cfg.skip_above and not nearest_contradicts:
         outcome, confidence, status, target = AdmissionOutcome.skipped, None, None, nearest.id
         why = f"cosine {max_sim:.3f} > {cfg.skip_above} to {nearest.id}: a duplicate"
-    elif merge and nearest is not None and max_sim > cfg.merge_above and not nearest_contradicts:
-        outcome, confidence, status, target = AdmissionOutcome.merged, None, None, nearest.id
-        why = f"cosine {max_sim:.3f} > {cfg.merge_above} to {nearest.id}: merged as further evidence"
+    elif merge and into is not None and into.similarity > cfg.merge_above and into.id not in contradicted_ids:
+        outcome, confidence, status, target = AdmissionOutcome.merged, None, None, into.id
+        why = f"cosine {into.similarity:.3f} > {cfg.merge_above} to {into.id}: merged as further evidence"
     elif factors["factual_confidence"] < cfg.firewall_factual_below and high_contradicted:
         outcome, confidence, status = AdmissionOutcome.quarantined, standard, EntryStatus.quarantined
         why = (f"factual confidence {factors['factual_confidence']:.3f} < {cfg.firewall_factual_below} and it "

@@ -164,7 +164,8 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         # NEIGHBOURS of them, as the stored ones are.
         for j in _nearest(row, written[e.agent_id], neighbours.NEIGHBOURS):
             d = decisions[j]
-            near = [*near, Neighbour(d.candidate_id, items[j].content, float(row[j]), d.result.confidence or 0.0)]
+            near = [*near, Neighbour(d.candidate_id, items[j].content, float(row[j]), d.result.confidence or 0.0,
+                                     items[j].agent_id, _stored_scope(items[j]))]
         event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
         hl = half_life_ms(e.category, e.decay_class, provenance=e.provenance, dream_validated=e.dream_validated,
                           is_bloodstain=e.is_bloodstain, config=k.decay)
@@ -172,7 +173,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
                               tuple(e.tags))
         result = evaluate(candidate, near, provenance=e.provenance, requested_confidence=e.confidence,
                           now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission,
-                          merge=merge)
+                          merge=merge, source=(e.agent_id, _stored_scope(e)))
         q = quality.score(e.content, result.factors["semantic_novelty"], evidence=len(e.parent_episode_ids))
         entry_id = e.id if result.writes_entry else result.target_id
         decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
@@ -185,6 +186,11 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
              dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
+
+
+def _stored_scope(e: EntryIn) -> str:
+    """The scope the entry is stored with (a confidential one is private whatever was asked: governance)."""
+    return str(govern(e.content, e.scope.value, None, 0)["scope"])
 
 
 def _similarity_rows(vectors: np.ndarray, block: int = 1_000) -> Iterator[np.ndarray]:

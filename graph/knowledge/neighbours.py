@@ -51,7 +51,8 @@ class IndexSearch:
             for r in self.db.rows("entries/neighbours", items=items, k=NEIGHBOURS, candidates=10 * NEIGHBOURS,
                                   now=asked.now, floor=asked.floor, **asked.view.params()):
                 out[r["i"]] = [Neighbour(n["id"], n["content"], float(n["similarity"]),
-                                         float(n["effective_confidence"])) for n in r["neighbours"]]
+                                         float(n["effective_confidence"]), n.get("agent_id"), n.get("scope"))
+                               for n in r["neighbours"]]
         return out
 
 
@@ -74,7 +75,8 @@ class Scan:
             top = np.argpartition(-row, k - 1)[:k]
             top = top[np.lexsort((top, -row[top]))]  # by similarity, then the store's order (entry id)
             out.append([Neighbour(rows[j]["id"], rows[j]["content"], float(row[j]),
-                                  float(rows[j]["effective_confidence"])) for j in top.tolist()])
+                                  float(rows[j]["effective_confidence"]), rows[j].get("agent_id"), rows[j].get("scope"))
+                        for j in top.tolist()])
         return out
 
 

@@ -102,9 +102,13 @@ def test_a_life_through_several_cycles(life: Life, api, db) -> None:
     assert got["content"] == "Use uniswap-swap for WETH/USDC on chain 1: 9 of 10 outcomes positive, mean gain +8.2."
     assert got["confidence"] == 0.5 and got["status"] == "candidate" and got["evidence_regime"] == "bull"
     assert len(got["parent_episode_ids"]) == 10
-    # A warning is active at once and shared with the clade; the heuristic waits for 0.7.
+    # A warning is active at once and offered to the clade, its scope unchanged (only its owner widens it);
+    # the heuristic waits for 0.7.
     assert _entries_of(c1, "PROMOTE") == {w} and _entries_of(c1, "PROPAGATE") == {w}
-    assert life.entry(w)["scope"] == "shared" and life.entry(w)["status"] == "active"
+    assert c1["PROPAGATE"][0]["detail"] == {"proposed": True, "scope": "shared"}
+    assert life.entry(w)["scope"] == "private" and life.entry(w)["status"] == "active"
+    mate = api.headers("golem-life-mate", CLADE)
+    assert api.client.get(f"/entries/{w}", headers=mate).status_code == 404
     summary = _one(c1, "COMPRESS", lesson_key=swap)
     s = life.entry(summary["entry_id"])
     assert s["level"] == 1 and s["confidence"] == pytest.approx(0.6 * 0.9) and s["category"] == "Insight"
