@@ -4,7 +4,8 @@ from inherited or clade knowledge: such a heuristic must first be validated here
 verified outcome of its own); warnings become active at any confidence. A private warning is offered to the
 clade, never shared: the cycle records a PROPAGATE operation marked `proposed` that changes nothing (the
 entry keeps its scope); only its owner widens an entry's scope, explicitly. A confidential warning is not
-even offered. Confidence is the entry's effective confidence at the cycle's clock.
+even offered. Confidence is the entry's as its last vote or outcome set it (`promotable`): decay since then is
+DECAY's to apply.
 
 It also reviews what the hallucination firewall quarantined ("reviewed next Curator cycle"): an entry
 whose contradiction no longer stands — every entry it contradicted is now under the high-confidence
@@ -61,6 +62,16 @@ def decide(entry: dict[str, Any], effective: float, thresholds: dict[str, float]
     return ops
 
 
+def promotable(row: dict[str, Any], demote_below: float) -> float:
+    """The confidence PROMOTE holds against its thresholds: the entry's own, as its last vote or outcome set it
+    (votes and outcomes promote), not its decay since (decay runs from the last access and is DECAY's to apply:
+    a heuristic voted up to 0.7 is 0.69999787 seconds later, and still promoted). One that has decayed under the
+    demotion line is not promoted only to be demoted by the same cycle: its effective confidence counts then.
+    Rounded to 9 places, so that 0.6 + 0.1 is 0.7."""
+    effective = float(row["effective"])
+    return round(float(row["entry"]["confidence"]), 9) if effective >= demote_below else effective
+
+
 def release(entry: dict[str, Any], contradicted: list[dict[str, Any]], high: float) -> Op | None:
     standing = [c for c in contradicted if c["status"] in ("candidate", "active") and c["effective"] >= high
                 and (c.get("market_regime") is None or entry.get("market_regime") is None
@@ -88,7 +99,7 @@ def run(learning: Learning, cycle: Cycle) -> int:
                                  after=after, limit=cfg.batch)
         if not rows:
             return promoted
-        ops = [op for r in rows for op in decide(r["entry"], r["effective"], cfg.promote_at)]
+        ops = [op for r in rows for op in decide(r["entry"], promotable(r, cfg.demote_below), cfg.promote_at)]
         if ops:
             write(learning.db, cycle, ops, first_seq=seq, action="curator.promote", batch=cfg.batch)
         promoted += sum(op.op == "PROMOTE" for op in ops)
