@@ -10,13 +10,14 @@ from fastapi import APIRouter, BackgroundTasks, HTTPException, Query
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader, Writer, WriterOrPerson
-from api.deps import AgentMemoryDep, CoreMemoryDep
+from api.deps import AgentMemoryDep, CoreMemoryDep, ServicesDep
 from api.routes.agents import require_self_or_admin
 from api.schemas.memory import (
     AppendIn,
     CoreOut,
     DecisionIn,
     ForgetIn,
+    ErasureReceipt,
     ForgetPreviewIn,
     IdsIn,
     LineIn,
@@ -162,13 +163,18 @@ def forget_preview(agent_id: str, body: ForgetPreviewIn, memory: AgentMemoryDep,
     return memory.forgetting.preview(_own(who, agent_id), body.target, permanent=body.permanent, now=now_ms())
 
 
-@router.post("/agents/{agent_id}/forget",
-             summary="Forget, confirmed: archive (hidden from every search, kept) or, when permanent, delete for "
-                     "good with what hangs off it alone")
-def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+@router.post("/agents/{agent_id}/forget", response_model=ErasureReceipt | dict[str, Any],
+             summary="Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete "
+                     "for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, "
+                     "when, what and a hash); a permanent delete answers with its erasure receipt")
+def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, services: ServicesDep,
+           who: Writer) -> dict[str, Any]:
     lines = [CoreLine(c.block, c.line) for c in body.core_lines] if body.core_lines is not None else None
-    return memory.forget(_own(who, agent_id), actor=who.key_id, target=body.target, ids=body.ids,
-                         core_lines=lines, permanent=body.permanent)
+    out = memory.forget(_own(who, agent_id), actor=who.key_id, target=body.target, ids=body.ids,
+                        core_lines=lines, permanent=body.permanent)
+    if body.permanent:  # the workspaces kept in this process may quote what was erased
+        out["workspaces"] = services.context.forget_items(agent_id, {*out["deleted"], *out["entities"]})
+    return out
 
 
 @router.post("/agents/{agent_id}/memories/restore", summary="Bring archived memories back into search")

@@ -161,3 +161,38 @@ class DecisionIn(BaseModel):
         default_factory=dict, description="approve_with_changes: per proposal id, new values (a fact's summary; "
                                           "a procedure's trigger, steps, notes; a core change's `after`)")
     note: str | None = Field(default=None, max_length=2_000, description="why, for the reflection log")
+
+
+class ErasedNode(BaseModel):
+    label: str = Field(description="the node's kind (Memory, Entity, Version, …)")
+    id: str | None
+    what: str = Field(description="what it was")
+
+
+class RedactedNode(BaseModel):
+    label: str = Field(description="the node's kind (AuditRecord, Version, MemoryReflection, ContextAssembly, …)")
+    id: str | None
+    fields: list[str] = Field(description="the properties whose erased text was replaced by the redaction mark")
+
+
+class DerivedNode(BaseModel):
+    label: str
+    id: str | None
+    outcome: str = Field(description="dropped (derived from the erased items alone) or kept, and how")
+
+
+class ErasureReceipt(BaseModel):
+    """A permanent delete's receipt (graph/audit/erasure.py): every node and record it touched."""
+
+    erasure_id: str = Field(description="the erasure's own audit record (it holds no text)")
+    erased_at: str = Field(description="ISO 8601, to the minute")
+    erased_by: str = Field(description="the key that asked for it")
+    deleted: list[str] = Field(description="the memories deleted (a procedure learned only from them included)")
+    relations: int = Field(description="relations deleted (asserted by the deleted memories alone)")
+    entities: list[str] = Field(description="entities deleted (only the deleted memories touched them)")
+    sha256: dict[str, str] = Field(description="per deleted memory, the SHA-256 of its text: what the trail keeps")
+    removed: list[ErasedNode] = Field(description="every node removed: memories, entities, versions")
+    redacted: list[RedactedNode] = Field(description="every node that held a copy of the erased text, redacted")
+    derived: list[DerivedNode] = Field(description="what was derived from the erased memories: dropped or kept")
+    core_lines: list[dict[str, str]] = Field(description="the lines of core memory removed")
+    workspaces: int = Field(default=0, description="kept workspaces (in the service's memory) dropped")

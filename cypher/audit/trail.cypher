@@ -23,5 +23,5 @@ WHERE a.agent_id = $agent_id AND a.at >= coalesce($since, 0) AND a.at <= coalesc
 WITH a ORDER BY a.agent_id DESC, a.at DESC, a.id DESC
 SKIP $offset LIMIT $limit
 OPTIONAL MATCH (k:ApiKey {id: a.actor})
-RETURN a {.id, .at, .actor, .agent_id, .action, .verb, .tag, .trigger, .approval, .target_ids, .summary, .before_versions, .after_versions, .reverted_by, .channel} AS record,
+RETURN a {.id, .at, .actor, .agent_id, .action, .verb, .tag, .trigger, .approval, .target_ids, .summary, .before_versions, .after_versions, .reverted_by, .channel, .redaction} AS record,
        k.agent_id AS key_agent, coalesce(k.scopes, []) AS key_scopes

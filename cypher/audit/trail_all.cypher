@@ -18,5 +18,5 @@ WHERE a.at >= coalesce($since, 0) AND a.at <= coalesce($until, 92233720368547758
 WITH a ORDER BY a.at DESC, a.id DESC
 SKIP $offset LIMIT $limit
 OPTIONAL MATCH (k:ApiKey {id: a.actor})
-RETURN a {.id, .at, .actor, .agent_id, .action, .verb, .tag, .trigger, .approval, .target_ids, .summary, .before_versions, .after_versions, .reverted_by, .channel} AS record,
+RETURN a {.id, .at, .actor, .agent_id, .action, .verb, .tag, .trigger, .approval, .target_ids, .summary, .before_versions, .after_versions, .reverted_by, .channel, .redaction} AS record,
        k.agent_id AS key_agent, coalesce(k.scopes, []) AS key_scopes

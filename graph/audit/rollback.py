@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from neo4j import ManagedTransaction
 
-from graph.audit import retention, versions
+from graph.audit import erasure, retention, versions
 from graph.audit import revert as rv
 from graph.audit.records import Audit
 from graph.audit.vocabulary import iso_minute, one_line
@@ -222,13 +222,20 @@ class Undoing:
 class Plan:
     steps: list[Undoing]
     irreversible: list[dict[str, Any]] = field(default_factory=list)
+    not_restored: dict[str, dict[str, Any]] = field(default_factory=dict)  # erased items it leaves erased
 
     def items(self) -> list[str]:
         return sorted({i for s in self.steps for op in s.ops for i in op.items()})
 
+    def unrestored(self) -> list[dict[str, Any]]:
+        return [{**v, "records": sorted(set(v["records"]))} for _, v in sorted(self.not_restored.items())]
 
-def plan(chosen: Chosen) -> Plan:
+
+def plan(chosen: Chosen, erased: dict[str, dict[str, Any]] | None = None) -> Plan:
+    """The operations undoing the chosen records; an erased item (graph/audit/erasure.py) is never brought back:
+    what would restore one is left out, and the plan says so."""
     out = Plan([])
+    erased = erased or {}
     for record in chosen.records:
         ops = rv.parse_revert(record.get("revert") or "[]")
         if chosen.items is not None:
@@ -236,8 +243,40 @@ def plan(chosen: Chosen) -> Plan:
         gone = [op for op in ops if isinstance(op, rv.Noop)]
         if gone:
             out.irreversible.append({"record": record["id"], "action": record["action"], "reason": gone[0].reason})
-        out.steps.append(Undoing(record, [op for op in ops if not isinstance(op, rv.Noop)]))
+        if record.get("action") == erasure.ERASED_ACTION:
+            _unrestored(out, record, [i for i in record.get("target_ids") or [] if i in erased], erased)
+        kept = []
+        for op in ops:
+            if isinstance(op, rv.Noop):
+                continue
+            hit = [i for i in op.items() if i in erased or i.startswith(erasure.MARK_PREFIX)]
+            _unrestored(out, record, [i for i in hit if i in erased], erased)
+            left = _without(op, set(hit)) if hit else op
+            if left is not None:
+                kept.append(left)
+        out.steps.append(Undoing(record, kept))
     return out
+
+
+def _unrestored(p: Plan, record: dict[str, Any], ids: Sequence[str], erased: dict[str, dict[str, Any]]) -> None:
+    for i in ids:
+        entry = p.not_restored.setdefault(i, {**erased[i], "reason": "erased: a rollback never brings it back",
+                                              "records": []})
+        entry["records"].append(record["id"])
+
+
+def _without(op: rv.RevertOp, erased: set[str]) -> rv.RevertOp | None:
+    """The operation without what would touch an erased item; None when nothing else is left."""
+    if isinstance(op, rv.RestoreImage):
+        left = op.model_copy(update={
+            "nodes": [n for n in op.nodes if n.id not in erased],
+            "relationships": [r for r in op.relationships if r.start_id not in erased and r.end_id not in erased]})
+        return None if left.changes_nothing() else left
+    rest = set(op.items()) - erased
+    if not rest:
+        return None
+    narrowed: rv.RevertOp | None = op.restricted(rest)  # type: ignore[assignment]
+    return narrowed
 
 
 def conflicts(db: Database, agent_id: str, p: Plan) -> list[dict[str, Any]]:
@@ -247,7 +286,10 @@ def conflicts(db: Database, agent_id: str, p: Plan) -> list[dict[str, Any]]:
     first_touch: dict[str, int] = {}
     for s in p.steps:
         for i in s.record.get("target_ids") or []:
-            first_touch[i] = min(first_touch.get(i, s.record["at"]), s.record["at"])
+            if i not in p.not_restored:  # erased: nothing will touch it, nothing is rolled over
+                first_touch[i] = min(first_touch.get(i, s.record["at"]), s.record["at"])
+    if not first_touch:
+        return []
     undone = [s.record["id"] for s in p.steps]
     rows = db.fetch("rollback/later_changes", agent_id=agent_id, since=min(first_touch.values()),
                     items=list(first_touch), excluded=undone, verbs=["ALERT"])
@@ -462,15 +504,15 @@ class Rollbacks:
 
     def preview(self, agent_id: str, target: Target) -> dict[str, Any]:
         chosen = target.choose(self.db, agent_id)
-        p = plan(chosen)
+        p = plan(chosen, erasure.erased(self.db, agent_id))
         later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
         return {"target": target.describe(), "changes": [_brief(s.record) for s in p.steps], "items": p.items(),
                 "irreversible": p.irreversible, "conflicts": [_brief(r) for r in later],
-                **_folded(self.db, agent_id)}
+                "not_restored": p.unrestored(), **_folded(self.db, agent_id)}
 
     def rollback(self, agent_id: str, target: Target, *, actor: str, force: bool = False) -> dict[str, Any]:
         chosen = target.choose(self.db, agent_id)
-        p = plan(chosen)
+        p = plan(chosen, erasure.erased(self.db, agent_id))
         if not p.steps:
             raise Invalid(f"nothing to roll back for {target.describe()}")
         later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
@@ -515,7 +557,7 @@ class Rollbacks:
         done = self.db.write(work)
         return {**done, "target": target.describe(), "undone": [_brief(s.record) for s in p.steps],
                 "items": p.items(), "irreversible": p.irreversible, "forced_over": [_brief(r) for r in later],
-                **_folded(self.db, agent_id)}
+                "not_restored": p.unrestored(), **_folded(self.db, agent_id)}
 
 
 def _folded(db: Database, agent_id: str) -> dict[str, Any]:

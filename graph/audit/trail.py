@@ -8,6 +8,7 @@ record, the service's own (no agent) included."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +48,10 @@ def shaped(row: dict[str, Any], critical: set[str] | None = None) -> dict[str, A
     tag = read_tag(record.get("tag"), record["actor"], record["action"], row.get("key_agent"),
                    row.get("key_scopes") or [])
     targets = list(record.get("target_ids") or [])
+    if isinstance(record.get("redaction"), str):  # an erasure redacted its text (graph/audit/erasure.py)
+        record["redaction"] = json.loads(record["redaction"])
+    else:
+        record.pop("redaction", None)
     out = {**record, "verb": verb.value, "tag": tag,
            "approval": read_approval(record.get("approval"), verb, tag).value, "target_ids": targets,
            "critical": bool(critical and critical.intersection(targets))}

@@ -201,6 +201,16 @@ class Governor:
                 rebuilt += 1
         return rebuilt
 
+    def forget_items(self, agent_id: str, ids: set[str]) -> int:
+        """An erasure (graph/audit/erasure.py): the agent's kept workspace and the one it was last given go, with
+        every other kept workspace holding an erased item; how many went."""
+        gone = [k.agent_id for k in self.kept.all() if k.agent_id == agent_id or ids.intersection(k.ids)]
+        for who in gone:
+            self.kept.drop(who)
+            self._given.pop(who, None)
+        self._given.pop(agent_id, None)
+        return len(gone)
+
     # ------------------------------------------------------------------------------------------ learning
 
     def feedback(self, agent_id: str, clade: str | None, outcome: feedback.Outcome, *, actor: str) -> feedback.Recorded:

@@ -19,12 +19,12 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import ArchiveMemories, Audit, Noop, RestoreMemories, versions
+from graph.audit import ArchiveMemories, Audit, Noop, RestoreMemories, erasure, versions
 from graph.audit.versions import Versioned
+from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Conflict, Invalid, NotFound
-from graph.ids import now_ms
 from graph.memory.blocks import Block, EditLine, lines
 from graph.memory.core import CoreMemory
 from graph.memory.recall import lucene_all, terms
@@ -88,26 +88,20 @@ class Forgetting:
 
     def delete(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
                tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
+        """An erasure (graph/audit/erasure.py): the memories, what hangs off them alone and every copy of what they
+        said go; the lines of core memory go first (each its own edit, skipped when gone already), then the rest
+        in one transaction with its audit record. The receipt says what was removed, redacted, dropped or kept."""
         ids = list(dict.fromkeys(ids))
         doomed = ids + [d for d in self._derived(agent_id, ids) if d not in ids]
-        audit = Audit(action="memory.delete", actor=actor, agent_id=agent_id, tag=tag, trigger=trigger)
-
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
-            row = tx.run(cypher.query("memory/delete"), agent_id=agent_id, ids=doomed, now=now_ms()).single()
-            deleted = list(row["deleted"]) if row else []
-            if row is None or not deleted:
-                raise NotFound("none of these memories exists")
-            # the record names what went, never what it said; the memories' versions went with them
-            gone = [versions.Step(i, versions.version_id(Versioned.Memory, i, int(n)), None)
-                    for i, n in row["versions"]]
-            audit.write(tx, deleted, f"permanently deleted {len(deleted)} memories, {row['relations']} relations "
-                                     f"and {len(row['entities'])} entities at the user's request",
-                        [Noop(reason="permanently deleted at the user's request: nothing is kept to restore")], gone)
-            return {"deleted": deleted, "relations": int(row["relations"]), "entities": list(row["entities"])}
-
-        out = self.db.write(work)
-        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "deleted at the user's request", tag,
-                                             trigger)
+        if not self.db.fetch("memory/erase_texts", agent_id=agent_id, ids=doomed):
+            raise NotFound("none of these memories exists")
+        dropped = self._drop_lines(agent_id, core_lines, actor, "deleted at the user's request", tag, trigger)
+        # the erasure's own record holds no text: not even the words the user named it by
+        audit = Audit(action=erasure.ERASED_ACTION, actor=actor, agent_id=agent_id, tag=tag,
+                      trigger=f"user confirmed erasing {len(doomed)} memories" if trigger else None)
+        erased_lines = [c["line"].strip() for c in dropped] + [c.line.strip() for c in core_lines]
+        out = self.db.write(lambda tx: _erase(tx, agent_id, doomed, audit, erased_lines))
+        out["core_lines"] = dropped
         return out
 
     # ------------------------------------------------------------------ helpers
@@ -168,6 +162,41 @@ def archive_in(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, act
         audit.write(tx, archived, f"archived {len(archived)} memories and {len(relations)} relations: {why}",
                     [RestoreMemories(agent_id=agent_id, ids=archived)], steps)
     return {"archived": archived, "relations": relations, "audit_id": audit.id if archived else None}
+
+
+def _erase(tx: ManagedTransaction, agent_id: str, doomed: list[str], audit: Audit,
+           lines: list[str]) -> dict[str, Any]:
+    said = [dict(r) for r in tx.run(cypher.query("memory/erase_texts"), agent_id=agent_id, ids=doomed)]
+    if not said:
+        raise NotFound("none of these memories exists")
+    derived = tx.run(cypher.query("memory/erase_derived"), agent_id=agent_id, ids=doomed).single()
+    row = tx.run(cypher.query("memory/delete"), agent_id=agent_id, ids=doomed, now=audit.at).single()
+    deleted = list(row["deleted"]) if row else []
+    entities = list(row["entities"]) if row else []
+    gone = {e["id"]: e for m in said for e in m["entities"] if e["id"] in entities}
+    e = erasure.Erasure(
+        id=audit.id, agent_id=agent_id, actor=audit.actor, at=audit.at, ids=deleted, entities=entities,
+        texts=[t for m in said for t in (m["text"], m["said"], *m["proposals"]) if t] + list(gone),
+        words=[w for en in gone.values() for w in (en.get("name"), en.get("slug"), *(en.get("aliases") or [])) if w],
+        lines=lines, hashes={m["id"]: erasure.sha256(m["text"] or "") for m in said})
+    redacted, removed = erasure.redact(tx, e)
+    # the record names what went, never what it said; the memories' versions went with them
+    gone_versions = [versions.Step(i, versions.version_id(Versioned.Memory, i, int(n)), None)
+                     for i, n in (row["versions"] if row else [])]
+    audit.write(tx, deleted,
+                f"permanently deleted {len(deleted)} memories, {row['relations'] if row else 0} relations and "
+                f"{len(entities)} entities at the user's request; redacted {len(redacted)} records",
+                [Noop(reason="permanently deleted at the user's request: nothing is kept to restore")], gone_versions)
+    return {"erasure_id": audit.id, "erased_at": iso_minute(audit.at), "erased_by": audit.actor,
+            "deleted": deleted, "relations": int(row["relations"]) if row else 0, "entities": entities,
+            "sha256": dict(e.hashes),
+            "removed": [*({"label": "Memory", "id": i, "what": "the memory, its embedding and its versions"}
+                          for i in deleted),
+                         *({"label": "Entity", "id": i, "what": "an entity only the erased memories touched"}
+                           for i in entities),
+                         *({"label": r.label, "id": r.id, "what": "a version of an erased item"} for r in removed)],
+            "redacted": [r.out() for r in redacted],
+            "derived": list(derived["derived"]) if derived else []}
 
 
 def _in_state(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, archived: bool) -> list[str]:

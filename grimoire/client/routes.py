@@ -22,7 +22,7 @@ from api.schemas.events import EventOut
 from api.schemas.health import Health
 from api.schemas.hooks import CompactState, TurnWritten
 from api.schemas.learning import CycleIn, CycleOut, CycleReportOut, OperationOut, StrategyOut, StrategyPackageOut
-from api.schemas.memory import AppendIn, CoreOut, DecisionIn, ForgetIn, ForgetPreviewIn, IdsIn, LineIn, MessageIn, MessageOut, PinIn, ReflectIn, ReinforceIn, ReplaceIn, VersionOut
+from api.schemas.memory import AppendIn, CoreOut, DecisionIn, ErasureReceipt, ForgetIn, ForgetPreviewIn, IdsIn, LineIn, MessageIn, MessageOut, PinIn, ReflectIn, ReinforceIn, ReplaceIn, VersionOut
 from api.schemas.mental_models import MentalModelOut
 from api.schemas.metrics import MetricsOut, SamplesIn, SamplesRecorded, SeriesOut
 from api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn as ProposalsTrustIn
@@ -395,9 +395,9 @@ class Routes:
         """One agent's knowledge as JSON lines (the agent or an admin) (GET /agents/{agent_id}/export)"""
         return self._send(Request('GET', '/agents/{agent_id}/export', {'agent_id': agent_id}, {}, None, bytes, None))
 
-    def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> dict[str, Any]:
-        """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, delete for good with what hangs off it alone (POST /agents/{agent_id}/forget)"""
-        return self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+    def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | dict[str, Any]:
+        """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
+        return self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | dict[str, Any], None))
 
     def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> dict[str, Any]:
         """What forgetting a target would take, across every store and core memory; changes nothing (POST /agents/{agent_id}/forget/preview)"""
@@ -993,9 +993,9 @@ class AsyncRoutes:
         """One agent's knowledge as JSON lines (the agent or an admin) (GET /agents/{agent_id}/export)"""
         return await self._send(Request('GET', '/agents/{agent_id}/export', {'agent_id': agent_id}, {}, None, bytes, None))
 
-    async def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> dict[str, Any]:
-        """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, delete for good with what hangs off it alone (POST /agents/{agent_id}/forget)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+    async def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | dict[str, Any]:
+        """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
+        return await self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | dict[str, Any], None))
 
     async def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> dict[str, Any]:
         """What forgetting a target would take, across every store and core memory; changes nothing (POST /agents/{agent_id}/forget/preview)"""

@@ -272,7 +272,8 @@ def test_one_session_rolled_back_leaves_the_others(api: Api, db) -> None:
                                                                           headers=h).json()["blocks"]}["context"]
     after = full_export(api, db, h, agent)
     assert after == before, diff(before, after)
-    ids = {m["id"] for m in api.client.get(f"/agents/{agent}/memories", headers=h, params={"archived": "true"}).json()}
+    ids = {m["id"] for m in api.client.get(f"/agents/{agent}/memories", headers=h,
+                                           params={"include_archived": "true"}).json()}
     assert set(kept) <= ids and not set(undone) & ids
     assert rollback(api, person, agent, session="s-2").status_code == 404  # nothing of it left
     assert rollback(api, person, agent, session="s-1", record="x").status_code == 422  # one target at a time
