@@ -4,8 +4,8 @@ while the trail keeps its skeleton.
 What an erasure removes is its items (the memories, what hangs off them alone) and the text they held. Copies of
 that text live on in the agent's other nodes: audit records (a trigger quoting the user, a summary, the revert
 images a rollback would restore), versions, reflections, proposals committed into an erased memory, kept
-workspaces, events, monthly digests, decisions and Curator operations. `redact` finds them in one scan of the
-agent's nodes of those kinds and, in the erasure's transaction:
+workspaces, events, monthly digests, decisions, Curator operations, entries and admission decisions. `redact`
+finds them in one scan of the agent's nodes of those kinds and, in the erasure's transaction:
 
 - replaces every occurrence of an erased text (a memory's text, the message that said it, a proposal's content,
   a removed entity's id, a line of core memory it dropped) with the redaction mark `[erased <time> by <actor>]`;
@@ -130,7 +130,8 @@ class Redacted:
 
 def _label(labels: Sequence[str]) -> str:
     for known in ("AuditRecord", "CoreBlockVersion", "EntryVersion", "Version", "MemoryReflection", "MemoryProposal",
-                  "ContextAssembly", "ContextDecision", "Event", "AuditDigest", "CuratorOperation", "Entry"):
+                  "ContextAssembly", "ContextDecision", "Event", "AuditDigest", "CuratorOperation", "Entry",
+                  "AdmissionDecision"):
         if known in labels:
             return known
     return labels[0] if labels else "?"

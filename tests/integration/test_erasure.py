@@ -61,8 +61,17 @@ def spread(api: Api, marker: str) -> dict[str, Any]:
     assert marker in str(reflection)
     found = ok(api.client.post("/retrieve", headers=h, json={"text": "my wallet", "k": 10, "for_decision": True}))
     assert marker in str(found["results"])
+    # entries derived from the memory: one from it alone, one from it and another memory (then edited: a version)
+    only, both = f"only-{marker[-8:]}", f"both-{marker[-8:]}"
+    for entry_id, content, parents in ((only, f"Check the wallet {marker} before each rebalance", [said["memory_id"]]),
+                                       (both, f"Keep {marker} funds in low-risk pools", [said["memory_id"], pools])):
+        made = ok(api.client.post("/entries", headers=h, json={"id": entry_id, "agent_id": MAIN, "category": "Insight",
+                                                               "content": content, "parent_episode_ids": parents}))
+        assert made["outcome"] == "admitted", made
+    ok(api.client.post(f"/entries/{both}/edit", headers=h,
+                       json={"content": f"Keep {marker} funds in low-risk pools, never leveraged"}))
     return {"h": h, "person": person, "wallet": said["memory_id"], "committed": committed["memory_id"],
-            "pools": pools, "proposal": proposal["id"], "reflection": reflection["id"]}
+            "pools": pools, "proposal": proposal["id"], "reflection": reflection["id"], "only": only, "both": both}
 
 
 def rendered(api: Api, h: dict[str, str]) -> dict[str, str]:
@@ -109,7 +118,8 @@ def test_an_erasure_leaves_no_copy_anywhere_and_its_receipt_names_each(api: Api,
     # the receipt names every node that held it
     deleted = set(receipt["deleted"]) | set(receipt["entities"])
     assert deleted == {s["wallet"], s["committed"], f"concept:{marker}"}
-    listed = {r["id"] for r in receipt["redacted"]} | {r["id"] for r in receipt["removed"]}
+    listed = ({r["id"] for r in receipt["redacted"]} | {r["id"] for r in receipt["removed"]}
+              | {r["id"] for r in receipt["derived"]})
     unlisted = {(k, i) for k, i in before if i not in listed and i.split(":v")[0] not in deleted}
     assert unlisted == set()
     by_id = {r["id"]: r for r in receipt["redacted"]}
@@ -130,6 +140,14 @@ def test_an_erasure_leaves_no_copy_anywhere_and_its_receipt_names_each(api: Api,
     assert remembered["verb"] and remembered["actor"] and remembered["at"]
     erasure = next(x for x in trail if x["id"] == receipt["erasure_id"])
     assert erasure["target_ids"] == receipt["deleted"] and erasure.get("redaction") is None
+    # what derived from it: dropped when it was the only source, kept without its text otherwise
+    derived = {d["id"]: d["outcome"] for d in receipt["derived"]}
+    assert derived[s["only"]].startswith("dropped") and derived[s["both"]].startswith("kept")
+    assert api.client.get(f"/entries/{s['only']}", headers=h).status_code == 404
+    kept = ok(api.client.get(f"/entries/{s['both']}", headers=h))
+    assert kept["content"].startswith("Keep [erased ")
+    assert kept["content"].endswith("funds in low-risk pools, never leveraged")
+    assert kept["parent_episode_ids"] == [s["pools"]]
     # what was not erased is as it was
     pools = ok(api.client.get(f"/agents/{MAIN}/memories/{s['pools']}", headers=h))
     assert pools["text"] == "I prefer low-risk pools."
