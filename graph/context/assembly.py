@@ -114,24 +114,65 @@ def _select_all(lines: Mapping[ContextCategory, list[Line]], overheads: Mapping[
                        plan.masking if c in plan.protected or c not in shrunk else masking) for c in ContextCategory}
 
 
+def _priority(c: ContextCategory, plan: Plan) -> tuple[bool, float, int]:
+    """Who gets unused tokens first: hard context (compaction.HARD), then by allocation, then the render order."""
+    return (c not in compaction.HARD, -plan.allocations.get(c, 0.0), render.ORDER.index(c))
+
+
+def _budget_drops(s: Selection) -> int:
+    """Items the budget kept out (masking's exclusions are the policy's, not the budget's)."""
+    return sum(1 for _, why in s.excluded if not why.startswith("observation masking"))
+
+
+def _better(new: Selection, old: Selection) -> bool:
+    return (new.included, new.tokens) > (old.included, old.tokens) and new.included >= old.included
+
+
 def _slack(selections: dict[ContextCategory, Selection], lines: Mapping[ContextCategory, list[Line]],
            overheads: Mapping[ContextCategory, list[int]], budgets: dict[ContextCategory, int], plan: Plan) -> dict[
                ContextCategory, int]:
-    """What the satisfied categories left unused, shared among those the budget cut short in proportion to their
-    allocations; each of those is selected again with its share added. Returns the extra each got."""
-    hungry = [c for c, s in selections.items() if s.hungry and c not in plan.left_out]
-    if not hungry:
-        return {}
-    spare = plan.budget - sum(budgets[c] for c in hungry) - sum(
-        s.tokens for c, s in selections.items() if c not in hungry)
-    weight = {c: max(plan.allocations.get(c, 0.0), 1e-6) for c in hungry}
-    total = sum(weight.values())
-    extra = {c: int(spare * weight[c] / total) for c in hungry} if spare > 0 else {}
-    for c, more in extra.items():
-        if more > 0:
-            budgets[c] += more
-            selections[c] = _select(c, lines.get(c, []), budgets[c], overheads[c], plan, plan.masking)
-    return {c: m for c, m in extra.items() if m > 0}
+    """What the workspace left unused goes to the categories the budget cut short, by priority (`_priority`), in
+    three rounds, each taking the least that does it: first so that no category with candidates is left empty,
+    then so that nothing is dropped (every item in, at least as one line), then so that more goes in full. A
+    category is selected again with its extra only when that takes in more; the tokens used never add up to more
+    than the budget. Returns the extra each got."""
+    spare = plan.budget - sum(s.tokens for s in selections.values())
+    order = sorted((c for c in ContextCategory if c not in plan.left_out), key=lambda c: _priority(c, plan))
+    extra: dict[ContextCategory, int] = {}
+    rounds: list[Callable[[Selection], bool]] = [lambda t: t.included > 0, lambda t: not _budget_drops(t),
+                                                 lambda t: False]
+    for enough in rounds:
+        for c in order:
+            s = selections[c]
+            if spare <= 0 or not s.hungry or enough(s):
+                continue
+            most = s.tokens + spare
+            if most <= budgets[c]:
+                continue
+
+            def pick(budget: int, c: ContextCategory = c) -> Selection:
+                return _select(c, lines.get(c, []), budget, overheads[c], plan, plan.masking)
+
+            budget = _least(pick, budgets[c] + 1, most, enough)
+            chosen = pick(budget)
+            if _better(chosen, s):
+                spare -= chosen.tokens - s.tokens
+                extra[c] = extra.get(c, 0) + budget - budgets[c]
+                budgets[c], selections[c] = budget, chosen
+    return extra
+
+
+def _least(pick: Callable[[int], Selection], low: int, high: int, enough: Callable[[Selection], bool]) -> int:
+    """The smallest budget in [low, high] whose selection is `enough` (high when none is): a binary search."""
+    if not enough(pick(high)):
+        return high
+    while low < high:
+        mid = (low + high) // 2
+        if enough(pick(mid)):
+            high = mid
+        else:
+            low = mid + 1
+    return high
 
 
 def _layout(c: ContextCategory, s: Selection) -> list[tuple[Line, Disclosure]]:

@@ -109,23 +109,60 @@ def test_a_workspace_from_the_grimoire_and_the_caller(api: Api) -> None:
     assert counted == small["total_tokens"] <= 400
 
 
+HARD = ("invariants", "defi_snapshot", "mortality", "owner_control")
+OWNER = {"owner_control": [{"text": "Owner: no new position above 5 ETH until the audit is in.", "id": "owner"}]}
+
+
 def test_compaction_under_pressure_keeps_hard_context_whole(api: Api) -> None:
     seed(api)
-    calm = assemble(api, query="swap ETH for USDC on Uniswap", supplied=SUPPLIED, budget=3000,
+    supplied = {**SUPPLIED, **OWNER}
+    # pressure 0.85: soft categories keep three quarters of their budget, room for the compact masking's slots
+    calm = assemble(api, query="swap ETH for USDC on Uniswap", supplied=supplied, budget=8000,
                     context_tokens=10_000, max_context_tokens=100_000, preassembled=False)
-    tight = assemble(api, query="swap ETH for USDC on Uniswap", supplied=SUPPLIED, budget=3000,
-                     context_tokens=90_000, max_context_tokens=100_000, preassembled=False)
+    tight = assemble(api, query="swap ETH for USDC on Uniswap", supplied=supplied, budget=8000,
+                     context_tokens=85_000, max_context_tokens=100_000, preassembled=False)
     assert calm["route"] == "full" and calm["compaction"] is None
     assert tight["route"] == "rag" and tight["compaction"]["compacted_tokens"] < tight["compaction"][
         "original_tokens"]
     assert "episodes" in tight["compaction"]["categories_compressed"]
-    assert 0 < len(tight["categories"]["episodes"]) <= 7                                  # masked 2 + 5
-    for hard in ("invariants", "mortality"):
-        assert tight["categories"][hard] == calm["categories"][hard]
+    # masking with the compact slots: the 2 newest in full, the next 5 as one line (calm: 3 and 7)
+    episodes, before = tight["categories"]["episodes"], calm["categories"]["episodes"]
+    assert [e["disclosure"] for e in episodes] == ["full"] * 2 + ["summary"] * 5, episodes
+    assert [e["disclosure"] for e in before] == ["full"] * 3 + ["summary"] * 7
+    assert [e["id"] for e in episodes] == [e["id"] for e in before][:7]      # the same retrieved, newest first
+    numbers = [int(e["id"].rsplit("-", 1)[1]) for e in episodes]
+    assert numbers == sorted(numbers, reverse=True)
+    # every hard category: there, and exactly as without pressure (same items, same text, same disclosure)
+    for hard in HARD:
+        assert tight["categories"][hard], hard
+        assert tight["categories"][hard] == calm["categories"][hard], hard
+        assert hard not in tight["compaction"]["categories_compressed"], hard
     events = api.client.get("/events", headers=api.headers(AGENT, CLADE),
                             params={"type": ["context:compacted", "context:assembled"]}).json()
     kinds = [e["type"] for e in events]
     assert kinds.count("context:compacted") == 1 and kinds.count("context:assembled") == 2
+
+
+def test_a_tight_budget_gives_what_is_left_to_what_was_cut_before_dropping_it(api: Api) -> None:
+    # Before: at 300 tokens, 111 were used and the episodes, mortality and the owner's controls were dropped ("its
+    # summary would exceed the category's budget") with 189 unused. Now what the categories leave unused goes to
+    # those the budget cut, by priority (hard context first), before anything is dropped.
+    seed(api)
+    out = assemble(api, task="swap", query="swap ETH for USDC on Uniswap", supplied={**SUPPLIED, **OWNER},
+                   budget=300, preassembled=False)
+    cats, reasons = out["categories"], {r["category"]: r for r in out["reasons"]}
+    assert out["total_tokens"] <= 300
+    for name in (*HARD, "playbook", "episodes"):   # every category with candidates has something in
+        assert cats.get(name), (name, reasons[name]["reason"])
+    for name in ("defi_snapshot", "mortality", "owner_control"):  # the hard categories cut before: whole now
+        assert reasons[name]["items_excluded"] == 0, reasons[name]
+    given = [name for name, r in reasons.items() if "the other categories left unused" in r["reason"]]
+    assert {"mortality", "owner_control", "episodes"} <= set(given), given
+    assert all(r["tokens_used"] <= r["tokens_allocated"] for r in reasons.values())
+    assert sum(r["tokens_used"] for r in reasons.values()) == out["total_tokens"]
+    # and little is left over (before: 189 of the 300)
+    left = 300 - out["total_tokens"]
+    assert left < 0.25 * 300, (left, {n: r["reason"] for n, r in reasons.items() if r["items_excluded"]})
 
 
 def test_the_workspace_and_the_loops_are_the_agents_own(api: Api) -> None:

@@ -191,3 +191,37 @@ def test_the_beta_filter_leaves_out_soft_categories_gone_bad_but_not_the_callers
     out = left_out(beliefs, "bear", {C.strategy}, at, 0.3)
     assert set(out) == {C.insights} and "0.25" in out[C.insights]   # mortality is hard, strategy was supplied
     assert left_out(beliefs, "bear", set(), 1_000 * 10, 0.3) == {}  # one second in ten: exploration
+
+
+def _texts(category: C, texts: Sequence[str]) -> list[Item]:
+    return [Item(id=f"{category.value}-{n}", category=category, text=t, summary=one_line(t, 12), tag="item",
+                 attrs=(), relevance=1.0 - n / 10, at=1_000 + n) for n, t in enumerate(texts)]
+
+
+def test_a_tight_budget_gives_what_is_left_to_what_was_cut_by_priority() -> None:
+    # Issue 36: at 300 tokens, 111 were used and the episodes, mortality and the owner's controls dropped with 189
+    # unused. What the categories leave goes to those cut, hard context first, before anything is dropped.
+    candidates = {
+        C.invariants: _texts(C.invariants, ["Max 3 open positions; max drawdown 500 bps.",
+                                            "Never swap ETH on a pool whose oracle deviates more than 2%."]),
+        C.playbook: _texts(C.playbook, ["When ETH gas spikes above 80 gwei, delay swaps on Uniswap.",
+                                        "Split large ETH swaps into tranches to keep slippage under 30 bps.",
+                                        "Check the Uniswap pool's depth before swapping more than 50 ETH."]),
+        C.episodes: _texts(C.episodes, [f"Swapped {i + 1} ETH for USDC on Uniswap at tick {100 + i}; slippage "
+                                        f"{10 + i} bps." for i in range(10)]),
+        C.defi_snapshot: _texts(C.defi_snapshot, ["ETH 3,120 USDC; Uniswap ETH/USDC depth 41M; gas 22 gwei."]),
+        C.mortality: _texts(C.mortality, ["Vitality 0.64; runway 41 days."]),
+        C.owner_control: _texts(C.owner_control, ["Owner: no new position above 5 ETH until the audit is in."]),
+    }
+    plan = Plan(budget=300, allocations=normalize(DEFAULT_ALLOCATIONS), thresholds={C.episodes: 200},
+                block_attrs={"invariants": {"phase": "stable"}})
+    out = compose(candidates, plan, count)
+    reasons = {r.category: r for r in out.workspace.reasons}
+    assert out.tokens <= 300 and count([out.text])[0] == out.tokens
+    for c in candidates:                   # every category with candidates has something in
+        assert out.workspace.entries_for(c), (c, reasons[c].reason)
+    for c in compaction.HARD:              # hard context loses nothing
+        assert reasons[c].items_excluded == 0, reasons[c].reason
+    assert out.tokens >= 0.75 * 300, [r.reason for r in reasons.values() if r.items_excluded]
+    assert all(r.tokens_used <= r.tokens_allocated for r in reasons.values())
+    assert "the other categories left unused" in reasons[C.mortality].reason
