@@ -97,6 +97,10 @@ def test_the_gate_decides_the_same_either_way(db: Database, embedder: Embedder, 
                           content=[f"{TOPICS[i % 6]} {ADVICE[i % 6]}", f"{TOPICS[i % 6]} {ADVICE[i % 6]} (seen again)",
                                    f"lesson {i}: {TOPICS[i % 6]} after {ADVICE[(i + 1) % 6]}"][i % 3])
                   for i in range(60)]
+    # A paraphrase of golem-1's own private entry: the one a candidate of its may merge into (issue 36: a
+    # candidate merges only into an entry of its owner and scope; the others' paraphrases are weighed, not merged).
+    candidates.append(EntryIn(id="c-own", agent_id="golem-1", category=EntryCategory.Insight,
+                              content="Ethereum mainnet gas spikes whenever CPI data is released"))  # cosine 0.94
     scanned = admit(k, candidates, actor="test", clade="clade-a", dry_run=True)
     monkeypatch.setattr(neighbours, "MIN_SCAN", 10_000)
     queried = admit(k, candidates, actor="test", clade="clade-a", dry_run=True)
@@ -105,3 +109,5 @@ def test_the_gate_decides_the_same_either_way(db: Database, embedder: Embedder, 
     assert [d.result.target_id for d in scanned] == [d.result.target_id for d in queried]
     # the batch exercises the gate's kinds of answer, each found from neighbours
     assert {"skipped", "merged", "rejected"} <= set(outcomes) and any(o.startswith("admitted") for o in outcomes)
+    own = {e.id for e in stored if e.agent_id == "golem-1" and e.scope == Scope.private}
+    assert {d.result.target_id for d in scanned if d.result.outcome.value == "merged"} <= own
