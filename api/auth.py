@@ -108,3 +108,5 @@ Reader = Annotated[Principal, Depends(requires(KeyScope.read))]
 Writer = Annotated[Principal, Depends(requires(KeyScope.write))]
 WriterOrPerson = Annotated[Principal, Depends(requires_any(KeyScope.write, KeyScope.person))]
 Admin = Annotated[Principal, Depends(requires(KeyScope.admin))]
+Proposer = Annotated[Principal, Depends(requires_any(KeyScope.propose, KeyScope.write))]
+"""A sub-agent proposing to its main agent: a propose-only key (what a sub-agent is given) or one that writes."""

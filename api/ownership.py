@@ -17,10 +17,9 @@ from graph.errors import Invalid
 T = TypeVar("T", bound=BaseModel)
 
 
-def claim(db: Database, who: Principal, items: Sequence[T], *,
-          ingest: bool = True) -> tuple[list[T], str, str | None]:
-    """The items with their owner filled in, the owner's id and the owner's clade. An ingestion (`ingest`) by an
-    agent below the trusted level is refused while the network cortisol override is on (a 409)."""
+def claim(db: Database, who: Principal, items: Sequence[T]) -> tuple[list[T], str, str | None]:
+    """The items with their owner filled in, the owner's id and the owner's clade. The network cortisol override
+    does not stop an agent's own writes (`guard` says what it halts)."""
     named = {getattr(item, "agent_id", None) for item in items}
     if who.is_admin:
         if len(named) != 1 or None in named:
@@ -36,13 +35,13 @@ def claim(db: Database, who: Principal, items: Sequence[T], *,
         if others:
             raise HTTPException(403, f"this key writes only for agent {who.agent_id!r}, not {sorted(others)}")
         owner, clade = who.agent_id, who.clade
-        if ingest:
-            guard(db, who)
     return [item.model_copy(update={"agent_id": owner}) for item in items], owner, clade  # type: ignore[return-value]
 
 
 def guard(db: Database, who: Principal) -> None:
-    """A write that brings a new crystal in (an ingest, a fork, a skill or its version) by an agent below the
-    trusted level is refused while the network cortisol override is on (a 409); the admin's never is."""
+    """What the network cortisol override halts (knowledge-crystals.md: "haltUntrustedIngestion ... reject skills
+    from peers whose trust level is below trusted"): skill ingestion — a skill crystallized, a skill's or frozen
+    crystal's new version, a crystal forked in from another agent — by an agent below the trusted level (a 409);
+    the admin's never. An agent's own episodes, entries, memories and a sub-agent's proposals go on."""
     if not who.is_admin:
         hormonal_state.guard_ingestion(db, {"id": who.agent_id, "kind": who.kind, "trust_level": who.trust_level})

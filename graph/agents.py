@@ -80,6 +80,25 @@ class Principal:
         """What this caller may see: every read filters on it."""
         return Visibility.of(self.agent_id, self.clade, self.is_admin)
 
+    @property
+    def authority(self) -> int:
+        return authority(self.scopes)
+
+    @property
+    def is_person(self) -> bool:
+        """A person's key (or the admin's): what decides for an agent — its sub-agents' proposals, its
+        reflections, its alerts — as opposed to the agent's own keys."""
+        return self.is_admin or KeyScope.person in self.scopes
+
+
+AUTHORITY = {KeyScope.read: 0, KeyScope.propose: 0, KeyScope.write: 1, KeyScope.person: 2, KeyScope.admin: 3}
+"""How much a key may do, by its strongest scope: reading or proposing, writing, deciding for the agent as its
+person, everything. A key revokes only keys of no more authority than its own (api/routes/agents.py)."""
+
+
+def authority(scopes: frozenset[KeyScope] | list[str]) -> int:
+    return max((AUTHORITY[KeyScope(s)] for s in scopes), default=0)
+
 
 class AgentExists(Conflict):
     """An agent with this id is registered already (409)."""
@@ -251,6 +270,15 @@ def authenticate(db: Database, raw_key: str) -> Principal | None:
         return None
     return Principal(key_id=key_id, agent_id=agent["id"], clade=agent.get("clade"), kind=agent.get("kind"),
                      scopes=frozenset(KeyScope(s) for s in key["scopes"]), trust_level=agent.get("trust_level"))
+
+
+def key_holds(db: Database, key_id: str) -> bool:
+    """Whether the key is still valid (not revoked, not deleted), read from the database, not a cache: what a
+    long request (an event stream) asks while it runs. The environment's admin key always holds."""
+    if key_id == admin_principal().key_id:
+        return True
+    rows = db.fetch("agents/find_key", id=key_id)
+    return bool(rows) and rows[0]["key"].get("revoked_at") is None
 
 
 def admin_principal() -> Principal:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, ValidationError
@@ -39,6 +38,7 @@ from graph.model.common import (
     ClientId,
     EntityMention,
     FiniteFloat,
+    Instant,
     ShortText,
     StrictModel,
     Unit,
@@ -88,7 +88,7 @@ class TurnItem(StrictModel):
     prediction: dict[str, Any] | None = Field(
         default=None, description="as an episode's `prediction` (metric, expected, actual, tolerance, informed_by)")
     mentions: Annotated[list[EntityMention], Field(max_length=MAX_LIST)] | None = None
-    at: datetime | None = Field(default=None, description="when it happened; default: when the turn is written")
+    at: Instant | None = Field(default=None, description="when it happened; default: when the turn is written")
 
 
 class TurnIn(StrictModel):

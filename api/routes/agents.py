@@ -10,6 +10,7 @@ from api.deps import DbDep, EmbedderDep
 from api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
 from graph import agents, transfer
 from graph.agents import AgentIn, KeyIn, Principal
+from graph.db.connection import Database
 from graph.errors import NotFound
 from graph.model.enums import KeyScope
 
@@ -21,11 +22,31 @@ def require_self_or_admin(who: Principal, agent_id: str) -> None:
         raise HTTPException(403, "only the agent itself or an admin key may do this")
 
 
+def require_reader_of(db: Database, who: Principal, agent_id: str) -> str:
+    """Reading an agent's memory (core memory, memories, recall): the agent, its person, the admin, or one of its
+    sub-agents — shared read, gated write (moltbot-memory.md 13.1): a sub-agent's writes stay proposals."""
+    if who.is_admin or who.agent_id == agent_id:
+        return agent_id
+    me = agents.get(db, who.agent_id) if who.agent_id else None
+    if not (me and me.get("kind") == "sub" and me.get("parent_id") == agent_id):
+        raise HTTPException(403, "only the agent itself, its person, its sub-agents or an admin key may read this")
+    return agent_id
+
+
 def require_acting_for(who: Principal, agent_id: str, what: str) -> str:
     """A decision on the agent's behalf: the admin, the agent's own key that writes, or its person's key (which
     reads and approves) — not a read-only key."""
     if not (who.is_admin or (who.agent_id == agent_id and {KeyScope.write, KeyScope.person} & set(who.scopes))):
         raise HTTPException(403, f"{what} takes the agent's key that writes, its person's or an admin's")
+    return agent_id
+
+
+def require_person_for(who: Principal, agent_id: str, what: str) -> str:
+    """A decision a person makes for the agent: the admin or the agent's person's key (scope `person`), never
+    one of the agent's own keys — the rule MCP's people-only tools and the console apply too."""
+    if not (who.is_admin or (who.is_person and who.agent_id == agent_id)):
+        raise HTTPException(403, f"{what} takes a person's key (the agent's owner, scope 'person') or the admin's: "
+                                 "an agent's own key cannot decide it")
     return agent_id
 
 
@@ -67,6 +88,10 @@ def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[st
     owner = next((k for k in agents.list_keys(db, who.agent_id) if k["id"] == key_id), None) if who.agent_id else None
     if not who.is_admin and owner is None:
         raise NotFound(f"no key {key_id!r} of this agent")
+    if not who.is_admin and owner is not None and agents.authority(owner["scopes"]) > who.authority:
+        raise HTTPException(403, "a key revokes only keys of no more authority than its own (read or propose, "
+                                 "write, person): revoke this one with a key of at least its authority or the "
+                                 "admin's")
     revoked = agents.revoke_key(db, key_id, actor=who.key_id)
     if revoked is None:
         raise NotFound(f"no key {key_id!r}")
@@ -90,7 +115,10 @@ def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
              openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
                                             "required": True}})
 async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: Admin) -> dict[str, Any]:
-    body = (await request.body()).decode("utf-8", errors="strict") if request else ""
+    try:
+        body = (await request.body()).decode("utf-8", errors="strict")
+    except UnicodeDecodeError as exc:  # not text: a 422 like any bad line, nothing imported
+        raise transfer.BadExport(f"the body is not UTF-8 (byte {exc.start})") from exc
     from starlette.concurrency import run_in_threadpool
 
     # A bad line is BadExport, a 422 saying "not imported: ..." (api/errors.py).

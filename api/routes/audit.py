@@ -4,7 +4,6 @@ person) reads its own trail; the admin any agent's, and `GET /audit` every recor
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
@@ -12,7 +11,7 @@ from fastapi.responses import PlainTextResponse
 
 from api.auth import Admin, Reader
 from api.deps import DbDep, EmbedderDep, get_db
-from api.routes.agents import require_acting_for, require_self_or_admin
+from api.routes.agents import require_person_for, require_self_or_admin
 from api.schemas.rollback import RollbackIn
 from graph.agents import KeyScope, Principal
 from graph.audit import alerts, retention, versions
@@ -22,7 +21,7 @@ from graph.audit.vocabulary import Verb
 from graph.errors import Invalid
 from graph.ids import now_ms
 from graph.memory.recall import terms
-from graph.model.common import to_ms
+from graph.model.common import Instant, to_ms
 
 router = APIRouter(tags=["audit"])
 
@@ -35,8 +34,8 @@ TrailDep = Annotated[Trail, Depends(get_trail)]
 
 
 def trail_filter(
-    since: Annotated[datetime | None, Query(description="records at or after this time")] = None,
-    until: Annotated[datetime | None, Query(description="records at or before this time")] = None,
+    since: Annotated[Instant | None, Query(description="records at or after this time")] = None,
+    until: Annotated[Instant | None, Query(description="records at or before this time")] = None,
     verb: Annotated[list[Verb] | None, Query(description="the spec's actions (12.4, 13.7); repeat for several")] = None,
     actor: Annotated[str | None, Query(max_length=200, description="a key id or an actor tag (bot:trigger-remember, "
                                                                    "system:decay, manual, reflection:ID)")] = None,
@@ -146,7 +145,7 @@ def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
              summary="Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not "
                      "returned at session start again")
 def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
-    return alerts.acknowledge(db, require_acting_for(who, agent_id, "acknowledging an alert"), alert_id,
+    return alerts.acknowledge(db, require_person_for(who, agent_id, "acknowledging an alert"), alert_id,
                               actor=who.key_id)
 
 

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
 from api.auth import Reader, Writer
-from api.deps import DbDep, EmbedderDep, KnowledgeDep
+from api.deps import DbDep, KnowledgeDep
 from api.routes.agents import require_self_or_admin
 from api.schemas.causal import CausalHit, CausalLinkOut, Inherited, LinksMade
 from graph import agents
@@ -68,12 +68,13 @@ def export_graph(agent_id: str, db: DbDep, who: Reader) -> CausalGraph:
 
 @router.post("/agents/{agent_id}/inherit-causal-graph", response_model=Inherited, status_code=201,
              summary="A successor inherits a predecessor's causal graph at confidence 0.3, provenance Predecessor")
-def inherit(agent_id: str, body: CausalGraph, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+def inherit(agent_id: str, body: CausalGraph, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
     require_self_or_admin(who, agent_id)
+    db, embedder = k.db, k.embedder
     successor = agents.get(db, agent_id)
     if successor is None:
         raise UnknownAgent(f"no agent {agent_id!r}")
     for e in body.entries:
         check_vector(e.embedding, embedder.dimension, what=f"entry {e.id}: embedding")
-    return causal.inherit(db, body, successor=agent_id, clade=successor.get("clade") or "",
+    return causal.inherit(k, body, successor=agent_id, clade=successor.get("clade") or "",
                           actor=who.key_id)

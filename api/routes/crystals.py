@@ -10,8 +10,9 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.auth import Admin, Reader, Writer
-from api.deps import DbDep, EmbedderDep, ServicesDep
+from api.deps import DbDep, KnowledgeDep, ServicesDep
 from api.ownership import guard
+from api.presentation import for_viewer
 from api.schemas.crystals import ForkIn, MergeIn, TransitionIn, VersionIn
 from graph.crystals import lifecycle, provenance, skills, store
 
@@ -33,7 +34,7 @@ def get_crystal(crystal_id: str, db: DbDep, who: Reader,
     found = store.get(db, crystal_id, who.visibility())
     if lifecycle.archived(found) and not include_archived:
         raise store.CrystalNotFound(crystal_id)
-    return found
+    return for_viewer(found, who.visibility())
 
 
 @router.post("/crystals/{crystal_id}/lifecycle",
@@ -68,10 +69,12 @@ def attribution(crystal_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
 
 @router.post("/crystals/{crystal_id}/fork", status_code=201,
              summary="Fork a crystal the key sees into a new one of the key's agent (a forked provenance link)")
-def fork(crystal_id: str, body: ForkIn, db: DbDep, who: Writer) -> dict[str, Any]:
-    guard(db, who)
-    return provenance.fork(db, crystal_id, scope=body.scope.value, actor=_actor(who), visibility=who.visibility(),
-                           metadata=body.metadata)
+def fork(crystal_id: str, body: ForkIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    guard(k.db, who)
+    # An entry's fork is a candidate for the Admission Gate (weighed as its clade's or the public's): the answer
+    # carries the gate's outcome; an episode's or a memory's is a copy.
+    return provenance.fork(k.db, crystal_id, scope=body.scope.value, actor=_actor(who), visibility=who.visibility(),
+                           metadata=body.metadata, knowledge=k)
 
 
 @router.post("/crystals/merge", summary="Merge crystals of the key's agent: the winner consolidated, the losers "
@@ -84,10 +87,10 @@ def merge(body: MergeIn, db: DbDep, who: Writer) -> dict[str, Any]:
 @router.post("/crystals/{crystal_id}/versions", status_code=201,
              summary="Change a frozen crystal: it is immutable, so the change is a new crystal, its next version "
                      "(mutated provenance link), and the version before is deprecated")
-def new_version(crystal_id: str, body: VersionIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
-    guard(db, who)
-    return skills.new_version(db, embedder, crystal_id, body.text, actor=who.key_id, visibility=who.visibility(),
-                              reason=body.reason)
+def new_version(crystal_id: str, body: VersionIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    guard(k.db, who)
+    return skills.new_version(k.db, k.embedder, crystal_id, body.text, actor=who.key_id, visibility=who.visibility(),
+                              reason=body.reason, knowledge=k)
 
 
 @router.post("/crystals/consolidate",

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, HTTPException, Query
@@ -8,13 +7,13 @@ from fastapi import APIRouter, HTTPException, Query
 from api.auth import Reader, Writer
 from api.deps import KnowledgeDep
 from api.ownership import claim
-from api.presentation import present
+from api.presentation import for_viewer, present
 from api.schemas.entries import DecisionOut, EditOut, EntryOut, NeighbourOut, StoredDecisionOut, VersionOut
 from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.knowledge import entries, versions
 from graph.knowledge.entries import EntryDecision
-from graph.model.common import to_ms
+from graph.model.common import Instant, to_ms
 from graph.model.entry import EntryBatch, EntryIn, OutcomeIn
 from graph.model.enums import EntryCategory, EntryStatus, MarketRegime, VoteDirection
 
@@ -52,7 +51,7 @@ def create_entries(batch: EntryBatch, k: KnowledgeDep, who: Writer) -> list[Deci
 @router.post("/admission/dry-run", response_model=DecisionOut,
              summary="What the Admission Gate would decide, with its factor scores; writes nothing")
 def dry_run(entry: EntryIn, k: KnowledgeDep, who: Reader) -> DecisionOut:
-    items, _, clade = claim(k.db, who, [entry], ingest=False)
+    items, _, clade = claim(k.db, who, [entry])
     return _out(entries.admit(k, items, actor=who.key_id, clade=clade, dry_run=True)[0], dry_run=True)
 
 
@@ -73,7 +72,7 @@ def get_entry(entry_id: str, k: KnowledgeDep, who: Reader,
     found = entries.get(k, entry_id, who.visibility())
     if lifecycle.archived(found) and not include_archived:
         raise entries.EntryNotFound(entry_id)
-    return present(found)
+    return present(found, who.visibility())
 
 
 @router.get("/entries", response_model=list[EntryOut], response_model_exclude_unset=True,
@@ -85,8 +84,8 @@ def list_entries(
     category: EntryCategory | None = None,
     status: EntryStatus | None = None,
     regime: MarketRegime | None = None,
-    valid_at: datetime | None = None,
-    known_at: datetime | None = None,
+    valid_at: Instant | None = None,
+    known_at: Instant | None = None,
     min_confidence: Annotated[float, Query(ge=0.0, le=1.0)] | None = None,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
@@ -97,25 +96,28 @@ def list_entries(
         regime=regime.value if regime else None, valid_at=to_ms(valid_at), known_at=to_ms(known_at),
         min_confidence=min_confidence, offset=offset, limit=limit,
     )
-    return [present(r) for r in rows]
+    return [present(r, who.visibility()) for r in rows]
 
 
 @router.post("/entries/{entry_id}/upvote", response_model=EntryOut, response_model_exclude_unset=True,
              summary="Confirmed again: confidence +0.1, decay clock reset")
 def upvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
-    return present(entries.vote(k, entry_id, VoteDirection.up, actor=who.key_id, visibility=who.visibility()))
+    return present(entries.vote(k, entry_id, VoteDirection.up, actor=who.key_id, visibility=who.visibility()),
+                   who.visibility())
 
 
 @router.post("/entries/{entry_id}/downvote", response_model=EntryOut, response_model_exclude_unset=True,
              summary="Contradicted: confidence -0.15 (floor 0.05)")
 def downvote(entry_id: str, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
-    return present(entries.vote(k, entry_id, VoteDirection.down, actor=who.key_id, visibility=who.visibility()))
+    return present(entries.vote(k, entry_id, VoteDirection.down, actor=who.key_id, visibility=who.visibility()),
+                   who.visibility())
 
 
 @router.post("/entries/{entry_id}/outcome", response_model=EntryOut, response_model_exclude_unset=True,
              summary="After a decision: strength +1 only if the entry was used and the outcome was positive")
 def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
-    return present(entries.record_outcome(k, entry_id, body, actor=who.key_id, visibility=who.visibility()))
+    return present(entries.record_outcome(k, entry_id, body, actor=who.key_id, visibility=who.visibility()),
+                   who.visibility())
 
 
 @router.post("/entries/{entry_id}/edit", response_model=EditOut,
@@ -130,5 +132,6 @@ def edit(entry_id: str, body: versions.EditIn, k: KnowledgeDep, who: Writer) -> 
 @router.get("/entries/{entry_id}/versions", response_model=list[VersionOut], response_model_exclude_unset=True,
             summary="An entry's earlier versions, newest first")
 def entry_versions(entry_id: str, k: KnowledgeDep, who: Reader) -> list[dict[str, Any]]:
-    entries.get(k, entry_id, who.visibility())  # 404 for an entry the caller may not see
-    return versions.versions(k.db, entry_id, who.visibility().params())
+    entry = entries.get(k, entry_id, who.visibility())  # 404 for an entry the caller may not see
+    return [for_viewer(v, who.visibility(), entry.get("agent_id"))
+            for v in versions.versions(k.db, entry_id, who.visibility().params())]

@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import contextlib
-from datetime import datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
@@ -14,7 +13,7 @@ from api.schemas.episodes import EpisodeOut, IngestOut
 from graph import episodes
 from graph.crystals import lifecycle
 from graph.errors import NotFound
-from graph.model.common import to_ms
+from graph.model.common import Instant, to_ms
 from graph.model.enums import EpisodeType, MarketRegime
 from graph.model.episode import EpisodeBatch, EpisodeIn
 from graph.retrieval import feedback
@@ -82,10 +81,10 @@ def list_episodes(
     agent_id: str | None = None,
     type: EpisodeType | None = None,  # noqa: A002
     regime: MarketRegime | None = None,
-    valid_from: datetime | None = None,
-    valid_to: datetime | None = None,
-    recorded_from: datetime | None = None,
-    recorded_to: datetime | None = None,
+    valid_from: Instant | None = None,
+    valid_to: Instant | None = None,
+    recorded_from: Instant | None = None,
+    recorded_to: Instant | None = None,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
 ) -> list[dict[str, Any]]:

@@ -4,7 +4,7 @@ resume from the last event id. An agent sees its own events; the admin sees all.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from datetime import datetime
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Header, Query
@@ -14,16 +14,16 @@ from api.auth import Reader
 from api.deps import DbDep
 from api.presentation import present
 from api.schemas.events import EventOut
-from graph import events
+from graph import agents, events
 from graph.events import EventType
-from graph.model.common import to_ms
+from graph.model.common import Instant, to_ms
 
 router = APIRouter(prefix="/events", tags=["events"])
 
 EVENT_ID = r"^[0-9a-fA-F-]{1,36}$"
 TypeFilter = Annotated[list[EventType] | None, Query(description="event types (repeat the parameter for several)")]
-Since = Annotated[datetime | None, Query(description="events at or after this time (ISO 8601 or epoch ms)")]
-Until = Annotated[datetime | None, Query(description="events before this time (ISO 8601 or epoch ms)")]
+Since = Annotated[Instant | None, Query(description="events at or after this time (ISO 8601 or epoch ms)")]
+Until = Annotated[Instant | None, Query(description="events before this time (ISO 8601 or epoch ms)")]
 After = Annotated[str | None, Query(pattern=EVENT_ID, description="only events after this event id")]
 SSE = {200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
              "description": "frames `id:` / `event:` (the event type) / `data:` (an EventOut as JSON); comment "
@@ -64,7 +64,7 @@ async def stream_events(
     resume = last_event_id or after
     frames = events.subscribe(db, who.visibility(), types=type, agent_id=agent_id, since=to_ms(since),
                            until=to_ms(until), after_id=resume.lower() if resume else None, max_seconds=max_seconds,
-                           render=present)
+                           render=present, still=partial(agents.key_holds, db, who.key_id))
     return sse(frames)
 
 

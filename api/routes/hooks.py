@@ -30,5 +30,5 @@ def after_turn(turn: TurnIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> d
              summary="Pi hook session(before_compact): the agent's warnings, playbook heuristics and recent "
                      "unconsolidated episodes to keep across a context compaction (read-only)")
 def before_compact(body: CompactIn, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
-    [body], owner, clade = claim(k.db, who, [body], ingest=False)
+    [body], owner, clade = claim(k.db, who, [body])
     return hooks.before_compact(k.db, body, agent_id=owner, clade=clade, floor=k.decay.floor)

@@ -1,7 +1,7 @@
 """The hormonal system over REST (knowledge-crystals.md, "Hormonal System"): an agent's dopamine, cortisol and
 oxytocin now, with the consolidation and retrieval modulations they give; a hormonal event; and the network
-cortisol override (admin) that raises every agent's effective cortisol and halts ingestion from agents below the
-trusted level until it expires; an agent's trust level (admin)."""
+cortisol override (admin) that raises every agent's effective cortisol and halts skill ingestion (skills, their
+versions, forks) by agents below the trusted level until it expires; an agent's trust level (admin)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """Agent memory over REST: core memory's four blocks read together, edited one at a time under the cap
 (a 409 says by how many tokens an edit would pass it), critical facts pinned, earlier versions, and
-MEMORY.md. An agent reads and edits its own core memory; the admin any agent's."""
+MEMORY.md. An agent reads and edits its own core memory; the admin any agent's; its sub-agents read it (13.1's
+shared read) and propose what they would write (api/routes/proposals.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader, Writer, WriterOrPerson
 from api.deps import AgentMemoryDep, CoreMemoryDep, ServicesDep
-from api.routes.agents import require_self_or_admin
+from api.routes.agents import require_reader_of, require_self_or_admin
 from api.schemas.memory import (
     AppendIn,
     CoreOut,
@@ -54,19 +55,20 @@ def _own(who: Principal, agent_id: str) -> str:
 @router.get("/agents/{agent_id}/core", response_model=CoreOut,
             summary="Core memory: the four blocks together, each with its tokens, the total and the cap")
 def read_core(agent_id: str, core: CoreMemoryDep, who: Reader) -> dict[str, Any]:
-    return core.read(_own(who, agent_id))
+    return core.read(require_reader_of(core.db, who, agent_id))
 
 
 @router.get("/agents/{agent_id}/core/memory.md", response_class=PlainTextResponse,
             summary="MEMORY.md: core memory in the spec's layout (text/markdown)")
 def memory_md(agent_id: str, core: CoreMemoryDep, who: Reader) -> PlainTextResponse:
-    return PlainTextResponse(core.markdown(_own(who, agent_id)), media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(core.markdown(require_reader_of(core.db, who, agent_id)),
+                             media_type="text/markdown; charset=utf-8")
 
 
 @router.get("/agents/{agent_id}/core/{block}/versions", response_model=list[VersionOut],
             summary="A core block's earlier texts, newest first, each closed when the next edit replaced it")
 def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader) -> list[dict[str, Any]]:
-    return core.versions(_own(who, agent_id), block)
+    return core.versions(require_reader_of(core.db, who, agent_id), block)
 
 
 @router.put("/agents/{agent_id}/core/{block}", response_model=CoreOut,
@@ -127,7 +129,8 @@ def list_memories(agent_id: str, memory: AgentMemoryDep, who: Reader, store: Sto
                   include_archived: Annotated[bool, Query(description="the archived memories too")] = False,
                   offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
                   limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[dict[str, Any]]:
-    return stores.list_memories(memory.db, _own(who, agent_id), store=store, day=day, archived=archived,
+    owner = require_reader_of(memory.db, who, agent_id)
+    return stores.list_memories(memory.db, owner, store=store, day=day, archived=archived,
                                 include_archived=include_archived, offset=offset, limit=limit)
 
 
@@ -136,7 +139,7 @@ def list_memories(agent_id: str, memory: AgentMemoryDep, who: Reader, store: Sto
 def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reader,
                include_archived: Annotated[bool, Query(description="answer for an archived memory too")] = False,
                ) -> dict[str, Any]:
-    found = stores.get(memory.db, _own(who, agent_id), [memory_id])
+    found = stores.get(memory.db, require_reader_of(memory.db, who, agent_id), [memory_id])
     if not found or (lifecycle.archived(found[0]) and not include_archived):
         raise NotFound(f"no memory {memory_id!r}")
     return found[0]
@@ -148,7 +151,8 @@ def recall(agent_id: str, memory: AgentMemoryDep, who: Reader,
            q: Annotated[str, Query(min_length=1, max_length=2_000)],
            type: QueryType = QueryType.general, explicit: bool = False,
            k: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
-    return memory.recall.recall(_own(who, agent_id), q, type, explicit=explicit, k=k, now=now_ms())
+    owner = require_reader_of(memory.db, who, agent_id)
+    return memory.recall.recall(owner, q, type, explicit=explicit, k=k, now=now_ms())
 
 
 @router.post("/agents/{agent_id}/memories/reinforce",

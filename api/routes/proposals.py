@@ -9,17 +9,15 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import PlainTextResponse
 
-from api.auth import Reader
+from api.auth import Proposer, Reader
 from api.deps import AgentMemoryDep
-from api.routes.agents import require_acting_for
+from api.routes.agents import require_acting_for, require_person_for
 from api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn
 from graph import agents
 from graph.agents import Principal
-from graph.crystals import hormonal_state
 from graph.errors import NotFound
 from graph.memory import proposals as p
 from graph.memory.messages import AgentMemory
-from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["proposals"])
 
@@ -37,13 +35,12 @@ def _reader(memory: AgentMemory, who: Principal, agent_id: str) -> str | None:
 @router.post("/agents/{agent_id}/proposals", status_code=201,
              summary="A sub-agent proposes a memory to its main agent (13.2): pending, flagged as a conflict, or "
                      "committed at once when the main agent trusts it at this confidence")
-def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
-    if not (KeyScope.propose in who.scopes or KeyScope.write in who.scopes) or not who.agent_id:
+def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Proposer) -> dict[str, Any]:
+    if not who.agent_id:
         raise HTTPException(403, "a sub-agent's key with the 'propose' (or 'write') scope proposes")
     sub = agents.get(memory.db, who.agent_id)
     if sub is None:
         raise NotFound(f"no agent {who.agent_id!r}")
-    hormonal_state.guard_ingestion(memory.db, sub)  # a sub-agent below trusted waits out a network override
     return memory.proposals.propose(agent_id, sub, p.ProposalIn(
         content=body.content, trigger=body.trigger, store=body.store,
         entities=tuple(body.entities) if body.entities is not None else None, confidence=body.confidence,
@@ -70,7 +67,7 @@ def pending_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> str:
              summary="Commit (to the suggested store or another), reject with a reason, or defer a proposal (13.3)")
 def decide(agent_id: str, proposal_id: str, body: ProposalDecisionIn, memory: AgentMemoryDep,
            who: Reader) -> dict[str, Any]:
-    main = require_acting_for(who, agent_id, "deciding a proposal")
+    main = require_person_for(who, agent_id, "deciding a proposal")
     return memory.proposals.decide(main, proposal_id, body.decision, actor=who.key_id,
                                    store=body.store, reason=body.reason)
 

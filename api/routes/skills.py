@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.auth import Reader, Writer
-from api.deps import DbDep, EmbedderDep
+from api.deps import DbDep, EmbedderDep, KnowledgeDep
 from api.ownership import guard
 from api.schemas.crystals import CrystallizeIn, DeprecateIn, ExecutionIn, VersionIn
 from graph.crystals import skills
@@ -56,11 +56,11 @@ def versions(stable_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
 
 @router.post("/skills/{stable_id}/versions", status_code=201,
              summary="A new version of the skill (a new frozen crystal; the version before deprecated)")
-def new_version(stable_id: str, body: VersionIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
-    guard(db, who)
-    latest = skills.versions(db, stable_id, who.visibility())[0]
-    return skills.new_version(db, embedder, latest["id"], body.text, actor=who.key_id, visibility=who.visibility(),
-                              reason=body.reason)
+def new_version(stable_id: str, body: VersionIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    guard(k.db, who)
+    latest = skills.versions(k.db, stable_id, who.visibility())[0]
+    return skills.new_version(k.db, k.embedder, latest["id"], body.text, actor=who.key_id,
+                              visibility=who.visibility(), reason=body.reason, knowledge=k)
 
 
 @router.post("/skills/{stable_id}/executions", summary="Record an execution of the skill's newest version: its "

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from pydantic import Field
 
-from api.auth import Reader, Writer
+from api.auth import Reader, Writer, WriterOrPerson
 from api.deps import DbDep, get_services
 from api.schemas.topology import (
     Curiosity,
@@ -42,7 +42,7 @@ class EntitiesIn(StrictModel):
 
 
 def _owner(who: Principal) -> Owner:
-    return Owner(who.agent_id or "admin", who.clade or "")
+    return Owner(who.agent_id or "admin", who.clade or "", world=who.is_admin)
 
 
 def _facts_config(request: Request) -> FactConfig:
@@ -82,8 +82,8 @@ def assert_facts(body: FactsIn, db: DbDep, who: Writer, cfg: FactsDep) -> dict[s
 
 @router.post("/facts/{fact_id}/invalidate", response_model=Invalidated,
              summary="The fact stops being valid at a block (history is kept)")
-def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: Writer, cfg: FactsDep) -> dict[str, Any]:
-    # FactNotFound (a 404) for one the writer may not see, as for an unknown one.
+def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: WriterOrPerson, cfg: FactsDep) -> dict[str, Any]:
+    # Only the owner (its keys that write, its person's) or the admin: FactNotFound (a 404) for any other fact.
     return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id,
                             visibility=who.visibility(), freshness=cfg)
 

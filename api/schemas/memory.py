@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -10,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from graph.memory.approval import Decision
 from graph.memory.blocks import CAP_TOKENS, Block
 from graph.memory.relevance import Reinforcement
+from graph.model.common import Instant
 
 MAX_TEXT = 60_000  # characters: far past what 3,000 tokens hold, so the cap (409) answers, not a 422
 
@@ -82,7 +82,7 @@ class VersionOut(BaseModel):
 class MessageIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     text: str = Field(min_length=1, max_length=20_000, description="the user's message, as written")
-    at: datetime | None = Field(default=None, description="when it was said; default: now")
+    at: Instant | None = Field(default=None, description="when it was said; default: now")
     session_id: str | None = Field(default=None, min_length=1, max_length=200,
                                    description="the conversation: memories of one session follow each other")
 

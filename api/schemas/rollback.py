@@ -3,13 +3,12 @@ a reflection, an actor, a session, one change, a rollback to undo, or a time."""
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
 from graph.audit import rollback
-from graph.model.common import StrictModel, to_ms
+from graph.model.common import Instant, StrictModel, to_ms
 
 Name = Annotated[str, Field(min_length=1, max_length=300)]
 
@@ -21,12 +20,12 @@ class RollbackIn(StrictModel):
                                                               "decision: the reflection is pending again")
     actor: Name | None = Field(default=None, description="everything a key or an actor tag (subagent:NAME, "
                                                          "bot:trigger-remember) did…")
-    since: datetime | None = Field(default=None, description="… from this time on (with actor)")
+    since: Instant | None = Field(default=None, description="… from this time on (with actor)")
     session: Name | None = Field(default=None, description="everything one session's messages wrote (their "
                                                            "session_id)")
     record: Name | None = Field(default=None, description="one change: an audit record's id")
     undo: Name | None = Field(default=None, description="a whole rollback, undone: its rollback_id")
-    at: datetime | None = Field(default=None, description="the agent's whole memory as it was at this time")
+    at: Instant | None = Field(default=None, description="the agent's whole memory as it was at this time")
     force: bool = Field(default=False, description="roll over later changes by others instead of a 409")
     dry_run: bool = Field(default=False, description="what it would undo, the items and the conflicts; nothing "
                                                      "changes")

@@ -1,8 +1,15 @@
-// Assert facts in order. A fact already known (by fact_id), or whose object the subject already
-// holds, changes nothing. For an exclusive predicate, each active fact with another object is
-// closed at the new fact's valid_from without losing what was believed before: the old version is
-// expired in recorded time (expired_at) and a closed copy (valid_to set) is recorded beside it.
+// Assert facts in order. A fact the writer sees already (by fact_id), or whose object the subject
+// already holds in a fact the writer sees, changes nothing; what the writer cannot see plays no part.
+// For an exclusive predicate, each active fact with another object is closed at the new fact's
+// valid_from without losing what was believed before (the old version is expired in recorded time,
+// expired_at, and a closed copy with valid_to set is recorded beside it) — but only a fact the writer
+// owns (or, for the admin and loaders, $world, a world fact), and none wider than the new fact's scope:
+// a private assertion never changes what others see.
 :param audit_id => 'audit-1';
+:param admin => true;
+:param viewer => '';
+:param clade => '';
+:param world => true;
 :param rows => [{fact_id: 'fact-1', type: 'ORACLE_DEPENDENCY', name: null, subject: '1:0xreserve', object: '1:0xfeed', value_id: null, value: null, value_type: null, valid_from: 19000000, valid_to: null, recorded_at: 1700000000000, exclusive: true, props: {predicate: 'OracleDependency', confidence: 1.0, approximate: false, scope: 'public', agent_id: 'loader', clade: ''}}];
 UNWIND $rows AS row
 CALL (row) {
@@ -18,10 +25,12 @@ CALL (row) {
     RETURN v AS o
   }
   OPTIONAL MATCH (s)-[known]->() WHERE known.fact_id = row.fact_id
+    AND ($admin OR known.agent_id = $viewer OR known.scope = 'public' OR (known.scope = 'shared' AND known.clade = $clade))
   WITH s, o, row, count(known) AS seen
   OPTIONAL MATCH (s)-[same]->(o)
     WHERE type(same) = row.type AND same.expired_at IS NULL AND coalesce(same.name, '') = coalesce(row.name, '')
       AND same.valid_from <= row.valid_from AND same.valid_to IS NULL
+      AND ($admin OR same.agent_id = $viewer OR same.scope = 'public' OR (same.scope = 'shared' AND same.clade = $clade))
   WITH s, o, row, seen, count(same) AS held
   WHERE seen = 0 AND held = 0
   CALL (s, o, row) {
@@ -29,6 +38,9 @@ CALL (row) {
     WHERE row.exclusive AND type(old) = row.type AND old.expired_at IS NULL
       AND coalesce(old.name, '') = coalesce(row.name, '') AND prev <> o
       AND (old.valid_to IS NULL OR old.valid_to > row.valid_from)
+      AND (old.agent_id = row.props.agent_id OR ($world AND coalesce(old.world, false)))
+      AND CASE coalesce(old.scope, 'private') WHEN 'public' THEN 2 WHEN 'shared' THEN 1 ELSE 0 END
+          <= CASE row.props.scope WHEN 'public' THEN 2 WHEN 'shared' THEN 1 ELSE 0 END
     SET old.expired_at = row.recorded_at, old.superseded_by = row.fact_id
     WITH s, old, prev, row WHERE old.valid_from < row.valid_from
     CREATE (s)-[closed:$(type(old))]->(prev)

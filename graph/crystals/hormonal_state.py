@@ -3,7 +3,8 @@
 An agent's levels are stored as they were at their last event (AgentHormones) and read decayed to now
 (hormones.HormonalState.at_time). An event — named over REST, or found by the trigger patterns in an episode the
 agent writes — spikes them, audited. The override (NetworkWeather, set by the admin with a duration) raises every
-agent's effective cortisol to its level and, while it lasts, halts ingestion from agents below the trusted level.
+agent's effective cortisol to its level and, while it lasts, halts skill ingestion (skills, their versions, forks: the
+seed's ingestNetworkSkill) by agents below the trusted level; their own episodes, entries and proposals go on.
 The modulations that follow (hormones.HormonalState.consolidation and .retrieval) are what the consolidation
 engine and retrieval read."""
 
@@ -47,7 +48,7 @@ def trust_of(agent: dict[str, Any] | None) -> TrustLevel:
 
 
 class IngestionHalted(Conflict):
-    """The network cortisol override is on and the writer is below the trusted level (409)."""
+    """The network cortisol override is on and a writer below the trusted level brings a skill in (409)."""
 
 
 def _override(row: dict[str, Any] | None, now: int) -> Override | None:
@@ -88,13 +89,14 @@ def weather(db: Database, now: int | None = None) -> Override | None:
 
 
 def guard_ingestion(db: Database, agent: dict[str, Any] | None) -> None:
-    """Refuse a write from an agent below the trusted level while the network override lasts."""
+    """Refuse skill ingestion (api/ownership.py `guard` names the writes) by an agent below the trusted level
+    while the network override lasts."""
     active = weather(db)
     if active is None:
         return
     level = trust_of(agent)
     if level is not TrustLevel.trusted:
-        raise IngestionHalted(f"ingestion is halted by the network cortisol override until {iso(active.until)} "
+        raise IngestionHalted(f"skill ingestion is halted by the network cortisol override until {iso(active.until)} "
                               f"({active.reason}): agent {agent.get('id') if agent else '?'} is {level.value}, "
                               f"below trusted")
 

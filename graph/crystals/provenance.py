@@ -16,13 +16,25 @@ from typing import Any
 
 from neo4j import ManagedTransaction
 
-from graph.audit import Audit, DeleteNodes, DeleteRelationships, Endpoints, RelationshipType, SetProperties
+from graph.audit import (
+    Audit,
+    DeleteNodes,
+    DeleteRelationships,
+    Endpoints,
+    NodeLabel,
+    RelationshipType,
+    SetProperties,
+)
 from graph.crystals import store
 from graph.crystals.lifecycle import Lifecycle, check
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Invalid
 from graph.ids import now_ms, uuid7
+from graph.knowledge.entries import Knowledge, admit
+from graph.model.common import MAX_LIST
+from graph.model.entry import EntryIn
+from graph.model.enums import EntryCategory, Provenance, Scope
 from graph.visibility import Visibility
 
 MAX_DEPTH = 5
@@ -97,11 +109,14 @@ def attribution(db: Database, crystal_id: str, visibility: Visibility) -> list[s
 
 
 def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: Visibility,
-         metadata: dict[str, Any] | None = None) -> dict[str, Any]:
-    """A copy of a crystal the caller may see, owned by the caller, derived from it (forked)."""
+         metadata: dict[str, Any] | None = None, knowledge: Knowledge | None = None) -> dict[str, Any]:
+    """A copy of a crystal the caller may see, owned by the caller, derived from it (forked). An entry is knowledge:
+    its copy is a candidate for the Admission Gate, weighed by where it comes from (`fork_entry`)."""
     if visibility.admin and not visibility.viewer:
         raise Invalid("the admin key owns no crystals: fork with an agent's key")
     source = store.get(db, crystal_id, visibility)
+    if "Entry" in source["kinds"] and knowledge is not None:
+        return fork_entry(knowledge, source, scope=scope, actor=actor, visibility=visibility, metadata=metadata)
     new_id = uuid7()
     now = now_ms()
 
@@ -118,6 +133,86 @@ def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: V
         return {"id": new_id, "forked_from": crystal_id, "at": now}
 
     return db.write(work)
+
+
+SCOPE_RANK = {"private": 0, "shared": 1, "public": 2}
+
+
+def fork_scope(source: dict[str, Any], asked: str, owner_clade: str | None) -> str:
+    """The narrower of the scope asked for and the source's, as cypher/crystals/fork.cypher sets it: private when
+    the source is confidential, private, or shared in another clade than the fork's owner's."""
+    src = source.get("scope") or "private"
+    if source.get("sensitivity") == "confidential" or (src == "shared" and source.get("clade") != owner_clade):
+        return "private"
+    return min((asked, src), key=lambda s: SCOPE_RANK.get(s, 0))
+
+
+def fork_provenance(source: dict[str, Any], visibility: Visibility, weights: dict[Provenance, float]) -> Provenance:
+    """Where a forked entry comes from, as the knowledge weighting hierarchy weighs it: the owner's own
+    (SelfLearned), its clade's (Clade), or the public's (Lethe) — never above what the source itself was."""
+    if source.get("agent_id") == visibility.viewer:
+        by_origin = Provenance.SelfLearned
+    elif source.get("clade") and source.get("clade") == visibility.clade:
+        by_origin = Provenance.Clade
+    else:
+        by_origin = Provenance.Lethe
+    own = Provenance(source["provenance"]) if source.get("provenance") in Provenance.__members__ else by_origin
+    return min((by_origin, own), key=lambda p: weights[p])
+
+
+def fork_entry(k: Knowledge, source: dict[str, Any], *, scope: str, actor: str, visibility: Visibility,
+               metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """An entry forked: a candidate of the caller's, passed through the Admission Gate at the provenance weight of
+    where it comes from (a clade mate's 0.8, the public's 0.5), so it is admitted, merged into the caller's own
+    entry or skipped as the gate decides; when admitted, linked to its source (forked)."""
+    owner_clade = visibility.clade or None
+    narrowed = fork_scope(source, scope, owner_clade)
+    candidate = EntryIn(
+        id=uuid7(), agent_id=visibility.viewer, scope=Scope(narrowed), category=EntryCategory(source["category"]),
+        content=source["content"], market_regime=source.get("market_regime"), strategy=source.get("strategy"),
+        tags=list(source.get("tags") or [])[:MAX_LIST], decay_class=source.get("decay_class"),
+        provenance=fork_provenance(source, visibility, k.admission.provenance_weight))
+    extra = {str(candidate.id): {"requested_scope": scope}} if narrowed != scope else None
+    [decision] = admit(k, [candidate], actor=actor, clade=owner_clade, extra=extra,
+                       copy_of={str(candidate.id): str(source["id"])})
+    now = now_ms()
+    if decision.result.writes_entry:
+        _link_fork(k.db, str(candidate.id), str(source["id"]), actor=visibility.viewer or actor, now=now,
+                   metadata=metadata, audit_actor=actor)
+    return {"id": decision.entry_id, "forked_from": source["id"], "at": now,
+            "outcome": decision.result.outcome.value, "confidence": decision.result.confidence,
+            "provenance": candidate.provenance.value, "decision_id": decision.decision_id}
+
+
+def judge_version(k: Knowledge, crystal: dict[str, Any], text: str, scope: str) -> dict[str, Any]:
+    """A frozen entry's change through the Admission Gate before it is written as the next version: weighed as
+    the crystal's own provenance weighs it, against everything its owner sees but the version it changes (never a
+    merge or a duplicate of its own chain). A rejected change is refused (422); otherwise the version starts at the
+    gate's confidence and status."""
+    candidate = EntryIn(
+        id=uuid7(), agent_id=crystal.get("agent_id"), scope=Scope(scope), category=EntryCategory(crystal["category"]),
+        content=text, market_regime=crystal.get("market_regime"), strategy=crystal.get("strategy"),
+        tags=list(crystal.get("tags") or [])[:MAX_LIST], decay_class=crystal.get("decay_class"),
+        provenance=Provenance(crystal.get("provenance") or Provenance.SelfLearned.value))
+    [decision] = admit(k, [candidate], actor="gate", clade=crystal.get("clade"), dry_run=True, merge=False,
+                       copy_of={str(candidate.id): str(crystal["id"])})
+    result = decision.result
+    if not result.writes_entry:
+        raise Invalid(f"the Admission Gate refuses this version ({result.outcome.value}): {result.explanation}")
+    return {"confidence": result.confidence, "status": result.status.value if result.status else None}
+
+
+def _link_fork(db: Database, new_id: str, source_id: str, *, actor: str, now: int, metadata: dict[str, Any] | None,
+               audit_actor: str) -> None:
+    def work(tx: ManagedTransaction) -> None:
+        tx.run(cypher.query("crystals/fork_link"), new_id=new_id, id=source_id, actor=actor, now=now,
+               metadata=json.dumps(metadata or {})).consume()
+        Audit(action="crystal.fork", actor=audit_actor, agent_id=actor, at=now).write(
+            tx, [new_id], f"forked {source_id} into {new_id} through the Admission Gate",
+            [DeleteRelationships(type=RelationshipType.PROVENANCE, keys=[
+                Endpoints(start_label=NodeLabel.Entry, start_id=new_id, end_ids=[source_id])])])
+
+    db.write(work)
 
 
 def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, visibility: Visibility,

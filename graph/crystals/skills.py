@@ -16,11 +16,13 @@ from graph.crystals import fields, pricing, store
 from graph.crystals.governance import govern
 from graph.crystals.lifecycle import IllegalTransition, Lifecycle, check
 from graph.crystals.perspectives import INDEX, PROPERTY, Perspective, views
+from graph.crystals.provenance import judge_version
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
+from graph.knowledge.entries import Knowledge
 from graph.visibility import Visibility
 
 SKILL_FIELDS = ("lifecycle", "lifecycle_at", "semantic_type", "stable_skill_id", "skill_version", "deprecated",
@@ -78,8 +80,9 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
 
 
 def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *, actor: str,
-                visibility: Visibility, reason: str = "changed") -> dict[str, Any]:
-    """A change to a frozen crystal: a new crystal, the next version (immutable ones are never changed)."""
+                visibility: Visibility, reason: str = "changed", knowledge: Knowledge | None = None) -> dict[str, Any]:
+    """A change to a frozen crystal: a new crystal, the next version (immutable ones are never changed). An entry's
+    change passes the Admission Gate first (`knowledge`: provenance.judge_version)."""
     crystal = store.get(db, crystal_id, visibility)
     if crystal.get("lifecycle") != Lifecycle.frozen.value:
         raise Invalid(f"{crystal_id} is {crystal.get('lifecycle')}, not frozen: change it in place (an entry's "
@@ -99,6 +102,8 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
              "requested_scope": governed.get("requested_scope") or crystal.get("requested_scope"),
              **{k: v for k, v in fields.behavioural(text, session=crystal.get("origin") == "session", now=now).items()
                 if k.startswith("hormone_") or k == "emotional_valence"}}
+    if knowledge is not None and "Entry" in crystal["kinds"]:
+        props.update(judge_version(knowledge, crystal, text, props["scope"]))
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
         locked, kinds = store.lock(tx, crystal_id, visibility)

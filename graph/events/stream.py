@@ -33,6 +33,7 @@ KEEPALIVE_SECONDS = 15.0
 GRACE_MS = 5_000  # how late a transaction may commit after making its event and still be streamed
 BATCH = 500
 RETRY_MS = 2_000   # what a client waits before reconnecting (the `retry:` field)
+CHECK_SECONDS = 2.0  # how often a stream asks whether its key still holds (`still`)
 
 log = logging.getLogger(__name__)
 
@@ -58,12 +59,16 @@ async def subscribe(db: Database, visibility: Visibility, *, types: Sequence[Eve
                     after_id: str | None = None, max_seconds: float | None = None,
                     poll_seconds: float = POLL_SECONDS, keepalive_seconds: float = KEEPALIVE_SECONDS,
                     grace_ms: int = GRACE_MS, batch: int = BATCH,
-                    render: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> AsyncIterator[str]:
+                    render: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+                    still: Callable[[], bool] | None = None,
+                    check_seconds: float = CHECK_SECONDS) -> AsyncIterator[str]:
     """SSE frames of the events `visibility` may see that pass the filters, oldest first: those after
     `after_id` when given, else those from `since` when given, else those made from now on. Ends
     after `max_seconds` (when given), or once `until` is `grace_ms` past; otherwise when the client
-    goes (the server cancels the generator). `render` shapes each event before it is sent."""
+    goes (the server cancels the generator), or when `still` (asked every `check_seconds`, in a worker
+    thread) says the subscriber's key no longer holds. `render` shapes each event before it is sent."""
     started = time.monotonic()
+    checked = started
     deadline = None if max_seconds is None else started + max_seconds
     # Every event at or below `lower` has been sent (or came before the subscriber's start), and none
     # will commit there any more; `seen` holds the ids sent above it, which a poll reads again.
@@ -73,6 +78,11 @@ async def subscribe(db: Database, visibility: Visibility, *, types: Sequence[Eve
     yield f"retry: {RETRY_MS}\n" + format_comment("subscribed")
     quiet_since = time.monotonic()
     while True:
+        if still is not None and time.monotonic() - checked >= check_seconds:
+            if not await asyncio.to_thread(still):
+                yield format_comment("the key was revoked; the stream ends")
+                return
+            checked = time.monotonic()
         polled_at = now_ms()
         page_after = lower
         try:

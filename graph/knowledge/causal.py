@@ -13,10 +13,11 @@ import hashlib
 from collections.abc import Sequence
 from typing import Annotated, Any
 
+import numpy as np
 from neo4j import ManagedTransaction
 from pydantic import Field, model_validator
 
-from graph.audit import Audit, DeleteNodes, DeleteRelationships, NodeLabel, RelationshipType, SetRelationshipProperties
+from graph.audit import Audit, DeleteRelationships, RelationshipType, SetRelationshipProperties
 from graph.audit.versions import counted
 from graph.db import cypher
 from graph.db.connection import Database
@@ -25,7 +26,9 @@ from graph.events import ingest_result
 from graph.events import write as write_events
 from graph.ids import now_ms
 from graph.knowledge.decay import DAY_MS, DecayConfig
-from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, ShortText, StrictModel, Unit
+from graph.knowledge.entries import Knowledge, admit
+from graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, EpochMs, ShortText, StrictModel, Unit
+from graph.model.entry import EntryIn
 from graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
 from graph.model.vectors import Vector
 from graph.visibility import Visibility
@@ -73,8 +76,8 @@ class GraphEntry(StrictModel):
     dream_validated: bool = False
     half_life_ms: Annotated[float, Field(gt=0, le=1e15)] | None = None
     quality_score: Unit | None = None
-    valid_from: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    valid_until: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    valid_from: EpochMs | None = None
+    valid_until: EpochMs | None = None
     embedding: Vector
 
 
@@ -186,45 +189,58 @@ def export(db: Database, agent_id: str) -> CausalGraph:
     return CausalGraph(agent_id=agent_id, entries=list(entries.values()), links=links)
 
 
-def inherit(db: Database, graph: CausalGraph, *, successor: str, clade: str, actor: str) -> dict[str, Any]:
-    """Copies of the predecessor's entries and links, owned by the successor, at confidence 0.3 and
-    provenance Predecessor; idempotent (the copies' ids are derived from the originals')."""
+def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, actor: str) -> dict[str, Any]:
+    """The predecessor's entries as candidates of the successor's, through the Admission Gate at provenance
+    Predecessor (its fixed confidence 0.3; each weighed against what the successor sees, never against the
+    original it copies), and its links between the copies the gate kept (a copy merged or skipped stands for the
+    successor's entry it went into; a rejected one takes its links with it); idempotent (the copies' ids are
+    derived from the originals')."""
     now = now_ms()
     predecessor = graph.agent_id
     copy_id = {e.id: f"{successor}:{e.id}"[:128] for e in graph.entries}
-    entry_rows = []
-    for e in graph.entries:
-        props = e.model_dump(mode="json", exclude={"id", "embedding"}, exclude_none=True)
-        props.update(agent_id=successor, clade=clade, scope=Scope.private.value,
-                     provenance=Provenance.Predecessor.value,
-                     confidence=INHERITED_CONFIDENCE, strength=1.0, validated_count=0, contradicted_count=0,
-                     recorded_at=now, last_accessed_at=now, inherited_from=e.id, inherited_from_agent=predecessor,
-                     source_golem_id=predecessor)
-        props.setdefault("valid_from", now)
-        entry_rows.append({"id": copy_id[e.id], "category": e.category.value, "embedding": e.embedding,
-                           "props": props, "parent_episode_ids": []})
+    candidates = [EntryIn(id=copy_id[e.id], agent_id=successor, scope=Scope.private, category=e.category,
+                          content=e.content, decay_class=e.decay_class, market_regime=e.market_regime, tags=e.tags,
+                          provenance=Provenance.Predecessor, dream_validated=e.dream_validated)
+                  for e in graph.entries]
+    decisions = admit(k, candidates, actor=actor, clade=clade or None,
+                      extra={copy_id[e.id]: _inherited_props(e, predecessor) for e in graph.entries},
+                      embeddings={copy_id[e.id]: np.asarray(e.embedding, dtype=np.float32) for e in graph.entries},
+                      copy_of={copy_id[e.id]: e.id for e in graph.entries})
+    held = {d.candidate_id: d.entry_id for d in decisions if d.entry_id is not None}
+    made = [d.candidate_id for d in decisions if d.result.writes_entry and not d.existing]
     link_rows = []
     for lk in graph.links:
+        cause, effect = held.get(copy_id[lk.cause]), held.get(copy_id[lk.effect])
+        if cause is None or effect is None or cause == effect:
+            continue
         props = lk.model_dump(exclude={"id", "cause", "effect"}, exclude_none=True)
         props.update(agent_id=successor, clade=clade, scope=Scope.private.value, confidence=INHERITED_CONFIDENCE,
                      provenance=Provenance.Predecessor.value, inherited_from=lk.id, recorded_at=now,
                      updated_at=now, confirmed_count=0, contradicted_count=0)
         props.setdefault("created_at", now)
-        link_rows.append({"id": default_link_id(successor, copy_id[lk.cause], copy_id[lk.effect]),
-                          "cause": copy_id[lk.cause], "effect": copy_id[lk.effect], "props": props})
+        link_rows.append({"id": default_link_id(successor, cause, effect), "cause": cause, "effect": effect,
+                          "props": props})
+    originals = {copy_id[e.id]: e.id for e in graph.entries}
     audit = Audit(action="causal.inherit", actor=actor, agent_id=successor, at=now)
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:
-        made = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=entry_rows, audit_id=audit.id, now=now)]
         tx.run(cypher.query("causal/link_inherited_entries"),
-               rows=[{"copy": copy_id[e.id], "original": e.id} for e in graph.entries]).consume()
+               rows=[{"copy": c, "original": originals[c]} for c in made]).consume()
         links = [r.data() for r in tx.run(cypher.query("causal/inherit_links"), rows=link_rows, audit_id=audit.id)]
         created_links = [r["id"] for r in links if r["created"]]
-        audit.write(tx, made + created_links, f"inherited {len(made)} entries and {len(created_links)} causal links "
-                    f"from {predecessor}", [DeleteRelationships(type=RelationshipType.CAUSES, ids=created_links),
-                                            DeleteNodes(label=NodeLabel.Entry, ids=made)])
+        audit.write(tx, made + created_links, f"inherited {len(made)} entries (admitted by the gate) and "
+                    f"{len(created_links)} causal links from {predecessor}",
+                    [DeleteRelationships(type=RelationshipType.CAUSES, ids=created_links)])
         write_events(tx, [ingest_result(successor, clade, source=predecessor, stage="inherit",
                                         outcome={"entries": len(made), "links": len(created_links)})])
         return {"entries": made, "links": created_links}
 
-    return db.write(work)
+    return k.db.write(work)
+
+
+def _inherited_props(e: GraphEntry, predecessor: str) -> dict[str, Any]:
+    """What a copy keeps of its original that a candidate does not carry."""
+    props: dict[str, Any] = {"inherited_from": e.id, "inherited_from_agent": predecessor,
+                             "source_golem_id": predecessor, "valid_from": e.valid_from, "valid_until": e.valid_until,
+                             "is_bloodstain": e.is_bloodstain or None}
+    return {key: v for key, v in props.items() if v is not None}

@@ -133,14 +133,17 @@ def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> dict[str, An
 
 def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | None = None,
           dry_run: bool = False, merge: bool = True, extra: dict[str, dict[str, Any]] | None = None,
-          embeddings: dict[str, np.ndarray] | None = None, chunk: int = CHUNK) -> list[EntryDecision]:
+          embeddings: dict[str, np.ndarray] | None = None, chunk: int = CHUNK,
+          copy_of: dict[str, str] | None = None) -> list[EntryDecision]:
     """Judge each candidate and (unless dry_run) write entries, merges, decisions and an audit record.
     `clade` is the owner's: it decides what the candidate is compared with, and is kept on the entry.
     `merge=False` for candidates known to be distinct from their neighbours (the Curator's lessons,
     one per cluster key); `extra`: properties by entry id the model does not carry (the Curator's
     lesson key, polarity, level); `embeddings`: vectors by entry id the caller already has (a cluster
     summary's is its episodes' centroid), the rest are embedded from their content; `chunk`: candidates
-    written per transaction (each writes an entry, a decision and an event)."""
+    written per transaction (each writes an entry, a decision and an event); `copy_of`: the entry each candidate
+    (by id) copies — a fork's source, a frozen crystal's version before — which is not its neighbour: a copy is
+    never a duplicate of what it copies, and is weighed against everything else the owner sees."""
     items = [e if e.id else e.model_copy(update={"id": uuid7()}) for e in entries]
     ids = [e.id for e in items]
     if len(set(ids)) != len(ids):
@@ -151,6 +154,8 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     now = now_ms()
     stored = neighbours.find(k.db, vectors, [e.agent_id for e in items], clade, now, k.decay.floor,
                              skip=[e.id in existing for e in items])
+    if copy_of:
+        stored = [[n for n in near if n.id != copy_of.get(str(e.id))] for e, near in zip(items, stored, strict=True)]
     decisions: list[EntryDecision] = []
     rows = _similarity_rows(vectors)
     written: dict[str | None, list[int]] = defaultdict(list)  # positions of the candidates written, by owner

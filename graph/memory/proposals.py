@@ -135,6 +135,7 @@ class Proposals:
                 store=store.value, content=p.content, entities=entities, confidence=confidence.value,
                 core_worthy=core_worthy, status=(Status.conflict if rivals else Status.pending).value,
                 conflicts_with=[o.uid for o in rivals], embedding=vector).save()
+            own = {o.uid for o in rivals if o.from_agent == name}
             for o in rivals:
                 before = {"status": o.status, "conflicts_with": list(o.conflicts_with or [])}
                 o.status, o.conflicts_with = Status.conflict.value, [*(o.conflicts_with or []), uid]
@@ -147,7 +148,7 @@ class Proposals:
                   trigger=p.trigger, approval=Approval.pending).write(
                 tx, [uid], f"proposal #{number} from {name} ({store.value}): {one_line(p.content)}",
                 [DeleteNodes(label=NodeLabel.MemoryProposal, ids=[uid])])
-            return out(node)
+            return seen_by_sub(out(node), own)
 
         made = ogm.write(self.db, work)
         trusted_at = sub.get("auto_commit_at")
@@ -212,9 +213,10 @@ class Proposals:
             found = MemoryProposal.nodes.filter(agent_id=main_id)
             if status:
                 found = found.filter(status__in=[s.value for s in status])
-            if from_agent:
-                found = found.filter(from_agent=from_agent)
-            return [out(n) for n in found.order_by("number")[:limit]]
+            if not from_agent:
+                return [out(n) for n in found.order_by("number")[:limit]]
+            own = {n.uid for n in MemoryProposal.nodes.filter(agent_id=main_id, from_agent=from_agent)}
+            return [seen_by_sub(out(n), own) for n in found.filter(from_agent=from_agent).order_by("number")[:limit]]
 
         return ogm.read(self.db, work)
 
@@ -235,6 +237,12 @@ class Proposals:
             return {"main": main_id, "sub_agent": sub_id, "auto_commit_at": at.value if at else None}
 
         return self.db.write(work)
+
+
+def seen_by_sub(proposal: dict[str, Any], own: set[str]) -> dict[str, Any]:
+    """A proposal as the sub-agent that made it reads it: the conflicts it is flagged with name only that
+    sub-agent's own proposals (13.6's flag stays; another sub-agent's proposal is not its to see)."""
+    return {**proposal, "conflicts_with": [c for c in proposal.get("conflicts_with") or [] if c in own]}
 
 
 def _locked(tx: ManagedTransaction, agent_id: str, proposal_id: str) -> MemoryProposal:

@@ -28,6 +28,27 @@ def _finite(x: float | None) -> float | None:
 
 
 FiniteFloat = Annotated[float, AfterValidator(_finite)]
+
+EARLIEST = datetime(1970, 1, 1, tzinfo=UTC)
+LATEST = datetime(9999, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
+
+
+def _instant(value: datetime) -> datetime:
+    """A time in UTC within EARLIEST..LATEST (a naive time is read as UTC); anything else is refused (422)."""
+    try:
+        utc = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except OverflowError:
+        utc = None
+    if utc is None or not EARLIEST <= utc <= LATEST:
+        raise ValueError(f"a time must lie between {EARLIEST.isoformat()} and {LATEST.isoformat()} once in UTC")
+    return utc
+
+
+Instant = Annotated[datetime, AfterValidator(_instant)]
+"""Every time a request carries (bodies and queries): ISO 8601, normalised to UTC, years 1970 to 9999."""
+LATEST_MS = int(LATEST.timestamp() * 1000)
+EpochMs = Annotated[int, Field(ge=0, le=LATEST_MS, description="epoch milliseconds, years 1970 to 9999")]
+"""A time a request carries as epoch milliseconds that is stored (the same range as Instant)."""
 Unit = Annotated[float, Field(ge=0.0, le=1.0), AfterValidator(_finite)]
 Signed = Annotated[float, Field(ge=-1.0, le=1.0), AfterValidator(_finite)]
 

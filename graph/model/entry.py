@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -14,6 +13,7 @@ from graph.model.common import (
     AgentId,
     ClientId,
     EmotionalTag,
+    Instant,
     ShortText,
     StrictModel,
     Unit,
@@ -40,8 +40,8 @@ class EntryIn(StrictModel):
     market_regime: MarketRegime | None = None
     strategy: ShortText | None = Field(default=None, description="the strategy it belongs to (its PLAYBOOK.md "
                                                                   "section); unset: Global")
-    valid_from: datetime | None = Field(default=None, description="when the phenomenon began; default: now")
-    valid_until: datetime | None = None
+    valid_from: Instant | None = Field(default=None, description="when the phenomenon began; default: now")
+    valid_until: Instant | None = None
     parent_episode_ids: Annotated[list[ClientId], Field(max_length=MAX_LIST)] = Field(default_factory=list)
     tags: Annotated[list[ShortText], Field(max_length=MAX_LIST)] = Field(default_factory=list)
     provenance: Provenance = Provenance.SelfLearned

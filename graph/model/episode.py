@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field, model_validator
@@ -16,6 +15,7 @@ from graph.model.common import (
     EmotionalTag,
     EntityMention,
     FiniteFloat,
+    Instant,
     ShortText,
     StrictModel,
     Unit,
@@ -65,8 +65,8 @@ class EpisodeIn(StrictModel):
     prediction: PredictionIn | None = None
     causal_link_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
         default=None, description="a causal link this outcome confirms (positive) or contradicts (negative)")
-    valid_from: datetime | None = Field(default=None, description="when it happened; default: now")
-    valid_until: datetime | None = None
+    valid_from: Instant | None = Field(default=None, description="when it happened; default: now")
+    valid_until: Instant | None = None
     valid_from_block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = Field(default=None, description="default: block")
     valid_until_block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     mentions: Annotated[list[EntityMention], Field(max_length=MAX_LIST)] = Field(default_factory=list)

@@ -42,8 +42,17 @@ class FactNotFound(NotFound):
 
 @dataclass
 class Owner:
+    """Who asserts: an agent (its clade), or the world — the admin and the loaders, whose facts are world
+    facts: each world writer may close the others' (an agent closes only its own)."""
+
     agent_id: str
     clade: str = ""
+    world: bool = False
+
+    def fact_key(self) -> str | None:
+        """What a derived fact id is scoped by: the agent's own statements are its own (two agents stating one
+        triple make two facts, and neither learns of the other's); the world's are one."""
+        return None if self.world else self.agent_id
 
 
 @dataclass
@@ -67,21 +76,24 @@ def types_for(predicates: Sequence[Predicate]) -> list[str]:
 def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:
     scalar = f.scalar()
     return {
-        "fact_id": f.id or f.derived_id(), "type": f.rel_type, "name": f.name, "subject": f.subject,
+        "fact_id": f.id or f.derived_id(owner.fact_key()), "type": f.rel_type, "name": f.name, "subject": f.subject,
         "object": f.object, "value_id": scalar[0] if scalar else None, "value": scalar[1] if scalar else None,
         "value_type": (f.value_type.value if f.value_type else None), "valid_from": f.valid_from,
         "valid_to": f.valid_to, "recorded_at": recorded_at, "exclusive": f.is_exclusive,
         "props": {"predicate": f.predicate.value, "confidence": f.confidence, "approximate": f.approximate,
                   "valid_from_source": f.valid_from_source, "source_episode": f.source_episode,
                   "valid_from_time": to_ms(f.valid_from_time),
-                  "scope": f.scope.value, "agent_id": owner.agent_id, "clade": owner.clade},
+                  "scope": f.scope.value, "agent_id": owner.agent_id, "clade": owner.clade,
+                  **({"world": True} if owner.world else {})},
     }
 
 
 def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: str,
                  recorded_at: Sequence[int] | int | None = None,
                  visibility: Visibility = EVERYONE, freshness: FactConfig | None = None) -> AssertResult:
-    """In order, in transactions of CHUNK. `recorded_at` is now unless a loader replays history
+    """In order, in transactions of CHUNK. An exclusive fact closes only the owner's facts (a world owner's:
+    world facts too) of no wider scope, and what the writer cannot see never changes the answer.
+    `recorded_at` is now unless a loader replays history
     (then one time per fact: when Grimoire learned it). Entities the writer may not see (its
     `visibility`) are as missing as unknown ones: a fact shows both its ends to whoever sees it.
     A fact already believed (that the writer sees) is reinforced instead (`freshness` says how often)."""
@@ -103,7 +115,8 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
                  audit: Audit = audit) -> tuple[list[dict[str, Any]], list[str]]:
             again = [r.data() for r in tx.run(cypher.query("topology/reinforce_facts"), rows=chunk, min_gap=gap,
                                               **visibility.params())]
-            out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id)]
+            out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id,
+                                            world=owner.world, **visibility.params())]
             reinforced = list(dict.fromkeys(r["fact_id"] for r in again))
             audit.write(tx, [r["fact_id"] for r in out] + reinforced,
                         f"asserted {len(out)} of {len(chunk)} facts, closed {sum(r['closed'] for r in out)}, "
@@ -132,7 +145,8 @@ def _reinforce_revert(rows: list[dict[str, Any]]) -> list[RevertOp]:
 def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_id: str | None,
                now: int | None = None, visibility: Visibility = EVERYONE,
                freshness: FactConfig | None = None) -> dict[str, Any]:
-    """A fact the writer may not see (its `visibility`) is not found, as an unknown one."""
+    """Only the fact's owner (its agent's keys or its person's: `visibility.viewer`) or the admin invalidates; a
+    fact of another owner is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
     def work(tx: ManagedTransaction) -> dict[str, Any]:

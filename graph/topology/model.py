@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import math
-from datetime import datetime
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
-from graph.model.common import MAX_LIST, ClientId, EntityMention, ShortText, StrictModel, Unit
+from graph.model.common import MAX_LIST, ClientId, EntityMention, Instant, ShortText, StrictModel, Unit
 from graph.model.enums import EXCLUSIVE_BY_DEFAULT, REL_TYPES, Direction, Predicate, Scope, ValueType
 
 MAX_FACTS = 5_000
@@ -41,7 +40,7 @@ class FactIn(StrictModel):
     confidence: Unit = 1.0
     approximate: bool = Field(default=False, description="valid time estimated (e.g. from a commit time)")
     valid_from_source: ShortText | None = None
-    valid_from_time: datetime | None = Field(
+    valid_from_time: Instant | None = Field(
         default=None, description="when the valid_from block happened, if known: the fact's information lag is "
                                   "its recorded time minus this")
     scope: Scope = Scope.private
@@ -76,9 +75,11 @@ class FactIn(StrictModel):
                                    ValueType.number if isinstance(self.value, int | float) else ValueType.string)
         return f"{kind.value}:{self.value}", self.value
 
-    def derived_id(self) -> str:
-        key = "|".join(str(x) for x in (self.subject, self.predicate.value, self.name, self.object, self.value,
-                                         self.valid_from, self.valid_to))
+    def derived_id(self, owner: str | None = None) -> str:
+        """From the content, and the owner when given (an agent's own statement; the world's have none)."""
+        parts = (self.subject, self.predicate.value, self.name, self.object, self.value, self.valid_from,
+                 self.valid_to)
+        key = "|".join(str(x) for x in (parts if owner is None else (*parts, f"owner={owner}")))
         return "fact-" + hashlib.sha1(key.encode()).hexdigest()[:24]
 
 

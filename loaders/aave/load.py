@@ -37,7 +37,7 @@ from loaders.aave.address_book import RESERVE_FIELDS, SourceFile, chain_ids, rea
 from loaders.aave.timeline import BlockClock, ExecutionMatcher, executions
 
 AGENT = "loader-aave"
-OWNER = Owner(AGENT)
+OWNER = Owner(AGENT, world=True)  # the loader's facts are world facts (graph/topology/facts.py)
 CUSTOM_FIELD = {"UNDERLYING": "Underlying", "A_TOKEN": "AToken", "V_TOKEN": "VariableDebtToken",
                 "INTEREST_RATE_STRATEGY": "InterestRateStrategy"}
 FIELD_KIND = {"UNDERLYING": EntityKind.Token, "A_TOKEN": EntityKind.Token, "V_TOKEN": EntityKind.Token,

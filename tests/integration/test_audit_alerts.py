@@ -40,11 +40,13 @@ def test_a_non_owner_change_to_a_critical_block_is_returned_at_session_start_unt
     assert "| ALERT | " in trail[0]["line"] and "Pending acknowledgment" in trail[0]["line"]
     # returned again at the next start, until someone acknowledges it
     assert [a["id"] for a in start(api, h)["alerts"]] == [alert["id"]]
+    # a person's key (or the admin's) acknowledges, never the agent's own key: one rule with MCP and the console
+    assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=h).status_code == 403
     r = api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=person)
     assert r.status_code == 200 and r.json()["acknowledged_by"]
     assert start(api, h)["alerts"] == []
-    assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=h).status_code == 409
-    assert api.client.post(f"/agents/{AGENT}/alerts/nope/acknowledge", headers=h).status_code == 404
+    assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=person).status_code == 409
+    assert api.client.post(f"/agents/{AGENT}/alerts/nope/acknowledge", headers=person).status_code == 404
     everything = api.client.get(f"/agents/{AGENT}/alerts", headers=person, params={"all": True}).json()
     assert [a["id"] for a in everything] == [alert["id"]] and everything[0]["acknowledged_at"]
     # pinning a critical fact by the agent is a change to a critical item too

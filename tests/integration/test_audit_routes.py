@@ -218,7 +218,7 @@ def _stage(w: World) -> Call:
 
 def _commit(w: World) -> Call:
     pid = w.proposal()
-    return lambda: w.post(f"/agents/{AGENT}/proposals/{pid}/decision", json={"decision": "commit"})
+    return lambda: w.post(f"/agents/{AGENT}/proposals/{pid}/decision", headers=w.person, json={"decision": "commit"})
 
 
 def _trust(w: World) -> Call:

@@ -1,7 +1,7 @@
 """Each agent's hormones in the graph (knowledge-crystals.md, "Hormonal System"): levels after scripted spikes and
 elapsed times against numbers worked out by hand; the events an agent's episodes show spike it; the modulations
 reach consolidation and retrieval; the network cortisol override (admin) raises effective cortisol and halts
-ingestion from agents below the trusted level until it ends."""
+skill ingestion (skills, versions, forks) by agents below the trusted level until it ends, and nothing else."""
 
 from __future__ import annotations
 
@@ -84,6 +84,12 @@ def test_episodes_spike_their_agent_and_the_modulations_follow(api: Api) -> None
 def test_the_network_override_raises_cortisol_and_halts_untrusted_ingestion(api: Api) -> None:
     golem, person = api.headers("h-golem", kind="golem"), api.headers("h-main")
     episode = {"type": "observation", "text": "a plain note"}
+    lessons = {"h-lesson": "Withdraw from the Morpho vault, then wait for the transaction to confirm.",
+               "h-main-lesson": "Route large swaps through the Uniswap SDK and the 1inch API to split the order."}
+    for h, eid in ((golem, "h-lesson"), (person, "h-main-lesson")):  # what a skill and a fork are made of
+        r = api.client.post("/entries", headers=h, json={"id": eid, "category": "StrategyFragment", "scope": "public",
+                                                          "content": lessons[eid]})
+        assert r.json()["outcome"] == "admitted", r.text
     try:
         bad = api.client.put("/hormones/network", headers=golem, json={"level": 0.9, "duration_ms": 60_000,
                                                                         "reason": "x"})
@@ -96,34 +102,38 @@ def test_the_network_override_raises_cortisol_and_halts_untrusted_ingestion(api:
         assert got["cortisol"] == pytest.approx(0.02, abs=1e-3) and got["effective_cortisol"] == 0.9
         assert got["consolidation"]["halt_untrusted_ingestion"] is True
         assert got["consolidation"]["merge_threshold"] == pytest.approx(0.92 + 0.9 * 0.03)
-        halted = api.client.post("/episodes", headers=golem, json=episode)
+        # As the seed scopes it: skill ingestion below trusted halts (a skill, a version, a fork) ...
+        halted = api.client.post("/skills", headers=golem, json={"crystal_id": "h-lesson"})
         assert halted.status_code == 409 and "halted" in halted.json()["detail"], halted.text
+        assert api.client.post("/crystals/h-main-lesson/fork", headers=golem, json={}).status_code == 409
+        # ... and nothing else: a provisional golem's and a sub-agent's own writes go on
+        assert api.client.post("/episodes", headers=golem, json=episode).status_code == 201
         assert api.client.post("/entries", headers=golem, json={"category": "Insight", "content": "x y z"}
-                               ).status_code == 409
+                               ).status_code == 201
         assert api.client.post("/episodes", headers=person, json=episode).status_code == 201  # a main agent: trusted
         r = api.client.post("/agents", headers=api.admin, json={"id": "h-sub", "name": "scout", "kind": "sub",
                                                                  "parent_id": "h-main", "clade": "clade-a"})
         assert r.status_code == 201, r.text
         made = api.client.post("/agents/h-sub/keys", headers=api.admin, json={"scopes": ["read", "propose"]})
         scout = {"X-API-Key": made.json()["key"]}
-        refused = api.client.post("/agents/h-main/proposals", headers=scout,
-                                  json={"content": "The user prefers morning reports", "store": "semantic"})
-        assert refused.status_code == 409 and "halted" in refused.json()["detail"]
+        proposed = api.client.post("/agents/h-main/proposals", headers=scout,
+                                   json={"content": "The user prefers morning reports", "store": "semantic"})
+        assert proposed.status_code == 201, proposed.text
         assert api.client.put("/agents/h-golem/trust-level", headers=api.admin, json={"level": "trusted"}
                               ).status_code == 200
-        assert api.client.post("/episodes", headers=api.headers("h-golem", kind="golem"), json=episode
-                               ).status_code == 201
+        made = api.client.post("/skills", headers=api.headers("h-golem", kind="golem"), json={"crystal_id": "h-lesson"})
+        assert made.status_code == 201, made.text
     finally:
         ended = api.client.delete("/hormones/network", headers=api.admin)
     assert ended.status_code == 200 and ended.json()["ended"] is True
     other = api.headers("h-golem-2", kind="golem")
-    assert api.client.post("/episodes", headers=other, json=episode).status_code == 201
+    assert api.client.post("/crystals/h-main-lesson/fork", headers=other, json={}).status_code == 201
     # An override runs out by itself.
-    api.client.put("/hormones/network", headers=api.admin, json={"level": 0.5, "duration_ms": 1_000, "reason": "t"})
+    api.client.put("/hormones/network", headers=api.admin, json={"level": 0.5, "duration_ms": 4_000, "reason": "t"})
     try:
-        assert api.client.post("/episodes", headers=other, json=episode).status_code == 409
-        time.sleep(2.1)  # its second, and the second the service keeps the override it read
-        assert api.client.post("/episodes", headers=other, json=episode).status_code == 201
+        assert api.client.post("/crystals/h-main-lesson/fork", headers=other, json={}).status_code == 409
+        time.sleep(5.1)  # its four seconds, and the second the service keeps the override it read
+        assert api.client.post("/crystals/h-main-lesson/fork", headers=other, json={}).status_code == 201
         assert api.client.get("/hormones/network", headers=other).json()["active"] is False
     finally:
         api.client.delete("/hormones/network", headers=api.admin)

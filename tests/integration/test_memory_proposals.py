@@ -31,6 +31,7 @@ def decide(api: Api, h: dict[str, str], pid: str, **body: Any) -> Any:
 
 def test_the_proposal_example_and_the_commit_flow(api: Api) -> None:
     main = api.headers(MAIN, CLADE)
+    person = api.headers(MAIN, CLADE, scopes=("read", "person"))  # who decides (REST, MCP and the console alike)
     researcher, coder = sub_agent(api, "researcher"), sub_agent(api, "coder")
     # 13.2's example, as the sub-agents write it
     p1 = propose(api, researcher, content="User prefers academic sources over blog posts for technical topics",
@@ -53,15 +54,16 @@ def test_the_proposal_example_and_the_commit_flow(api: Api) -> None:
 
     # 13.3: commit to the suggested store; commit to another; a decision is made once, by the main agent's side
     assert decide(api, researcher, p1["id"], decision="commit").status_code == 403
-    done = decide(api, main, p1["id"], decision="commit")
+    assert decide(api, main, p1["id"], decision="commit").status_code == 403  # the agent's own key decides nothing
+    done = decide(api, person, p1["id"], decision="commit")
     assert done.status_code == 200, done.text
     one = done.json()
     assert (one["status"], one["committed_store"]) == ("committed", "semantic")
     memory = api.client.get(f"/agents/{MAIN}/memories/{one['memory_id']}", headers=main).json()
     assert memory["store"] == "semantic" and "academic sources" in memory["text"]
-    two = decide(api, main, p2["id"], decision="commit", store="semantic").json()
+    two = decide(api, person, p2["id"], decision="commit", store="semantic").json()
     assert two["committed_store"] == "semantic"
-    assert decide(api, main, p2["id"], decision="reject").status_code == 409
+    assert decide(api, person, p2["id"], decision="reject").status_code == 409
     # the trail: proposed by the sub-agent (pending), committed from it (13.7)
     trail = api.client.get(f"/agents/{MAIN}/audit", headers=main, params={"limit": 500}).json()
     proposed = [r for r in trail if r["verb"] == "PROPOSE"]
@@ -75,18 +77,19 @@ def test_the_proposal_example_and_the_commit_flow(api: Api) -> None:
     # 13.6: a conflicting pair is flagged and linked; reject one with a reason, defer the other
     p3 = propose(api, researcher, content="Project deadline is March 15", confidence="medium")
     p4 = propose(api, coder, content="Project deadline is March 30", confidence="medium")
-    assert p3["status"] == "pending" and (p4["status"], p4["conflicts_with"]) == ("conflict", [p3["id"]])
+    # flagged for the sub-agent too, without the other sub-agent's proposal id (not its to see)
+    assert p3["status"] == "pending" and (p4["status"], p4["conflicts_with"]) == ("conflict", [])
     listed = {x["number"]: x for x in api.client.get(f"/agents/{MAIN}/proposals", headers=main).json()}
     assert (listed[3]["status"], listed[3]["conflicts_with"]) == ("conflict", [p4["id"]])
     md = api.client.get(f"/agents/{MAIN}/proposals/pending.md", headers=main).text
     assert "## Proposal #3 ⚠️ CONFLICT with #4\n- **From**: researcher" in md
     assert "- **Status**: conflict — see #4" in md and "- **Status**: conflict — see #3" in md
     assert "## Proposal #1" not in md  # committed: cleared from pending
-    rejected = decide(api, main, p4["id"], decision="reject", reason="the deadline is March 15").json()
+    rejected = decide(api, person, p4["id"], decision="reject", reason="the deadline is March 15").json()
     assert (rejected["status"], rejected["reason"]) == ("rejected", "the deadline is March 15")
-    assert decide(api, main, p3["id"], decision="defer").json()["status"] == "deferred"
+    assert decide(api, person, p3["id"], decision="defer").json()["status"] == "deferred"
     reject = next(r for r in api.client.get(f"/agents/{MAIN}/audit", headers=main, params={"verb": "REJECT"}).json())
-    assert reject["tag"] == f"bot:{MAIN}" and "the deadline is March 15" in reject["summary"]
+    assert reject["tag"] == "manual" and "the deadline is March 15" in reject["summary"]  # the person's decision
     # a line of core memory is the main agent's own to write: proposed for core, it is kept as semantic
     assert propose(api, researcher, content="User's name is Alex", store="core")["store"] == "semantic"
     # unrelated proposals are no conflict
@@ -139,8 +142,9 @@ def test_proposals_are_the_main_agents_own(api: Api) -> None:
     assert decide(api, reader, mine["id"], decision="commit").status_code == 403
     assert api.client.put(f"/agents/{MAIN}/subagents/researcher/trust", headers=reader,
                           json={"auto_commit_at": "high"}).status_code == 403
-    assert decide(api, main, "nope", decision="commit").status_code == 404
-    assert decide(api, main, mine["id"], decision="shred").status_code == 422
+    person = api.headers(MAIN, CLADE, scopes=("read", "person"))
+    assert decide(api, person, "nope", decision="commit").status_code == 404
+    assert decide(api, person, mine["id"], decision="shred").status_code == 422
 
 
 def test_the_reflection_engine_processes_deferred_proposals(api: Api) -> None:
@@ -149,7 +153,7 @@ def test_the_reflection_engine_processes_deferred_proposals(api: Api) -> None:
     researcher = sub_agent(api, "researcher")
     deferred = propose(api, researcher, content="User prefers academic sources over blog posts", store="semantic")
     left = propose(api, researcher, content="User drinks green tea every morning", store="episodic")
-    assert decide(api, main, deferred["id"], decision="defer").json()["status"] == "deferred"
+    assert decide(api, person, deferred["id"], decision="defer").json()["status"] == "deferred"
     r = api.client.post(f"/agents/{MAIN}/reflections", headers=main, json={})
     assert r.status_code == 201, r.text
     reflection = r.json()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta
+from functools import partial
 from typing import Any
 
 import anyio
@@ -17,7 +18,7 @@ from api.console.gateway import Gateway, path, together
 from api.console.pages.common import Reading
 from api.presentation import present
 from api.routes.events import EVENT_ID, sse
-from graph import events
+from graph import agents, events
 from graph.events import EventType
 from graph.ids import now_ms
 from graph.model.enums import KeyScope
@@ -109,5 +110,5 @@ async def live_events(agent_id: str, request: Request, console: Reading, after: 
         resume = None
     frames = events.subscribe(services.db, still.visibility(), agent_id=a,
                               after_id=resume.lower() if resume else None, max_seconds=STREAM_SECONDS,
-                              render=present)
+                              render=present, still=partial(agents.key_holds, services.db, still.key_id))
     return sse(frames)
