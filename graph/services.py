@@ -183,8 +183,12 @@ def schedule(services: Services) -> None:
                       "Loop 3 (stage policy mutations from the worst of them); prune the workspace records kept "
                       "as long as the access log"))
     crystals = settings.crystals
+    scheduler.add(Job("access.reads", crystals.reads_flush_seconds,
+                      lambda: f"{services.retriever.reads.flush()} crystals read",
+                      "write the reads noted since the last flush (searches, retrievals, reads by id): each "
+                      "crystal's read count and last read, access for its relevance", first_after_seconds=5.0))
     scheduler.add(Job("crystals.consolidation", crystals.consolidation_interval_minutes * 60.0,
-                      lambda: str(services.crystals.consolidate(stopping)),
+                      lambda: f"{services.retriever.reads.flush()} reads; {services.crystals.consolidate(stopping)}",
                       "a consolidation pass over every crystal: importance recalculated, the forgotten expired or "
                       "archived, near-duplicate promoted crystals merged", first_after_seconds=600.0))
     scheduler.add(Job("crystals.lifespan", crystals.lifespan_interval_seconds,

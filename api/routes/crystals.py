@@ -10,7 +10,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.auth import Admin, Reader, Writer
-from api.deps import DbDep, KnowledgeDep, ServicesDep
+from api.deps import DbDep, KnowledgeDep, RetrieverDep, ServicesDep
 from api.ownership import guard
 from api.presentation import for_viewer
 from api.schemas.crystals import ForkIn, MergeIn, TransitionIn, VersionIn
@@ -28,12 +28,13 @@ def _actor(who: Any) -> str:
                                              "type, origin, epistemic layer, lifecycle, importance, access, "
                                              "hormonal influence, governance (scope, sensitivity, lifespan, priority); "
                                              "an archived one only with include_archived=true")
-def get_crystal(crystal_id: str, db: DbDep, who: Reader,
+def get_crystal(crystal_id: str, db: DbDep, who: Reader, retriever: RetrieverDep,
                 include_archived: Annotated[bool, Query(description="answer for an archived crystal too")] = False,
                 ) -> dict[str, Any]:
     found = store.get(db, crystal_id, who.visibility())
     if lifecycle.archived(found) and not include_archived:
         raise store.CrystalNotFound(crystal_id)
+    retriever.reads.note([crystal_id])  # a read by id is access for relevance (written in batches)
     return for_viewer(found, who.visibility())
 
 

@@ -5,7 +5,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, HTTPException, Query
 
 from api.auth import Reader, Writer
-from api.deps import KnowledgeDep
+from api.deps import KnowledgeDep, RetrieverDep
 from api.ownership import claim
 from api.presentation import for_viewer, present
 from api.schemas.entries import DecisionOut, EditOut, EntryOut, NeighbourOut, StoredDecisionOut, VersionOut
@@ -66,12 +66,13 @@ def get_decision(decision_id: str, k: KnowledgeDep, who: Reader) -> dict[str, An
 
 @router.get("/entries/{entry_id}", response_model=EntryOut, response_model_exclude_unset=True,
             summary="One entry with its effective confidence now; an archived one only with include_archived=true")
-def get_entry(entry_id: str, k: KnowledgeDep, who: Reader,
+def get_entry(entry_id: str, k: KnowledgeDep, who: Reader, retriever: RetrieverDep,
               include_archived: Annotated[bool, Query(description="answer for an archived entry too")] = False,
               ) -> dict[str, Any]:
     found = entries.get(k, entry_id, who.visibility())
     if lifecycle.archived(found) and not include_archived:
         raise entries.EntryNotFound(entry_id)
+    retriever.reads.note([entry_id])  # a read by id is access for relevance (written in batches)
     return present(found, who.visibility())
 
 

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 
 from api.auth import Reader, Writer
-from api.deps import DbDep, EmbedderDep, ServicesDep
+from api.deps import DbDep, EmbedderDep, RetrieverDep, ServicesDep
 from api.ownership import claim
 from api.presentation import present
 from api.schemas.episodes import EpisodeOut, IngestOut
@@ -64,12 +64,13 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
 
 @router.get("/{episode_id}", response_model=EpisodeOut, response_model_exclude_unset=True,
             summary="One episode with the entities it mentions; an archived one only with include_archived=true")
-def get_episode(episode_id: str, db: DbDep, who: Reader,
+def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep,
                 include_archived: Annotated[bool, Query(description="answer for an archived episode too")] = False,
                 ) -> dict[str, Any]:
     found = episodes.get(db, episode_id, who.visibility())
     if found is None or (lifecycle.archived(found) and not include_archived):
         raise NotFound(f"no episode {episode_id!r}")
+    retriever.reads.note([episode_id])  # a read by id is access for relevance (written in batches)
     return present(found)
 
 

@@ -30,6 +30,7 @@ def search_items(body: SearchIn, retriever: RetrieverDep, who: Reader) -> list[H
         vector = body.vector if body.vector is not None else retriever.embed(body.text or "")
         check_vector(vector, retriever.dimension)  # InvalidVector: a 422 naming the rule
         rows = search.vector(db, body.kind, vector, body.k, who.visibility(), config)
+    retriever.reads.note([r["id"] for r in rows])  # a search is a read: access for relevance, written in batches
     return [Hit(id=r["id"], score=r["score"]) for r in rows]
 
 

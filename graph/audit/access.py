@@ -3,6 +3,13 @@ the decay clocks and counts of the items it returned) leave one AccessRecord eac
 that marks them, instead of an audit record. They change no knowledge a rollback would take back, and
 they are by far the most frequent writes: kept apart, the audit trail stays the list of mutations.
 
+Every other read an agent makes (a search, a retrieval, a read by id) counts as access for a crystal's
+relevance too (knowledge-crystals.md: accessCount, lastAccessedAt; issue 36): `Reads` notes the ids in memory
+on the request path and writes them in one batch off it (`flush`, on the scheduler and before a consolidation
+pass), as each crystal's `read_count` and `last_read_at` — kept apart from `access_count` and
+`last_accessed_at`, which a retrieval for a decision moves and an entry's confidence decays from (grimoire.md:
+the last retrieval for a deciding context). A flush leaves one AccessRecord (action `reads`).
+
 `prune` deletes records older than a retention period in bounded transactions (the range index on
 `at` finds them); the scheduler runs it daily (graph/scheduler.py, GRIMOIRE_ACCESS_LOG_RETENTION_DAYS).
 """
@@ -10,7 +17,8 @@ they are by far the most frequent writes: kept apart, the audit trail stays the 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from neo4j import ManagedTransaction
@@ -37,6 +45,52 @@ class Access:
             "id": self.id, "at": self.at, "recorded_at": now_ms(), "action": self.action,
             "agent_id": self.agent_id, "ids": ids, "count": len(ids), "touched": touched,
         }).consume()
+
+
+MAX_PENDING = 50_000  # distinct ids noted before a read flushes them itself (a scheduler that stopped)
+FLUSH_BATCH = 5_000  # ids per transaction
+
+
+class Reads:
+    """Reads noted on the request path (in memory, O(ids)), written in batches off it (`flush`)."""
+
+    def __init__(self, db: Database, max_pending: int = MAX_PENDING) -> None:
+        self.db, self.max_pending = db, max_pending
+        self._lock = threading.Lock()
+        self._pending: dict[str, tuple[int, int]] = {}  # id -> (reads, last read at)
+
+    def note(self, ids: Iterable[str], at: int | None = None) -> None:
+        when = at if at is not None else now_ms()
+        with self._lock:
+            for i in ids:
+                n, _ = self._pending.get(i, (0, 0))
+                self._pending[i] = (n + 1, when)
+            full = len(self._pending) >= self.max_pending
+        if full:
+            self.flush()
+
+    def pending(self) -> int:
+        with self._lock:
+            return len(self._pending)
+
+    def flush(self) -> int:
+        """Write what was noted: each crystal's read count and last read; how many crystals were touched."""
+        with self._lock:
+            taken, self._pending = self._pending, {}
+        rows = [{"id": i, "count": n, "at": at} for i, (n, at) in taken.items()]
+        touched = 0
+        for start in range(0, len(rows), FLUSH_BATCH):
+            chunk = rows[start:start + FLUSH_BATCH]
+            access = Access(action="reads", agent_id=None)
+
+            def work(tx: ManagedTransaction, chunk: list[dict[str, object]] = chunk, access: Access = access) -> int:
+                row = tx.run(cypher.query("audit/reads"), rows=chunk).single()
+                n = int(row["touched"]) if row else 0
+                access.write(tx, [str(r["id"]) for r in chunk], touched=n)
+                return n
+
+            touched += self.db.write(work)
+        return touched
 
 
 PRUNE_BATCH = 1_000

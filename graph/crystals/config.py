@@ -15,6 +15,8 @@ class CrystalsConfig(BaseModel):
     emotion_decay_resistance: float = Field(default=0.5, ge=0, le=1, description="how much |valence| slows decay")
     consolidation_interval_minutes: float = Field(default=30.0, gt=0, description="a consolidation pass's interval")
     lifespan_interval_seconds: float = Field(default=60.0, gt=0, description="time-to-live expiry's interval")
+    reads_flush_seconds: float = Field(default=30.0, gt=0, description="how often the reads noted (searches, "
+                                       "retrievals, reads by id) are written as access for relevance")
     purge_retention_days: float = Field(default=30.0, ge=0, description="expired and archived crystals are deleted "
                                         "this long after they reached that state")
     batch: int = Field(default=1_000, ge=10, le=10_000, description="crystals per transaction")

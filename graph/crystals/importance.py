@@ -4,8 +4,12 @@ consolidation pass, Ebbinghaus-style:
     I(t) = S · f(n) · e^(−λ_eff · Δt),  S = 1,  f(n) = 1 − e^(−0.1 (n + 1)),
     λ_eff = decayRate · (1 − |valence| · emotionDecayResistance) · (1 − hormonal decay resistance)
 
-Δt in milliseconds since the last access, n the access count. Emotional valence slows decay without inflating the
-score; the hormonal system's decay resistance (at most 0.5) slows it further while the agent is stressed."""
+Δt in milliseconds since the last access, n the access count: every read counts (a retrieval for a decision, and
+the searches, retrievals and reads by id graph/audit/access.py's Reads writes in batches). Emotional valence slows
+decay without inflating the score; the hormonal system's decay resistance (at most 0.5) slows it further while the
+agent is stressed. What the Grimoire seed keeps never expires whatever its score (cypher/crystals/score_*.cypher):
+structural entries, bloodstains, warnings (and clade alerts), and playbook heuristics, which leave only by the
+Curator's own rules."""
 
 from __future__ import annotations
 

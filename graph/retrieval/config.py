@@ -125,6 +125,9 @@ class RetrievalConfig(BaseModel):
     rerank: RerankWeights = Field(default_factory=RerankWeights)
     recency_half_life_days: float = 7.0   # recency boost: exp(-ln2 * age / half-life)
     bloodstain_boost: float = 1.2
+    # An entry under this effective confidence leaves retrieval at once (grimoire.md: "excluded from active
+    # retrieval"; the Curator archives it after three cycles); a structural entry, which never decays, excepted.
+    retrievable_confidence: float = Field(default=0.1, ge=0.0, le=1.0)
     mmr_lambda: float = 0.7
     mmr_top: int = 10                     # MMR reorders the first mmr_top results
     duplicate_cosine: float = 0.95        # the hybrid MMR cuts a result this similar to one above it

@@ -156,21 +156,33 @@ class Context:
 
     def load(self, ids: list[str]) -> list[Candidate]:
         """The ranked candidates, less those whose effective confidence is under the filters'
-        minimum (they go to `cut`)."""
+        minimum, and the entries under the retrievable confidence (config.retrievable_confidence, 0.1:
+        the seed drops them from retrieval at once; a structural entry, which never decays, excepted).
+        Those go to `cut`, saying why."""
         found = self.items(ids)
         self.clock.lap("items")
-        floor = self.filters.min_confidence
-        if floor is None:
-            return found
         keep = []
         for c in found:
-            confidence = rerank.confidence_now(c, self.now, self.decay)
-            if confidence >= floor:
+            why = self._too_faint(c)
+            if why is None:
                 keep.append(c)
             else:
-                c.cut = f"effective confidence {confidence:.3f} below {floor}"
+                c.cut = why
                 self.cut.append(c)
         return keep
+
+    def _too_faint(self, c: Candidate) -> str | None:
+        floor = self.filters.min_confidence
+        decays = c.kind == "entry" and c.half_life_ms is not None
+        if floor is None and not decays:
+            return None
+        confidence = rerank.confidence_now(c, self.now, self.decay)
+        if floor is not None and confidence < floor:
+            return f"effective confidence {confidence:.3f} below {floor}"
+        if decays and confidence < self.config.retrievable_confidence:
+            return (f"effective confidence {confidence:.3f} below {self.config.retrievable_confidence}: out of "
+                    f"retrieval until it is confirmed again")
+        return None
 
     def _traced(self, c: Candidate) -> Candidate:
         c.trace = self.traces.get(c.id, {})

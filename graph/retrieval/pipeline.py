@@ -14,6 +14,7 @@ from typing import Any
 from neo4j import ManagedTransaction
 
 from graph.audit import Access
+from graph.audit.access import Reads
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.ids import now_ms
@@ -47,9 +48,11 @@ class Retriever:
     config: RetrievalConfig
     decay: DecayConfig
     reaches: ReachCache = field(init=False)
+    reads: Reads = field(init=False)  # what every retrieval and search returned: access for relevance
 
     def __post_init__(self) -> None:
         self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds)
+        self.reads = Reads(self.db)
 
     def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None,
                  modulation: tuple[float, float] | None = None) -> RetrievalResult:
@@ -96,6 +99,8 @@ class Retriever:
         for c in over:
             c.cut = f"budget: {c.tokens} tokens do not fit in what is left of {limit}"
         decision_id = self._touch(ctx, kept, agent_id) if req.for_decision else None
+        if not req.for_decision:  # a decision's touch counts it already; any other read, batched off the path
+            self.reads.note([c.id for c in kept])
         results = [self._present(c, rank, req.explain) for rank, c in enumerate(kept, start=1)]
         tokens = sum(c.tokens or 0 for c in kept)
         ctx.clock.lap("budget")

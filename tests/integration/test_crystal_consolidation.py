@@ -62,6 +62,16 @@ def test_importance_forgetting_and_what_never_expires(api: Api, db: Database) ->
                       "active-old": {"days": 40}, "kept-permanent": {"days": 400}, "old-stressed": {"days": 40},
                       "kept": {"days": 10}})
     db.run("testing/set_entry_props", id="sk", props={"last_accessed_at": now - 400 * DAY})
+    # What the seed never loses, as old: a warning, a bloodstain, a playbook heuristic (issue 36, section 4).
+    kept = {"warn": {"category": "Warning", "content": "Never borrow against stETH when the Lido queue is long"},
+            "blood": {"category": "Warning", "provenance": "DeathReflection", "is_bloodstain": True,
+                      "content": "Leveraged GMX longs died in the August wick: close before funding flips"},
+            "play": {"category": "Heuristic", "content": "Rebalance the Aerodrome LP past forty percent drift"}}
+    for eid, body in kept.items():
+        r = api.client.post("/entries", headers=h, json={"id": eid, **body})
+        assert r.json()["outcome"] == "admitted", r.text
+    db.run("testing/set_entry_props", id="play", props={"in_playbook": True, "status": "active"})
+    _script(db, now, {eid: {"days": 400} for eid in kept})
     # The stressed agent's cortisol: 0.02 + 0.3 (error) + 0.4 (urgency) = 0.72; its decay resistance
     # 0.72·0.3 + 0.15·0.2 + 0.10·0.2 = 0.266.
     db.write(lambda tx: hs.spike_in(tx, "cs-s", [E.error, E.urgency], now, "test"))
@@ -75,6 +85,9 @@ def test_importance_forgetting_and_what_never_expires(api: Api, db: Database) ->
     assert got["active-old"]["lifecycle"] == "archived"                                 # activated cannot expire
     assert got["kept-permanent"]["lifecycle"] == "generated"                            # lifespan permanent
     assert got["sk"]["lifecycle"] == "frozen"                                           # a skill never expires
+    for eid in kept:                     # 400 days unread: far below the threshold, and kept as the seed says
+        crystal = _crystal(api, h, eid)
+        assert crystal["lifecycle"] == "generated" and crystal["importance_score"] < 0.02, (eid, crystal)
     stressed_old = _crystal(api, stressed, "old-stressed")
     assert stressed_old["importance_score"] == pytest.approx(0.0267687, rel=1e-3)       # resistance 0.266: kept
     assert (report.expired, report.archived, report.merged) == (1, 1, 0)

@@ -43,6 +43,9 @@ def _labels(db: Database) -> Counter[str]:
     return Counter(db.rows("testing/count_nodes")[0]["labels"])
 
 
+ARCHIVED_TOO = {"include_archived": True}  # an archived crystal is read by id only when asked (issue 36)
+
+
 def _move(api: Api, h: dict[str, str], cid: str, to: Lifecycle):
     return api.client.post(f"/crystals/{cid}/lifecycle", headers=h, json={"to": to.value, "reason": "test"})
 
@@ -55,12 +58,12 @@ def test_every_transition_of_the_diagram_and_a_refusal_for_every_other(api: Api)
         _episode(api, h, cid)
         for step in PATH[start]:
             assert _move(api, h, cid, step).status_code == 200
-        assert api.client.get(f"/crystals/{cid}", headers=h).json()["lifecycle"] == start.value
+        assert api.client.get(f"/crystals/{cid}", headers=h, params=ARCHIVED_TOO).json()["lifecycle"] == start.value
         r = _move(api, h, cid, target)
         if target in TRANSITIONS[start]:
             assert r.status_code == 200, (start, target, r.text)
             assert r.json()["from"] == start.value and r.json()["to"] == target.value
-            after = api.client.get(f"/crystals/{cid}", headers=h)
+            after = api.client.get(f"/crystals/{cid}", headers=h, params=ARCHIVED_TOO)
             if target is S.expired:
                 assert after.status_code == 404  # out of every read path
             else:
@@ -68,7 +71,7 @@ def test_every_transition_of_the_diagram_and_a_refusal_for_every_other(api: Api)
         else:
             assert r.status_code == 409, (start, target, r.text)
             assert f"{start.value} → {target.value}" in r.json()["detail"]
-            assert api.client.get(f"/crystals/{cid}", headers=h).json()["lifecycle"] == start.value
+            assert api.client.get(f"/crystals/{cid}", headers=h, params=ARCHIVED_TOO).json()["lifecycle"] == start.value
     # An expired crystal is not there to move: from expired, every move is a 404 (never visible again).
     _episode(api, h, "gone")
     assert _move(api, h, "gone", S.expired).status_code == 200
