@@ -427,17 +427,17 @@ class Routes:
         """Core memory: the four blocks together, each with its tokens, the total and the cap (GET /agents/{agent_id}/core)"""
         return self._send(Request('GET', '/agents/{agent_id}/core', {'agent_id': agent_id}, {}, None, CoreOut, None))
 
-    def get_crystal(self, crystal_id: str) -> dict[str, Any]:
-        """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority) (GET /crystals/{crystal_id})"""
-        return self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {}, None, dict[str, Any], None))
+    def get_crystal(self, crystal_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+        """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
+        return self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
 
-    def get_entry(self, entry_id: str) -> EntryOut:
-        """One entry with its effective confidence now (GET /entries/{entry_id})"""
-        return self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {}, None, EntryOut, None))
+    def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
+        """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
+        return self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntryOut, None))
 
-    def get_episode(self, episode_id: str) -> EpisodeOut:
-        """One episode with the entities it mentions (GET /episodes/{episode_id})"""
-        return self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {}, None, EpisodeOut, None))
+    def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
+        """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
+        return self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
 
     def get_fact_history(self, fact_id: str) -> list[FactVersion]:
         """Every version of a fact, on both time axes (GET /facts/{fact_id})"""
@@ -451,9 +451,9 @@ class Routes:
         """The agent's hormone levels now (decayed toward homeostasis), the override, the modulations (GET /agents/{agent_id}/hormones)"""
         return self._send(Request('GET', '/agents/{agent_id}/hormones', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
 
-    def get_memory(self, agent_id: str, memory_id: str) -> dict[str, Any]:
-        """One memory, with its relevance now (GET /agents/{agent_id}/memories/{memory_id})"""
-        return self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {}, None, dict[str, Any], None))
+    def get_memory(self, agent_id: str, memory_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+        """One memory, with its relevance now; a forgotten (archived) one only with include_archived=true (GET /agents/{agent_id}/memories/{memory_id})"""
+        return self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
 
     def get_metrics(self, *, agent_id: str | None = None) -> MetricsOut:
         """An agent's cognitive quality metrics now, with alarms (GET /metrics)"""
@@ -576,9 +576,9 @@ class Routes:
         return self._send(Request('GET', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, None, list[KeyOut], None))
 
     @paged
-    def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
-        """The agent's memories, newest first: of a store, of a day (the episodic log), archived ones on request; each with its relevance now (section 9) (GET /agents/{agent_id}/memories)"""
-        return self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+    def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+        """The agent's memories, newest first: of a store, of a day (the episodic log); only the archived ones with archived=true, both with include_archived=true; each with its relevance now (section 9) (GET /agents/{agent_id}/memories)"""
+        return self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'include_archived': include_archived, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
 
     def list_mental_models(self) -> list[MentalModelOut]:
         """The 13 core mental models, each a public structural Insight every agent retrieves (GET /mental-models)"""
@@ -1025,17 +1025,17 @@ class AsyncRoutes:
         """Core memory: the four blocks together, each with its tokens, the total and the cap (GET /agents/{agent_id}/core)"""
         return await self._send(Request('GET', '/agents/{agent_id}/core', {'agent_id': agent_id}, {}, None, CoreOut, None))
 
-    async def get_crystal(self, crystal_id: str) -> dict[str, Any]:
-        """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority) (GET /crystals/{crystal_id})"""
-        return await self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {}, None, dict[str, Any], None))
+    async def get_crystal(self, crystal_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+        """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
+        return await self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
 
-    async def get_entry(self, entry_id: str) -> EntryOut:
-        """One entry with its effective confidence now (GET /entries/{entry_id})"""
-        return await self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {}, None, EntryOut, None))
+    async def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
+        """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
+        return await self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntryOut, None))
 
-    async def get_episode(self, episode_id: str) -> EpisodeOut:
-        """One episode with the entities it mentions (GET /episodes/{episode_id})"""
-        return await self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {}, None, EpisodeOut, None))
+    async def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
+        """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
+        return await self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
 
     async def get_fact_history(self, fact_id: str) -> list[FactVersion]:
         """Every version of a fact, on both time axes (GET /facts/{fact_id})"""
@@ -1049,9 +1049,9 @@ class AsyncRoutes:
         """The agent's hormone levels now (decayed toward homeostasis), the override, the modulations (GET /agents/{agent_id}/hormones)"""
         return await self._send(Request('GET', '/agents/{agent_id}/hormones', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
 
-    async def get_memory(self, agent_id: str, memory_id: str) -> dict[str, Any]:
-        """One memory, with its relevance now (GET /agents/{agent_id}/memories/{memory_id})"""
-        return await self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {}, None, dict[str, Any], None))
+    async def get_memory(self, agent_id: str, memory_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+        """One memory, with its relevance now; a forgotten (archived) one only with include_archived=true (GET /agents/{agent_id}/memories/{memory_id})"""
+        return await self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
 
     async def get_metrics(self, *, agent_id: str | None = None) -> MetricsOut:
         """An agent's cognitive quality metrics now, with alarms (GET /metrics)"""
@@ -1174,9 +1174,9 @@ class AsyncRoutes:
         return await self._send(Request('GET', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, None, list[KeyOut], None))
 
     @paged
-    async def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
-        """The agent's memories, newest first: of a store, of a day (the episodic log), archived ones on request; each with its relevance now (section 9) (GET /agents/{agent_id}/memories)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+    async def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+        """The agent's memories, newest first: of a store, of a day (the episodic log); only the archived ones with archived=true, both with include_archived=true; each with its relevance now (section 9) (GET /agents/{agent_id}/memories)"""
+        return await self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'include_archived': include_archived, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
 
     async def list_mental_models(self) -> list[MentalModelOut]:
         """The 13 core mental models, each a public structural Insight every agent retrieves (GET /mental-models)"""
