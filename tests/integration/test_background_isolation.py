@@ -10,6 +10,8 @@ Admission Gate, and the merge statement itself refuses a merge across partitions
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,6 +44,7 @@ class Item:
     scope: str           # as written
     marker: str          # a word only this item's text holds
     confidential: bool = False
+    by_id: bool = True   # read by id on every route that takes one (the many alike are read through lists)
 
     def visible_to(self, viewer: str) -> bool:
         if self.owner == viewer or (viewer == SUB and self.owner == "a"):
@@ -63,7 +66,7 @@ class World:
         return [t for i in self.items if not i.visible_to(viewer) for t in (i.id, i.marker)]
 
     def ids(self, *kinds: str) -> list[str]:
-        return [i.id for i in self.items if i.kind in kinds]
+        return [i.id for i in self.items if i.kind in kinds and i.by_id]
 
 
 def _post(api: Api, h: dict[str, str], path: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +80,7 @@ def _episode(w: World, o: str, name: str, scope: str, text: str, confidential: b
     eid, marker = f"ep-{o}-{name}-z", f"MK{o}{name}ep".replace("-", "")
     _post(w.api, w.headers[o], "/episodes", {"id": eid, "scope": scope, "type": "action" if "tool" in extra
                                              else "observation", "text": f"{text} {marker}", **extra})
-    w.items.append(Item(eid, "episode", o, scope, marker, confidential))
+    w.items.append(Item(eid, "episode", o, scope, marker, confidential, by_id=not extra.get("tool")))
     return eid
 
 
@@ -142,6 +145,16 @@ def _own_world(w: World, o: str, key: str) -> None:
         _episode(w, o, f"twin-{scope}", scope, TWIN)
     _episode(w, o, "twin-private2", "private", TWIN)
     _memory(w, o)
+    _strategy(w, o)
+
+
+def _strategy(w: World, o: str) -> None:
+    """Twenty decided episodes of one strategy, all well: its PSR passes 0.90 and it can be packaged."""
+    batch = [{"id": f"ep-{o}-strat{i}-z", "scope": "private", "type": "action", "tool": "bg-dca", "chain": "1",
+              "token_pair": "WETH/USDC", "strategy": "bg-strategy", "outcome": "positive", "gain": 3.0,
+              "text": f"Bought WETH on the weekly schedule, step {i} MK{o}strat{i}ep"} for i in range(20)]
+    _post(w.api, w.headers[o], "/episodes/batch", {"episodes": batch})
+    w.items += [Item(e["id"], "episode", o, "private", f"MK{o}strat{i}ep", by_id=False) for i, e in enumerate(batch)]
 
 
 @pytest.fixture
@@ -168,8 +181,12 @@ def _partitions(db: Database) -> dict[str, dict[str, Any]]:
 
 
 def _run_every_job(api: Api) -> dict[str, str | None]:
-    """Every periodic job the service schedules, run now on this thread (graph/scheduler.py's run_due)."""
-    scheduler = api.client.app.state.services.scheduler
+    """Every periodic job the service schedules, run now on this thread (graph/scheduler.py's run_due); a
+    reflection is due at one new memory (the default waits for twenty)."""
+    services = api.client.app.state.services
+    reflections = services.memory.reflections
+    reflections.config = dataclasses.replace(reflections.config, threshold=1)
+    scheduler = services.scheduler
     names = [j.name for j in scheduler.jobs()]
     for name in names:
         assert scheduler.trigger(name)
@@ -184,19 +201,23 @@ def _agents(w: World, viewer: str) -> list[str]:
     return [agent(o) for o in (*OWNERS, SUB)]
 
 
-def _asked(w: World, viewer: str) -> list[str]:
-    """What a viewer searches for: the near-duplicates, the API keys, each hidden item's marker."""
-    return [TWIN, "API key sk-live", *(i.marker for i in w.items if not i.visible_to(viewer) and i.kind != "memory")]
+MEANINGS = [TWIN, "API key sk-live", "hot wallet signer key", "treasury multisig rotation", "aave-supply lost money"]
+
+
+def _hidden(w: World, viewer: str) -> list[str]:
+    """The markers of what the viewer may not see: each searched for word for word."""
+    return [i.marker for i in w.items if not i.visible_to(viewer) and i.kind != "memory"]
 
 
 def _search(w: World, viewer: str) -> list[tuple[str, dict[str, Any]]]:
     return [("json", {"text": text, "kind": kind, "k": 100, "mode": mode}) for kind in ("episodes", "entries")
-            for mode in ("vector", "fulltext") for text in _asked(w, viewer)]
+            for mode, texts in (("vector", MEANINGS), ("fulltext", MEANINGS + _hidden(w, viewer)))
+            for text in texts]
 
 
 def _retrieve(w: World, viewer: str) -> list[tuple[str, dict[str, Any]]]:
     return [("json", {"text": text, "k": 100, "no_budget": True, "mode": mode})
-            for mode in ("hybrid", "bm25") for text in _asked(w, viewer)]
+            for mode, texts in (("hybrid", MEANINGS), ("bm25", _hidden(w, viewer))) for text in texts]
 
 
 def _dry_run(w: World, viewer: str) -> list[tuple[str, dict[str, Any]]]:
@@ -237,7 +258,7 @@ REQUESTS: dict[str, Any] = {
     "GET /stats": lambda w, v: [("params", {})] + [("params", {"agent_id": a}) for a in _agents(w, v)],
     "GET /metrics": lambda w, v: [("params", {})] + [("params", {"agent_id": a}) for a in _agents(w, v)],
     "GET /events": _query({"limit": 1000}), "GET /events/stream": _query({"max_seconds": 0.2}),
-    "GET /entities/resolve": lambda w, v: [("params", {"q": i.marker}) for i in w.items],
+    "GET /entities/resolve": lambda w, v: [("params", {"q": i.marker}) for i in w.items if i.by_id],
     "GET /skills/search": _query({"q": TWIN}),
     "POST /search": _search, "POST /retrieve": _retrieve, "POST /admission/dry-run": _dry_run,
     "POST /hooks/before_compact": _query({}),  # replaced below: a body
@@ -298,25 +319,24 @@ def _calls(route: str, w: World, viewer: str) -> list[tuple[str, str, dict[str, 
     return [(method, path, {kind: value}) for path in _paths(template, w, viewer) for kind, value in shapes]
 
 
-def walk(w: World, viewer: str) -> dict[str, list[str]]:
-    """Every read route as `viewer`: the leaks found (route → what), and how many 2xx answers each gave."""
+def walk(w: World, viewer: str, answered: dict[str, int]) -> list[str]:
+    """Every read route as `viewer`: the leaks found (route: what); `answered` counts each route's 2xx answers."""
     forbidden = w.forbidden(viewer)
     leaks: dict[str, list[str]] = {}
-    answered: dict[str, int] = {}
     for route in sorted(set(READ_ROUTES) - NOT_WALKED):
-        answered[route] = 0
+        answered.setdefault(route, 0)
         for method, path, kw in _calls(route, w, viewer):
             r = w.api.client.request(method, path, headers=w.headers[viewer], **kw)
             assert r.status_code < 500, (route, path, r.status_code, r.text[:300])
             if r.status_code >= 300:
                 continue
             answered[route] += 1
-            # An id the path itself names may be echoed back (an empty answer about it); its text may not.
-            found = [t for t in forbidden if t in r.text and f"/{t}" not in path]
+            # What the request itself names (an id in its path, a word it searched for) may be echoed back.
+            asked = f"{path} {json.dumps(kw)}"
+            found = [t for t in forbidden if t in r.text and t not in asked]
             if found:
                 leaks.setdefault(route, []).append(f"{path}: {sorted(set(found))[:6]}")
-    return {"leaks": [f"{k}: {v[:3]}" for k, v in leaks.items()],
-            "silent": [k for k, n in answered.items() if n == 0]}
+    return [f"{k}: {v[:3]}" for k, v in leaks.items()]
 
 
 # ------------------------------------------------------------------ the invariants over the graph
@@ -358,9 +378,11 @@ def test_the_background_widens_nothing_and_every_read_route_keeps_the_partition(
     assert twins["ep-a-twin-private2-z"]["parent_id"] == "ep-a-twin-private-z" or \
         twins["ep-a-twin-private-z"]["parent_id"] == "ep-a-twin-private2-z", twins
     assert not _widened(before, after)
+    answered: dict[str, int] = {}
     for viewer in (*OWNERS, SUB):
-        seen = walk(world, viewer)
-        assert not seen["leaks"] and not seen["silent"], (viewer, seen)  # silent: routes that never answered 2xx
+        assert not (leaks := walk(world, viewer, answered)), (viewer, leaks)
+    # Each route walked answered some agent: the walk reached what it reads (not only 403s and 404s).
+    assert not [r for r, n in answered.items() if n == 0], answered
 
 
 def test_every_read_route_is_walked() -> None:
