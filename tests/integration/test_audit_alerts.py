@@ -84,7 +84,10 @@ def test_alerts_are_the_agents_own(api: Api) -> None:
     reader = api.headers(AGENT, CLADE, scopes=("read",))  # the agent's read-only key sees it, cannot dismiss it
     assert [a["id"] for a in api.client.get(f"/agents/{AGENT}/alerts", headers=reader).json()] == [alert["id"]]
     assert api.client.post(f"/agents/{AGENT}/alerts/{alert['id']}/acknowledge", headers=reader).status_code == 403
-    assert api.client.post(f"/agents/intruder/alerts/{alert['id']}/acknowledge", headers=other).status_code == 404
+    assert api.client.post(f"/agents/intruder/alerts/{alert['id']}/acknowledge", headers=other).status_code == 403
+    intruders_person = api.headers("intruder", CLADE, scopes=("read", "person"))  # decides for intruder, not for A
+    assert api.client.post(f"/agents/intruder/alerts/{alert['id']}/acknowledge",
+                           headers=intruders_person).status_code == 404
     assert api.client.get("/agents/intruder/alerts", headers=other, params={"all": True}).json() == []
 
 

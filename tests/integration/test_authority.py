@@ -206,6 +206,36 @@ def test_a_propose_only_key_proposes_and_a_person_decides(api: Api) -> None:
     assert r.status_code == 200 and r.json()["status"] == "rejected", r.text
 
 
+# ---------------------------------------------------------------- a sub-agent reads its main agent's memory
+
+
+def test_a_sub_agent_reads_its_main_agents_memory_and_only_proposes(api: Api) -> None:
+    main = api.headers("sr-main", CLADE)
+    r = api.client.post("/agents/sr-main/messages", headers=main,
+                        json={"text": "remember that I prefer low-risk pools"})
+    assert r.status_code == 200, r.text
+    assert api.client.put("/agents/sr-main/core/context", headers=main,
+                          json={"content": "- Shipping the vault migration Friday"}).status_code == 200
+    scout = _sub(api, "sr-scout", "sr-main", ("read", "propose"))
+    api.headers("sr-other-main", CLADE)
+    stranger_sub = _sub(api, "sr-other-scout", "sr-other-main", ("read", "propose"))
+    mate = api.headers("sr-mate", CLADE)
+    reads = ("/agents/sr-main/core", "/agents/sr-main/core/memory.md", "/agents/sr-main/core/context/versions",
+             "/agents/sr-main/memories", "/agents/sr-main/recall?q=pools")
+    for path in reads:
+        got = api.client.get(path, headers=scout)
+        assert got.status_code == 200, (path, got.text)
+        for h in (stranger_sub, mate):  # another main agent's sub-agent, a clade mate: not theirs to read
+            assert api.client.get(path, headers=h).status_code == 403, path
+    assert "vault migration" in api.client.get("/agents/sr-main/core", headers=scout).text
+    assert "low-risk pools" in api.client.get("/agents/sr-main/memories", headers=scout).text
+    # its writes stay proposals
+    assert api.client.post("/agents/sr-main/messages", headers=scout, json={"text": "remember x"}).status_code == 403
+    assert api.client.put("/agents/sr-main/core/context", headers=scout, json={"content": "x"}).status_code == 403
+    proposed = api.client.post("/agents/sr-main/proposals", headers=scout, json={"content": "The user likes Aave"})
+    assert proposed.status_code == 201 and proposed.json()["status"] == "pending", proposed.text
+
+
 # ---------------------------------------------------------------- times: bounded on input, robust on output
 
 
