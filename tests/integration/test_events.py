@@ -83,10 +83,11 @@ def test_events_are_listed_by_type_agent_and_time(api: Api) -> None:
     assert [e["id"] for e in _list(api, h, type="IngestResult")] == [mine[3]["id"]]
     assert len(_list(api, h, type=["IngestResult", "GrimoireWrite"])) == 4
     assert _list(api, h, type="CuratorCycleComplete") == []
-    [inherited] = _list(api, api.admin, agent_id="ev-heir")
+    *admitted, inherited = _list(api, api.admin, agent_id="ev-heir")  # its copies passed the Admission Gate first
+    assert [(e["type"], e["payload"]["source"]) for e in admitted] == [("GrimoireWrite", "Predecessor")] * 2
     assert inherited["type"] == "IngestResult" and inherited["payload"] == {
         "source": "ev-a", "stage": "inherit", "outcome": {"entries": 2, "links": 1}}
-    assert len(_list(api, api.admin)) == 5
+    assert len(_list(api, api.admin)) == 7
     assert [e["id"] for e in _list(api, h, since=mid)] == [e["id"] for e in mine[1:]]
     iso = lambda ms: datetime.fromtimestamp(ms / 1000, UTC).isoformat()  # noqa: E731
     assert [e["id"] for e in _list(api, h, until=iso(mid))] == [mine[0]["id"]]
