@@ -195,8 +195,8 @@ TOOLS: tuple[ToolSpec, ...] = (
       "change, or the whole memory to a time; dry_run shows what it would do. A person's key or the admin's "
       "only.", "destructive", person=True),
     R("list_alerts", f"GET {A}/alerts", "Integrity alerts (critical items changed outside the service)."),
-    R("acknowledge_alert", f"POST {A}/alerts/{{alert_id}}/acknowledge", "Acknowledge an alert.", "write",
-      idempotent=True),
+    R("acknowledge_alert", f"POST {A}/alerts/{{alert_id}}/acknowledge", "Acknowledge an alert. A person's key or "
+      "the admin's only.", "write", idempotent=True, person=True),
     # ---------------------------------------------------------------- causal graph
     R("link_cause", "POST /causal/links", "Link entries causally (cause -> effect, with mechanism and "
       "strength); each link starts unconfirmed.", "write", idempotent=True),

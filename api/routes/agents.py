@@ -83,7 +83,8 @@ def list_keys(agent_id: str, db: DbDep, who: Reader) -> list[KeyOut]:
     return [KeyOut(agent_id=agent_id, **k) for k in agents.list_keys(db, agent_id)]
 
 
-@router.delete("/keys/{key_id}", response_model=RevokedKey, summary="Revoke a key (admin, or the key's own agent)")
+@router.delete("/keys/{key_id}", response_model=RevokedKey,
+               summary="Revoke a key (admin, or the key's agent with a key of no less authority)")
 def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[str, Any]:
     owner = next((k for k in agents.list_keys(db, who.agent_id) if k["id"] == key_id), None) if who.agent_id else None
     if not who.is_admin and owner is None:

@@ -142,7 +142,7 @@ def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
 
 
 @router.post("/agents/{agent_id}/alerts/{alert_id}/acknowledge",
-             summary="Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not "
+             summary="Acknowledge an alert (a person's key for the agent, or the admin's): audited, and not "
                      "returned at session start again")
 def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
     return alerts.acknowledge(db, require_person_for(who, agent_id, "acknowledging an alert"), alert_id,

@@ -42,7 +42,7 @@ def weather(db: DbDep, who: Reader) -> dict[str, Any]:
 
 
 @router.put("/hormones/network", summary="Set the network cortisol override for a duration (admin): effective "
-                                        "cortisol at least its level, ingestion below trusted halted")
+                                        "cortisol at least its level, skill ingestion by agents below trusted halted")
 def set_weather(body: WeatherIn, db: DbDep, who: Admin) -> dict[str, Any]:
     return hs.set_weather(db, body.level, body.duration_ms, body.reason, actor=who.key_id)
 
@@ -54,7 +54,7 @@ def end_weather(db: DbDep, who: Admin) -> dict[str, Any]:
 
 
 @router.put("/agents/{agent_id}/trust-level",
-            summary="An agent's trust level (admin): below trusted, its ingestion halts while the override is on")
+            summary="An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on")
 def set_trust(agent_id: str, body: TrustIn, db: DbDep, who: Admin, request: Request) -> dict[str, Any]:
     changed = hs.set_trust(db, agent_id, body.level, actor=who.key_id)
     cache: KeyCache = request.app.state.key_cache

@@ -207,7 +207,7 @@ class Routes:
     _send: Callable[[Request], Any]
 
     def acknowledge_alert(self, agent_id: str, alert_id: str) -> dict[str, Any]:
-        """Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not returned at session start again (POST /agents/{agent_id}/alerts/{alert_id}/acknowledge)"""
+        """Acknowledge an alert (a person's key for the agent, or the admin's): audited, and not returned at session start again (POST /agents/{agent_id}/alerts/{alert_id}/acknowledge)"""
         return self._send(Request('POST', '/agents/{agent_id}/alerts/{alert_id}/acknowledge', {'agent_id': agent_id, 'alert_id': alert_id}, {}, None, dict[str, Any], None))
 
     def add_entries(self, body: EntryBatch | dict[str, Any]) -> list[DecisionOut]:
@@ -705,7 +705,7 @@ class Routes:
         return self._send(Request('POST', '/retrieve', {}, {}, body, RetrievalResult, None))
 
     def revoke_key(self, key_id: str) -> RevokedKey:
-        """Revoke a key (admin, or the key's own agent) (DELETE /keys/{key_id})"""
+        """Revoke a key (admin, or the key's agent with a key of no less authority) (DELETE /keys/{key_id})"""
         return self._send(Request('DELETE', '/keys/{key_id}', {'key_id': key_id}, {}, None, RevokedKey, None))
 
     def rewrite_core_block(self, agent_id: str, block: str, body: ReplaceIn | dict[str, Any]) -> CoreOut:
@@ -749,11 +749,11 @@ class Routes:
         return self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
 
     def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> dict[str, Any]:
-        """Set the network cortisol override for a duration (admin): effective cortisol at least its level, ingestion below trusted halted (PUT /hormones/network)"""
+        """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return self._send(Request('PUT', '/hormones/network', {}, {}, body, dict[str, Any], None))
 
     def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> dict[str, Any]:
-        """An agent's trust level (admin): below trusted, its ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
+        """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
         return self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
 
     def shortest_path(self, source: str, target: str, block: int, *, known_at: int | None = None) -> TopologyPath:
@@ -805,7 +805,7 @@ class AsyncRoutes:
     _send: Callable[[Request], Any]
 
     async def acknowledge_alert(self, agent_id: str, alert_id: str) -> dict[str, Any]:
-        """Acknowledge an alert (the agent relaying its user, the person, or the admin): audited, and not returned at session start again (POST /agents/{agent_id}/alerts/{alert_id}/acknowledge)"""
+        """Acknowledge an alert (a person's key for the agent, or the admin's): audited, and not returned at session start again (POST /agents/{agent_id}/alerts/{alert_id}/acknowledge)"""
         return await self._send(Request('POST', '/agents/{agent_id}/alerts/{alert_id}/acknowledge', {'agent_id': agent_id, 'alert_id': alert_id}, {}, None, dict[str, Any], None))
 
     async def add_entries(self, body: EntryBatch | dict[str, Any]) -> list[DecisionOut]:
@@ -1303,7 +1303,7 @@ class AsyncRoutes:
         return await self._send(Request('POST', '/retrieve', {}, {}, body, RetrievalResult, None))
 
     async def revoke_key(self, key_id: str) -> RevokedKey:
-        """Revoke a key (admin, or the key's own agent) (DELETE /keys/{key_id})"""
+        """Revoke a key (admin, or the key's agent with a key of no less authority) (DELETE /keys/{key_id})"""
         return await self._send(Request('DELETE', '/keys/{key_id}', {'key_id': key_id}, {}, None, RevokedKey, None))
 
     async def rewrite_core_block(self, agent_id: str, block: str, body: ReplaceIn | dict[str, Any]) -> CoreOut:
@@ -1347,11 +1347,11 @@ class AsyncRoutes:
         return await self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
 
     async def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> dict[str, Any]:
-        """Set the network cortisol override for a duration (admin): effective cortisol at least its level, ingestion below trusted halted (PUT /hormones/network)"""
+        """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return await self._send(Request('PUT', '/hormones/network', {}, {}, body, dict[str, Any], None))
 
     async def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> dict[str, Any]:
-        """An agent's trust level (admin): below trusted, its ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
+        """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
         return await self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
 
     async def shortest_path(self, source: str, target: str, block: int, *, known_at: int | None = None) -> TopologyPath:
