@@ -130,6 +130,16 @@ def edit(entry_id: str, body: versions.EditIn, k: KnowledgeDep, who: Writer) -> 
     return versions.edit(k.db, k.embedder, entry, body, actor=who.key_id)
 
 
+@router.post("/entries/{entry_id}/scope", response_model=EditOut,
+             summary="Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope "
+                     "widens; a confidential entry stays private; the earlier scope is kept as a version")
+def set_scope(entry_id: str, body: versions.ScopeIn, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+    entry = entries.get(k, entry_id, who.visibility())
+    if not (who.is_admin or entry.get("agent_id") == who.agent_id):
+        raise HTTPException(403, "only the entry's owner, a person acting for it, or an admin key sets its scope")
+    return versions.rescope(k.db, entry, body, actor=who.key_id)
+
+
 @router.get("/entries/{entry_id}/versions", response_model=list[VersionOut], response_model_exclude_unset=True,
             summary="An entry's earlier versions, newest first")
 def entry_versions(entry_id: str, k: KnowledgeDep, who: Reader) -> list[dict[str, Any]]:

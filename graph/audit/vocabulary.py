@@ -89,6 +89,7 @@ VERBS: dict[str, Verb] = {
     "entity.backfill_visibility": Verb.EDIT,
     "entry.admit": Verb.CREATE,
     "entry.edit": Verb.EDIT,
+    "entry.scope": Verb.EDIT,
     "entry.upvote": Verb.EDIT,
     "entry.downvote": Verb.EDIT,
     "entry.outcome": Verb.EDIT,

@@ -15,10 +15,10 @@ from graph.crystals.sensitivity import Sensitivity, tag
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.embeddings import Embedder
-from graph.errors import Conflict
+from graph.errors import Conflict, Invalid
 from graph.ids import now_ms
 from graph.model.common import MAX_TEXT, StrictModel
-from graph.model.enums import MarketRegime
+from graph.model.enums import MarketRegime, Scope
 
 EDITABLE = ("content", "market_regime")
 
@@ -28,6 +28,15 @@ class EditIn(StrictModel):
     market_regime: MarketRegime | None = Field(default=None, description="the condition it holds under; unset: "
                                                                          "unchanged")
     reason: Annotated[str, Field(min_length=1, max_length=500)] = "refined"
+
+
+class ScopeIn(StrictModel):
+    scope: Scope = Field(description="who may see the entry from now on: its owner, its clade, or everyone")
+    reason: Annotated[str, Field(min_length=1, max_length=500)] = "scope set by its owner"
+
+
+class ConfidentialShare(Invalid):
+    """A confidential entry is never shared, not even by its owner (422): its text must change first."""
 
 
 class StaleEdit(Conflict):
@@ -88,6 +97,32 @@ def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, 
         if steps is None:  # frozen in the meantime counts as moved on
             raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")
         audit.write(tx, [entry["id"]], f"edited {entry['id']}: {body.reason}", revert_ops(entry, changes), steps)
+        return str(steps[0].before)
+
+    version_id: str = db.write(work)
+    return {"entry_id": entry["id"], "version_id": version_id, "revision": (entry.get("revision") or 1) + 1}
+
+
+def rescope(db: Database, entry: dict[str, Any], body: ScopeIn, *, actor: str) -> dict[str, Any]:
+    """The one way an entry's scope changes: its owner (or a person acting for it) says so, explicitly. The scope
+    it had is kept as a version, so a read as known before then sees it as it was; audited with its revert."""
+    if entry.get("sensitivity") == Sensitivity.confidential and body.scope is not Scope.private:
+        raise ConfidentialShare(f"entry {entry['id']} is confidential and stays private; edit its text first")
+    if entry.get("lifecycle") == "frozen":
+        raise FrozenEntry(f"entry {entry['id']} is frozen (immutable): a change is a new version, "
+                          f"POST /crystals/{entry['id']}/versions")
+    changes: dict[str, Any] = {"scope": body.scope.value}
+    audit = Audit(action="entry.scope", actor=actor, agent_id=entry.get("agent_id"), at=now_ms())
+
+    def work(tx: ManagedTransaction) -> str:
+        locked = tx.run(cypher.query("entries/lock"), id=entry["id"], viewer=None, clade=None, admin=True).single()
+        if locked is None or (locked["entry"].get("revision") or 1) != (entry.get("revision") or 1):
+            raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")
+        steps = keep(tx, Versioned.Entry, [entry["id"]], now=audit.at, actor=actor, reason=body.reason,
+                     audit_id=audit.id)
+        tx.run(cypher.query("entries/rescope"), id=entry["id"], scope=body.scope.value).consume()
+        audit.write(tx, [entry["id"]], f"scope of {entry['id']}: {entry.get('scope')} -> {body.scope.value}: "
+                    f"{body.reason}", revert_ops(entry, changes), steps)
         return str(steps[0].before)
 
     version_id: str = db.write(work)
