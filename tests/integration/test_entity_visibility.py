@@ -417,6 +417,7 @@ SEEN_THROUGH = {
     "retrieval/entity_mentions": "the visible items mentioning entities the query named, resolved visible first",
     "retrieval/graph_neighbours": "returns no entity: given ids only narrow a thread",
     "topology/invalidate_fact": "the subject of a visible fact",
+    "topology/assert_facts": "the writer's own subject and object; $viewer narrows which facts it may close",
 }
 
 

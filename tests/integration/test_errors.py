@@ -200,11 +200,15 @@ def test_every_endpoint_of_the_typed_routers_declares_what_it_answers() -> None:
 def test_times_in_messages_are_iso_8601(api) -> None:
     # Before: "halted by the network cortisol override until 1795792301000 (...)", epoch milliseconds.
     golem = api.headers("errors-golem", kind="golem")
+    made = api.client.post("/entries", headers=golem, json={
+        "id": "errors-lesson", "category": "StrategyFragment", "scope": "public",
+        "content": "Withdraw from the Morpho vault, then wait for the transaction to confirm."})
+    assert made.json()["outcome"] == "admitted", made.text
     set_ = api.client.put("/hormones/network", headers=api.admin,
                           json={"level": 0.9, "duration_ms": 60_000, "reason": "a burst"})
     assert set_.status_code == 200, set_.text
-    try:
-        halted = api.client.post("/episodes", headers=golem, json={"type": "observation", "text": "a note"})
+    try:  # the override halts skill ingestion below trusted (a golem is provisional)
+        halted = api.client.post("/skills", headers=golem, json={"crystal_id": "errors-lesson"})
     finally:
         api.client.delete("/hormones/network", headers=api.admin)
     detail = problem(halted, 409)["detail"]
