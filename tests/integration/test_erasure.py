@@ -182,3 +182,26 @@ def test_a_rollback_to_before_the_erasure_restores_the_rest_and_says_what_it_can
     core = ok(api.client.get(f"/agents/{MAIN}/core", headers=h))
     critical = next(b for b in core["blocks"] if b["block"] == "critical")["content"]
     assert "- Risk: low" in critical and "Wallet" not in critical and "erased" not in critical
+
+
+def test_an_erasure_after_the_trail_was_folded_into_a_monthly_digest_leaves_nothing(api: Api, db) -> None:
+    from graph.audit import retention
+
+    marker = "0xdef" + uuid.uuid4().hex
+    h = api.headers(MAIN, CLADE)
+    say(api, h, f"Remember that my cold wallet is {marker}")
+    say(api, h, "Remember that I prefer low-risk pools")
+    aged = api.db.run("testing/age_audit", agent_id=MAIN, to=int(datetime(2026, 1, 15, tzinfo=UTC).timestamp() * 1000))
+    assert aged[0]["aged"] >= 2
+    assert retention.fold(api.db, 90, now=now_ms()).months == 1
+    archive = api.client.get(f"/agents/{MAIN}/audit/archive.md", headers=h)
+    assert archive.status_code == 200 and "Audit Digest" in archive.text
+    # The digest counts and names what happened; the text itself stays only in the memory and its entity.
+    assert {k for k, _ in holding(db, marker)} == {"Episode|Memory", "Concept|Entity"}
+
+    r = api.client.post(f"/agents/{MAIN}/forget", headers=h, json={"target": "cold wallet", "permanent": True})
+    assert r.status_code == 200, r.text
+    assert holding(db, marker) == set()
+    after = api.client.get(f"/agents/{MAIN}/audit/archive.md", headers=h)
+    assert after.status_code == 200 and "Audit Digest" in after.text and marker not in after.text
+    assert api.client.get(f"/agents/{MAIN}/recall", headers=h, params={"q": "low-risk pools"}).status_code == 200
