@@ -327,6 +327,8 @@ MUTATING: dict[str, Case] = {
                                                     {"used_in_decision": True, "outcome": "positive"}),
     "POST /entries/{entry_id}/edit": _entry_call("/entries/{entry}/edit", {
         "content": "Gas on Ethereum mainnet drops below 8 gwei between 2 and 4 AM UTC", "reason": "newer data"}),
+    "POST /entries/{entry_id}/scope": _entry_call("/entries/{entry}/scope", {"scope": "shared",
+                                                                           "reason": "for the clade"}),
     "POST /causal/links": _link,
     "POST /causal/links/{link_id}/outcome": _link_outcome,
     "POST /agents/{agent_id}/inherit-causal-graph": _inherit,
