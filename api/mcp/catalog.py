@@ -136,6 +136,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     R("entry_versions", "GET /entries/{entry_id}/versions", "An entry's earlier versions, newest first."),
     R("edit_entry", "POST /entries/{entry_id}/edit", "Edit an entry's content or fields (a new version; the old "
       "one is kept).", "write"),
+    R("set_entry_scope", "POST /entries/{entry_id}/scope", "Set your entry's scope (private, shared with your "
+      "clade, public): the only way a scope widens; a confidential entry stays private.", "write"),
     C("give_feedback", ("POST /entries/{entry_id}/upvote", "POST /entries/{entry_id}/downvote",
                         "POST /entries/{entry_id}/outcome"),
       "Feedback on an entry: confirm it (it held), contradict it (it did not), or report the outcome of a "

@@ -177,7 +177,7 @@ ROUTES: dict[str, str] = {
     'POST /entries/{entry_id}/downvote': 'contradict_entry',
     'POST /entries/{entry_id}/edit': 'edit_entry',
     'POST /entries/{entry_id}/outcome': 'entry_outcome',
-    'POST /entries/{entry_id}/scope': 'set_scope',
+    'POST /entries/{entry_id}/scope': 'set_entry_scope',
     'POST /entries/{entry_id}/upvote': 'confirm_entry',
     'POST /episodes': 'record_episode',
     'POST /episodes/batch': 'record_episodes',
@@ -749,13 +749,13 @@ class Routes:
         """Change the agent's context policy: a new revision (audited), the previous one closed (PUT /agents/{agent_id}/context/policy)"""
         return self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
 
+    def set_entry_scope(self, entry_id: str, body: ScopeIn | dict[str, Any]) -> EditOut:
+        """Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope widens; a confidential entry stays private; the earlier scope is kept as a version (POST /entries/{entry_id}/scope)"""
+        return self._send(Request('POST', '/entries/{entry_id}/scope', {'entry_id': entry_id}, {}, body, EditOut, None))
+
     def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> dict[str, Any]:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return self._send(Request('PUT', '/hormones/network', {}, {}, body, dict[str, Any], None))
-
-    def set_scope(self, entry_id: str, body: ScopeIn | dict[str, Any]) -> EditOut:
-        """Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope widens; a confidential entry stays private; the earlier scope is kept as a version (POST /entries/{entry_id}/scope)"""
-        return self._send(Request('POST', '/entries/{entry_id}/scope', {'entry_id': entry_id}, {}, body, EditOut, None))
 
     def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> dict[str, Any]:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
@@ -1351,13 +1351,13 @@ class AsyncRoutes:
         """Change the agent's context policy: a new revision (audited), the previous one closed (PUT /agents/{agent_id}/context/policy)"""
         return await self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
 
+    async def set_entry_scope(self, entry_id: str, body: ScopeIn | dict[str, Any]) -> EditOut:
+        """Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope widens; a confidential entry stays private; the earlier scope is kept as a version (POST /entries/{entry_id}/scope)"""
+        return await self._send(Request('POST', '/entries/{entry_id}/scope', {'entry_id': entry_id}, {}, body, EditOut, None))
+
     async def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> dict[str, Any]:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return await self._send(Request('PUT', '/hormones/network', {}, {}, body, dict[str, Any], None))
-
-    async def set_scope(self, entry_id: str, body: ScopeIn | dict[str, Any]) -> EditOut:
-        """Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope widens; a confidential entry stays private; the earlier scope is kept as a version (POST /entries/{entry_id}/scope)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/scope', {'entry_id': entry_id}, {}, body, EditOut, None))
 
     async def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> dict[str, Any]:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
