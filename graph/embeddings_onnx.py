@@ -27,7 +27,7 @@ import numpy as np
 
 log = logging.getLogger(__name__)
 INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-QUERY_BATCH = 4  # up to this many texts: the single-threaded session
+QUERY_BATCH = 8  # up to this many texts (a query, a micro-batch of queries): the single-threaded session
 # Part of the cache key: a file written by another exporter (the legacy TorchScript one) is not reused.
 EXPORTER = "torch.export/onnxscript"
 
@@ -99,9 +99,40 @@ def _quiet_exporter_log() -> Iterator[None]:
         logger.setLevel(level)
 
 
+def quantized_copy(path: Path) -> Path:
+    """The model with its weights quantized to int8 (onnxruntime's dynamic quantization: activations
+    quantized on the fly), written once beside the float export and reused: a quarter of the size.
+    Its vectors differ from the float model's (bench/results/embedding.json measures by how much)."""
+    out = path.with_name(f"{path.stem}-int8{path.suffix}")
+    if out.exists():
+        return out
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    log.info("quantizing %s to int8 at %s (once)", path.name, out)
+    with tempfile.TemporaryDirectory(dir=path.parent) as tmp, _quiet_quantizer_log():
+        written = Path(tmp) / out.name
+        quantize_dynamic(str(path), str(written), weight_type=QuantType.QInt8)
+        os.replace(written, out)
+    return out
+
+
+@contextmanager
+def _quiet_quantizer_log() -> Iterator[None]:
+    """The quantizer logs a warning on the root logger suggesting a pre-processing pass (shape inference
+    for models without it); this export carries its shapes."""
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        root.setLevel(level)
+
+
 class OnnxEncoder:
     def __init__(self, model: Any, model_path: str, name: str, cache_dir: Path | None = None,
-                 tokenizer_lock: AbstractContextManager[Any] | None = None) -> None:
+                 tokenizer_lock: AbstractContextManager[Any] | None = None, *, threads: int = 0,
+                 quantized: bool = False) -> None:
         import onnxruntime as ort
 
         self.tokenizer = model.tokenizer
@@ -113,19 +144,26 @@ class OnnxEncoder:
         if not self.path.exists():
             log.info("exporting %s to ONNX at %s (once)", name, self.path)
             _export(model, self.path)
+        if quantized:
+            self.path = quantized_copy(self.path)
         # A query is tiny: on one thread it leaves the other cores to the database queries running
         # beside it (measured: 27 ms per retrieval at 100k items with one thread, 36 ms with two).
-        # Batches (ingest) get every core.
+        # Batches (ingest) get `threads`: the caller's share of the cores (cores / API processes).
+        self.threads = max(1, threads or min(os.cpu_count() or 1, 8))
         self.query_session = self._session(ort, self.path, 1)
-        self.session = self._session(ort, self.path, int(os.environ.get("GRIMOIRE_EMBEDDING_THREADS", 0))
-                                     or min(os.cpu_count() or 1, 8))
+        self.session = self._session(ort, self.path, self.threads)
         self.inputs = [i.name for i in self.session.get_inputs()]
 
     @staticmethod
     def _session(ort: Any, path: Path, threads: int) -> Any:
+        """`threads` for the operators, one for the graph (it runs sequentially). Threads that wait do not
+        spin: a spinning thread burns the core the database query beside it needs (measured: two spinning
+        threads cost twice the CPU of one for the same vectors; bench/results/embedding.json)."""
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
 
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
