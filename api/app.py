@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from api import console, docs, errors
+from api.admission import AdmissionControl
 from api.auth import KeyCache
 from api.channels import Channels
 from api.foreground import CountRequests
@@ -88,6 +89,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         app.include_router(router)
     mcp_server.mount(app)  # /mcp, /mcp/full (api/mcp/)
     console.mount(app, settings)  # /console: the pages a person reads and acts in (api/console/)
+    app.add_middleware(AdmissionControl, settings=settings)  # a bounded, fair share of this replica, or 503/429
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(Channels)  # rest or mcp: each audit record notes it (graph/audit/channel.py)
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts

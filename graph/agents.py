@@ -19,7 +19,7 @@ from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringPrope
 from neomodel.exceptions import UniqueProperty
 from pydantic import Field, model_validator
 
-from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey, versions
+from graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey, SetProperties, versions
 from graph.audit.alerts import configuration_checksum
 from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
@@ -58,6 +58,35 @@ class KeyIn(StrictModel):
         return self
 
 
+class LimitsIn(StrictModel):
+    """An agent's own limits per key on each replica (api/admission.py), set by the admin; a field left out or null
+    takes the service's setting (GRIMOIRE_KEY_CONCURRENCY, GRIMOIRE_KEY_RATE, GRIMOIRE_KEY_BURST)."""
+
+    concurrency: Annotated[int, Field(ge=1, le=10_000)] | None = Field(
+        default=None, description="requests one key may have in flight or waiting on a replica (429 above)")
+    rate_per_s: Annotated[float, Field(gt=0, le=100_000)] | None = Field(
+        default=None, description="requests per second one key may make on a replica, a token bucket (429 above)")
+    burst: Annotated[int, Field(ge=1, le=1_000_000)] | None = Field(
+        default=None, description="the token bucket's size: requests at once before the rate applies")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The limits an agent's keys carry (None: the service's setting), read with the key and cached with it."""
+
+    concurrency: int | None = None
+    rate_per_s: float | None = None
+    burst: int | None = None
+
+
+LIMIT_PROPERTIES = {"concurrency": "limit_concurrency", "rate_per_s": "limit_rate_per_s", "burst": "limit_burst"}
+"""Where each limit is kept on the Agent node."""
+
+
+def limits_of(agent: dict[str, Any]) -> Limits:
+    return Limits(**{name: agent.get(prop) for name, prop in LIMIT_PROPERTIES.items()})
+
+
 @dataclass(frozen=True)
 class Principal:
     """Who a request acts as. The environment's admin key has no agent."""
@@ -68,6 +97,7 @@ class Principal:
     kind: str | None
     scopes: frozenset[KeyScope]
     trust_level: str | None = None  # set by the admin (graph/crystals/hormonal_state.py); unset: by kind
+    limits: Limits = Limits()  # the agent's own, set by the admin (set_limits); unset: the service's
 
     @property
     def is_admin(self) -> bool:
@@ -269,7 +299,30 @@ def authenticate(db: Database, raw_key: str) -> Principal | None:
     if key.get("revoked_at") is not None or not hmac.compare_digest(key["hash"], _hash(secret)):
         return None
     return Principal(key_id=key_id, agent_id=agent["id"], clade=agent.get("clade"), kind=agent.get("kind"),
-                     scopes=frozenset(KeyScope(s) for s in key["scopes"]), trust_level=agent.get("trust_level"))
+                     scopes=frozenset(KeyScope(s) for s in key["scopes"]), trust_level=agent.get("trust_level"),
+                     limits=limits_of(agent))
+
+
+def set_limits(db: Database, agent_id: str, limits: LimitsIn, *, actor: str) -> dict[str, Any]:
+    """The admin sets an agent's limits per key (all three: a null one goes back to the setting), audited with the
+    agent's version kept; the earlier values are what undoing it restores."""
+    audit = Audit(action="agent.limits", actor=actor, agent_id=agent_id)
+    values = {LIMIT_PROPERTIES[name]: value for name, value in limits.model_dump().items()}
+
+    def work(tx: ManagedTransaction) -> dict[str, Any]:
+        steps = versions.keep(tx, Versioned.Agent, [agent_id], now=audit.at, actor=actor, reason="limits",
+                              audit_id=audit.id)
+        row = tx.run(cypher.query("agents/limits_set"), id=agent_id, values=values).single()
+        if row is None:
+            raise UnknownAgent(f"no agent {agent_id!r}")
+        before: dict[str, Any] = row["before"]
+        audit.write(tx, [agent_id], f"limits {before} → {values}",
+                    [SetProperties(label=NodeLabel.Agent, id=agent_id, before=before)], steps)
+        return {"agent_id": agent_id, **limits.model_dump(), "at": audit.at}
+
+    changed: dict[str, Any] = db.write(work)
+    log.info("agent %s limits set to %s by %s", agent_id, values, actor)
+    return changed
 
 
 def key_holds(db: Database, key_id: str) -> bool:

@@ -93,6 +93,25 @@ class Settings(BaseSettings):
         description="How long a verified key is trusted before it is looked up again.")
     max_body_bytes: int = Field(
         default=32 * 1024 * 1024, alias="GRIMOIRE_MAX_BODY_BYTES", description="The largest request body (413 above).")
+    max_in_flight: int | None = Field(
+        default=None, ge=1, le=10_000, alias="GRIMOIRE_MAX_IN_FLIGHT",
+        description="Requests this replica works on at once (api/admission.py); more wait at most the queue deadline, "
+                    "then get 503 with Retry-After. Unset: 4 per core, 8 to 40 (40 is the worker threads' pool).")
+    queue_deadline_ms: float = Field(
+        default=25.0, ge=0, le=60_000, alias="GRIMOIRE_QUEUE_DEADLINE_MS",
+        description="How long a request may wait for one of those places before it is answered 503 (0: never waits).")
+    key_concurrency: int = Field(
+        default=16, ge=0, le=10_000, alias="GRIMOIRE_KEY_CONCURRENCY",
+        description="Requests one key may have in flight or waiting on this replica (429 above; 0: no limit). "
+                    "An agent's own: PUT /agents/{id}/limits.")
+    key_rate_per_s: float = Field(
+        default=0.0, ge=0, le=100_000, alias="GRIMOIRE_KEY_RATE",
+        description="Requests per second one key may make on this replica, a token bucket (429 with the seconds until "
+                    "a token; 0: no limit). An agent's own: PUT /agents/{id}/limits.")
+    key_burst: int = Field(
+        default=0, ge=0, le=1_000_000, alias="GRIMOIRE_KEY_BURST",
+        description="The token bucket's size: requests a key may make at once before the rate applies (0: one "
+                    "second's worth of the rate, at least 1).")
 
     startup_wait_seconds: float = Field(
         default=30.0, alias="GRIMOIRE_STARTUP_WAIT",

@@ -16,6 +16,8 @@ import httpx
 from starlette.types import ASGIApp, Message
 
 from api.errors import PROBLEM, problem_body
+from grimoire.client.base import RETRIED
+from grimoire.client.base import Settings as RetrySettings
 
 log = logging.getLogger(__name__)
 
@@ -128,15 +130,23 @@ class InProcess:
 
 
 class OverHttp:
-    """A running service's routes over HTTP (a stdio server for a desktop client, the service elsewhere)."""
+    """A running service's routes over HTTP (a stdio server for a desktop client, the service elsewhere). A 429 or
+    503 (nothing ran) is retried as the typed client retries it, never sooner than its Retry-After
+    (grimoire/client/base.py); the last one becomes the tool's error, which says when to retry."""
 
-    def __init__(self, base_url: str, timeout: float = 120.0):
+    def __init__(self, base_url: str, timeout: float = 120.0, retries: int = 3):
         self.client = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout)
+        self.retrying = RetrySettings(base_url, None, retries, 0.5)
+
 
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
                    body: Any = None) -> Reply:
         headers = {"authorization": f"Bearer {key}", "accept": "application/json", CHANNEL_HEADER: CHANNEL}
-        r = await self.client.request(method, path, params=query or None, json=body, headers=headers)
+        for attempt in range(self.retrying.retries + 1):
+            r = await self.client.request(method, path, params=query or None, json=body, headers=headers)
+            if r.status_code not in RETRIED or attempt == self.retrying.retries:
+                break
+            await anyio.sleep(self.retrying.wait(attempt, r))
         return Reply(r.status_code, r.content, r.headers.get("content-type", ""), r.headers.get("retry-after"))
 
     async def aclose(self) -> None:

@@ -265,6 +265,10 @@ TOOLS: tuple[ToolSpec, ...] = (
     R("revoke_key", "DELETE /keys/{key_id}", "Revoke an API key at once.", "destructive", idempotent=True),
     R("set_trust_level", f"PUT {A}/trust-level", "Set an agent's trust level (the admin's key).", "write",
       idempotent=True),
+    R("set_agent_limits", f"PUT {A}/limits", "Set an agent's limits per key on each replica (the admin's key): "
+      "requests at once and per second; over them a request is refused with 429 and when to retry.", "write",
+      idempotent=True),
+    R("get_agent_limits", f"GET {A}/limits", "An agent's limits per key on each replica: its own and what applies."),
     # ---------------------------------------------------------------- knowledge crystals
     R("get_crystal", "GET /crystals/{crystal_id}", "A knowledge crystal's fields: lifecycle, importance, "
       "hormones, provenance, governance."),

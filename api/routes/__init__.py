@@ -17,6 +17,7 @@ from api.routes import (
     hooks,
     hormones,
     learning,
+    limits,
     memory,
     mental_models,
     metrics,
@@ -33,5 +34,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     health.router, episodes.router, entries.router, search.router, agents.router, topology.router, causal.router,
     retrieve.router, memory.router, workspace.router, audit.router, proposals.router, analytics.router,
     mental_models.router, hooks.router, metrics.router, events.router, scheduler.router, learning.router,
-    context.router, crystals.router, hormones.router, skills.router,
+    context.router, crystals.router, hormones.router, skills.router, limits.router,
 )

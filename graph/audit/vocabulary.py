@@ -67,6 +67,7 @@ VERBS: dict[str, Verb] = {
     "hormones.event": Verb.EDIT,
     "hormones.network_override": Verb.EDIT,
     "agent.trust_level": Verb.EDIT,
+    "agent.limits": Verb.EDIT,                    # an agent's limits per key on each replica (api/admission.py)
     "alert.acknowledge": Verb.EDIT,
     "agent.register": Verb.CREATE,
     "agent.import": Verb.CREATE,

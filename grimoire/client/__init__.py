@@ -8,7 +8,8 @@
 
 Every route has a method (grimoire/client/routes.py, generated from the service's routes, named as its MCP tool
 where it has one), taking and returning the service's own pydantic models; a failure raises NotFound, Conflict,
-Invalid, Forbidden, Unauthorized or Unavailable (with retry_after) after retrying 503s with backoff; `iterate`
+Invalid, Forbidden, Unauthorized, TooManyRequests or Unavailable (with retry_after) after retrying 429s and 503s
+with backoff (never sooner than Retry-After); `iterate`
 pages through a list. GRIMOIRE_URL and GRIMOIRE_API_KEY are the defaults for the URL and the key. The hand-written
 conveniences (remember, learn, recall_text: base.CONVENIENCES) never take a generated method's name, so every route
 stays callable (api/client_gen.py refuses to generate one of their names)."""
@@ -25,13 +26,14 @@ from grimoire.client.errors import (
     Invalid,
     NotFound,
     TooLarge,
+    TooManyRequests,
     Unauthorized,
     Unavailable,
 )
 from grimoire.client.routes import ROUTES, AsyncRoutes, Routes
 
 __all__ = ["ROUTES", "AsyncGrimoire", "Conflict", "Forbidden", "Grimoire", "GrimoireError", "Invalid", "NotFound",
-           "TooLarge", "Unauthorized", "Unavailable"]
+           "TooLarge", "TooManyRequests", "Unauthorized", "Unavailable"]
 
 
 def _episode(text: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,7 @@
 """The requests under every method: the key, the path filled in, the query and body as JSON, the answer read
-into the route's own model; 503s retried with backoff (honouring Retry-After), other failures raised as the
-typed errors in errors.py. Sync (httpx.Client) and async (httpx.AsyncClient) share all of it but the sending."""
+into the route's own model; 429s and 503s retried with backoff (never sooner than Retry-After: nothing ran), other
+failures raised as the typed errors in errors.py. Sync (httpx.Client) and async (httpx.AsyncClient) share all of it
+but the sending."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 # The hand-written methods of Grimoire and AsyncGrimoire (grimoire/client/__init__.py): no route's generated method
 # may take one of these names, nor a name of the bases below (api/client_gen.py checks), so none is hidden.
 CONVENIENCES = ("remember", "learn", "recall_text")
+RETRIED = (429, 503)  # the service ran nothing: over the key's limit, at capacity, or the database unavailable
 
 
 @lru_cache(maxsize=512)
@@ -109,13 +111,15 @@ class Settings:
 
     def wait(self, attempt: int, response: httpx.Response) -> float:
         after = _seconds(response.headers.get("retry-after"))
-        base = after if after is not None else self.backoff * 2 ** attempt
-        return min(base, 30.0) * (0.5 + random.random() / 2)  # jitter: a fleet does not retry in step
+        if after is not None:  # honoured: never sooner, up to a quarter later (a fleet does not retry in step)
+            return min(after, 30.0) * (1 + random.random() / 4)
+        return min(self.backoff * 2 ** attempt, 30.0) * (0.5 + random.random() / 2)
 
 
 class SyncBase:
     """Sends a Request with httpx.Client: `http` is yours to pass (a TestClient, a proxy), else one is made.
-    A 503 is retried (the service answers it when the database is unavailable, and then nothing was written)."""
+    A 429 or 503 is retried (the service answers them when nothing ran: over the key's limit, at capacity, or the
+    database unavailable)."""
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *, http: httpx.Client | None = None,
                  timeout: float = 60.0, retries: int = 3, backoff: float = 0.5):
@@ -127,7 +131,7 @@ class SyncBase:
         for attempt in range(self._settings.retries + 1):
             response = self._http.request(r.method, r.url, params=r.params or None, json=r.json, content=r.content,
                                           headers={**self._settings.headers(), **r.headers})
-            if response.status_code != 503 or attempt == self._settings.retries:
+            if response.status_code not in RETRIED or attempt == self._settings.retries:
                 return r.read(response)
             time.sleep(self._settings.wait(attempt, response))
         raise AssertionError("unreachable")
@@ -170,7 +174,7 @@ class AsyncBase:
         for attempt in range(self._settings.retries + 1):
             response = await self._http.request(r.method, r.url, params=r.params or None, json=r.json,
                                                 content=r.content, headers={**self._settings.headers(), **r.headers})
-            if response.status_code != 503 or attempt == self._settings.retries:
+            if response.status_code not in RETRIED or attempt == self._settings.retries:
                 return r.read(response)
             await asyncio.sleep(self._settings.wait(attempt, response))
         raise AssertionError("unreachable")

@@ -52,12 +52,19 @@ class TooLarge(GrimoireError):
     """413: the body is over the service's limit."""
 
 
+class TooManyRequests(GrimoireError):
+    """429: the key is over its limit on a replica (requests at once, or its rate); nothing ran, and `retry_after`
+    says when a retry is accepted (the client retries first, as for a 503)."""
+
+
 class Unavailable(GrimoireError):
-    """503: the database is down or restarting; `retry_after` says when to try again (the client retries first)."""
+    """503: the database is down or restarting, or the replica is at capacity (nothing ran); `retry_after` says when
+    to try again (the client retries first)."""
 
 
 KINDS: dict[int, type[GrimoireError]] = {400: Invalid, 401: Unauthorized, 403: Forbidden, 404: NotFound,
-                                         409: Conflict, 413: TooLarge, 422: Invalid, 503: Unavailable}
+                                         409: Conflict, 413: TooLarge, 422: Invalid, 429: TooManyRequests,
+                                         503: Unavailable}
 
 
 def error_for(status: int, body: Any, retry_after: float | None) -> GrimoireError:

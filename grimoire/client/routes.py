@@ -22,6 +22,7 @@ from api.schemas.events import EventOut
 from api.schemas.health import Health
 from api.schemas.hooks import CompactState, TurnWritten
 from api.schemas.learning import CycleIn, CycleOut, CycleReportOut, OperationOut, StrategyOut, StrategyPackageOut
+from api.schemas.limits import LimitsOut
 from api.schemas.memory import AppendIn, CoreOut, DecisionIn, ErasureReceipt, ForgetIn, ForgetPreviewIn, IdsIn, LineIn, MessageIn, MessageOut, PinIn, ReflectIn, ReinforceIn, ReplaceIn, VersionOut
 from api.schemas.mental_models import MentalModelOut
 from api.schemas.metrics import MetricsOut, SamplesIn, SamplesRecorded, SeriesOut
@@ -32,7 +33,7 @@ from api.schemas.scheduler import Jobs, RunAccepted
 from api.schemas.search import Hit, SearchIn
 from api.schemas.topology import Curiosity, EntityIds, EntityLag, FactAbout, FactVersion, FactsAsserted, Invalidated, KHopEntity, ResolvedEntity, TopologyPath
 from api.schemas.workspace import ImportOut, Workspace
-from graph.agents import AgentIn, KeyIn
+from graph.agents import AgentIn, KeyIn, LimitsIn
 from graph.hooks import CompactIn, TurnIn
 from graph.knowledge.causal import CausalGraph, LinksIn
 from graph.knowledge.versions import EditIn, ScopeIn
@@ -80,6 +81,7 @@ ROUTES: dict[str, str] = {
     'GET /agents/{agent_id}/export': 'export_agent',
     'GET /agents/{agent_id}/hormones': 'get_hormones',
     'GET /agents/{agent_id}/keys': 'list_keys',
+    'GET /agents/{agent_id}/limits': 'get_agent_limits',
     'GET /agents/{agent_id}/memories': 'list_memories',
     'GET /agents/{agent_id}/memories/{memory_id}': 'get_memory',
     'GET /agents/{agent_id}/proposals': 'list_proposals',
@@ -198,6 +200,7 @@ ROUTES: dict[str, str] = {
     'POST /topology/k-hop': 'k_hop',
     'PUT /agents/{agent_id}/context/policy': 'set_context_policy',
     'PUT /agents/{agent_id}/core/{block}': 'rewrite_core_block',
+    'PUT /agents/{agent_id}/limits': 'set_agent_limits',
     'PUT /agents/{agent_id}/subagents/{sub_id}/trust': 'trust_subagent',
     'PUT /agents/{agent_id}/trust-level': 'set_trust_level',
     'PUT /hormones/network': 'set_network_weather',
@@ -411,6 +414,10 @@ class Routes:
     def get_admission_decision(self, decision_id: str) -> StoredDecisionOut:
         """A stored admission decision, to explain it (GET /admission/decisions/{decision_id})"""
         return self._send(Request('GET', '/admission/decisions/{decision_id}', {'decision_id': decision_id}, {}, None, StoredDecisionOut, None))
+
+    def get_agent_limits(self, agent_id: str) -> LimitsOut:
+        """An agent's limits per key on each replica: its own and what applies (the agent or an admin) (GET /agents/{agent_id}/limits)"""
+        return self._send(Request('GET', '/agents/{agent_id}/limits', {'agent_id': agent_id}, {}, None, LimitsOut, None))
 
     def get_analysis_run(self, run_id: str, *, limit: int = 100) -> WrittenRun:
         """A written run with its results (GET /analytics/runs/{run_id})"""
@@ -745,6 +752,10 @@ class Routes:
         """Versions of Neo4j, GDS and APOC, index states and the embedding model (GET /health)"""
         return self._send(Request('GET', '/health', {}, {}, None, Health, None))
 
+    def set_agent_limits(self, agent_id: str, body: LimitsIn | dict[str, Any]) -> LimitsOut:
+        """Set an agent's limits per key on each replica (admin): concurrency and rate, 429 above; a null one takes the service's setting (PUT /agents/{agent_id}/limits)"""
+        return self._send(Request('PUT', '/agents/{agent_id}/limits', {'agent_id': agent_id}, {}, body, LimitsOut, None))
+
     def set_context_policy(self, agent_id: str, body: PolicyIn | dict[str, Any]) -> dict[str, Any]:
         """Change the agent's context policy: a new revision (audited), the previous one closed (PUT /agents/{agent_id}/context/policy)"""
         return self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
@@ -1013,6 +1024,10 @@ class AsyncRoutes:
     async def get_admission_decision(self, decision_id: str) -> StoredDecisionOut:
         """A stored admission decision, to explain it (GET /admission/decisions/{decision_id})"""
         return await self._send(Request('GET', '/admission/decisions/{decision_id}', {'decision_id': decision_id}, {}, None, StoredDecisionOut, None))
+
+    async def get_agent_limits(self, agent_id: str) -> LimitsOut:
+        """An agent's limits per key on each replica: its own and what applies (the agent or an admin) (GET /agents/{agent_id}/limits)"""
+        return await self._send(Request('GET', '/agents/{agent_id}/limits', {'agent_id': agent_id}, {}, None, LimitsOut, None))
 
     async def get_analysis_run(self, run_id: str, *, limit: int = 100) -> WrittenRun:
         """A written run with its results (GET /analytics/runs/{run_id})"""
@@ -1346,6 +1361,10 @@ class AsyncRoutes:
     async def service_health(self) -> Health:
         """Versions of Neo4j, GDS and APOC, index states and the embedding model (GET /health)"""
         return await self._send(Request('GET', '/health', {}, {}, None, Health, None))
+
+    async def set_agent_limits(self, agent_id: str, body: LimitsIn | dict[str, Any]) -> LimitsOut:
+        """Set an agent's limits per key on each replica (admin): concurrency and rate, 429 above; a null one takes the service's setting (PUT /agents/{agent_id}/limits)"""
+        return await self._send(Request('PUT', '/agents/{agent_id}/limits', {'agent_id': agent_id}, {}, body, LimitsOut, None))
 
     async def set_context_policy(self, agent_id: str, body: PolicyIn | dict[str, Any]) -> dict[str, Any]:
         """Change the agent's context policy: a new revision (audited), the previous one closed (PUT /agents/{agent_id}/context/policy)"""

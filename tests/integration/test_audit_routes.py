@@ -384,6 +384,9 @@ MUTATING: dict[str, Case] = {
     "DELETE /hormones/network": _end_weather,
     "PUT /agents/{agent_id}/trust-level": _call("PUT", f"/agents/{AGENT}/trust-level", {"level": "provisional"},
                                                 who="admin"),
+    # generous: the walk goes on with this agent's key (and its MCP replay, test_mcp_tools.py)
+    "PUT /agents/{agent_id}/limits": _call("PUT", f"/agents/{AGENT}/limits", {"concurrency": 64, "rate_per_s": 1000},
+                                           who="admin"),
 }
 
 # Routes whose only change is access bookkeeping (an access count, a last access), which goes to the access log

@@ -147,7 +147,7 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
         "crystal_provenance": (h, {"crystal_id": "walk-frozen"}),
         "crystal_provenance_tree": (h, {"crystal_id": "walk-frozen"}),
         "crystal_attribution": (h, {"crystal_id": "walk-frozen"}),
-        "get_hormones": (h, {}), "get_network_weather": (h, {}), "list_skills": (h, {}),
+        "get_hormones": (h, {}), "get_agent_limits": (h, {}), "get_network_weather": (h, {}), "list_skills": (h, {}),
         "search_skills": (h, {"q": "swap"}), "get_skill": (h, {"stable_id": w.ids["skill"]}),
         "walk_causal": (h, {"entry_id": "walk-funding", "direction": "consequences"}),
     }

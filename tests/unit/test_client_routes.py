@@ -130,6 +130,31 @@ def test_503_is_retried_with_backoff_then_raised_with_retry_after() -> None:
     assert caught.value.retry_after == 0.0
 
 
+def test_429_is_retried_like_503_and_never_sooner_than_retry_after() -> None:
+    from grimoire.client import TooManyRequests
+    from grimoire.client.base import Settings as ClientSettings
+
+    calls: list[int] = []
+
+    def limited(request: httpx.Request) -> httpx.Response:
+        calls.append(1)
+        if len(calls) < 2:
+            return httpx.Response(429, json=_problem(429, "rate limit spent"), headers={"Retry-After": "0"})
+        return httpx.Response(200, json={"episodes": 3})
+
+    assert _client(limited).memory_stats() == {"episodes": 3} and len(calls) == 2
+
+    def always(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(429, json=_problem(429, "rate limit spent"), headers={"Retry-After": "0"})
+
+    with pytest.raises(TooManyRequests) as caught:
+        _client(always, retries=1).memory_stats()
+    assert caught.value.status == 429 and caught.value.retry_after == 0.0
+    settings = ClientSettings("http://grimoire", "k", 3, 0.5)
+    asked = httpx.Response(429, headers={"Retry-After": "2"})
+    assert all(2.0 <= settings.wait(0, asked) <= 2.5 for _ in range(50))
+
+
 def test_iterate_pages_through_a_list() -> None:
     items = [{"id": f"e{i}"} for i in range(7)]
     seen: list[tuple[int, int]] = []

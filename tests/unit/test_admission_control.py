@@ -1,0 +1,154 @@
+"""The admission controller alone (api/admission.py), under asyncio: the bound on requests in flight with its
+deadline (503), the fair share of freed places between agents, and a key's own limits (429 with Retry-After).
+No timed assertion: places are given back by the test, and the token bucket reads a clock the test moves."""
+
+from __future__ import annotations
+
+import asyncio
+
+from api.admission import Admission, KeyLimits, default_max_in_flight
+from graph.agents import Limits
+
+
+def test_a_waiter_past_the_deadline_is_refused_and_never_holds_a_place() -> None:
+    async def run() -> None:
+        gate = Admission(max_in_flight=1, deadline=0.01)
+        assert await gate.acquire("agent:a") is None  # the one place, never given back here
+        refused = await gate.acquire("agent:b")
+        assert refused is not None and refused.status == 503 and refused.retry_after >= 1
+        assert "capacity" in refused.detail and gate.in_flight == 1 and gate.waiting == 0
+        gate.release("agent:a")
+        assert gate.in_flight == 0
+        assert await gate.acquire("agent:b") is None  # a free place is taken at once
+
+    asyncio.run(run())
+
+
+def test_no_deadline_means_no_wait() -> None:
+    async def run() -> None:
+        gate = Admission(max_in_flight=1, deadline=0)
+        assert await gate.acquire("x") is None
+        refused = await gate.acquire("y")
+        assert refused is not None and refused.status == 503 and gate.waiting == 0
+
+    asyncio.run(run())
+
+
+def test_a_freed_place_goes_to_the_other_agent_before_the_flooders_next() -> None:
+    async def run() -> None:
+        gate = Admission(max_in_flight=1, deadline=60)
+        order: list[str] = []
+        assert await gate.acquire("agent:a") is None  # A holds the place
+
+        async def request(lane: str) -> None:
+            assert await gate.acquire(lane) is None
+            order.append(lane)
+
+        flood = [asyncio.create_task(request("agent:a")) for _ in range(10)]
+        await asyncio.sleep(0)  # A's ten are waiting, in front
+        quiet = asyncio.create_task(request("agent:b"))
+        await asyncio.sleep(0)
+        assert gate.waiting == 11
+        gate.release("agent:a")  # the place A held: to B, not to A's next
+        await asyncio.sleep(0)
+        assert order == ["agent:b"]
+        for _ in range(10):  # then A's, one by one, as each place is given back
+            gate.release(order[-1])
+            await asyncio.sleep(0)
+        await asyncio.gather(quiet, *flood)
+        assert order == ["agent:b"] + ["agent:a"] * 10 and gate.in_flight == 1 and gate.waiting == 0
+
+    asyncio.run(run())
+
+
+def test_places_alternate_between_waiting_agents_by_their_share() -> None:
+    async def run() -> None:
+        gate = Admission(max_in_flight=2, deadline=60)
+        order: list[str] = []
+        assert await gate.acquire("agent:a") is None and await gate.acquire("agent:a") is None  # A holds both
+
+        async def request(lane: str) -> None:
+            assert await gate.acquire(lane) is None
+            order.append(lane)
+
+        tasks = [asyncio.create_task(request("agent:a")) for _ in range(4)]
+        await asyncio.sleep(0)
+        tasks += [asyncio.create_task(request("agent:b")) for _ in range(2)]
+        await asyncio.sleep(0)
+        gate.release("agent:a")  # A 1 in flight, B 0: B
+        await asyncio.sleep(0)
+        gate.release("agent:a")  # A 0, B 1: A
+        await asyncio.sleep(0)
+        gate.release("agent:a")  # A 0, B 1: A
+        await asyncio.sleep(0)
+        gate.release("agent:b")  # A 1, B 0: B
+        await asyncio.sleep(0)
+        assert order == ["agent:b", "agent:a", "agent:a", "agent:b"]
+        for lane in ("agent:a", "agent:a"):
+            gate.release(lane)
+            await asyncio.sleep(0)
+        await asyncio.gather(*tasks)
+        assert order[4:] == ["agent:a", "agent:a"]
+
+    asyncio.run(run())
+
+
+def test_a_cancelled_waiter_gives_its_place_on() -> None:
+    async def run() -> None:
+        gate = Admission(max_in_flight=1, deadline=60)
+        assert await gate.acquire("a") is None
+        gone = asyncio.create_task(gate.acquire("b"))
+        after = asyncio.create_task(gate.acquire("c"))
+        await asyncio.sleep(0)
+        gone.cancel()
+        await asyncio.gather(gone, return_exceptions=True)
+        gate.release("a")
+        assert await after is None and gate.in_flight == 1 and gate.waiting == 0
+
+    asyncio.run(run())
+
+
+def test_a_keys_concurrency_limit_answers_429_until_one_ends() -> None:
+    gate = Admission(max_in_flight=8, deadline=0)
+    limits = KeyLimits(concurrency=2)
+    assert gate.check_key("k1", limits) is None and gate.check_key("k1", limits) is None
+    refused = gate.check_key("k1", limits)
+    assert refused is not None and refused.status == 429 and refused.retry_after == 1
+    assert "2 requests in flight" in refused.detail
+    assert gate.check_key("k2", limits) is None  # another key has its own count
+    gate.release_key("k1")
+    assert gate.check_key("k1", limits) is None
+
+
+def test_a_keys_token_bucket_answers_429_with_the_seconds_until_a_token() -> None:
+    now = [100.0]
+    gate = Admission(max_in_flight=8, deadline=0, clock=lambda: now[0])
+    limits = KeyLimits(rate_per_s=0.5, burst=2)  # a token every 2 s, 2 at once
+    for _ in range(2):
+        assert gate.check_key("k", limits) is None
+        gate.release_key("k")
+    refused = gate.check_key("k", limits)
+    assert refused is not None and refused.status == 429 and refused.retry_after == 2
+    now[0] += 1.0  # half a token
+    refused = gate.check_key("k", limits)
+    assert refused is not None and refused.retry_after == 1
+    now[0] += 1.0
+    assert gate.check_key("k", limits) is None  # a token again
+    gate.release_key("k")
+    fast = KeyLimits(rate_per_s=4, burst=1)
+    assert gate.check_key("f", fast) is None
+    gate.release_key("f")
+    refused = gate.check_key("f", fast)
+    assert refused is not None and refused.retry_after == 1  # a quarter second, said as 1 (whole seconds)
+
+
+def test_an_agents_own_limits_override_the_services() -> None:
+    service = KeyLimits(concurrency=16, rate_per_s=0.0, burst=0)
+    assert service.resolved(Limits()) == KeyLimits(16, 0.0, 1)
+    assert service.resolved(Limits(concurrency=2, rate_per_s=5.0)) == KeyLimits(2, 5.0, 5)
+    assert service.resolved(Limits(rate_per_s=0.5, burst=3)) == KeyLimits(16, 0.5, 3)
+    assert KeyLimits(4, 10.0, 30).resolved(Limits(concurrency=1)) == KeyLimits(1, 10.0, 30)
+
+
+def test_the_default_bound_is_four_per_core_between_8_and_40() -> None:
+    assert [default_max_in_flight(c) for c in (1, 2, 4, 8, 64)] == [8, 8, 16, 32, 40]
