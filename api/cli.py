@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import os
 import secrets
@@ -20,6 +21,8 @@ from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_ve
 from graph.services import connect, local_server
 from graph.settings import Settings, get_settings
 from graph.visibility import EVERYONE
+
+WORKER_HEALTHCHECK_SECONDS = 120  # `--workers`: how long uvicorn waits for a worker to answer before replacing it
 
 
 def _say(msg: str) -> None:
@@ -363,9 +366,38 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     host = args.host or settings.api_host
     port = args.port or settings.api_port
     settings = with_admin_key(settings)
+    workers = serving_workers(args, settings)
     _print_urls(settings, host, port)
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    if workers == 1:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        return 0
+    # N replicas behind one socket: each process builds the app from the environment (api/workers.py).
+    _say(f"  {workers} replicas (--workers; GRIMOIRE_WORKERS), one model and scheduler each, sharing Neo4j")
+    os.environ["GRIMOIRE_WORKERS"] = str(workers)
+    if settings.admin_key:
+        os.environ["GRIMOIRE_ADMIN_KEY"] = settings.admin_key
+    extra: dict[str, Any] = {}
+    if "timeout_worker_healthcheck" in inspect.signature(uvicorn.run).parameters:
+        # uvicorn kills a worker that does not answer its ping within this; loading the model holds the
+        # interpreter for seconds on a busy machine, so 5 s (its default) kills healthy workers at start.
+        extra["timeout_worker_healthcheck"] = WORKER_HEALTHCHECK_SECONDS
+    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers, log_level="info",
+                **extra)
     return 0
+
+
+def serving_workers(args: argparse.Namespace, settings: Settings) -> int:
+    """--workers, else GRIMOIRE_WORKERS, else what the machine's cores and memory allow (api/workers.py)."""
+    from api import workers as sizing
+
+    chosen = getattr(args, "workers", None) or settings.workers
+    if chosen:
+        return int(chosen)
+    neo4j_bytes = 0
+    if settings.uses_local_server:  # the local server's heap and page cache come out of the same memory
+        server = local_server(settings)
+        neo4j_bytes = server.memory_bytes()
+    return sizing.default_workers(sizing.Machine.here(neo4j_bytes), curator_process=settings.curator_process)
 
 
 def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
@@ -521,6 +553,9 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=text)
         p.add_argument("--host", default=None)
         p.add_argument("--port", type=int, default=None)
+        p.add_argument("--workers", type=int, default=None,
+                       help="API processes (replicas) on this machine (default: GRIMOIRE_WORKERS, else one per core "
+                            "as memory allows)")
         p.set_defaults(func=func)
     return parser
 

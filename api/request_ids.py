@@ -1,5 +1,6 @@
 """A request id for every request: the client's `X-Request-ID` when it is a plain token, else a new
-one; set for the request's logs (graph/logs.py) and returned in the response's `X-Request-ID`."""
+one; set for the request's logs (graph/logs.py) and returned in the response's `X-Request-ID`, beside
+`X-Grimoire-Replica`: which of the service's processes answered."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import uuid
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from graph.logs import request_id
+from graph.replica import replica_id
 
 HEADER = b"x-request-id"
+REPLICA = b"x-grimoire-replica"  # which replica answered (graph/replica.py)
 _PLAIN = re.compile(rb"^[A-Za-z0-9._\-]{1,64}$")
 
 
@@ -28,7 +31,8 @@ class RequestIds:
 
         async def send_with_id(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), (HEADER, rid.encode())]
+                message["headers"] = [*message.get("headers", []), (HEADER, rid.encode()),
+                                      (REPLICA, replica_id().encode())]
             await send(message)
 
         try:

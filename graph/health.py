@@ -32,3 +32,22 @@ def server_info(db: Database) -> dict[str, Any]:
             for r in indexes
         ],
     }
+
+
+def degraded(indexes: list[dict[str, Any]], rebuilding: frozenset[str], jobs: list[Any],
+             scheduler_expected: bool, scheduler_running: bool) -> list[str]:
+    """What works less well than it should right now, each in a sentence a person can act on (empty: nothing).
+    `jobs` are the scheduler's JobStates (graph/scheduler.py)."""
+    reasons: list[str] = []
+    for ix in indexes:
+        if ix["state"] != "ONLINE":
+            reasons.append(f"index {ix['name']} is {ix['state'].lower()} ({ix['population_percent']:.0f}%)"
+                           + (": exact search answers meanwhile" if ix["type"] == "VECTOR" else ""))
+    for name in sorted(rebuilding - {ix["name"] for ix in indexes if ix["state"] != "ONLINE"}):
+        reasons.append(f"vector index {name} is being rebuilt: exact search answers meanwhile")
+    if scheduler_expected and not scheduler_running:
+        reasons.append("the scheduler is not running on this replica: its periodic jobs run on the others only")
+    for job in jobs:
+        if job.last_error:
+            reasons.append(f"job {job.name} failed on its last run: {job.last_error[:200]}")
+    return reasons

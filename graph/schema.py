@@ -13,8 +13,10 @@ import re
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from neo4j import ManagedTransaction
+from neo4j.exceptions import ClientError
 
 from graph.audit import Audit, Noop
 from graph.db import cypher, ogm
@@ -74,7 +76,7 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
         report = SchemaReport(0, 0)
         log.info("schema in place (vector dimension %d)", dimension)
         return report
-    counters = [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension, quantization=quantization)]
+    counters = _create(db, dimension, quantization)
     if populating:
         _await_all_but(db, populating, 300.0)
     else:
@@ -86,6 +88,22 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
                           indexes_removed=sum(c.indexes_removed for c in counters))
     log.info("schema applied (vector dimension %d): %s", dimension, report)
     return report
+
+
+def _create(db: Database, dimension: int, quantization: bool, attempts: int = 3) -> list[Any]:
+    """Run the schema files. Replicas starting together run them at once, and Neo4j refuses the second of two
+    concurrent CREATE ... IF NOT EXISTS of one rule (EquivalentSchemaRuleAlreadyExists): the other replica made
+    it, so run the files again, where IF NOT EXISTS now holds."""
+    for attempt in range(attempts):
+        try:
+            return [c for name in SCHEMA_FILES for c in db.run_all(name, dimensions=dimension,
+                                                                   quantization=quantization)]
+        except ClientError as exc:
+            if "AlreadyExists" not in (exc.code or "") or attempt == attempts - 1:
+                raise
+            log.info("schema: another replica created %s at the same time; applying again", exc.message)
+            time.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
 
 
 _CREATED = re.compile(r"CREATE (CONSTRAINT|(?:RANGE |FULLTEXT |VECTOR |TEXT |POINT )?INDEX) (\w+) IF NOT EXISTS")

@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from graph.context.config import GovernorConfig
 from graph.crystals.config import CrystalsConfig
-from graph.embeddings import DEFAULT_MODEL
+from graph.embeddings import DEFAULT_MODEL, EmbeddingOptions
 from graph.knowledge.admission import AdmissionConfig
 from graph.knowledge.decay import DecayConfig
 from graph.learning.config import LearningConfig
@@ -53,8 +53,9 @@ class Settings(BaseSettings):
                     "(`http://127.0.0.1:<NEO4J_HTTP_PORT>/browser/`).")
     console_session_hours: float = Field(
         default=8.0, alias="GRIMOIRE_CONSOLE_SESSION_HOURS", gt=0, le=24 * 30,
-        description="A console sign-in lasts this long without use (sessions are kept in the service's memory: "
-                    "a restart signs everyone out).")
+        description="A console sign-in lasts this long without use (sessions are kept in the database, the "
+                    "cookie's secret hashed: every replica honours them and a restart signs no one out; the expiry "
+                    "moves forward once a tenth of this has passed since it last moved).")
     neo4j_heap: str | None = Field(
         default=None, alias="NEO4J_HEAP",
         description="The local server's heap, e.g. `2g`. Unset: an eighth of RAM, 0.5 to 4 GB.")
@@ -68,6 +69,25 @@ class Settings(BaseSettings):
                     "installed as a package: nothing is downloaded.")
     embedding_batch_size: int = Field(
         default=64, alias="GRIMOIRE_EMBEDDING_BATCH", description="How many texts are embedded at once.")
+    embed_batch_wait_ms: float = Field(
+        default=2.0, ge=0, le=100, alias="GRIMOIRE_EMBED_BATCH_WAIT_MS",
+        description="Concurrent requests' texts share one model call: while another call runs, a new one waits at "
+                    "most this long for company (a lone request never waits). 0: every call on its own.")
+    embed_max_batch: int = Field(
+        default=8, ge=1, le=256, alias="GRIMOIRE_EMBED_MAX_BATCH",
+        description="The most texts one shared model call takes (a call with more runs on its own).")
+    embed_cache_size: int = Field(
+        default=4096, ge=0, le=1_000_000, alias="GRIMOIRE_EMBED_CACHE_SIZE",
+        description="Query embeddings kept per process, by model and text (never stale: a model's vector for a text "
+                    "does not change; 1.5 KB each). 0: none.")
+    embed_threads: int = Field(
+        default=0, ge=0, le=256, alias="GRIMOIRE_EMBED_THREADS",
+        description="onnxruntime threads for a bulk embedding (a query runs on one). 0: the cores divided by the "
+                    "API processes (GRIMOIRE_WORKERS), at least 1.")
+    embedding_quantized: bool = Field(
+        default=False, alias="GRIMOIRE_EMBEDDING_QUANTIZED",
+        description="Embed with the int8-quantized model (onnxruntime dynamic quantization of the ONNX export, "
+                    "written once beside it): faster, its recall measured in bench/results/embedding.json.")
     vector_quantization: bool = Field(
         default=False, alias="GRIMOIRE_VECTOR_QUANTIZATION",
         description="int8-quantized vector indexes when they are created (Neo4j's default since 5.23). Off: the "
@@ -141,10 +161,18 @@ class Settings(BaseSettings):
         default=10.0, gt=0, alias="GRIMOIRE_REASONER_TIMEOUT_SECONDS",
         description="How long the language-model Reasoner waits for an answer before the rule-based one answers.")
 
+    workers: int = Field(
+        default=0, ge=0, le=256, alias="GRIMOIRE_WORKERS",
+        description="API processes (replicas) `grimoire up` runs on this machine, each the whole service sharing only "
+                    "Neo4j. 0: one per core as memory allows (README, Sizing).")
     scheduler_enabled: bool = Field(
         default=True, alias="GRIMOIRE_SCHEDULER",
         description="Run the periodic jobs (`GET /scheduler/jobs`) on a thread inside the API's process. Off: "
                     "nothing runs by itself.")
+    lease_seconds: float = Field(
+        default=30.0, gt=0, le=3_600, alias="GRIMOIRE_LEASE_SECONDS",
+        description="How long a replica's lease on a job or an agent's work lasts without renewal (renewed every "
+                    "third of it while the work runs): a replica killed mid-job leaves it to another within this.")
     curator_process: bool = Field(
         default=True, alias="GRIMOIRE_CURATOR_PROCESS",
         description="Run the Curator's cycles (REST, CLI through the API, the scheduler) in a child process of the "
@@ -208,6 +236,11 @@ class Settings(BaseSettings):
     @property
     def uses_local_server(self) -> bool:
         return not self.neo4j_uri
+
+    def embedding_options(self) -> EmbeddingOptions:
+        return EmbeddingOptions(batch_wait_ms=self.embed_batch_wait_ms, max_batch=self.embed_max_batch,
+                                cache_size=self.embed_cache_size, threads=self.embed_threads,
+                                workers=max(1, self.workers), quantized=self.embedding_quantized)
 
 
 @lru_cache(maxsize=1)

@@ -1,13 +1,14 @@
 from __future__ import annotations
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 
-from api.deps import DbDep, EmbedderDep
+from api.deps import DbDep, EmbedderDep, get_services
 from api.schemas import health as schemas
 from api.schemas.health import EmbeddingInfo, Health
 from graph.db.connection import UNAVAILABLE_ERRORS, DatabaseUnavailable
 from graph.errors import Unavailable
-from graph.health import server_info
+from graph.health import degraded, server_info
+from graph.replica import replica_id
 
 router = APIRouter(tags=["health"])
 
@@ -18,13 +19,18 @@ router = APIRouter(tags=["health"])
     responses={503: {"model": schemas.Unavailable, "description": "Neo4j is unreachable"}},
     summary="Versions of Neo4j, GDS and APOC, index states and the embedding model",
 )
-def health(db: DbDep, embedder: EmbedderDep) -> Health:
+def health(request: Request, db: DbDep, embedder: EmbedderDep) -> Health:
     try:
         info = server_info(db)
     except (DatabaseUnavailable, *UNAVAILABLE_ERRORS) as exc:  # a 503 (api/errors.py), saying where it looked
         raise Unavailable(f"Neo4j at {db.target.uri} is unreachable: {exc}") from exc
+    services = get_services(request)
+    reasons = degraded(info["indexes"], db.rebuilding, services.scheduler.jobs(),
+                       services.settings.scheduler_enabled, services.scheduler.running)
     return Health(
-        status="ok",
+        status="degraded" if reasons else "ok",
+        replica=replica_id(),
+        degraded=reasons,
         embedding=EmbeddingInfo(model=embedder.model_name, dimension=embedder.dimension),
         **info,
     )

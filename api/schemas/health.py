@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from typing import Literal
+
+from pydantic import BaseModel, Field
 
 
 class Neo4jInfo(BaseModel):
@@ -25,7 +27,10 @@ class EmbeddingInfo(BaseModel):
 
 
 class Health(BaseModel):
-    status: str
+    status: Literal["ok", "degraded"] = Field(
+        description="`degraded`: serving, with what works less well listed in `degraded`")
+    replica: str = Field(description="which of the service's processes answered (also the X-Grimoire-Replica header)")
+    degraded: list[str] = Field(default_factory=list, description="what works less well right now, each in a sentence")
     neo4j: Neo4jInfo
     gds_version: str | None
     apoc_version: str | None

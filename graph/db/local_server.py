@@ -268,6 +268,11 @@ class LocalNeo4j:
             )
         return self.password_file.read_text().strip()
 
+    def memory_bytes(self) -> int:
+        """What the server takes of the machine's memory: its heap and page cache (as configured or defaulted)."""
+        heap, pagecache = default_memory()
+        return (_megabytes(self.heap or heap) + _megabytes(self.pagecache or pagecache)) * 1024 * 1024
+
     # -- layout
 
     def write_config(self, dist: Path) -> Path:

@@ -8,6 +8,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from graph.embeddings import Embedder
+from graph.scheduler import Job
 from tests.conftest import Neo4jUnderTest
 
 
@@ -48,3 +49,37 @@ def test_health_down_and_back_without_restarting_the_api(local_neo4j, embedder: 
             again = client.get("/health")
         assert again.status_code == 200, again.text
         assert again.json()["gds_version"].startswith("2.13.")
+
+
+def test_health_says_what_is_degraded(neo4j_server: Neo4jUnderTest, embedder: Embedder, db) -> None:
+    """A failing job, a vector index being rebuilt and a scheduler that should run but does not: each named, the
+    service still answering (200, `degraded`), and back to `ok` once they are over."""
+    app = create_app(neo4j_server.settings(), embedder=embedder)
+    with TestClient(app) as client:
+        services = app.state.services
+        body = client.get("/health").json()
+        assert body["status"] == "ok" and body["degraded"] == [], body["degraded"]
+        assert body["replica"] == client.get("/health").headers["x-grimoire-replica"]
+
+        def broken() -> None:
+            raise RuntimeError("the archive volume is full")
+
+        services.scheduler.add(Job("test.broken", 3_600.0, broken, first_after_seconds=0.0))
+        services.scheduler.trigger("test.broken")
+        services.scheduler.run_due()
+        services.db.rebuilding = frozenset({"entry_embedding"})
+        try:
+            r = client.get("/health")
+            assert r.status_code == 200
+            body = r.json()
+            assert body["status"] == "degraded"
+            assert any("test.broken" in d and "archive volume is full" in d for d in body["degraded"])
+            assert any("entry_embedding" in d and "exact search" in d for d in body["degraded"])
+        finally:
+            services.db.rebuilding = frozenset()
+
+    expected = create_app(neo4j_server.settings(scheduler_enabled=True), embedder=embedder)
+    with TestClient(expected) as client:
+        expected.state.services.scheduler.stop()
+        reasons = client.get("/health").json()["degraded"]
+        assert any("scheduler is not running" in d for d in reasons), reasons

@@ -13,7 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "ARCHITECTURE.md"
 
 # The layers of graph/, bottom up: a module may import its own layer and those below.
-FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx", "embedding_batcher"}
+FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx", "embedding_batcher",
+              "replica"}
 INFRASTRUCTURE = {"db"}
 RECORDS = {"audit"}
 COMPOSITION = {"settings", "services", "scheduler", "background"}

@@ -1,0 +1,115 @@
+"""Every replica serves every request (issue 37, section 1): the service as separate processes on one Neo4j, each
+answering with the same result; `--workers N` runs N of them behind one port; an event written through one replica
+streams from another, in order, resumable with Last-Event-ID."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from graph.db.connection import Database
+from tests.conftest import ADMIN_KEY, Neo4jUnderTest, clean_database
+from tests.replicas import Replica, replicas
+
+ADMIN = {"X-API-Key": ADMIN_KEY}
+HTTP = httpx.Client(timeout=120)  # generous: the replicas share two cores with Neo4j and the test
+
+
+@pytest.fixture(scope="module")
+def pair(neo4j_server: Neo4jUnderTest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[list[Replica]]:
+    with replicas(neo4j_server, tmp_path_factory.mktemp("replicas"), 2) as started:
+        yield started
+
+
+def _agent(url: str, agent: str) -> dict[str, str]:
+    made = HTTP.post(f"{url}/agents", headers=ADMIN, json={"id": agent, "name": agent, "kind": "main",
+                                                          "clade": "clade-r"})
+    assert made.status_code in (201, 409), made.text
+    key = HTTP.post(f"{url}/agents/{agent}/keys", headers=ADMIN, json={"scopes": ["read", "write"]})
+    assert key.status_code == 201, key.text
+    return {"X-API-Key": key.json()["key"]}
+
+
+def _episodes(prefix: str, n: int) -> dict[str, Any]:
+    return {"episodes": [{"id": f"{prefix}-{i}", "type": "observation",
+                          "text": f"Replica test {prefix} {i}: the WETH borrow rate moved"} for i in range(n)]}
+
+
+class Stream(threading.Thread):
+    """An SSE subscriber on one replica, collecting `want` event frames."""
+
+    def __init__(self, url: str, headers: dict[str, str], want: int):
+        super().__init__(daemon=True)
+        self.url, self.headers, self.want = url, headers, want
+        self.frames: list[dict[str, str]] = []
+        self.subscribed = threading.Event()
+
+    def run(self) -> None:
+        try:
+            with httpx.stream("GET", f"{self.url}/events/stream", headers=self.headers,
+                              params={"max_seconds": 60}, timeout=90) as r:
+                block: dict[str, str] = {}
+                for line in r.iter_lines():
+                    if line.startswith(":"):
+                        self.subscribed.set()
+                    elif line:
+                        name, _, value = line.partition(": ")
+                        block[name] = value
+                    elif "data" in block:
+                        self.frames.append(block)
+                        block = {}
+                        if len(self.frames) >= self.want:
+                            return
+        finally:
+            self.subscribed.set()
+
+    def events(self) -> list[dict[str, Any]]:
+        return [json.loads(f["data"]) for f in self.frames]
+
+
+def test_an_event_written_through_one_replica_streams_from_another(pair: list[Replica], db: Database) -> None:
+    a, b = pair
+    h = _agent(a.url, "rep-events")
+    stream = Stream(b.url, h, want=3)
+    stream.start()
+    assert stream.subscribed.wait(60)
+    for i in range(3):
+        r = HTTP.post(f"{a.url}/episodes/batch", headers=h, json=_episodes(f"rep-ev{i}", 2))
+        assert r.status_code == 201, r.text
+        assert r.headers["x-grimoire-replica"] != HTTP.get(f"{b.url}/health").headers["x-grimoire-replica"]
+    stream.join(60)
+    assert not stream.is_alive(), stream.frames
+    got = stream.events()
+    listed = HTTP.get(f"{a.url}/events", headers=h).json()
+    assert [e["id"] for e in got] == [e["id"] for e in listed]  # in order, each once
+    # Resumed on the first replica after the first event the second one streamed: the two others, nothing else.
+    resumed = Stream(a.url, {**h, "Last-Event-ID": stream.frames[0]["id"]}, want=2)
+    resumed.start()
+    resumed.join(60)
+    assert [e["id"] for e in resumed.events()] == [e["id"] for e in listed[1:]]
+
+
+def test_every_replica_answers_the_same(pair: list[Replica], db: Database) -> None:
+    a, b = pair
+    h = _agent(b.url, "rep-same")
+    assert HTTP.post(f"{b.url}/episodes/batch", headers=h, json=_episodes("rep-same", 3)).status_code == 201
+    for path in ("/episodes?limit=10", "/stats", "/agents/me"):
+        assert HTTP.get(f"{a.url}{path}", headers=h).json() == HTTP.get(f"{b.url}{path}", headers=h).json(), path
+
+
+def test_workers_are_replicas_behind_one_port(neo4j_server: Neo4jUnderTest, tmp_path: Path, db: Database) -> None:
+    clean_database(db)
+    with replicas(neo4j_server, tmp_path, 1, workers=2) as (service,):
+        seen: set[str] = set()
+        for _ in range(400):  # a new connection each time: the kernel hands each to one of the processes
+            seen.add(HTTP.get(f"{service.url}/health", headers={"Connection": "close"}).headers["x-grimoire-replica"])
+            if len(seen) == 2:
+                break
+        assert len(seen) == 2, seen
+        assert len({s.split(":")[1] for s in seen}) == 2  # two processes
