@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from api import console, docs, errors
+from api import bookmarks, console, docs, errors
 from api.admission import AdmissionControl
 from api.auth import KeyCache
 from api.channels import Channels
@@ -93,5 +93,6 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(Channels)  # rest or mcp: each audit record notes it (graph/audit/channel.py)
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
+    bookmarks.install(app)  # X-Grimoire-Bookmark: a read through any replica sees the caller's writes
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

@@ -23,6 +23,7 @@ log = logging.getLogger(__name__)
 
 CHANNEL_HEADER = "x-grimoire-channel"
 CHANNEL = "mcp"
+BOOKMARK_HEADER = "x-grimoire-bookmark"  # sent and read as the typed client does (api/bookmarks.py)
 
 
 @dataclass(frozen=True)
@@ -31,6 +32,7 @@ class Reply:
     body: bytes
     content_type: str
     retry_after: str | None = None
+    bookmark: str | None = None  # X-Grimoire-Bookmark: what the call committed (api/bookmarks.py)
 
     def json(self) -> Any:
         return json.loads(self.body) if self.body else None
@@ -59,14 +61,16 @@ class RouteError(Exception):
 
 class Routes(Protocol):
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
-                   body: Any = None) -> Reply:
+                   body: Any = None, bookmark: str | None = None) -> Reply:
         """`path` is percent-encoded (api/mcp/tools.py fill)."""
         ...
 
 
-def _headers(key: str, body: bytes | None, channel: str) -> list[tuple[bytes, bytes]]:
+def _headers(key: str, body: bytes | None, channel: str, bookmark: str | None) -> list[tuple[bytes, bytes]]:
     headers = [(b"host", b"grimoire.mcp"), (b"authorization", b"Bearer " + key.encode()),
                (b"accept", b"application/json"), (CHANNEL_HEADER.encode(), channel.encode())]
+    if bookmark:
+        headers.append((BOOKMARK_HEADER.encode(), bookmark.encode()))
     if body is not None:
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     return headers
@@ -81,12 +85,12 @@ class InProcess:
         self.channel = channel
 
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
-                   body: Any = None) -> Reply:
+                   body: Any = None, bookmark: str | None = None) -> Reply:
         payload = None if body is None else json.dumps(body, separators=(",", ":")).encode()
         scope = {
             "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
             "method": method, "scheme": "http", "path": unquote(path), "raw_path": path.encode(), "root_path": "",
-            "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload, self.channel),
+            "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload, self.channel, bookmark),
             "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": {"channel": self.channel},
         }
         done = anyio.Event()
@@ -94,6 +98,7 @@ class InProcess:
         status = 500
         content_type = ""
         retry_after: str | None = None
+        committed: str | None = None
         chunks: list[bytes] = []
 
         async def receive() -> Message:
@@ -105,13 +110,15 @@ class InProcess:
             return {"type": "http.disconnect"}
 
         async def send(message: Message) -> None:
-            nonlocal status, content_type, retry_after
+            nonlocal status, content_type, retry_after, committed
             if message["type"] == "http.response.start":
                 status = message["status"]
                 headers = {k.lower(): v for k, v in message.get("headers", [])}
                 content_type = headers.get(b"content-type", b"").decode()
                 found = headers.get(b"retry-after")
                 retry_after = found.decode() if found else None
+                chained = headers.get(BOOKMARK_HEADER.encode())
+                committed = chained.decode() if chained else None
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
                 if not message.get("more_body", False):
@@ -126,7 +133,7 @@ class InProcess:
                 return Reply(500, body.encode(), PROBLEM)
         finally:
             done.set()
-        return Reply(status, b"".join(chunks), content_type, retry_after)
+        return Reply(status, b"".join(chunks), content_type, retry_after, committed)
 
 
 class OverHttp:
@@ -140,14 +147,16 @@ class OverHttp:
 
 
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
-                   body: Any = None) -> Reply:
-        headers = {"authorization": f"Bearer {key}", "accept": "application/json", CHANNEL_HEADER: CHANNEL}
+                   body: Any = None, bookmark: str | None = None) -> Reply:
+        headers = {"authorization": f"Bearer {key}", "accept": "application/json", CHANNEL_HEADER: CHANNEL,
+                   **({BOOKMARK_HEADER: bookmark} if bookmark else {})}
         for attempt in range(self.retrying.retries + 1):
             r = await self.client.request(method, path, params=query or None, json=body, headers=headers)
             if r.status_code not in RETRIED or attempt == self.retrying.retries:
                 break
             await anyio.sleep(self.retrying.wait(attempt, r))
-        return Reply(r.status_code, r.content, r.headers.get("content-type", ""), r.headers.get("retry-after"))
+        return Reply(r.status_code, r.content, r.headers.get("content-type", ""), r.headers.get("retry-after"),
+                     r.headers.get(BOOKMARK_HEADER))
 
     async def aclose(self) -> None:
         await self.client.aclose()

@@ -26,6 +26,7 @@ from api import errors
 from api.mcp import prompts, resources
 from api.mcp.calls import InProcess, Routes
 from api.mcp.catalog import Profile, tools
+from api.mcp.causal import Causal
 from api.mcp.keys import Caller, KeyVerifier, bearer_caller
 from api.mcp.tools import built
 from graph.db.connection import Database
@@ -49,7 +50,7 @@ class GrimoireMCP(MCPServer[Any]):
         super().__init__(name="grimoire", title="Grimoire", version="0.1.0", instructions=INSTRUCTIONS,
                          tools=[built()[spec.name] for spec in tools(profile)], **kwargs)
         self.profile = profile
-        self.routes = routes
+        self.routes = Causal(routes)  # each MCP session's bookmark carried between its calls (causal.py)
         self.fixed = fixed
         self.db = db
         resources.register(self)

@@ -20,6 +20,7 @@ from mcp.server.mcpserver.tools import Tool
 from pydantic import Field
 from pydantic_core import PydanticUndefined, to_jsonable_python
 
+from api.mcp import causal
 from api.mcp.calls import RouteError
 from api.mcp.catalog import TOOLS, ToolSpec
 from api.mcp.keys import Caller
@@ -42,6 +43,7 @@ PERSON_ONLY = ("403: {tool} takes a person's key (the agent's owner, scope 'pers
 
 async def caller_of(ctx: Context) -> tuple[GrimoireMCP, Caller]:
     server: GrimoireMCP = ctx.mcp_server  # type: ignore[assignment]
+    causal.enter(ctx)  # this call's routes chain in the MCP session's bookmark
     return server, await server.caller()
 
 

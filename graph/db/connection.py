@@ -11,10 +11,10 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
-from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired
+from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, TransientError
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
-from graph.db import cypher
+from graph.db import bookmarks, cypher
 from graph.errors import Unavailable
 
 T = TypeVar("T")
@@ -128,14 +128,24 @@ class Database:
         if read:
             kwargs["default_access_mode"] = READ_ACCESS
         kwargs.setdefault("bookmark_manager", self._bookmarks)
+        # In a request: its caller's bookmarks too, and what a write session commits noted for the response
+        # (graph/db/bookmarks.py), so a read through another replica may wait for it.
+        chain = bookmarks.current.get()
+        started = chain.opening(kwargs, self._bookmarks.get_bookmarks()) if chain is not None else frozenset()
         try:
             with self.driver.session(database=self.name, **kwargs) as session:
                 yield session
+                if chain is not None and not read:
+                    chain.record(started, session.last_bookmarks())
         except UNAVAILABLE_ERRORS as exc:
             raise DatabaseUnavailable(f"Neo4j at {self.target.uri} is unavailable: {exc}") from exc
         except ClientError as exc:
             if _index_offline(exc):
                 raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {exc.message}") from exc
+            bookmarks.refused(exc)
+            raise
+        except TransientError as exc:
+            bookmarks.refused(exc)  # a bookmark this member did not reach in time: 503
             raise
 
     @contextmanager

@@ -26,6 +26,8 @@ DEFAULT_URL = "http://127.0.0.1:8000"
 # The hand-written methods of Grimoire and AsyncGrimoire (grimoire/client/__init__.py): no route's generated method
 # may take one of these names, nor a name of the bases below (api/client_gen.py checks), so none is hidden.
 CONVENIENCES = ("remember", "learn", "recall_text")
+BOOKMARK = "X-Grimoire-Bookmark"  # read your writes through any replica (README "Read your own writes")
+MAX_BOOKMARKS = 16  # as many as the service takes in one request
 RETRIED = (429, 503)  # the service ran nothing: over the key's limit, at capacity, or the database unavailable
 
 
@@ -101,13 +103,31 @@ class Request:
 
 
 class Settings:
-    def __init__(self, url: str | None, api_key: str | None, retries: int, backoff: float):
+    def __init__(self, url: str | None, api_key: str | None, retries: int, backoff: float, *,
+                 causal: bool = True, bookmark: str | None = None):
         self.url = (url or os.environ.get("GRIMOIRE_URL") or DEFAULT_URL).rstrip("/")
         self.api_key = api_key or os.environ.get("GRIMOIRE_API_KEY")
         self.retries, self.backoff = retries, backoff
+        self.causal = causal
+        self.bookmarks: tuple[str, ...] = _split(bookmark)
 
-    def headers(self) -> dict[str, str]:
-        return {"X-API-Key": self.api_key} if self.api_key else {}
+    def headers(self, bookmarks: tuple[str, ...] = ()) -> dict[str, str]:
+        found = {"X-API-Key": self.api_key} if self.api_key else {}
+        if bookmarks:
+            found[BOOKMARK] = ",".join(bookmarks)
+        return found
+
+    def sending(self) -> tuple[str, ...]:
+        """The bookmarks the next request carries: none when the client is not causal."""
+        return self.bookmarks if self.causal else ()
+
+    def note(self, sent: tuple[str, ...], response: httpx.Response) -> None:
+        """A response's bookmarks follow the ones its request carried: they replace those, and sit beside ones
+        from answers to concurrent requests (as the driver's bookmark manager keeps its own)."""
+        got = _split(response.headers.get(BOOKMARK)) if self.causal else ()
+        if got:
+            kept = tuple(b for b in self.bookmarks if b not in sent and b not in got)
+            self.bookmarks = (*kept, *got)[-MAX_BOOKMARKS:]
 
     def wait(self, attempt: int, response: httpx.Response) -> float:
         after = _seconds(response.headers.get("retry-after"))
@@ -116,21 +136,44 @@ class Settings:
         return min(self.backoff * 2 ** attempt, 30.0) * (0.5 + random.random() / 2)
 
 
-class SyncBase:
+def _split(value: str | None) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(b.strip() for b in value.split(",") if b.strip())) if value else ()
+
+
+class Causal:
+    """The newest bookmark this client received (a response's X-Grimoire-Bookmark), sent with each request so that
+    a read through any replica sees this client's writes; `causal=False` sends none. Another client continues the
+    chain when given it: `Grimoire(url_b, key, bookmark=a.bookmark)` or `b.bookmark = a.bookmark`."""
+
+    _settings: Settings
+
+    @property
+    def bookmark(self) -> str | None:
+        return ",".join(self._settings.bookmarks) or None
+
+    @bookmark.setter
+    def bookmark(self, value: str | None) -> None:
+        self._settings.bookmarks = _split(value)
+
+
+class SyncBase(Causal):
     """Sends a Request with httpx.Client: `http` is yours to pass (a TestClient, a proxy), else one is made.
     A 429 or 503 is retried (the service answers them when nothing ran: over the key's limit, at capacity, or the
     database unavailable)."""
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *, http: httpx.Client | None = None,
-                 timeout: float = 60.0, retries: int = 3, backoff: float = 0.5):
-        self._settings = Settings(url, api_key, retries, backoff)
+                 timeout: float = 60.0, retries: int = 3, backoff: float = 0.5, causal: bool = True,
+                 bookmark: str | None = None):
+        self._settings = Settings(url, api_key, retries, backoff, causal=causal, bookmark=bookmark)
         self._owns = http is None
         self._http = http or httpx.Client(base_url=self._settings.url, timeout=timeout)
 
     def _send(self, r: Request) -> Any:
         for attempt in range(self._settings.retries + 1):
+            sent = self._settings.sending()
             response = self._http.request(r.method, r.url, params=r.params or None, json=r.json, content=r.content,
-                                          headers={**self._settings.headers(), **r.headers})
+                                          headers={**self._settings.headers(sent), **r.headers})
+            self._settings.note(sent, response)
             if response.status_code not in RETRIED or attempt == self._settings.retries:
                 return r.read(response)
             time.sleep(self._settings.wait(attempt, response))
@@ -161,19 +204,23 @@ class SyncBase:
         self.close()
 
 
-class AsyncBase:
+class AsyncBase(Causal):
     """Sends a Request with httpx.AsyncClient."""
 
     def __init__(self, url: str | None = None, api_key: str | None = None, *,
-                 http: httpx.AsyncClient | None = None, timeout: float = 60.0, retries: int = 3, backoff: float = 0.5):
-        self._settings = Settings(url, api_key, retries, backoff)
+                 http: httpx.AsyncClient | None = None, timeout: float = 60.0, retries: int = 3, backoff: float = 0.5,
+                 causal: bool = True, bookmark: str | None = None):
+        self._settings = Settings(url, api_key, retries, backoff, causal=causal, bookmark=bookmark)
         self._owns = http is None
         self._http = http or httpx.AsyncClient(base_url=self._settings.url, timeout=timeout)
 
     async def _send(self, r: Request) -> Any:
         for attempt in range(self._settings.retries + 1):
+            sent = self._settings.sending()
+            headers = {**self._settings.headers(sent), **r.headers}
             response = await self._http.request(r.method, r.url, params=r.params or None, json=r.json,
-                                                content=r.content, headers={**self._settings.headers(), **r.headers})
+                                                content=r.content, headers=headers)
+            self._settings.note(sent, response)
             if response.status_code not in RETRIED or attempt == self._settings.retries:
                 return r.read(response)
             await asyncio.sleep(self._settings.wait(attempt, response))
