@@ -1,7 +1,8 @@
 """The requests under every method: the key, the path filled in, the query and body as JSON, the answer read
 into the route's own model; 429s and 503s retried with backoff (never sooner than Retry-After: nothing ran), other
-failures raised as the typed errors in errors.py. Sync (httpx.Client) and async (httpx.AsyncClient) share all of it
-but the sending."""
+failures raised as the typed errors in errors.py. A request that failed on the wire is sent again when it never
+reached the service, or when running it twice changes nothing (`resend`): a replica killed mid-request costs the
+caller a retry, not an error. Sync (httpx.Client) and async (httpx.AsyncClient) share all of it but the sending."""
 
 from __future__ import annotations
 
@@ -29,6 +30,12 @@ CONVENIENCES = ("remember", "learn", "recall_text")
 BOOKMARK = "X-Grimoire-Bookmark"  # read your writes through any replica (README "Read your own writes")
 MAX_BOOKMARKS = 16  # as many as the service takes in one request
 RETRIED = (429, 503)  # the service ran nothing: over the key's limit, at capacity, or the database unavailable
+# A connection that broke after the request went out (a replica killed mid-request): the request may have run, so
+# it is sent again only where running it twice changes nothing: reads, and writes keyed by the caller's ids.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+SAFE_POSTS = frozenset({"/retrieve", "/search", "/admission/dry-run", "/analytics/cascade", "/topology/k-hop",
+                        "/topology/curiosity", "/agents/{agent_id}/forget/preview",
+                        "/agents/{agent_id}/context/policy/resolve", "/episodes", "/episodes/batch"})
 
 
 @lru_cache(maxsize=512)
@@ -75,6 +82,7 @@ class Request:
     def __init__(self, method: str, template: str, path: dict[str, Any], query: dict[str, Any], body: Any,
                  returns: Any, content_type: str | None = None):
         self.method, self.url, self.returns = method, fill_path(template, path), returns
+        self.repeatable = method in SAFE_METHODS or (method == "POST" and template in SAFE_POSTS)
         self.params = query_pairs(query)
         self.content: bytes | None = None
         self.json: Any = None
@@ -133,7 +141,18 @@ class Settings:
         after = _seconds(response.headers.get("retry-after"))
         if after is not None:  # honoured: never sooner, up to a quarter later (a fleet does not retry in step)
             return min(after, 30.0) * (1 + random.random() / 4)
+        return self.backoff_for(attempt)
+
+    def backoff_for(self, attempt: int) -> float:
         return min(self.backoff * 2 ** attempt, 30.0) * (0.5 + random.random() / 2)
+
+
+def resend(r: Request, exc: httpx.TransportError) -> bool:
+    """Whether a request that failed on the wire goes out again: always when it never reached the service (no
+    connection), else only when running it twice changes nothing (`Request.repeatable`)."""
+    if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout | httpx.PoolTimeout):
+        return True
+    return r.repeatable and isinstance(exc, httpx.RemoteProtocolError | httpx.ReadError | httpx.WriteError)
 
 
 def _split(value: str | None) -> tuple[str, ...]:
@@ -171,8 +190,14 @@ class SyncBase(Causal):
     def _send(self, r: Request) -> Any:
         for attempt in range(self._settings.retries + 1):
             sent = self._settings.sending()
-            response = self._http.request(r.method, r.url, params=r.params or None, json=r.json, content=r.content,
-                                          headers={**self._settings.headers(sent), **r.headers})
+            try:
+                response = self._http.request(r.method, r.url, params=r.params or None, json=r.json,
+                                              content=r.content, headers={**self._settings.headers(sent), **r.headers})
+            except httpx.TransportError as exc:
+                if not resend(r, exc) or attempt == self._settings.retries:
+                    raise
+                time.sleep(self._settings.backoff_for(attempt))
+                continue
             self._settings.note(sent, response)
             if response.status_code not in RETRIED or attempt == self._settings.retries:
                 return r.read(response)
@@ -218,8 +243,14 @@ class AsyncBase(Causal):
         for attempt in range(self._settings.retries + 1):
             sent = self._settings.sending()
             headers = {**self._settings.headers(sent), **r.headers}
-            response = await self._http.request(r.method, r.url, params=r.params or None, json=r.json,
-                                                content=r.content, headers=headers)
+            try:
+                response = await self._http.request(r.method, r.url, params=r.params or None, json=r.json,
+                                                    content=r.content, headers=headers)
+            except httpx.TransportError as exc:
+                if not resend(r, exc) or attempt == self._settings.retries:
+                    raise
+                await asyncio.sleep(self._settings.backoff_for(attempt))
+                continue
             self._settings.note(sent, response)
             if response.status_code not in RETRIED or attempt == self._settings.retries:
                 return r.read(response)
