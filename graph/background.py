@@ -28,7 +28,9 @@ from dataclasses import replace
 
 from graph import logs
 from graph.audit import channel as channels
+from graph.db import fencing
 from graph.db.connection import Database, Target
+from graph.db.fencing import Fence
 from graph.embeddings import Embedder, get_embedder
 from graph.errors import Unavailable
 from graph.foreground import Counters, Foreground, PacedDatabase
@@ -81,9 +83,11 @@ def _exit_with(parent: int) -> None:
 
 
 def _cycle(agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None,
-           channel: str = channels.Channel.rest.value) -> CycleReport:
+           channel: str = channels.Channel.rest.value, fences: tuple[Fence, ...] = ()) -> CycleReport:
     assert _curator is not None, "the child was not started"
-    with channels.through(channels.Channel(channel)):  # the asker's channel on the cycle's audit records
+    # The asker's channel on the cycle's audit records; the leases the asker runs it under (a scheduler's job, an
+    # agent's lease: graph/leases.py) fence the child's writes as they would the service's (graph/db/fencing.py).
+    with channels.through(channels.Channel(channel)), fencing.under(*fences):
         return _curator.run(agent_id, clade=clade, actor=actor, trigger=trigger, now=now)
 
 
@@ -112,7 +116,8 @@ class CycleProcess:
     def __call__(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None) -> CycleReport:
         pool = self._executor()
         try:
-            return pool.submit(_cycle, agent_id, clade, actor, trigger, now, channels.current.get().value).result()
+            return pool.submit(_cycle, agent_id, clade, actor, trigger, now, channels.current.get().value,
+                               fencing.current.get()).result()
         except BrokenProcessPool as exc:
             with self._lock:  # the next cycle starts a new child, which resumes the open cycle
                 if self._pool is pool:

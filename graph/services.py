@@ -5,9 +5,10 @@ imports it (db/, model/, audit/ and the subsystems take what they need as argume
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from graph import metrics
+from graph import leases, metrics
 from graph.audit import retention
 from graph.background import CycleProcess, paced_curator
 from graph.context.governor import Governor
@@ -30,6 +31,7 @@ from graph.memory.proposals import Proposals
 from graph.memory.recall import Recall
 from graph.memory.reflection import ReflectionConfig, Reflections
 from graph.memory.routing import LanguageModelRouter, Router, RuleRouter
+from graph.replica import replica_id
 from graph.retrieval import pipeline
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.request import RetrievalRequest
@@ -139,7 +141,8 @@ class Services:
         core = CoreMemory(db, embedder.count_tokens)
         retriever = pipeline.build(db, embedder, settings.retrieval, settings.decay)
         services = cls(
-            settings=settings, db=db, embedder=embedder, scheduler=Scheduler(), knowledge=knowledge,
+            settings=settings, db=db, embedder=embedder, knowledge=knowledge,
+            scheduler=Scheduler(leases=leases.Leases(db, replica_id(), settings.lease_seconds)),
             curator=paced_curator(knowledge, foreground, settings.learning, elsewhere), foreground=foreground,
             retriever=retriever,
             core_memory=core, memory=build_memory(settings, db, embedder, core, retriever),
@@ -152,11 +155,22 @@ class Services:
 
 def schedule(services: Services) -> None:
     """Every periodic job the service runs, one line each (graph/scheduler.py): they run on the
-    scheduler's one thread, one at a time, when the API starts it (GRIMOIRE_SCHEDULER)."""
+    scheduler's one thread, one at a time, when the API starts it (GRIMOIRE_SCHEDULER).
+
+    Across replicas (graph/leases.py): a job runs once per period under its lease (`once`, the default); the
+    Curator sweep and reflections on every replica, each agent under its own lease (`per_agent`: the agents
+    split between the replicas running them); the reads' flush, pre-assembly and the ticks' cycles on every
+    replica, on what that replica holds in memory (`local`; a tick's cycle still under the agent's lease)."""
     scheduler, settings = services.scheduler, services.settings
 
-    def stopping() -> bool:  # long jobs return early between their bounded transactions on shutdown
-        return scheduler.stopping
+    def stopping() -> bool:  # long jobs return early between their bounded transactions on shutdown, or lease lost
+        return scheduler.stopping or scheduler.lease_lost()
+
+    def curator_claim(agent_id: str) -> AbstractContextManager[bool]:
+        return leases.unit(sweep.lease_name(agent_id))
+
+    def reflection_claim(agent_id: str) -> AbstractContextManager[bool]:
+        return leases.unit(f"reflection:{agent_id}")
 
     scheduler.add(access_log_pruning(services.db, settings.access_log_retention_days, cancelled=stopping))
     scheduler.add(Job("audit.retention", 86_400.0,
@@ -165,18 +179,21 @@ def schedule(services: Services) -> None:
                       f"into a monthly digest (audit-archive.md) and prune its records",
                       first_after_seconds=120.0))
     scheduler.add(Job("curator.sweep", settings.learning.interval_seconds,
-                      lambda: sweep.sweep(services.curator, cancelled=stopping),
-                      "a Curator cycle for every agent with episodes since its last one"))
+                      lambda: sweep.sweep(services.curator, cancelled=stopping, claim=curator_claim,
+                                          order=leases.holder_order),
+                      "a Curator cycle for every agent with episodes since its last one", lease="per_agent"))
     scheduler.add(Job("memory.reflection", 3_600.0,
-                      lambda: services.memory.reflections.run_due(cancelled=stopping),
+                      lambda: services.memory.reflections.run_due(cancelled=stopping, claim=reflection_claim),
                       f"a pending reflection for every agent with {settings.reflection_threshold} memories or more "
-                      f"since its last one, and nightly at {settings.reflection_hour_utc}:00 UTC for those with any"))
+                      f"since its last one, and nightly at {settings.reflection_hour_utc}:00 UTC for those with any",
+                      lease="per_agent"))
     scheduler.add(Job("metrics.daily", 86_400.0, lambda: f"{metrics.record_all(services.db, now_ms())} samples",
                       "today's cognitive quality metrics of every agent, kept as a daily series",
                       first_after_seconds=300.0))
     scheduler.add(Job("context.preassembly", settings.context.preassembly_interval_seconds,
                       lambda: f"{services.context.refresh(stopping)} rebuilt",
-                      "rebuild the kept context workspaces that went stale (new entries, a change, their age)"))
+                      "rebuild the kept context workspaces that went stale (new entries, a change, their age)",
+                      lease="local"))
     scheduler.add(Job("context.loops", settings.context.loop2_interval_hours * 3_600.0,
                       lambda: services.context.loops(stopping, settings.access_log_retention_days),
                       "Loop 2 (recalibrate each agent's context policy from its decisions since the last) and "
@@ -186,7 +203,8 @@ def schedule(services: Services) -> None:
     scheduler.add(Job("access.reads", crystals.reads_flush_seconds,
                       lambda: f"{services.retriever.reads.flush()} crystals read",
                       "write the reads noted since the last flush (searches, retrievals, reads by id): each "
-                      "crystal's read count and last read, access for its relevance", first_after_seconds=5.0))
+                      "crystal's read count and last read, access for its relevance", first_after_seconds=5.0,
+                      lease="local"))
     scheduler.add(Job("crystals.consolidation", crystals.consolidation_interval_minutes * 60.0,
                       lambda: f"{services.retriever.reads.flush()} reads; {services.crystals.consolidate(stopping)}",
                       "a consolidation pass over every crystal: importance recalculated, the forgotten expired or "
@@ -204,6 +222,7 @@ def schedule(services: Services) -> None:
                           "rebuild a vector index in the background once a bulk write left it fragmented (a quarter "
                           "of it written since its last build); exact search answers meanwhile",
                           first_after_seconds=min(10.0, settings.vector_upkeep.interval_seconds)))
-    scheduler.add(Job("curator.ticks", 3_600.0, lambda: sweep.run_due(services.curator, cancelled=stopping),
+    scheduler.add(Job("curator.ticks", 3_600.0,
+                      lambda: sweep.run_due(services.curator, cancelled=stopping, claim=curator_claim),
                       f"a Curator cycle for the agents whose ticks called for one (every "
-                      f"{settings.learning.every_ticks} ticks; triggered by ingest)"))
+                      f"{settings.learning.every_ticks} ticks; triggered by ingest)", lease="local"))

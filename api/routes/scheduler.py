@@ -26,7 +26,8 @@ SchedulerDep = Annotated[Scheduler, Depends(_scheduler)]
 @router.get("/scheduler/jobs", response_model=Jobs,
             summary="The periodic jobs: schedule, last run, duration and error (admin)")
 def list_jobs(scheduler: SchedulerDep, who: Admin) -> Jobs:
-    return Jobs(scheduler_running=scheduler.running, jobs=[JobOut.of(state) for state in scheduler.jobs()])
+    return Jobs(scheduler_running=scheduler.running, replica=scheduler.replica,
+                jobs=[JobOut.of(state) for state in scheduler.jobs()])
 
 
 @router.post("/scheduler/jobs/{name}/run", response_model=RunAccepted, status_code=202,

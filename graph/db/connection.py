@@ -10,11 +10,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session
+from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session, SummaryCounters
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, TransientError
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 
-from graph.db import bookmarks, cypher
+from graph.db import bookmarks, cypher, fencing
 from graph.errors import Unavailable
 
 T = TypeVar("T")
@@ -164,8 +164,9 @@ class Database:
             return s.execute_read(work)
 
     def write(self, work: Callable[[ManagedTransaction], T]) -> T:
+        """`work` in a managed write transaction; under leases (graph/db/fencing.py) it first checks them."""
         with self.timed(_work_name(work)), self.session() as s:
-            return s.execute_write(work)
+            return s.execute_write(fencing.fenced(work))
 
     def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
         """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction that may
@@ -199,6 +200,9 @@ class Database:
     def _data(self, query_name: str, params: dict[str, Any], *, read: bool) -> list[dict[str, Any]]:
         self._offline(query_name)
         with self.timed(query_name), self.session(read=read) as s:
+            if not read and fencing.active():  # under leases: the statement in a transaction that checks them
+                return s.execute_write(fencing.fenced(lambda tx: [r.data() for r in tx.run(cypher.query(query_name),
+                                                                                            params)]))
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
     def rows(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
@@ -216,8 +220,18 @@ class Database:
         counters = []
         with self.timed(query_name), self.session() as s:
             for stmt in cypher.statements(query_name):
+                if fencing.active():  # under leases: each statement in a transaction that checks them
+                    counters.append(s.execute_write(fencing.fenced(_statement(stmt, params))))
+                    continue
                 counters.append(s.run(stmt, params).consume().counters)
         return counters
+
+
+def _statement(stmt: str, params: dict[str, Any]) -> Callable[[ManagedTransaction], SummaryCounters]:
+    def run(tx: ManagedTransaction) -> SummaryCounters:
+        return tx.run(stmt, params).consume().counters
+
+    return run
 
 
 def _work_name(work: Callable[..., Any]) -> str:

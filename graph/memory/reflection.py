@@ -25,6 +25,7 @@ import json
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from enum import StrEnum
@@ -301,16 +302,22 @@ class Reflections:
                 out.append((str(r["agent_id"]), Trigger.schedule))
         return out
 
-    def run_due(self, now: int | None = None, cancelled: Callable[[], bool] = lambda: False) -> str:
+    def run_due(self, now: int | None = None, cancelled: Callable[[], bool] = lambda: False,
+                claim: Callable[[str], AbstractContextManager[bool]] | None = None) -> str:
+        """A reflection for every agent due one. `claim(agent_id)`: the agent's lease when replicas share the
+        work (graph/leases.py); an agent another replica holds (or already reflected this period) is left to it."""
         at = now if now is not None else now_ms()
         made = []
         for agent_id, trigger in self.due(at):
             if cancelled():
                 break
-            try:
-                made.append(self.reflect(agent_id, trigger=trigger, actor="scheduler", now=at)["number"])
-            except Conflict:
-                continue
+            with claim(agent_id) if claim is not None else nullcontext(True) as mine:
+                if not mine:
+                    continue
+                try:
+                    made.append(self.reflect(agent_id, trigger=trigger, actor="scheduler", now=at)["number"])
+                except Conflict:
+                    continue
         return f"{len(made)} reflections proposed"
 
 
