@@ -40,7 +40,8 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        emb = embedder or get_embedder(settings.embedding_model, settings.embedding_batch_size)
+        emb = embedder or get_embedder(settings.embedding_model, settings.embedding_batch_size,
+                                       settings.embedding_options())
         database = db or connect(settings)
         try:
             wait_for_database(database, settings.startup_wait_seconds)

@@ -69,7 +69,7 @@ def _start(settings: Settings, target: Target, counters: Counters, knowledge: Kn
         os.nice(19 - os.nice(0))
     except OSError as exc:  # not permitted: the child keeps the service's priority, and still its own lock
         log.warning("the Curator's process keeps the service's priority: %s", exc)
-    embedder = get_embedder(settings.embedding_model, settings.embedding_batch_size)
+    embedder = get_embedder(settings.embedding_model, settings.embedding_batch_size, settings.embedding_options())
     built = knowledge(settings, Database(target, slow_ms=settings.slow_query_ms), embedder)
     _curator = paced_curator(built, Foreground(counters), settings.learning)
 
