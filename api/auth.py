@@ -3,6 +3,11 @@
 The key goes in `X-API-Key: <key>` or `Authorization: Bearer <key>`. The environment's admin
 key (GRIMOIRE_ADMIN_KEY) bootstraps the first agents. Verified keys are cached for a few
 seconds; revoking through this process drops the cache entry at once.
+
+The console's in-process calls (api/console/gateway.py) carry no key: the console keeps none. They carry the
+principal its session acts as, read from the database for this console request (graph/console_sessions.py),
+in the ASGI scope's state (CARRIED), which only a call made inside the process can set: no header, cookie or
+query a network client sends reaches it.
 """
 
 from __future__ import annotations
@@ -68,11 +73,24 @@ def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:
     return found
 
 
+CARRIED = "grimoire.principal"
+"""The key in the ASGI scope's state under which an in-process call carries its principal."""
+
+
+def carried(request: Request) -> Principal | None:
+    """The principal an in-process call carries in its ASGI scope (never anything a client sent)."""
+    found = (request.scope.get("state") or {}).get(CARRIED)
+    return found if isinstance(found, Principal) else None
+
+
 def principal(
     request: Request,
     x_api_key: Annotated[str | None, Security(api_key_header)] = None,
     authorization: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
 ) -> Principal:
+    inside = carried(request)
+    if inside is not None:
+        return inside
     raw = x_api_key or (authorization.credentials if authorization else None)
     if not raw:
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",

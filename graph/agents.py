@@ -276,7 +276,11 @@ def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | Non
         fresh = row["revoked_at"] == audit.at
         steps = versions.keep(tx, Versioned.ApiKey, [key_id], now=audit.at, actor=actor, reason="revoked",
                               audit_id=audit.id, states={key_id: {**row["key"], "revoked_at": None}}) if fresh else []
-        audit.write(tx, [key_id], f"revoked key {key_id}", [RestoreKey(key_id=key_id)] if fresh
+        # Its console sessions end with it, for every replica at once (graph/console_sessions.py); restoring
+        # the key does not reopen them.
+        ended = [r["id"] for r in tx.run(cypher.query("console/end_of_key"), key_id=key_id, now=audit.at)]
+        also = f" and ended its {len(ended)} console session{'s' * (len(ended) != 1)}" if ended else ""
+        audit.write(tx, [key_id], f"revoked key {key_id}{also}", [RestoreKey(key_id=key_id)] if fresh
                     else [Noop(reason=f"key {key_id} was revoked already")], steps)
         return row.data()
 
@@ -298,7 +302,12 @@ def authenticate(db: Database, raw_key: str) -> Principal | None:
     key, agent = rows[0]["key"], rows[0]["agent"]
     if key.get("revoked_at") is not None or not hmac.compare_digest(key["hash"], _hash(secret)):
         return None
-    return Principal(key_id=key_id, agent_id=agent["id"], clade=agent.get("clade"), kind=agent.get("kind"),
+    return principal_of(key, agent)
+
+
+def principal_of(key: dict[str, Any], agent: dict[str, Any]) -> Principal:
+    """Who a stored key (not revoked: the caller checks) acts as, from its properties and its agent's."""
+    return Principal(key_id=key["id"], agent_id=agent["id"], clade=agent.get("clade"), kind=agent.get("kind"),
                      scopes=frozenset(KeyScope(s) for s in key["scopes"]), trust_level=agent.get("trust_level"),
                      limits=limits_of(agent))
 

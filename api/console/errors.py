@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
@@ -35,9 +36,9 @@ def install(app: FastAPI) -> None:
 
     async def refused(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, Refused)
-        session = sessions.peek(request)
-        if exc.status == 401 and session is not None:  # the session's key was revoked meanwhile
-            sessions.of(request).end(session.id)
+        session = await anyio.to_thread.run_sync(sessions.peek, request)  # the database: off the event loop
+        if exc.status == 401 and session is not None:  # a route refused the session's principal
+            await anyio.to_thread.run_sync(sessions.end, request, session, "refused by a route")
             return await sign_in_first(request, SignInFirst())
         headers = {"Retry-After": exc.retry_after} if exc.retry_after else {}
         if "hx-request" in request.headers:  # a fragment in place of the one asked for

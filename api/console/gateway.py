@@ -1,6 +1,7 @@
-"""The console reads and acts through the service's own routes, with the signed-in key, in-process (the same
+"""The console reads and acts through the service's own routes, as the signed-in key, in-process (the same
 ASGI call the MCP tools make, api/mcp/calls.py InProcess): the same visibility, validation, audit record and
-error message as REST, by construction. Its audit records say channel `console`."""
+error message as REST, by construction. Its audit records say channel `console`. The console keeps no key: each
+call carries the principal the session acts as, read from the database for this request (api/auth.py CARRIED)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from starlette.types import ASGIApp
 
 from api.console.errors import Refused
 from api.mcp.calls import InProcess, Reply
+from graph.agents import Principal
 from graph.audit.channel import Channel
 from grimoire.client.base import query_pairs
 
@@ -36,12 +38,11 @@ Query = dict[str, Any] | None  # None values left out, lists repeated: the clien
 
 
 class Gateway:
-    def __init__(self, app: ASGIApp, key: str):
-        self.routes = InProcess(app, channel=Channel.console.value)
-        self.key = key
+    def __init__(self, app: ASGIApp, principal: Principal):
+        self.routes = InProcess(app, channel=Channel.console.value, principal=principal)
 
     async def call(self, method: str, route: str, query: Query = None, body: Any = None) -> Reply:
-        return await self.routes.call(self.key, method, route, query_pairs(query or {}), body)
+        return await self.routes.call("", method, route, query_pairs(query or {}), body)  # no key: the principal
 
     async def json(self, method: str, route: str, query: Query = None, body: Any = None) -> Any:
         reply = await self.call(method, route, query, body)

@@ -1,23 +1,25 @@
-"""Console sign-in: an API key exchanged for a server-side session behind an HttpOnly, SameSite=Strict cookie.
+"""Console sign-in: an API key exchanged for a session behind an HttpOnly, SameSite=Strict cookie.
 
-The key never reaches the page's script: the browser holds an opaque session id, the service holds the key
-(in memory: a restart signs everyone out) and calls its own routes with it (gateway.py). Every form and
-every htmx request carries the session's CSRF token (a hidden field or the X-CSRF-Token header); a post
-without it, or from another origin, is refused with a 403 before anything runs."""
+The key never reaches the page's script, nor the database: the browser holds an opaque secret, the database a
+ConsoleSession with its hash and the key's id (graph/console_sessions.py), so every replica honours the cookie and
+a restart signs no one out. The pages call the service's own routes as the session's principal, read again on
+every request (gateway.py). Every form and every htmx request carries the session's CSRF token (a hidden field or
+the X-CSRF-Token header); a post without it, or from another origin, is refused with a 403 before anything runs."""
 
 from __future__ import annotations
 
-import hmac
-import secrets
-import threading
-import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+import anyio
 from fastapi import Request
 
 from api.console.errors import Refused, SignInFirst
+from graph import console_sessions
 from graph.agents import Principal
+from graph.console_sessions import Live
+from graph.db.connection import Database
+from graph.ids import now_ms
 from graph.model.enums import KeyScope
 
 COOKIE = "grimoire_console"
@@ -25,13 +27,17 @@ CSRF_FIELD = "csrf"
 CSRF_HEADER = "x-csrf-token"
 
 
-@dataclass
+@dataclass(frozen=True)
 class Session:
-    id: str
-    key: str
+    id: str  # the session's public id (the audit trail's), not the cookie's secret
+    hash: str  # the SHA-256 of the cookie's secret: what a long request asks after (console_sessions.holds)
     principal: Principal
     csrf: str
-    expires: float
+    csrf_hash: str
+
+    @classmethod
+    def of(cls, live: Live) -> Session:
+        return cls(live.id, live.hash, live.principal, live.csrf, live.csrf_hash)
 
     @property
     def is_admin(self) -> bool:
@@ -49,6 +55,9 @@ class Session:
         """Approve, roll back, acknowledge, edit core memory: the person who runs the agent, or the admin."""
         return self.is_admin or (self.is_person and self.principal.agent_id == agent_id)
 
+    def token_holds(self, token: str | None) -> bool:
+        return console_sessions.csrf_holds(self.csrf_hash, token)
+
     @property
     def who(self) -> str:
         p = self.principal
@@ -58,46 +67,29 @@ class Session:
 
 
 class Sessions:
-    """In-memory sessions, each sliding to `idle_seconds` past its last use."""
+    """Sessions in the database, each sliding to `idle_seconds` past its last use (GRIMOIRE_CONSOLE_SESSION_HOURS).
+    Each call reads or writes the database: call from a worker thread, never on the event loop."""
 
-    def __init__(self, idle_seconds: float):
-        self.idle = idle_seconds
-        self._by_id: dict[str, Session] = {}
-        self._lock = threading.Lock()
+    def __init__(self, idle_seconds: float, admin_key: str | None):
+        self.idle_ms = int(idle_seconds * 1000)
+        self.admin_key = admin_key
 
-    def start(self, key: str, principal: Principal) -> Session:
-        s = Session(id=secrets.token_urlsafe(32), key=key, principal=principal, csrf=secrets.token_urlsafe(32),
-                    expires=time.monotonic() + self.idle)
-        with self._lock:
-            self._sweep()
-            self._by_id[s.id] = s
-        return s
+    def start(self, db: Database, principal: Principal, replacing: str | None = None) -> tuple[str, Session]:
+        """The cookie's secret and the session; a sign-in first deletes a batch of dead sessions (expired,
+        ended), so they never pile up."""
+        now = now_ms()
+        console_sessions.sweep(db, now)
+        secret, live = console_sessions.start(db, principal, idle_ms=self.idle_ms, admin_key=self.admin_key,
+                                              now=now, replacing=replacing)
+        return secret, Session.of(live)
 
-    def get(self, session_id: str | None) -> Session | None:
-        if not session_id:
-            return None
-        with self._lock:
-            s = self._by_id.get(session_id)
-            if s is None or s.expires < time.monotonic():
-                self._by_id.pop(session_id, None)
-                return None
-            s.expires = time.monotonic() + self.idle
-            return s
+    def get(self, db: Database, secret: str | None) -> Session | None:
+        live = console_sessions.find(db, secret, idle_ms=self.idle_ms, admin_key=self.admin_key, now=now_ms())
+        return Session.of(live) if live else None
 
-    def end(self, session_id: str | None) -> None:
-        with self._lock:
-            self._by_id.pop(session_id or "", None)
-
-    def end_key(self, key_id: str) -> None:
-        """A revoked key's sessions end with it."""
-        with self._lock:
-            for sid in [sid for sid, s in self._by_id.items() if s.principal.key_id == key_id]:
-                del self._by_id[sid]
-
-    def _sweep(self) -> None:
-        now = time.monotonic()
-        for sid in [sid for sid, s in self._by_id.items() if s.expires < now]:
-            del self._by_id[sid]
+    def end(self, db: Database, secret: str | None, session: Session, reason: str = "signed out") -> None:
+        if secret:
+            console_sessions.end(db, secret, reason=reason, actor=session.principal.key_id, now=now_ms())
 
 
 def of(request: Request) -> Sessions:
@@ -105,9 +97,19 @@ def of(request: Request) -> Sessions:
     return store
 
 
+def db_of(request: Request) -> Database:
+    database: Database = request.app.state.services.db
+    return database
+
+
 def peek(request: Request) -> Session | None:
-    """The browser's session, if it has a live one (using it slides its expiry)."""
-    return of(request).get(request.cookies.get(COOKIE))
+    """The browser's session, if it has a live one (read once per request; using it slides its expiry when due).
+    Reads the database: from a worker thread (a sync route or dependency, or anyio.to_thread)."""
+    if "console_session" not in request.scope.setdefault("state", {}):
+        found = of(request).get(db_of(request), request.cookies.get(COOKIE))
+        request.scope["state"]["console_session"] = found
+    session: Session | None = request.scope["state"]["console_session"]
+    return session
 
 
 def current(request: Request) -> Session:
@@ -115,6 +117,12 @@ def current(request: Request) -> Session:
     if found is None:
         raise SignInFirst()
     return found
+
+
+def end(request: Request, session: Session, reason: str = "signed out") -> None:
+    """The browser's session ended, on every replica (from a worker thread)."""
+    of(request).end(db_of(request), request.cookies.get(COOKIE), session, reason)
+    request.scope["state"]["console_session"] = None
 
 
 def same_origin(request: Request) -> None:
@@ -129,14 +137,14 @@ def same_origin(request: Request) -> None:
 
 async def checked(request: Request) -> Session:
     """A state-changing request: signed in, from this origin, with the session's CSRF token."""
-    session = current(request)
+    session = await anyio.to_thread.run_sync(current, request)
     same_origin(request)
     token = request.headers.get(CSRF_HEADER)
     if token is None:
         form = await request.form()
         value = form.get(CSRF_FIELD)
         token = value if isinstance(value, str) else None
-    if not token or not hmac.compare_digest(token.encode(), session.csrf.encode()):
+    if not session.token_holds(token):
         raise Refused(403, "this form's token does not match your session (a forged or stale form): "
                                  "reload the page and try again")
     return session

@@ -15,7 +15,9 @@ import anyio
 import httpx
 from starlette.types import ASGIApp, Message
 
+from api.auth import CARRIED
 from api.errors import PROBLEM, problem_body
+from graph.agents import Principal
 from grimoire.client.base import RETRIED
 from grimoire.client.base import Settings as RetrySettings
 
@@ -67,10 +69,12 @@ class Routes(Protocol):
 
 
 def _headers(key: str, body: bytes | None, channel: str, bookmark: str | None) -> list[tuple[bytes, bytes]]:
-    headers = [(b"host", b"grimoire.mcp"), (b"authorization", b"Bearer " + key.encode()),
-               (b"accept", b"application/json"), (CHANNEL_HEADER.encode(), channel.encode())]
+    headers = [(b"host", b"grimoire.mcp"), (b"accept", b"application/json"),
+               (CHANNEL_HEADER.encode(), channel.encode())]
     if bookmark:
         headers.append((BOOKMARK_HEADER.encode(), bookmark.encode()))
+    if key:
+        headers.append((b"authorization", b"Bearer " + key.encode()))
     if body is not None:
         headers += [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     return headers
@@ -78,11 +82,15 @@ def _headers(key: str, body: bytes | None, channel: str, bookmark: str | None) -
 
 class InProcess:
     """The app's routes called as ASGI: the whole middleware stack and the route, as a socket request gets.
-    The console (api/console/gateway.py) calls them this way too, as channel `console`."""
+    The console (api/console/gateway.py) calls them this way too, as channel `console`, with no key: it carries
+    its session's principal in the scope's state instead (api/auth.py CARRIED)."""
 
-    def __init__(self, app: ASGIApp, channel: str = CHANNEL):
+    def __init__(self, app: ASGIApp, channel: str = CHANNEL, principal: Principal | None = None):
         self.app = app
         self.channel = channel
+        self.state: dict[str, Any] = {"channel": channel}
+        if principal is not None:
+            self.state[CARRIED] = principal
 
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
                    body: Any = None, bookmark: str | None = None) -> Reply:
@@ -91,7 +99,7 @@ class InProcess:
             "type": "http", "asgi": {"version": "3.0", "spec_version": "2.3"}, "http_version": "1.1",
             "method": method, "scheme": "http", "path": unquote(path), "raw_path": path.encode(), "root_path": "",
             "query_string": urlencode(query or []).encode(), "headers": _headers(key, payload, self.channel, bookmark),
-            "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": {"channel": self.channel},
+            "client": ("127.0.0.1", 0), "server": ("grimoire.mcp", 80), "state": dict(self.state),
         }
         done = anyio.Event()
         sent_request = False
@@ -144,7 +152,6 @@ class OverHttp:
     def __init__(self, base_url: str, timeout: float = 120.0, retries: int = 3):
         self.client = httpx.AsyncClient(base_url=base_url.rstrip("/"), timeout=timeout)
         self.retrying = RetrySettings(base_url, None, retries, 0.5)
-
 
     async def call(self, key: str, method: str, path: str, query: list[tuple[str, str]] | None = None,
                    body: Any = None, bookmark: str | None = None) -> Reply:

@@ -97,8 +97,7 @@ def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[st
     if revoked is None:
         raise NotFound(f"no key {key_id!r}")
     cache: KeyCache = request.app.state.key_cache
-    cache.drop_key(key_id)
-    request.app.state.console_sessions.end_key(key_id)  # its console sessions end with it (api/console/)
+    cache.drop_key(key_id)  # its console sessions ended with it, in the database (graph/agents.py revoke_key)
     return revoked
 
 

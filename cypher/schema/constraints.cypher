@@ -27,6 +27,9 @@ CREATE CONSTRAINT constraint_unique_ContextBelief_id IF NOT EXISTS FOR (n:Contex
 CREATE CONSTRAINT constraint_unique_ContextMutation_id IF NOT EXISTS FOR (n:ContextMutation) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_AgentHormones_id IF NOT EXISTS FOR (n:AgentHormones) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_NetworkWeather_id IF NOT EXISTS FOR (n:NetworkWeather) REQUIRE n.id IS UNIQUE;
+// Console sessions (graph/console_sessions.py): by public id, and by the SHA-256 of the cookie's secret.
+CREATE CONSTRAINT constraint_unique_ConsoleSession_id IF NOT EXISTS FOR (n:ConsoleSession) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_ConsoleSession_hash IF NOT EXISTS FOR (n:ConsoleSession) REQUIRE n.hash IS UNIQUE;
 // Facts are relationships, one per version (bi-temporal): each version's id is unique.
 CREATE CONSTRAINT fact_deployed_by_id IF NOT EXISTS FOR ()-[r:DEPLOYED_BY]-() REQUIRE r.id IS UNIQUE;
 CREATE CONSTRAINT fact_token_flow_id IF NOT EXISTS FOR ()-[r:TOKEN_FLOW]-() REQUIRE r.id IS UNIQUE;

@@ -81,6 +81,8 @@ CREATE RANGE INDEX index_Alert_agent_id IF NOT EXISTS FOR (n:Alert) ON (n.agent_
 CREATE RANGE INDEX index_Alert_item IF NOT EXISTS FOR (n:Alert) ON (n.item);
 CREATE RANGE INDEX index_ContextPolicy_agent_id IF NOT EXISTS FOR (n:ContextPolicy) ON (n.agent_id);
 CREATE RANGE INDEX index_ContextPolicyRevision_agent_id IF NOT EXISTS FOR (n:ContextPolicyRevision) ON (n.agent_id);
+CREATE RANGE INDEX index_ConsoleSession_key_id IF NOT EXISTS FOR (n:ConsoleSession) ON (n.key_id);
+CREATE RANGE INDEX index_ConsoleSession_expires_at IF NOT EXISTS FOR (n:ConsoleSession) ON (n.expires_at);
 CREATE RANGE INDEX index_ContextMutation_agent_id IF NOT EXISTS FOR (n:ContextMutation) ON (n.agent_id);
 // The Context Governor's records: an agent's workspaces and decisions by time (its last one; Loop 2's window),
 // and its Beta beliefs by regime.

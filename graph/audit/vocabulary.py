@@ -47,6 +47,9 @@ VERBS: dict[str, Verb] = {
     "alert.raise": Verb.ALERT,
     "audit.rollback": Verb.REVERT,
     "audit.fold": Verb.MERGE,                     # records past the window folded into a monthly digest (12.6)
+    "console.sign_in": Verb.CREATE,               # a console session opened (graph/console_sessions.py)
+    "console.sign_out": Verb.ARCHIVE,             # a console session ended: signed out, or refused by a route
+    "console.sweep": Verb.DELETE,                 # expired and ended console sessions deleted
     "context.policy.revise": Verb.EDIT,
     "context.feedback": Verb.CREATE,              # a decision's outcome record (Loop 1) and the Beta beliefs it moves
     "context.mutation.stage": Verb.CREATE,        # Loop 3: a policy mutation staged at low confidence

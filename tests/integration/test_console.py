@@ -248,3 +248,27 @@ def test_a_rollback_to_a_time_is_previewed_before_anything_changes(world) -> Non
             r = client.post("/console/agents/scout/rollback/preview", data={"csrf": token, **bad})
             assert r.status_code == 422, bad
     assert rest(client, w.demo.keys["person"], "GET", "/agents/scout/core") == core_before  # a preview writes nothing
+
+
+def test_another_replica_serves_the_same_session_and_its_sign_out_ends_it_here(world, neo4j_server, embedder) -> None:
+    """Sessions live in the database (graph/console_sessions.py): a second app on the same database (another
+    replica, its own driver and memory) serves every page of a session this one opened, takes its forms, and
+    signs it out here too."""
+    from api.app import create_app
+
+    client, w = world
+    with signed_in(client, w.demo.keys["person"]):
+        cookie = {"Cookie": f"grimoire_console={client.cookies['grimoire_console']}"}
+        with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), embedder=embedder)) as other:
+            for p in PAGES:
+                r = other.get(f"/console/agents/scout{p}", headers=cookie, follow_redirects=False)
+                assert r.status_code == 200, (p, r.text[:300])
+            token = csrf(other.get("/console/agents/scout/memory", headers=cookie).text)
+            r = other.post("/console/agents/scout/memory/persona/tokens", data={"content": "- Concise", "csrf": token},
+                           headers=cookie)
+            assert r.status_code == 200 and "tokens" in r.text
+            assert client.get("/console/agents/scout/memory").status_code == 200
+            r = other.post("/console/sign-out", data={"csrf": token}, headers=cookie, follow_redirects=False)
+            assert r.status_code == 303
+            assert other.get("/console/agents/scout", headers=cookie, follow_redirects=False).status_code == 303
+        assert client.get("/console/agents/scout", follow_redirects=False).status_code == 303

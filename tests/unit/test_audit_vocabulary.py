@@ -45,7 +45,7 @@ def test_the_verbs_are_the_spec_vocabulary() -> None:
                                        "RENAME", "PROPOSE", "COMMIT", "REJECT", "ALERT"]
     assert verb_of("memory.archive") is Verb.ARCHIVE and verb_of("curator.decay") is Verb.DECAY
     assert verb_of("something.new") is Verb.EDIT  # filed, with a warning, rather than refused
-    assert actions_of([Verb.DELETE]) == ["crystal.purge", "memory.delete"]
+    assert actions_of([Verb.DELETE]) == ["console.sweep", "crystal.purge", "memory.delete"]
 
 
 def test_actor_tags_and_approval_follow_who_acted() -> None:

@@ -4,7 +4,7 @@ charts' healthy days, the graph page's elements and its Neo4j Browser query."""
 
 from __future__ import annotations
 
-import time
+import secrets
 from urllib.parse import unquote
 
 import pytest
@@ -16,7 +16,8 @@ from api.console.pages.graph import allocations_chart, browser_link, causal_elem
 from api.console.pages.knowledge import decay_stretches
 from api.console.pages.overview import charts
 from api.console.pages.signin import _next
-from api.console.sessions import Sessions
+from api.console.sessions import Session
+from graph import console_sessions
 from graph.agents import Principal
 from graph.db.cypher import for_browser, literal
 from graph.knowledge.decay import DAY_MS, Stretch, curve, effective_confidence
@@ -28,31 +29,35 @@ def principal(agent: str | None, *scopes: KeyScope) -> Principal:
                      scopes=frozenset(scopes))
 
 
+def session(p: Principal) -> Session:
+    secret = secrets.token_urlsafe(32)
+    csrf = console_sessions.csrf_of(secret)
+    return Session(id="s", hash=console_sessions.digest(secret), principal=p, csrf=csrf,
+                   csrf_hash=console_sessions.digest(csrf))
+
+
 def test_a_session_sees_its_agent_and_only_a_person_or_the_admin_decides() -> None:
-    store = Sessions(idle_seconds=60)
-    agent = store.start("raw-a", principal("a", KeyScope.read, KeyScope.write))
-    person = store.start("raw-p", principal("a", KeyScope.read, KeyScope.person))
-    admin = store.start("raw-x", principal(None, KeyScope.admin))
+    agent = session(principal("a", KeyScope.read, KeyScope.write))
+    person = session(principal("a", KeyScope.read, KeyScope.person))
+    admin = session(principal(None, KeyScope.admin))
     assert (agent.sees("a"), agent.sees("b"), agent.decides("a")) == (True, False, False)
     assert (person.sees("a"), person.sees("b"), person.decides("a"), person.decides("b")) == (True, False, True, False)
     assert (admin.sees("b"), admin.decides("b")) == (True, True)
-    assert store.get(agent.id) is agent and store.get("forged") is None and store.get(None) is None
-    assert agent.csrf != person.csrf and len(agent.id) > 30
-    store.end_key(person.principal.key_id)
-    assert store.get(person.id) is None and store.get(agent.id) is agent
-    store.end(agent.id)
-    assert store.get(agent.id) is None
 
 
-def test_a_session_ends_when_idle_and_slides_while_used() -> None:
-    store = Sessions(idle_seconds=0.2)
-    s = store.start("raw", principal("a", KeyScope.read))
-    time.sleep(0.12)
-    assert store.get(s.id) is s  # used: slides
-    time.sleep(0.12)
-    assert store.get(s.id) is s
-    time.sleep(0.25)
-    assert store.get(s.id) is None
+def test_a_sessions_form_token_is_derived_from_its_secret_and_checked_against_its_hash() -> None:
+    a, b = session(principal("a", KeyScope.read)), session(principal("a", KeyScope.read))
+    assert a.csrf != b.csrf and a.hash != b.hash and len(a.csrf) >= 64
+    assert a.token_holds(a.csrf) and not a.token_holds(b.csrf)
+    assert not a.token_holds(None) and not a.token_holds("") and not a.token_holds(a.csrf_hash)
+    secret = secrets.token_urlsafe(32)
+    assert console_sessions.csrf_of(secret) == console_sessions.csrf_of(secret)  # any replica derives the same
+
+
+def test_a_session_slides_only_once_a_tenth_of_its_idle_time_has_passed() -> None:
+    idle = 8 * 3_600_000
+    assert not console_sessions.slide_due(last_used_at=0, now=idle // 10 - 1, idle_ms=idle)
+    assert console_sessions.slide_due(last_used_at=0, now=idle // 10, idle_ms=idle)
 
 
 def test_a_route_path_never_takes_an_id_that_would_reach_another_route() -> None:

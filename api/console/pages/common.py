@@ -42,13 +42,13 @@ class Console:
 
 
 def _reader(request: Request) -> Console:
-    session = sessions.current(request)
-    return Console(request, session, Gateway(request.app, session.key))
+    session = sessions.current(request)  # a sync dependency: on a worker thread, as the database read wants
+    return Console(request, session, Gateway(request.app, session.principal))
 
 
 async def _actor(request: Request) -> Console:
     session = await sessions.checked(request)
-    return Console(request, session, Gateway(request.app, session.key))
+    return Console(request, session, Gateway(request.app, session.principal))
 
 
 Reading = Annotated[Console, Depends(_reader)]

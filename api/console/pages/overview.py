@@ -6,19 +6,16 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime, timedelta
-from functools import partial
 from typing import Any
 
-import anyio
 from fastapi import APIRouter, Request
 
-from api.auth import resolve
-from api.console.errors import Refused, SignInFirst
+from api.console.errors import Refused
 from api.console.gateway import Gateway, path, together
 from api.console.pages.common import Reading
 from api.presentation import present
 from api.routes.events import EVENT_ID, sse
-from graph import agents, events
+from graph import console_sessions, events
 from graph.events import EventType
 from graph.ids import now_ms
 from graph.model.enums import KeyScope
@@ -98,11 +95,10 @@ async def live_events(agent_id: str, request: Request, console: Reading, after: 
     """The event stream (graph/events/stream.py) with the session's visibility: the REST stream's frames."""
     a = console.agent(agent_id)
     services = request.app.state.services
-    # The stream reads graph/events directly, not through a route: the key is looked up again (revoked keys end
-    # here) and must read, as GET /events/stream requires.
-    still = await anyio.to_thread.run_sync(resolve, services, request.app.state.key_cache, console.session.key)
-    if still is None:
-        raise SignInFirst()
+    # The stream reads graph/events directly, not through a route: the session's principal (read from the
+    # database for this request) must read, as GET /events/stream requires, and while the stream runs it asks
+    # whether the session is still open and its key holds (a sign-out or a revocation on any replica ends it).
+    still = console.session.principal
     if not still.may(KeyScope.read):
         raise Refused(403, "this key lacks the 'read' scope")
     resume = request.headers.get("last-event-id") or after
@@ -110,5 +106,6 @@ async def live_events(agent_id: str, request: Request, console: Reading, after: 
         resume = None
     frames = events.subscribe(services.db, still.visibility(), agent_id=a,
                               after_id=resume.lower() if resume else None, max_seconds=STREAM_SECONDS,
-                              render=present, still=partial(agents.key_holds, services.db, still.key_id))
+                              render=present, still=lambda: console_sessions.holds(services.db, console.session.hash,
+                                                                                   now_ms()))
     return sse(frames)

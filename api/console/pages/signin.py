@@ -53,21 +53,21 @@ async def sign_in(request: Request) -> Response:
     if not found.may(KeyScope.read):
         return render.page(request, None, "signin.html", status=403, next=_next(target, ""),
                            error="That key cannot read (no 'read' scope): the console shows what a key may read.")
-    store = sessions.of(request)
-    store.end(request.cookies.get(sessions.COOKIE))  # a new sign-in replaces the browser's earlier session
-    session = store.start(key, found)
+    # A new sign-in replaces the browser's earlier session (ended with it).
+    secret, _ = await anyio.to_thread.run_sync(sessions.of(request).start, get_services(request).db, found,
+                                               request.cookies.get(sessions.COOKIE))
     fallback = "/console/agents" if found.is_admin else f"/console/agents/{found.agent_id}"
     response = RedirectResponse(_next(target, fallback), status_code=303)
     # A browser-session cookie: the server ends the session when idle (GRIMOIRE_CONSOLE_SESSION_HOURS).
     secure = request.url.scheme == "https" or request.headers.get("x-forwarded-proto") == "https"
-    response.set_cookie(sessions.COOKIE, session.id, httponly=True, samesite="strict", path="/console",
+    response.set_cookie(sessions.COOKIE, secret, httponly=True, samesite="strict", path="/console",
                         secure=secure)
     return response
 
 
 @router.post("/console/sign-out", include_in_schema=False)
 async def sign_out(request: Request, console: Acting) -> Response:
-    sessions.of(request).end(console.session.id)
+    await anyio.to_thread.run_sync(sessions.end, request, console.session)
     response = RedirectResponse("/console/sign-in", status_code=303)
     response.delete_cookie(sessions.COOKIE, path="/console")
     return response
