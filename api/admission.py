@@ -35,10 +35,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import anyio
+from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from api.errors import PROBLEM, problem_body
+from api.errors import PROBLEM, RETRY_AFTER_SECONDS, problem_body
 from graph.agents import Limits, Principal, admin_principal, split_key
+from graph.errors import Unavailable
 from graph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -49,6 +51,7 @@ EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full"}
 EXEMPT_PREFIXES = ("/console",)
 THREADS = 40  # Starlette's worker threads (anyio's default): beyond them, a request waits for a thread, undeadlined
 ANONYMOUS = "anonymous"
+DOWN = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, Unavailable)  # what api/errors.py answers 503
 CARRIED = "grimoire.principal"  # where an in-process call carries its principal in the scope's state (api/auth.py)
 
 
@@ -315,9 +318,10 @@ class AdmissionControl:
             return None, None
         try:
             who = await anyio.to_thread.run_sync(resolve, services, cache, raw)
-        except Exception:  # the database is down: the route's own check answers it (503)
-            log.debug("key look-up before the route failed", exc_info=True)
-            return None, None
+        except DOWN as exc:  # the database is down: answered here (503), not looked up a second time by the route
+            log.warning("503 for %s %s: %s", scope.get("method"), scope.get("path"), exc)
+            return Refusal(503, RETRY_AFTER_SECONDS, str(exc) if isinstance(exc, Unavailable)
+                           else f"Neo4j is unavailable: {exc}"), None
         if who is None or who.is_admin:
             return None, None  # unknown or revoked: the route answers 401
         refusal = self.admission.check_key(who.key_id, self.defaults.resolved(who.limits))

@@ -152,3 +152,35 @@ def test_an_agents_own_limits_override_the_services() -> None:
 
 def test_the_default_bound_is_four_per_core_between_8_and_40() -> None:
     assert [default_max_in_flight(c) for c in (1, 2, 4, 8, 64)] == [8, 8, 16, 32, 40]
+
+
+def test_mcp_over_http_retries_429_and_503_then_says_when() -> None:
+    """`grimoire mcp --url`: a refused call is retried as the typed client retries it; the last refusal becomes the
+    tool's error, with the seconds to wait."""
+    import httpx
+
+    from api.mcp.calls import OverHttp, RouteError
+
+    answers = [(429, "1"), (503, "0"), (200, None)]
+    seen: list[int] = []
+
+    def service(request: httpx.Request) -> httpx.Response:
+        status, after = answers[min(len(seen), len(answers) - 1)]
+        seen.append(status)
+        headers = {"Retry-After": after} if after else {}
+        return httpx.Response(status, json={"detail": "over the key's limit"} if status >= 400 else {"ok": True},
+                              headers=headers)
+
+    async def run() -> None:
+        remote = OverHttp("http://grimoire", retries=3)
+        remote.client = httpx.AsyncClient(base_url="http://grimoire", transport=httpx.MockTransport(service))
+        reply = await remote.call("k", "GET", "/agents/me")
+        assert reply.status == 200 and seen == [429, 503, 200]
+        answers[:] = [(429, "0")]
+        seen.clear()
+        refused = await remote.call("k", "GET", "/agents/me")
+        assert seen == [429] * 4 and refused.status == 429
+        assert str(RouteError(refused)) == "429: over the key's limit (retry after 0 s)"
+        await remote.aclose()
+
+    asyncio.run(run())
