@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-RESULTS = Path(__file__).resolve().parent / "results"
+# BENCH_RESULTS_DIR: somewhere else (a trial run at a small scale that must not replace the committed results).
+RESULTS = Path(os.environ.get("BENCH_RESULTS_DIR") or Path(__file__).resolve().parent / "results")
 
 
 def summary(samples: list[float]) -> dict[str, float | int]:
