@@ -53,8 +53,10 @@ CALL () {
   WHERE n.scope = CASE WHEN 'Entry' IN $labels AND NOT $admin THEN 'public' END AND ($agent_id IS NULL OR n.agent_id = $agent_id)
   RETURN n
 }
-WITH n
-WHERE n.embedding IS NOT NULL
+// Each vector is read once (bound to a and b): reading a visible item's 384 floats is most of this statement's
+// work, and the cosines read them again when they name the property.
+WITH n, n.embedding AS a
+WHERE a IS NOT NULL
   AND (n:Episode OR ((n.status IN $statuses) AND ($categories IS NULL OR n.category IN $categories)))
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))
@@ -62,12 +64,14 @@ WHERE n.embedding IS NOT NULL
   AND ($levels IS NULL OR coalesce(n.level, 0) IN $levels)
 OPTIONAL CALL (n) {
   MATCH (n:Episode)-[:FOLLOWS]->(p:Episode)
-  WHERE size(coalesce(n.text, '')) <= $short_chars AND p.embedding IS NOT NULL
-  RETURN p LIMIT 1
+  WHERE size(coalesce(n.text, '')) <= $short_chars
+  WITH p.embedding AS b
+  WHERE b IS NOT NULL
+  RETURN b LIMIT 1
 }
-WITH n, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS qa,
-     CASE WHEN p IS NULL THEN null ELSE vector.similarity.cosine(p.embedding, $embedding) * 2 - 1 END AS qb,
-     CASE WHEN p IS NULL THEN null ELSE vector.similarity.cosine(n.embedding, p.embedding) * 2 - 1 END AS ab
+WITH n, vector.similarity.cosine(a, $embedding) * 2 - 1 AS qa,
+     CASE WHEN b IS NULL THEN null ELSE vector.similarity.cosine(b, $embedding) * 2 - 1 END AS qb,
+     CASE WHEN b IS NULL THEN null ELSE vector.similarity.cosine(a, b) * 2 - 1 END AS ab
 WITH n, CASE WHEN qb IS NULL THEN qa
              ELSE (qa + $weight * qb) / sqrt(1 + $weight * $weight + 2 * $weight * ab) END AS score
 WHERE score IS NOT NULL

@@ -183,3 +183,92 @@ def test_retrieve_for_a_caller_who_sees_nothing(api, db, tenants) -> None:
                                                           "mode": mode, "filters": {"kinds": ["episodes"]}})
         assert r.status_code == 200, r.text
         assert {x["id"] for x in r.json()["results"]} == {f"pub-{i}" for i in range(10)}, mode
+
+
+def _conversation(db, agent: str, clade: str, n: int, session: int = 6) -> dict[str, tuple[np.ndarray, str]]:
+    """`n` turns of `agent`, in sessions of `session` turns linked by FOLLOWS; every other turn short (a reply
+    the context ranking reads with the turn before), the others over 80 characters. Returns id -> (vector, text)."""
+    vectors = _vectors(n)
+    rows, pairs, out = [], [], {}
+    for i in range(n):
+        text = f"reply {i}" if i % 2 else f"turn {i}: " + "a longer message that says what it is about " * 2
+        rows.append({"id": f"{agent}-{i}", "embedding": vectors[i].tolist(), "props": {
+            "agent_id": agent, "clade": clade, "scope": "private", "text": text, "type": "conversation",
+            "valid_from": 1_000 + i, "recorded_at": 1_000 + i, "last_accessed_at": 1_000}})
+        if i % session:
+            pairs.append([f"{agent}-{i}", f"{agent}-{i - 1}"])
+        out[f"{agent}-{i}"] = (vectors[i], text)
+    db.run("testing/bulk_items", label="Episode", rows=rows)
+    db.run("testing/bulk_follows", pairs=pairs)
+    return out
+
+
+def _context_score(q: np.ndarray, a: np.ndarray, before: np.ndarray | None, weight: float = 1.0) -> float:
+    """cos(q, a + w b) for unit vectors, as vector_context.cypher computes it (or cos(q, a) alone)."""
+    if before is None:
+        return float(q @ a)
+    return float((q @ a + weight * (q @ before)) / np.sqrt(1 + weight ** 2 + 2 * weight * float(a @ before)))
+
+
+def _plan_details(db, name: str, params: dict[str, Any]) -> str:
+    with db.session() as s:
+        summary = s.run("PROFILE " + cypher.query(name), params).consume()
+
+    def walk(plan: Any) -> str:
+        return str(plan.get("args", {}).get("Details", "")) + " ".join(walk(c) for c in plan.get("children", []))
+
+    return walk(summary.profile)
+
+
+def test_the_small_reach_context_ranking_is_exact_and_reads_each_vector_once(db, tenants) -> None:
+    """The exact path of the full pipeline (short turns read with the turn before) ranks every visible item by the
+    formula, over the caller's own items and the public ones only; and it reads each visible vector once (reading
+    them is most of its work: the turn before's vector was read three times)."""
+    turns = _conversation(db, "talker", "clade-t", 36)
+    _conversation(db, "other", "clade-o", 36)  # another agent's conversation: never ranked for talker
+    q = _vectors(1)[0]
+    params = {**_params("talker", "clade-t"), "embedding": q.tolist(), "top": 20, "short_chars": 80, "weight": 1.0}
+    seen = reach.measure(db, params, 20_000)
+    assert seen.visible == 36 + 10 and seen.exact(3_000)  # its turns and the ten public episodes
+    visible = {i: (turns[i][0], turns[i][1]) for i in turns} | {f"pub-{i}": (tenants[f"pub-{i}"], "")
+                                                               for i in range(10)}
+    expected = {}
+    for i, (vector, text) in visible.items():
+        before = turns.get(f"talker-{int(i.split('-')[1]) - 1}") if i.startswith("talker-") else None
+        linked = before is not None and int(i.split("-")[1]) % 6 != 0 and len(text) <= 80
+        expected[i] = _context_score(q, vector, before[0] if linked and before else None)
+    rows = db.rows("retrieval/vector_context", **params)
+    assert [r["id"] for r in rows] == sorted(expected, key=lambda i: (-expected[i], i))[:20]
+    assert all(abs(r["score"] - expected[r["id"]]) < 1e-4 for r in rows)
+    details = _plan_details(db, "retrieval/vector_context", params)
+    assert details.count("n.embedding") == 1 and details.count("p.embedding") == 1, details
+
+
+def test_the_query_is_embedded_while_the_reach_is_counted(db, tenants, embedder) -> None:
+    """The full pipeline starts counting the caller's reach, then embeds the query, and only then waits for the
+    count: the count's round trip is not added to the embedding's time. Here the count waits for the embedding to
+    have begun (10 s at most): had the pipeline waited for the count first, it would have waited in vain."""
+    import threading
+
+    from graph.retrieval.pipeline import build
+    from graph.retrieval.request import RetrievalRequest
+
+    retriever = build(db, embedder)
+    embedding = threading.Event()
+    overlapped: list[bool] = []
+    count = retriever.reaches.measure
+
+    def measure(*args: Any) -> reach.Reach:
+        overlapped.append(embedding.wait(timeout=10))
+        return count(*args)
+
+    def embed(text: str) -> list[float]:
+        embedding.set()
+        return embedder.embed_one(text)
+
+    retriever.reaches.measure = measure  # type: ignore[method-assign]
+    retriever.embed = embed
+    result = retriever.retrieve(RetrievalRequest(text="small turn 3", k=5), Visibility("small", "clade-s"), "small")
+    assert overlapped and all(overlapped), overlapped
+    assert result.results and all(r.id.split("-")[0] in ("small", "peer", "pub", "note") or r.kind == "entry"
+                                  for r in result.results)

@@ -29,6 +29,10 @@ class Hybrid:
         wants_named = cfg.graph_named_entities or cfg.query.entity_lists or cfg.query.entity_focus
         named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility, 5, cfg.query.possessives)
                    if req.text and wants_named else None)
+        # The caller's reach is counted (in the pool) while the query is embedded here: the vector ranking waits
+        # for both, and no longer for one after the other.
+        ctx.reach()
+        ctx.embedding()
         # Short turns read with the turn before, when the caller's reach is ranked exactly: that ranking replaces
         # the vector backend's.
         in_context = understood.reads_context(ctx)
