@@ -38,6 +38,7 @@ import anyio
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from api.auth import CARRIED, resolve
 from api.errors import PROBLEM, RETRY_AFTER_SECONDS, problem_body
 from graph.agents import Limits, Principal, admin_principal, split_key
 from graph.errors import Unavailable
@@ -52,7 +53,6 @@ EXEMPT_PREFIXES = ("/console",)
 THREADS = 40  # Starlette's worker threads (anyio's default): beyond them, a request waits for a thread, undeadlined
 ANONYMOUS = "anonymous"
 DOWN = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, Unavailable)  # what api/errors.py answers 503
-CARRIED = "grimoire.principal"  # where an in-process call carries its principal in the scope's state (api/auth.py)
 
 
 def default_max_in_flight(cores: int | None = None) -> int:
@@ -310,8 +310,6 @@ class AdmissionControl:
 
     async def _verify(self, scope: Scope, raw: str) -> tuple[Refusal | None, str | None]:
         """The key looked up (and cached, as the route's own check would) on a worker thread; its limits applied."""
-        from api.auth import resolve  # api.auth imports the routes' dependencies; kept out of import time
-
         services = getattr(scope["app"].state, "services", None)
         cache = getattr(scope["app"].state, "key_cache", None)
         if services is None or cache is None:
