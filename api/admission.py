@@ -55,11 +55,13 @@ ANONYMOUS = "anonymous"
 DOWN = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, Unavailable)  # what api/errors.py answers 503
 
 
-def default_max_in_flight(cores: int | None = None) -> int:
-    """4 per core, 8 to 40. A request alternates between this interpreter (one core at a time) and Neo4j, so a
-    few per core keep both busy; more only lengthen each one's time (at the ~34 requests/s two cores serve, 8 in
-    flight take ~0.25 s each, 64 would take ~1.9 s: the issue's median). 40: the worker threads' pool."""
-    return max(8, min(THREADS, 4 * (cores or os.cpu_count() or 1)))
+def default_max_in_flight(cores: int | None = None, workers: int = 1) -> int:
+    """4 per core, the cores shared between this machine's replicas (`workers`), 4 to 40. A request alternates
+    between this interpreter (one core at a time) and Neo4j, so a few per core keep both busy; more only lengthen
+    each one's time (at the ~34 requests/s two cores serve, 8 in flight take ~0.25 s each, 64 would take ~1.9 s:
+    the issue's median). 40: the worker threads' pool."""
+    per_machine = 4 * (cores or os.cpu_count() or 1)
+    return max(4, min(THREADS, per_machine // max(1, workers)))
 
 
 @dataclass(frozen=True)
@@ -251,7 +253,7 @@ class AdmissionControl:
     def __init__(self, app: ASGIApp, settings: Settings):
         self.app = app
         self.settings = settings
-        self.admission = Admission(settings.max_in_flight or default_max_in_flight(),
+        self.admission = Admission(settings.max_in_flight or default_max_in_flight(workers=max(1, settings.workers)),
                                    settings.queue_deadline_ms / 1000)
         self.defaults = KeyLimits(settings.key_concurrency, settings.key_rate_per_s, settings.key_burst)
 

@@ -104,7 +104,8 @@ def names() -> dict[str, str]:
 def hand_written() -> set[str]:
     """The names the client defines by hand (its conveniences, its bases' methods): a generated method of one of
     these names would be hidden behind it, its route not callable."""
-    bases = {name for cls in (SyncBase, AsyncBase) for name in vars(cls) if not name.startswith("__")}
+    bases = {name for cls in (SyncBase, AsyncBase) for klass in cls.__mro__ if klass is not object
+             for name in vars(klass) if not name.startswith("__")}
     return set(CONVENIENCES) | bases
 
 

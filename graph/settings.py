@@ -116,7 +116,8 @@ class Settings(BaseSettings):
     max_in_flight: int | None = Field(
         default=None, ge=1, le=10_000, alias="GRIMOIRE_MAX_IN_FLIGHT",
         description="Requests this replica works on at once (api/admission.py); more wait at most the queue deadline, "
-                    "then get 503 with Retry-After. Unset: 4 per core, 8 to 40 (40 is the worker threads' pool).")
+                    "then get 503 with Retry-After. Unset: 4 per core, shared by this machine's replicas "
+                    "(GRIMOIRE_WORKERS), 4 to 40 (40 is the worker threads' pool).")
     queue_deadline_ms: float = Field(
         default=25.0, ge=0, le=60_000, alias="GRIMOIRE_QUEUE_DEADLINE_MS",
         description="How long a request may wait for one of those places before it is answered 503 (0: never waits).")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,19 @@ def test_workers_are_replicas_behind_one_port(neo4j_server: Neo4jUnderTest, tmp_
                 break
         assert len(seen) == 2, seen
         assert len({s.split(":")[1] for s in seen}) == 2  # two processes
+
+
+def test_a_key_revoked_through_one_replica_is_refused_by_every_other_within_the_key_cache(pair: list[Replica],
+                                                                                          db: Database) -> None:
+    """Each replica trusts a verified key for GRIMOIRE_KEY_CACHE_SECONDS (5 s) before it looks again: the stated
+    staleness bound of that cache (README, Replicas and sizing). The replica that revokes drops it at once."""
+    a, b = pair
+    HTTP.post(f"{a.url}/agents", headers=ADMIN, json={"id": "rep-rev", "name": "rep-rev", "kind": "main",
+                                                      "clade": "clade-r"})
+    made = HTTP.post(f"{a.url}/agents/rep-rev/keys", headers=ADMIN, json={"scopes": ["read", "write"]}).json()
+    h = {"X-API-Key": made["key"]}
+    assert HTTP.get(f"{a.url}/agents/me", headers=h).status_code == 200  # cached on A
+    assert HTTP.delete(f"{b.url}/keys/{made['id']}", headers=ADMIN).status_code == 200
+    assert HTTP.get(f"{b.url}/agents/me", headers=h).status_code == 401  # at once where it was revoked
+    time.sleep(5.5)
+    assert HTTP.get(f"{a.url}/agents/me", headers=h).status_code == 401  # within the bound everywhere else

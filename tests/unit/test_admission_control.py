@@ -150,8 +150,9 @@ def test_an_agents_own_limits_override_the_services() -> None:
     assert KeyLimits(4, 10.0, 30).resolved(Limits(concurrency=1)) == KeyLimits(1, 10.0, 30)
 
 
-def test_the_default_bound_is_four_per_core_between_8_and_40() -> None:
-    assert [default_max_in_flight(c) for c in (1, 2, 4, 8, 64)] == [8, 8, 16, 32, 40]
+def test_the_default_bound_is_four_per_core_shared_by_the_replicas_between_4_and_40() -> None:
+    assert [default_max_in_flight(c) for c in (1, 2, 4, 8, 64)] == [4, 8, 16, 32, 40]
+    assert [default_max_in_flight(2, workers=w) for w in (1, 2, 4)] == [8, 4, 4]  # --workers on one machine
 
 
 def test_mcp_over_http_retries_429_and_503_then_says_when() -> None:
