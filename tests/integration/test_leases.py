@@ -222,6 +222,31 @@ def test_per_agent_leases_split_the_agents_between_replicas_and_none_is_done_twi
     assert late.job("sweep").last_outcome == "done_elsewhere" and late.job("sweep").skipped == 1
 
 
+def test_a_run_asked_for_by_hand_waits_for_another_replicas_run_and_then_runs_once(db: Database) -> None:
+    clock = FakeClock()
+    runs: list[str] = []
+    scheduler = Scheduler(clock, leases=Leases(db, "replica-asked"))
+    scheduler.add(Job("j", 3_600, lambda: runs.append("asked") or "ran"))
+    elsewhere = Leases(db, "replica-busy")
+    busy = elsewhere.take("j", period_of(clock(), 3_600))  # another replica's scheduled run is under way
+    assert busy.held
+
+    assert scheduler.trigger("j")
+    assert scheduler.run_due() == [] and runs == []  # never beside the other replica's run
+    state = scheduler.job("j")
+    assert state.last_outcome == "held_elsewhere" and state.lease_holder == "replica-busy" and state.triggered
+    assert state.retry_at is not None and state.retry_at <= clock() + elsewhere.lease_seconds + 1
+    clock.now = state.retry_at - 0.01
+    assert scheduler.run_due() == []  # not before the other's lease could have run out
+
+    # The other replica's run completes its period; the run asked for here still runs (once), after it.
+    assert elsewhere.release(leases.Fence("j", "replica-busy", busy.token), period_of(clock(), 3_600))
+    clock.now = state.retry_at
+    assert scheduler.run_due() == ["j"] and runs == ["asked"]
+    assert scheduler.run_due() == [] and not scheduler.job("j").triggered
+    assert scheduler.job("j").last_outcome == "ran" and scheduler.job("j").lease_token == busy.token + 1
+
+
 # ------------------------------------------------------------------ fencing
 
 def test_a_paused_holder_whose_lease_was_taken_cannot_write(db: Database) -> None:

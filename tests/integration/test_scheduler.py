@@ -79,6 +79,9 @@ def test_the_prune_job_deletes_old_access_records_and_keeps_recent_ones(live: Ap
     assert state["last_result"] and state["last_result"].endswith("pruned")
     assert state["last_run_at"] and state["last_duration_ms"] is not None
     assert state["next_run_at"] == before["next_run_at"]  # a run on demand leaves the daily schedule alone
+    # Under the job's lease (graph/leases.py), held by this replica while it ran.
+    assert body["replica"] and state["lease"] == "once" and state["last_outcome"] == "ran"
+    assert state["lease_holder"] == body["replica"] and state["lease_token"] >= 1 and state["skipped"] == 0
     assert access_ats(live.db) == sorted(recent)
 
 
