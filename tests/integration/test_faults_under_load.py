@@ -118,7 +118,8 @@ def test_a_replica_killed_under_load_loses_nothing(service: Replica, db: Databas
 
 def test_neo4j_stopped_under_load_loses_nothing(service: Replica, db: Database, local_neo4j) -> None:
     local, _ = local_neo4j
-    load = Load(service.url, _keys(service.url, 2), users=4, retries=14).start()
+    # Patient enough for the outage: 20 s down, and however long the server takes to stop and start again.
+    load = Load(service.url, _keys(service.url, 2), users=4, retries=40).start()
     try:
         load.wait_served(30)
         _wait_period_past(db, -1)
