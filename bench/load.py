@@ -61,6 +61,7 @@ NO_SWEEP = {"GRIMOIRE_LEARNING": '{"interval_seconds": 86400}',
             "GRIMOIRE_VECTOR_UPKEEP": '{"enabled": false}', "GRIMOIRE_SLOW_QUERY_MS": "1000000"}
 CHUNK = 2_000
 WARM_REQUESTS = 40
+RETRY_AFTER_CAP = float(os.environ.get("BENCH_LOAD_RETRY_AFTER_CAP", "2"))  # s a refused user waits
 
 
 def _env_int(name: str, default: int) -> int:
@@ -336,7 +337,8 @@ def run_locust(base: str, w: Workload, profile: str, users: int, seconds: int, t
     items: list[Any] = memory_messages(w.questions, w.turns, seed) if profile == "memory" else w.questions
     samples = w.tmp / f"{tag.replace('/', '-')}.json"
     config = {"samples": str(samples), "profile": profile, "keys": w.keys, "items": items, "turns": w.turns,
-              "seed": seed, "tag": f"{tag.replace('/', '-')}-{secrets.token_hex(3)}", "flood": flood}
+              "seed": seed, "tag": f"{tag.replace('/', '-')}-{secrets.token_hex(3)}", "flood": flood,
+              "retry_after_cap": RETRY_AFTER_CAP}
     cfg = w.tmp / "config.json"
     cfg.write_text(json.dumps(config))
     classes = ["FloodUser", "QuietUser"] if flood and users > 1 else (
@@ -482,6 +484,7 @@ def chart(result: dict[str, Any], path: Path) -> Path:
                 xs = [int(n) for n in levels if levels[n].get(key) is not None]
                 ax.plot(xs, [levels[str(n)][key] for n in xs], marker="o", label=series)
             ax.set_xscale("log", base=2)
+            ax.set_xticks(result["scale"]["levels"], [str(n) for n in result["scale"]["levels"]])
             ax.set_xlabel("concurrent users")
             ax.set_ylabel(label)
             ax.set_ylim(bottom=0)
@@ -558,5 +561,6 @@ def assemble(phases: dict[str, Any], scale: Scale, commits: dict[str, str], stor
                        "after": {"commit": commits.get("after"),
                                  "serve": f"python -m api.cli serve --workers {scale.workers}"}}
     result["unit"] = ("served requests/s and ms per request over HTTP, closed loop (locust, headless, on the same "
-                      "machine); p50/p95/p99 of served (2xx) requests; refused: 503/429")
+                      "machine); p50/p95/p99 of served (2xx) requests; refused: 503/429 (the user then waits its "
+                      f"Retry-After, at most {RETRY_AFTER_CAP:g} s, as the typed client does)")
     return result

@@ -6,10 +6,12 @@ monkey-patching stays in this process. It reads its run from the JSON file named
 
 and writes every request it made to `samples` when it quits: {t (its start, epoch s), kind, status, ms, user},
 with the episode ids each 201 acknowledged and the question pool's report. Closed loop: each user sends its
-next request as soon as the last is answered. Users are spread over the agents' keys in turn."""
+next request as soon as the last is answered, or after the Retry-After of a 503/429 (capped, as the typed client
+waits). Users are spread over the agents' keys in turn."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import os
@@ -28,6 +30,7 @@ ACKED: list[str] = []
 USERS = itertools.count()
 BATCH = 20
 RETRIEVALS_PER_BATCH = 4
+RETRY_AFTER_CAP = float(CONFIG.get("retry_after_cap", 2.0))  # seconds a refused user waits at most
 
 
 class _LoadUser(FastHttpUser):
@@ -56,9 +59,13 @@ class _LoadUser(FastHttpUser):
                 resp.success()
             else:
                 resp.failure(f"{status}")
+            retry_after = resp.headers.get("Retry-After") if status in (429, 503) else None
         SAMPLES.append({"t": started, "kind": kind, "status": status, "user": self.n,
                         "ms": round((time.perf_counter() - t0) * 1000, 2)})
         self.sent += 1
+        if retry_after is not None:  # as the typed client does: wait what the service asks (capped)
+            with contextlib.suppress(ValueError):
+                time.sleep(min(float(retry_after), RETRY_AFTER_CAP))
         return status
 
     def retrieve(self) -> None:
