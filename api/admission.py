@@ -28,7 +28,6 @@ import hmac
 import json
 import logging
 import math
-import os
 import time
 from collections import deque
 from collections.abc import Callable
@@ -40,8 +39,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from api.auth import CARRIED, resolve
 from api.errors import PROBLEM, RETRY_AFTER_SECONDS, problem_body
-from graph.agents import Limits, Principal, admin_principal, split_key
+from graph.agents import Limits, Principal, admin_principal
+from graph.db import bookmarks
+from graph.db.bookmarks import BookmarkRefused
 from graph.errors import Unavailable
+from graph.replica import usable_cores
 from graph.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -52,6 +54,7 @@ EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full"}
 EXEMPT_PREFIXES = ("/console",)
 THREADS = 40  # Starlette's worker threads (anyio's default): beyond them, a request waits for a thread, undeadlined
 ANONYMOUS = "anonymous"
+UNVERIFIED = "unverified"  # every key this replica has not verified yet (its first request, then cached)
 DOWN = (ServiceUnavailable, SessionExpired, DatabaseUnavailable, Unavailable)  # what api/errors.py answers 503
 
 
@@ -60,13 +63,13 @@ def default_max_in_flight(cores: int | None = None, workers: int = 1) -> int:
     between this interpreter (one core at a time) and Neo4j, so a few per core keep both busy; more only lengthen
     each one's time (at the ~34 requests/s two cores serve, 8 in flight take ~0.25 s each, 64 would take ~1.9 s:
     the issue's median). 40: the worker threads' pool."""
-    per_machine = 4 * (cores or os.cpu_count() or 1)
+    per_machine = 4 * (cores or usable_cores())
     return max(4, min(THREADS, per_machine // max(1, workers)))
 
 
 @dataclass(frozen=True)
 class Refusal:
-    status: int  # 503: no place in time; 429: the key's own limit
+    status: int  # 503: no place in time; 429: the key's own limit; 400: the request's bookmark refused
     retry_after: int  # seconds
     detail: str
 
@@ -307,8 +310,9 @@ class AdmissionControl:
     def _lane(who: Principal | None, raw: str | None) -> str:
         if who is not None:
             return f"agent:{who.agent_id}" if who.agent_id else f"key:{who.key_id}"
-        parts = split_key(raw) if raw else None
-        return f"key:{parts[0]}" if parts else ANONYMOUS  # a key not yet verified, or none (a 401 follows)
+        # Keys not yet verified share one lane with requests without a key: a lane per claimed key id would let a
+        # flood of made-up keys (each a fresh, never-served lane) take every freed place before the real agents.
+        return UNVERIFIED if raw else ANONYMOUS
 
     async def _verify(self, scope: Scope, raw: str) -> tuple[Refusal | None, str | None]:
         """The key looked up (and cached, as the route's own check would) on a worker thread; its limits applied."""
@@ -318,6 +322,11 @@ class AdmissionControl:
             return None, None
         try:
             who = await anyio.to_thread.run_sync(resolve, services, cache, raw)
+        except BookmarkRefused as exc:  # the request's own bookmark refused by Neo4j (the lookup runs in its chain)
+            chain = bookmarks.current.get()
+            if chain is not None:
+                chain.refused = True  # answered as the route's own refusal is: no bookmark echoed back
+            return Refusal(400, 0, str(exc)), None
         except DOWN as exc:  # the database is down: answered here (503), not looked up a second time by the route
             log.warning("503 for %s %s: %s", scope.get("method"), scope.get("path"), exc)
             return Refusal(503, RETRY_AFTER_SECONDS, str(exc) if isinstance(exc, Unavailable)
@@ -330,7 +339,8 @@ class AdmissionControl:
     @staticmethod
     async def _refuse(scope: Scope, send: Send, refusal: Refusal) -> None:
         body = json.dumps(problem_body(refusal.status, refusal.detail, scope.get("path"))).encode()
-        await send({"type": "http.response.start", "status": refusal.status,
-                    "headers": [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode()),
-                                (b"retry-after", str(refusal.retry_after).encode())]})
+        headers = [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode())]
+        if refusal.retry_after:
+            headers.append((b"retry-after", str(refusal.retry_after).encode()))
+        await send({"type": "http.response.start", "status": refusal.status, "headers": headers})
         await send({"type": "http.response.body", "body": body})

@@ -18,7 +18,7 @@ from graph.db.connection import Database, DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
 from graph.knowledge import mental_models
 from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
-from graph.services import connect, local_server
+from graph.services import connect, local_server, manual_cycle
 from graph.settings import Settings, get_settings
 from graph.visibility import EVERYONE
 
@@ -212,7 +212,7 @@ def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
 
         logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
         services = Services.build(settings, db, get_embedder(settings.embedding_model, settings.embedding_batch_size))
-        report = services.curator.run(args.agent, clade=agent.get("clade"), actor="cli", trigger="manual")
+        report = manual_cycle(services, args.agent, agent.get("clade"), "cli")
         print(json.dumps({"status": report.status, "cycle": report.cycle, "counts": report.counts,
                           "resumed": report.resumed, "seconds": report.seconds}, indent=2, default=str))
         return 0

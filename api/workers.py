@@ -10,6 +10,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from graph.replica import usable_cores
+
 GIB = 1024 ** 3
 # What one replica holds resident, measured with `make up` on the default model: ~1.25 GB for the API process
 # (the model through ONNX beside PyTorch, the driver, the app) and as much again for its Curator child while a
@@ -27,14 +29,6 @@ class Machine:
     @classmethod
     def here(cls, neo4j_bytes: int = 0) -> Machine:
         return cls(cores=usable_cores(), available_bytes=max(0, available_memory() - neo4j_bytes))
-
-
-def usable_cores() -> int:
-    """The cores this process may run on (its affinity: a container's cpuset), not the host's."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
 
 
 def available_memory() -> int:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from graph.embedding_batcher import MicroBatcher, QueryCache
+from graph.replica import usable_cores
 
 if TYPE_CHECKING:
     from graph.embeddings_onnx import OnnxEncoder
@@ -52,7 +53,7 @@ class EmbeddingOptions:
     quantized: bool = False  # the int8-quantized model instead of the float one
 
     def onnx_threads(self) -> int:
-        return self.threads or max(1, (os.cpu_count() or 1) // max(1, self.workers))
+        return self.threads or max(1, usable_cores() // max(1, self.workers))
 
 
 def resolve_model_path(model: str) -> str:

@@ -17,3 +17,11 @@ def replica_id() -> str:
     if _made is None or _made[0] != pid:
         _made = (pid, f"{socket.gethostname()}:{pid}:{secrets.token_hex(3)}")
     return _made[1]
+
+
+def usable_cores() -> int:
+    """The cores this process may run on (its affinity: a container's cpuset), not the host's."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)

@@ -136,6 +136,7 @@ class _Attempt:
     seen: leasing.Seen | None = None
     units: leasing.Units | None = None
     retry_in: float | None = None
+    late: bool = False  # a retry of a period found held elsewhere
 
 
 @dataclass
@@ -153,6 +154,7 @@ class _Slot:
     triggered: bool = False
     this_triggered: bool = False  # the run under way was asked for (trigger)
     retry_at: float | None = None
+    retry_period: int | None = None  # the period a retry is for: the one found held, even once the clock passed it
     facts: _Facts = field(default_factory=_Facts)
 
     def state(self, leased: bool = False, now: float | None = None) -> JobState:
@@ -232,6 +234,11 @@ class Scheduler:
     def replica(self) -> str | None:
         """This replica's id, the holder its leases name (None without leases)."""
         return self._leases.holder if self._leases is not None else None
+
+    @property
+    def leases(self) -> leasing.Leases | None:
+        """This replica's leases (None without them): work asked for outside a job takes an agent's lease here."""
+        return self._leases
 
     def lease_lost(self) -> bool:
         """A lease a job of this scheduler holds failed to renew: the job should stop (its writes would fail)."""
@@ -384,6 +391,9 @@ class Scheduler:
                 slot.last_duration_ms = ms
             self._note_lease(slot, attempt, finished)
             slot.advance(finished)
+            if (attempt.late and slot.retry_at is None and attempt.period is not None
+                    and attempt.period < leasing.period_of(finished, job.every_seconds)):
+                slot.next_run_at = finished  # an earlier period settled late: the current one is still to do
             self._cond.notify_all()
         if ran and attempt.error is None:
             level = logging.INFO if ms >= self._long_run * 1000 else logging.DEBUG
@@ -410,6 +420,7 @@ class Scheduler:
             facts.units_here = attempt.units.here
             facts.units_elsewhere = attempt.units.done_elsewhere + len(attempt.units.held_elsewhere)
         slot.retry_at = None if attempt.retry_in is None else finished + attempt.retry_in
+        slot.retry_period = None if attempt.retry_in is None else attempt.period
         if attempt.outcome == "held_elsewhere" and slot.this_triggered:
             slot.triggered = True  # asked for by hand: it runs once the other replica's run is over
         slot.this_triggered = False
@@ -421,8 +432,11 @@ class Scheduler:
             attempt.ran, attempt.outcome = True, "ran"
             attempt.result = job.run()
             return
-        period = None if slot.this_triggered or job.lease == "local" else leasing.period_of(now, job.every_seconds)
-        attempt.period = period
+        period = None if slot.this_triggered or job.lease == "local" else (
+            # A retry is for the period it found held: a holder that died near the period's end leaves that
+            # period to this replica, which would otherwise skip it for the next one.
+            slot.retry_period if slot.retry_period is not None else leasing.period_of(now, job.every_seconds))
+        attempt.period, attempt.late = period, slot.retry_period is not None and period == slot.retry_period
         if job.lease == "once":
             self._once(job, leases, period, attempt)
         else:

@@ -16,13 +16,14 @@ from graph.crystals.service import Crystals
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
 from graph.embeddings import Embedder
+from graph.errors import Unavailable
 from graph.foreground import Foreground
 from graph.ids import now_ms
 from graph.knowledge.entries import Knowledge
 from graph.knowledge.llm import ChatClient, LanguageModelReasoner
 from graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from graph.learning import sweep
-from graph.learning.cycle import Curator
+from graph.learning.cycle import Curator, CycleReport
 from graph.memory.approval import Approvals
 from graph.memory.core import CoreMemory
 from graph.memory.forgetting import Forgetting
@@ -151,6 +152,21 @@ class Services:
         )
         schedule(services)
         return services
+
+
+class CycleElsewhere(Unavailable):
+    """Another replica runs this agent's Curator cycle now (it holds `curator:<agent>`): a 503, retry after it."""
+
+
+def manual_cycle(services: Services, agent_id: str, clade: str | None, actor: str) -> CycleReport:
+    """A Curator cycle asked for by hand (REST, the CLI), under the agent's lease like the scheduler's: never beside
+    another replica's cycle of the same agent, which would apply the open cycle's operations a second time."""
+    held = services.scheduler.leases or leases.Leases(services.db, replica_id(), services.settings.lease_seconds)
+    with held.hold(sweep.lease_name(agent_id)) as seen:
+        if not seen.held:
+            raise CycleElsewhere(f"replica {seen.holder} is running agent {agent_id!r}'s Curator cycle now; "
+                                 "retry when it ends")
+        return services.curator.run(agent_id, clade=clade, actor=actor, trigger="manual")
 
 
 def schedule(services: Services) -> None:

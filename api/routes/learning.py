@@ -6,17 +6,18 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from api.auth import Reader, Writer
-from api.deps import CuratorDep, DbDep
+from api.deps import DbDep, get_services
 from api.routes.agents import require_self_or_admin
 from api.schemas.learning import CycleIn, CycleOut, CycleReportOut, OperationOut, StrategyOut, StrategyPackageOut
 from graph import agents
 from graph.agents import Principal, UnknownAgent
 from graph.errors import Invalid, NotFound
 from graph.learning import playbook, strategies
+from graph.services import manual_cycle
 
 router = APIRouter(tags=["learning"])
 
@@ -31,12 +32,12 @@ def _agent(who: Principal, agent_id: str | None) -> str:
 
 @router.post("/curator/cycles", response_model=CycleReportOut, summary="Run a Curator cycle now (or resume an "
              "interrupted one); with no episode since the last cycle it changes nothing")
-def run_cycle(curator: CuratorDep, db: DbDep, who: Writer, body: CycleIn | None = None) -> dict[str, Any]:
+def run_cycle(request: Request, db: DbDep, who: Writer, body: CycleIn | None = None) -> dict[str, Any]:
     agent_id = _agent(who, body.agent_id if body else None)
     agent = agents.get(db, agent_id)
     if agent is None:
         raise UnknownAgent(f"no agent {agent_id!r}")
-    report = curator.run(agent_id, clade=agent.get("clade"), actor=who.key_id, trigger="manual")
+    report = manual_cycle(get_services(request), agent_id, agent.get("clade"), who.key_id)
     return {"status": report.status, "cycle": report.cycle, "counts": report.counts, "resumed": report.resumed,
             "seconds": report.seconds}
 

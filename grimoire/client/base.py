@@ -32,10 +32,19 @@ MAX_BOOKMARKS = 16  # as many as the service takes in one request
 RETRIED = (429, 503)  # the service ran nothing: over the key's limit, at capacity, or the database unavailable
 # A connection that broke after the request went out (a replica killed mid-request): the request may have run, so
 # it is sent again only where running it twice changes nothing: reads, and writes keyed by the caller's ids.
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+# (A PUT writes a new revision each time, a DELETE answers 404 the second time: neither is sent again.)
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 SAFE_POSTS = frozenset({"/retrieve", "/search", "/admission/dry-run", "/analytics/cascade", "/topology/k-hop",
                         "/topology/curiosity", "/agents/{agent_id}/forget/preview",
-                        "/agents/{agent_id}/context/policy/resolve", "/episodes", "/episodes/batch"})
+                        "/agents/{agent_id}/context/policy/resolve"})
+KEYED_POSTS = frozenset({"/episodes", "/episodes/batch"})  # stored once per id: repeatable when every item has one
+
+
+def _keyed(template: str, body: Any) -> bool:
+    if template not in KEYED_POSTS or not isinstance(body, dict):
+        return False
+    items = body.get("episodes") if template == "/episodes/batch" else [body]
+    return isinstance(items, list) and bool(items) and all(isinstance(i, dict) and i.get("id") for i in items)
 
 
 @lru_cache(maxsize=512)
@@ -82,7 +91,6 @@ class Request:
     def __init__(self, method: str, template: str, path: dict[str, Any], query: dict[str, Any], body: Any,
                  returns: Any, content_type: str | None = None):
         self.method, self.url, self.returns = method, fill_path(template, path), returns
-        self.repeatable = method in SAFE_METHODS or (method == "POST" and template in SAFE_POSTS)
         self.params = query_pairs(query)
         self.content: bytes | None = None
         self.json: Any = None
@@ -93,6 +101,8 @@ class Request:
         elif body is not None:  # a dict may hold datetimes, enums or models: made JSON as pydantic would
             self.json = to_jsonable_python(body, by_alias=True)
         self.headers = {"content-type": content_type} if content_type and self.content is not None else {}
+        self.repeatable = method in SAFE_METHODS or (method == "POST" and (
+            template in SAFE_POSTS or _keyed(template, self.json)))
 
     def read(self, response: httpx.Response) -> Any:
         if response.status_code >= 400:

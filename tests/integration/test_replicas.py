@@ -4,8 +4,6 @@ streams from another, in order, resumable with Last-Event-ID."""
 
 from __future__ import annotations
 
-import json
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +13,8 @@ import httpx
 import pytest
 
 from graph.db.connection import Database
-from tests.conftest import ADMIN_KEY, Neo4jUnderTest, clean_database
+from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest, clean_database
+from tests.integration.test_events import Subscriber
 from tests.replicas import Replica, replicas
 
 ADMIN = {"X-API-Key": ADMIN_KEY}
@@ -42,42 +41,11 @@ def _episodes(prefix: str, n: int) -> dict[str, Any]:
                           "text": f"Replica test {prefix} {i}: the WETH borrow rate moved"} for i in range(n)]}
 
 
-class Stream(threading.Thread):
-    """An SSE subscriber on one replica, collecting `want` event frames."""
-
-    def __init__(self, url: str, headers: dict[str, str], want: int):
-        super().__init__(daemon=True)
-        self.url, self.headers, self.want = url, headers, want
-        self.frames: list[dict[str, str]] = []
-        self.subscribed = threading.Event()
-
-    def run(self) -> None:
-        try:
-            with httpx.stream("GET", f"{self.url}/events/stream", headers=self.headers,
-                              params={"max_seconds": 60}, timeout=90) as r:
-                block: dict[str, str] = {}
-                for line in r.iter_lines():
-                    if line.startswith(":"):
-                        self.subscribed.set()
-                    elif line:
-                        name, _, value = line.partition(": ")
-                        block[name] = value
-                    elif "data" in block:
-                        self.frames.append(block)
-                        block = {}
-                        if len(self.frames) >= self.want:
-                            return
-        finally:
-            self.subscribed.set()
-
-    def events(self) -> list[dict[str, Any]]:
-        return [json.loads(f["data"]) for f in self.frames]
-
-
 def test_an_event_written_through_one_replica_streams_from_another(pair: list[Replica], db: Database) -> None:
     a, b = pair
     h = _agent(a.url, "rep-events")
-    stream = Stream(b.url, h, want=3)
+    on_a, on_b = (Api(httpx.Client(base_url=r.url, timeout=90), db) for r in pair)
+    stream = Subscriber(on_b, h, want=3, max_seconds=60)
     stream.start()
     assert stream.subscribed.wait(60)
     for i in range(3):
@@ -90,7 +58,7 @@ def test_an_event_written_through_one_replica_streams_from_another(pair: list[Re
     listed = HTTP.get(f"{a.url}/events", headers=h).json()
     assert [e["id"] for e in got] == [e["id"] for e in listed]  # in order, each once
     # Resumed on the first replica after the first event the second one streamed: the two others, nothing else.
-    resumed = Stream(a.url, {**h, "Last-Event-ID": stream.frames[0]["id"]}, want=2)
+    resumed = Subscriber(on_a, {**h, "Last-Event-ID": stream.frames[0]["id"]}, want=2, max_seconds=60)
     resumed.start()
     resumed.join(60)
     assert [e["id"] for e in resumed.events()] == [e["id"] for e in listed[1:]]

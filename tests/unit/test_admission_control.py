@@ -185,3 +185,12 @@ def test_mcp_over_http_retries_429_and_503_then_says_when() -> None:
         await remote.aclose()
 
     asyncio.run(run())
+
+
+def test_keys_not_yet_verified_share_one_lane() -> None:
+    """A flood of made-up keys would otherwise be a fresh, never-served lane each, first in line for every place."""
+    from api.admission import AdmissionControl
+
+    made_up = {AdmissionControl._lane(None, f"gk_{i:04d}.secret-{i}") for i in range(50)}
+    assert made_up == {AdmissionControl._lane(None, "gk_real.secret")}
+    assert AdmissionControl._lane(None, None) != AdmissionControl._lane(None, "gk_real.secret")

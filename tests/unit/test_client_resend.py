@@ -54,6 +54,20 @@ def test_a_request_that_never_left_is_always_sent_again() -> None:
     assert seen == ["POST /entries"] * 3
 
 
+def test_episodes_without_their_ids_are_not_sent_twice() -> None:
+    client, seen = _client([httpx.ReadError("reset")])
+    with pytest.raises(httpx.ReadError):  # the service gives each an id: sent again, they would be stored twice
+        _post(client, "/episodes/batch", {"episodes": [{"type": "observation", "text": "WETH rate rose"}]})
+    assert seen == ["POST /episodes/batch"]
+
+
+def test_a_put_is_not_sent_twice() -> None:
+    client, seen = _client([httpx.RemoteProtocolError("peer closed connection")])
+    with pytest.raises(httpx.RemoteProtocolError):  # a second revision of the policy, a second audit record
+        client._send(Request("PUT", "/agents/{agent_id}/context/policy", {"agent_id": "a"}, {}, {}, None))
+    assert seen == ["PUT /agents/a/context/policy"]
+
+
 def test_retries_end() -> None:
     client, seen = _client([httpx.ConnectError("refused")] * 5)
     with pytest.raises(httpx.ConnectError):
@@ -67,4 +81,5 @@ def test_every_repeatable_post_is_a_route() -> None:
     from grimoire.client import base
 
     generated = (Path(base.__file__).parent / "routes.py").read_text()
-    assert all(f"Request('POST', '{t}'," in generated for t in base.SAFE_POSTS), base.SAFE_POSTS
+    posts = base.SAFE_POSTS | base.KEYED_POSTS
+    assert all(f"Request('POST', '{t}'," in generated for t in posts), posts
