@@ -249,6 +249,28 @@ def test_a_run_asked_for_by_hand_waits_for_another_replicas_run_and_then_runs_on
 
 # ------------------------------------------------------------------ fencing
 
+def test_a_period_left_by_a_holder_that_died_near_its_end_is_still_run(db: Database) -> None:
+    """A replica retries the period it found held, even once the clock has passed into the next: the period is run
+    (not skipped for the next one), and the current period after it."""
+    clock = FakeClock()
+    period = period_of(START, 10)
+    dead = Leases(db, "replica-dead")
+    assert dead.take("late", period).held  # took the period, then died without running it
+    runs: list[float] = []
+    survivor = Scheduler(clock, leases=Leases(db, "replica-b"))
+    survivor.add(Job("late", 10.0, lambda: runs.append(clock()), first_after_seconds=0.0))
+    for slot in survivor._slots.values():
+        slot.schedule_first(START)
+    survivor.run_due()
+    assert runs == [] and survivor.job("late").last_outcome == "held_elsewhere"
+    pause_past_the_lease(db, "late")  # the dead holder's lease runs out...
+    clock.now = START + 35  # ...and the survivor looks again three periods later
+    survivor.run_due()
+    survivor.run_due()
+    assert len(runs) == 2  # the period it found held, then the current one
+    assert survivor.job("late").period_done == period_of(START + 35, 10)
+
+
 def test_a_paused_holder_whose_lease_was_taken_cannot_write(db: Database) -> None:
     paused = Leases(db, "replica-paused", heartbeat_seconds=3_600)  # its heartbeat never comes: a pause
     other = Leases(db, "replica-awake")
@@ -425,3 +447,17 @@ def _no_leftover_context() -> Iterator[None]:
     yield
     from graph.db import fencing
     assert fencing.current.get() == ()  # no test leaves a fence set on the thread
+
+
+def test_a_cycle_asked_for_by_hand_waits_for_the_replica_running_that_agents_cycle(api: Api, db: Database) -> None:
+    """POST /curator/cycles takes the agent's lease as the sweep does: while another replica holds `curator:<agent>`
+    it answers 503 with Retry-After (the open cycle's operations are never applied by two replicas at once)."""
+    h = api.headers("golem-1")
+    other = Leases(db, "replica-other")
+    assert other.take("curator:golem-1").held
+    busy = api.client.post("/curator/cycles", headers=h, json={})
+    assert busy.status_code == 503 and busy.headers["Retry-After"], busy.text
+    assert "replica-other" in busy.json()["detail"]
+    pause_past_the_lease(db, "curator:golem-1")
+    done = api.client.post("/curator/cycles", headers=h, json={})
+    assert done.status_code == 200, done.text
