@@ -106,29 +106,12 @@ class Scale:
 def load_database(scale: Scale) -> Iterator[Any]:
     """NEO4J_URI when set (a scratch database), else a local server in the scale's own home, kept between runs
     (the data stays; the server is stopped afterwards)."""
-    from bench.server import _servers, bench_database
-    from graph.db.connection import Database, Target
-    from graph.db.local_server import LocalNeo4j, free_port
+    from bench.server import bench_database
 
-    if os.environ.get("NEO4J_URI"):
-        with bench_database() as db:
-            yield db
-        return
-    scale.home.mkdir(parents=True, exist_ok=True)
-    server = LocalNeo4j(home=scale.home, bolt_port=free_port(), http_port=free_port(),
-                        heap=os.environ.get("BENCH_LOAD_HEAP", "2g"),
-                        pagecache=os.environ.get("BENCH_LOAD_PAGECACHE", "1g"))
-    try:
-        server.start()
-        db = Database(Target(server.uri, server.user, server.password, "neo4j"))
-        _servers[id(db)] = server
-        try:
-            yield db
-        finally:
-            _servers.pop(id(db), None)
-            db.close()
-    finally:
-        server.stop()
+    home = None if os.environ.get("NEO4J_URI") else scale.home
+    with bench_database(os.environ.get("BENCH_LOAD_HEAP", "2g"), os.environ.get("BENCH_LOAD_PAGECACHE", "1g"),
+                        home=home) as db:
+        yield db
 
 
 def _agents(scale: Scale) -> list[str]:

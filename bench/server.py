@@ -15,7 +15,8 @@ from graph.db.local_server import LocalNeo4j, free_port
 
 
 @contextmanager
-def bench_database(heap: str = "2g", pagecache: str = "1g") -> Iterator[Database]:
+def bench_database(heap: str = "2g", pagecache: str = "1g", home: Path | None = None) -> Iterator[Database]:
+    """`home`: a local server's home kept between runs (its data stays; the server is stopped afterwards)."""
     if os.environ.get("NEO4J_URI"):
         db = Database(Target(os.environ["NEO4J_URI"], os.environ.get("NEO4J_USER", "neo4j"),
                              os.environ.get("NEO4J_PASSWORD", ""), os.environ.get("NEO4J_DATABASE", "neo4j")))
@@ -24,9 +25,19 @@ def bench_database(heap: str = "2g", pagecache: str = "1g") -> Iterator[Database
         finally:
             db.close()
         return
-    with tempfile.TemporaryDirectory(prefix="grimoire-bench-db-") as tmp:
-        server = LocalNeo4j(home=Path(tmp), bolt_port=free_port(), http_port=free_port(), heap=heap,
-                            pagecache=pagecache)
+    if home is not None:
+        home.mkdir(parents=True, exist_ok=True)
+        with _served(home, heap, pagecache) as db:
+            yield db
+        return
+    with tempfile.TemporaryDirectory(prefix="grimoire-bench-db-") as tmp, _served(Path(tmp), heap, pagecache) as db:
+        yield db
+
+
+@contextmanager
+def _served(home: Path, heap: str, pagecache: str) -> Iterator[Database]:
+    server = LocalNeo4j(home=home, bolt_port=free_port(), http_port=free_port(), heap=heap, pagecache=pagecache)
+    try:
         server.start()
         db = Database(Target(server.uri, server.user, server.password, "neo4j"))
         _servers[id(db)] = server
@@ -35,7 +46,8 @@ def bench_database(heap: str = "2g", pagecache: str = "1g") -> Iterator[Database
         finally:
             _servers.pop(id(db), None)
             db.close()
-            server.stop()
+    finally:
+        server.stop()
 
 
 _servers: dict[int, LocalNeo4j] = {}
