@@ -119,7 +119,7 @@ def _agents(scale: Scale) -> list[str]:
 
 
 def _bulk(db: Any, label: str, count: int, agents: list[str], texts: list[str], vectors: np.ndarray) -> None:
-    from bench.retrieval import perturbed
+    from bench.retrieval import bulk_row, perturbed
     from graph.ids import now_ms
 
     rng = np.random.default_rng(37 if label == "Episode" else 38)
@@ -130,16 +130,8 @@ def _bulk(db: Any, label: str, count: int, agents: list[str], texts: list[str], 
         base = perturbed(vectors, idx, rng)
         rows = []
         for j, i in enumerate(idx.tolist()):
-            agent = agents[i % len(agents)]
-            text = f"{texts[i % len(texts)]} (#{i})"
-            props: dict[str, Any] = {"agent_id": agent, "scope": "private", "clade": "load",
-                                     "valid_from": now - i * 60_000, "recorded_at": now, "last_accessed_at": now}
-            if label == "Episode":
-                props.update(text=text, type="conversation", importance="routine")
-            else:
-                props.update(content=text, category="Insight", status="active", confidence=0.6, strength=1.0,
-                             half_life_ms=7 * 86_400_000, quality_score=0.5)
-            rows.append({"id": f"load-{label.lower()}-{i}", "props": props, "embedding": base[j].tolist()})
+            rows.append(bulk_row(label, f"load-{label.lower()}-{i}", f"{texts[i % len(texts)]} (#{i})",
+                                 agents[i % len(agents)], "load", now - i * 60_000, now, base[j]))
         db.run("testing/bulk_items", label=label, rows=rows)
         done = s + len(idx)
         if done % 20_000 == 0 or done == count:

@@ -72,6 +72,19 @@ def perturbed(vectors: np.ndarray, idx: np.ndarray, rng: np.random.Generator) ->
     return base
 
 
+def bulk_row(label: str, item_id: str, text: str, agent: str, clade: str, valid_from: int, now: int,
+             embedding: np.ndarray) -> dict[str, Any]:
+    """One private item of `agent` as cypher/testing/bulk_items.cypher writes it: an Episode or an Insight entry."""
+    props: dict[str, Any] = {"agent_id": agent, "scope": "private", "clade": clade, "valid_from": valid_from,
+                             "recorded_at": now, "last_accessed_at": now}
+    if label == "Episode":
+        props.update(text=text, type="conversation", importance="routine")
+    else:
+        props.update(content=text, category="Insight", status="active", confidence=0.6, strength=1.0,
+                     half_life_ms=7 * 86_400_000, quality_score=0.5)
+    return {"id": item_id, "props": props, "embedding": embedding.tolist()}
+
+
 def _add(db: Database, label: str, start: int, count: int, texts: list[str], vectors: np.ndarray,
          rng: np.random.Generator) -> None:
     for s in range(start, start + count, 1_000):
@@ -80,16 +93,8 @@ def _add(db: Database, label: str, start: int, count: int, texts: list[str], vec
         base = perturbed(vectors, idx, rng)
         rows = []
         for j, i in enumerate(idx):
-            text = f"{texts[i % len(texts)]} (#{i})"
-            props: dict[str, Any] = {"agent_id": "bench", "scope": "private", "clade": "bench",
-                                     "valid_from": now - int(i) * 60_000, "recorded_at": now,
-                                     "last_accessed_at": now}
-            if label == "Episode":
-                props.update(text=text, type="conversation", importance="routine")
-            else:
-                props.update(content=text, category="Insight", status="active", confidence=0.6, strength=1.0,
-                             half_life_ms=7 * 86_400_000, quality_score=0.5)
-            rows.append({"id": f"{label.lower()}-{i}", "props": props, "embedding": base[j].tolist()})
+            rows.append(bulk_row(label, f"{label.lower()}-{i}", f"{texts[i % len(texts)]} (#{i})", "bench", "bench",
+                                 now - int(i) * 60_000, now, base[j]))
         db.run("testing/bulk_items", label=label, rows=rows)
         if (s - start) % 10_000 == 0:
             print(f"  {label}: {s + len(idx) - start:,}/{count:,}", flush=True)

@@ -87,16 +87,21 @@ def _dynamic_shapes(torch: Any) -> dict[str, dict[int, Any]]:
 
 
 @contextmanager
-def _quiet_exporter_log() -> Iterator[None]:
-    """The exporter logs a warning for each torchvision operator it cannot register: torchvision is not
-    installed, and this model has none of its operators."""
-    logger = logging.getLogger("torch.onnx")
+def _quiet(logger_name: str | None) -> Iterator[None]:
+    """Only errors from this logger (None: the root) while the block runs."""
+    logger = logging.getLogger(logger_name)
     level = logger.level
     logger.setLevel(logging.ERROR)
     try:
         yield
     finally:
         logger.setLevel(level)
+
+
+def _quiet_exporter_log() -> AbstractContextManager[None]:
+    """The exporter logs a warning for each torchvision operator it cannot register: torchvision is not
+    installed, and this model has none of its operators."""
+    return _quiet("torch.onnx")
 
 
 def quantized_copy(path: Path) -> Path:
@@ -116,17 +121,10 @@ def quantized_copy(path: Path) -> Path:
     return out
 
 
-@contextmanager
-def _quiet_quantizer_log() -> Iterator[None]:
+def _quiet_quantizer_log() -> AbstractContextManager[None]:
     """The quantizer logs a warning on the root logger suggesting a pre-processing pass (shape inference
     for models without it); this export carries its shapes."""
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)
-    try:
-        yield
-    finally:
-        root.setLevel(level)
+    return _quiet(None)
 
 
 class OnnxEncoder:
