@@ -410,10 +410,23 @@ def cmd_up(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_client(args: argparse.Namespace, settings: Settings) -> int:
     from api import client_gen
 
+    if args.action == "openapi":
+        return cmd_client_openapi(args)
     if not args.write:
         _say(client_gen.source())
         return 0
     _say(f"{client_gen.TARGET}: {'rewritten' if client_gen.write() else 'already up to date'}")
+    return 0
+
+
+def cmd_client_openapi(args: argparse.Namespace) -> int:
+    from api import openapi_doc
+
+    if not args.write:
+        _say(openapi_doc.document().rstrip())
+        return 0
+    _say(f"{openapi_doc.TARGET}: {'rewritten' if openapi_doc.write() else 'already up to date'}")
+    _say(openapi_doc.generate_types())
     return 0
 
 
@@ -544,8 +557,11 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=cmd_readme_table)
 
     client = sub.add_parser("client", help="the Python client's methods (grimoire/client/routes.py), from the routes")
-    client.add_argument("action", choices=["generate"])
-    client.add_argument("--write", action="store_true", help="rewrite grimoire/client/routes.py instead of printing")
+    client.add_argument("action", choices=["generate", "openapi"],
+                        help="generate: the Python client's methods; openapi: the OpenAPI document the TypeScript "
+                             "client is generated from (clients/typescript/openapi.json), then its types")
+    client.add_argument("--write", action="store_true", help="rewrite grimoire/client/routes.py (or "
+                        "clients/typescript/openapi.json and src/schema.ts) instead of printing")
     client.set_defaults(func=cmd_client)
 
     for name, func, text in (("serve", cmd_serve, "serve the REST API"),
