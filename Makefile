@@ -9,7 +9,7 @@ BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
-.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor chromium
+.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor chromium ts-client
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -79,3 +79,14 @@ clean:
 # neither Node nor the network (api/console/vendor.py).
 vendor: install
 	$(BIN)/python -m api.console.vendor
+
+# The TypeScript client (clients/typescript): its pinned packages from the lock file (`npm ci`, from npm's cache in
+# ~/.npm once downloaded), its types checked against the committed OpenAPI document, compiled with tsc. `make test`
+# needs no step of its own: tests/integration/test_typescript_client.py installs and builds it the same way, then runs
+# node's test runner against a live service. After a route changes: `grimoire client openapi --write`.
+TS_CLIENT := clients/typescript
+$(TS_CLIENT)/node_modules/.package-lock.json: $(TS_CLIENT)/package-lock.json
+	cd $(TS_CLIENT) && npm ci --prefer-offline --no-audit --no-fund
+
+ts-client: $(TS_CLIENT)/node_modules/.package-lock.json
+	cd $(TS_CLIENT) && npm run check-generated && npm run build
