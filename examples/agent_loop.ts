@@ -18,6 +18,11 @@ const OBSERVATIONS = [
   "Gas on Ethereum mainnet read 6 gwei at 03:40 UTC; the pool's fee tier earned 0.02% overnight",
 ];
 
+/** The assembled context's size (read from whatever type the route declares for its answer). */
+function totalTokens(context: unknown): number | undefined {
+  return (context as { total_tokens?: number }).total_tokens;
+}
+
 function gwei(seen: string): number | undefined {
   const found = /(\d+) gwei/.exec(seen);
   return found ? Number(found[1]) : undefined;
@@ -37,7 +42,6 @@ export async function main(): Promise<number> {
     const known = await g.recall("is gas cheap enough to rebalance the LP position now", 5);
     const context = await ok(g.api.POST("/agents/{agent_id}/context/assemble", {
       params: { path: { agent_id: agent } }, body: { query: "rebalance the LP position", budget: 600 } }));
-    const { total_tokens: tokens } = context as { total_tokens?: number };
     const cheap = (gwei(seen) ?? Infinity) < 10;
     const decision = cheap ? "rebalance" : "wait";
     const outcome = cheap ? "positive" : "neutral";
@@ -47,8 +51,8 @@ export async function main(): Promise<number> {
       await ok(g.api.POST("/entries/{entry_id}/outcome", {
         params: { path: { entry_id } }, body: { used_in_decision: true, outcome } }));
     }
-    console.log(`tick ${tick}: recalled ${known.results.length}, context ${tokens} tokens, decided to ${decision}, ` +
-      `fed back to ${used.length} entries`);
+    console.log(`tick ${tick}: recalled ${known.results.length}, context ${totalTokens(context)} tokens, ` +
+      `decided to ${decision}, fed back to ${used.length} entries`);
   }
   let episodes = 0;
   for await (const _ of pages((offset, limit) =>
