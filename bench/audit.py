@@ -80,11 +80,11 @@ def one_restore(db: Database, embedder: Any, texts: list[str], vectors: np.ndarr
     t0 = time.perf_counter()
     done = Rollbacks(db, embedder).rollback(agent, PointInTime(at), actor="bench")
     seconds = time.perf_counter() - t0
-    assert len(done["undone"]) == CHANGES, len(done["undone"])
+    assert len(done.undone) == CHANGES, len(done.undone)
     left = _count(db, agent)
     assert left == BASELINE, left
-    print(f"    run {run + 1}: restored in {seconds:.1f} s ({len(done['records'])} REVERT records)", flush=True)
-    return {"seconds": seconds, "undone": len(done["undone"]), "revert_records": len(done["records"])}
+    print(f"    run {run + 1}: restored in {seconds:.1f} s ({len(done.records)} REVERT records)", flush=True)
+    return {"seconds": seconds, "undone": len(done.undone), "revert_records": len(done.records)}
 
 
 def run() -> dict[str, Any]:

@@ -4,7 +4,7 @@ person) reads its own trail; the admin any agent's, and `GET /audit` every recor
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
@@ -15,11 +15,13 @@ from api.routes.agents import require_person_for, require_self_or_admin
 from api.schemas.rollback import RollbackIn
 from graph.agents import KeyScope, Principal
 from graph.audit import alerts, retention, versions
-from graph.audit.rollback import Rollbacks
-from graph.audit.trail import LIMIT, Trail, TrailFilter
+from graph.audit.alerts import AlertRecord, SessionStart
+from graph.audit.retention import AuditDigest
+from graph.audit.rollback import RollbackDone, RollbackPlan, Rollbacks
+from graph.audit.trail import LIMIT, CriticalChanges, Forgotten, ItemChanges, Trail, TrailFilter, TrailRecord
+from graph.audit.versions import ItemHistory
 from graph.audit.vocabulary import Verb
 from graph.errors import Invalid
-from graph.ids import now_ms
 from graph.memory.recall import terms
 from graph.model.common import Instant, to_ms
 
@@ -57,9 +59,10 @@ def _own(who: Principal, agent_id: str) -> str:
     return agent_id
 
 
-@router.get("/agents/{agent_id}/audit", summary="The agent's audit trail, newest first: each record with the spec's "
-                                                "action, actor tag, approval, trigger, items and its audit.log line")
-def agent_trail(agent_id: str, trail: TrailDep, flt: FilterDep, who: Reader) -> list[dict[str, Any]]:
+@router.get("/agents/{agent_id}/audit", response_model=list[TrailRecord],
+            summary="The agent's audit trail, newest first: each record with the spec's action, actor tag, approval, "
+                    "trigger, items and its audit.log line")
+def agent_trail(agent_id: str, trail: TrailDep, flt: FilterDep, who: Reader) -> list[TrailRecord]:
     return trail.records(_own(who, agent_id), flt)
 
 
@@ -69,41 +72,41 @@ def agent_log(agent_id: str, trail: TrailDep, flt: FilterDep, who: Reader) -> st
     return trail.log(_own(who, agent_id), flt)
 
 
-@router.get("/agents/{agent_id}/audit/forgotten",
+@router.get("/agents/{agent_id}/audit/forgotten", response_model=Forgotten,
             summary="Why was X forgotten: the archived memories about X and the records that archived, deleted or "
                     "decayed them")
 def forgotten(agent_id: str, trail: TrailDep, who: Reader,
               about: Annotated[str, Query(min_length=1, max_length=300)],
-              limit: Annotated[int, Query(ge=1, le=LIMIT)] = 50) -> dict[str, Any]:
+              limit: Annotated[int, Query(ge=1, le=LIMIT)] = 50) -> Forgotten:
     words = terms(about)
     if not words:
         raise Invalid("say what was forgotten: 'about' has no word to search for")
-    return {"about": about, **trail.forgotten(_own(who, agent_id), words, limit)}
+    return trail.forgotten(_own(who, agent_id), words, limit, about=about)
 
 
-@router.get("/agents/{agent_id}/audit/reflections/{reflection_id}",
+@router.get("/agents/{agent_id}/audit/reflections/{reflection_id}", response_model=list[TrailRecord],
             summary="What one reflection did: its proposal, its decision and every change applied under it")
-def reflection_changes(agent_id: str, reflection_id: str, trail: TrailDep, who: Reader) -> list[dict[str, Any]]:
+def reflection_changes(agent_id: str, reflection_id: str, trail: TrailDep, who: Reader) -> list[TrailRecord]:
     return trail.reflection(_own(who, agent_id), reflection_id)
 
 
-@router.get("/agents/{agent_id}/audit/critical",
+@router.get("/agents/{agent_id}/audit/critical", response_model=CriticalChanges,
             summary="Has a critical item ever changed: the agent's configuration, identity and critical facts, each "
                     "with its records")
-def critical(agent_id: str, trail: TrailDep, who: Reader) -> dict[str, Any]:
+def critical(agent_id: str, trail: TrailDep, who: Reader) -> CriticalChanges:
     return trail.critical(_own(who, agent_id))
 
 
-@router.get("/agents/{agent_id}/audit/items/{item_id}",
+@router.get("/agents/{agent_id}/audit/items/{item_id}", response_model=ItemChanges,
             summary="Who changed an item: its records newest first and the actors, first seen first")
-def item(agent_id: str, item_id: str, trail: TrailDep, who: Reader) -> dict[str, Any]:
+def item(agent_id: str, item_id: str, trail: TrailDep, who: Reader) -> ItemChanges:
     return trail.item(_own(who, agent_id), item_id)
 
 
-@router.get("/agents/{agent_id}/audit/digests",
+@router.get("/agents/{agent_id}/audit/digests", response_model=list[AuditDigest], response_model_exclude_none=True,
             summary="The monthly digests (12.6) the trail's records older than its window were folded into, newest "
                     "month first: counts, notable events and each digest's Markdown")
-def agent_digests(agent_id: str, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+def agent_digests(agent_id: str, db: DbDep, who: Reader) -> list[AuditDigest]:
     return retention.digests(db, _own(who, agent_id))
 
 
@@ -113,38 +116,40 @@ def agent_archive(agent_id: str, db: DbDep, who: Reader) -> str:
     return retention.archive_markdown(db, _own(who, agent_id))
 
 
-@router.get("/audit/digests", summary="The service's own monthly digests (records of no agent), newest first (admin)")
-def service_digests(db: DbDep, who: Admin) -> list[dict[str, Any]]:
+@router.get("/audit/digests", response_model=list[AuditDigest], response_model_exclude_none=True,
+            summary="The service's own monthly digests (records of no agent), newest first (admin)")
+def service_digests(db: DbDep, who: Admin) -> list[AuditDigest]:
     return retention.digests(db, None)
 
 
-@router.get("/audit", summary="Every audit record, the service's own included (admin)")
-def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[dict[str, Any]]:
+@router.get("/audit", response_model=list[TrailRecord],
+            summary="Every audit record, the service's own included (admin)")
+def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[TrailRecord]:
     return trail.records(None, flt)
 
 
 # ---------------------------------------------------------------------------------------- sessions and alerts
 
-@router.post("/agents/{agent_id}/sessions",
+@router.post("/agents/{agent_id}/sessions", response_model=SessionStart, response_model_exclude_none=True,
              summary="Start a session: the critical items' checksums verified, and the alerts waiting for the user "
                      "(12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged")
-def start_session(agent_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
-    own = _own(who, agent_id)
-    raised = alerts.verify(db, own)
-    return {"agent_id": own, "started_at": now_ms(), "raised": len(raised), "alerts": alerts.pending(db, own)}
+def start_session(agent_id: str, db: DbDep, who: Reader) -> SessionStart:
+    return alerts.start_session(db, _own(who, agent_id))
 
 
-@router.get("/agents/{agent_id}/alerts", summary="The agent's alerts: those not acknowledged, or all (newest first)")
+@router.get("/agents/{agent_id}/alerts", response_model=list[AlertRecord], response_model_exclude_none=True,
+            summary="The agent's alerts: those not acknowledged, or all (newest first)")
 def list_alerts(agent_id: str, db: DbDep, who: Reader, all: bool = False,
-                limit: Annotated[int, Query(ge=1, le=LIMIT)] = 100) -> list[dict[str, Any]]:
+                limit: Annotated[int, Query(ge=1, le=LIMIT)] = 100) -> list[AlertRecord]:
     own = _own(who, agent_id)
     return alerts.all_of(db, own, limit) if all else alerts.pending(db, own)
 
 
-@router.post("/agents/{agent_id}/alerts/{alert_id}/acknowledge",
+@router.post("/agents/{agent_id}/alerts/{alert_id}/acknowledge", response_model=AlertRecord,
+             response_model_exclude_none=True,
              summary="Acknowledge an alert (a person's key for the agent, or the admin's): audited, and not "
                      "returned at session start again")
-def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
+def acknowledge_alert(agent_id: str, alert_id: str, db: DbDep, who: Reader) -> AlertRecord:
     return alerts.acknowledge(db, require_person_for(who, agent_id, "acknowledging an alert"), alert_id,
                               actor=who.key_id)
 
@@ -160,19 +165,19 @@ def _person(who: Principal, agent_id: str) -> str:
     return agent_id
 
 
-@router.get("/agents/{agent_id}/versions/{item_id}",
+@router.get("/agents/{agent_id}/versions/{item_id}", response_model=ItemHistory, response_model_exclude_none=True,
             summary="An item's earlier versions, newest first, each with its properties as they were, who wrote and "
                     "who replaced it, when, why and the audit record")
-def item_versions(agent_id: str, item_id: str, db: DbDep, who: Reader) -> dict[str, Any]:
-    owner = _own(who, agent_id)
-    return {"item": item_id, "versions": versions.history(db, item_id, owner)}
+def item_versions(agent_id: str, item_id: str, db: DbDep, who: Reader) -> ItemHistory:
+    return ItemHistory(item=item_id, versions=versions.history(db, item_id, _own(who, agent_id)))
 
 
-@router.post("/agents/{agent_id}/rollback",
+@router.post("/agents/{agent_id}/rollback", response_model=RollbackDone | RollbackPlan,
              summary="Roll back one item to a version, a reflection, an actor's changes, a session, one change, a "
                      "rollback, or the whole memory to a time (a person's key or the admin's); 409 names a later "
                      "change it would roll over, unless forced; dry_run shows what it would do")
-def rollback(agent_id: str, body: RollbackIn, db: DbDep, embedder: EmbedderDep, who: Reader) -> dict[str, Any]:
+def rollback(agent_id: str, body: RollbackIn, db: DbDep, embedder: EmbedderDep,
+             who: Reader) -> RollbackDone | RollbackPlan:
     owner = _person(who, agent_id)
     service = Rollbacks(db, embedder)
     if body.dry_run:

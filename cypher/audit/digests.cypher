@@ -2,5 +2,7 @@
 :param agent_id => 'agent-a';
 MATCH (d:AuditDigest)
 WHERE d.agent_id = $agent_id OR ($agent_id IS NULL AND d.agent_id IS NULL)
-RETURN d {.*} AS digest
+RETURN d {.id, .agent_id, .month, .start, .end, .markdown, .mutations, .items, .reflections, .approved, .partial,
+          .rejected, .critical, .decay, .archival, .verbs, .notable, .folded_at, .audit_id, .complete, .valid_from,
+          .recorded_at} AS digest
 ORDER BY d.start DESC

@@ -1,5 +1,6 @@
 // "Why did you forget about X?" (section 12.7): the agent's archived memories whose text has every term,
 // and the records that archived, deleted or decayed them (or whose summary names X), newest first.
+// Each record with the fields cypher/audit/trail.cypher gives it (graph/audit/trail.py StoredRecord).
 :param agent_id => 'agent-a';
 :param terms => ['painting'];
 :param verbs => ['ARCHIVE', 'DELETE', 'DECAY'];
@@ -17,7 +18,7 @@ CALL (ids) {
   WITH a ORDER BY a.at DESC, a.id DESC LIMIT $limit
   OPTIONAL MATCH (k:ApiKey {id: a.actor})
   RETURN collect({record: a {.id, .at, .actor, .agent_id, .action, .verb, .tag, .trigger, .approval, .target_ids,
-                             .summary},
+                             .summary, .before_versions, .after_versions, .reverted_by, .channel, .redaction},
                   key_agent: k.agent_id, key_scopes: coalesce(k.scopes, [])}) AS records
 }
 RETURN memories, records

@@ -11,5 +11,8 @@ CALL () {
   MATCH (v:CoreBlockVersion {block_id: $item_id}) RETURN v
 }
 WITH v WHERE $agent_id IS NULL OR v.agent_id = $agent_id
-RETURN v {.*, n: coalesce(v.n, v.revision, v.version)} AS version
+RETURN v {.id, .item_id, .item_label, .labels, .state, .agent_id, .valid_from, .valid_until, .recorded_at,
+          .recorded_until, .written_by, .replaced_by, .reason, .audit_id, .entry_id, .revision, .content,
+          .market_regime, .tags, .confidence, .scope, .clade, .block_id, .block, .version, .tokens, .pinned,
+          n: coalesce(v.n, v.revision, v.version)} AS version
 ORDER BY version.n DESC

@@ -16,7 +16,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j import ManagedTransaction
+from pydantic import BaseModel
 
 from graph.audit import versions
 from graph.audit.models import Alert
@@ -25,6 +25,7 @@ from graph.audit.revert import DeleteNodes, NodeLabel, SetProperties
 from graph.audit.vocabulary import read_tag
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, NotFound
 from graph.ids import now_ms, uuid7
 
@@ -36,6 +37,34 @@ def critical_items(agent_id: str) -> list[str]:
     """12.5: the agent's configuration (its node), its identity and its critical-facts block (the pinned
     facts) — the items whose every change is flagged. Block ids as graph/memory/core.py `block_id` makes them."""
     return [agent_id, *(f"{agent_id}:core:{block}" for block in CRITICAL_BLOCKS)]
+
+
+class AlertRecord(BaseModel):
+    """An alert as stored (graph/audit/models.py Alert, by its database names); what is unset is None."""
+
+    id: str
+    agent_id: str
+    item: str                         # the critical item's id
+    kind: str                         # unauthorized-change, checksum-mismatch
+    summary: str
+    change_id: str | None = None      # the audit record of the change, when the service made it
+    observed: str | None = None       # a mismatch: the checksum found
+    at: int
+    acknowledged_at: int | None = None
+    acknowledged_by: str | None = None
+
+
+class SessionStart(BaseModel):
+    """A session started: the critical items verified, and the alerts waiting for the user (12.5)."""
+
+    agent_id: str
+    started_at: int
+    raised: int                       # alerts this verification raised
+    alerts: list[AlertRecord]         # every alert not acknowledged, oldest first
+
+
+def as_record(alert: Alert) -> AlertRecord:
+    return AlertRecord.model_validate(ogm.properties(alert))
 
 
 CONFIGURATION = ("name", "kind", "clade", "generation", "parent_id")  # an agent's configuration: its node's fields
@@ -65,7 +94,7 @@ def _observed(db: Database, agent_id: str | None) -> list[tuple[dict[str, Any], 
     return out
 
 
-def acting_as(tx: ManagedTransaction, change: Audit) -> str:
+def acting_as(tx: Tx, change: Audit) -> str:
     """The change's actor tag (12.3), the key it was made with looked up when the record does not say."""
     if change.tag:
         return change.tag
@@ -80,7 +109,7 @@ def authorized(tag: str) -> bool:
     return tag == "manual" or tag.startswith("reflection:")
 
 
-def _raise(tx: ManagedTransaction, agent_id: str, item: str, kind: str, summary: str,
+def _raise(tx: Tx, agent_id: str, item: str, kind: str, summary: str,
            change_id: str | None, observed: str | None = None) -> Alert:
     at = now_ms()
     alert: Alert = Alert(uid=uuid7(), agent_id=agent_id, item=item, kind=kind, summary=summary,
@@ -91,7 +120,7 @@ def _raise(tx: ManagedTransaction, agent_id: str, item: str, kind: str, summary:
     return alert
 
 
-def on_change(tx: ManagedTransaction, change: Audit, item: str, summary: str) -> Alert | None:
+def on_change(tx: Tx, change: Audit, item: str, summary: str) -> Alert | None:
     """Inside the transaction of a change to an item (its record `change` written): when the item is critical,
     an alert unless a person or an approved reflection made it."""
     if change.agent_id is None or item not in critical_items(change.agent_id):
@@ -103,22 +132,22 @@ def on_change(tx: ManagedTransaction, change: Audit, item: str, summary: str) ->
                   change.id)
 
 
-def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
+def verify(db: Database, agent_id: str | None = None) -> list[AlertRecord]:
     """Compare each critical block's text and pins, and each agent's configuration, with the checksum the service
     wrote (one agent's, or every agent's); a mismatch raises an alert once for what was found (acknowledged, it
     is not raised again)."""
-    raised: list[dict[str, Any]] = []
+    raised: list[AlertRecord] = []
     for row, seen in _observed(db, agent_id):
         if seen == row["checksum"]:
             continue
 
-        def work(tx: ManagedTransaction, row: dict[str, Any] = row, seen: str = seen) -> dict[str, Any] | None:
+        def work(tx: Tx, row: dict[str, Any] = row, seen: str = seen) -> AlertRecord | None:
             if Alert.nodes.filter(item=row["id"], kind="checksum-mismatch", observed=seen):
                 return None
             alert = _raise(tx, row["agent_id"], row["id"], "checksum-mismatch",
                            f"Critical item {row['id']} does not match the checksum the service wrote: it was "
                            f"changed outside the service", None, seen)
-            return ogm.properties(alert)
+            return as_record(alert)
 
         made = ogm.write(db, work)
         if made:
@@ -126,20 +155,26 @@ def verify(db: Database, agent_id: str | None = None) -> list[dict[str, Any]]:
     return raised
 
 
-def pending(db: Database, agent_id: str) -> list[dict[str, Any]]:
+def pending(db: Database, agent_id: str) -> list[AlertRecord]:
     """The agent's unacknowledged alerts, oldest first."""
-    return ogm.read(db, lambda tx: [ogm.properties(a) for a in
+    return ogm.read(db, lambda tx: [as_record(a) for a in
                                     Alert.nodes.filter(agent_id=agent_id, acknowledged_at__isnull=True).order_by("at")])
 
 
-def all_of(db: Database, agent_id: str, limit: int = 100) -> list[dict[str, Any]]:
-    return ogm.read(db, lambda tx: [ogm.properties(a) for a in
+def all_of(db: Database, agent_id: str, limit: int = 100) -> list[AlertRecord]:
+    return ogm.read(db, lambda tx: [as_record(a) for a in
                                     Alert.nodes.filter(agent_id=agent_id).order_by("-at")[:limit]])
 
 
-def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> dict[str, Any]:
+def start_session(db: Database, agent_id: str) -> SessionStart:
+    """12.5 at a session's start: the agent's critical items verified, and every alert still to acknowledge."""
+    raised = verify(db, agent_id)
+    return SessionStart(agent_id=agent_id, started_at=now_ms(), raised=len(raised), alerts=pending(db, agent_id))
+
+
+def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> AlertRecord:
     """The alert seen and accepted (12.5: 'Was this intentional?'): it is not returned at session start again."""
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> AlertRecord:
         alert = Alert.nodes.get_or_none(uid=alert_id, agent_id=agent_id)
         if alert is None:
             raise NotFound(f"no alert {alert_id!r} for agent {agent_id!r}")
@@ -154,6 +189,6 @@ def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> di
         audit.write(tx, [alert.uid], f"acknowledged: {alert.summary}",
                     [SetProperties(label=NodeLabel.Alert, id=alert.uid, before={"acknowledged_at": None,
                                                                                 "acknowledged_by": None})], steps)
-        return ogm.properties(alert)
+        return as_record(alert)
 
     return ogm.write(db, work)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
+from pydantic import BaseModel
 
 from graph.audit.alerts import critical_items
 from graph.audit.records import Audit
@@ -30,7 +30,9 @@ from graph.audit.versions import created
 from graph.audit.vocabulary import Verb, one_line, verb_of
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import now_ms
+from graph.model.rows import Row
 
 log = logging.getLogger(__name__)
 
@@ -202,7 +204,7 @@ def fold_month(db: Database, agent_id: str | None, start: int, end: int, *, acto
             return 0
         audit = Audit(action="audit.fold", actor=actor, agent_id=agent_id)
 
-        def write(tx: ManagedTransaction) -> None:
+        def write(tx: Tx) -> None:
             row = tx.run(cypher.query("audit/fold_digest"), digest=digest.row(audit.at, audit.id)).single()
             if row is not None and row["written"]:
                 audit.write(tx, [digest.id], f"folded {digest.mutations} records of {month_name(start)} into "
@@ -241,14 +243,47 @@ def fold(db: Database, retention_days: float, *, now: int | None = None, actor: 
     return FoldReport(folded, records)
 
 
-def digests(db: Database, agent_id: str | None) -> list[dict[str, Any]]:
+class AuditDigest(BaseModel):
+    """One owner's month of records as its digest says it (Digest.row, as written); None: a field a digest
+    written before it was kept does not have."""
+
+    id: str
+    agent_id: str | None = None
+    month: str
+    start: int
+    end: int
+    markdown: str
+    mutations: int
+    items: int
+    reflections: int
+    approved: int
+    partial: int
+    rejected: int
+    critical: int
+    decay: int
+    archival: int
+    verbs: list[str] | None = None
+    notable: list[str]
+    folded_at: int
+    audit_id: str
+    complete: bool | None = None  # False until the month's last records are deleted
+    valid_from: int | None = None
+    recorded_at: int | None = None
+
+
+class DigestRow(Row):
+    query = "audit/digests"
+    digest: AuditDigest
+
+
+def digests(db: Database, agent_id: str | None) -> list[AuditDigest]:
     """An owner's digests, newest month first."""
-    return [dict(r["digest"]) for r in db.fetch("audit/digests", agent_id=agent_id)]
+    return [r.digest for r in db.typed(DigestRow, agent_id=agent_id)]
 
 
 def archive_markdown(db: Database, agent_id: str | None) -> str:
     """audit-archive.md: the monthly digests, oldest first."""
-    return "\n".join(d["markdown"] for d in reversed(digests(db, agent_id)))
+    return "\n".join(d.markdown for d in reversed(digests(db, agent_id)))
 
 
 def folded_until(db: Database, agent_id: str) -> int | None:

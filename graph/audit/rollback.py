@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from neo4j import ManagedTransaction
+from pydantic import BaseModel
 
 from graph.audit import erasure, retention, versions
 from graph.audit import revert as rv
@@ -32,6 +32,7 @@ from graph.audit.records import Audit
 from graph.audit.vocabulary import iso_minute, one_line
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
@@ -209,6 +210,67 @@ def _newest_first(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(records, key=lambda r: (r["at"], r["id"]), reverse=True)
 
 
+# ---------------------------------------------------------------------------------------------- answers
+
+
+class Brief(BaseModel):
+    """A record a rollback undoes or rolls over, in brief."""
+
+    id: str
+    at: int
+    action: str
+    actor: str
+    tag: str | None
+    summary: str | None
+    target_ids: list[str] | None
+
+
+class Irreversible(BaseModel):
+    """A record whose change cannot be undone (a Noop in its revert), and why."""
+
+    record: str
+    action: str
+    reason: str
+
+
+class NotRestored(BaseModel):
+    """An erased item a rollback leaves erased (graph/audit/erasure.py)."""
+
+    id: str
+    erased_at: str
+    erased_by: str
+    erasure: str              # the erasure's audit record
+    reason: str
+    records: list[str]        # the undone records that would have brought it back
+
+
+class RollbackPlan(BaseModel):
+    """What a rollback would do (a dry run): the records it undoes, newest first, the items it touches, what it
+    cannot undo or restore, and the later changes it would roll over (a 409 unless forced)."""
+
+    target: str
+    changes: list[Brief]
+    items: list[str]
+    irreversible: list[Irreversible]
+    conflicts: list[Brief]
+    not_restored: list[NotRestored]
+    folded_before: str | None  # the trail is folded into digests before this minute: a rollback reaches back to here
+
+
+class RollbackDone(BaseModel):
+    """A rollback made: its id and REVERT records, what it undid and what it rolled over (forced)."""
+
+    rollback_id: str
+    records: list[str]
+    target: str
+    undone: list[Brief]
+    items: list[str]
+    irreversible: list[Irreversible]
+    forced_over: list[Brief]
+    not_restored: list[NotRestored]
+    folded_before: str | None
+
+
 # ---------------------------------------------------------------------------------------------- planning
 
 
@@ -221,14 +283,15 @@ class Undoing:
 @dataclass
 class Plan:
     steps: list[Undoing]
-    irreversible: list[dict[str, Any]] = field(default_factory=list)
+    irreversible: list[Irreversible] = field(default_factory=list)
     not_restored: dict[str, dict[str, Any]] = field(default_factory=dict)  # erased items it leaves erased
 
     def items(self) -> list[str]:
         return sorted({i for s in self.steps for op in s.ops for i in op.items()})
 
-    def unrestored(self) -> list[dict[str, Any]]:
-        return [{**v, "records": sorted(set(v["records"]))} for _, v in sorted(self.not_restored.items())]
+    def unrestored(self) -> list[NotRestored]:
+        return [NotRestored.model_validate({**v, "records": sorted(set(v["records"]))})
+                for _, v in sorted(self.not_restored.items())]
 
 
 def plan(chosen: Chosen, erased: dict[str, dict[str, Any]] | None = None) -> Plan:
@@ -242,7 +305,7 @@ def plan(chosen: Chosen, erased: dict[str, dict[str, Any]] | None = None) -> Pla
             ops = [o for o in (op.restricted(chosen.items) for op in ops) if o is not None]  # type: ignore[misc]
         gone = [op for op in ops if isinstance(op, rv.Noop)]
         if gone:
-            out.irreversible.append({"record": record["id"], "action": record["action"], "reason": gone[0].reason})
+            out.irreversible.append(Irreversible(record=record["id"], action=record["action"], reason=gone[0].reason))
         if record.get("action") == erasure.ERASED_ACTION:
             _unrestored(out, record, [i for i in record.get("target_ids") or [] if i in erased], erased)
         kept = []
@@ -311,7 +374,7 @@ class Images:
     taken: dict[tuple[str, str], rv.NodeImage | None] = field(default_factory=dict)
     relationships: dict[str, rv.RelationshipImage] = field(default_factory=dict)
 
-    def take(self, tx: ManagedTransaction, refs: Iterable[rv.Ref]) -> None:
+    def take(self, tx: Tx, refs: Iterable[rv.Ref]) -> None:
         todo = [(rv.NodeLabel(label), i) for label, i in dict.fromkeys(refs) if (str(label), i) not in self.taken]
         while todo:
             found = locate(tx, todo)
@@ -361,7 +424,7 @@ def key(r: rv.RelationshipImage) -> str:
     return f"{r.type.value}|{r.start_id}|{r.end_id}|{r.properties.get('id') or ''}"
 
 
-def locate(tx: ManagedTransaction, refs: Iterable[rv.Ref]) -> dict[tuple[str, str], str]:
+def locate(tx: Tx, refs: Iterable[rv.Ref]) -> dict[tuple[str, str], str]:
     """The element ids of these nodes (locked), by (label, id); missing nodes left out."""
     rows = tx.run(cypher.query("rollback/locate"),
                   refs=[{"label": str(label), "id": i} for label, i in dict.fromkeys(refs)])
@@ -375,7 +438,7 @@ def locate(tx: ManagedTransaction, refs: Iterable[rv.Ref]) -> dict[tuple[str, st
 class Executor:
     """Runs revert operations inside a transaction, by type."""
 
-    tx: ManagedTransaction
+    tx: Tx
     actor: str
     now: int
     audit_id: str
@@ -502,15 +565,15 @@ class Rollbacks:
     db: Database
     embedder: Embedder
 
-    def preview(self, agent_id: str, target: Target) -> dict[str, Any]:
+    def preview(self, agent_id: str, target: Target) -> RollbackPlan:
         chosen = target.choose(self.db, agent_id)
         p = plan(chosen, erasure.erased(self.db, agent_id))
         later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
-        return {"target": target.describe(), "changes": [_brief(s.record) for s in p.steps], "items": p.items(),
-                "irreversible": p.irreversible, "conflicts": [_brief(r) for r in later],
-                "not_restored": p.unrestored(), **_folded(self.db, agent_id)}
+        return RollbackPlan(target=target.describe(), changes=[_brief(s.record) for s in p.steps], items=p.items(),
+                            irreversible=p.irreversible, conflicts=[_brief(r) for r in later],
+                            not_restored=p.unrestored(), folded_before=_folded(self.db, agent_id))
 
-    def rollback(self, agent_id: str, target: Target, *, actor: str, force: bool = False) -> dict[str, Any]:
+    def rollback(self, agent_id: str, target: Target, *, actor: str, force: bool = False) -> RollbackDone:
         chosen = target.choose(self.db, agent_id)
         p = plan(chosen, erasure.erased(self.db, agent_id))
         if not p.steps:
@@ -523,7 +586,7 @@ class Rollbacks:
         rollback_id = uuid7()
         now = now_ms()
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> tuple[str, list[str]]:
             if not tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).single():
                 raise NotFound(f"no agent {agent_id!r}")
             images = Images()
@@ -552,30 +615,31 @@ class Rollbacks:
                 audit.write(tx, items, f"rolled back {len(steps)} changes ({target.describe()})",
                             [restore, *unmark], kept)
                 records.append(audit.id)
-            return {"rollback_id": rollback_id, "records": records}
+            return rollback_id, records
 
-        done = self.db.write(work)
-        return {**done, "target": target.describe(), "undone": [_brief(s.record) for s in p.steps],
-                "items": p.items(), "irreversible": p.irreversible, "forced_over": [_brief(r) for r in later],
-                "not_restored": p.unrestored(), **_folded(self.db, agent_id)}
+        done, records = self.db.write(work)
+        return RollbackDone(rollback_id=done, records=records, target=target.describe(),
+                            undone=[_brief(s.record) for s in p.steps], items=p.items(), irreversible=p.irreversible,
+                            forced_over=[_brief(r) for r in later], not_restored=p.unrestored(),
+                            folded_before=_folded(self.db, agent_id))
 
 
-def _folded(db: Database, agent_id: str) -> dict[str, Any]:
+def _folded(db: Database, agent_id: str) -> str | None:
     """Where the trail is folded into digests (12.6): changes before that time have no records left to undo, so a
     rollback by reflection, actor, session or record says that it reaches back only to there."""
     until = retention.folded_until(db, agent_id)
-    return {"folded_before": iso_minute(until)} if until is not None else {}
+    return iso_minute(until) if until is not None else None
 
 
 def _was(record: dict[str, Any]) -> str | None:
     return record.get("reverted_by")
 
 
-def _brief(r: dict[str, Any]) -> dict[str, Any]:
-    return {k: r.get(k) for k in ("id", "at", "action", "actor", "tag", "summary", "target_ids")}
+def _brief(r: dict[str, Any]) -> Brief:
+    return Brief.model_validate({k: r.get(k) for k in Brief.model_fields})
 
 
-def _keep_versions(tx: ManagedTransaction, refs: set[tuple[str, str]], audit: Audit) -> list[versions.Step]:
+def _keep_versions(tx: Tx, refs: set[tuple[str, str]], audit: Audit) -> list[versions.Step]:
     """The rollback is versioned: the states it replaces kept, per kind of item."""
     steps: list[versions.Step] = []
     by_label: dict[str, list[str]] = {}

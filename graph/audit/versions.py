@@ -17,12 +17,14 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
-from neo4j import ManagedTransaction
+from pydantic import BaseModel, BeforeValidator
 
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
+from graph.model.rows import Row
 
 
 class Versioned(StrEnum):
@@ -78,7 +80,7 @@ def created(label: Versioned | str, ids: Iterable[str]) -> list[Step]:
     return [Step(i, None, version_id(label, i, 1)) for i in ids]
 
 
-def keep(tx: ManagedTransaction, label: Versioned, ids: Sequence[str], *, now: int, actor: str, reason: str,
+def keep(tx: Tx, label: Versioned, ids: Sequence[str], *, now: int, actor: str, reason: str,
          audit_id: str, states: dict[str, dict[str, Any]] | None = None) -> list[Step]:
     """Before changing these items in `tx`: each one's current state kept as a version node, its counter moved
     on. Items that do not exist are left out. `states`: the items' states before a change already made (an
@@ -122,12 +124,60 @@ def columns(target_ids: Sequence[str], steps: Sequence[Step]) -> tuple[list[str]
     return before, after
 
 
-def history(db: Database, item_id: str, agent_id: str | None) -> list[dict[str, Any]]:
+def _json(value: Any) -> Any:
+    if isinstance(value, str):
+        return json.loads(value) if value else None
+    return value
+
+
+class ItemVersion(BaseModel):
+    """An earlier state of an item (a Version node; an entry's also an EntryVersion, a core block's also a
+    CoreBlockVersion, with their fields): who wrote it, who replaced it, when, why and in which audit record.
+    None: a property the version does not have (a Memory's version has no `block`)."""
+
+    id: str
+    n: int                            # its number in the item's chain
+    item_id: str | None = None
+    item_label: str | None = None
+    labels: list[str] | None = None   # the item's labels when it was kept
+    # the item's properties as they were (any versioned label's, so free-form): stored as JSON, read back here
+    state: Annotated[dict[str, Any] | None, BeforeValidator(_json)] = None
+    agent_id: str | None = None
+    valid_from: int | None = None
+    valid_until: int | None = None
+    recorded_at: int | None = None
+    recorded_until: int | None = None
+    written_by: str | None = None
+    replaced_by: str | None = None
+    reason: str | None = None
+    audit_id: str | None = None
+    entry_id: str | None = None       # an entry's version
+    revision: int | None = None
+    market_regime: str | None = None
+    tags: list[str] | None = None
+    confidence: float | None = None
+    scope: str | None = None
+    clade: str | None = None
+    block_id: str | None = None       # a core block's version
+    block: str | None = None
+    version: int | None = None
+    tokens: int | None = None
+    pinned: list[str] | None = None
+    content: str | None = None        # an entry's or a core block's text
+
+
+class ItemHistory(BaseModel):
+    """An item's earlier states, newest first."""
+
+    item: str
+    versions: list[ItemVersion]
+
+
+class VersionRow(Row):
+    query = "audit/versions"
+    version: ItemVersion
+
+
+def history(db: Database, item_id: str, agent_id: str | None) -> list[ItemVersion]:
     """An agent's item's earlier states (None: any owner's), newest first, each with its properties as they were."""
-    out = []
-    for row in db.fetch("audit/versions", item_id=item_id, agent_id=agent_id):
-        v = dict(row["version"])
-        if v.get("state"):
-            v["state"] = json.loads(v["state"])
-        out.append(v)
-    return out
+    return [r.version for r in db.typed(VersionRow, item_id=item_id, agent_id=agent_id)]

@@ -60,7 +60,7 @@ def test_a_block_changed_outside_the_service_fails_its_checksum(api: Api, db) ->
     assert alerts.verify(db) == []  # what start-up runs: all in order
     db.run("testing/tamper_block", id=f"{AGENT}:core:identity", content="- Name: Mallory")
     raised = alerts.verify(db)  # start-up
-    assert [(a["kind"], a["item"]) for a in raised] == [("checksum-mismatch", f"{AGENT}:core:identity")]
+    assert [(a.kind, a.item) for a in raised] == [("checksum-mismatch", f"{AGENT}:core:identity")]
     session = start(api, h)
     assert session["raised"] == 0  # the same mismatch is not raised twice
     assert [a["kind"] for a in session["alerts"]] == ["checksum-mismatch"]
@@ -96,7 +96,7 @@ def test_an_agents_configuration_changed_outside_the_service_fails_its_checksum(
     assert alerts.verify(db) == []  # every agent registered through the service: in order
     db.run("testing/tamper_agent", id=AGENT, clade="clade-elsewhere")
     raised = alerts.verify(db, AGENT)
-    assert [(a["kind"], a["item"]) for a in raised] == [("checksum-mismatch", AGENT)]
+    assert [(a.kind, a.item) for a in raised] == [("checksum-mismatch", AGENT)]
     session = start(api, h)
     assert session["raised"] == 0 and [a["item"] for a in session["alerts"]] == [AGENT]
     trail = api.client.get(f"/agents/{AGENT}/audit/critical", headers=h).json()

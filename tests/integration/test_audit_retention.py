@@ -113,13 +113,13 @@ def test_a_fold_stopped_half_way_resumes_without_summarising_again(api: Api) -> 
     # stopped right after the digest was written: nothing deleted yet, the digest incomplete
     assert retention.fold_month(api.db, AGENT, start, end, actor="test", cancelled=lambda: True) == 0
     [digest] = retention.digests(api.db, AGENT)
-    assert digest["complete"] is False and digest["mutations"] == len(old)
+    assert digest.complete is False and digest.mutations == len(old)
     assert len(_trail(api, h)) == len(old) + 1
     # the next run deletes the month's records; the digest is the one written first
     report = retention.fold(api.db, 90, now=now_ms())
     assert report.records == len(old)
     [after] = retention.digests(api.db, AGENT)
-    assert after["complete"] is True and after["mutations"] == len(old) and after["folded_at"] == digest["folded_at"]
+    assert after.complete is True and after.mutations == len(old) and after.folded_at == digest.folded_at
 
 
 def test_digests_are_the_agents_own(api: Api) -> None:

@@ -2446,6 +2446,32 @@ export interface components {
             [key: string]: unknown;
         };
         /**
+         * AlertRecord
+         * @description An alert as stored (graph/audit/models.py Alert, by its database names); what is unset is None.
+         */
+        AlertRecord: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Item */
+            item: string;
+            /** Kind */
+            kind: string;
+            /** Summary */
+            summary: string;
+            /** Change Id */
+            change_id?: string | null;
+            /** Observed */
+            observed?: string | null;
+            /** At */
+            at: number;
+            /** Acknowledged At */
+            acknowledged_at?: number | null;
+            /** Acknowledged By */
+            acknowledged_by?: string | null;
+        };
+        /**
          * Algorithm
          * @enum {string}
          */
@@ -2636,10 +2662,138 @@ export interface components {
             preassembled?: boolean;
         };
         /**
+         * Assembly
+         * @description The agent's workspace for one decision: the rendered prompt text, its entries per category, the reasons per
+         *     category and the delta from its previous workspace.
+         */
+        Assembly: {
+            /** Assembly Id */
+            assembly_id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** At */
+            at: number;
+            /** Source */
+            source: string;
+            /** Policy Revision */
+            policy_revision: number;
+            /** Mutation Id */
+            mutation_id: string | null;
+            situation: components["schemas"]["SituationOut"];
+            /** Budget */
+            budget: number;
+            /** Total Tokens */
+            total_tokens: number;
+            /** Route */
+            route: string;
+            compaction: components["schemas"]["Compaction"] | null;
+            /** Allocations */
+            allocations: {
+                [key: string]: number;
+            };
+            /** Layers */
+            layers: components["schemas"]["Layer"][];
+            /** Budgets */
+            budgets: {
+                [key: string]: number;
+            };
+            /** Categories */
+            categories: {
+                [key: string]: components["schemas"]["graph__context__governor__EntryOut"][];
+            };
+            /** Reasons */
+            reasons: components["schemas"]["ReasonOut"][];
+            /** Guidelines */
+            guidelines: string[];
+            delta: components["schemas"]["DeltaOut"];
+            /** Text */
+            text: string;
+            /** Timings Ms */
+            timings_ms: {
+                [key: string]: number;
+            };
+        };
+        /** Attribution */
+        Attribution: {
+            /** Crystal Id */
+            crystal_id: string;
+            /** Actors */
+            actors: string[];
+        };
+        /**
+         * AuditDigest
+         * @description One owner's month of records as its digest says it (Digest.row, as written); None: a field a digest
+         *     written before it was kept does not have.
+         */
+        AuditDigest: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Month */
+            month: string;
+            /** Start */
+            start: number;
+            /** End */
+            end: number;
+            /** Markdown */
+            markdown: string;
+            /** Mutations */
+            mutations: number;
+            /** Items */
+            items: number;
+            /** Reflections */
+            reflections: number;
+            /** Approved */
+            approved: number;
+            /** Partial */
+            partial: number;
+            /** Rejected */
+            rejected: number;
+            /** Critical */
+            critical: number;
+            /** Decay */
+            decay: number;
+            /** Archival */
+            archival: number;
+            /** Verbs */
+            verbs?: string[] | null;
+            /** Notable */
+            notable: string[];
+            /** Folded At */
+            folded_at: number;
+            /** Audit Id */
+            audit_id: string;
+            /** Complete */
+            complete?: boolean | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+        };
+        /**
          * BehavioralPhase
          * @enum {string}
          */
         BehavioralPhase: "thriving" | "stable" | "conservation" | "declining" | "terminal";
+        /**
+         * Belief
+         * @description A Beta belief of the agent: how its decisions went with the category in context, in the regime.
+         */
+        Belief: {
+            /** Regime */
+            regime: string;
+            /** Category */
+            category: string;
+            /** Alpha */
+            alpha: number;
+            /** Beta */
+            beta: number;
+            /** Value */
+            value: number;
+            /** Updated At */
+            updated_at: number | null;
+        };
         /**
          * Block
          * @enum {string}
@@ -2682,6 +2836,26 @@ export interface components {
              * @description the key whose edit wrote it
              */
             written_by?: string | null;
+        };
+        /**
+         * Brief
+         * @description A record a rollback undoes or rolls over, in brief.
+         */
+        Brief: {
+            /** Id */
+            id: string;
+            /** At */
+            at: number;
+            /** Action */
+            action: string;
+            /** Actor */
+            actor: string;
+            /** Tag */
+            tag: string | null;
+            /** Summary */
+            summary: string | null;
+            /** Target Ids */
+            target_ids: string[] | null;
         };
         /** Cascade */
         Cascade: {
@@ -2802,6 +2976,32 @@ export interface components {
             /** Percentile */
             percentile: number;
         };
+        /**
+         * ChangesOut
+         * @description What the person changed when deciding, and what could not be applied.
+         */
+        ChangesOut: {
+            /** Exclude */
+            exclude?: string[];
+            /**
+             * Changes
+             * @description per proposal id, new values
+             */
+            changes?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+            /** Items */
+            items?: string[] | null;
+            /**
+             * Skipped
+             * @description per proposal id, why it was not applied
+             */
+            skipped?: {
+                [key: string]: string;
+            };
+        };
         /** CompactIn */
         CompactIn: {
             /**
@@ -2852,6 +3052,36 @@ export interface components {
             /** Markdown */
             markdown: string;
         };
+        /**
+         * Compaction
+         * @description The workspace compacted under context pressure (S3.5).
+         */
+        Compaction: {
+            /** Original Tokens */
+            original_tokens: number;
+            /** Compacted Tokens */
+            compacted_tokens: number;
+            /** Categories Compressed */
+            categories_compressed: string[];
+            /** Pressure */
+            pressure: number;
+        };
+        /**
+         * CompressionConfig
+         * @description S2.3 CompressionConfig, with its defaults: above these tokens an item is shown as its one line.
+         */
+        CompressionConfig: {
+            /**
+             * Episode Summary Threshold
+             * @default 200
+             */
+            episode_summary_threshold?: number;
+            /**
+             * Insight Summary Threshold
+             * @default 150
+             */
+            insight_summary_threshold?: number;
+        };
         /** CompressionIn */
         CompressionIn: {
             /** Episode Summary Threshold */
@@ -2864,6 +3094,15 @@ export interface components {
          * @enum {string}
          */
         Confidence: "high" | "medium" | "low";
+        /** ConsolidationModulation */
+        ConsolidationModulation: {
+            /** Decay Resistance */
+            decay_resistance: number;
+            /** Merge Threshold */
+            merge_threshold: number;
+            /** Halt Untrusted Ingestion */
+            halt_untrusted_ingestion: boolean;
+        };
         /**
          * ContextCategory
          * @enum {string}
@@ -2872,6 +3111,13 @@ export interface components {
         /** CoreLineIn */
         CoreLineIn: {
             block: components["schemas"]["Block"];
+            /** Line */
+            line: string;
+        };
+        /** CoreLineOut */
+        CoreLineOut: {
+            /** Block */
+            block: string;
             /** Line */
             line: string;
         };
@@ -2893,6 +3139,139 @@ export interface components {
             /** Blocks */
             blocks: components["schemas"]["BlockOut"][];
         };
+        /**
+         * CriticalChanges
+         * @description Has a critical item ever changed: each critical item's records.
+         */
+        CriticalChanges: {
+            /** Items */
+            items: components["schemas"]["ItemChanges"][];
+        };
+        /**
+         * Crystal
+         * @description A crystal as GET /crystals/{id} answers it: its properties and its kinds (Episode, Memory, Entry, Skill).
+         */
+        Crystal: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Requested Scope */
+            requested_scope?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Lifespan */
+            lifespan?: string | null;
+            /** Priority */
+            priority?: number | null;
+            /** Ttl Ms */
+            ttl_ms?: number | null;
+            /** Expires At */
+            expires_at?: number | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Lifecycle At */
+            lifecycle_at?: number | null;
+            /** Lifecycle Reason */
+            lifecycle_reason?: string | null;
+            /** Parent Id */
+            parent_id?: string | null;
+            /** Semantic Type */
+            semantic_type?: string | null;
+            /** Origin */
+            origin?: string | null;
+            /** Epistemic Layer */
+            epistemic_layer?: string | null;
+            /** Importance Score */
+            importance_score?: number | null;
+            /** Access Count */
+            access_count?: number | null;
+            /** Last Accessed At */
+            last_accessed_at?: number | null;
+            /** Emotional Valence */
+            emotional_valence?: number | null;
+            /** Hormone Dopamine */
+            hormone_dopamine?: number | null;
+            /** Hormone Cortisol */
+            hormone_cortisol?: number | null;
+            /** Hormone Oxytocin */
+            hormone_oxytocin?: number | null;
+            /** Steering Reward */
+            steering_reward?: number | null;
+            /** Is Verified */
+            is_verified?: boolean | null;
+            /** Dream Count */
+            dream_count?: number | null;
+            /** Provenance Operation */
+            provenance_operation?: string | null;
+            /** Provenance Actor */
+            provenance_actor?: string | null;
+            /** Stable Skill Id */
+            stable_skill_id?: string | null;
+            /** Skill Version */
+            skill_version?: number | null;
+            /** Previous Version Id */
+            previous_version_id?: string | null;
+            /** Deprecated */
+            deprecated?: boolean | null;
+            /** Deprecated By */
+            deprecated_by?: string | null;
+            /** Deprecated At */
+            deprecated_at?: number | null;
+            /** Skill Tags */
+            skill_tags?: string[] | null;
+            /** Skill Category */
+            skill_category?: string | null;
+            /** Execution Count */
+            execution_count?: number | null;
+            /** Success Count */
+            success_count?: number | null;
+            /** Reward Sum */
+            reward_sum?: number | null;
+            /** Unique Buyers */
+            unique_buyers?: number | null;
+            /** Bounty Matches */
+            bounty_matches?: number | null;
+            /** Last Executed At */
+            last_executed_at?: number | null;
+            /** Text */
+            text?: string | null;
+            /** Content */
+            content?: string | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Category */
+            category?: string | null;
+            /** Status */
+            status?: string | null;
+            /** Provenance */
+            provenance?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Market Regime */
+            market_regime?: string | null;
+            /** Strategy */
+            strategy?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Decay Class */
+            decay_class?: string | null;
+            /**
+             * Kinds
+             * @default []
+             */
+            kinds?: string[];
+        } & {
+            [key: string]: unknown;
+        };
         /** CrystallizeIn */
         CrystallizeIn: {
             /**
@@ -2907,6 +3286,18 @@ export interface components {
              * @description e.g. risk-management, code-generation
              */
             category?: string | null;
+        };
+        /** Crystallized */
+        Crystallized: {
+            /** Id */
+            id: string;
+            /** Stable Skill Id */
+            stable_skill_id: string;
+            /** Skill Version */
+            skill_version: number;
+            lifecycle: components["schemas"]["Lifecycle"];
+            /** At */
+            at: number;
         };
         /**
          * Curiosity
@@ -3003,11 +3394,6 @@ export interface components {
          * @enum {string}
          */
         DecayClass: "structural" | "regime_conditional" | "tactical" | "ephemeral";
-        /**
-         * Decision
-         * @enum {string}
-         */
-        "Decision-Output": "full" | "semantic_only" | "light" | "none";
         /** DecisionIn */
         DecisionIn: {
             /** @description approve, approve_with_changes, approve_part or reject (section 10.6) */
@@ -3080,6 +3466,24 @@ export interface components {
             /** Dry Run */
             dry_run: boolean;
         };
+        /**
+         * DeltaOut
+         * @description What changed from the agent's previous workspace (S2.2).
+         */
+        DeltaOut: {
+            /** Changed Categories */
+            changed_categories: components["schemas"]["ContextCategory"][];
+            /** Added */
+            added: {
+                [key: string]: components["schemas"]["graph__context__governor__EntryOut"][];
+            };
+            /** Removed */
+            removed: {
+                [key: string]: string[];
+            };
+            /** Token Delta */
+            token_delta: number;
+        };
         /** DeprecateIn */
         DeprecateIn: {
             /**
@@ -3087,6 +3491,17 @@ export interface components {
              * @description the replacement's stable skill id
              */
             replaced_by: string;
+        };
+        /** Deprecated */
+        Deprecated: {
+            /** Id */
+            id: string;
+            /** Stable Skill Id */
+            stable_skill_id: string;
+            /** Deprecated By */
+            deprecated_by: string;
+            /** At */
+            at: number;
         };
         /** DerivedNode */
         DerivedNode: {
@@ -3105,6 +3520,11 @@ export interface components {
          * @enum {string}
          */
         Direction: "out" | "in" | "both";
+        /**
+         * Disclosure
+         * @enum {string}
+         */
+        Disclosure: "full" | "summary" | "excluded";
         /** EditIn */
         EditIn: {
             /** Content */
@@ -3172,6 +3592,26 @@ export interface components {
              */
             label?: string | null;
         };
+        /**
+         * EndedOverride
+         * @description The override's node as it is once ended (valid_until: when it was ended).
+         */
+        EndedOverride: {
+            /** Level */
+            level: number;
+            /** Reason */
+            reason: string;
+            /** Valid From */
+            valid_from: number;
+            /** Valid Until */
+            valid_until: number;
+            /** Set By */
+            set_by?: string | null;
+            /** Id */
+            id: string;
+            /** Recorded At */
+            recorded_at: number;
+        };
         /** EntitiesIn */
         EntitiesIn: {
             /** Entities */
@@ -3236,6 +3676,15 @@ export interface components {
             /** Address */
             address?: string | null;
         };
+        /** EntityRef */
+        EntityRef: {
+            /** Id */
+            id: string;
+            /** Kind */
+            kind?: string | null;
+            /** Name */
+            name?: string | null;
+        };
         /** EntryBatch */
         EntryBatch: {
             /** Entries */
@@ -3247,6 +3696,27 @@ export interface components {
          * @enum {string}
          */
         EntryCategory: "Insight" | "Heuristic" | "Warning" | "CausalLink" | "StrategyFragment" | "DreamJournal";
+        /**
+         * EntryForked
+         * @description An entry's fork: the Admission Gate's outcome for the copy (id: the entry written or merged into; none
+         *     when skipped).
+         */
+        EntryForked: {
+            /** Id */
+            id: string | null;
+            /** Forked From */
+            forked_from: string;
+            /** At */
+            at: number;
+            /** Outcome */
+            outcome: string;
+            /** Confidence */
+            confidence: number;
+            /** Provenance */
+            provenance: string;
+            /** Decision Id */
+            decision_id: string;
+        };
         /** EntryIn */
         EntryIn: {
             /** Id */
@@ -3301,103 +3771,6 @@ export interface components {
             dream_validated?: boolean;
             /** @description the crystal's lifespan and priority */
             governance?: components["schemas"]["GovernanceIn"] | null;
-        };
-        /**
-         * EntryOut
-         * @description A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
-         *     properties as exported, which may be more than these.
-         */
-        EntryOut: {
-            /** Id */
-            id: string;
-            /** Agent Id */
-            agent_id?: string | null;
-            /** Clade */
-            clade?: string | null;
-            scope?: components["schemas"]["Scope"] | null;
-            category?: components["schemas"]["EntryCategory"] | null;
-            /** Content */
-            content?: string | null;
-            /** Confidence */
-            confidence?: number | null;
-            /** Effective Confidence */
-            effective_confidence?: number | null;
-            status?: components["schemas"]["EntryStatus"] | null;
-            /** Validated Count */
-            validated_count?: number | null;
-            /** Contradicted Count */
-            contradicted_count?: number | null;
-            decay_class?: components["schemas"]["DecayClass"] | null;
-            /** Half Life Ms */
-            half_life_ms?: number | null;
-            /** Strength */
-            strength?: number | null;
-            market_regime?: components["schemas"]["MarketRegime"] | null;
-            /** Valid From */
-            valid_from?: string | null;
-            /** Valid Until */
-            valid_until?: string | null;
-            /** Recorded At */
-            recorded_at?: string | null;
-            /** Recorded Until */
-            recorded_until?: string | null;
-            /** Last Accessed At */
-            last_accessed_at?: string | null;
-            /** Updated At */
-            updated_at?: string | null;
-            /** Tags */
-            tags?: string[] | null;
-            provenance?: components["schemas"]["Provenance"] | null;
-            /** Source Golem Id */
-            source_golem_id?: string | null;
-            /** Source Generation */
-            source_generation?: number | null;
-            /** Source Owner Address */
-            source_owner_address?: string | null;
-            /** Is Bloodstain */
-            is_bloodstain?: boolean | null;
-            /** Dream Validated */
-            dream_validated?: boolean | null;
-            /** Admission Id */
-            admission_id?: string | null;
-            /** Audit Id */
-            audit_id?: string | null;
-            /** Version */
-            version?: number | null;
-            /** Access Count */
-            access_count?: number | null;
-            /** Inherited From */
-            inherited_from?: string | null;
-            /** Inherited From Agent */
-            inherited_from_agent?: string | null;
-            /** Quality Specificity */
-            quality_specificity?: number | null;
-            /** Quality Actionability */
-            quality_actionability?: number | null;
-            /** Quality Novelty */
-            quality_novelty?: number | null;
-            /** Quality Verifiability */
-            quality_verifiability?: number | null;
-            /** Quality Consistency */
-            quality_consistency?: number | null;
-            /** Quality Red Flags */
-            quality_red_flags?: string[] | null;
-            /** Quality Score */
-            quality_score?: number | null;
-            emotion_primary?: components["schemas"]["PlutchikEmotion"] | null;
-            /** Pad */
-            pad?: number[] | null;
-            emotion_phase?: components["schemas"]["BehavioralPhase"] | null;
-            /** Emotion Intensity */
-            emotion_intensity?: number | null;
-            /** Emotion Label */
-            emotion_label?: string | null;
-            /** Parent Episode Ids */
-            parent_episode_ids?: string[] | null;
-            /** Decision Ids */
-            decision_ids?: string[] | null;
-        } & {
-            [key: string]: unknown;
         };
         /** EntrySource */
         EntrySource: {
@@ -3723,6 +4096,24 @@ export interface components {
          * @enum {string}
          */
         EventType: "GrimoireWrite" | "GrimoireDecay" | "CuratorCycleComplete" | "IngestResult" | "context:assembled" | "context:policy_updated" | "context:regime_override" | "context:feedback_loop" | "context:compacted";
+        /** EvolutionOut */
+        EvolutionOut: {
+            /** Learning */
+            learning: string;
+            /** Understanding */
+            understanding: string;
+            /** Theme */
+            theme: string;
+            /** Milestone */
+            milestone?: string | null;
+        };
+        /** Excluded */
+        Excluded: {
+            /** Id */
+            id: string;
+            /** Why */
+            why: string;
+        };
         /** ExecutionIn */
         ExecutionIn: {
             /** Success */
@@ -4113,6 +4504,31 @@ export interface components {
              */
             permanent?: boolean;
         };
+        /**
+         * ForgetPreview
+         * @description What forgetting a target would take; nothing changed.
+         */
+        ForgetPreview: {
+            /** Target */
+            target: string | null;
+            /** Terms */
+            terms: string[];
+            /** Permanent */
+            permanent: boolean;
+            /** Memories */
+            memories: components["schemas"]["FoundMemory"][];
+            /**
+             * Derived
+             * @description procedures learned only from these memories (deleted with them)
+             */
+            derived: string[];
+            /** Core Lines */
+            core_lines: components["schemas"]["CoreLineOut"][];
+            /** Count */
+            count: number;
+            /** Message */
+            message: string;
+        };
         /** ForgetPreviewIn */
         ForgetPreviewIn: {
             /**
@@ -4126,6 +4542,30 @@ export interface components {
              * @default false
              */
             permanent?: boolean;
+        };
+        /**
+         * Forgotten
+         * @description Why was X forgotten (12.7): the archived memories with every term, and the records that archived, deleted
+         *     or decayed them (or name X), newest first.
+         */
+        Forgotten: {
+            /** About */
+            about?: string | null;
+            /** Terms */
+            terms: string[];
+            /** Memories */
+            memories: components["schemas"]["ForgottenMemory"][];
+            /** Records */
+            records: components["schemas"]["TrailRecord"][];
+        };
+        /** ForgottenMemory */
+        ForgottenMemory: {
+            /** Id */
+            id: string;
+            /** Text */
+            text: string | null;
+            /** Archived At */
+            archived_at: number | null;
         };
         /** ForkIn */
         ForkIn: {
@@ -4141,6 +4581,248 @@ export interface components {
             metadata?: {
                 [key: string]: unknown;
             };
+        };
+        /**
+         * Forked
+         * @description An episode's or a memory's fork: the copy made.
+         */
+        Forked: {
+            /** Id */
+            id: string;
+            /** Forked From */
+            forked_from: string;
+            /** At */
+            at: number;
+        };
+        /** FoundMemory */
+        FoundMemory: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Store */
+            store: string;
+            /** Text */
+            text: string;
+            /** Base Relevance */
+            base_relevance: number;
+            /** Memory Type */
+            memory_type?: string | null;
+            /** Said */
+            said?: string | null;
+            /**
+             * Day
+             * @description YYYY-MM-DD of when it was said (the episodic log's day)
+             */
+            day?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Type */
+            type?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /**
+             * Source
+             * @description conversation, reflection or user-explicit
+             */
+            source?: string | null;
+            /**
+             * Arrival
+             * @description explicit, detected or inferred
+             */
+            arrival?: string | null;
+            /** Confidence Level */
+            confidence_level?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Pinned */
+            pinned?: boolean | null;
+            /** Access Count */
+            access_count?: number | null;
+            /**
+             * Valid From
+             * @description when it was said (epoch ms)
+             */
+            valid_from?: number | null;
+            /**
+             * Recorded At
+             * @description when it was written (epoch ms)
+             */
+            recorded_at?: number | null;
+            /**
+             * Last Accessed At
+             * @description its last access (epoch ms)
+             */
+            last_accessed_at?: number | null;
+            /** Core Block */
+            core_block?: string | null;
+            /**
+             * Trigger
+             * @description a procedure's trigger
+             */
+            trigger?: string | null;
+            /** Steps */
+            steps?: string[] | null;
+            /** Notes */
+            notes?: string[] | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+            /**
+             * Archived At
+             * @description when it was forgotten (archived), epoch ms
+             */
+            archived_at?: number | null;
+            /** Archived By */
+            archived_by?: string | null;
+            relevance: components["schemas"]["RelevanceOut"];
+            /** Entities */
+            entities?: components["schemas"]["MemoryEntity"][] | null;
+            /** Learned From */
+            learned_from?: string[] | null;
+            /**
+             * Found By
+             * @description how the target found it: keyword, entity, archived
+             */
+            found_by?: string[] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * FoundSkill
+         * @description A skill found by one of its views, with its cosine to the query.
+         */
+        FoundSkill: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Requested Scope */
+            requested_scope?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Lifespan */
+            lifespan?: string | null;
+            /** Priority */
+            priority?: number | null;
+            /** Ttl Ms */
+            ttl_ms?: number | null;
+            /** Expires At */
+            expires_at?: number | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Lifecycle At */
+            lifecycle_at?: number | null;
+            /** Lifecycle Reason */
+            lifecycle_reason?: string | null;
+            /** Parent Id */
+            parent_id?: string | null;
+            /** Semantic Type */
+            semantic_type?: string | null;
+            /** Origin */
+            origin?: string | null;
+            /** Epistemic Layer */
+            epistemic_layer?: string | null;
+            /** Importance Score */
+            importance_score?: number | null;
+            /** Access Count */
+            access_count?: number | null;
+            /** Last Accessed At */
+            last_accessed_at?: number | null;
+            /** Emotional Valence */
+            emotional_valence?: number | null;
+            /** Hormone Dopamine */
+            hormone_dopamine?: number | null;
+            /** Hormone Cortisol */
+            hormone_cortisol?: number | null;
+            /** Hormone Oxytocin */
+            hormone_oxytocin?: number | null;
+            /** Steering Reward */
+            steering_reward?: number | null;
+            /** Is Verified */
+            is_verified?: boolean | null;
+            /** Dream Count */
+            dream_count?: number | null;
+            /** Provenance Operation */
+            provenance_operation?: string | null;
+            /** Provenance Actor */
+            provenance_actor?: string | null;
+            /** Stable Skill Id */
+            stable_skill_id?: string | null;
+            /** Skill Version */
+            skill_version?: number | null;
+            /** Previous Version Id */
+            previous_version_id?: string | null;
+            /** Deprecated */
+            deprecated?: boolean | null;
+            /** Deprecated By */
+            deprecated_by?: string | null;
+            /** Deprecated At */
+            deprecated_at?: number | null;
+            /** Skill Tags */
+            skill_tags?: string[] | null;
+            /** Skill Category */
+            skill_category?: string | null;
+            /** Execution Count */
+            execution_count?: number | null;
+            /** Success Count */
+            success_count?: number | null;
+            /** Reward Sum */
+            reward_sum?: number | null;
+            /** Unique Buyers */
+            unique_buyers?: number | null;
+            /** Bounty Matches */
+            bounty_matches?: number | null;
+            /** Last Executed At */
+            last_executed_at?: number | null;
+            /** Text */
+            text?: string | null;
+            /** Content */
+            content?: string | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Category */
+            category?: string | null;
+            /** Status */
+            status?: string | null;
+            /** Provenance */
+            provenance?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Market Regime */
+            market_regime?: string | null;
+            /** Strategy */
+            strategy?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Decay Class */
+            decay_class?: string | null;
+            /** Cosine */
+            cosine: number;
+        } & {
+            [key: string]: unknown;
+        };
+        /** Gates */
+        Gates: {
+            /** Executions */
+            executions: boolean;
+            /** Success Rate */
+            success_rate: boolean;
         };
         /** GovernanceIn */
         GovernanceIn: {
@@ -4242,6 +4924,34 @@ export interface components {
             /** Members */
             members: string[];
         };
+        /**
+         * Guideline
+         * @description The spec's CompressionGuideline, as the policy keeps it (a policy of old kept only a text: the rest unset).
+         */
+        Guideline: {
+            /** Id */
+            id?: string | null;
+            /** Category */
+            category?: string | null;
+            /** Task Type */
+            task_type?: string | null;
+            /** Regime */
+            regime?: string | null;
+            /** Text */
+            text: string;
+            /** Created At */
+            created_at?: number | null;
+            /**
+             * Trigger Count
+             * @default 0
+             */
+            trigger_count?: number;
+            /**
+             * Prevented Failures
+             * @default 0
+             */
+            prevented_failures?: number;
+        };
         /** Health */
         Health: {
             /**
@@ -4297,6 +5007,15 @@ export interface components {
              */
             score: number;
         };
+        /** Hop */
+        Hop: {
+            /** From */
+            from: string;
+            /** Relation */
+            relation: string;
+            /** To */
+            to: string;
+        };
         /**
          * HormonalEvent
          * @enum {string}
@@ -4305,6 +5024,27 @@ export interface components {
         /** HormoneEventIn */
         HormoneEventIn: {
             event: components["schemas"]["HormonalEvent"];
+        };
+        /**
+         * HormoneLevels
+         * @description An agent's levels now (decayed toward homeostasis; `at` in ms), the override, the modulations they give.
+         */
+        HormoneLevels: {
+            /** Agent Id */
+            agent_id: string;
+            /** Dopamine */
+            dopamine: number;
+            /** Cortisol */
+            cortisol: number;
+            /** Oxytocin */
+            oxytocin: number;
+            /** Effective Cortisol */
+            effective_cortisol: number;
+            /** At */
+            at: number;
+            override: components["schemas"]["Override"] | null;
+            consolidation: components["schemas"]["ConsolidationModulation"];
+            retrieval: components["schemas"]["RetrievalModulation"];
         };
         /** IdsIn */
         IdsIn: {
@@ -4417,6 +5157,136 @@ export interface components {
             versions: components["schemas"]["FactVersion"][];
         };
         /**
+         * Irreversible
+         * @description A record whose change cannot be undone (a Noop in its revert), and why.
+         */
+        Irreversible: {
+            /** Record */
+            record: string;
+            /** Action */
+            action: string;
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * ItemChanges
+         * @description Who changed an item: its records newest first, the distinct actors first seen first.
+         */
+        ItemChanges: {
+            /** Item */
+            item: string;
+            /** Changed */
+            changed: boolean;
+            /** Changes */
+            changes: number;
+            /** Actors */
+            actors: string[];
+            /** Records */
+            records: components["schemas"]["TrailRecord"][];
+        };
+        /**
+         * ItemHistory
+         * @description An item's earlier states, newest first.
+         */
+        ItemHistory: {
+            /** Item */
+            item: string;
+            /** Versions */
+            versions: components["schemas"]["ItemVersion"][];
+        };
+        /**
+         * ItemKind
+         * @enum {string}
+         */
+        ItemKind: "fact" | "procedure" | "confirm" | "archive" | "contradiction" | "core" | "proposal";
+        /**
+         * ItemOut
+         * @description One proposal of a reflection (reflection_format.Item).
+         */
+        ItemOut: {
+            /** Id */
+            id: string;
+            kind: components["schemas"]["ItemKind"];
+            /**
+             * Line
+             * @description how the summary shows it
+             */
+            line: string;
+            /**
+             * Data
+             * @description what approving it applies; its fields depend on its kind
+             */
+            data: {
+                [key: string]: unknown;
+            };
+        };
+        /**
+         * ItemVersion
+         * @description An earlier state of an item (a Version node; an entry's also an EntryVersion, a core block's also a
+         *     CoreBlockVersion, with their fields): who wrote it, who replaced it, when, why and in which audit record.
+         *     None: a property the version does not have (a Memory's version has no `block`).
+         */
+        ItemVersion: {
+            /** Id */
+            id: string;
+            /** N */
+            n: number;
+            /** Item Id */
+            item_id?: string | null;
+            /** Item Label */
+            item_label?: string | null;
+            /** Labels */
+            labels?: string[] | null;
+            /** State */
+            state?: {
+                [key: string]: unknown;
+            } | null;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+            /** Recorded Until */
+            recorded_until?: number | null;
+            /** Written By */
+            written_by?: string | null;
+            /** Replaced By */
+            replaced_by?: string | null;
+            /** Reason */
+            reason?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+            /** Entry Id */
+            entry_id?: string | null;
+            /** Revision */
+            revision?: number | null;
+            /** Market Regime */
+            market_regime?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Scope */
+            scope?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Block Id */
+            block_id?: string | null;
+            /** Block */
+            block?: string | null;
+            /** Version */
+            version?: number | null;
+            /** Tokens */
+            tokens?: number | null;
+            /** Pinned */
+            pinned?: string[] | null;
+            /** Content */
+            content?: string | null;
+        };
+        /**
          * JobOut
          * @description A periodic job (graph/scheduler.py); times in ISO 8601 (UTC).
          */
@@ -4526,6 +5396,20 @@ export interface components {
             /** Jobs */
             jobs: components["schemas"]["JobOut"][];
         };
+        /**
+         * Judged
+         * @description A staged mutation's verdict (None: still staged), its confidence and the policy revision it became.
+         */
+        Judged: {
+            /** Mutation Id */
+            mutation_id: string;
+            /** Verdict */
+            verdict: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Revision */
+            revision?: number | null;
+        };
         /** KHopEntity */
         KHopEntity: {
             /** Id */
@@ -4626,6 +5510,15 @@ export interface components {
             with_lag_blocks: number;
             /** Mean Lag Blocks */
             mean_lag_blocks: number | null;
+        };
+        /** Layer */
+        Layer: {
+            /** Layer */
+            layer: string;
+            /** Set */
+            set: {
+                [key: string]: number;
+            };
         };
         /**
          * Lifecycle
@@ -4777,6 +5670,152 @@ export interface components {
             created: string[];
         };
         /**
+         * ListedSkill
+         * @description A skill's version with its marketplace listing.
+         */
+        ListedSkill: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Requested Scope */
+            requested_scope?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Lifespan */
+            lifespan?: string | null;
+            /** Priority */
+            priority?: number | null;
+            /** Ttl Ms */
+            ttl_ms?: number | null;
+            /** Expires At */
+            expires_at?: number | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Lifecycle At */
+            lifecycle_at?: number | null;
+            /** Lifecycle Reason */
+            lifecycle_reason?: string | null;
+            /** Parent Id */
+            parent_id?: string | null;
+            /** Semantic Type */
+            semantic_type?: string | null;
+            /** Origin */
+            origin?: string | null;
+            /** Epistemic Layer */
+            epistemic_layer?: string | null;
+            /** Importance Score */
+            importance_score?: number | null;
+            /** Access Count */
+            access_count?: number | null;
+            /** Last Accessed At */
+            last_accessed_at?: number | null;
+            /** Emotional Valence */
+            emotional_valence?: number | null;
+            /** Hormone Dopamine */
+            hormone_dopamine?: number | null;
+            /** Hormone Cortisol */
+            hormone_cortisol?: number | null;
+            /** Hormone Oxytocin */
+            hormone_oxytocin?: number | null;
+            /** Steering Reward */
+            steering_reward?: number | null;
+            /** Is Verified */
+            is_verified?: boolean | null;
+            /** Dream Count */
+            dream_count?: number | null;
+            /** Provenance Operation */
+            provenance_operation?: string | null;
+            /** Provenance Actor */
+            provenance_actor?: string | null;
+            /** Stable Skill Id */
+            stable_skill_id?: string | null;
+            /** Skill Version */
+            skill_version?: number | null;
+            /** Previous Version Id */
+            previous_version_id?: string | null;
+            /** Deprecated */
+            deprecated?: boolean | null;
+            /** Deprecated By */
+            deprecated_by?: string | null;
+            /** Deprecated At */
+            deprecated_at?: number | null;
+            /** Skill Tags */
+            skill_tags?: string[] | null;
+            /** Skill Category */
+            skill_category?: string | null;
+            /** Execution Count */
+            execution_count?: number | null;
+            /** Success Count */
+            success_count?: number | null;
+            /** Reward Sum */
+            reward_sum?: number | null;
+            /** Unique Buyers */
+            unique_buyers?: number | null;
+            /** Bounty Matches */
+            bounty_matches?: number | null;
+            /** Last Executed At */
+            last_executed_at?: number | null;
+            /** Text */
+            text?: string | null;
+            /** Content */
+            content?: string | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Category */
+            category?: string | null;
+            /** Status */
+            status?: string | null;
+            /** Provenance */
+            provenance?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Market Regime */
+            market_regime?: string | null;
+            /** Strategy */
+            strategy?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Decay Class */
+            decay_class?: string | null;
+            listing: components["schemas"]["Listing"];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * Listing
+         * @description A skill's marketplace listing: its gates, its multipliers and its price (none while a gate is not met).
+         */
+        Listing: {
+            /** Listed */
+            listed: boolean;
+            gates: components["schemas"]["Gates"];
+            /** Executions */
+            executions: number;
+            /** Success Rate */
+            success_rate: number;
+            /** Avg Reward Score */
+            avg_reward_score: number;
+            /** Quality */
+            quality: number;
+            /** Demand */
+            demand: number;
+            /** Reputation */
+            reputation: number;
+            /** Scarcity */
+            scarcity: number;
+            /** Price Usdc */
+            price_usdc: number | null;
+        };
+        /**
          * MarketRegime
          * @enum {string}
          */
@@ -4790,6 +5829,120 @@ export interface components {
             /** Admin */
             admin: boolean;
             agent: components["schemas"]["AgentOut"] | null;
+        };
+        /**
+         * Memory
+         * @description A memory as the API returns it: its properties, its relevance now and, when read with them, the entities
+         *     it names and what (a procedure) was learned from.
+         */
+        Memory: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Store */
+            store: string;
+            /** Text */
+            text: string;
+            /** Base Relevance */
+            base_relevance: number;
+            /** Memory Type */
+            memory_type?: string | null;
+            /** Said */
+            said?: string | null;
+            /**
+             * Day
+             * @description YYYY-MM-DD of when it was said (the episodic log's day)
+             */
+            day?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Type */
+            type?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /**
+             * Source
+             * @description conversation, reflection or user-explicit
+             */
+            source?: string | null;
+            /**
+             * Arrival
+             * @description explicit, detected or inferred
+             */
+            arrival?: string | null;
+            /** Confidence Level */
+            confidence_level?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Pinned */
+            pinned?: boolean | null;
+            /** Access Count */
+            access_count?: number | null;
+            /**
+             * Valid From
+             * @description when it was said (epoch ms)
+             */
+            valid_from?: number | null;
+            /**
+             * Recorded At
+             * @description when it was written (epoch ms)
+             */
+            recorded_at?: number | null;
+            /**
+             * Last Accessed At
+             * @description its last access (epoch ms)
+             */
+            last_accessed_at?: number | null;
+            /** Core Block */
+            core_block?: string | null;
+            /**
+             * Trigger
+             * @description a procedure's trigger
+             */
+            trigger?: string | null;
+            /** Steps */
+            steps?: string[] | null;
+            /** Notes */
+            notes?: string[] | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+            /**
+             * Archived At
+             * @description when it was forgotten (archived), epoch ms
+             */
+            archived_at?: number | null;
+            /** Archived By */
+            archived_by?: string | null;
+            relevance: components["schemas"]["RelevanceOut"];
+            /** Entities */
+            entities?: components["schemas"]["MemoryEntity"][] | null;
+            /** Learned From */
+            learned_from?: string[] | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * MemoryEntity
+         * @description An entity a memory names (MENTIONS).
+         */
+        MemoryEntity: {
+            /** Id */
+            id: string;
+            /** Name */
+            name?: string | null;
+            /** Kind */
+            kind?: string | null;
+            /** Slug */
+            slug?: string | null;
         };
         /**
          * MentalModelOut
@@ -4852,6 +6005,29 @@ export interface components {
              * @default merged by hand
              */
             reason?: string;
+        };
+        /**
+         * MergeMade
+         * @description A merge of the pass: the winner (the more important crystal) and its loser, at their cosine.
+         */
+        MergeMade: {
+            /** Winner */
+            winner: string;
+            /** Losers */
+            losers: string[];
+            /** Cosine */
+            cosine: number | null;
+            /** Agent Id */
+            agent_id: string | null;
+        };
+        /** Merged */
+        Merged: {
+            /** Winner */
+            winner: string;
+            /** Losers */
+            losers: string[];
+            /** At */
+            at: number;
         };
         /** MessageIn */
         MessageIn: {
@@ -4989,6 +6165,27 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * Metrics
+         * @description S2.3 PolicyMetrics, as Loop 2 last measured them.
+         */
+        Metrics: {
+            /**
+             * Decision Quality Avg
+             * @default 0
+             */
+            decision_quality_avg?: number;
+            /**
+             * Token Efficiency
+             * @default 0
+             */
+            token_efficiency?: number;
+            /**
+             * Last Validated
+             * @default 0
+             */
+            last_validated?: number;
+        };
         /** MetricsOut */
         MetricsOut: {
             /** Agent Id */
@@ -5016,6 +6213,63 @@ export interface components {
          * @enum {string}
          */
         ModelPreference: "cheap_first" | "balanced" | "paranoid";
+        /**
+         * Mutation
+         * @description A policy mutation Loop 3 staged: its allocations and the ones it replaces, its confidence and trials, and
+         *     what became of it.
+         */
+        Mutation: {
+            /** Id */
+            id: string;
+            /** Kind */
+            kind: string;
+            /** Regime */
+            regime: string | null;
+            /** Status */
+            status: string;
+            /** Confidence */
+            confidence: number;
+            /** Trials */
+            trials: number;
+            /** Offered */
+            offered: number;
+            /** Trial Quality */
+            trial_quality: number | null;
+            /** Baseline Quality */
+            baseline_quality: number | null;
+            /** Source Decision */
+            source_decision: string;
+            /** Proposed */
+            proposed: {
+                [key: string]: number;
+            };
+            /** Original */
+            original: {
+                [key: string]: number;
+            };
+            /** Created At */
+            created_at: number;
+            /** Decided At */
+            decided_at: number | null;
+            /** Promoted To */
+            promoted_to: number | null;
+        };
+        /**
+         * Neighbour
+         * @description An entity one or two hops from a resolved one, over the agent's relations (11.2).
+         */
+        Neighbour: {
+            /** Id */
+            id: string;
+            /** Name */
+            name?: string | null;
+            /** Kind */
+            kind?: string | null;
+            /** Depth */
+            depth: number;
+            /** Relations */
+            relations: components["schemas"]["Hop"][];
+        };
         /** NeighbourOut */
         NeighbourOut: {
             /** Id */
@@ -5035,6 +6289,56 @@ export interface components {
             uri: string;
             /** Database */
             database: string;
+        };
+        /**
+         * NetworkOverride
+         * @description The network cortisol override as set (times in ms, as stored).
+         */
+        NetworkOverride: {
+            /** Level */
+            level: number;
+            /** Reason */
+            reason: string;
+            /** Valid From */
+            valid_from: number;
+            /** Valid Until */
+            valid_until: number;
+            /** Set By */
+            set_by?: string | null;
+        };
+        /**
+         * NewVersion
+         * @description A frozen crystal's change: the new crystal, the next version of its chain.
+         */
+        NewVersion: {
+            /** Id */
+            id: string;
+            /** Previous Version Id */
+            previous_version_id: string;
+            /** Stable Skill Id */
+            stable_skill_id: string;
+            /** Skill Version */
+            skill_version: number;
+            /** At */
+            at: number;
+        };
+        /**
+         * NotRestored
+         * @description An erased item a rollback leaves erased (graph/audit/erasure.py).
+         */
+        NotRestored: {
+            /** Id */
+            id: string;
+            /** Erased At */
+            erased_at: string;
+            /** Erased By */
+            erased_by: string;
+            /** Erasure */
+            erasure: string;
+            /** Reason */
+            reason: string;
+            /** Records */
+            records: string[];
         };
         /** OperationOut */
         OperationOut: {
@@ -5084,6 +6388,36 @@ export interface components {
          * @enum {string}
          */
         Outcome: "positive" | "negative" | "neutral" | "descriptive";
+        /** Override */
+        Override: {
+            /** Level */
+            level: number;
+            /** Until */
+            until: number;
+            /** Reason */
+            reason: string;
+        };
+        /**
+         * Pad
+         * @description Pleasure, arousal, dominance, each in [-1, 1].
+         */
+        Pad: {
+            /**
+             * Pleasure
+             * @default 0
+             */
+            pleasure?: number;
+            /**
+             * Arousal
+             * @default 0
+             */
+            arousal?: number;
+            /**
+             * Dominance
+             * @default 0
+             */
+            dominance?: number;
+        };
         /** PadIn */
         PadIn: {
             /**
@@ -5101,6 +6435,34 @@ export interface components {
              * @default 0
              */
             dominance?: number;
+        };
+        /**
+         * PassSummary
+         * @description A consolidation pass as POST /crystals/consolidate answers it: its counts, merges and phases' seconds.
+         */
+        PassSummary: {
+            /** Scored */
+            scored: number;
+            /** Activated */
+            activated: number;
+            /** Expired */
+            expired: number;
+            /** Archived */
+            archived: number;
+            /** Promoted */
+            promoted: number;
+            /** Merged */
+            merged: number;
+            /** Transactions */
+            transactions: number;
+            /** Seconds */
+            seconds: number;
+            /** Merges */
+            merges: components["schemas"]["MergeMade"][];
+            /** Phase Seconds */
+            phase_seconds: {
+                [key: string]: number;
+            };
         };
         /** PathFact */
         PathFact: {
@@ -5137,6 +6499,63 @@ export interface components {
          * @enum {string}
          */
         PlutchikEmotion: "joy" | "trust" | "fear" | "surprise" | "sadness" | "disgust" | "anger" | "anticipation";
+        /**
+         * Policy
+         * @description An agent's context policy at one revision (S2.3), as it is stored (JSON) and answered.
+         */
+        Policy: {
+            /**
+             * Revision
+             * @default 0
+             */
+            revision?: number;
+            /** Allocations */
+            allocations?: {
+                [key: string]: number;
+            };
+            /** Task Overrides */
+            task_overrides?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /** Phase Overrides */
+            phase_overrides?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            /** Regime Overrides */
+            regime_overrides?: {
+                [key: string]: {
+                    [key: string]: number;
+                };
+            };
+            retrieval?: components["schemas"]["RetrievalConfig"];
+            compression?: components["schemas"]["CompressionConfig"];
+            /** Guidelines */
+            guidelines?: components["schemas"]["Guideline"][];
+            /** @default balanced */
+            model_preference?: components["schemas"]["ModelPreference"];
+            metrics?: components["schemas"]["Metrics"];
+        };
+        /**
+         * PolicyDelta
+         * @description What moved between two revisions: each category's allocation that moved (after - before) and the other
+         *     parts of the policy that changed.
+         */
+        PolicyDelta: {
+            /** From */
+            from: number;
+            /** To */
+            to: number;
+            /** Allocations */
+            allocations: {
+                [key: string]: number;
+            };
+            /** Changed */
+            changed: string[];
+        };
         /**
          * PolicyIn
          * @description What changes in the policy (what is left out stays): a new revision.
@@ -5184,6 +6603,47 @@ export interface components {
              * @description why: kept with the revision and its audit record
              */
             reason: string;
+        };
+        /**
+         * PolicyRevision
+         * @description A stored revision of the policy: when it held (valid_from, valid_until: ms), who wrote it and why.
+         */
+        PolicyRevision: {
+            /** Id */
+            id: string;
+            /** Revision */
+            revision: number;
+            /** Valid From */
+            valid_from: number;
+            /** Valid Until */
+            valid_until: number | null;
+            /** Recorded At */
+            recorded_at: number;
+            /** Written By */
+            written_by: string | null;
+            /** Reason */
+            reason: string | null;
+            /** Audit Id */
+            audit_id: string | null;
+            policy: components["schemas"]["Policy"];
+        };
+        /**
+         * Preassembled
+         * @description A workspace built ahead of the agent's next decision, and kept.
+         */
+        Preassembled: {
+            /** Assembly Id */
+            assembly_id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Total Tokens */
+            total_tokens: number;
+            /** Policy Revision */
+            policy_revision: number;
+            /** Timings Ms */
+            timings_ms: {
+                [key: string]: number;
+            };
         };
         /**
          * Predicate
@@ -5284,6 +6744,65 @@ export interface components {
             /** Application */
             application: string;
         };
+        /**
+         * Proposal
+         * @description A sub-agent's proposal as the API returns it (13.2; times in epoch ms, as stored): never its embedding.
+         */
+        Proposal: {
+            /** Id */
+            id: string;
+            /**
+             * Agent Id
+             * @description the main agent whose memory it would join
+             */
+            agent_id: string;
+            /** Number */
+            number: number;
+            /**
+             * From Agent
+             * @description the sub-agent that proposed it
+             */
+            from_agent: string;
+            /** At */
+            at: number;
+            /** Trigger */
+            trigger: string;
+            /**
+             * Store
+             * @description the suggested store
+             */
+            store: string;
+            /** Content */
+            content: string;
+            /** Entities */
+            entities?: string[];
+            /** Confidence */
+            confidence: string;
+            /**
+             * Core Worthy
+             * @default false
+             */
+            core_worthy?: boolean;
+            status: components["schemas"]["Status"];
+            /**
+             * Conflicts With
+             * @description the open proposals it contradicts (13.6)
+             */
+            conflicts_with?: string[];
+            /** Decided At */
+            decided_at?: number | null;
+            /** Decided By */
+            decided_by?: string | null;
+            /** Reason */
+            reason?: string | null;
+            /**
+             * Memory Id
+             * @description the memory a commit wrote
+             */
+            memory_id?: string | null;
+            /** Committed Store */
+            committed_store?: string | null;
+        };
         /** ProposalDecisionIn */
         ProposalDecisionIn: {
             /** @description commit, reject or defer (to the reflection engine) */
@@ -5329,6 +6848,50 @@ export interface components {
          */
         Provenance: "SelfLearned" | "Clade" | "Predecessor" | "StyxQuery" | "Lethe" | "Marketplace" | "Replicant" | "DeathReflection" | "Dream";
         /**
+         * ProvenanceNode
+         * @description The spec's ProvenanceNode: the operation that made the crystal, its actor and time (ms), its parents.
+         */
+        ProvenanceNode: {
+            /** Crystal Id */
+            crystal_id: string;
+            /** Operation */
+            operation: string | null;
+            /** Actor */
+            actor: string | null;
+            /** Timestamp */
+            timestamp: number | null;
+            /** Parent Ids */
+            parent_ids: string[];
+            /** Metadata */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Depth */
+            depth: number;
+        };
+        /**
+         * ProvenanceTree
+         * @description The derivation tree: a crystal's node with its parents' trees.
+         */
+        ProvenanceTree: {
+            /** Crystal Id */
+            crystal_id: string;
+            /** Operation */
+            operation: string | null;
+            /** Actor */
+            actor: string | null;
+            /** Timestamp */
+            timestamp: number | null;
+            /** Parent Ids */
+            parent_ids: string[];
+            /** Metadata */
+            metadata: {
+                [key: string]: unknown;
+            };
+            /** Parents */
+            parents: components["schemas"]["ProvenanceTree"][];
+        };
+        /**
          * QueryType
          * @description Section 11.1's query types, each with its own recall strategy (graph/memory/recall.py).
          * @enum {string}
@@ -5364,6 +6927,224 @@ export interface components {
             /** Rank */
             rank?: number | null;
         };
+        /**
+         * ReasonOut
+         * @description Why a category holds what it holds (S2.1 AssemblyReason).
+         */
+        ReasonOut: {
+            category: components["schemas"]["ContextCategory"];
+            /** Tokens Allocated */
+            tokens_allocated: number;
+            /** Tokens Used */
+            tokens_used: number;
+            /** Items Included */
+            items_included: number;
+            /** Items Excluded */
+            items_excluded: number;
+            /** Reason */
+            reason: string;
+            /** Excluded */
+            excluded: components["schemas"]["Excluded"][];
+        };
+        /**
+         * Recalibrated
+         * @description Loop 2 for one agent: the revision it wrote, from how many decisions, each category's adjustment (before
+         *     the cap and normalising) and how far it moved (after), and the metrics measured.
+         */
+        Recalibrated: {
+            /** Revision */
+            revision: number;
+            /** Trigger */
+            trigger: string;
+            /** Records */
+            records: number;
+            /** Adjustments */
+            adjustments: {
+                [key: string]: number;
+            };
+            /** Delta */
+            delta: {
+                [key: string]: number;
+            };
+            metrics: components["schemas"]["Metrics"];
+        };
+        /** RecallAnswer */
+        RecallAnswer: {
+            /** Query */
+            query: string;
+            /** Query Type */
+            query_type: string;
+            /**
+             * Strategy
+             * @description the query type's strategy; +hybrid when it found nothing
+             */
+            strategy: string;
+            /** Explicit */
+            explicit: boolean;
+            /** Results */
+            results: components["schemas"]["Recalled"][];
+            /** Entities */
+            entities: components["schemas"]["RecalledEntity"][];
+            /**
+             * Context
+             * @description the active context block (a latest recall)
+             */
+            context: string | null;
+        };
+        /** Recalled */
+        Recalled: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Store */
+            store: string;
+            /** Text */
+            text: string;
+            /** Base Relevance */
+            base_relevance: number;
+            /** Memory Type */
+            memory_type?: string | null;
+            /** Said */
+            said?: string | null;
+            /**
+             * Day
+             * @description YYYY-MM-DD of when it was said (the episodic log's day)
+             */
+            day?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Type */
+            type?: string | null;
+            /** Session Id */
+            session_id?: string | null;
+            /**
+             * Source
+             * @description conversation, reflection or user-explicit
+             */
+            source?: string | null;
+            /**
+             * Arrival
+             * @description explicit, detected or inferred
+             */
+            arrival?: string | null;
+            /** Confidence Level */
+            confidence_level?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Pinned */
+            pinned?: boolean | null;
+            /** Access Count */
+            access_count?: number | null;
+            /**
+             * Valid From
+             * @description when it was said (epoch ms)
+             */
+            valid_from?: number | null;
+            /**
+             * Recorded At
+             * @description when it was written (epoch ms)
+             */
+            recorded_at?: number | null;
+            /**
+             * Last Accessed At
+             * @description its last access (epoch ms)
+             */
+            last_accessed_at?: number | null;
+            /** Core Block */
+            core_block?: string | null;
+            /**
+             * Trigger
+             * @description a procedure's trigger
+             */
+            trigger?: string | null;
+            /** Steps */
+            steps?: string[] | null;
+            /** Notes */
+            notes?: string[] | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+            /**
+             * Archived At
+             * @description when it was forgotten (archived), epoch ms
+             */
+            archived_at?: number | null;
+            /** Archived By */
+            archived_by?: string | null;
+            relevance: components["schemas"]["RelevanceOut"];
+            /** Entities */
+            entities?: components["schemas"]["MemoryEntity"][] | null;
+            /** Learned From */
+            learned_from?: string[] | null;
+            /**
+             * Score
+             * @description match × relevance now
+             */
+            score: number;
+            /**
+             * Match
+             * @description how well it answers the query (0..1), before relevance
+             */
+            match: number;
+            /**
+             * Via
+             * @description what found it: keyword, recent, entity:<depth>, trigger, hybrid
+             */
+            via: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * RecalledEntity
+         * @description An entity an entity recall resolved the query to, and what is around it.
+         */
+        RecalledEntity: {
+            entity: components["schemas"]["MemoryEntity"];
+            /** Score */
+            score: number;
+            /** Around */
+            around: components["schemas"]["Neighbour"][];
+        };
+        /**
+         * Recorded
+         * @description A decision's record (Loop 1) and what followed from it: a mutation judged, a guideline learned, Loop 2.
+         */
+        Recorded: {
+            /** Decision Id */
+            decision_id: string;
+            /** Assembly Id */
+            assembly_id: string;
+            /** Referenced */
+            referenced: components["schemas"]["Reference"][];
+            /** Influenced */
+            influenced: string[];
+            /** Outcome */
+            outcome: string | null;
+            /** Beliefs */
+            beliefs: {
+                [key: string]: number;
+            };
+            mutation?: components["schemas"]["Judged"] | null;
+            guideline?: components["schemas"]["Guideline"] | null;
+            loop2?: components["schemas"]["Recalibrated"] | null;
+            /**
+             * Audit Id
+             * @default
+             */
+            audit_id?: string;
+            /** Deferred */
+            deferred?: {
+                [key: string]: string;
+            };
+        };
         /** RedactedNode */
         RedactedNode: {
             /**
@@ -5379,6 +7160,15 @@ export interface components {
              */
             fields: string[];
         };
+        /** Reference */
+        Reference: {
+            /** Category */
+            category: string;
+            /** Entry Id */
+            entry_id: string;
+            /** Via */
+            via: string;
+        };
         /** ReflectIn */
         ReflectIn: {
             /**
@@ -5386,6 +7176,91 @@ export interface components {
              * @description what to reflect on, if anything
              */
             about?: string | null;
+        };
+        /**
+         * Reflection
+         * @description A reflection as the API returns it (section 10): what it proposed and what was decided (times in epoch
+         *     ms, as stored).
+         */
+        Reflection: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Number */
+            number: number;
+            /**
+             * Status
+             * @description pending, approved, partial or rejected
+             */
+            status: string;
+            /**
+             * Trigger
+             * @description manual, phrase, schedule or threshold
+             */
+            trigger: string;
+            /** About */
+            about?: string | null;
+            /**
+             * Markdown
+             * @description pending-reflection.md (section 10.5)
+             */
+            markdown: string;
+            /** Items */
+            items: components["schemas"]["ItemOut"][];
+            evolution: components["schemas"]["EvolutionOut"] | null;
+            /** Questions */
+            questions?: string[];
+            /** Themes */
+            themes?: string[];
+            /** Tokens Used */
+            tokens_used: number;
+            /** Budget */
+            budget: number;
+            /**
+             * Episodes
+             * @default 0
+             */
+            episodes?: number;
+            /**
+             * Entities
+             * @default 0
+             */
+            entities?: number;
+            /**
+             * Procedures
+             * @default 0
+             */
+            procedures?: number;
+            /**
+             * Reviewed
+             * @default 0
+             */
+            reviewed?: number;
+            /** Since */
+            since?: number | null;
+            /** Valid From */
+            valid_from: number;
+            /** Recorded At */
+            recorded_at: number;
+            /** Decided At */
+            decided_at?: number | null;
+            /** Decided By */
+            decided_by?: string | null;
+            /** Decision */
+            decision?: string | null;
+            /** Applied */
+            applied?: string[];
+            changes: components["schemas"]["ChangesOut"] | null;
+            /** Note */
+            note?: string | null;
+            /**
+             * Skipped
+             * @description a decision's answer: per proposal id, why it was not applied (decided meanwhile, gone, changed)
+             */
+            skipped?: {
+                [key: string]: string;
+            } | null;
         };
         /** ReinforceIn */
         ReinforceIn: {
@@ -5395,10 +7270,53 @@ export interface components {
             reason: components["schemas"]["Reinforcement"];
         };
         /**
+         * Reinforced
+         * @description A memory reinforced (section 9.4): its accesses now.
+         */
+        Reinforced: {
+            /** Id */
+            id: string;
+            /** Access Count */
+            access_count: number;
+        };
+        /**
          * Reinforcement
          * @enum {string}
          */
         Reinforcement: "used" | "referenced" | "confirmed" | "linked";
+        /**
+         * RelatedEpisode
+         * @description An episode that mentions the entity, with the entries derived from it that the caller may see.
+         */
+        RelatedEpisode: {
+            entity: components["schemas"]["EntityRef"];
+            /** Episode Id */
+            episode_id: string;
+            /** Text */
+            text: string | null;
+            /** Entry Ids */
+            entry_ids: string[];
+        };
+        /**
+         * RelevanceOut
+         * @description Section 9's relevance now (graph/memory/relevance.py).
+         */
+        RelevanceOut: {
+            /** Score */
+            score: number;
+            /**
+             * Status
+             * @description active, fading, dormant or archived
+             */
+            status: string;
+            /**
+             * Raw
+             * @description before the cap at 1.0
+             */
+            raw: number;
+            /** Days Since Access */
+            days_since_access: number;
+        };
         /** ReplaceIn */
         ReplaceIn: {
             /**
@@ -5413,6 +7331,26 @@ export interface components {
              * @description the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written
              */
             expected_version?: number | null;
+        };
+        /**
+         * Resolved
+         * @description The allocations one decision gets, and how each layer moved them.
+         */
+        Resolved: {
+            /** Revision */
+            revision: number;
+            /** Layers */
+            layers: components["schemas"]["Layer"][];
+            /** Composed */
+            composed: {
+                [key: string]: number;
+            };
+            /** Affect */
+            affect: string[];
+            /** Allocations */
+            allocations: {
+                [key: string]: number;
+            };
         };
         /** ResolvedEntity */
         ResolvedEntity: {
@@ -5431,6 +7369,52 @@ export interface components {
             address: string | null;
             /** Score */
             score: number;
+        };
+        /**
+         * Restored
+         * @description Archived memories brought back, and the relations they assert made live again.
+         */
+        Restored: {
+            /** Restored */
+            restored: string[];
+            /** Relations */
+            relations: number;
+        };
+        /**
+         * RetrievalConfig
+         * @description S2.3 RetrievalConfig, with its defaults: how the Governor fetches the Grimoire's categories.
+         */
+        RetrievalConfig: {
+            /**
+             * Similarity Threshold
+             * @default 0.3
+             */
+            similarity_threshold?: number;
+            /**
+             * Max Episode Count
+             * @default 10
+             */
+            max_episode_count?: number;
+            /**
+             * Min Insight Confidence
+             * @default 0.4
+             */
+            min_insight_confidence?: number;
+            /**
+             * Max Causal Depth
+             * @default 3
+             */
+            max_causal_depth?: number;
+            /**
+             * Full Episode Slots
+             * @default 3
+             */
+            full_episode_slots?: number;
+            /**
+             * Summary Episode Slots
+             * @default 7
+             */
+            summary_episode_slots?: number;
         };
         /** RetrievalFilters */
         RetrievalFilters: {
@@ -5485,6 +7469,13 @@ export interface components {
             full_episode_slots?: number | null;
             /** Summary Episode Slots */
             summary_episode_slots?: number | null;
+        };
+        /** RetrievalModulation */
+        RetrievalModulation: {
+            /** Importance Boost */
+            importance_boost: number;
+            /** Recency Bias */
+            recency_bias: number;
         };
         /** RetrievalRequest */
         RetrievalRequest: {
@@ -5567,7 +7558,7 @@ export interface components {
         /** RetrievalResult */
         RetrievalResult: {
             /** @description the adaptive decision, when asked for */
-            decision: components["schemas"]["Decision-Output"] | null;
+            decision: components["schemas"]["graph__retrieval__decision__Decision"] | null;
             /** Mode */
             mode: string;
             /** Results */
@@ -5658,6 +7649,30 @@ export interface components {
             /** Revoked At */
             revoked_at: number;
         };
+        /**
+         * RollbackDone
+         * @description A rollback made: its id and REVERT records, what it undid and what it rolled over (forced).
+         */
+        RollbackDone: {
+            /** Rollback Id */
+            rollback_id: string;
+            /** Records */
+            records: string[];
+            /** Target */
+            target: string;
+            /** Undone */
+            undone: components["schemas"]["Brief"][];
+            /** Items */
+            items: string[];
+            /** Irreversible */
+            irreversible: components["schemas"]["Irreversible"][];
+            /** Forced Over */
+            forced_over: components["schemas"]["Brief"][];
+            /** Not Restored */
+            not_restored: components["schemas"]["NotRestored"][];
+            /** Folded Before */
+            folded_before: string | null;
+        };
         /** RollbackIn */
         RollbackIn: {
             /**
@@ -5717,6 +7732,27 @@ export interface components {
              * @default false
              */
             dry_run?: boolean;
+        };
+        /**
+         * RollbackPlan
+         * @description What a rollback would do (a dry run): the records it undoes, newest first, the items it touches, what it
+         *     cannot undo or restore, and the later changes it would roll over (a 409 unless forced).
+         */
+        RollbackPlan: {
+            /** Target */
+            target: string;
+            /** Changes */
+            changes: components["schemas"]["Brief"][];
+            /** Items */
+            items: string[];
+            /** Irreversible */
+            irreversible: components["schemas"]["Irreversible"][];
+            /** Conflicts */
+            conflicts: components["schemas"]["Brief"][];
+            /** Not Restored */
+            not_restored: components["schemas"]["NotRestored"][];
+            /** Folded Before */
+            folded_before: string | null;
         };
         /**
          * Run
@@ -5878,7 +7914,25 @@ export interface components {
              */
             samples: components["schemas"]["SampleOut"][];
         };
-        /** SituationIn */
+        /**
+         * SessionStart
+         * @description A session started: the critical items verified, and the alerts waiting for the user (12.5).
+         */
+        SessionStart: {
+            /** Agent Id */
+            agent_id: string;
+            /** Started At */
+            started_at: number;
+            /** Raised */
+            raised: number;
+            /** Alerts */
+            alerts: components["schemas"]["AlertRecord"][];
+        };
+        /**
+         * SituationIn
+         * @description What one decision is about (graph/context/policy.py Situation): its task type, phase, regime and mood. An
+         *     assembly's request is one (AssembleIn).
+         */
         SituationIn: {
             task?: components["schemas"]["TaskType"] | null;
             phase?: components["schemas"]["BehavioralPhase"] | null;
@@ -5891,6 +7945,179 @@ export interface components {
              *     }
              */
             pad?: components["schemas"]["PadIn"];
+        };
+        /**
+         * SituationOut
+         * @description The situation a workspace was assembled for, with the affect states its mood is in.
+         */
+        SituationOut: {
+            task: components["schemas"]["TaskType"] | null;
+            phase: components["schemas"]["BehavioralPhase"] | null;
+            regime: components["schemas"]["MarketRegime"] | null;
+            /** Tick */
+            tick: number | null;
+            pad: components["schemas"]["Pad"];
+            /** Affect */
+            affect: string[];
+        };
+        /**
+         * Skill
+         * @description A skill's version: the crystal's properties as stored, its skill record among them (no embeddings).
+         */
+        Skill: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Scope */
+            scope?: string | null;
+            /** Clade */
+            clade?: string | null;
+            /** Requested Scope */
+            requested_scope?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Lifespan */
+            lifespan?: string | null;
+            /** Priority */
+            priority?: number | null;
+            /** Ttl Ms */
+            ttl_ms?: number | null;
+            /** Expires At */
+            expires_at?: number | null;
+            /** Lifecycle */
+            lifecycle?: string | null;
+            /** Lifecycle At */
+            lifecycle_at?: number | null;
+            /** Lifecycle Reason */
+            lifecycle_reason?: string | null;
+            /** Parent Id */
+            parent_id?: string | null;
+            /** Semantic Type */
+            semantic_type?: string | null;
+            /** Origin */
+            origin?: string | null;
+            /** Epistemic Layer */
+            epistemic_layer?: string | null;
+            /** Importance Score */
+            importance_score?: number | null;
+            /** Access Count */
+            access_count?: number | null;
+            /** Last Accessed At */
+            last_accessed_at?: number | null;
+            /** Emotional Valence */
+            emotional_valence?: number | null;
+            /** Hormone Dopamine */
+            hormone_dopamine?: number | null;
+            /** Hormone Cortisol */
+            hormone_cortisol?: number | null;
+            /** Hormone Oxytocin */
+            hormone_oxytocin?: number | null;
+            /** Steering Reward */
+            steering_reward?: number | null;
+            /** Is Verified */
+            is_verified?: boolean | null;
+            /** Dream Count */
+            dream_count?: number | null;
+            /** Provenance Operation */
+            provenance_operation?: string | null;
+            /** Provenance Actor */
+            provenance_actor?: string | null;
+            /** Stable Skill Id */
+            stable_skill_id?: string | null;
+            /** Skill Version */
+            skill_version?: number | null;
+            /** Previous Version Id */
+            previous_version_id?: string | null;
+            /** Deprecated */
+            deprecated?: boolean | null;
+            /** Deprecated By */
+            deprecated_by?: string | null;
+            /** Deprecated At */
+            deprecated_at?: number | null;
+            /** Skill Tags */
+            skill_tags?: string[] | null;
+            /** Skill Category */
+            skill_category?: string | null;
+            /** Execution Count */
+            execution_count?: number | null;
+            /** Success Count */
+            success_count?: number | null;
+            /** Reward Sum */
+            reward_sum?: number | null;
+            /** Unique Buyers */
+            unique_buyers?: number | null;
+            /** Bounty Matches */
+            bounty_matches?: number | null;
+            /** Last Executed At */
+            last_executed_at?: number | null;
+            /** Text */
+            text?: string | null;
+            /** Content */
+            content?: string | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Category */
+            category?: string | null;
+            /** Status */
+            status?: string | null;
+            /** Provenance */
+            provenance?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Market Regime */
+            market_regime?: string | null;
+            /** Strategy */
+            strategy?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            /** Decay Class */
+            decay_class?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * SkillVersions
+         * @description A skill's versions the caller sees, newest first, and the newest one's listing.
+         */
+        SkillVersions: {
+            /** Stable Skill Id */
+            stable_skill_id: string;
+            latest: components["schemas"]["Skill"];
+            /** Versions */
+            versions: components["schemas"]["Skill"][];
+            listing: components["schemas"]["Listing"];
+        };
+        /** Staged */
+        Staged: {
+            /** Staged */
+            staged: string[];
+        };
+        /**
+         * Stamp
+         * @description One erasure's stamp on a record whose text it redacted (graph/audit/erasure.py).
+         */
+        Stamp: {
+            /** Redacted */
+            redacted: boolean;
+            /** Erased At */
+            erased_at: string;
+            /** Erased By */
+            erased_by: string;
+            /** Erasure */
+            erasure: string;
+            /** Items */
+            items: string[];
+            /** Sha256 */
+            sha256: {
+                [key: string]: string;
+            };
+            /** Fields */
+            fields: string[];
         };
         /**
          * Status
@@ -6049,6 +8276,63 @@ export interface components {
             /** Facts */
             facts: components["schemas"]["PathFact"][];
         };
+        /**
+         * TrailRecord
+         * @description A record in the spec's words (12.4): its verb, actor tag and approval (stored, else read from what it
+         *     says), whether it touched a critical item, and its audit.log line.
+         */
+        TrailRecord: {
+            /** Id */
+            id: string;
+            /** At */
+            at: number;
+            /** Actor */
+            actor: string;
+            /** Agent Id */
+            agent_id: string | null;
+            /** Action */
+            action: string;
+            /** Verb */
+            verb: string;
+            /** Tag */
+            tag: string;
+            /** Trigger */
+            trigger: string | null;
+            /** Approval */
+            approval: string;
+            /** Target Ids */
+            target_ids: string[];
+            /** Summary */
+            summary: string | null;
+            /** Before Versions */
+            before_versions: string[] | null;
+            /** After Versions */
+            after_versions: string[] | null;
+            /** Reverted By */
+            reverted_by: string | null;
+            /** Channel */
+            channel: string | null;
+            /** Redaction */
+            redaction?: components["schemas"]["Stamp"][] | null;
+            /** Critical */
+            critical: boolean;
+            /** Line */
+            line: string;
+        };
+        /**
+         * Transition
+         * @description A lifecycle move made: from a state to another, when (ms), and its audit record.
+         */
+        Transition: {
+            /** Id */
+            id: string;
+            from: components["schemas"]["Lifecycle"];
+            to: components["schemas"]["Lifecycle"];
+            /** At */
+            at: number;
+            /** Audit Id */
+            audit_id: string;
+        };
         /** TransitionIn */
         TransitionIn: {
             /** @description the state to move to; only the state diagram's moves are allowed (409) */
@@ -6060,10 +8344,35 @@ export interface components {
             reason?: string;
         };
         /**
+         * Trust
+         * @description A sub-agent's auto-commit threshold (13.4).
+         */
+        Trust: {
+            /** Main */
+            main: string;
+            /** Sub Agent */
+            sub_agent: string;
+            /**
+             * Auto Commit At
+             * @description from this confidence up its proposals are committed at once; none: each is reviewed
+             */
+            auto_commit_at: string | null;
+        };
+        /**
          * TrustLevel
          * @enum {string}
          */
         TrustLevel: "untrusted" | "provisional" | "trusted";
+        /** TrustSet */
+        TrustSet: {
+            /** Agent Id */
+            agent_id: string;
+            trust_level: components["schemas"]["TrustLevel"];
+            /** Before */
+            before: string | null;
+            /** At */
+            at: number;
+        };
         /** TurnIn */
         TurnIn: {
             /**
@@ -6207,6 +8516,19 @@ export interface components {
             request_id?: string | null;
         };
         /**
+         * Unchanged
+         * @description Loop 2 had nothing to read: no revision.
+         */
+        Unchanged: {
+            /** Revision */
+            revision?: null;
+            /**
+             * Reason
+             * @default no decisions since the policy was last validated
+             */
+            reason?: string;
+        };
+        /**
          * ValueType
          * @enum {string}
          */
@@ -6228,6 +8550,39 @@ export interface components {
              * @default changed
              */
             reason?: string;
+        };
+        /**
+         * VisibleCounts
+         * @description What a caller may see, counted.
+         */
+        VisibleCounts: {
+            /** Episodes */
+            episodes: number;
+            /** Entries */
+            entries: number;
+            /** Entries By Category */
+            entries_by_category: {
+                [key: string]: number;
+            };
+            /** Entries By Status */
+            entries_by_status: {
+                [key: string]: number;
+            };
+        };
+        /**
+         * Weather
+         * @description The network cortisol override, if one is on.
+         */
+        Weather: {
+            /** Active */
+            active: boolean;
+            override: components["schemas"]["Override"] | null;
+        };
+        /** WeatherEnded */
+        WeatherEnded: {
+            /** Ended */
+            ended: boolean;
+            override: components["schemas"]["EndedOverride"] | null;
         };
         /** WeatherIn */
         WeatherIn: {
@@ -6347,6 +8702,103 @@ export interface components {
         api__schemas__crystals__TrustIn: {
             level: components["schemas"]["TrustLevel"];
         };
+        /**
+         * EntryOut
+         * @description A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
+         *     properties as exported, which may be more than these.
+         */
+        api__schemas__entries__EntryOut: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Clade */
+            clade?: string | null;
+            scope?: components["schemas"]["Scope"] | null;
+            category?: components["schemas"]["EntryCategory"] | null;
+            /** Content */
+            content?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Effective Confidence */
+            effective_confidence?: number | null;
+            status?: components["schemas"]["EntryStatus"] | null;
+            /** Validated Count */
+            validated_count?: number | null;
+            /** Contradicted Count */
+            contradicted_count?: number | null;
+            decay_class?: components["schemas"]["DecayClass"] | null;
+            /** Half Life Ms */
+            half_life_ms?: number | null;
+            /** Strength */
+            strength?: number | null;
+            market_regime?: components["schemas"]["MarketRegime"] | null;
+            /** Valid From */
+            valid_from?: string | null;
+            /** Valid Until */
+            valid_until?: string | null;
+            /** Recorded At */
+            recorded_at?: string | null;
+            /** Recorded Until */
+            recorded_until?: string | null;
+            /** Last Accessed At */
+            last_accessed_at?: string | null;
+            /** Updated At */
+            updated_at?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            provenance?: components["schemas"]["Provenance"] | null;
+            /** Source Golem Id */
+            source_golem_id?: string | null;
+            /** Source Generation */
+            source_generation?: number | null;
+            /** Source Owner Address */
+            source_owner_address?: string | null;
+            /** Is Bloodstain */
+            is_bloodstain?: boolean | null;
+            /** Dream Validated */
+            dream_validated?: boolean | null;
+            /** Admission Id */
+            admission_id?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+            /** Version */
+            version?: number | null;
+            /** Access Count */
+            access_count?: number | null;
+            /** Inherited From */
+            inherited_from?: string | null;
+            /** Inherited From Agent */
+            inherited_from_agent?: string | null;
+            /** Quality Specificity */
+            quality_specificity?: number | null;
+            /** Quality Actionability */
+            quality_actionability?: number | null;
+            /** Quality Novelty */
+            quality_novelty?: number | null;
+            /** Quality Verifiability */
+            quality_verifiability?: number | null;
+            /** Quality Consistency */
+            quality_consistency?: number | null;
+            /** Quality Red Flags */
+            quality_red_flags?: string[] | null;
+            /** Quality Score */
+            quality_score?: number | null;
+            emotion_primary?: components["schemas"]["PlutchikEmotion"] | null;
+            /** Pad */
+            pad?: number[] | null;
+            emotion_phase?: components["schemas"]["BehavioralPhase"] | null;
+            /** Emotion Intensity */
+            emotion_intensity?: number | null;
+            /** Emotion Label */
+            emotion_label?: string | null;
+            /** Parent Episode Ids */
+            parent_episode_ids?: string[] | null;
+            /** Decision Ids */
+            decision_ids?: string[] | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** VersionOut */
         api__schemas__entries__VersionOut: {
             /** Id */
@@ -6424,6 +8876,66 @@ export interface components {
         };
         /**
          * Decision
+         * @description A decision record (Loop 1): what was injected and referenced, the outcome, cost and missing context.
+         */
+        graph__context__feedback__Decision: {
+            /** Id */
+            id: string;
+            /** Assembly Id */
+            assembly_id: string | null;
+            /** At */
+            at: number;
+            /** Task */
+            task: string | null;
+            /** Phase */
+            phase: string | null;
+            /** Regime */
+            regime: string | null;
+            /** Policy Revision */
+            policy_revision: number | null;
+            /** Mutation Id */
+            mutation_id: string | null;
+            /** Injected Tokens */
+            injected_tokens: {
+                [key: string]: number;
+            };
+            /** Referenced */
+            referenced: components["schemas"]["Reference"][];
+            /** Influenced */
+            influenced: string[] | null;
+            /** Outcome Quality */
+            outcome_quality: number | null;
+            /** Cost */
+            cost: number | null;
+            /** Over Contexted */
+            over_contexted: boolean | null;
+            /** Missing */
+            missing: string[] | null;
+            /** Tick */
+            tick: number | null;
+        };
+        /**
+         * EntryOut
+         * @description An entry of the workspace, as disclosed (its full text or its one line).
+         */
+        graph__context__governor__EntryOut: {
+            /** Id */
+            id: string;
+            /** Ref */
+            ref: string;
+            category: components["schemas"]["ContextCategory"];
+            /** Text */
+            text: string;
+            /** Tokens */
+            tokens: number;
+            disclosure: components["schemas"]["Disclosure"];
+            /** Score */
+            score: number;
+            /** Source */
+            source: string;
+        };
+        /**
+         * Decision
          * @enum {string}
          */
         graph__memory__approval__Decision: "approve" | "approve_with_changes" | "approve_part" | "reject";
@@ -6451,6 +8963,11 @@ export interface components {
              */
             episode_id?: string | null;
         };
+        /**
+         * Decision
+         * @enum {string}
+         */
+        graph__retrieval__decision__Decision: "full" | "semantic_only" | "light" | "none";
         /**
          * Problem
          * @description Every error's body: RFC 9457 problem details (api/errors.py).
@@ -6676,7 +9193,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EntryOut"][];
+                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"][];
                 };
             };
             /** @description Validation Error */
@@ -6840,7 +9357,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EntryOut"];
+                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -6871,7 +9388,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EntryOut"];
+                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -6902,7 +9419,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EntryOut"];
+                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -6937,7 +9454,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["EntryOut"];
+                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -7103,9 +9620,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["VisibleCounts"];
                 };
             };
             /** @description Validation Error */
@@ -7138,9 +9653,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["RelatedEpisode"][];
                 };
             };
             /** @description Validation Error */
@@ -8338,9 +10851,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Memory"][];
                 };
             };
             /** @description Validation Error */
@@ -8375,9 +10886,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Memory"];
                 };
             };
             /** @description Validation Error */
@@ -8413,9 +10922,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RecallAnswer"];
                 };
             };
             /** @description Validation Error */
@@ -8450,9 +10957,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Reinforced"][];
                 };
             };
             /** @description Validation Error */
@@ -8487,9 +10992,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ForgetPreview"];
                 };
             };
             /** @description Validation Error */
@@ -8561,9 +11064,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Restored"];
                 };
             };
             /** @description Validation Error */
@@ -8594,9 +11095,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Reflection"][];
                 };
             };
             /** @description Validation Error */
@@ -8631,9 +11130,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Reflection"];
                 };
             };
             /** @description Validation Error */
@@ -8758,9 +11255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Reflection"];
                 };
             };
             /** @description Validation Error */
@@ -8796,9 +11291,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Reflection"];
                 };
             };
             /** @description Validation Error */
@@ -8945,9 +11438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["TrailRecord"][];
                 };
             };
             /** @description Validation Error */
@@ -9027,9 +11518,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Forgotten"];
                 };
             };
             /** @description Validation Error */
@@ -9061,9 +11550,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["TrailRecord"][];
                 };
             };
             /** @description Validation Error */
@@ -9094,9 +11581,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["CriticalChanges"];
                 };
             };
             /** @description Validation Error */
@@ -9128,9 +11613,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ItemChanges"];
                 };
             };
             /** @description Validation Error */
@@ -9161,9 +11644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["AuditDigest"][];
                 };
             };
             /** @description Validation Error */
@@ -9223,9 +11704,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["AuditDigest"][];
                 };
             };
         };
@@ -9260,9 +11739,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["TrailRecord"][];
                 };
             };
             /** @description Validation Error */
@@ -9293,9 +11770,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SessionStart"];
                 };
             };
             /** @description Validation Error */
@@ -9329,9 +11804,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["AlertRecord"][];
                 };
             };
             /** @description Validation Error */
@@ -9363,9 +11836,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AlertRecord"];
                 };
             };
             /** @description Validation Error */
@@ -9397,9 +11868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ItemHistory"];
                 };
             };
             /** @description Validation Error */
@@ -9434,9 +11903,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RollbackDone"] | components["schemas"]["RollbackPlan"];
                 };
             };
             /** @description Validation Error */
@@ -9470,9 +11937,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Proposal"][];
                 };
             };
             /** @description Validation Error */
@@ -9507,9 +11972,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Proposal"];
                 };
             };
             /** @description Validation Error */
@@ -9576,9 +12039,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Proposal"];
                 };
             };
             /** @description Validation Error */
@@ -9614,9 +12075,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Trust"];
                 };
             };
             /** @description Validation Error */
@@ -10324,9 +12783,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Policy"];
                 };
             };
             /** @description Validation Error */
@@ -10361,9 +12818,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Policy"];
                 };
             };
             /** @description Validation Error */
@@ -10394,9 +12849,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["PolicyRevision"][];
                 };
             };
             /** @description Validation Error */
@@ -10431,9 +12884,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PolicyDelta"];
                 };
             };
             /** @description Validation Error */
@@ -10468,9 +12919,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Resolved"];
                 };
             };
             /** @description Validation Error */
@@ -10505,7 +12954,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["Assembly"];
                 };
             };
             /** @description Validation Error */
@@ -10540,9 +12989,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Preassembled"];
                 };
             };
             /** @description Validation Error */
@@ -10577,9 +13024,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Recorded"];
                 };
             };
             /** @description Validation Error */
@@ -10612,9 +13057,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["graph__context__feedback__Decision"][];
                 };
             };
             /** @description Validation Error */
@@ -10645,9 +13088,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Belief"][];
                 };
             };
             /** @description Validation Error */
@@ -10678,9 +13119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Recalibrated"] | components["schemas"]["Unchanged"];
                 };
             };
             /** @description Validation Error */
@@ -10711,9 +13150,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["Mutation"][];
                 };
             };
             /** @description Validation Error */
@@ -10744,9 +13181,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Staged"];
                 };
             };
             /** @description Validation Error */
@@ -10780,9 +13215,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Crystal"];
                 };
             };
             /** @description Validation Error */
@@ -10817,9 +13250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Transition"];
                 };
             };
             /** @description Validation Error */
@@ -10852,9 +13283,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["ProvenanceNode"][];
                 };
             };
             /** @description Validation Error */
@@ -10887,9 +13316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ProvenanceTree"];
                 };
             };
             /** @description Validation Error */
@@ -10920,9 +13347,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Attribution"];
                 };
             };
             /** @description Validation Error */
@@ -10957,9 +13382,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["EntryForked"] | components["schemas"]["Forked"];
                 };
             };
             /** @description Validation Error */
@@ -10992,9 +13415,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Merged"];
                 };
             };
             /** @description Validation Error */
@@ -11029,9 +13450,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["NewVersion"];
                 };
             };
             /** @description Validation Error */
@@ -11060,9 +13479,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PassSummary"];
                 };
             };
         };
@@ -11084,9 +13501,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HormoneLevels"];
                 };
             };
             /** @description Validation Error */
@@ -11121,9 +13536,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["HormoneLevels"];
                 };
             };
             /** @description Validation Error */
@@ -11152,9 +13565,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Weather"];
                 };
             };
         };
@@ -11178,9 +13589,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["NetworkOverride"];
                 };
             };
             /** @description Validation Error */
@@ -11209,9 +13618,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["WeatherEnded"];
                 };
             };
         };
@@ -11237,9 +13644,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TrustSet"];
                 };
             };
             /** @description Validation Error */
@@ -11273,9 +13678,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["ListedSkill"][];
                 };
             };
             /** @description Validation Error */
@@ -11308,9 +13711,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Crystallized"];
                 };
             };
             /** @description Validation Error */
@@ -11343,9 +13744,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    }[];
+                    "application/json": components["schemas"]["FoundSkill"][];
                 };
             };
             /** @description Validation Error */
@@ -11376,9 +13775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SkillVersions"];
                 };
             };
             /** @description Validation Error */
@@ -11413,9 +13810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["NewVersion"];
                 };
             };
             /** @description Validation Error */
@@ -11450,9 +13845,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ListedSkill"];
                 };
             };
             /** @description Validation Error */
@@ -11487,9 +13880,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Deprecated"];
                 };
             };
             /** @description Validation Error */
