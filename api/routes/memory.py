@@ -31,17 +31,21 @@ from api.schemas.memory import (
     VersionOut,
 )
 from graph.agents import Principal
-from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.memory import reflection_format, stores
 from graph.memory.approval import Verdict
 from graph.memory.blocks import Append, Block, EditLine, Replace, Unchanged
-from graph.memory.forgetting import CoreLine
-from graph.memory.reflection import Trigger, public
+from graph.memory.forgetting import CoreLine, ForgetPreview, Restored
+from graph.memory.messages import Reinforced
+from graph.memory.recall import RecallAnswer
+from graph.memory.reflection import Trigger
+from graph.memory.reflection_format import Reflection
 from graph.memory.routing import Store
+from graph.memory.stores import Memory
 from graph.memory.triggers import QueryType
 from graph.model.common import to_ms
+from graph.model.crystal import lifecycle
 from graph.model.enums import KeyScope
 
 router = APIRouter(tags=["memory"])
@@ -119,7 +123,8 @@ def message(agent_id: str, body: MessageIn, memory: AgentMemoryDep, who: Writer,
                           session_id=body.session_id, defer=background.add_task)
 
 
-@router.get("/agents/{agent_id}/memories", summary="The agent's memories, newest first: of a store, of a day "
+@router.get("/agents/{agent_id}/memories", response_model=list[Memory], response_model_exclude_unset=True,
+            summary="The agent's memories, newest first: of a store, of a day "
                                                     "(the episodic log); only the archived ones with archived=true, "
                                                     "both with include_archived=true; each with its relevance now "
                                                     "(section 9)")
@@ -128,42 +133,43 @@ def list_memories(agent_id: str, memory: AgentMemoryDep, who: Reader, store: Sto
                   archived: Annotated[bool, Query(description="only the archived (forgotten) memories")] = False,
                   include_archived: Annotated[bool, Query(description="the archived memories too")] = False,
                   offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
-                  limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[dict[str, Any]]:
+                  limit: Annotated[int, Query(ge=1, le=500)] = 50) -> list[Memory]:
     owner = require_reader_of(memory.db, who, agent_id)
     return stores.list_memories(memory.db, owner, store=store, day=day, archived=archived,
                                 include_archived=include_archived, offset=offset, limit=limit)
 
 
-@router.get("/agents/{agent_id}/memories/{memory_id}",
+@router.get("/agents/{agent_id}/memories/{memory_id}", response_model=Memory, response_model_exclude_unset=True,
             summary="One memory, with its relevance now; a forgotten (archived) one only with include_archived=true")
 def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reader,
                include_archived: Annotated[bool, Query(description="answer for an archived memory too")] = False,
-               ) -> dict[str, Any]:
+               ) -> Memory:
     found = stores.get(memory.db, require_reader_of(memory.db, who, agent_id), [memory_id])
-    if not found or (lifecycle.archived(found[0]) and not include_archived):
+    if not found or (lifecycle.archived(found[0].model_dump(exclude_unset=True)) and not include_archived):
         raise NotFound(f"no memory {memory_id!r}")
     return found[0]
 
 
-@router.get("/agents/{agent_id}/recall", summary="Recall by query type (section 11.1), ranked by match x relevance; "
+@router.get("/agents/{agent_id}/recall", response_model=RecallAnswer, response_model_exclude_unset=True,
+            summary="Recall by query type (section 11.1), ranked by match x relevance; "
                                                  "archived never, dormant only when explicit")
 def recall(agent_id: str, memory: AgentMemoryDep, who: Reader,
            q: Annotated[str, Query(min_length=1, max_length=2_000)],
            type: QueryType = QueryType.general, explicit: bool = False,
-           k: Annotated[int, Query(ge=1, le=100)] = 10) -> dict[str, Any]:
+           k: Annotated[int, Query(ge=1, le=100)] = 10) -> RecallAnswer:
     owner = require_reader_of(memory.db, who, agent_id)
     return memory.recall.recall(owner, q, type, explicit=explicit, k=k, now=now_ms())
 
 
-@router.post("/agents/{agent_id}/memories/reinforce",
+@router.post("/agents/{agent_id}/memories/reinforce", response_model=list[Reinforced],
              summary="Reinforce memories (section 9.4): one more access, the last access now")
-def reinforce(agent_id: str, body: ReinforceIn, memory: AgentMemoryDep, who: Writer) -> list[dict[str, Any]]:
+def reinforce(agent_id: str, body: ReinforceIn, memory: AgentMemoryDep, who: Writer) -> list[Reinforced]:
     return memory.reinforce(_own(who, agent_id), body.ids, body.reason, actor=who.key_id)
 
 
-@router.post("/agents/{agent_id}/forget/preview",
+@router.post("/agents/{agent_id}/forget/preview", response_model=ForgetPreview, response_model_exclude_unset=True,
              summary="What forgetting a target would take, across every store and core memory; changes nothing")
-def forget_preview(agent_id: str, body: ForgetPreviewIn, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
+def forget_preview(agent_id: str, body: ForgetPreviewIn, memory: AgentMemoryDep, who: Reader) -> ForgetPreview:
     return memory.forgetting.preview(_own(who, agent_id), body.target, permanent=body.permanent, now=now_ms())
 
 
@@ -181,8 +187,9 @@ def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, services: Serv
     return out
 
 
-@router.post("/agents/{agent_id}/memories/restore", summary="Bring archived memories back into search")
-def restore(agent_id: str, body: IdsIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+@router.post("/agents/{agent_id}/memories/restore", response_model=Restored,
+             summary="Bring archived memories back into search")
+def restore(agent_id: str, body: IdsIn, memory: AgentMemoryDep, who: Writer) -> Restored:
     return memory.forgetting.restore(_own(who, agent_id), body.ids, actor=who.key_id)
 
 
@@ -196,17 +203,18 @@ def _person(who: Principal, agent_id: str) -> str:
     return agent_id
 
 
-@router.post("/agents/{agent_id}/reflections", status_code=201,
+@router.post("/agents/{agent_id}/reflections", status_code=201, response_model=Reflection,
+             response_model_exclude_unset=True,
              summary="Reflect now (section 10): a pending reflection, applied only when a person approves it")
-def reflect(agent_id: str, body: ReflectIn, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
-    made = memory.reflections.reflect(_own(who, agent_id), trigger=Trigger.manual, actor=who.key_id,
+def reflect(agent_id: str, body: ReflectIn, memory: AgentMemoryDep, who: Writer) -> Reflection:
+    return memory.reflections.reflect(_own(who, agent_id), trigger=Trigger.manual, actor=who.key_id,
                                       about=body.about)
-    return public(made)
 
 
-@router.get("/agents/{agent_id}/reflections", summary="The reflection log: every reflection, newest first")
-def reflections(agent_id: str, memory: AgentMemoryDep, who: Reader) -> list[dict[str, Any]]:
-    return [public(r) for r in memory.reflections.all(_own(who, agent_id))]
+@router.get("/agents/{agent_id}/reflections", response_model=list[Reflection], response_model_exclude_unset=True,
+            summary="The reflection log: every reflection, newest first")
+def reflections(agent_id: str, memory: AgentMemoryDep, who: Reader) -> list[Reflection]:
+    return memory.reflections.all(_own(who, agent_id))
 
 
 @router.get("/agents/{agent_id}/reflections/pending.md", response_class=PlainTextResponse,
@@ -215,7 +223,7 @@ def pending_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> PlainTextR
     pending = memory.reflections.pending(_own(who, agent_id))
     if pending is None:
         raise NotFound("no reflection is pending")
-    return PlainTextResponse(pending["markdown"], media_type="text/markdown; charset=utf-8")
+    return PlainTextResponse(pending.markdown, media_type="text/markdown; charset=utf-8")
 
 
 @router.get("/agents/{agent_id}/reflections/log.md", response_class=PlainTextResponse,
@@ -232,15 +240,17 @@ def evolution_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> PlainTex
                              media_type="text/markdown; charset=utf-8")
 
 
-@router.get("/agents/{agent_id}/reflections/{reflection_id}", summary="One reflection, with its proposals")
-def reflection(agent_id: str, reflection_id: str, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
-    return public(memory.reflections.get(_own(who, agent_id), reflection_id))
+@router.get("/agents/{agent_id}/reflections/{reflection_id}", response_model=Reflection,
+            response_model_exclude_unset=True, summary="One reflection, with its proposals")
+def reflection(agent_id: str, reflection_id: str, memory: AgentMemoryDep, who: Reader) -> Reflection:
+    return memory.reflections.get(_own(who, agent_id), reflection_id)
 
 
-@router.post("/agents/{agent_id}/reflections/{reflection_id}/decision",
+@router.post("/agents/{agent_id}/reflections/{reflection_id}/decision", response_model=Reflection,
+             response_model_exclude_unset=True,
              summary="Decide a pending reflection (a person's key or the admin's): approve, approve with changes, "
                      "approve part, reject")
 def decide(agent_id: str, reflection_id: str, body: DecisionIn, memory: AgentMemoryDep,
-           who: Reader) -> dict[str, Any]:
+           who: Reader) -> Reflection:
     verdict = Verdict(body.decision, body.items, body.exclude, body.changes, body.note)
-    return public(memory.approvals.decide(_person(who, agent_id), reflection_id, verdict, actor=who.key_id))
+    return memory.approvals.decide(_person(who, agent_id), reflection_id, verdict, actor=who.key_id)

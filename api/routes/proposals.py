@@ -4,7 +4,7 @@ defers; a sub-agent reads only its own proposals."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Query
 from fastapi.responses import PlainTextResponse
@@ -32,10 +32,11 @@ def _reader(memory: AgentMemory, who: Principal, agent_id: str) -> str | None:
     raise HTTPException(403, "only the main agent, its person, its sub-agents or an admin may read its proposals")
 
 
-@router.post("/agents/{agent_id}/proposals", status_code=201,
+@router.post("/agents/{agent_id}/proposals", status_code=201, response_model=p.Proposal,
+             response_model_exclude_unset=True,
              summary="A sub-agent proposes a memory to its main agent (13.2): pending, flagged as a conflict, or "
                      "committed at once when the main agent trusts it at this confidence")
-def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Proposer) -> dict[str, Any]:
+def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Proposer) -> p.Proposal:
     if not who.agent_id:
         raise HTTPException(403, "a sub-agent's key with the 'propose' (or 'write') scope proposes")
     sub = agents.get(memory.db, who.agent_id)
@@ -47,11 +48,12 @@ def propose(agent_id: str, body: ProposalIn, memory: AgentMemoryDep, who: Propos
         core_worthy=body.core_worthy), actor=who.key_id)
 
 
-@router.get("/agents/{agent_id}/proposals", summary="The proposals to this agent's memory, by number (a sub-agent: "
+@router.get("/agents/{agent_id}/proposals", response_model=list[p.Proposal], response_model_exclude_unset=True,
+            summary="The proposals to this agent's memory, by number (a sub-agent: "
                                                     "its own)")
 def list_proposals(agent_id: str, memory: AgentMemoryDep, who: Reader,
                    status: Annotated[list[p.Status] | None, Query()] = None,
-                   limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[dict[str, Any]]:
+                   limit: Annotated[int, Query(ge=1, le=500)] = 100) -> list[p.Proposal]:
     only = _reader(memory, who, agent_id)
     return memory.proposals.list(agent_id, status=status, from_agent=only, limit=limit)
 
@@ -63,17 +65,18 @@ def pending_md(agent_id: str, memory: AgentMemoryDep, who: Reader) -> str:
     return p.pending_md(memory.proposals.list(agent_id, status=list(p.OPEN), from_agent=only, limit=500))
 
 
-@router.post("/agents/{agent_id}/proposals/{proposal_id}/decision",
+@router.post("/agents/{agent_id}/proposals/{proposal_id}/decision", response_model=p.Proposal,
+             response_model_exclude_unset=True,
              summary="Commit (to the suggested store or another), reject with a reason, or defer a proposal (13.3)")
 def decide(agent_id: str, proposal_id: str, body: ProposalDecisionIn, memory: AgentMemoryDep,
-           who: Reader) -> dict[str, Any]:
+           who: Reader) -> p.Proposal:
     main = require_person_for(who, agent_id, "deciding a proposal")
     return memory.proposals.decide(main, proposal_id, body.decision, actor=who.key_id,
                                    store=body.store, reason=body.reason)
 
 
-@router.put("/agents/{agent_id}/subagents/{sub_id}/trust",
+@router.put("/agents/{agent_id}/subagents/{sub_id}/trust", response_model=p.Trust,
             summary="Auto-commit (13.4): a sub-agent's proposals from this confidence up are committed at once")
-def trust(agent_id: str, sub_id: str, body: TrustIn, memory: AgentMemoryDep, who: Reader) -> dict[str, Any]:
+def trust(agent_id: str, sub_id: str, body: TrustIn, memory: AgentMemoryDep, who: Reader) -> p.Trust:
     main = require_acting_for(who, agent_id, "trusting a sub-agent")
     return memory.proposals.trust(main, sub_id, body.auto_commit_at, actor=who.key_id)

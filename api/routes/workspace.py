@@ -31,9 +31,9 @@ def _meta(memory: AgentMemory) -> workspace.MetaFiles:
             return {}
         out = {"reflection-log.md": reflection_format.log_md(past),
                "evolution.md": reflection_format.evolution_md(past)}
-        pending = next((r for r in past if r["status"] == "pending"), None)
+        pending = next((r for r in past if r.status == "pending"), None)
         if pending is not None:
-            out["pending-reflection.md"] = pending["markdown"]
+            out["pending-reflection.md"] = pending.markdown
         return out
 
     return files

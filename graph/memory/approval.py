@@ -15,18 +15,17 @@ pending: it is never applied by itself."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
-
-from neo4j import ManagedTransaction
 
 from graph.audit import Access, Audit, SetProperties, versions
 from graph.audit.revert import NodeLabel
 from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms
@@ -37,7 +36,7 @@ from graph.memory.forgetting import archive_in
 from graph.memory.models import MemoryReflection
 from graph.memory.proposals import Proposals, commit_in
 from graph.memory.reflection import read_reflection, reflection_out
-from graph.memory.reflection_format import Item, ItemKind
+from graph.memory.reflection_format import Item, ItemKind, Reflection
 from graph.memory.relevance import Arrival
 from graph.memory.routing import Classification, Confidence, Entity, MemoryType, Procedure, Relation, Store
 from graph.model.enums import EntityKind, MemoryRelation
@@ -136,19 +135,137 @@ def _memory(agent_id: str, clade: str | None, item: Item, at: int) -> stores.New
                             clade=clade, learned_from=tuple(d.get("learned_from") or ()))
 
 
+@dataclass
+class Applying:
+    """One decision's transaction as its appliers share it: what was prepared before it opened (the new
+    memories with their embeddings, the deferred proposals to commit) and what they report back."""
+
+    tx: Tx
+    agent_id: str
+    actor: str
+    at: int
+    number: int
+    core: CoreMemory
+    new: list[tuple[Item, stores.NewMemory]]
+    rows: list[dict[str, Any]]
+    committing: list[tuple[Item, stores.NewMemory, list[dict[str, Any]]]]
+    tag: str = ""  # every change it applies carries the reflection (12.3)
+    because: str = ""
+    applied: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def why(self) -> str:
+        return f"approved in reflection #{self.number}"
+
+
+def _apply_memories(run: Applying, items: list[Item]) -> None:
+    """Facts and procedures: new memories, embedded before the transaction."""
+    if run.new:
+        stores.write_in(run.tx, [m for _, m in run.new], run.rows,
+                        Audit("memory.reflection.apply", run.actor, run.agent_id, tag=run.tag, trigger=run.because))
+        run.applied += [i.id for i, _ in run.new]
+
+
+def _apply_archivals(run: Applying, items: list[Item]) -> None:
+    done = archive_in(run.tx, run.agent_id, [i.data["memory_id"] for i in items], actor=run.actor, now=run.at,
+                      why=run.why, tag=run.tag, trigger=run.because)
+    gone = set(done["archived"])
+    run.applied += [i.id for i in items if i.data["memory_id"] in gone]
+    run.skipped |= {i.id: "already archived or gone" for i in items if i.data["memory_id"] not in gone}
+
+
+def _apply_proposals(run: Applying, items: list[Item]) -> None:
+    """Sub-agents' deferred proposals (13.3), those still open when the decision was read."""
+    for i, memory, memory_rows in run.committing:
+        try:
+            commit_in(run.tx, run.agent_id, i.data["proposal_id"], memory, memory_rows, actor=run.actor, tag=run.tag,
+                      trigger=run.because)
+            run.applied.append(i.id)
+        except (Conflict, NotFound):
+            run.skipped[i.id] = "the proposal was decided meanwhile"
+
+
+def _apply_confirmations(run: Applying, items: list[Item]) -> None:
+    ids = [i.data["memory_id"] for i in items]
+    access = Access(action="memory.reinforce.confirmed", agent_id=run.agent_id)
+    touched = {r["id"] for r in run.tx.run(cypher.query("memory/reinforce"), agent_id=run.agent_id, ids=ids,
+                                           now=access.at)}
+    access.write(run.tx, ids, len(touched))
+    run.applied += [i.id for i in items if i.data["memory_id"] in touched]
+    run.skipped |= {i.id: "archived or gone" for i in items if i.data["memory_id"] not in touched}
+
+
+def _apply_core_edits(run: Applying, items: list[Item]) -> None:
+    """A core block rewritten only where it is still as the reflection read it."""
+    for i in items:
+        block = Block(i.data["block"])
+        now_text = next(b["content"] for b in run.core.read_in(run.agent_id)["blocks"] if b["block"] == block.value)
+        if now_text != i.data["before"]:
+            run.skipped[i.id] = "the block changed since the reflection read it"
+            continue
+        run.core.edit_in(run.tx, run.agent_id, block, Replace(str(i.data["after"])), actor=run.actor, reason=run.why,
+                         tag=run.tag, trigger=run.because)
+        run.applied.append(i.id)
+
+
+def _acknowledge(run: Applying, items: list[Item]) -> None:
+    run.applied += [i.id for i in items]  # a contradiction noted: nothing to change
+
+
+Applier = Callable[[Applying, list[Item]], None]
+APPLIERS: tuple[tuple[frozenset[ItemKind], Applier], ...] = (  # in this order, each given its kinds' items
+    (frozenset({ItemKind.fact, ItemKind.procedure}), _apply_memories),
+    (frozenset({ItemKind.archive}), _apply_archivals),
+    (frozenset({ItemKind.proposal}), _apply_proposals),
+    (frozenset({ItemKind.confirm}), _apply_confirmations),
+    (frozenset({ItemKind.core}), _apply_core_edits),
+    (frozenset({ItemKind.contradiction}), _acknowledge),
+)
+
+
+def _status(verdict: Verdict, skipped: dict[str, str]) -> str:
+    if verdict.decision is Decision.reject:
+        return "rejected"
+    return "approved" if verdict.decision is not Decision.approve_part and not skipped else "partial"
+
+
+def _record_decision(run: Applying, node: MemoryReflection, verdict: Verdict, picked: list[Item],
+                     proposed: int) -> None:
+    """The reflection marked decided, versioned, with the decision's audit record."""
+    before = {"status": node.status, "decision": node.decision, "decided_at": node.decided_at,
+              "decided_by": node.decided_by, "applied": list(node.applied or []), "changes": node.changes,
+              "note": node.note}
+    decided = Audit("memory.reflection.reject" if verdict.decision is Decision.reject
+                    else "memory.reflection.decide", run.actor, run.agent_id, trigger=run.because)
+    steps = versions.keep(run.tx, Versioned.MemoryReflection, [node.uid], now=decided.at, actor=run.actor,
+                          reason=run.because, audit_id=decided.id)
+    node.status = _status(verdict, run.skipped)
+    node.decision, node.decided_at, node.decided_by = verdict.decision.value, run.at, run.actor
+    node.applied = [i.id for i in picked if i.id in set(run.applied)]
+    node.changes = json.dumps({"exclude": verdict.exclude, "changes": verdict.changes, "items": verdict.items,
+                               "skipped": run.skipped}) \
+        if verdict.changes or verdict.exclude or verdict.items or run.skipped else None
+    node.note = verdict.note
+    node.save()
+    decided.write(run.tx, [node.uid], f"reflection #{node.number} {verdict.decision.value}: {len(node.applied)} of "
+                                      f"{proposed} proposals applied",
+                  [SetProperties(label=NodeLabel.MemoryReflection, id=node.uid, before=before)], steps)
+
+
 class Approvals:
     def __init__(self, db: Database, embedder: Embedder, core: CoreMemory, proposals: Proposals | None = None) -> None:
         self.db, self.embedder, self.core, self.proposals = db, embedder, core, proposals
 
-    def decide(self, agent_id: str, reflection_id: str, verdict: Verdict, *, actor: str) -> dict[str, Any]:
+    def decide(self, agent_id: str, reflection_id: str, verdict: Verdict, *, actor: str) -> Reflection:
         agent = self.db.fetch("agents/get", id=agent_id)
         if not agent:
             raise NotFound(f"no agent {agent_id!r}")
         clade = agent[0]["agent"].get("clade")
         current = read_reflection(self.db, agent_id, reflection_id)
-        if current["status"] != "pending":
-            raise Conflict(f"reflection #{current['number']} was decided already ({current['status']})")
-        items = [Item.of(x) for x in current["items_list"]]
+        if current.status != "pending":
+            raise Conflict(f"reflection #{current.number} was decided already ({current.status})")
+        items = [Item.of(x.model_dump()) for x in current.items]
         picked = chosen(items, verdict)
         at = now_ms()
         new = [(i, _memory(agent_id, clade, i, at)) for i in picked if i.kind in (ItemKind.fact, ItemKind.procedure)]
@@ -156,81 +273,22 @@ class Approvals:
         rows = stores.rows_for([m for _, m in new], vectors, at) if vectors is not None else []
         committing, closed = self._proposals(agent_id, clade, picked)
 
-        tag = f"reflection:{reflection_id}"  # every change it applies carries the reflection (12.3)
-        because = f"reflection decided: {verdict.decision.value}"
-
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> Reflection:
             # one decision at a time: the reflection locked, then read as committed; the agent's core too
             status = tx.run(cypher.query("memory/lock_reflection"), id=reflection_id).single()
             tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).consume()
             node = MemoryReflection.nodes.get(uid=reflection_id)
             if status is None or status["status"] != "pending":  # decided meanwhile
                 raise Conflict(f"reflection #{node.number} was decided already ({node.status})")
-            applied: list[str] = []
-            skipped: dict[str, str] = {}
-            if new:
-                stores.write_in(tx, [m for _, m in new], rows, Audit("memory.reflection.apply", actor, agent_id,
-                                                                             tag=tag, trigger=because))
-                applied += [i.id for i, _ in new]
-            archive = [i for i in picked if i.kind is ItemKind.archive]
-            if archive:
-                done = archive_in(tx, agent_id, [i.data["memory_id"] for i in archive], actor=actor, now=at,
-                                  why=f"approved in reflection #{node.number}", tag=tag, trigger=because)
-                gone = set(done["archived"])
-                applied += [i.id for i in archive if i.data["memory_id"] in gone]
-                skipped |= {i.id: "already archived or gone" for i in archive if i.data["memory_id"] not in gone}
-            skipped |= closed
-            for i, memory, memory_rows in committing:  # sub-agents' deferred proposals (13.3)
-                try:
-                    commit_in(tx, agent_id, i.data["proposal_id"], memory, memory_rows, actor=actor, tag=tag,
-                              trigger=because)
-                    applied.append(i.id)
-                except (Conflict, NotFound):
-                    skipped[i.id] = "the proposal was decided meanwhile"
-            confirm = [i for i in picked if i.kind is ItemKind.confirm]
-            if confirm:
-                ids = [i.data["memory_id"] for i in confirm]
-                access = Access(action="memory.reinforce.confirmed", agent_id=agent_id)
-                touched = {r["id"] for r in tx.run(cypher.query("memory/reinforce"), agent_id=agent_id, ids=ids,
-                                                   now=access.at)}
-                access.write(tx, ids, len(touched))
-                applied += [i.id for i in confirm if i.data["memory_id"] in touched]
-                skipped |= {i.id: "archived or gone" for i in confirm if i.data["memory_id"] not in touched}
-            for i in picked:
-                if i.kind is ItemKind.core:
-                    block = Block(i.data["block"])
-                    now_text = next(b["content"] for b in self.core.read_in(agent_id)["blocks"]
-                                    if b["block"] == block.value)
-                    if now_text != i.data["before"]:
-                        skipped[i.id] = "the block changed since the reflection read it"
-                        continue
-                    self.core.edit_in(tx, agent_id, block, Replace(str(i.data["after"])), actor=actor,
-                                      reason=f"approved in reflection #{node.number}", tag=tag, trigger=because)
-                    applied.append(i.id)
-                elif i.kind is ItemKind.contradiction:
-                    applied.append(i.id)  # acknowledged: nothing to change
-            before = {"status": node.status, "decision": node.decision, "decided_at": node.decided_at,
-                      "decided_by": node.decided_by, "applied": list(node.applied or []), "changes": node.changes,
-                      "note": node.note}
-            decided = Audit("memory.reflection.reject" if verdict.decision is Decision.reject
-                            else "memory.reflection.decide", actor, agent_id, trigger=because)
-            steps = versions.keep(tx, Versioned.MemoryReflection, [node.uid], now=decided.at, actor=actor,
-                                  reason=because, audit_id=decided.id)
-            node.status = ("rejected" if verdict.decision is Decision.reject else
-                           "approved" if verdict.decision is not Decision.approve_part and not skipped else "partial")
-            node.decision, node.decided_at, node.decided_by = verdict.decision.value, at, actor
-            node.applied = [i.id for i in picked if i.id in set(applied)]
-            node.changes = json.dumps({"exclude": verdict.exclude, "changes": verdict.changes,
-                                       "items": verdict.items, "skipped": skipped}) if verdict.changes or \
-                verdict.exclude or verdict.items or skipped else None
-            node.note = verdict.note
-            node.save()
-            decided.write(
-                tx, [node.uid], f"reflection #{node.number} {verdict.decision.value}: {len(node.applied)} of "
-                                f"{len(items)} proposals applied",
-                [SetProperties(label=NodeLabel.MemoryReflection, id=node.uid,
-                               before=before)], steps)  # None: absent before
-            return {**reflection_out(node), "skipped": skipped}
+            run = Applying(tx, agent_id, actor, at, node.number, self.core, new, rows, committing,
+                           tag=f"reflection:{reflection_id}", because=f"reflection decided: {verdict.decision.value}",
+                           skipped=dict(closed))
+            for kinds, apply in APPLIERS:
+                mine = [i for i in picked if i.kind in kinds]
+                if mine:
+                    apply(run, mine)
+            _record_decision(run, node, verdict, picked, len(items))
+            return reflection_out(node).model_copy(update={"skipped": run.skipped})
 
         return ogm.write(self.db, work)
 

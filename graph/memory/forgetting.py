@@ -17,18 +17,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
+from pydantic import BaseModel, Field
 
 from graph.audit import ArchiveMemories, Audit, Noop, RestoreMemories, erasure, versions
 from graph.audit.versions import Versioned
 from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, Invalid, NotFound
 from graph.memory.blocks import Block, EditLine, lines
 from graph.memory.core import CoreMemory
 from graph.memory.recall import lucene_all, terms
-from graph.memory.stores import shape
+from graph.memory.stores import Memory, StoredMemory, as_memory
+from graph.model.rows import Row
 
 PREVIEW = 50   # matches a preview shows
 APPLY = 1_000  # matches a confirmed forget by target takes at most
@@ -39,8 +41,46 @@ class CoreLine:
     block: Block
     line: str
 
-    def out(self) -> dict[str, str]:
-        return {"block": self.block.value, "line": self.line}
+    def out(self) -> CoreLineOut:
+        return CoreLineOut(block=self.block.value, line=self.line)
+
+
+class CoreLineOut(BaseModel):
+    block: str
+    line: str
+
+
+class MatchRow(Row):
+    """A memory a forget's target names, and how it was found (keyword, entity, archived)."""
+
+    query = "memory/forget_matches"
+    memory: StoredMemory
+    via: list[str]
+
+
+class FoundMemory(Memory):
+    found_by: list[str] | None = Field(default=None, description="how the target found it: keyword, entity, archived")
+
+
+class ForgetPreview(BaseModel):
+    """What forgetting a target would take; nothing changed."""
+
+    target: str | None
+    terms: list[str]
+    permanent: bool
+    memories: list[FoundMemory]
+    derived: list[str] = Field(description="procedures learned only from these memories (deleted with them)")
+    core_lines: list[CoreLineOut]
+    count: int
+    message: str
+
+
+class Restored(Row):
+    """Archived memories brought back, and the relations they assert made live again."""
+
+    query = "memory/restore"
+    restored: list[str]
+    relations: int
 
 
 class Forgetting:
@@ -48,21 +88,21 @@ class Forgetting:
         self.db, self.core = db, core
 
     def preview(self, agent_id: str, target: str, *, permanent: bool = False, now: int,
-                limit: int = PREVIEW) -> dict[str, Any]:
+                limit: int = PREVIEW) -> ForgetPreview:
         """The newest `limit` matches (a confirmation by target takes up to APPLY of them)."""
         words = terms(target)
         if not words:
             raise Invalid("say what to forget: the target has no word to search for")
-        rows = self.db.fetch("memory/forget_matches", agent_id=agent_id, query=lucene_all(words), terms=words,
+        rows = self.db.typed(MatchRow, agent_id=agent_id, query=lucene_all(words), terms=words,
                              include_archived=permanent, limit=limit)
-        memories = [{**shape(r, now), "found_by": sorted(r["via"])} for r in rows]
-        ids = [m["id"] for m in memories]
-        derived = self._derived(agent_id, ids) if permanent else []
+        memories = [FoundMemory.model_validate(as_memory(r.memory, now, found_by=sorted(r.via)).model_dump(
+            exclude_unset=True)) for r in rows]
+        derived = self._derived(agent_id, [m.id for m in memories]) if permanent else []
         core_lines = self._core_lines(agent_id, words)
-        return {"target": target, "terms": words, "permanent": permanent, "memories": memories,
-                "derived": derived, "core_lines": [c.out() for c in core_lines],
-                "count": len(memories) + len(derived) + len(core_lines),
-                "message": _message(target, len(memories), len(core_lines), permanent)}
+        return ForgetPreview(target=target, terms=words, permanent=permanent, memories=memories, derived=derived,
+                             core_lines=[c.out() for c in core_lines],
+                             count=len(memories) + len(derived) + len(core_lines),
+                             message=_message(target, len(memories), len(core_lines), permanent))
 
     def archive(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
                 now: int, tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
@@ -71,18 +111,18 @@ class Forgetting:
                                              tag, trigger)
         return out
 
-    def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> dict[str, Any]:
+    def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> Restored:
         audit = Audit(action="memory.restore", actor=actor, agent_id=agent_id)
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> Restored:
             steps = versions.keep(tx, Versioned.Memory, _in_state(tx, agent_id, ids, archived=True), now=audit.at,
                                   actor=actor, reason="restored from the archive", audit_id=audit.id)
-            row = tx.run(cypher.query("memory/restore"), agent_id=agent_id, ids=list(ids)).single()
-            restored = list(row["restored"]) if row else []
-            if restored:
-                audit.write(tx, restored, f"restored {len(restored)} archived memories",
-                            [ArchiveMemories(agent_id=agent_id, ids=restored)], steps)
-            return {"restored": restored, "relations": int(row["relations"]) if row else 0}
+            record = tx.run(cypher.query(Restored.query), agent_id=agent_id, ids=list(ids)).single()
+            row = Restored.model_validate(dict(record)) if record else Restored(restored=[], relations=0)
+            if row.restored:
+                audit.write(tx, row.restored, f"restored {len(row.restored)} archived memories",
+                            [ArchiveMemories(agent_id=agent_id, ids=row.restored)], steps)
+            return row
 
         return self.db.write(work)
 
@@ -141,11 +181,11 @@ class Forgetting:
                                trigger=trigger)
             except (NotFound, Conflict):
                 continue  # edited or pinned meanwhile: nothing to remove
-            dropped.append(c.out())
+            dropped.append(c.out().model_dump())
         return dropped
 
 
-def archive_in(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, actor: str, now: int,
+def archive_in(tx: Tx, agent_id: str, ids: Sequence[str], *, actor: str, now: int,
                why: str = "forgotten at the user's request", tag: str | None = None,
                trigger: str | None = None) -> dict[str, Any]:
     """Archive the agent's memories inside a transaction (a forget, or a reflection's approved archival),
@@ -164,7 +204,7 @@ def archive_in(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, act
     return {"archived": archived, "relations": relations, "audit_id": audit.id if archived else None}
 
 
-def _erase(tx: ManagedTransaction, agent_id: str, doomed: list[str], audit: Audit,
+def _erase(tx: Tx, agent_id: str, doomed: list[str], audit: Audit,
            lines: list[str]) -> dict[str, Any]:
     said = [dict(r) for r in tx.run(cypher.query("memory/erase_texts"), agent_id=agent_id, ids=doomed)]
     if not said:
@@ -199,7 +239,7 @@ def _erase(tx: ManagedTransaction, agent_id: str, doomed: list[str], audit: Audi
             "derived": list(derived["derived"]) if derived else []}
 
 
-def _in_state(tx: ManagedTransaction, agent_id: str, ids: Sequence[str], *, archived: bool) -> list[str]:
+def _in_state(tx: Tx, agent_id: str, ids: Sequence[str], *, archived: bool) -> list[str]:
     return [r["id"] for r in tx.run(cypher.query("memory/in_state"), agent_id=agent_id, ids=list(ids),
                                     archived=archived)]
 

@@ -13,12 +13,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Access
 from graph.audit.vocabulary import one_line
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms
@@ -26,18 +25,27 @@ from graph.memory import stores
 from graph.memory.approval import Approvals
 from graph.memory.blocks import Append, Block, person_name
 from graph.memory.core import CoreMemory
-from graph.memory.forgetting import APPLY, CoreLine, Forgetting
+from graph.memory.forgetting import APPLY, CoreLine, ForgetPreview, Forgetting, FoundMemory
 from graph.memory.proposals import Proposals
-from graph.memory.recall import Recall, terms
+from graph.memory.recall import Recall, RecallAnswer, terms
 from graph.memory.reflection import Reflections
 from graph.memory.reflection import Trigger as ReflectionTrigger
 from graph.memory.relevance import Arrival, Reinforcement
 from graph.memory.routing import USER, Classification, Router, Store
 from graph.memory.triggers import Intent, QueryType, Trigger, clauses, detect
+from graph.model.rows import Row
 
 Defer = Callable[[Callable[[], object]], None]  # runs work after the answer is sent (FastAPI's background tasks)
 AGENT_TTL = 5.0  # seconds an agent and its person's name are kept between messages
 REFERENCED = 3  # an explicit recall question references its best few memories (section 9.4)
+
+
+class Reinforced(Row):
+    """A memory reinforced (section 9.4): its accesses now."""
+
+    query = "memory/reinforce"
+    id: str
+    access_count: int
 
 
 @dataclass
@@ -73,9 +81,10 @@ class AgentMemory:
             out.update(self.remember(agent_id, trigger, text, actor=actor, at=said, session_id=session_id))
         elif trigger.intent is Intent.recall:
             out["recall"] = self.recall_for(agent_id, trigger.content, trigger.query_type or QueryType.general,
-                                            explicit=trigger.explicit, actor=actor, defer=defer)
+                                            explicit=trigger.explicit, actor=actor, defer=defer).model_dump(
+                by_alias=True, exclude_unset=True)  # as GET .../recall answers it (MessageOut's nulls kept)
         elif trigger.intent in (Intent.forget, Intent.delete):
-            out["forget"] = self._forget_preview(agent_id, trigger, session_id)
+            out["forget"] = self._forget_preview(agent_id, trigger, session_id).model_dump(exclude_unset=True)
         elif trigger.intent is Intent.reflect:
             out["reflect"] = self._reflect(agent_id, trigger.content or None, actor)
         return out
@@ -129,11 +138,11 @@ class AgentMemory:
     # ------------------------------------------------------------------ recall and reinforcement
 
     def recall_for(self, agent_id: str, query: str, query_type: QueryType, *, explicit: bool, actor: str,
-                   k: int = 10, defer: Defer | None = None) -> dict[str, Any]:
+                   k: int = 10, defer: Defer | None = None) -> RecallAnswer:
         self._require_agent(agent_id)
         result = self.recall.recall(agent_id, query, query_type, explicit=explicit, k=k, now=now_ms())
-        if explicit and result["results"]:  # the user referenced them by asking
-            top = [m["id"] for m in result["results"][:REFERENCED]]
+        if explicit and result.results:  # the user referenced them by asking
+            top = [m.id for m in result.results[:REFERENCED]]
             work = functools.partial(self.reinforce, agent_id, top, Reinforcement.referenced, actor=actor)
             if defer is not None:
                 defer(work)
@@ -141,13 +150,13 @@ class AgentMemory:
                 work()
         return result
 
-    def reinforce(self, agent_id: str, ids: list[str], reason: Reinforcement, *, actor: str) -> list[dict[str, Any]]:
+    def reinforce(self, agent_id: str, ids: list[str], reason: Reinforcement, *, actor: str) -> list[Reinforced]:
         """Section 9.4: one more access, the last access now; an access record, not an audit record."""
         access = Access(action=f"memory.reinforce.{reason.value}", agent_id=agent_id)
 
-        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
-            rows = [dict(r) for r in tx.run(cypher.query("memory/reinforce"), agent_id=agent_id, ids=ids,
-                                            now=access.at)]
+        def work(tx: Tx) -> list[Reinforced]:
+            rows = [Reinforced.model_validate(dict(r)) for r in tx.run(cypher.query(Reinforced.query),
+                                                                       agent_id=agent_id, ids=ids, now=access.at)]
             access.write(tx, ids, len(rows))
             return rows
 
@@ -155,18 +164,19 @@ class AgentMemory:
 
     # ------------------------------------------------------------------ forgetting
 
-    def _forget_preview(self, agent_id: str, trigger: Trigger, session_id: str | None) -> dict[str, Any]:
+    def _forget_preview(self, agent_id: str, trigger: Trigger, session_id: str | None) -> ForgetPreview:
         self._require_agent(agent_id)
         permanent = trigger.intent is Intent.delete
         if terms(trigger.content):
             return self.forgetting.preview(agent_id, trigger.content, permanent=permanent, now=now_ms())
         # "scratch that", "forget it", "that's no longer relevant": the last thing remembered in this session
         last = stores.session_memories(self.db, agent_id, session_id, 1) if session_id else []
-        memories = stores.get(self.db, agent_id, last)
-        return {"target": None, "terms": [], "permanent": permanent, "memories": memories, "derived": [],
-                "core_lines": [], "count": len(memories),
-                "message": ("Should I archive what I just remembered?" if memories else
-                            "I have nothing from this conversation to forget.")}
+        memories = [FoundMemory.model_validate(m.model_dump(exclude_unset=True))
+                    for m in stores.get(self.db, agent_id, last)]
+        return ForgetPreview(target=None, terms=[], permanent=permanent, memories=memories, derived=[],
+                             core_lines=[], count=len(memories),
+                             message=("Should I archive what I just remembered?" if memories else
+                                      "I have nothing from this conversation to forget."))
 
     def forget(self, agent_id: str, *, actor: str, target: str | None = None, ids: list[str] | None = None,
                core_lines: list[CoreLine] | None = None, permanent: bool = False) -> dict[str, Any]:
@@ -180,7 +190,7 @@ class AgentMemory:
                 raise Invalid("give the memories (ids) or the target to forget")
             preview = self.forgetting.preview(agent_id, target, permanent=permanent, now=now_ms(), limit=APPLY)
             if ids is None:
-                ids = [m["id"] for m in preview["memories"]]
+                ids = [m.id for m in preview.memories]
             if core_lines is None:
                 core_lines = self.forgetting.core_lines(agent_id, target)
         tag = "bot:trigger-forget"
@@ -196,12 +206,12 @@ class AgentMemory:
         already when there is one."""
         try:
             made = self.reflections.reflect(agent_id, trigger=ReflectionTrigger.phrase, actor=actor, about=about)
-            return {"about": about, "reflection_id": made["id"], "number": made["number"], "status": "pending",
-                    "proposals": len(made["items_list"]), "tokens_used": made["tokens_used"]}
+            return {"about": about, "reflection_id": made.id, "number": made.number, "status": "pending",
+                    "proposals": len(made.items), "tokens_used": made.tokens_used}
         except Conflict:
             pending = self.reflections.pending(agent_id)
-            return {"about": about, "reflection_id": pending["id"] if pending else None,
-                    "number": pending["number"] if pending else None, "status": "pending",
+            return {"about": about, "reflection_id": pending.id if pending else None,
+                    "number": pending.number if pending else None, "status": "pending",
                     "message": "a reflection is already waiting for your approval"}
 
     # ------------------------------------------------------------------ helpers

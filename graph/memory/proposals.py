@@ -19,13 +19,14 @@ from enum import StrEnum
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction
+from pydantic import BaseModel, Field
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
 from graph.audit.versions import Versioned
 from graph.audit.vocabulary import Approval, one_line
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx, one
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
@@ -91,10 +92,42 @@ def _cosine(a: list[float], b: list[float]) -> float:
     return float(np.dot(np.asarray(a), np.asarray(b)))  # the embeddings are normalised
 
 
-def out(node: MemoryProposal) -> dict[str, Any]:
+class Proposal(BaseModel):
+    """A sub-agent's proposal as the API returns it (13.2; times in epoch ms, as stored): never its embedding."""
+
+    id: str
+    agent_id: str = Field(description="the main agent whose memory it would join")
+    number: int
+    from_agent: str = Field(description="the sub-agent that proposed it")
+    at: int
+    trigger: str
+    store: str = Field(description="the suggested store")
+    content: str
+    entities: list[str] = Field(default_factory=list)
+    confidence: str
+    core_worthy: bool = False
+    status: Status
+    conflicts_with: list[str] = Field(default_factory=list, description="the open proposals it contradicts (13.6)")
+    decided_at: int | None = None
+    decided_by: str | None = None
+    reason: str | None = None
+    memory_id: str | None = Field(default=None, description="the memory a commit wrote")
+    committed_store: str | None = None
+
+
+class Trust(BaseModel):
+    """A sub-agent's auto-commit threshold (13.4)."""
+
+    main: str
+    sub_agent: str
+    auto_commit_at: str | None = Field(description="from this confidence up its proposals are committed at once; "
+                                                   "none: each is reviewed")
+
+
+def out(node: MemoryProposal) -> Proposal:
     d = ogm.properties(node)
     d.pop("embedding", None)
-    return d
+    return Proposal.model_validate(d)
 
 
 @dataclass
@@ -109,7 +142,7 @@ class Proposals:
             raise Invalid(f"agent {sub_agent['id']!r} is not a sub-agent: a main agent writes its own memory")
         return str(parent)
 
-    def propose(self, main_id: str, sub: dict[str, Any], p: ProposalIn, *, actor: str) -> dict[str, Any]:
+    def propose(self, main_id: str, sub: dict[str, Any], p: ProposalIn, *, actor: str) -> Proposal:
         """A sub-agent's proposal to its main agent's memory: stored pending (or flagged as a conflict), or
         committed at once when the main agent trusts this sub-agent at its confidence."""
         if self.main_of(sub) != main_id:
@@ -124,9 +157,9 @@ class Proposals:
         uid = uuid7()
         name = str(sub["id"])
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> Proposal:
             tx.run(cypher.query("memory/lock_core"), agent_id=main_id).consume()  # numbers in order
-            number = int(tx.run(cypher.query("proposals/next_number"), agent_id=main_id).single(strict=True)["number"])
+            number = int(one(tx.run(cypher.query("proposals/next_number"), agent_id=main_id))["number"])
             rivals = [o for o in MemoryProposal.nodes.filter(agent_id=main_id, status__in=[s.value for s in OPEN])
                       if contradicts(p.content, o.content, set(entities), set(o.entities or []),
                                      _cosine(vector, list(o.embedding or [])))]
@@ -152,7 +185,7 @@ class Proposals:
 
         made = ogm.write(self.db, work)
         trusted_at = sub.get("auto_commit_at")
-        if (made["status"] == Status.pending and trusted_at
+        if (made.status is Status.pending and trusted_at
                 and RANK[confidence] >= RANK[Confidence(trusted_at)]):
             return self.decide(main_id, uid, Decision.commit, actor=actor, auto=True)
         return made
@@ -172,7 +205,7 @@ class Proposals:
         return _still_open(node, main_id, proposal_id)
 
     def decide(self, main_id: str, proposal_id: str, decision: Decision, *, actor: str, store: Store | None = None,
-               reason: str | None = None, auto: bool = False) -> dict[str, Any]:
+               reason: str | None = None, auto: bool = False) -> Proposal:
         """13.3: commit (to the suggested store or `store`), reject (with a reason) or defer a proposal."""
         node = self.open_proposal(main_id, proposal_id)
         memory = None
@@ -183,7 +216,7 @@ class Proposals:
             rows = stores.rows_for([memory], self.embedder.embed([memory.text()]), now_ms())  # before the tx
         how = "auto-commit" if auto else decision.value
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> Proposal:
             if decision is Decision.commit and memory is not None:
                 return commit_in(tx, main_id, proposal_id, memory, rows, actor=actor,
                                  tag=f"bot:commit-from:{node.from_agent}" if auto else None,
@@ -208,8 +241,8 @@ class Proposals:
         return ogm.write(self.db, work)
 
     def list(self, main_id: str, *, status: list[Status] | None = None, from_agent: str | None = None,
-             limit: int = 100) -> list[dict[str, Any]]:
-        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+             limit: int = 100) -> list[Proposal]:
+        def work(tx: Tx) -> list[Proposal]:
             found = MemoryProposal.nodes.filter(agent_id=main_id)
             if status:
                 found = found.filter(status__in=[s.value for s in status])
@@ -220,9 +253,9 @@ class Proposals:
 
         return ogm.read(self.db, work)
 
-    def trust(self, main_id: str, sub_id: str, at: Confidence | None, *, actor: str) -> dict[str, Any]:
+    def trust(self, main_id: str, sub_id: str, at: Confidence | None, *, actor: str) -> Trust:
         """13.4: commit this sub-agent's proposals at once from this confidence up (None: review them all)."""
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> Trust:
             audit = Audit("agent.trust", actor, main_id)
             steps = versions.keep(tx, Versioned.Agent, [sub_id], now=audit.at, actor=actor, reason="trust changed",
                                   audit_id=audit.id)
@@ -234,18 +267,18 @@ class Proposals:
                 tx, [sub_id], f"{sub_id}'s proposals " + (f"auto-committed from confidence {at.value}" if at
                                                            else "reviewed one by one"),
                 [SetProperties(label=NodeLabel.Agent, id=sub_id, before={"auto_commit_at": row["before"]})], steps)
-            return {"main": main_id, "sub_agent": sub_id, "auto_commit_at": at.value if at else None}
+            return Trust(main=main_id, sub_agent=sub_id, auto_commit_at=at.value if at else None)
 
         return self.db.write(work)
 
 
-def seen_by_sub(proposal: dict[str, Any], own: set[str]) -> dict[str, Any]:
+def seen_by_sub(proposal: Proposal, own: set[str]) -> Proposal:
     """A proposal as the sub-agent that made it reads it: the conflicts it is flagged with name only that
     sub-agent's own proposals (13.6's flag stays; another sub-agent's proposal is not its to see)."""
-    return {**proposal, "conflicts_with": [c for c in proposal.get("conflicts_with") or [] if c in own]}
+    return proposal.model_copy(update={"conflicts_with": [c for c in proposal.conflicts_with if c in own]})
 
 
-def _locked(tx: ManagedTransaction, agent_id: str, proposal_id: str) -> MemoryProposal:
+def _locked(tx: Tx, agent_id: str, proposal_id: str) -> MemoryProposal:
     """The proposal locked and read as committed, still open (else a 409: decided meanwhile). The main agent
     is locked first, as a new proposal locks it: a proposal flagging this one as a conflict and a decision
     on it take turns."""
@@ -274,9 +307,9 @@ def _before(node: MemoryProposal) -> dict[str, Any]:
             "reason": node.reason, "memory_id": node.memory_id, "committed_store": node.committed_store}
 
 
-def commit_in(tx: ManagedTransaction, agent_id: str, proposal_id: str, memory: stores.NewMemory,
+def commit_in(tx: Tx, agent_id: str, proposal_id: str, memory: stores.NewMemory,
               rows: list[dict[str, Any]], *,
-              actor: str, tag: str | None, trigger: str, reason: str | None = None) -> dict[str, Any]:
+              actor: str, tag: str | None, trigger: str, reason: str | None = None) -> Proposal:
     """Commit a proposal inside a transaction (the main agent's decision, or a reflection's approval): its
     memory written to the main agent's store with a COMMIT record (13.7: bot:commit-from:NAME, or the
     reflection), the proposal closed with its own record."""
@@ -298,20 +331,20 @@ def commit_in(tx: ManagedTransaction, agent_id: str, proposal_id: str, memory: s
     return out(fresh)
 
 
-def pending_md(proposals: list[dict[str, Any]]) -> str:
+def pending_md(proposals: list[Proposal]) -> str:
     """memory/meta/pending-memories.md (13.2), conflicts flagged as in 13.6."""
-    by_id = {p["id"]: p["number"] for p in proposals}
+    by_id = {p.id: p.number for p in proposals}
     parts = ["# Pending Memory Proposals", "<!-- Sub-agents append proposals here. Main agent reviews and commits. -->"]
     for p in proposals:
-        rivals = [by_id[c] for c in p.get("conflicts_with") or [] if c in by_id]
+        rivals = [by_id[c] for c in p.conflicts_with if c in by_id]
         flag = " ⚠️ CONFLICT with " + ", ".join(f"#{n}" for n in rivals) if rivals else ""
-        status = (f"conflict — see {', '.join(f'#{n}' for n in rivals)}" if p["status"] == Status.conflict and rivals
-                  else p["status"])
-        when = datetime.fromtimestamp(p["at"] / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        entities = ", ".join(p.get("entities") or [])
-        parts += ["---", f"## Proposal #{p['number']}{flag}", f"- **From**: {p['from_agent']}",
-                  f"- **Timestamp**: {when}", f"- **Trigger**: {p['trigger']}", f"- **Suggested store**: {p['store']}",
-                  f"- **Content**: {p['content']}", f"- **Entities**: [{entities}]",
-                  f"- **Confidence**: {p['confidence']}", f"- **Core-worthy**: {'yes' if p['core_worthy'] else 'no'}",
+        status = (f"conflict — see {', '.join(f'#{n}' for n in rivals)}" if p.status is Status.conflict and rivals
+                  else p.status.value)
+        when = datetime.fromtimestamp(p.at / 1000, tz=UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        entities = ", ".join(p.entities)
+        parts += ["---", f"## Proposal #{p.number}{flag}", f"- **From**: {p.from_agent}",
+                  f"- **Timestamp**: {when}", f"- **Trigger**: {p.trigger}", f"- **Suggested store**: {p.store}",
+                  f"- **Content**: {p.content}", f"- **Entities**: [{entities}]",
+                  f"- **Confidence**: {p.confidence}", f"- **Core-worthy**: {'yes' if p.core_worthy else 'no'}",
                   f"- **Status**: {status}"]
     return "\n".join(parts) + "\n"

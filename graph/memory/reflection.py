@@ -31,18 +31,26 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, NotFound
 from graph.ids import now_ms, uuid7
 from graph.memory import relevance
 from graph.memory.blocks import Block, lines, person_name
 from graph.memory.core import CoreMemory
 from graph.memory.models import MemoryReflection
-from graph.memory.reflection_format import BUDGET_TOKENS, Evolution, Item, ItemKind, Summary, fit, render
+from graph.memory.reflection_format import (
+    BUDGET_TOKENS,
+    Evolution,
+    Item,
+    ItemKind,
+    Reflection,
+    Summary,
+    fit,
+    render,
+)
 from graph.memory.relevance import DAY_MS, Status
 from graph.memory.routing import GENERIC, Router
 from graph.memory.stores import user_entity
@@ -83,23 +91,18 @@ class ReflectionConfig:
     budget: int = BUDGET_TOKENS
 
 
-def reflection_out(node: MemoryReflection) -> dict[str, Any]:
+def reflection_out(node: MemoryReflection) -> Reflection:
+    """A reflection as stored, its JSON properties read (only what the node holds is set)."""
     out = ogm.properties(node)
-    out["items_list"] = json.loads(out.pop("items", "[]"))
-    out["evolution_obj"] = json.loads(out.pop("evolution", "{}") or "{}")
+    out["items"] = json.loads(out.get("items") or "[]")
+    out["evolution"] = json.loads(out.get("evolution") or "{}")
     out["changes"] = json.loads(out["changes"]) if out.get("changes") else None
-    return out
+    return Reflection.model_validate(out)
 
 
-def public(out: dict[str, Any]) -> dict[str, Any]:
-    """A reflection as the API returns it."""
-    shown = {k: v for k, v in out.items() if k not in ("items_list", "evolution_obj")}
-    return {**shown, "items": out["items_list"], "evolution": out["evolution_obj"]}
-
-
-def read_reflection(db: Database, agent_id: str, reflection_id: str) -> dict[str, Any]:
+def read_reflection(db: Database, agent_id: str, reflection_id: str) -> Reflection:
     """One of the agent's reflections (NotFound for another agent's, as for none)."""
-    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+    def work(tx: Tx) -> Reflection | None:
         node = MemoryReflection.nodes.get_or_none(uid=reflection_id)
         return reflection_out(node) if node is not None and node.agent_id == agent_id else None
 
@@ -116,37 +119,37 @@ class Reflections:
 
     # ------------------------------------------------------------------ reads
 
-    def all(self, agent_id: str) -> list[dict[str, Any]]:
-        def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+    def all(self, agent_id: str) -> list[Reflection]:
+        def work(tx: Tx) -> list[Reflection]:
             found = MemoryReflection.nodes.filter(agent_id=agent_id).order_by("-number")
             return [reflection_out(n) for n in found]
 
         return ogm.read(self.db, work)
 
-    def get(self, agent_id: str, reflection_id: str) -> dict[str, Any]:
+    def get(self, agent_id: str, reflection_id: str) -> Reflection:
         return read_reflection(self.db, agent_id, reflection_id)
 
-    def pending(self, agent_id: str) -> dict[str, Any] | None:
-        return next((r for r in self.all(agent_id) if r["status"] == "pending"), None)
+    def pending(self, agent_id: str) -> Reflection | None:
+        return next((r for r in self.all(agent_id) if r.status == "pending"), None)
 
     # ------------------------------------------------------------------ proposing
 
     def reflect(self, agent_id: str, *, trigger: Trigger, actor: str, about: str | None = None,
-                now: int | None = None) -> dict[str, Any]:
+                now: int | None = None) -> Reflection:
         """A new pending reflection (Conflict when one is pending: it is never replaced or auto-applied)."""
         at = now if now is not None else now_ms()
         if not self.db.fetch("agents/get", id=agent_id):
             raise NotFound(f"no agent {agent_id!r}")
         past = self.all(agent_id)
-        if any(r["status"] == "pending" for r in past):
+        if any(r.status == "pending" for r in past):
             raise Conflict("a reflection is pending: approve or reject it first")
-        since = max((int(r["recorded_at"]) for r in past), default=0)
+        since = max((r.recorded_at for r in past), default=0)
         summary, themes = self._propose(agent_id, past, since, at)
         summary = fit(summary, self.core.count_tokens)
         markdown = render(summary)
         node_id = uuid7()
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> Reflection:
             # the agent locked, then one pending reflection at most (a manual one beside the scheduler's)
             tx.run(cypher.query("memory/lock_core"), agent_id=agent_id).consume()
             if MemoryReflection.nodes.filter(agent_id=agent_id, status="pending"):
@@ -167,7 +170,7 @@ class Reflections:
 
         return ogm.write(self.db, work)
 
-    def _propose(self, agent_id: str, past: list[dict[str, Any]], since: int, now: int) -> tuple[Summary, list[str]]:
+    def _propose(self, agent_id: str, past: list[Reflection], since: int, now: int) -> tuple[Summary, list[str]]:
         # Phase 1: survey
         new = self.db.fetch("memory/reflection_new", agent_id=agent_id, since=since, limit=2000)
         memories = [dict(r["memory"]) for r in new]
@@ -315,7 +318,7 @@ class Reflections:
                 if not mine:
                     continue
                 try:
-                    made.append(self.reflect(agent_id, trigger=trigger, actor="scheduler", now=at)["number"])
+                    made.append(self.reflect(agent_id, trigger=trigger, actor="scheduler", now=at).number)
                 except Conflict:
                     continue
         return f"{len(made)} reflections proposed"
@@ -327,30 +330,30 @@ def _short(text: str, n: int = 90) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _meta(past: list[dict[str, Any]], themes: list[str], relations: list[dict[str, Any]],
+def _meta(past: list[Reflection], themes: list[str], relations: list[dict[str, Any]],
           number: int) -> tuple[Evolution, dict[ItemKind, int]]:
     """Phase 2: what the past reflections say about this one."""
-    decided = [r for r in past if r.get("decision")]
+    decided = [r for r in past if r.decision]
     caps: dict[ItemKind, int] = {}
     if not past:
         learning = "This is my first reflection: there are no earlier ones to learn from yet."
     else:
-        by = Counter(r["status"] for r in decided)
+        by = Counter(r.status for r in decided)
         learning = (f"Across {len(past)} past reflections you approved {by['approved']}, approved part of "
                     f"{by['partial']} and rejected {by['rejected']}"
                     f"{' (' + str(len(past) - len(decided)) + ' still pending)' if len(past) > len(decided) else ''}.")
         proposed: Counter[str] = Counter()
         applied: Counter[str] = Counter()
         for r in decided:
-            kinds = {i["id"]: i["kind"] for i in r["items_list"]}
+            kinds = {i.id: i.kind.value for i in r.items}
             proposed.update(kinds.values())
-            applied.update(kinds[i] for i in (r.get("applied") or []) if i in kinds)
+            applied.update(kinds[i] for i in r.applied if i in kinds)
         declined = [k for k, n in proposed.items() if n >= 2 and applied[k] / n < 0.5]
         for k in sorted(declined):
             caps[ItemKind(k)] = DECLINED_CAP
             learning += (f" You declined most {k} proposals ({applied[k]} of {proposed[k]} applied), so I propose "
                          f"at most {DECLINED_CAP} this time.")
-    seen = Counter(t for r in past for t in (r.get("themes") or []))
+    seen = Counter(t for r in past for t in r.themes)
     recurring = [t for t in themes if seen[t]]
     fresh = [t for t in themes if not seen[t]]
     understanding = ("; ".join(x for x in (

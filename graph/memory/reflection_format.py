@@ -11,6 +11,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
+from pydantic import BaseModel, Field, field_validator
+
 BUDGET_TOKENS = 8_000
 
 
@@ -54,6 +56,70 @@ class Evolution:
     def out(self) -> dict[str, str | None]:
         return {"learning": self.learning, "understanding": self.understanding, "theme": self.theme,
                 "milestone": self.milestone}
+
+
+class ItemOut(BaseModel):
+    """One proposal of a reflection (reflection_format.Item)."""
+
+    id: str
+    kind: ItemKind
+    line: str = Field(description="how the summary shows it")
+    data: dict[str, Any] = Field(description="what approving it applies; its fields depend on its kind")
+
+
+class EvolutionOut(BaseModel):
+    learning: str
+    understanding: str
+    theme: str
+    milestone: str | None = None
+
+
+class ChangesOut(BaseModel):
+    """What the person changed when deciding, and what could not be applied."""
+
+    exclude: list[str] = Field(default_factory=list)
+    changes: dict[str, dict[str, Any]] = Field(default_factory=dict, description="per proposal id, new values")
+    items: list[str] | None = None
+    skipped: dict[str, str] = Field(default_factory=dict, description="per proposal id, why it was not applied")
+
+
+class Reflection(BaseModel):
+    """A reflection as the API returns it (section 10): what it proposed and what was decided (times in epoch
+    ms, as stored)."""
+
+    id: str
+    agent_id: str
+    number: int
+    status: str = Field(description="pending, approved, partial or rejected")
+    trigger: str = Field(description="manual, phrase, schedule or threshold")
+    about: str | None = None
+    markdown: str = Field(description="pending-reflection.md (section 10.5)")
+    items: list[ItemOut]
+    evolution: EvolutionOut | None
+    questions: list[str] = Field(default_factory=list)
+    themes: list[str] = Field(default_factory=list)
+    tokens_used: int
+    budget: int
+    episodes: int = 0
+    entities: int = 0
+    procedures: int = 0
+    reviewed: int = 0
+    since: int | None = None
+    valid_from: int
+    recorded_at: int
+    decided_at: int | None = None
+    decided_by: str | None = None
+    decision: str | None = None
+    applied: list[str] = Field(default_factory=list)
+    changes: ChangesOut | None
+    note: str | None = None
+    skipped: dict[str, str] | None = Field(default=None, description=(
+        "a decision's answer: per proposal id, why it was not applied (decided meanwhile, gone, changed)"))
+
+    @field_validator("evolution", mode="before")
+    @classmethod
+    def _none_when_empty(cls, value: Any) -> Any:
+        return value or None  # a reflection stored before meta-reflection: no insight
 
 
 @dataclass
@@ -160,39 +226,36 @@ def fit(s: Summary, count: Callable[[Sequence[str]], list[int]]) -> Summary:
     return s
 
 
-def log_md(reflections: Sequence[dict[str, Any]]) -> str:
+def log_md(reflections: Sequence[Reflection]) -> str:
     """reflection-log.md: every reflection, newest first, with what was proposed, decided and applied."""
     out = ["# Reflection Log", ""]
     for r in reflections:
-        items = [Item.of(x) for x in r.get("items_list", [])]
         kinds: dict[str, int] = {}
-        for i in items:
+        for i in r.items:
             kinds[i.kind.value] = kinds.get(i.kind.value, 0) + 1
         proposed = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items())) or "nothing"
-        out.append(f"## Reflection #{r['number']} — {_minute(r['valid_from'])} — {r['status']}")
-        out.append(f"- Trigger: {r['trigger']}" + (f" ({r['about']})" if r.get("about") else ""))
-        out.append(f"- Proposed: {proposed}; {r['tokens_used']:,} of {r['budget']:,} tokens")
-        if r.get("decision"):
-            applied = len(r.get("applied") or [])
-            out.append(f"- Decision: {r['decision']} by {r.get('decided_by')} at {_minute(r['decided_at'])}: "
-                       f"{applied} of {len(items)} applied" + (f" — “{r['note']}”" if r.get("note") else ""))
+        out.append(f"## Reflection #{r.number} — {_minute(r.valid_from)} — {r.status}")
+        out.append(f"- Trigger: {r.trigger}" + (f" ({r.about})" if r.about else ""))
+        out.append(f"- Proposed: {proposed}; {r.tokens_used:,} of {r.budget:,} tokens")
+        if r.decision:
+            out.append(f"- Decision: {r.decision} by {r.decided_by} at {_minute(r.decided_at or 0)}: "
+                       f"{len(r.applied)} of {len(r.items)} applied" + (f" — “{r.note}”" if r.note else ""))
         else:
             out.append("- Decision: pending (never applied without the person's approval)")
         out.append("")
     return "\n".join(out)
 
 
-def evolution_md(reflections: Sequence[dict[str, Any]]) -> str:
+def evolution_md(reflections: Sequence[Reflection]) -> str:
     """evolution.md: the philosophical evolution of every approved reflection, oldest first."""
     out = ["# Evolution", ""]
-    for r in sorted(reflections, key=lambda r: r["number"]):
-        if r["status"] not in ("approved", "partial"):
+    for r in sorted(reflections, key=lambda r: r.number):
+        if r.status not in ("approved", "partial"):
             continue
-        e = r.get("evolution_obj") or {}
-        out += [f"## Reflection #{r['number']} — {_day(r['valid_from'])}",
-                f"- Learning: {e.get('learning', '')}", f"- Understanding: {e.get('understanding', '')}",
-                f"- Theme: {e.get('theme', '')}"]
-        if e.get("milestone"):
-            out.append(f"- Milestone: {e['milestone']}")
+        e = r.evolution or EvolutionOut(learning="", understanding="", theme="")
+        out += [f"## Reflection #{r.number} — {_day(r.valid_from)}",
+                f"- Learning: {e.learning}", f"- Understanding: {e.understanding}", f"- Theme: {e.theme}"]
+        if e.milestone:
+            out.append(f"- Milestone: {e.milestone}")
         out.append("")
     return "\n".join(out)

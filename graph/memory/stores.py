@@ -23,14 +23,13 @@ from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from graph.audit import Audit, UndoRemember, versions
 from graph.audit.versions import Versioned
-from graph.crystals import fields
-from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.events import episodes_written
 from graph.events import write as write_events
@@ -38,8 +37,11 @@ from graph.ids import now_ms, uuid7
 from graph.memory import relevance
 from graph.memory.relevance import Arrival
 from graph.memory.routing import CONFIDENCE_VALUE, Classification, Confidence, Entity, Store
+from graph.model.crystal import fields
+from graph.model.crystal.governance import govern
 from graph.model.enums import EntityKind
 from graph.model.governance import Lifespan
+from graph.model.rows import Row
 
 CHUNK = 1_000
 HUB = 100    # an entity named by this many memories links nothing (section 9.4's "connects to the memory")
@@ -184,7 +186,7 @@ def rows_for(memories: Sequence[NewMemory], vectors: np.ndarray, recorded_at: in
     return [_row(m, v.tolist(), recorded_at) for m, v in zip(memories, vectors, strict=True)]
 
 
-def write_in(tx: ManagedTransaction, memories: Sequence[NewMemory], rows: list[dict[str, Any]],
+def write_in(tx: Tx, memories: Sequence[NewMemory], rows: list[dict[str, Any]],
              audit: Audit) -> list[dict[str, Any]]:
     """Memories written inside a transaction another change shares (a reflection's approval), with the
     audit record; the rows' embeddings were computed before it opened."""
@@ -226,7 +228,7 @@ def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, ac
         audit = Audit(action="memory.remember", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
                       tag=tag, trigger=trigger)
 
-        def work(tx: ManagedTransaction, chunk: list[NewMemory] = chunk, rows: list[dict[str, Any]] = rows,
+        def work(tx: Tx, chunk: list[NewMemory] = chunk, rows: list[dict[str, Any]] = rows,
                  audit: Audit = audit) -> list[dict[str, Any]]:
             return write_in(tx, chunk, rows, audit)
 
@@ -244,28 +246,117 @@ def session_memories(db: Database, agent_id: str, session_id: str, limit: int = 
                                       limit=limit)]
 
 
-def shape(row: dict[str, Any], now: int) -> dict[str, Any]:
+class MemoryEntity(BaseModel):
+    """An entity a memory names (MENTIONS)."""
+
+    id: str
+    name: str | None = None
+    kind: str | None = None
+    slug: str | None = None
+
+
+class StoredMemory(BaseModel):
+    """A memory's properties as the graph keeps them (`properties` above; times in epoch ms, as the answers always
+    gave them). The fields a memory is written with are declared; the crystal vocabulary every item carries and
+    its engines keep up to date (graph/model/crystal: semantic type, importance, hormones, governance, ...) travels
+    as stored, as extra fields: a memory's answer has always shown its item's whole state. Never its embedding."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    agent_id: str
+    store: str
+    text: str
+    base_relevance: float
+    memory_type: str | None = None
+    said: str | None = None
+    day: str | None = Field(default=None, description="YYYY-MM-DD of when it was said (the episodic log's day)")
+    clade: str | None = None
+    scope: str | None = None
+    type: str | None = None
+    session_id: str | None = None
+    source: str | None = Field(default=None, description="conversation, reflection or user-explicit")
+    arrival: str | None = Field(default=None, description="explicit, detected or inferred")
+    confidence_level: str | None = None
+    confidence: float | None = None
+    tags: list[str] | None = None
+    pinned: bool | None = None
+    access_count: int | None = None
+    valid_from: int | None = Field(default=None, description="when it was said (epoch ms)")
+    recorded_at: int | None = Field(default=None, description="when it was written (epoch ms)")
+    last_accessed_at: int | None = Field(default=None, description="its last access (epoch ms)")
+    core_block: str | None = None
+    trigger: str | None = Field(default=None, description="a procedure's trigger")
+    steps: list[str] | None = None
+    notes: list[str] | None = None
+    lifecycle: str | None = None
+    sensitivity: str | None = None
+    audit_id: str | None = None
+    archived_at: int | None = Field(default=None, description="when it was forgotten (archived), epoch ms")
+    archived_by: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _no_vector(cls, data: Any) -> Any:
+        """The statements project `embedding: null`: never part of the memory."""
+        return {k: v for k, v in data.items() if k != "embedding"} if isinstance(data, dict) else data
+
+
+class RelevanceOut(BaseModel):
+    """Section 9's relevance now (graph/memory/relevance.py)."""
+
+    score: float
+    status: str = Field(description="active, fading, dormant or archived")
+    raw: float = Field(description="before the cap at 1.0")
+    days_since_access: float
+
+
+class Memory(StoredMemory):
+    """A memory as the API returns it: its properties, its relevance now and, when read with them, the entities
+    it names and what (a procedure) was learned from."""
+
+    relevance: RelevanceOut
+    entities: list[MemoryEntity] | None = None
+    learned_from: list[str] | None = None
+
+
+class MemoryRow(Row):
+    """A memory read by id, with its entities and what it was learned from."""
+
+    query = "memory/get"
+    memory: StoredMemory
+    entities: list[MemoryEntity]
+    learned_from: list[str]
+
+
+class ListedMemoryRow(MemoryRow):
+    query = "memory/list"
+
+
+def as_memory(stored: StoredMemory | dict[str, Any], now: int, **more: Any) -> Memory:
+    """A memory with its relevance now (`more`: what was read beside it: entities, learned_from, ...); only the
+    fields it holds are set, so an answer shows what the memory has, as it always did."""
+    props = stored.model_dump(exclude_unset=True) if isinstance(stored, StoredMemory) else dict(stored)
+    props.pop("embedding", None)
+    return Memory.model_validate({**props, "relevance": relevance.of(props, now).out(), **more})
+
+
+def shape(row: MemoryRow, now: int) -> Memory:
     """A memory as the API returns it: its properties, its relevance now, entities, what it was learned from."""
-    memory = dict(row["memory"])
-    memory.pop("embedding", None)
-    memory["relevance"] = relevance.of(memory, now).out()
-    if "entities" in row:
-        memory["entities"] = sorted(row["entities"], key=lambda e: e["id"])
-    if "learned_from" in row:
-        memory["learned_from"] = sorted(row["learned_from"])
-    return memory
+    return as_memory(row.memory, now, entities=sorted(row.entities, key=lambda e: e.id),
+                     learned_from=sorted(row.learned_from))
 
 
-def get(db: Database, agent_id: str, ids: Sequence[str], now: int | None = None) -> list[dict[str, Any]]:
+def get(db: Database, agent_id: str, ids: Sequence[str], now: int | None = None) -> list[Memory]:
     at = now if now is not None else now_ms()
-    return [shape(r, at) for r in db.fetch("memory/get", agent_id=agent_id, ids=list(ids))]
+    return [shape(r, at) for r in db.typed(MemoryRow, agent_id=agent_id, ids=list(ids))]
 
 
 def list_memories(db: Database, agent_id: str, *, store: Store | None = None, day: str | None = None,
                   archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50,
-                  now: int | None = None) -> list[dict[str, Any]]:
+                  now: int | None = None) -> list[Memory]:
     """The live memories, only the archived ones (`archived`), or both (`include_archived`)."""
     at = now if now is not None else now_ms()
-    rows = db.fetch("memory/list", agent_id=agent_id, store=store.value if store else None, day=day,
+    rows = db.typed(ListedMemoryRow, agent_id=agent_id, store=store.value if store else None, day=day,
                     archived=archived, include_archived=include_archived, offset=offset, limit=limit)
     return [shape(r, at) for r in rows]

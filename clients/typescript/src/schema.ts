@@ -3711,7 +3711,7 @@ export interface components {
             /** Outcome */
             outcome: string;
             /** Confidence */
-            confidence: number;
+            confidence: number | null;
             /** Provenance */
             provenance: string;
             /** Decision Id */
