@@ -17,9 +17,10 @@ from graph.audit import channel as channels
 from graph.db.connection import Database, DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
 from graph.knowledge import mental_models
-from graph.schema import SchemaMismatch, apply_schema, progress_line, rebuild_vector_indexes
+from graph.schema import SchemaMismatch, apply_schema, progress_line
 from graph.services import connect, local_server, manual_cycle
 from graph.settings import Settings, get_settings
+from graph.upkeep.rebuild import rebuild_vector_indexes
 from graph.visibility import EVERYONE
 
 WORKER_HEALTHCHECK_SECONDS = 120  # `--workers`: how long uvicorn waits for a worker to answer before replacing it

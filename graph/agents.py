@@ -14,7 +14,6 @@ import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from neo4j import ManagedTransaction
 from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 from neomodel.exceptions import UniqueProperty
 from pydantic import Field, model_validator
@@ -24,6 +23,7 @@ from graph.audit.alerts import configuration_checksum
 from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, Invalid, NotFound
 from graph.model.common import ID_PATTERN, StrictModel
 from graph.model.enums import AgentKind, KeyScope
@@ -192,7 +192,7 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
         raise InvalidAgent(f"no agent {agent.parent_id!r} to be the parent")
     audit = Audit(action="agent.register", actor=actor, agent_id=agent.id)
 
-    def work(tx: ManagedTransaction) -> AgentNode:
+    def work(tx: Tx) -> AgentNode:
         if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
             raise AgentExists(f"agent {agent.id!r} exists already")
         configuration = {"name": agent.name, "kind": agent.kind.value, "clade": agent.clade,
@@ -234,7 +234,7 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
     key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
     audit = Audit(action="key.create", actor=actor, agent_id=agent_id)
 
-    def work(tx: ManagedTransaction) -> ApiKeyNode:
+    def work(tx: Tx) -> ApiKeyNode:
         agent = AgentNode.nodes.get_or_none(uid=agent_id)
         if agent is None:
             raise UnknownAgent(f"no agent {agent_id!r}")
@@ -256,7 +256,7 @@ def _description(key: ApiKeyNode) -> dict[str, Any]:
 
 
 def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[dict[str, Any]]:
         return [{k: v for k, v in _description(n).items() if k != "agent_id"}
                 for n in ApiKeyNode.nodes.filter(agent_id=agent_id).order_by("created_at")]
 
@@ -266,7 +266,7 @@ def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
 def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
     audit = Audit(action="key.revoke", actor=actor, agent_id=None)
 
-    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+    def work(tx: Tx) -> dict[str, Any] | None:
         # One statement (coalesce): of two revocations at once, only the first sets revoked_at.
         row = tx.run(cypher.query("agents/revoke_key"), id=key_id, now=audit.at).single()
         if row is None:
@@ -318,7 +318,7 @@ def set_limits(db: Database, agent_id: str, limits: LimitsIn, *, actor: str) -> 
     audit = Audit(action="agent.limits", actor=actor, agent_id=agent_id)
     values = {LIMIT_PROPERTIES[name]: value for name, value in limits.model_dump().items()}
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         steps = versions.keep(tx, Versioned.Agent, [agent_id], now=audit.at, actor=actor, reason="limits",
                               audit_id=audit.id)
         row = tx.run(cypher.query("agents/limits_set"), id=agent_id, values=values).single()

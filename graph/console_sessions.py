@@ -28,7 +28,6 @@ import secrets
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
 from neomodel import IntegerProperty, StringProperty, StructuredNode
 
 from graph.agents import Principal, admin_principal, principal_of
@@ -36,6 +35,7 @@ from graph.audit import Audit
 from graph.audit.channel import Channel
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import uuid7
 
 SLIDE_FRACTION = 0.1
@@ -109,7 +109,7 @@ def start(db: Database, principal: Principal, *, idle_ms: int, admin_key: str | 
     audit = Audit(action="console.sign_in", actor=principal.key_id, agent_id=principal.agent_id, at=now,
                   channel=Channel.console.value)
 
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: Tx) -> None:
         replaced = tx.run(cypher.query("console/end"), hash=digest(replacing), now=now,
                           reason="replaced").single() if replacing else None
         ConsoleSession(uid=session_id, hash=session_hash, csrf_hash=digest(csrf), key_id=principal.key_id,
@@ -162,7 +162,7 @@ def end(db: Database, secret: str, *, reason: str, actor: str, now: int) -> bool
     """Sign-out (or a session a route refused): ended on every replica, audited. False if it was not open."""
     audit = Audit(action="console.sign_out", actor=actor, agent_id=None, at=now, channel=Channel.console.value)
 
-    def work(tx: ManagedTransaction) -> bool:
+    def work(tx: Tx) -> bool:
         row = tx.run(cypher.query("console/end"), hash=digest(secret), now=now, reason=reason).single()
         if row is None:
             return False
@@ -188,7 +188,7 @@ def sweep(db: Database, now: int, batch: int = SWEEP_BATCH) -> int:
     """Delete up to `batch` sessions that can never be used again (expired or ended), with one audit record."""
     audit = Audit(action="console.sweep", actor="system", agent_id=None, at=now, channel=Channel.console.value)
 
-    def work(tx: ManagedTransaction) -> int:
+    def work(tx: Tx) -> int:
         ids = [r["id"] for r in tx.run(cypher.query("console/sweep"), now=now, batch=batch)]
         if ids:
             audit.write(tx, ids, f"{len(ids)} expired or ended console sessions deleted", [])

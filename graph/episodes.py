@@ -16,19 +16,20 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel
-from graph.crystals import fields, hormonal_state
-from graph.crystals.governance import govern
+from graph.crystals import hormonal_state
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Invalid
 from graph.events import episodes_written
 from graph.events import write as write_events
 from graph.ids import now_ms, uuid7
 from graph.model.common import to_ms
+from graph.model.crystal import fields
+from graph.model.crystal.governance import govern
 from graph.model.episode import EpisodeIn
 from graph.visibility import Visibility
 
@@ -100,7 +101,7 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: 
     return rows
 
 
-def _write_chunk(tx: ManagedTransaction, rows: list[dict[str, Any]], audit: Audit) -> list[str]:
+def _write_chunk(tx: Tx, rows: list[dict[str, Any]], audit: Audit) -> list[str]:
     created = [r["id"] for r in tx.run(cypher.query("episodes/ingest"), rows=rows, audit_id=audit.id, now=audit.at)]
     # Deleting the episodes takes their MENTIONS and FOLLOWS; entities a mention created stay (no record says which).
     audit.write(tx, created, f"ingested {len(created)} of {len(rows)} episodes",

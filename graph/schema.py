@@ -11,20 +11,16 @@ from __future__ import annotations
 import logging
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
 from neo4j.exceptions import ClientError
 
-from graph.audit import Audit, Noop
-from graph.db import cypher, ogm
+from graph.db import cypher
 from graph.db.connection import Database
 from graph.errors import Conflict
-from graph.ids import now_ms
 from graph.topology.entities import backfill_visibility
-from graph.upkeep import models as upkeep_models
 
 log = logging.getLogger(__name__)
 
@@ -177,45 +173,3 @@ def vector_index_states(db: Database, names: Sequence[str]) -> dict[str, tuple[s
     """Each named index that exists: its state (ONLINE, POPULATING, FAILED) and population percent."""
     return {r["name"]: (str(r["state"]), float(r["percent"])) for r in db.rows("schema/index_progress",
                                                                               names=list(names))}
-
-
-def rebuild_vector_indexes(db: Database, dimension: int, names: Sequence[str] = VECTOR_INDEXES,
-                           quantization: bool = False, timeout: float = 3_600.0,
-                           progress: Callable[[dict[str, float]], None] | None = None, actor: str = "admin") -> None:
-    """Drop and re-create vector indexes in one transaction, then wait until they are online
-    (`grimoire schema rebuild-vectors`; the service's own upkeep does the same without waiting,
-    graph/upkeep/vector_indexes.py).
-
-    Why: a vector search visits every Lucene segment of the index, and data written in batches
-    leaves many (20 for 100,000 episodes written 1,000 at a time: a search took 3x longer than on
-    one). Neo4j never merges them all; populating an index from scratch writes few (one per
-    `internal.dbms.index.vector.population_ram_buffer_size`, which the local server raises).
-    While an index populates, a vector search through it waits up to 30 s for it, then (IndexOffline)
-    retrieval and search answer from an exact scan and admission from its scan: run this after a
-    bulk load, not under heavy traffic."""
-    started = now_ms()
-    begun = time.monotonic()
-    start_vector_rebuild(db, dimension, names, quantization)
-    deadline = time.monotonic() + timeout
-    while True:
-        states = vector_index_states(db, names)
-        if progress:
-            progress({name: percent for name, (_, percent) in states.items()})
-        if any(state == "FAILED" for state, _ in states.values()):
-            raise RuntimeError(f"a vector index failed to populate: {states}")
-        if len(states) == len(names) and all(state == "ONLINE" for state, _ in states.values()):
-            break
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"vector indexes still populating after {timeout:.0f} s: {states}")
-        time.sleep(1.0)
-    seconds = round(time.monotonic() - begun, 1)
-    sizes = {r["name"]: int(r["size"]) for r in db.rows("upkeep/vector_sizes")}
-    audit = Audit(action="schema.rebuild_vector_indexes", actor=actor, agent_id=None)
-
-    def record(tx: ManagedTransaction) -> None:
-        for name in names:  # what the service's upkeep counts writes from
-            upkeep_models.built(name, audit.at, started, sizes.get(name), seconds)
-        audit.write(tx, list(names), f"rebuilt vector indexes {', '.join(names)}",
-                    [Noop(reason="indexes rebuilt as they were: no data changed")])
-
-    ogm.write(db, record)

@@ -2,19 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pydantic import BaseModel
 
 from graph.db.connection import Database
+from graph.model.rows import Row
 from graph.visibility import Visibility
 
 
-def visible_counts(db: Database, visibility: Visibility, owner: str | None = None) -> dict[str, Any]:
+class EntryCount(BaseModel):
+    category: str
+    status: str
+    n: int
+
+
+class VisibleCountsRow(Row):
+    query = "stats/visible_counts"
+    episodes: int
+    entries: list[EntryCount]
+
+
+class VisibleCounts(BaseModel):
+    """What a caller may see, counted."""
+
+    episodes: int
+    entries: int
+    entries_by_category: dict[str, int]
+    entries_by_status: dict[str, int]
+
+
+def visible_counts(db: Database, visibility: Visibility, owner: str | None = None) -> VisibleCounts:
     """What the viewer may see, counted (of one agent's items when `owner` is given)."""
-    row = db.fetch("stats/visible_counts", owner=owner, **visibility.params())[0]
+    row = db.typed(VisibleCountsRow, owner=owner, **visibility.params())[0]
     by_category: dict[str, int] = {}
     by_status: dict[str, int] = {}
-    for e in row["entries"]:
-        by_category[e["category"]] = by_category.get(e["category"], 0) + e["n"]
-        by_status[e["status"]] = by_status.get(e["status"], 0) + e["n"]
-    return {"episodes": row["episodes"], "entries": sum(e["n"] for e in row["entries"]),
-            "entries_by_category": by_category, "entries_by_status": by_status}
+    for e in row.entries:
+        by_category[e.category] = by_category.get(e.category, 0) + e.n
+        by_status[e.status] = by_status.get(e.status, 0) + e.n
+    return VisibleCounts(episodes=row.episodes, entries=sum(e.n for e in row.entries),
+                         entries_by_category=by_category, entries_by_status=by_status)

@@ -16,7 +16,6 @@ from collections.abc import Iterable, Iterator
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from neo4j import ManagedTransaction
 from neo4j.exceptions import ClientError
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
@@ -33,6 +32,7 @@ from graph.audit import (
 )
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid
 from graph.events import ingest_result
 from graph.events import write as write_events
@@ -199,7 +199,7 @@ def parse(lines: Iterable[str], dimension: int | None = None) -> tuple[Header, l
     return header, nodes, rels
 
 
-def _import_revert(tx: ManagedTransaction, by_label: dict[BaseLabel, list[dict[str, Any]]],
+def _import_revert(tx: Tx, by_label: dict[BaseLabel, list[dict[str, Any]]],
                    by_type: dict[tuple[RelType, BaseLabel, BaseLabel], list[dict[str, Any]]]) -> list[RevertOp]:
     """What undoes an import, read before it writes: the relationships it creates between nodes that are
     there already deleted, the previous values of the properties it replaces on those nodes set back, the
@@ -250,7 +250,7 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
     clade = next((n.properties.get("clade") for n in nodes if n.base == BaseLabel.Agent and n.id == header.agent_id),
                  None)
 
-    def work(tx: ManagedTransaction) -> dict[str, int]:
+    def work(tx: Tx) -> dict[str, int]:
         revert = _import_revert(tx, by_label, by_type)  # read before anything is written
         written = {"nodes": 0, "relationships": 0}
         for statement, params, rows in batches:

@@ -14,7 +14,8 @@ from api.deps import DbDep, KnowledgeDep, RetrieverDep, ServicesDep
 from api.ownership import guard
 from api.presentation import for_viewer
 from api.schemas.crystals import ForkIn, MergeIn, TransitionIn, VersionIn
-from graph.crystals import lifecycle, provenance, skills, store
+from graph.crystals import provenance, skills, store
+from graph.model.crystal import lifecycle
 
 router = APIRouter(tags=["crystals"])
 

@@ -9,11 +9,11 @@ from api.deps import KnowledgeDep, RetrieverDep
 from api.ownership import claim
 from api.presentation import for_viewer, present
 from api.schemas.entries import DecisionOut, EditOut, EntryOut, NeighbourOut, StoredDecisionOut, VersionOut
-from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.knowledge import entries, versions
 from graph.knowledge.entries import EntryDecision
 from graph.model.common import Instant, to_ms
+from graph.model.crystal import lifecycle
 from graph.model.entry import EntryBatch, EntryIn, OutcomeIn
 from graph.model.enums import EntryCategory, EntryStatus, MarketRegime, VoteDirection
 

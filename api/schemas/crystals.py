@@ -7,9 +7,9 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from graph.crystals.hormonal_state import TrustLevel
-from graph.crystals.hormones import HormonalEvent
-from graph.crystals.lifecycle import Lifecycle
 from graph.model.common import ID_PATTERN, MAX_INT, MAX_LIST, MAX_TEXT, ShortText, StrictModel
+from graph.model.crystal.hormones import HormonalEvent
+from graph.model.crystal.lifecycle import Lifecycle
 from graph.model.enums import Scope
 
 Reason = Annotated[str, Field(min_length=1, max_length=500)]

@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from graphdatascience import GraphDataScience
-from neo4j import ManagedTransaction
 
 from graph.analytics.algorithms import SPECS, Algorithm, AlgorithmParams
 from graph.analytics.client import gds_for
@@ -21,6 +20,7 @@ from graph.analytics.projections import WEIGHT, Orientation, ProjectionSpec, pro
 from graph.audit import Audit, DeleteNodes, DeleteRelationships, Endpoints, NodeLabel, RelationshipType
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import now_ms, uuid7
 from graph.visibility import EVERYONE, Visibility
 
@@ -136,7 +136,7 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
     record = {**run_info, "parameters": json.dumps(run_info["parameters"], sort_keys=True), "actor": actor}
     record = {k: v for k, v in record.items() if v is not None}
 
-    def create(tx: ManagedTransaction) -> None:
+    def create(tx: Tx) -> None:
         audit = Audit(action="analytics.run", actor=actor, agent_id=run_info.get("agent_id"))
         tx.run(cypher.query("analytics/create_run"), run=record).consume()
         audit.write(tx, [run_info["id"]], f"{run_info['algorithm']} on the {run_info['graph']} graph "
@@ -147,7 +147,7 @@ def write(db: Database, run_info: dict[str, Any], rows: list[dict[str, Any]], *,
         batch = [{"id": r["id"], "props": {k: r[k] for k in SCORED_KEYS if r.get(k) is not None}}
                  for r in rows[start:start + BATCH]]
 
-        def scores(tx: ManagedTransaction, batch: list[dict[str, Any]] = batch) -> None:
+        def scores(tx: Tx, batch: list[dict[str, Any]] = batch) -> None:
             audit = Audit(action="analytics.scores", actor=actor, agent_id=run_info.get("agent_id"))
             tx.run(cypher.query("analytics/write_scores"), run_id=run_info["id"], rows=batch).consume()
             audit.write(tx, [run_info["id"]], f"{len(batch)} results of run {run_info['id']}",

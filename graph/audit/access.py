@@ -21,10 +21,9 @@ import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from neo4j import ManagedTransaction
-
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import now_ms, uuid7
 
 log = logging.getLogger(__name__)
@@ -39,7 +38,7 @@ class Access:
     id: str = field(default_factory=uuid7)
     at: int = field(default_factory=now_ms)
 
-    def write(self, tx: ManagedTransaction, ids: list[str], touched: int) -> None:
+    def write(self, tx: Tx, ids: list[str], touched: int) -> None:
         """`ids`: the items the read returned, in order; `touched`: how many of them it marked."""
         tx.run(cypher.query("audit/access"), access={
             "id": self.id, "at": self.at, "recorded_at": now_ms(), "action": self.action,
@@ -83,7 +82,7 @@ class Reads:
             chunk = rows[start:start + FLUSH_BATCH]
             access = Access(action="reads", agent_id=None)
 
-            def work(tx: ManagedTransaction, chunk: list[dict[str, object]] = chunk, access: Access = access) -> int:
+            def work(tx: Tx, chunk: list[dict[str, object]] = chunk, access: Access = access) -> int:
                 row = tx.run(cypher.query("audit/reads"), rows=chunk).single()
                 n = int(row["touched"]) if row else 0
                 access.write(tx, [str(r["id"]) for r in chunk], touched=n)

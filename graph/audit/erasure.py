@@ -32,11 +32,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 
 ERASED_ACTION = "memory.delete"  # the audit action of an erasure; its target_ids are the erased items
 SKELETON = frozenset({"id", "agent_id", "action", "verb", "actor", "channel", "approval", "rollback_id",
@@ -183,7 +182,7 @@ def redacted_props(label: str, texts: Mapping[str, Any], e: Erasure) -> dict[str
     return out
 
 
-def redact(tx: ManagedTransaction, e: Erasure) -> tuple[list[Redacted], list[Redacted]]:
+def redact(tx: Tx, e: Erasure) -> tuple[list[Redacted], list[Redacted]]:
     """Every copy of the erased text in the agent's records, redacted in `tx`; the erased items' versions deleted.
     What was redacted, and what was removed."""
     rows = list(tx.run(cypher.query("audit/redact_candidates"), agent_id=e.agent_id, needles=e.needles(),

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from neo4j import ManagedTransaction
-
 from graph.audit import channel as channels
 from graph.audit.revert import RevertOp, dump_revert
 from graph.audit.versions import Step, columns, implied
 from graph.audit.vocabulary import Approval, verb_of
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.ids import now_ms, uuid7
 
 
@@ -29,7 +28,7 @@ class Audit:
     session_id: str | None = None     # the agent's session the change was made in (a message's session_id)
     channel: str = field(default_factory=lambda: channels.current.get().value)  # rest, mcp, scheduler
 
-    def write(self, tx: ManagedTransaction, target_ids: list[str], summary: str, revert: Sequence[RevertOp],
+    def write(self, tx: Tx, target_ids: list[str], summary: str, revert: Sequence[RevertOp],
               versions: Sequence[Step] = ()) -> None:
         """`revert`: what undoes this mutation, in the order to run (graph/audit/revert.py); operations
         with nothing to do are left out, so an empty list says there is nothing to undo. `versions`: each

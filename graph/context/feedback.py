@@ -18,7 +18,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.context import events as context_events
@@ -28,6 +27,7 @@ from graph.context.categories import ContextCategory
 from graph.context.config import GovernorConfig
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, NotFound
 from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
@@ -107,7 +107,7 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
     beliefs = [{"id": _belief_id(agent_id, regime, c), "agent_id": agent_id, "regime": regime, "category": c}
                for c in sorted(tokens)] if good is not None else []
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         row = tx.run(cypher.query("context/record_decision"), decision=decision, beliefs=beliefs,
                      good=1.0 if good else 0.0, bad=0.0 if good or good is None else 1.0,
                      trial=a.get("mutation_id"), quality=outcome.quality, regime=a.get("regime"),

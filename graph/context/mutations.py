@@ -14,8 +14,6 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.context import events as context_events
 from graph.context import policy as cp
@@ -26,6 +24,7 @@ from graph.context.overrides import normalize
 from graph.context.recalibration import apply, signal_category
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
 
@@ -67,7 +66,7 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
     alpha = config.dream_mutation_confidence * STRENGTH
     made: list[str] = []
 
-    def work(tx: ManagedTransaction) -> list[str]:
+    def work(tx: Tx) -> list[str]:
         live = {(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")}
         used = {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)}
         out: list[str] = []
@@ -122,7 +121,7 @@ def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, conf
         return None
     at = now_ms()
 
-    def claim(tx: ManagedTransaction) -> bool:
+    def claim(tx: Tx) -> bool:
         if tx.run(cypher.query("context/claim_mutation"), id=mutation_id, status=outcome, at=at).single() is None:
             return False
         Audit(action="context.mutation.judge", actor=actor, agent_id=agent_id).write(
@@ -154,12 +153,12 @@ def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, conf
     return {"mutation_id": mutation_id, "verdict": outcome, "confidence": confidence(state), "revision": revision}
 
 
-def _promoted(tx: ManagedTransaction, mutation_id: str, revision: int) -> None:
+def _promoted(tx: Tx, mutation_id: str, revision: int) -> None:
     tx.run(cypher.query("context/promote_mutation"), id=mutation_id, revision=revision).consume()
 
 
 def listing(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[dict[str, Any]]:
         return [{"id": m.uid, "kind": m.kind, "regime": m.regime, "status": m.status, "confidence": confidence(
             {"alpha": m.alpha, "beta": m.beta}), "trials": m.trials, "offered": m.offered,
             "trial_quality": m.trial_quality_sum / m.trials if m.trials else None,

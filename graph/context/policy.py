@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-from neo4j import ManagedTransaction
 from neomodel.exceptions import UniqueProperty
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
@@ -38,6 +37,7 @@ from graph.context.categories import (
 from graph.context.models import ContextPolicy, ContextPolicyRevision
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, NotFound
 from graph.events.model import Event
 from graph.events.store import write as write_events
@@ -152,7 +152,7 @@ def current(db: Database, agent_id: str) -> Policy:
 
 def revisions(db: Database, agent_id: str) -> list[dict[str, Any]]:
     """Every stored revision, newest first, with the policy it holds."""
-    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[dict[str, Any]]:
         return [{"id": r.uid, "revision": r.revision, "valid_from": r.valid_from, "valid_until": r.valid_until,
                  "recorded_at": r.recorded_at, "written_by": r.written_by, "reason": r.reason,
                  "audit_id": r.audit_id, "policy": json.loads(r.policy)}
@@ -189,7 +189,7 @@ def delta_between(db: Database, agent_id: str, from_revision: int, to_revision: 
 
 def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: str,
            base: int | None = None, events: Callable[[Policy, Policy], Sequence[Event]] | None = None,
-           also: Callable[[ManagedTransaction, Policy], None] | None = None) -> Policy:
+           also: Callable[[Tx, Policy], None] | None = None) -> Policy:
     """A new revision of the agent's policy (its number one more than the last), the open one closed, with its
     audit record in the same transaction. `base`: the revision the change was made from; if another revision
     was written since, the change is refused (409) rather than losing that one. `events`: what to report of the
@@ -198,7 +198,7 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
     pid = policy_id(agent_id)
     audit = Audit(action="context.policy.revise", actor=actor, agent_id=agent_id)
 
-    def work(tx: ManagedTransaction) -> Policy:
+    def work(tx: Tx) -> Policy:
         if tx.run(cypher.query("context/lock_agent"), agent_id=agent_id).single() is None:
             raise NotFound(f"no agent {agent_id!r}")
         node = ContextPolicy.nodes.get_or_none(uid=pid)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from graph.crystals.importance import ConsolidationConfig
+from graph.model.crystal.importance import ConsolidationConfig
 
 
 class CrystalsConfig(BaseModel):

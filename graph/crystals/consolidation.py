@@ -21,15 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, Noop
 from graph.crystals import hormonal_state, provenance, store
-from graph.crystals.importance import ConsolidationConfig
-from graph.crystals.lifecycle import Lifecycle
 from graph.db import cypher
 from graph.db.connection import Database, IndexOffline
+from graph.db.tx import Tx
 from graph.ids import now_ms
+from graph.model.crystal.importance import ConsolidationConfig
+from graph.model.crystal.lifecycle import Lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -122,7 +121,7 @@ class ConsolidationEngine:
         promoted: list[str] = []
         after = ""
         while not cancelled():
-            def work(tx: ManagedTransaction, after: str = after) -> dict[str, Any] | None:
+            def work(tx: Tx, after: str = after) -> dict[str, Any] | None:
                 row = tx.run(cypher.query(kind.score), after=after, **params).single()
                 if row is None or row["last"] is None:
                     return None
@@ -146,7 +145,7 @@ class ConsolidationEngine:
         report.promoted += len(promoted)
         return promoted
 
-    def _apply(self, tx: ManagedTransaction, kind: Kind, moves: list[dict[str, Any]],
+    def _apply(self, tx: Tx, kind: Kind, moves: list[dict[str, Any]],
                now: int) -> list[dict[str, Any]]:
         """The page's moves, per owner, each audited; the moves made (a crystal's state is checked again)."""
         done: list[dict[str, Any]] = []
@@ -189,7 +188,7 @@ class ConsolidationEngine:
                 return
             part = merges[start:start + size]
 
-            def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part) -> int:
+            def work(tx: Tx, part: list[dict[str, Any]] = part) -> int:
                 owners = {m["winner"]: m["agent_id"] or "" for m in part}
                 audits = {o: Audit(action="crystal.merge", actor=ACTOR, agent_id=o or None, at=now)
                           for o in sorted(set(owners.values()))}

@@ -15,18 +15,17 @@ import time
 from enum import StrEnum
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.agents import UnknownAgent
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
 from graph.audit.versions import Versioned
-from graph.crystals import hormones
-from graph.crystals.hormones import HormonalEvent, HormonalState, Override
 from graph.crystals.models import NetworkWeather
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Conflict, Invalid
 from graph.ids import iso, now_ms
+from graph.model.crystal import hormones
+from graph.model.crystal.hormones import HormonalEvent, HormonalState, Override
 
 NETWORK = "network"
 
@@ -131,7 +130,7 @@ def describe(state: HormonalState) -> dict[str, Any]:
             "consolidation": state.consolidation(), "retrieval": state.retrieval()}
 
 
-def _write_levels(tx: ManagedTransaction, agent_id: str, state: HormonalState, event: str, actor: str,
+def _write_levels(tx: Tx, agent_id: str, state: HormonalState, event: str, actor: str,
                   before: dict[str, Any] | None) -> None:
     now = state.at
     audit = Audit(action="hormones.event", actor=actor, agent_id=agent_id, at=now)
@@ -148,7 +147,7 @@ def _write_levels(tx: ManagedTransaction, agent_id: str, state: HormonalState, e
                            f"oxytocin {state.oxytocin:.3f}", revert, steps)
 
 
-def spike_in(tx: ManagedTransaction, agent_id: str, events: list[HormonalEvent], now: int, actor: str) -> None:
+def spike_in(tx: Tx, agent_id: str, events: list[HormonalEvent], now: int, actor: str) -> None:
     """Spike the agent's levels by each event, in the caller's transaction (an episode's write); the levels are
     locked first, so concurrent events all count."""
     if not events:
@@ -166,7 +165,7 @@ def spike_in(tx: ManagedTransaction, agent_id: str, events: list[HormonalEvent],
 def record_event(db: Database, agent_id: str, event: HormonalEvent, *, actor: str) -> HormonalState:
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: Tx) -> None:
         spike_in(tx, agent_id, [event], now, actor)
 
     db.write(work)
@@ -186,7 +185,7 @@ def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, ac
         raise Invalid("the override's level is between 0 and 1")
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
         before = ogm.properties(node) if node is not None else None
         audit = Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now)
@@ -216,7 +215,7 @@ def end_weather(db: Database, *, actor: str) -> dict[str, Any] | None:
     """End the override now (it closes in valid time: valid_until = now)."""
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any] | None:
+    def work(tx: Tx) -> dict[str, Any] | None:
         node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
         if node is None or node.valid_until <= now:
             return None
@@ -254,7 +253,7 @@ def set_trust(db: Database, agent_id: str, level: TrustLevel, *, actor: str) -> 
     """The admin sets an agent's trust level (what the network override's halt reads)."""
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         audit = Audit(action="agent.trust_level", actor=actor, agent_id=agent_id, at=now)
         steps = versions.keep(tx, Versioned.Agent, [agent_id], now=now, actor=actor, reason="trust level",
                               audit_id=audit.id)

@@ -9,7 +9,7 @@ from neomodel import FloatProperty, IntegerProperty, StringProperty, StructuredN
 
 class AgentHormones(StructuredNode):  # type: ignore[misc]
     """An agent's dopamine, cortisol and oxytocin as they were at `valid_from` (they decay toward homeostasis from
-    there: graph/crystals/hormones.py); replaced, with an audit record holding the levels before, on each event."""
+    there: graph/model/crystal/hormones.py); replaced, with an audit record holding the levels before, on each event."""
 
     __label__ = "AgentHormones"
     uid = StringProperty(unique_index=True, required=True, db_property="id")   # <agent id>:hormones

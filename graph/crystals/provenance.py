@@ -14,8 +14,6 @@ from collections import deque
 from enum import StrEnum
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import (
     Audit,
     DeleteNodes,
@@ -26,13 +24,14 @@ from graph.audit import (
     SetProperties,
 )
 from graph.crystals import store
-from graph.crystals.lifecycle import Lifecycle, check
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid
 from graph.ids import now_ms, uuid7
 from graph.knowledge.entries import Knowledge, admit
 from graph.model.common import MAX_LIST
+from graph.model.crystal.lifecycle import Lifecycle, check
 from graph.model.entry import EntryIn
 from graph.model.enums import EntryCategory, Provenance, Scope
 from graph.visibility import Visibility
@@ -120,7 +119,7 @@ def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: V
     new_id = uuid7()
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         row = tx.run(cypher.query("crystals/fork"), id=crystal_id, label=store.label_of(source["kinds"]).value,
                      new_id=new_id, scope=scope, actor=actor, now=now,
                      metadata=json.dumps(metadata or {}), owner=visibility.viewer,
@@ -204,7 +203,7 @@ def judge_version(k: Knowledge, crystal: dict[str, Any], text: str, scope: str) 
 
 def _link_fork(db: Database, new_id: str, source_id: str, *, actor: str, now: int, metadata: dict[str, Any] | None,
                audit_actor: str) -> None:
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: Tx) -> None:
         tx.run(cypher.query("crystals/fork_link"), new_id=new_id, id=source_id, actor=actor, now=now,
                metadata=json.dumps(metadata or {})).consume()
         Audit(action="crystal.fork", actor=audit_actor, agent_id=actor, at=now).write(
@@ -223,7 +222,7 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
         raise Invalid("a merge needs at least one loser other than the winner")
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         winner, w_kinds = store.lock(tx, winner_id, visibility)
         label = store.label_of(w_kinds).value
         check(Lifecycle(winner["lifecycle"]), Lifecycle.consolidated, skill=store.is_skill(winner, w_kinds))
@@ -256,7 +255,7 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
     return db.write(work)
 
 
-def merge_in(tx: ManagedTransaction, rows: list[dict[str, Any]], *, label: str, actor: str, now: int,
+def merge_in(tx: Tx, rows: list[dict[str, Any]], *, label: str, actor: str, now: int,
              reason: str) -> dict[str, list[str]]:
     """Rows of {winner, losers, cosine}, all crystals of `label`: the merges made, winner → losers (the states are
     checked again: a crystal that moved since the merge was decided is left out)."""

@@ -9,20 +9,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, SetProperties
-from graph.crystals import fields, pricing, store
-from graph.crystals.governance import govern
-from graph.crystals.lifecycle import IllegalTransition, Lifecycle, check
+from graph.crystals import pricing, store
 from graph.crystals.perspectives import INDEX, PROPERTY, Perspective, views
 from graph.crystals.provenance import judge_version
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
 from graph.knowledge.entries import Knowledge
+from graph.model.crystal import fields
+from graph.model.crystal.governance import govern
+from graph.model.crystal.lifecycle import IllegalTransition, Lifecycle, check
 from graph.visibility import Visibility
 
 SKILL_FIELDS = ("lifecycle", "lifecycle_at", "semantic_type", "stable_skill_id", "skill_version", "deprecated",
@@ -58,7 +58,7 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
     stable_id = f"skill-{uuid7()}"  # unique across owners and labels (a crystal id is unique per label only)
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         if "Skill" in kinds:
             raise Invalid(f"{crystal_id} is a skill already ({locked.get('stable_skill_id')}): change it with a new "
@@ -105,7 +105,7 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
     if knowledge is not None and "Entry" in crystal["kinds"]:
         props.update(judge_version(knowledge, crystal, text, props["scope"]))
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
         if locked.get("deprecated"):  # another change made the next version first
@@ -168,7 +168,7 @@ def search(db: Database, embedder: Embedder, query: str, perspective: Perspectiv
                               candidates=max(100, k * 10), k=k, **visibility.params())]
 
 
-def _latest(tx: ManagedTransaction, stable_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
+def _latest(tx: Tx, stable_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
     """The skill's newest version the caller owns, locked, and its kinds."""
     row = tx.run(cypher.query("crystals/skill_latest_lock"), stable_id=stable_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
@@ -184,7 +184,7 @@ def record_execution(db: Database, stable_id: str, *, success: bool, reward: flo
         raise Invalid("an execution's reward is between -1 and 1")
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         skill, kinds = _latest(tx, stable_id, visibility)
         audit = Audit(action="skill.execution", actor=actor, agent_id=skill.get("agent_id"), at=now)
         steps = store.keep(tx, {skill["id"]: kinds}, audit, "executed")
@@ -211,7 +211,7 @@ def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
     versions(db, replaced_by, visibility)  # the replacement: a skill the caller sees
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         skill, kinds = _latest(tx, stable_id, visibility)
         audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now)
         steps = store.keep(tx, {skill["id"]: kinds}, audit, "deprecated")

@@ -10,15 +10,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, NodeLabel, Noop, SetProperties, versions
 from graph.audit.versions import Step, Versioned
-from graph.crystals.lifecycle import Lifecycle, check
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import NotFound
 from graph.ids import now_ms
+from graph.model.crystal.lifecycle import Lifecycle, check
 from graph.visibility import Visibility
 
 log = logging.getLogger(__name__)
@@ -41,7 +40,7 @@ def label_of(kinds: list[str]) -> NodeLabel:
     return NodeLabel.Episode
 
 
-def keep(tx: ManagedTransaction, items: dict[str, list[str]], audit: Audit, reason: str) -> list[Step]:
+def keep(tx: Tx, items: dict[str, list[str]], audit: Audit, reason: str) -> list[Step]:
     """Each crystal's state (id → its kinds) kept as a version before it changes in place."""
     steps: list[Step] = []
     chains = {i: Versioned(label_of(k).value) for i, k in items.items()}
@@ -58,7 +57,7 @@ def get(db: Database, crystal_id: str, visibility: Visibility) -> dict[str, Any]
     return {**rows[0]["crystal"], "kinds": rows[0]["kinds"]}
 
 
-def lock(tx: ManagedTransaction, crystal_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
+def lock(tx: Tx, crystal_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
     """The crystal, locked, if the caller owns it (or is the admin)."""
     row = tx.run(cypher.query("crystals/lock"), id=crystal_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
@@ -71,12 +70,12 @@ def is_skill(crystal: dict[str, Any], kinds: list[str]) -> bool:
     return "Skill" in kinds or crystal.get("semantic_type") == "skill"
 
 
-def expire_in(tx: ManagedTransaction, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
+def expire_in(tx: Tx, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
     """Rows of {id, label}: the generated crystals among them (not skills) expire. The ids expired."""
     return [r["id"] for r in tx.run(cypher.query("crystals/expire"), rows=rows, now=now, reason=reason)]
 
 
-def move_in(tx: ManagedTransaction, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
+def move_in(tx: Tx, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
     """Rows of {id, label, from, to, parent_id}: states other than expired, each applied only while the crystal is
     still in `from`. The ids moved."""
     return [r["id"] for r in tx.run(cypher.query("crystals/transition"), rows=rows, now=now, reason=reason)]
@@ -87,7 +86,7 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
     """Move one crystal the caller owns to `target`: a 409 naming both states for a move the lifecycle does not
     have. Audited in the move's own transaction."""
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         crystal, kinds = lock(tx, crystal_id, visibility)
         current = Lifecycle(crystal["lifecycle"])
         check(current, target, skill=is_skill(crystal, kinds))
@@ -139,7 +138,7 @@ def enforce_lifespan(db: Database, now: int | None = None, *, batch: int = BATCH
             break
         owners = {r["agent_id"] for r in due}
 
-        def work(tx: ManagedTransaction, due: list[dict[str, Any]] = due, owners: set[Any] = owners) -> None:
+        def work(tx: Tx, due: list[dict[str, Any]] = due, owners: set[Any] = owners) -> None:
             for owner in owners:
                 mine = [r for r in due if r["agent_id"] == owner]
                 audit = Audit(action="crystal.lifespan", actor="scheduler", agent_id=owner, at=at)
@@ -186,7 +185,7 @@ def purge(db: Database, retention_days: float, now: int | None = None, *, batch:
         if not due:
             break
 
-        def work(tx: ManagedTransaction, due: list[dict[str, Any]] = due) -> None:
+        def work(tx: Tx, due: list[dict[str, Any]] = due) -> None:
             rows = list(tx.run(cypher.query("crystals/purge"),
                               rows=[{"id": r["id"], "label": r["label"]} for r in due], before=before))
             for owner in {r["agent_id"] for r in due}:

@@ -10,14 +10,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, Driver, GraphDatabase, ManagedTransaction, Session, SummaryCounters
+from neo4j import READ_ACCESS, Bookmarks, Driver, GraphDatabase, ManagedTransaction, Session, SummaryCounters
 from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, TransientError
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
+from pydantic import BaseModel
 
 from graph.db import bookmarks, cypher, fencing
 from graph.errors import Unavailable
 
 T = TypeVar("T")
+R = TypeVar("R", bound=BaseModel)
 log = logging.getLogger(__name__)
 DEFAULT_SLOW_MS = 100.0  # GRIMOIRE_SLOW_QUERY_MS
 RECHECK_SECONDS = 5.0    # how often a statement refused for an index being rebuilt asks whether it is online
@@ -97,6 +99,7 @@ class Database:
                  slow_ms: float = DEFAULT_SLOW_MS):
         self.target = target
         self.slow_ms = slow_ms
+        self.retry_seconds = retry_seconds
         self.driver: Driver = GraphDatabase.driver(
             target.uri,
             auth=(target.user, target.password),
@@ -127,16 +130,33 @@ class Database:
         cluster, and Neo4j refuses a write in it)."""
         if read:
             kwargs["default_access_mode"] = READ_ACCESS
+        with (self.translated(), self.bookmarked(kwargs, read=read) as committed,
+              self.driver.session(database=self.name, **kwargs) as session):
+            yield session
+            committed(session.last_bookmarks())
+
+    @contextmanager
+    def bookmarked(self, kwargs: dict[str, Any], *, read: bool) -> Iterator[Callable[[Bookmarks], None]]:
+        """A session's arguments given this process's bookmark manager (every session shares it: a read sees
+        the writes committed before it, also on another member of a cluster) and, in a request, its caller's
+        bookmarks (graph/db/bookmarks.py); yields what to call with the session's last bookmarks once it is done,
+        so that a write is noted for the response and a read through another replica may wait for it."""
         kwargs.setdefault("bookmark_manager", self._bookmarks)
-        # In a request: its caller's bookmarks too, and what a write session commits noted for the response
-        # (graph/db/bookmarks.py), so a read through another replica may wait for it.
         chain = bookmarks.current.get()
         started = chain.opening(kwargs, self._bookmarks.get_bookmarks()) if chain is not None else frozenset()
+
+        def committed(last: Bookmarks) -> None:
+            if chain is not None and not read:
+                chain.record(started, last)
+
+        yield committed
+
+    @contextmanager
+    def translated(self) -> Iterator[None]:
+        """The driver's errors as the service's: Neo4j out of reach a DatabaseUnavailable (503), an index being
+        rebuilt IndexOffline, a refused bookmark the bookmark's own error; any other error as it was."""
         try:
-            with self.driver.session(database=self.name, **kwargs) as session:
-                yield session
-                if chain is not None and not read:
-                    chain.record(started, session.last_bookmarks())
+            yield
         except UNAVAILABLE_ERRORS as exc:
             raise DatabaseUnavailable(f"Neo4j at {self.target.uri} is unavailable: {exc}") from exc
         except ClientError as exc:
@@ -160,12 +180,12 @@ class Database:
                 log.warning("slow cypher %s: %.1f ms", name, ms)
 
     def read(self, work: Callable[[ManagedTransaction], T]) -> T:
-        with self.timed(_work_name(work)), self.session() as s:
+        with self.timed(work_name(work)), self.session() as s:
             return s.execute_read(work)
 
     def write(self, work: Callable[[ManagedTransaction], T]) -> T:
         """`work` in a managed write transaction; under leases (graph/db/fencing.py) it first checks them."""
-        with self.timed(_work_name(work)), self.session() as s:
+        with self.timed(work_name(work)), self.session() as s:
             return s.execute_write(fencing.fenced(work))
 
     def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
@@ -215,6 +235,15 @@ class Database:
             keys = result.keys()
             return [dict(zip(keys, values, strict=True)) for values in result.values()]
 
+    def typed(self, row: type[R], /, **params: Any) -> list[R]:
+        """A read of the statement `row` names (`row.query`, graph/model/rows.py), as `rows`, each row validated
+        into `row`: a key the model does not declare, or a value of another type, is an error here, at the
+        database's edge."""
+        query_name = getattr(row, "query", None)
+        if not query_name:
+            raise TypeError(f"{row.__qualname__} names no statement (its `query`)")
+        return [row.model_validate(r) for r in self.rows(query_name, **params)]
+
     def run_all(self, query_name: str, /, **params: Any) -> list[Any]:
         """Run every statement of cypher/<query_name>.cypher in order; returns their summaries' counters."""
         counters = []
@@ -234,7 +263,7 @@ def _statement(stmt: str, params: dict[str, Any]) -> Callable[[ManagedTransactio
     return run
 
 
-def _work_name(work: Callable[..., Any]) -> str:
+def work_name(work: Callable[..., Any]) -> str:
     """A transaction function's name for the slow log: where it is defined (module and function)."""
     return f"transaction {getattr(work, '__module__', '?')}.{getattr(work, '__qualname__', repr(work))}"
 

@@ -21,12 +21,12 @@ from contextvars import ContextVar
 from dataclasses import asdict, dataclass
 from typing import TypeVar
 
-from neo4j import ManagedTransaction
-
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.errors import Conflict
 
 T = TypeVar("T")
+TxT = TypeVar("TxT", bound=Tx)
 
 
 class LeaseLost(Conflict):
@@ -65,7 +65,7 @@ def active() -> bool:
     return bool(current.get()) and not _checked.get()
 
 
-def check(tx: ManagedTransaction, fences: tuple[Fence, ...]) -> None:
+def check(tx: Tx, fences: tuple[Fence, ...]) -> None:
     """Lock the leases in `tx` and raise LeaseLost unless every one is still held with its token."""
     row = tx.run(cypher.query("leases/fence"), fences=[asdict(f) for f in fences]).single()
     held = set(row["held"]) if row is not None else set()
@@ -76,14 +76,14 @@ def check(tx: ManagedTransaction, fences: tuple[Fence, ...]) -> None:
                         f"this transaction was not committed")
 
 
-def fenced(work: Callable[[ManagedTransaction], T]) -> Callable[[ManagedTransaction], T]:
+def fenced(work: Callable[[TxT], T]) -> Callable[[TxT], T]:
     """`work` preceded, in its own transaction, by the check of the context's leases (itself when none)."""
     fences = current.get()
     if not fences or _checked.get():
         return work
 
     @functools.wraps(work)
-    def run(tx: ManagedTransaction) -> T:
+    def run(tx: TxT) -> T:
         check(tx, fences)
         token = _checked.set(True)
         try:

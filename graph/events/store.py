@@ -6,10 +6,9 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.events.model import Event, EventType
 from graph.ids import now_ms
 from graph.visibility import Visibility
@@ -23,7 +22,7 @@ def rows(events: Sequence[Event]) -> list[dict[str, Any]]:
              "payload": json.dumps(e.payload, sort_keys=True, default=str)} for e in events]
 
 
-def write(tx: ManagedTransaction, events: Sequence[Event]) -> None:
+def write(tx: Tx, events: Sequence[Event]) -> None:
     """Store `events` in `tx`, the transaction of the mutation they report (one statement)."""
     if events:
         tx.run(cypher.query("events/write"), rows=rows(events), now=now_ms()).consume()

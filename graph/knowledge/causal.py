@@ -14,13 +14,13 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import numpy as np
-from neo4j import ManagedTransaction
 from pydantic import Field, model_validator
 
 from graph.audit import Audit, DeleteRelationships, RelationshipType, SetRelationshipProperties
 from graph.audit.versions import counted
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid, NotFound
 from graph.events import ingest_result
 from graph.events import write as write_events
@@ -132,7 +132,7 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
                                "created_at": now, "updated_at": now, "recorded_at": now}})
     audit = Audit(action="causal.link", actor=actor, agent_id=agent_id, at=now)
 
-    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[dict[str, Any]]:
         out = [r.data() for r in tx.run(cypher.query("causal/link"), rows=rows, audit_id=audit.id,
                                         **visibility.params())]
         if len(out) != len(rows):
@@ -162,7 +162,7 @@ def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, a
                    config: DecayConfig, visibility: Visibility) -> dict[str, Any]:
     audit = Audit(action="causal.outcome", actor=actor, agent_id=agent_id)
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         rows = [r.data() for r in tx.run(cypher.query("causal/record_outcome"), id=link_id, confirmed=confirmed,
                                          now=audit.at, up=config.upvote_step, down=config.downvote_step,
                                          floor=config.floor, **visibility.params())]
@@ -223,7 +223,7 @@ def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, act
     originals = {copy_id[e.id]: e.id for e in graph.entries}
     audit = Audit(action="causal.inherit", actor=actor, agent_id=successor, at=now)
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         tx.run(cypher.query("causal/link_inherited_entries"),
                rows=[{"copy": c, "original": originals[c]} for c in made]).consume()
         links = [r.data() for r in tx.run(cypher.query("causal/inherit_links"), rows=link_rows, audit_id=audit.id)]

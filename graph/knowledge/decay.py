@@ -24,6 +24,15 @@ from pydantic import BaseModel, Field
 from graph.model.enums import DecayClass, EntryCategory, Provenance
 
 DAY_MS = 86_400_000
+
+
+def retention_expression(var: str) -> str:
+    """An entry's retention now, as every statement that decays confidence writes it, word for word (the formula of
+    `retention` below; tests/unit/test_cypher_contract.py holds the copies in cypher/ to it)."""
+    return (f"CASE WHEN {var}.half_life_ms IS NULL THEN 1.0 ELSE exp(-toFloat(CASE WHEN $now > {var}.last_accessed_at "
+            f"THEN $now - {var}.last_accessed_at ELSE 0 END) / ({var}.half_life_ms * CASE WHEN {var}.strength > 1.0 "
+            f"THEN {var}.strength ELSE 1.0 END)) END")
+
 HOUR_MS = 3_600_000
 EPISODE = "Episode"
 

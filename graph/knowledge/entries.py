@@ -15,14 +15,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction
 
 from graph.audit import Audit, MergeUndo, NodeLabel, RevertAdmission, SetProperties, versions
 from graph.audit.versions import Versioned
-from graph.crystals import fields
-from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Invalid, NotFound
 from graph.events import entry_written
@@ -33,6 +31,8 @@ from graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbou
 from graph.knowledge.decay import DecayConfig, half_life_ms
 from graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from graph.model.common import to_ms
+from graph.model.crystal import fields
+from graph.model.crystal.governance import govern
 from graph.model.entry import EntryIn, OutcomeIn
 from graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
 from graph.model.governance import Lifespan
@@ -255,7 +255,7 @@ def _write(k: Knowledge, items: list[EntryIn], decisions: list[EntryDecision], v
     owners = {e.agent_id for e in items}
     audit = Audit(action="entry.admit", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None, at=now)
 
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: Tx) -> None:
         created = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=creates, audit_id=audit.id, now=now)]
         targets = {r["id"]: {"tags": list(r["tags"]), "episodes": list(r["episodes"])} for r in (
             tx.run(cypher.query("audit/lock_merge_targets"), ids=[m["target_id"] for m in merges]) if merges else [])}
@@ -321,7 +321,7 @@ def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, vis
                        change: Callable[[dict[str, Any], int], dict[str, Any]]) -> dict[str, Any]:
     """Lock the entry, compute the change in Python, write it and its audit record: one transaction."""
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         rows = list(tx.run(cypher.query("entries/lock"), id=entry_id, **visibility.params()))
         if not rows:
             raise EntryNotFound(entry_id)

@@ -23,16 +23,15 @@ import logging
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel
-from graph.crystals import fields
-from graph.crystals.governance import govern
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.ids import now_ms
 from graph.knowledge import quality
+from graph.model.crystal import fields
+from graph.model.crystal.governance import govern
 from graph.model.enums import DecayClass, EntryCategory, EntryStatus, Provenance, Scope
 from graph.model.governance import Lifespan
 from graph.visibility import Visibility
@@ -127,7 +126,7 @@ def ensure(db: Database, embedder: Embedder, *, actor: str = SYSTEM_AGENT) -> Se
              "props": properties(m, now), "parent_episode_ids": []} for m, v in zip(models, vectors, strict=True)]
     audit = Audit(action="mental_models.seed", actor=actor, agent_id=SYSTEM_AGENT, at=now)
 
-    def work(tx: ManagedTransaction) -> list[str]:
+    def work(tx: Tx) -> list[str]:
         created = [r["id"] for r in tx.run(cypher.query("entries/create"), rows=rows, audit_id=audit.id, now=now)]
         if created:  # another service may have seeded them a moment ago: then nothing changed here
             audit.write(tx, created, f"seeded {len(created)} core mental models",

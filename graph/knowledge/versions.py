@@ -6,18 +6,18 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from neo4j import ManagedTransaction
 from pydantic import Field
 
 from graph.audit import Audit, NodeLabel, RevertOp, SetProperties
 from graph.audit.versions import Step, Versioned, keep
-from graph.crystals.sensitivity import Sensitivity, tag
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid
 from graph.ids import now_ms
 from graph.model.common import MAX_TEXT, StrictModel
+from graph.model.crystal.sensitivity import Sensitivity, tag
 from graph.model.enums import MarketRegime, Scope
 
 EDITABLE = ("content", "market_regime")
@@ -47,7 +47,7 @@ class FrozenEntry(Conflict):
     """A frozen crystal is immutable: its change is a new version (POST /crystals/{id}/versions), never an EDIT."""
 
 
-def edit_in_tx(tx: ManagedTransaction, entry: dict[str, Any], changes: dict[str, Any], embedding: list[float],
+def edit_in_tx(tx: Tx, entry: dict[str, Any], changes: dict[str, Any], embedding: list[float],
                reason: str, audit: Audit) -> list[Step] | None:
     """Refines `entry` (its properties as read) and returns its move from one version to the next, or None when
     its revision moved on since it was read (someone else changed it first). The earlier state is kept as an
@@ -92,7 +92,7 @@ def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, 
     now = now_ms()
     audit = Audit(action="entry.edit", actor=actor, agent_id=entry.get("agent_id"), at=now)
 
-    def work(tx: ManagedTransaction) -> str:
+    def work(tx: Tx) -> str:
         steps = edit_in_tx(tx, entry, changes, vector, body.reason, audit)
         if steps is None:  # frozen in the meantime counts as moved on
             raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")
@@ -114,7 +114,7 @@ def rescope(db: Database, entry: dict[str, Any], body: ScopeIn, *, actor: str) -
     changes: dict[str, Any] = {"scope": body.scope.value}
     audit = Audit(action="entry.scope", actor=actor, agent_id=entry.get("agent_id"), at=now_ms())
 
-    def work(tx: ManagedTransaction) -> str:
+    def work(tx: Tx) -> str:
         locked = tx.run(cypher.query("entries/lock"), id=entry["id"], viewer=None, clade=None, admin=True).single()
         if locked is None or (locked["entry"].get("revision") or 1) != (entry.get("revision") or 1):
             raise StaleEdit(f"entry {entry['id']} was edited since it was read; read it again")

@@ -21,11 +21,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from neo4j import ManagedTransaction
-
 from graph import events, foreground
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.learning import decay, distill, netting, operations, promote, reflexion
 from graph.learning.operations import Cycle
@@ -155,7 +154,7 @@ class Curator:
                  "new_episodes": row[0]["new_episodes"]}
         audit = Audit(action="curator.open", actor=actor, agent_id=agent_id)
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> dict[str, Any]:
             row = tx.run(cypher.query("learning/create_cycle"), props=props).single()
             assert row is not None
             made: dict[str, Any] = row["cycle"]
@@ -195,7 +194,7 @@ class Curator:
             "reasoner_fallbacks": sorted({*state.get("distill_fallbacks", []), *state.get("reflexion_fallbacks", [])})})
         audit = Audit(action="curator.complete", actor=cycle.actor, agent_id=cycle.agent_id)
 
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> dict[str, Any]:
             row = tx.run(cypher.query("learning/finish_cycle"), id=cycle.id, props=done).single()
             assert row is not None
             events.write(tx, [decayed, complete])

@@ -18,10 +18,9 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import RelationshipType, SetRelationshipProperties
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.learning.operations import PHASE_BASE, Cycle, Op, apply, fit, write
 from graph.learning.state import Learning
 from graph.model.enums import EntryCategory
@@ -102,7 +101,7 @@ def _validate(learning: Learning, cycle: Cycle, report: DecayReport) -> None:
                for r in rows]
         ids = [d["id"] for r in rows for d in r["deltas"]]
 
-        def mark(tx: ManagedTransaction, _ops: list[Op], ids: list[str] = ids) -> None:
+        def mark(tx: Tx, _ops: list[Op], ids: list[str] = ids) -> None:
             tx.run(cypher.query("learning/mark_deltas"), ids=ids, cycle_id=cycle.id).consume()
 
         write(learning.db, cycle, ops, first_seq=seq, action="curator.validate", batch=len(ops), then=mark)
@@ -127,7 +126,7 @@ def _causal(learning: Learning, cycle: Cycle, report: DecayReport) -> None:
     for start in range(0, len(rows), size):
         part = rows[start:start + size]
 
-        def work(tx: ManagedTransaction, part: list[dict[str, Any]] = part, seq: int = seq) -> int:
+        def work(tx: Tx, part: list[dict[str, Any]] = part, seq: int = seq) -> int:
             ops: list[Op] = []
             first: dict[str, dict[str, Any]] = {}  # each link's values before this transaction
             for r in part:

@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from neo4j import ManagedTransaction
 
 from graph.audit import Audit
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.knowledge import versions
 from graph.knowledge.entries import admit
 from graph.knowledge.reasoner import Judged, Lesson
@@ -312,7 +312,7 @@ def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) ->
     room = max(0, batch - sum(map(_op_rows, plans)))
     first, rest = episode_ids[:room], episode_ids[room:]
 
-    def work(tx: ManagedTransaction) -> int:
+    def work(tx: Tx) -> int:
         applied = set(apply(tx, cycle, ops, first_seq=seq, action="curator.distill"))
         for op, lesson, changes in edits:
             if op_id(cycle.id, op) not in applied:
@@ -337,6 +337,6 @@ def _parts(ids: list[str], size: int) -> list[list[str]]:
     return [ids[start:start + size] for start in range(0, len(ids), size)]
 
 
-def _mark(tx: ManagedTransaction, ids: list[str], cycle: Cycle) -> int:
+def _mark(tx: Tx, ids: list[str], cycle: Cycle) -> int:
     row = tx.run(cypher.query("learning/mark_consolidated"), ids=ids, cycle_id=cycle.id).single()
     return int(row["consolidated"]) if row else 0

@@ -8,9 +8,8 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.learning.operations import PHASE_BASE, Cycle, Op, fit, write
 from graph.learning.state import Learning
 
@@ -49,7 +48,7 @@ def run(learning: Learning, cycle: Cycle) -> int:
         ops = [net_op(r["entry"], r["deltas"], cycle, cfg.upvote_step, cfg.downvote_step, floor) for r in rows]
         delta_ids = [d["id"] for r in rows for d in r["deltas"]]
 
-        def mark(tx: ManagedTransaction, _ops: list[Op], ids: list[str] = delta_ids) -> None:
+        def mark(tx: Tx, _ops: list[Op], ids: list[str] = delta_ids) -> None:
             tx.run(cypher.query("learning/mark_deltas"), ids=ids, cycle_id=cycle.id).consume()
 
         write(learning.db, cycle, ops, first_seq=seq, action="curator.net", batch=len(ops), then=mark)

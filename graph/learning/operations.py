@@ -13,11 +13,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import now_ms, uuid7
 
 PHASE_BASE = {"distill": 0, "net": 100_000, "promote": 200_000, "decay": 300_000}
@@ -75,7 +74,7 @@ def _row(cycle: Cycle, op: Op, seq: int) -> dict[str, Any]:
             "changes": op.changes, "props": {k: v for k, v in props.items() if v is not None}}
 
 
-def apply(tx: ManagedTransaction, cycle: Cycle, ops: list[Op], *, first_seq: int, action: str,
+def apply(tx: Tx, cycle: Cycle, ops: list[Op], *, first_seq: int, action: str,
           extra_revert: list[RevertOp] | None = None, targets: list[str] | None = None) -> list[str]:
     """Writes the operations and their changes (each once) and the audit record (on their entries and
     `targets`, what else they changed); returns the ids of those applied now (not those an earlier run
@@ -103,7 +102,7 @@ def write(db: Database, cycle: Cycle, ops: list[Op], *, first_seq: int, action: 
     for start in range(0, max(len(ops), 1), batch):
         chunk = ops[start:start + batch]
 
-        def work(tx: ManagedTransaction, chunk: list[Op] = chunk, start: int = start) -> int:
+        def work(tx: Tx, chunk: list[Op] = chunk, start: int = start) -> int:
             done = apply(tx, cycle, chunk, first_seq=first_seq + start, action=action) if chunk else []
             if then is not None:
                 then(tx, chunk)

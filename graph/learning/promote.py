@@ -19,7 +19,7 @@ from graph.learning.operations import PHASE_BASE, Cycle, Op, write
 from graph.learning.state import Learning
 from graph.model.enums import EntryCategory, Provenance, Scope
 
-CONFIDENTIAL = "confidential"  # graph/crystals/sensitivity.py's tag: never offered to anyone
+CONFIDENTIAL = "confidential"  # graph/model/crystal/sensitivity.py's tag: never offered to anyone
 INHERITED = {Provenance.Clade.value, Provenance.Predecessor.value, Provenance.Lethe.value,
              Provenance.Marketplace.value, Provenance.StyxQuery.value, Provenance.Replicant.value}
 

@@ -17,10 +17,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel
 from graph.db import cypher
+from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.knowledge.entries import admit
 from graph.knowledge.reasoner import Comparison
@@ -141,7 +140,7 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
     audit = Audit(action="learning.reflexion", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
                   at=now)
 
-    def work(tx: ManagedTransaction) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[dict[str, Any]]:
         made = [rec.data() for rec in tx.run(cypher.query("learning/write_reflections"), rows=records,
                                              audit_id=audit.id)]
         created = [m["id"] for m in made]

@@ -12,12 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, alerts, versions
 from graph.audit.versions import Versioned
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid, NotFound
 from graph.memory import memory_md
 from graph.memory.blocks import (
@@ -79,7 +78,7 @@ class CoreMemory:
 
     def read(self, agent_id: str) -> dict[str, Any]:
         """The four blocks together, with each one's tokens, the total and the cap."""
-        def work(tx: ManagedTransaction) -> dict[str, Any]:
+        def work(tx: Tx) -> dict[str, Any]:
             nodes = _blocks(agent_id)
             if not nodes and tx.run(cypher.query("agents/get"), id=agent_id).single() is None:
                 raise NotFound(f"no agent {agent_id!r}")
@@ -126,7 +125,7 @@ class CoreMemory:
                                                           pin=pin, unpin=unpin, tag=tag, trigger=trigger,
                                                           session_id=session_id, expected_version=expected_version))
 
-    def edit_in(self, tx: ManagedTransaction, agent_id: str, block: Block, edit: Edit, *, actor: str,
+    def edit_in(self, tx: Tx, agent_id: str, block: Block, edit: Edit, *, actor: str,
                 reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = (),
                 tag: str | None = None, trigger: str | None = None, session_id: str | None = None,
                 expected_version: int | None = None) -> dict[str, Any]:
@@ -170,7 +169,7 @@ class CoreMemory:
                                    reason or "edited")
         return self._out(agent_id, nodes)
 
-    def _write(self, tx: ManagedTransaction, audit: Audit, block: Block, node: CoreBlock | None, before: BlockState,
+    def _write(self, tx: Tx, audit: Audit, block: Block, node: CoreBlock | None, before: BlockState,
                content: str, tokens: int, pinned: list[str], reason: str) -> CoreBlock:
         now, actor, agent_id = audit.at, audit.actor, str(audit.agent_id)
         revert: list[RevertOp]

@@ -43,11 +43,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, NodeLabel, SetProperties
 from graph.db import cypher, ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, NotFound
 from graph.ids import now_ms
@@ -482,7 +481,7 @@ def _write_core(core: CoreMemory, agent_id: str, contents: dict[Block, str], pin
     changed = [b.value for b in order if normalise(contents[b]) != state[b]["content"]
                or (b is Block.critical and was_pinned != pinned)]
 
-    def work(tx: ManagedTransaction) -> None:
+    def work(tx: Tx) -> None:
         for b in order:
             pins = ([p for p in pinned if p not in was_pinned], [p for p in was_pinned if p not in pinned]) \
                 if b is Block.critical else ([], [])
@@ -507,7 +506,7 @@ def _existing(db: Database, agent_id: str, planned: Sequence[Planned]) -> set[st
     return {r["id"] for r in rows}
 
 
-def _settle_in(tx: ManagedTransaction, agent_id: str, rows: list[dict[str, Any]], audit: Audit) -> int:
+def _settle_in(tx: Tx, agent_id: str, rows: list[dict[str, Any]], audit: Audit) -> int:
     """Memories' decay inputs and workspace properties, with the audit record (what each had before)."""
     done = [dict(r) for r in tx.run(cypher.query("memory/workspace_settle"), agent_id=agent_id, rows=rows)]
     if done:
@@ -533,7 +532,7 @@ def _write(db: Database, embedder: Embedder, agent_id: str, planned: Sequence[Pl
         wrote = Audit(action="memory.remember", actor=actor, agent_id=agent_id)
         settled = Audit(action="memory.workspace.import", actor=actor, agent_id=agent_id)
 
-        def work(tx: ManagedTransaction, memories: list[stores.NewMemory] = memories,
+        def work(tx: Tx, memories: list[stores.NewMemory] = memories,
                  rows: list[dict[str, Any]] = rows, settle: list[dict[str, Any]] = settle,
                  wrote: Audit = wrote, settled: Audit = settled) -> None:
             stores.write_in(tx, memories, rows, wrote)
@@ -545,7 +544,7 @@ def _write(db: Database, embedder: Embedder, agent_id: str, planned: Sequence[Pl
     for start in range(0, len(rest), CHUNK):
         audit = Audit(action="memory.workspace.import", actor=actor, agent_id=agent_id)
 
-        def settle_only(tx: ManagedTransaction, rows: list[dict[str, Any]] = rest[start:start + CHUNK],
+        def settle_only(tx: Tx, rows: list[dict[str, Any]] = rest[start:start + CHUNK],
                         audit: Audit = audit) -> int:
             return _settle_in(tx, agent_id, rows, audit)
 

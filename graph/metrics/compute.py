@@ -8,10 +8,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import NotFound
 from graph.metrics.catalog import CATALOG, DAY_MS, WEEK_MS, Metric, Reading, shift
 from graph.visibility import Visibility
@@ -68,7 +67,7 @@ def compute_agent(db: Database, agent_id: str, now: int) -> list[MetricValue]:
     day = day_of(now)
     runnable = [m for m in CATALOG if m.cypher is not None]
 
-    def work(tx: ManagedTransaction) -> dict[str, dict[str, Any]]:
+    def work(tx: Tx) -> dict[str, dict[str, Any]]:
         rows: dict[str, dict[str, Any]] = {}
         for m in runnable:
             assert m.cypher is not None

@@ -10,12 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, Noop
 from graph.audit.versions import counted
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid
 from graph.metrics.catalog import NAMES
 from graph.metrics.compute import MetricValue, compute_agent, day_of, require_own
@@ -57,7 +56,7 @@ def write(db: Database, samples: list[Sample], *, actor: str) -> int:
     rows = [{"id": s.id, "agent_id": s.agent_id, "day": s.day, "name": s.name, "value": s.value, "at": s.at}
             for s in samples]
 
-    def work(tx: ManagedTransaction) -> int:
+    def work(tx: Tx) -> int:
         row = tx.run(cypher.query("metrics/record_samples"), samples=rows).single()
         audit.write(tx, [s.id for s in samples], f"{len(samples)} metric samples for {samples[0].day}",
                     [Noop(reason="metric samples are derived measurements: recomputed from the graph, "

@@ -1,6 +1,6 @@
 """A crystal's governance as a writer asks for it (knowledge-crystals.md, "Governance Model"): its lifespan policy,
 its time to live, its priority. Its access scope is the item's `scope`; its sensitivity is tagged on write, never
-sent (graph/crystals/governance.py)."""
+sent (graph/model/crystal/governance.py)."""
 
 from __future__ import annotations
 

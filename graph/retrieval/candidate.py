@@ -10,6 +10,16 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Kind = Literal["episode", "entry"]
+_PROPS = (".id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, "
+          ".confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, "
+          ".is_bloodstain, .gain, .scope, .clade, .level, .interrupted")
+ITEM_PROJECTION = f"CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {{{_PROPS}}} AS item"
+"""What every backend statement returns of an item (`from_row` reads it; tests/unit/test_cypher_contract.py holds
+the copies in cypher/retrieval/ to it)."""
+CONTEXT_ITEM_PROJECTION = ("CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, "
+                           f"n {{{_PROPS}, .type, .outcome, .tick, .provenance, .dream_validated}} AS item")
+"""The vector backend's, read by the Context Governor too (graph/context/sources.py): an episode's type, outcome
+and tick, an entry's provenance."""
 
 
 @dataclass(eq=False)

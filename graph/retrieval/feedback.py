@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, versions
 from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid, NotFound
 from graph.ids import now_ms
 from graph.retrieval import hedge, weights
@@ -49,7 +48,7 @@ def reward_of(useful: bool | None, outcome: str | None) -> float | None:
     return REWARD.get(str(outcome))
 
 
-def record_factors(tx: ManagedTransaction, access_id: str, mode: str,
+def record_factors(tx: Tx, access_id: str, mode: str,
                    factors: Sequence[dict[str, float] | None]) -> None:
     """Stores on the access record the Generative Agents factors of each returned item, in order
     (none when an item has none: a retrieval without a query vector)."""
@@ -81,7 +80,7 @@ def feedback(db: Database, decision_id: str, reward: float | None, *, visibility
     decision already learned from, one made by no agent, or one whose factors were not recorded."""
     now = now_ms()
 
-    def work(tx: ManagedTransaction) -> FeedbackResult:
+    def work(tx: Tx) -> FeedbackResult:
         row = tx.run(cypher.query("retrieval/feedback_decision"), decision_id=decision_id,
                      viewer=visibility.viewer, admin=visibility.admin).single()
         if row is None:

@@ -21,6 +21,27 @@ Level = Annotated[int, Field(ge=0, le=MAX_LEVEL)]
 KindName = Literal["episodes", "entries"]
 
 
+def filter_block(var: str) -> str:
+    """The retrieval filters as every statement that ranks episodes and entries writes them, word for word
+    (tests/unit/test_cypher_contract.py holds the copies in cypher/retrieval/ to it): status and category for
+    entries, regimes, valid at, known as of, RAPTOR levels."""
+    return (f"({var}:Episode OR (({var}.status IN $statuses) AND ($categories IS NULL OR {var}.category IN "
+            "$categories)))"
+            f" AND ($regimes IS NULL OR coalesce({var}.regime, {var}.market_regime) IN $regimes)"
+            f" AND {_time_and_levels(var)}")
+
+
+def episode_filter_block(var: str) -> str:
+    """The same for a statement that reads episodes only (no status or category; an episode's regime)."""
+    return f"($regimes IS NULL OR {var}.regime IN $regimes) AND {_time_and_levels(var)}"
+
+
+def _time_and_levels(var: str) -> str:
+    return (f"($valid_at IS NULL OR ({var}.valid_from <= $valid_at AND ({var}.valid_until IS NULL OR "
+            f"{var}.valid_until > $valid_at))) AND ($known_as_of IS NULL OR {var}.recorded_at <= $known_as_of)"
+            f" AND ($levels IS NULL OR coalesce({var}.level, 0) IN $levels)")
+
+
 def _both() -> list[KindName]:
     return ["episodes", "entries"]
 

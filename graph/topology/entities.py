@@ -16,13 +16,12 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteNodes, NodeLabel, RemoveProperties, SetProperties, changed, versions
 from graph.audit.versions import Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.lucene import escape_lucene
+from graph.db.tx import Tx
 from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.topology.model import EntityIn
@@ -58,7 +57,7 @@ def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str, public: bo
         chunk = rows[start:start + CHUNK]
         audit = Audit(action="entity.upsert", actor=actor, agent_id=creator)
 
-        def work(tx: ManagedTransaction, chunk: list[dict[str, Any]] = chunk, audit: Audit = audit) -> None:
+        def work(tx: Tx, chunk: list[dict[str, Any]] = chunk, audit: Audit = audit) -> None:
             ids = [r["id"] for r in chunk]
             # To revert: the entities it created, and the previous values of what it changed on the others.
             before = {r["id"]: r["props"] for r in tx.run(cypher.query("audit/lock_entities"), ids=ids)}
@@ -108,7 +107,7 @@ def backfill_visibility(db: Database, *, actor: str = "schema") -> int:
     while True:
         audit = Audit(action="entity.backfill_visibility", actor=actor, agent_id=None)
 
-        def work(tx: ManagedTransaction, audit: Audit = audit) -> list[str]:
+        def work(tx: Tx, audit: Audit = audit) -> list[str]:
             ids = [r["id"] for r in tx.run(cypher.query("schema/backfill_entity_visibility"), batch=BACKFILL_BATCH)]
             if ids:
                 audit.write(tx, ids, f"visibility of {len(ids)} entities stored before it existed",

@@ -18,11 +18,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, DeleteRelationships, RevertOp, SetRelationshipProperties
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.model.common import to_ms
@@ -111,7 +110,7 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
         chunk = rows[start:start + CHUNK]
         audit = Audit(action="fact.assert", actor=actor, agent_id=owner.agent_id)
 
-        def work(tx: ManagedTransaction, chunk: list[dict[str, Any]] = chunk,
+        def work(tx: Tx, chunk: list[dict[str, Any]] = chunk,
                  audit: Audit = audit) -> tuple[list[dict[str, Any]], list[str]]:
             again = [r.data() for r in tx.run(cypher.query("topology/reinforce_facts"), rows=chunk, min_gap=gap,
                                               **visibility.params())]
@@ -149,7 +148,7 @@ def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_i
     fact of another owner is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
-    def work(tx: ManagedTransaction) -> dict[str, Any]:
+    def work(tx: Tx) -> dict[str, Any]:
         at = now or now_ms()
         rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id, at_block=at_block,
                                          now=at, audit_id=audit.id, **visibility.params())]
@@ -169,7 +168,7 @@ FACT_FIELDS = ("fact_id", "id", "version", "predicate", "name", "type", "subject
                "superseded_by", "closed_by", "agent_id", "scope", "clade")
 
 
-def _assert_revert(tx: ManagedTransaction, rows: list[dict[str, Any]], out: list[dict[str, Any]],
+def _assert_revert(tx: Tx, rows: list[dict[str, Any]], out: list[dict[str, Any]],
                    audit_id: str) -> list[RevertOp]:
     """Undoing an assertion: the versions it recorded (each new fact's first, the closed copies) deleted,
     the versions it expired believed again. Value nodes it made stay: shared, and harmless alone."""
@@ -189,7 +188,7 @@ def _assert_revert(tx: ManagedTransaction, rows: list[dict[str, Any]], out: list
     return [*(DeleteRelationships(type=t, ids=ids) for t, ids in recorded.items()), *expired]
 
 
-def _invalidate_revert(tx: ManagedTransaction, subject: str, fact_id: str, at: int, audit_id: str) -> list[RevertOp]:
+def _invalidate_revert(tx: Tx, subject: str, fact_id: str, at: int, audit_id: str) -> list[RevertOp]:
     """Undoing an invalidation: the closed copy it recorded deleted, the version it expired believed again."""
     versions = list(tx.run(cypher.query("audit/fact_versions"), subject=subject, fact_id=fact_id))
     return [*(DeleteRelationships(type=v["type"], ids=[v["id"]]) for v in versions if v["audit_id"] == audit_id),

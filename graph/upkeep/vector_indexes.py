@@ -25,11 +25,10 @@ import logging
 import math
 from dataclasses import dataclass
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, Noop
 from graph.db import ogm
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.schema import start_vector_rebuild, vector_index_states
 from graph.upkeep import models
@@ -141,7 +140,7 @@ class VectorUpkeep:
             raise
         audit = Audit(action="schema.rebuild_vector_indexes", actor="upkeep", agent_id=None, at=at)
 
-        def record(tx: ManagedTransaction) -> None:
+        def record(tx: Tx) -> None:
             models.mark(name, at, rebuilding_since=at)
             audit.write(tx, [name], f"rebuilding vector index {name}: {why}",
                         [Noop(reason="an index rebuilt as it was: no data changed")])
@@ -150,7 +149,7 @@ class VectorUpkeep:
         log.info("vector index %s: rebuild started (%s)", name, why)
 
     def _record_start(self, name: str, at: int) -> None:
-        def record(tx: ManagedTransaction) -> None:
+        def record(tx: Tx) -> None:
             models.mark(name, at, rebuilding_since=at)
 
         ogm.write(self.db, record)
@@ -160,7 +159,7 @@ class VectorUpkeep:
         seconds = round((at - started) / 1000, 1)
         audit = Audit(action="schema.rebuild_vector_indexes", actor="upkeep", agent_id=None, at=at)
 
-        def record(tx: ManagedTransaction) -> None:
+        def record(tx: Tx) -> None:
             models.built(name, at, started, size, seconds)
             audit.write(tx, [name], f"vector index {name} rebuilt: online within {seconds:.0f} s with {size:,} "
                                     f"vectors", [Noop(reason="an index rebuilt as it was: no data changed")])

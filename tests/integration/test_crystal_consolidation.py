@@ -15,10 +15,10 @@ import pytest
 from graph.crystals import hormonal_state as hs
 from graph.crystals.config import CrystalsConfig
 from graph.crystals.consolidation import ConsolidationEngine, pick_merges
-from graph.crystals.hormones import HormonalEvent as E
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.ids import now_ms
+from graph.model.crystal.hormones import HormonalEvent as E
 from tests.conftest import Api
 
 DAY = 86_400_000

@@ -1,5 +1,5 @@
 """A crystal's governance in the graph (knowledge-crystals.md, "Governance Model"): its sensitivity tagged on every
-write path (episodes, entries, memories) from the patterns of graph/crystals/sensitivity.py; a confidential crystal
+write path (episodes, entries, memories) from the patterns of graph/model/crystal/sensitivity.py; a confidential crystal
 stored private whatever scope was asked (kept as requested_scope), so it and every private crystal are never
 visible to anyone but their owner on any read route — the isolation test's route walk, every GET and the read-like
 POSTs, as a clade mate and as a stranger; its lifespan and priority as asked; its crystal fields."""

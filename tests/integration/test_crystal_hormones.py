@@ -11,8 +11,8 @@ import pytest
 from neo4j import ManagedTransaction
 
 from graph.crystals import hormonal_state as hs
-from graph.crystals.hormones import HormonalEvent as E
 from graph.db.connection import Database
+from graph.model.crystal.hormones import HormonalEvent as E
 from tests.conftest import Api
 
 MIN = 60_000

@@ -18,10 +18,10 @@ from fastapi.testclient import TestClient
 from api.app import create_app
 from graph.crystals import store
 from graph.crystals.config import CrystalsConfig
-from graph.crystals.lifecycle import TRANSITIONS, Lifecycle
 from graph.db.connection import Database
 from graph.embeddings import Embedder
 from graph.ids import now_ms
+from graph.model.crystal.lifecycle import TRANSITIONS, Lifecycle
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 
 S = Lifecycle

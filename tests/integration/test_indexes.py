@@ -13,7 +13,8 @@ from graph.retrieval import backends, search
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.search import Kind
-from graph.schema import VECTOR_INDEXES, rebuild_vector_indexes, vector_index_dimensions
+from graph.schema import VECTOR_INDEXES, vector_index_dimensions
+from graph.upkeep.rebuild import rebuild_vector_indexes
 from graph.visibility import Visibility
 from tests.conftest import DATA
 

@@ -9,11 +9,11 @@ import math
 
 import pytest
 
-from graph.crystals import hormones, importance, lifecycle, sensitivity
-from graph.crystals.hormones import HormonalEvent as E
-from graph.crystals.hormones import HormonalState
-from graph.crystals.lifecycle import IllegalTransition
-from graph.crystals.lifecycle import Lifecycle as S
+from graph.model.crystal import hormones, importance, lifecycle, sensitivity
+from graph.model.crystal.hormones import HormonalEvent as E
+from graph.model.crystal.hormones import HormonalState
+from graph.model.crystal.lifecycle import IllegalTransition
+from graph.model.crystal.lifecycle import Lifecycle as S
 
 MIN = 60_000
 
@@ -165,7 +165,7 @@ def test_sensitivity_tagging_on_labelled_examples(text: str, expected: str) -> N
 
 
 def test_crystal_fields_map_what_grimoire_keeps() -> None:
-    from graph.crystals import fields
+    from graph.model.crystal import fields
 
     e = fields.for_entry("Heuristic", "Clade", "Repay before the unlock", 1_000)
     assert (e["semantic_type"], e["origin"], e["epistemic_layer"]) == ("task_pattern", "peer", "directive")
@@ -182,7 +182,7 @@ def test_crystal_fields_map_what_grimoire_keeps() -> None:
 
 
 def test_governance_keeps_confidential_private_and_sets_the_lifespan() -> None:
-    from graph.crystals.governance import govern
+    from graph.model.crystal.governance import govern
     from graph.model.governance import GovernanceIn, Lifespan
 
     g = govern("the api key is sk-abcdefghijklmnopqrstu", "public", None, 1_000)

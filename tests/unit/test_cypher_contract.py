@@ -102,3 +102,138 @@ def test_every_query_name_in_the_code_exists(name: str, where: str) -> None:
 def test_every_all_variant_has_its_filtered_query(path: Path) -> None:
     """Visibility.variant picks `<name>_all` for the admin: the filtered query must exist beside it."""
     assert path.with_name(path.name.replace("_all.cypher", ".cypher")).is_file()
+
+
+# ---------------------------------------------------------------- typed rows (issue 38 §1)
+
+_OPEN, _CLOSE = "([{", ")]}"
+_TAIL = re.compile(r"\b(ORDER\s+BY|SKIP|LIMIT)\b", re.IGNORECASE)
+
+
+def _top_level(text: str) -> list[tuple[int, str]]:
+    """(index, character) of each character of `text` outside brackets and quotes."""
+    out, depth, quote = [], 0, ""
+    for i, ch in enumerate(text):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"`":
+            quote = ch
+        elif ch in _OPEN:
+            depth += 1
+        elif ch in _CLOSE:
+            depth -= 1
+        elif depth == 0:
+            out.append((i, ch))
+    return out
+
+
+def return_keys(statement: str) -> list[str]:
+    """The keys of a statement's last top-level RETURN: each item's alias, or the item as written."""
+    outside = dict(_top_level(statement))
+    flat = "".join(outside.get(i, " ") for i in range(len(statement)))
+    found = list(re.finditer(r"\bRETURN\b", flat, re.IGNORECASE))
+    if not found:
+        return []
+    start = found[-1].end()
+    tail = _TAIL.search(flat, start)
+    clause, flat_clause = statement[start:tail.start() if tail else None], flat[start:tail.start() if tail else None]
+    clause = re.sub(r"^\s*DISTINCT\b", "", clause, flags=re.IGNORECASE)
+    flat_clause = re.sub(r"^\s*DISTINCT\b", "", flat_clause, flags=re.IGNORECASE)
+    cuts = [i for i, ch in enumerate(flat_clause) if ch == ","]
+    keys = []
+    for a, b in zip([-1, *cuts], [*cuts, len(clause)], strict=True):
+        item, flat_item = clause[a + 1:b], flat_clause[a + 1:b]  # unstripped: an item opening with a bracket
+        alias = list(re.finditer(r"\bAS\b", flat_item, re.IGNORECASE))  # has its alias at the same index in both
+        keys.append(item[alias[-1].end():].strip().strip("`") if alias else item.strip())
+    return keys
+
+
+def _rows() -> list[type]:
+    import importlib
+    import pkgutil
+
+    import graph
+    from graph.model.rows import Row
+
+    for info in pkgutil.walk_packages(graph.__path__, "graph."):
+        importlib.import_module(info.name)
+    return sorted(Row.registry.values(), key=lambda r: f"{r.__module__}.{r.__qualname__}")
+
+
+ROWS = _rows()
+
+
+def test_return_keys_reads_aliases_maps_and_tails() -> None:
+    stmt = ("MATCH (n:Entry) WITH n, {a: 1, b: [1, 2]} AS m RETURN DISTINCT n.id AS id, m {.a, b: 2} AS map, "
+            "count(*) AS `n, counted`, n.text ORDER BY id LIMIT 5")
+    assert return_keys(stmt) == ["id", "map", "n, counted", "n.text"]
+    assert return_keys("CALL () { MATCH (x) RETURN x AS inner } RETURN 1 AS outer") == ["outer"]
+    assert return_keys("MATCH (m) RETURN [(m)-->(x) | x.id] AS ids, m") == ["ids", "m"]  # an item opening with [
+
+
+@pytest.mark.parametrize("row", ROWS, ids=lambda r: r.__qualname__)
+def test_every_row_model_is_its_statements_return(row: type) -> None:
+    keys = return_keys(cypher.query(row.query))  # type: ignore[attr-defined]
+    assert sorted(keys) == sorted(row.model_fields), (  # type: ignore[attr-defined]
+        f"cypher/{row.query}.cypher returns {sorted(keys)}; {row.__qualname__} declares "  # type: ignore[attr-defined]
+        f"{sorted(row.model_fields)}")  # type: ignore[attr-defined]
+
+
+def test_a_row_model_that_drifts_from_its_statement_is_caught() -> None:
+    from graph.model.rows import Row
+
+    class Drifted(Row):
+        query = "leases/fence"
+        not_returned: int
+
+    try:
+        assert sorted(return_keys(cypher.query("leases/fence"))) != sorted(Drifted.model_fields)
+    finally:
+        Row.registry.pop(f"{Drifted.__module__}.{Drifted.__qualname__}", None)
+
+
+# ---------------------------------------------------------------- copied blocks (issue 38 §4)
+
+def _copied_blocks() -> list[tuple[str, str, list[str]]]:
+    """(block, the text that marks a copy, the canonical forms for the variables the files use)."""
+    from graph.knowledge.decay import retention_expression
+    from graph.retrieval.candidate import CONTEXT_ITEM_PROJECTION, ITEM_PROJECTION
+    from graph.retrieval.filters import episode_filter_block, filter_block
+
+    names = ("n", "e", "c", "m")
+    return [
+        ("retrieval filters", "$known_as_of IS NULL OR",
+         [f(v) for v in names for f in (filter_block, episode_filter_block)]),
+        ("decay", "exp(-toFloat(", [retention_expression(v) for v in names]),
+        ("item projection", "ELSE 'episode' END AS kind", [CONTEXT_ITEM_PROJECTION, ITEM_PROJECTION]),
+    ]
+
+
+BLOCKS = _copied_blocks()
+BLOCK_FILES = [(name, p) for name, mark, _ in BLOCKS for p in sorted(CYPHER.rglob("*.cypher"))
+               if p.parent.name != "testing" and mark in _statement_text(p)]
+
+
+def _strip_forms(text: str, forms: list[str]) -> str:
+    for form in sorted(forms, key=len, reverse=True):
+        text = text.replace(form, " ")
+    return text
+
+
+def test_each_block_has_its_copies() -> None:
+    counts = {name: sum(1 for n, _ in BLOCK_FILES if n == name) for name, _, _ in BLOCKS}
+    assert counts["retrieval filters"] >= 9 and counts["decay"] >= 7 and counts["item projection"] >= 9, counts
+
+
+@pytest.mark.parametrize(("block", "path"), BLOCK_FILES, ids=[f"{n}@{p.relative_to(CYPHER)}" for n, p in BLOCK_FILES])
+def test_every_copy_of_a_block_is_its_canonical_form(block: str, path: Path) -> None:
+    _, mark, forms = next(b for b in BLOCKS if b[0] == block)
+    rest = _strip_forms(_statement_text(path), forms)
+    stray = [rest[max(0, m.start() - 120):m.end() + 40] for m in re.finditer(re.escape(mark), rest)]
+    assert not stray, f"{path.relative_to(CYPHER)} writes the {block} block otherwise than its canonical form: {stray}"
+
+
+def test_a_drifted_copy_is_caught() -> None:
+    _, mark, forms = BLOCKS[1]
+    drifted = "RETURN " + forms[1].replace("> 1.0", ">= 1.0")
+    assert mark in _strip_forms(drifted, forms) and mark not in _strip_forms("RETURN " + forms[1], forms)

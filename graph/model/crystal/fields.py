@@ -11,9 +11,9 @@ from __future__ import annotations
 from enum import StrEnum
 from typing import Any
 
-from graph.crystals import hormones
-from graph.crystals.importance import frequency
-from graph.crystals.lifecycle import INITIAL
+from graph.model.crystal import hormones
+from graph.model.crystal.importance import frequency
+from graph.model.crystal.lifecycle import INITIAL
 
 
 class SemanticType(StrEnum):

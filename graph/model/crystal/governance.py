@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.crystals.sensitivity import Sensitivity, tag
+from graph.model.crystal.sensitivity import Sensitivity, tag
 from graph.model.governance import GovernanceIn, Lifespan
 
 
