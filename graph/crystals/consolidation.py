@@ -21,6 +21,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from graph.audit import Audit, Noop
 from graph.crystals import hormonal_state, provenance, store
 from graph.db import cypher
@@ -62,6 +64,34 @@ class PassReport:
     def __str__(self) -> str:
         return (f"{self.scored} scored, {self.activated} activated, {self.expired} expired, {self.archived} archived, "
                 f"{self.merged} merged in {self.transactions} transactions ({self.seconds:.1f} s)")
+
+
+class MergeMade(BaseModel):
+    """A merge of the pass: the winner (the more important crystal) and its loser, at their cosine."""
+
+    winner: str
+    losers: list[str]
+    cosine: float | None
+    agent_id: str | None
+
+
+class PassSummary(BaseModel):
+    """A consolidation pass as POST /crystals/consolidate answers it: its counts, merges and phases' seconds."""
+
+    scored: int
+    activated: int
+    expired: int
+    archived: int
+    promoted: int
+    merged: int
+    transactions: int
+    seconds: float
+    merges: list[MergeMade]
+    phase_seconds: dict[str, float]
+
+    @classmethod
+    def of(cls, report: PassReport) -> PassSummary:
+        return cls.model_validate(vars(report))
 
 
 def pick_merges(pairs: list[dict[str, Any]]) -> list[dict[str, Any]]:

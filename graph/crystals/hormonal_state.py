@@ -15,6 +15,8 @@ import time
 from enum import StrEnum
 from typing import Any
 
+from pydantic import BaseModel
+
 from graph.agents import UnknownAgent
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
 from graph.audit.versions import Versioned
@@ -26,6 +28,7 @@ from graph.errors import Conflict, Invalid
 from graph.ids import iso, now_ms
 from graph.model.crystal import hormones
 from graph.model.crystal.hormones import HormonalEvent, HormonalState, Override
+from graph.model.rows import Row
 
 NETWORK = "network"
 
@@ -34,6 +37,102 @@ class TrustLevel(StrEnum):
     untrusted = "untrusted"
     provisional = "provisional"
     trusted = "trusted"
+
+
+class Levels(BaseModel):
+    """An agent's hormone levels as stored (at their last event, `valid_from` in ms)."""
+
+    dopamine: float
+    cortisol: float
+    oxytocin: float
+    valid_from: int
+    last_event: str | None = None
+
+
+class LevelsRow(Row):
+    query = "crystals/hormones_get"
+    agent_id: str
+    levels: Levels
+
+
+class EveryLevelsRow(Row):
+    query = "crystals/hormones_every"
+    agent_id: str
+    levels: Levels
+
+
+class LockedLevels(Row):
+    """crystals/hormones_lock (a write: validated from the transaction's record)."""
+
+    query = "crystals/hormones_lock"
+    existed: bool
+    levels: Levels
+
+
+class NetworkOverride(BaseModel):
+    """The network cortisol override as set (times in ms, as stored)."""
+
+    level: float
+    reason: str
+    valid_from: int
+    valid_until: int
+    set_by: str | None = None
+
+
+class EndedOverride(NetworkOverride):
+    """The override's node as it is once ended (valid_until: when it was ended)."""
+
+    id: str
+    recorded_at: int
+
+
+class WeatherRow(Row):
+    query = "crystals/weather"
+    weather: NetworkOverride
+
+
+class ConsolidationModulation(BaseModel):
+    decay_resistance: float
+    merge_threshold: float
+    halt_untrusted_ingestion: bool
+
+
+class RetrievalModulation(BaseModel):
+    importance_boost: float
+    recency_bias: float
+
+
+class HormoneLevels(BaseModel):
+    """An agent's levels now (decayed toward homeostasis; `at` in ms), the override, the modulations they give."""
+
+    agent_id: str
+    dopamine: float
+    cortisol: float
+    oxytocin: float
+    effective_cortisol: float
+    at: int
+    override: Override | None
+    consolidation: ConsolidationModulation
+    retrieval: RetrievalModulation
+
+
+class Weather(BaseModel):
+    """The network cortisol override, if one is on."""
+
+    active: bool
+    override: Override | None
+
+
+class WeatherEnded(BaseModel):
+    ended: bool
+    override: EndedOverride | None
+
+
+class TrustSet(BaseModel):
+    agent_id: str
+    trust_level: TrustLevel
+    before: str | None
+    at: int
 
 
 def trust_of(agent: dict[str, Any] | None) -> TrustLevel:
@@ -50,10 +149,10 @@ class IngestionHalted(Conflict):
     """The network cortisol override is on and a writer below the trusted level brings a skill in (409)."""
 
 
-def _override(row: dict[str, Any] | None, now: int) -> Override | None:
-    if not row or row["valid_until"] <= now:
+def _override(row: NetworkOverride | None, now: int) -> Override | None:
+    if row is None or row.valid_until <= now:
         return None
-    return Override(level=float(row["level"]), until=int(row["valid_until"]), reason=str(row["reason"]))
+    return Override(level=row.level, until=row.valid_until, reason=row.reason)
 
 
 class _WeatherCache:
@@ -62,15 +161,15 @@ class _WeatherCache:
     def __init__(self, seconds: float = 1.0) -> None:
         self.seconds = seconds
         self._lock = threading.Lock()
-        self._at: dict[int, tuple[float, dict[str, Any] | None]] = {}
+        self._at: dict[int, tuple[float, NetworkOverride | None]] = {}
 
-    def get(self, db: Database) -> dict[str, Any] | None:
+    def get(self, db: Database) -> NetworkOverride | None:
         with self._lock:
             hit = self._at.get(id(db))
             if hit is not None and time.monotonic() - hit[0] < self.seconds:
                 return hit[1]
-        rows = db.fetch("crystals/weather")
-        row = rows[0]["weather"] if rows else None
+        rows = db.typed(WeatherRow)
+        row = rows[0].weather if rows else None
         with self._lock:
             self._at[id(db)] = (time.monotonic(), row)
         return row
@@ -100,9 +199,9 @@ def guard_ingestion(db: Database, agent: dict[str, Any] | None) -> None:
                               f"below trusted")
 
 
-def _state(row: dict[str, Any] | None, override: Override | None, now: int) -> HormonalState:
-    base = (HormonalState(dopamine=float(row["dopamine"]), cortisol=float(row["cortisol"]),
-                          oxytocin=float(row["oxytocin"]), at=int(row["valid_from"])) if row else HormonalState(at=now))
+def _state(row: Levels | None, override: Override | None, now: int) -> HormonalState:
+    base = (HormonalState(dopamine=row.dopamine, cortisol=row.cortisol, oxytocin=row.oxytocin, at=row.valid_from)
+            if row is not None else HormonalState(at=now))
     state = base.at_time(now)
     return HormonalState(dopamine=state.dopamine, cortisol=state.cortisol, oxytocin=state.oxytocin, at=state.at,
                          override=override)
@@ -111,27 +210,28 @@ def _state(row: dict[str, Any] | None, override: Override | None, now: int) -> H
 def levels(db: Database, agent_id: str, now: int | None = None) -> HormonalState:
     """The agent's levels now, with the network override if one is on."""
     at = now if now is not None else now_ms()
-    rows = db.fetch("crystals/hormones_get", ids=[agent_id])
-    return _state(rows[0]["levels"] if rows else None, weather(db, at), at)
+    rows = db.typed(LevelsRow, ids=[agent_id])
+    return _state(rows[0].levels if rows else None, weather(db, at), at)
 
 
 def every_agent(db: Database, now: int) -> tuple[dict[str, HormonalState], HormonalState]:
     """Every agent's levels that were ever stored, and the levels of an agent without any (homeostasis), each
     with the override (the consolidation pass)."""
     override = weather(db, now)
-    stored = {r["agent_id"]: _state(r["levels"], override, now) for r in db.fetch("crystals/hormones_every")}
+    stored = {r.agent_id: _state(r.levels, override, now) for r in db.typed(EveryLevelsRow)}
     return stored, _state(None, override, now)
 
 
-def describe(state: HormonalState) -> dict[str, Any]:
-    return {"dopamine": round(state.dopamine, 6), "cortisol": round(state.cortisol, 6),
-            "oxytocin": round(state.oxytocin, 6), "effective_cortisol": round(state.effective_cortisol, 6),
-            "at": state.at, "override": vars(state.override) if state.override else None,
-            "consolidation": state.consolidation(), "retrieval": state.retrieval()}
+def describe(agent_id: str, state: HormonalState) -> HormoneLevels:
+    return HormoneLevels(
+        agent_id=agent_id, dopamine=round(state.dopamine, 6), cortisol=round(state.cortisol, 6),
+        oxytocin=round(state.oxytocin, 6), effective_cortisol=round(state.effective_cortisol, 6), at=state.at,
+        override=state.override, consolidation=ConsolidationModulation.model_validate(state.consolidation()),
+        retrieval=RetrievalModulation.model_validate(state.retrieval()))
 
 
 def _write_levels(tx: Tx, agent_id: str, state: HormonalState, event: str, actor: str,
-                  before: dict[str, Any] | None) -> None:
+                  before: Levels | None) -> None:
     now = state.at
     audit = Audit(action="hormones.event", actor=actor, agent_id=agent_id, at=now)
     hid = f"{agent_id}:hormones"
@@ -140,8 +240,7 @@ def _write_levels(tx: Tx, agent_id: str, state: HormonalState, event: str, actor
     tx.run(cypher.query("crystals/hormones_set"), agent_id=agent_id, id=f"{agent_id}:hormones",
            dopamine=state.dopamine, cortisol=state.cortisol, oxytocin=state.oxytocin, at=now, event=event).consume()
     revert: list[Any] = ([SetProperties(label=NodeLabel.AgentHormones, id=hid,
-                                        before={k: before.get(k) for k in ("dopamine", "cortisol", "oxytocin",
-                                                                           "valid_from", "last_event")})]
+                                        before=before.model_dump())]
                          if before else [DeleteNodes(label=NodeLabel.AgentHormones, ids=[hid])])
     audit.write(tx, [hid], f"{event}: dopamine {state.dopamine:.3f}, cortisol {state.cortisol:.3f}, "
                            f"oxytocin {state.oxytocin:.3f}", revert, steps)
@@ -155,11 +254,12 @@ def spike_in(tx: Tx, agent_id: str, events: list[HormonalEvent], now: int, actor
     row = tx.run(cypher.query("crystals/hormones_lock"), id=f"{agent_id}:hormones", agent_id=agent_id, now=now,
                  homeostasis={h.value: v for h, v in hormones.HOMEOSTASIS.items()}).single()
     assert row is not None  # MERGE returns the node
-    levels = dict(row["levels"])
-    state = _state(levels, None, now)
+    locked = LockedLevels.model_validate(dict(row))
+    state = _state(locked.levels, None, now)
     for event in events:
         state = state.spike(event, now)
-    _write_levels(tx, agent_id, state, "+".join(e.value for e in events), actor, levels if row["existed"] else None)
+    _write_levels(tx, agent_id, state, "+".join(e.value for e in events), actor,
+                  locked.levels if locked.existed else None)
 
 
 def record_event(db: Database, agent_id: str, event: HormonalEvent, *, actor: str) -> HormonalState:
@@ -179,13 +279,13 @@ def events_of(texts: list[str]) -> list[HormonalEvent]:
     return found
 
 
-def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, actor: str) -> dict[str, Any]:
+def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, actor: str) -> NetworkOverride:
     """The admin's network cortisol override, for `duration_ms`; it replaces any override still on."""
     if not 0.0 <= level <= 1.0:
         raise Invalid("the override's level is between 0 and 1")
     now = now_ms()
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> NetworkOverride:
         node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
         before = ogm.properties(node) if node is not None else None
         audit = Audit(action="hormones.network_override", actor=actor, agent_id=None, at=now)
@@ -203,19 +303,19 @@ def set_weather(db: Database, level: float, duration_ms: int, reason: str, *, ac
                                                                                "valid_until", "set_by")})]
                              if before else [DeleteNodes(label=NodeLabel.NetworkWeather, ids=[NETWORK])])
         audit.write(tx, [NETWORK], f"network cortisol {level:.2f} for {duration_ms} ms: {reason}", revert, steps)
-        return {"level": level, "reason": reason, "valid_from": now, "valid_until": now + duration_ms,
-                "set_by": actor}
+        return NetworkOverride(level=level, reason=reason, valid_from=now, valid_until=now + duration_ms,
+                               set_by=actor)
 
-    out: dict[str, Any] = ogm.write(db, work)
+    out: NetworkOverride = ogm.write(db, work)
     WEATHER.clear()
     return out
 
 
-def end_weather(db: Database, *, actor: str) -> dict[str, Any] | None:
+def end_weather(db: Database, *, actor: str) -> EndedOverride | None:
     """End the override now (it closes in valid time: valid_until = now)."""
     now = now_ms()
 
-    def work(tx: Tx) -> dict[str, Any] | None:
+    def work(tx: Tx) -> EndedOverride | None:
         node = NetworkWeather.nodes.get_or_none(uid=NETWORK)
         if node is None or node.valid_until <= now:
             return None
@@ -228,9 +328,9 @@ def end_weather(db: Database, *, actor: str) -> dict[str, Any] | None:
         node.save()
         audit.write(tx, [NETWORK], "network cortisol override ended",
                     [SetProperties(label=NodeLabel.NetworkWeather, id=NETWORK, before=before)], steps)
-        return ogm.properties(node)
+        return EndedOverride.model_validate(ogm.properties(node))
 
-    out: dict[str, Any] | None = ogm.write(db, work)
+    out: EndedOverride | None = ogm.write(db, work)
     WEATHER.clear()
     return out
 
@@ -241,19 +341,19 @@ def retrieval_modulation(db: Database, agent_id: str | None) -> tuple[float, flo
     if not agent_id:
         return None
     now = now_ms()
-    rows = db.fetch("crystals/hormones_get", ids=[agent_id])
+    rows = db.typed(LevelsRow, ids=[agent_id])
     override = weather(db, now)
     if not rows and override is None:
         return None
-    mod = _state(rows[0]["levels"] if rows else None, override, now).retrieval()
+    mod = _state(rows[0].levels if rows else None, override, now).retrieval()
     return mod["importance_boost"], mod["recency_bias"]
 
 
-def set_trust(db: Database, agent_id: str, level: TrustLevel, *, actor: str) -> dict[str, Any]:
+def set_trust(db: Database, agent_id: str, level: TrustLevel, *, actor: str) -> TrustSet:
     """The admin sets an agent's trust level (what the network override's halt reads)."""
     now = now_ms()
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> TrustSet:
         audit = Audit(action="agent.trust_level", actor=actor, agent_id=agent_id, at=now)
         steps = versions.keep(tx, Versioned.Agent, [agent_id], now=now, actor=actor, reason="trust level",
                               audit_id=audit.id)
@@ -262,6 +362,6 @@ def set_trust(db: Database, agent_id: str, level: TrustLevel, *, actor: str) -> 
             raise UnknownAgent(agent_id)
         audit.write(tx, [agent_id], f"trust level {row['before'] or 'unset'} → {level.value}",
                     [SetProperties(label=NodeLabel.Agent, id=agent_id, before={"trust_level": row["before"]})], steps)
-        return {"agent_id": agent_id, "trust_level": level.value, "before": row["before"], "at": now}
+        return TrustSet(agent_id=agent_id, trust_level=level, before=row["before"], at=now)
 
     return db.write(work)

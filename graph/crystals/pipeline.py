@@ -95,7 +95,7 @@ class MemoryPipeline:
         out: list[Crystal] = []
         for item in found.results:
             try:
-                crystal = crystals.get(self.db, item.id, self.visibility)
+                crystal = crystals.get(self.db, item.id, self.visibility).model_dump(exclude_unset=True)
             except NotFound:  # expired or changed since it was ranked
                 continue
             if semantic_type is None or crystal.get("semantic_type") == semantic_type:

@@ -11,8 +11,11 @@ and a 60% success rate).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 
 @dataclass(frozen=True)
@@ -24,6 +27,26 @@ class PricingConfig:
     uncommon_at_most: int = 4
 
 
+class Gates(BaseModel):
+    executions: bool
+    success_rate: bool
+
+
+class Listing(BaseModel):
+    """A skill's marketplace listing: its gates, its multipliers and its price (none while a gate is not met)."""
+
+    listed: bool
+    gates: Gates
+    executions: int
+    success_rate: float
+    avg_reward_score: float
+    quality: float
+    demand: float
+    reputation: float
+    scarcity: float
+    price_usdc: float | None
+
+
 def scarcity(in_category: int, config: PricingConfig = PricingConfig()) -> float:
     if in_category <= config.rare_at_most:
         return 1.5
@@ -32,20 +55,20 @@ def scarcity(in_category: int, config: PricingConfig = PricingConfig()) -> float
     return 1.0
 
 
-def price(skill: dict[str, Any], *, in_category: int = 1, reputation: float = 1.0,
-          config: PricingConfig = PricingConfig()) -> dict[str, Any]:
-    """The skill's listing: its gates, its multipliers and its price (None while a gate is not met)."""
+def price(skill: Mapping[str, Any], *, in_category: int = 1, reputation: float = 1.0,
+          config: PricingConfig = PricingConfig()) -> Listing:
+    """The skill's listing from its record (its stored properties): its gates, its multipliers and its price."""
     executions = int(skill.get("execution_count") or 0)
     successes = int(skill.get("success_count") or 0)
     rate = successes / executions if executions else 0.0
     reward = float(skill.get("reward_sum") or 0.0) / executions if executions else 0.0
-    gates = {"executions": executions >= config.min_executions, "success_rate": rate >= config.min_success_rate}
+    gates = Gates(executions=executions >= config.min_executions, success_rate=rate >= config.min_success_rate)
     quality = rate * (reward + 1.0) / 2.0
     demand = 1.0 + math.log(int(skill.get("unique_buyers") or 0) + int(skill.get("bounty_matches") or 0) + 1) * 0.1
     scarce = scarcity(in_category, config)
-    listed = all(gates.values()) and not skill.get("deprecated")
+    listed = gates.executions and gates.success_rate and not skill.get("deprecated")
     value = config.base_usdc * quality * demand * reputation * scarce
-    return {"listed": listed, "gates": gates, "executions": executions, "success_rate": round(rate, 6),
-            "avg_reward_score": round((reward + 1.0) / 2.0, 6) if executions else 0.0,
-            "quality": round(quality, 6), "demand": round(demand, 6), "reputation": reputation, "scarcity": scarce,
-            "price_usdc": round(value, 8) if listed else None}
+    return Listing(listed=listed, gates=gates, executions=executions, success_rate=round(rate, 6),
+                   avg_reward_score=round((reward + 1.0) / 2.0, 6) if executions else 0.0,
+                   quality=round(quality, 6), demand=round(demand, 6), reputation=reputation, scarcity=scarce,
+                   price_usdc=round(value, 8) if listed else None)

@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from pydantic import BaseModel
+
 from graph.audit import Audit, DeleteNodes, SetProperties
 from graph.crystals import pricing, store
 from graph.crystals.perspectives import INDEX, PROPERTY, Perspective, views
+from graph.crystals.pricing import Listing
 from graph.crystals.provenance import judge_version
 from graph.db import cypher
 from graph.db.connection import Database
@@ -23,6 +26,7 @@ from graph.knowledge.entries import Knowledge
 from graph.model.crystal import fields
 from graph.model.crystal.governance import govern
 from graph.model.crystal.lifecycle import IllegalTransition, Lifecycle, check
+from graph.model.rows import Row
 from graph.visibility import Visibility
 
 SKILL_FIELDS = ("lifecycle", "lifecycle_at", "semantic_type", "stable_skill_id", "skill_version", "deprecated",
@@ -38,6 +42,71 @@ class SkillNotFound(NotFound):
         super().__init__(f"no skill {stable_id} that this key may see")
 
 
+class Skill(store.CrystalFields):
+    """A skill's version: the crystal's properties as stored, its skill record among them (no embeddings)."""
+
+
+class ListedSkill(Skill):
+    """A skill's version with its marketplace listing."""
+
+    listing: Listing
+
+
+class FoundSkill(Skill):
+    """A skill found by one of its views, with its cosine to the query."""
+
+    cosine: float
+
+
+class SkillsRow(Row):
+    query = "crystals/skills_list"
+    skill: Skill
+
+
+class SkillVersionRow(SkillsRow):
+    query = "crystals/skill_versions"
+
+
+class SkillSearchRow(Row):
+    query = "crystals/skill_search"
+    skill: Skill
+    cosine: float
+
+
+class SkillVersions(BaseModel):
+    """A skill's versions the caller sees, newest first, and the newest one's listing."""
+
+    stable_skill_id: str
+    latest: Skill
+    versions: list[Skill]
+    listing: Listing
+
+
+class Crystallized(BaseModel):
+    id: str
+    stable_skill_id: str
+    skill_version: int
+    lifecycle: Lifecycle
+    at: int
+
+
+class NewVersion(BaseModel):
+    """A frozen crystal's change: the new crystal, the next version of its chain."""
+
+    id: str
+    previous_version_id: str
+    stable_skill_id: str
+    skill_version: int
+    at: int
+
+
+class Deprecated(BaseModel):
+    id: str
+    stable_skill_id: str
+    deprecated_by: str
+    at: int
+
+
 def embed_views(embedder: Embedder, text: str) -> dict[str, list[float]]:
     """The three perspective embeddings, by their property names (computed before any transaction opens)."""
     texts = views(text)
@@ -46,19 +115,19 @@ def embed_views(embedder: Embedder, text: str) -> dict[str, list[float]]:
     return {PROPERTY[p]: v.tolist() for p, v in zip(order, vectors, strict=True)}
 
 
-def _text(crystal: dict[str, Any]) -> str:
-    return str(crystal.get("content") or crystal.get("text") or "")
+def _text(crystal: store.CrystalFields) -> str:
+    return crystal.content or crystal.text or ""
 
 
 def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list[str], category: str | None,
-                actor: str, visibility: Visibility) -> dict[str, Any]:
+                actor: str, visibility: Visibility) -> Crystallized:
     """generated or activated → frozen, as a skill with version 1."""
     crystal = store.get(db, crystal_id, visibility)
     embedded = embed_views(embedder, _text(crystal))
     stable_id = f"skill-{uuid7()}"  # unique across owners and labels (a crystal id is unique per label only)
     now = now_ms()
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> Crystallized:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         if "Skill" in kinds:
             raise Invalid(f"{crystal_id} is a skill already ({locked.get('stable_skill_id')}): change it with a new "
@@ -67,45 +136,45 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
         if current not in (Lifecycle.generated, Lifecycle.activated):  # a frozen crystal is immutable
             raise IllegalTransition(f"{current.value} → frozen as a skill is refused: only a generated or activated "
                                     f"crystal is crystallized")
-        before = {k: crystal.get(k) for k in SKILL_FIELDS}
+        before = {k: getattr(crystal, k) for k in SKILL_FIELDS}
         audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
         tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.label_of(kinds).value,
                stable_id=stable_id, tags=tags, category=category, views=embedded, now=now).consume()
         audit.write(tx, [crystal_id], f"{crystal_id} crystallized as skill {stable_id}",
                     [SetProperties(label=store.label_of(kinds), id=crystal_id, before=before)], steps)
-        return {"id": crystal_id, "stable_skill_id": stable_id, "skill_version": 1, "lifecycle": "frozen", "at": now}
+        return Crystallized(id=crystal_id, stable_skill_id=stable_id, skill_version=1, lifecycle=Lifecycle.frozen,
+                            at=now)
 
     return db.write(work)
 
 
 def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *, actor: str,
-                visibility: Visibility, reason: str = "changed", knowledge: Knowledge | None = None) -> dict[str, Any]:
+                visibility: Visibility, reason: str = "changed", knowledge: Knowledge | None = None) -> NewVersion:
     """A change to a frozen crystal: a new crystal, the next version (immutable ones are never changed). An entry's
     change passes the Admission Gate first (`knowledge`: provenance.judge_version)."""
     crystal = store.get(db, crystal_id, visibility)
-    if crystal.get("lifecycle") != Lifecycle.frozen.value:
-        raise Invalid(f"{crystal_id} is {crystal.get('lifecycle')}, not frozen: change it in place (an entry's "
+    if crystal.lifecycle != Lifecycle.frozen.value:
+        raise Invalid(f"{crystal_id} is {crystal.lifecycle}, not frozen: change it in place (an entry's "
                       f"EDIT keeps its versions)")
-    if crystal.get("deprecated"):
-        raise Invalid(f"{crystal_id} is an earlier version; change the newest one of "
-                      f"{crystal.get('stable_skill_id')}")
+    if crystal.deprecated:
+        raise Invalid(f"{crystal_id} is an earlier version; change the newest one of {crystal.stable_skill_id}")
     vector = embedder.embed([text])[0].tolist()  # before the transaction opens
-    embedded = embed_views(embedder, text) if "Skill" in crystal["kinds"] else {}
+    embedded = embed_views(embedder, text) if "Skill" in crystal.kinds else {}
     new_id = uuid7()
     now = now_ms()
     # The new text is tagged and weighed afresh: a confidential change is private whatever the version before was.
     # It keeps the scope the version before has (never the wider one once asked for: no version widens a scope).
-    scope = crystal.get("scope") or "private"
+    scope = crystal.scope or "private"
     governed = govern(text, scope, None, now)
     props = {"sensitivity": governed["sensitivity"], "scope": governed["scope"],
-             "requested_scope": governed.get("requested_scope") or crystal.get("requested_scope"),
-             **{k: v for k, v in fields.behavioural(text, session=crystal.get("origin") == "session", now=now).items()
+             "requested_scope": governed.get("requested_scope") or crystal.requested_scope,
+             **{k: v for k, v in fields.behavioural(text, session=crystal.origin == "session", now=now).items()
                 if k.startswith("hormone_") or k == "emotional_valence"}}
-    if knowledge is not None and "Entry" in crystal["kinds"]:
-        props.update(judge_version(knowledge, crystal, text, props["scope"]))
+    if knowledge is not None and "Entry" in crystal.kinds:
+        props.update(judge_version(knowledge, crystal, text, props["scope"]).model_dump())
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> NewVersion:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
         if locked.get("deprecated"):  # another change made the next version first
@@ -121,17 +190,18 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
             tx, [new_id, crystal_id], f"{crystal_id} is frozen: its change is version {row['version']} ({new_id})",
             [DeleteNodes(label=store.label_of(kinds), ids=[new_id]),
              SetProperties(label=store.label_of(kinds), id=crystal_id,
-                           before={"deprecated": crystal.get("deprecated"), "deprecated_by": None,
-                                   "stable_skill_id": crystal.get("stable_skill_id"),
-                                   "skill_version": crystal.get("skill_version")})], steps)
-        return {"id": new_id, "previous_version_id": crystal_id, "stable_skill_id": row["stable_id"],
-                "skill_version": row["version"], "at": now}
+                           before={"deprecated": crystal.deprecated, "deprecated_by": None,
+                                   "stable_skill_id": crystal.stable_skill_id,
+                                   "skill_version": crystal.skill_version})], steps)
+        return NewVersion(id=new_id, previous_version_id=crystal_id, stable_skill_id=row["stable_id"],
+                          skill_version=row["version"], at=now)
 
     return db.write(work)
 
 
-def versions(db: Database, stable_id: str, visibility: Visibility) -> list[dict[str, Any]]:
-    rows = [r["skill"] for r in db.fetch("crystals/skill_versions", stable_id=stable_id, **visibility.params())]
+def versions(db: Database, stable_id: str, visibility: Visibility) -> list[Skill]:
+    """The skill's versions the caller sees, newest first."""
+    rows = [r.skill for r in db.typed(SkillVersionRow, stable_id=stable_id, **visibility.params())]
     if not rows:
         raise SkillNotFound(stable_id)
     return rows
@@ -141,30 +211,51 @@ def category_counts(db: Database, visibility: Visibility) -> dict[str, int]:
     """How many skills (newest versions, not deprecated) of each category the caller sees."""
     counts: dict[str, int] = {}
     for s in list_skills(db, visibility, limit=100_000):
-        if s.get("skill_category"):
-            counts[s["skill_category"]] = counts.get(s["skill_category"], 0) + 1
+        if s.skill_category:
+            counts[s.skill_category] = counts.get(s.skill_category, 0) + 1
     return counts
 
 
-def listing(db: Database, skill: dict[str, Any], visibility: Visibility,
-            counts: dict[str, int] | None = None) -> dict[str, Any]:
+def listing(db: Database, skill: Skill, visibility: Visibility, counts: dict[str, int] | None = None) -> Listing:
     """The skill's price, its scarcity counted among the skills of its category the caller sees."""
-    category = skill.get("skill_category")
+    category = skill.skill_category
     same = (counts if counts is not None else category_counts(db, visibility)).get(category, 1) if category else 1
-    return pricing.price(skill, in_category=same)
+    return pricing.price(skill.model_dump(), in_category=same)
+
+
+def listed(db: Database, skill: Skill, visibility: Visibility, counts: dict[str, int] | None = None) -> ListedSkill:
+    """The skill's version with its listing (as stored: what it does not have is not in the answer)."""
+    return ListedSkill.model_validate({**skill.model_dump(exclude_unset=True),
+                                       "listing": listing(db, skill, visibility, counts)})
+
+
+def listed_skills(db: Database, visibility: Visibility, *, category: str | None = None, tag: str | None = None,
+                  include_deprecated: bool = False, limit: int = 100) -> list[ListedSkill]:
+    """The skills the caller sees, each at its newest version, with its listing."""
+    found = list_skills(db, visibility, category=category, tag=tag, include_deprecated=include_deprecated,
+                        limit=limit)
+    counts = category_counts(db, visibility)
+    return [listed(db, s, visibility, counts) for s in found]
+
+
+def chain(db: Database, stable_id: str, visibility: Visibility) -> SkillVersions:
+    """The skill's versions, newest first, and the newest one's listing."""
+    found = versions(db, stable_id, visibility)
+    return SkillVersions(stable_skill_id=stable_id, latest=found[0], versions=found,
+                         listing=listing(db, found[0], visibility))
 
 
 def list_skills(db: Database, visibility: Visibility, *, category: str | None = None, tag: str | None = None,
-                include_deprecated: bool = False, limit: int = 100) -> list[dict[str, Any]]:
-    return [r["skill"] for r in db.fetch("crystals/skills_list", category=category, tag=tag,
-                                         include_deprecated=include_deprecated, limit=limit, **visibility.params())]
+                include_deprecated: bool = False, limit: int = 100) -> list[Skill]:
+    return [r.skill for r in db.typed(SkillsRow, category=category, tag=tag, include_deprecated=include_deprecated,
+                                      limit=limit, **visibility.params())]
 
 
 def search(db: Database, embedder: Embedder, query: str, perspective: Perspective, visibility: Visibility,
-           k: int = 10) -> list[dict[str, Any]]:
+           k: int = 10) -> list[FoundSkill]:
     vector = embedder.embed([query])[0].tolist()
-    return [{**r["skill"], "cosine": r["cosine"]}
-            for r in db.fetch("crystals/skill_search", index=INDEX[perspective], embedding=vector,
+    return [FoundSkill.model_validate({**r.skill.model_dump(exclude_unset=True), "cosine": r.cosine})
+            for r in db.typed(SkillSearchRow, index=INDEX[perspective], embedding=vector,
                               candidates=max(100, k * 10), k=k, **visibility.params())]
 
 
@@ -178,7 +269,7 @@ def _latest(tx: Tx, stable_id: str, visibility: Visibility) -> tuple[dict[str, A
 
 
 def record_execution(db: Database, stable_id: str, *, success: bool, reward: float, actor: str,
-                     visibility: Visibility) -> dict[str, Any]:
+                     visibility: Visibility) -> ListedSkill:
     """An execution of the skill's newest version: its record and steering reward (the owner's key)."""
     if not -1.0 <= reward <= 1.0:
         raise Invalid("an execution's reward is between -1 and 1")
@@ -200,18 +291,17 @@ def record_execution(db: Database, stable_id: str, *, success: bool, reward: flo
         return skill
 
     db.write(work)
-    latest = versions(db, stable_id, visibility)[0]
-    return {**latest, "listing": listing(db, latest, visibility)}
+    return listed(db, versions(db, stable_id, visibility)[0], visibility)
 
 
 def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
-              visibility: Visibility) -> dict[str, Any]:
+              visibility: Visibility) -> Deprecated:
     if replaced_by == stable_id:
         raise Invalid("a skill is not replaced by itself")
     versions(db, replaced_by, visibility)  # the replacement: a skill the caller sees
     now = now_ms()
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> Deprecated:
         skill, kinds = _latest(tx, stable_id, visibility)
         audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now)
         steps = store.keep(tx, {skill["id"]: kinds}, audit, "deprecated")
@@ -223,6 +313,6 @@ def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
                            id=skill["id"], before={"deprecated": skill.get("deprecated"),
                                                    "deprecated_by": skill.get("deprecated_by"),
                                                    "deprecated_at": skill.get("deprecated_at")})], steps)
-        return {"id": skill["id"], "stable_skill_id": stable_id, "deprecated_by": replaced_by, "at": now}
+        return Deprecated(id=skill["id"], stable_skill_id=stable_id, deprecated_by=replaced_by, at=now)
 
     return db.write(work)

@@ -10,6 +10,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from graph.audit import Audit, NodeLabel, Noop, SetProperties, versions
 from graph.audit.versions import Step, Versioned
 from graph.db import cypher
@@ -18,6 +20,7 @@ from graph.db.tx import Tx
 from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.model.crystal.lifecycle import Lifecycle, check
+from graph.model.rows import Row
 from graph.visibility import Visibility
 
 log = logging.getLogger(__name__)
@@ -29,6 +32,97 @@ DAY_MS = 86_400_000
 class CrystalNotFound(NotFound):
     def __init__(self, crystal_id: str) -> None:
         super().__init__(f"no crystal {crystal_id} that this key may see")
+
+
+class CrystalFields(BaseModel):
+    """A crystal's properties as stored (knowledge-crystals.md, "Crystal Anatomy"; times in epoch ms, as stored),
+    without its embeddings: the crystal's fields, governance, lifecycle, skill record and the item fields the
+    crystal services read are declared. A crystal is an episode, a memory or an entry, each with fields of its own
+    kind (an episode's type and outcome, a memory's store, ...): those are kept as they are stored (extra), so the
+    answer shows the whole item, as it always has; a property an item does not have is not in the answer."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    agent_id: str | None = None
+    scope: str | None = None
+    clade: str | None = None
+    requested_scope: str | None = None
+    sensitivity: str | None = None
+    lifespan: str | None = None
+    priority: int | None = None
+    ttl_ms: int | None = None
+    expires_at: int | None = None
+    lifecycle: str | None = None
+    lifecycle_at: int | None = None
+    lifecycle_reason: str | None = None
+    parent_id: str | None = None
+    semantic_type: str | None = None
+    origin: str | None = None
+    epistemic_layer: str | None = None
+    importance_score: float | None = None
+    access_count: int | None = None
+    last_accessed_at: int | None = None
+    emotional_valence: float | None = None
+    hormone_dopamine: float | None = None
+    hormone_cortisol: float | None = None
+    hormone_oxytocin: float | None = None
+    steering_reward: float | None = None
+    is_verified: bool | None = None
+    dream_count: int | None = None
+    provenance_operation: str | None = None
+    provenance_actor: str | None = None
+    stable_skill_id: str | None = None
+    skill_version: int | None = None
+    previous_version_id: str | None = None
+    deprecated: bool | None = None
+    deprecated_by: str | None = None
+    deprecated_at: int | None = None
+    skill_tags: list[str] | None = None
+    skill_category: str | None = None
+    execution_count: int | None = None
+    success_count: int | None = None
+    reward_sum: float | None = None
+    unique_buyers: int | None = None
+    bounty_matches: int | None = None
+    last_executed_at: int | None = None
+    text: str | None = None
+    content: str | None = None
+    recorded_at: int | None = None
+    valid_from: int | None = None
+    valid_until: int | None = None
+    category: str | None = None
+    status: str | None = None
+    provenance: str | None = None
+    confidence: float | None = None
+    market_regime: str | None = None
+    strategy: str | None = None
+    tags: list[str] | None = None
+    decay_class: str | None = None
+
+
+class Crystal(CrystalFields):
+    """A crystal as GET /crystals/{id} answers it: its properties and its kinds (Episode, Memory, Entry, Skill)."""
+
+    kinds: list[str] = []
+
+
+class CrystalRow(Row):
+    query = "crystals/get"
+    crystal: CrystalFields
+    kinds: list[str]
+
+
+class Transition(BaseModel):
+    """A lifecycle move made: from a state to another, when (ms), and its audit record."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    id: str
+    from_: Lifecycle = Field(alias="from")
+    to: Lifecycle
+    at: int
+    audit_id: str
 
 
 def label_of(kinds: list[str]) -> NodeLabel:
@@ -50,11 +144,11 @@ def keep(tx: Tx, items: dict[str, list[str]], audit: Audit, reason: str) -> list
     return steps
 
 
-def get(db: Database, crystal_id: str, visibility: Visibility) -> dict[str, Any]:
-    rows = db.fetch("crystals/get", id=crystal_id, **visibility.params())
+def get(db: Database, crystal_id: str, visibility: Visibility) -> Crystal:
+    rows = db.typed(CrystalRow, id=crystal_id, **visibility.params())
     if not rows:
         raise CrystalNotFound(crystal_id)
-    return {**rows[0]["crystal"], "kinds": rows[0]["kinds"]}
+    return Crystal.model_validate({**rows[0].crystal.model_dump(exclude_unset=True), "kinds": rows[0].kinds})
 
 
 def lock(tx: Tx, crystal_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
@@ -82,11 +176,11 @@ def move_in(tx: Tx, rows: list[dict[str, Any]], now: int, reason: str) -> list[s
 
 
 def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, visibility: Visibility,
-               reason: str) -> dict[str, Any]:
+               reason: str) -> Transition:
     """Move one crystal the caller owns to `target`: a 409 naming both states for a move the lifecycle does not
     have. Audited in the move's own transaction."""
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> Transition:
         crystal, kinds = lock(tx, crystal_id, visibility)
         current = Lifecycle(crystal["lifecycle"])
         check(current, target, skill=is_skill(crystal, kinds))
@@ -110,7 +204,7 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
             revert = [SetProperties(label=label_of(kinds), id=crystal_id, before=before)]
         audit.write(tx, [crystal_id], f"{crystal_id}: {current.value} → {target.value} ({reason})", revert,
                     steps)
-        return {"id": crystal_id, "from": current.value, "to": target.value, "at": now, "audit_id": audit.id}
+        return Transition(id=crystal_id, from_=current, to=target, at=now, audit_id=audit.id)
 
     return db.write(work)
 

@@ -216,15 +216,15 @@ def test_price_and_gates_by_hand() -> None:
 
     assert (scarcity(1), scarcity(3), scarcity(9)) == (1.5, 1.2, 1.0)
     two = price({"execution_count": 2, "success_count": 2, "reward_sum": 2.0})
-    assert two["listed"] is False and two["gates"] == {"executions": False, "success_rate": True}
+    assert two.listed is False and two.gates.model_dump() == {"executions": False, "success_rate": True}
     # 5 executions, 4 successes (0.8); rewards summing 3.0 (mean 0.6: score 0.8); quality 0.64; 9 buyers and 0
     # bounties: demand 1 + ln(10)·0.1 = 1.2302585; reputation 0.9; uncommon (3 in its category): 1.2.
     p = price({"execution_count": 5, "success_count": 4, "reward_sum": 3.0, "unique_buyers": 9},
               in_category=3, reputation=0.9)
-    assert p["listed"] is True and p["quality"] == pytest.approx(0.64)
-    assert p["price_usdc"] == pytest.approx(0.01 * 0.64 * (1 + math.log(10) * 0.1) * 0.9 * 1.2)
-    assert price({"execution_count": 5, "success_count": 2, "reward_sum": 3.0})["price_usdc"] is None  # 40%
-    assert price({"execution_count": 5, "success_count": 5, "deprecated": True})["listed"] is False
+    assert p.listed is True and p.quality == pytest.approx(0.64)
+    assert p.price_usdc == pytest.approx(0.01 * 0.64 * (1 + math.log(10) * 0.1) * 0.9 * 1.2)
+    assert price({"execution_count": 5, "success_count": 2, "reward_sum": 3.0}).price_usdc is None  # 40%
+    assert price({"execution_count": 5, "success_count": 5, "deprecated": True}).listed is False
 
 
 def test_retrieval_weights_under_the_hormones() -> None:

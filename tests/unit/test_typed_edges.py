@@ -22,7 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DICT_RETURNS_AT_MOST = 285  # lower it as functions return models (issue 38 began at 287)
 
 LOOSE_ROUTES = frozenset({
-    "DELETE /hormones/network",
     "GET /agents/{agent_id}/alerts",
     "GET /agents/{agent_id}/audit",
     "GET /agents/{agent_id}/audit/critical",
@@ -36,7 +35,6 @@ LOOSE_ROUTES = frozenset({
     "GET /agents/{agent_id}/context/policy",
     "GET /agents/{agent_id}/context/policy/delta",
     "GET /agents/{agent_id}/context/policy/revisions",
-    "GET /agents/{agent_id}/hormones",
     "GET /agents/{agent_id}/memories",
     "GET /agents/{agent_id}/memories/{memory_id}",
     "GET /agents/{agent_id}/proposals",
@@ -46,14 +44,6 @@ LOOSE_ROUTES = frozenset({
     "GET /agents/{agent_id}/versions/{item_id}",
     "GET /audit",
     "GET /audit/digests",
-    "GET /crystals/{crystal_id}",
-    "GET /crystals/{crystal_id}/provenance",
-    "GET /crystals/{crystal_id}/provenance/attribution",
-    "GET /crystals/{crystal_id}/provenance/tree",
-    "GET /hormones/network",
-    "GET /skills",
-    "GET /skills/search",
-    "GET /skills/{stable_id}",
     "POST /agents/{agent_id}/alerts/{alert_id}/acknowledge",
     "POST /agents/{agent_id}/context/assemble",
     "POST /agents/{agent_id}/context/feedback",
@@ -62,7 +52,6 @@ LOOSE_ROUTES = frozenset({
     "POST /agents/{agent_id}/context/preassemble",
     "POST /agents/{agent_id}/context/recalibrate",
     "POST /agents/{agent_id}/forget/preview",
-    "POST /agents/{agent_id}/hormones/events",
     "POST /agents/{agent_id}/memories/reinforce",
     "POST /agents/{agent_id}/memories/restore",
     "POST /agents/{agent_id}/proposals",
@@ -71,19 +60,8 @@ LOOSE_ROUTES = frozenset({
     "POST /agents/{agent_id}/reflections/{reflection_id}/decision",
     "POST /agents/{agent_id}/rollback",
     "POST /agents/{agent_id}/sessions",
-    "POST /crystals/consolidate",
-    "POST /crystals/merge",
-    "POST /crystals/{crystal_id}/fork",
-    "POST /crystals/{crystal_id}/lifecycle",
-    "POST /crystals/{crystal_id}/versions",
-    "POST /skills",
-    "POST /skills/{stable_id}/deprecate",
-    "POST /skills/{stable_id}/executions",
-    "POST /skills/{stable_id}/versions",
     "PUT /agents/{agent_id}/context/policy",
     "PUT /agents/{agent_id}/subagents/{sub_id}/trust",
-    "PUT /agents/{agent_id}/trust-level",
-    "PUT /hormones/network",
 })
 
 

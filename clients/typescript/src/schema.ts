@@ -6335,10 +6335,16 @@ export interface components {
             erased_by: string;
             /** Erasure */
             erasure: string;
-            /** Reason */
-            reason: string;
-            /** Records */
-            records: string[];
+            /**
+             * Reason
+             * @default erased: a rollback never brings it back
+             */
+            reason?: string;
+            /**
+             * Records
+             * @default []
+             */
+            records?: string[];
         };
         /** OperationOut */
         OperationOut: {
