@@ -6,6 +6,7 @@ route's function (qualified by its module where two share a name)."""
 
 from __future__ import annotations
 
+import importlib
 import types
 from collections import Counter
 from datetime import datetime
@@ -25,6 +26,18 @@ SIMPLE = {str: "str", int: "int", float: "float", bool: "bool", datetime: "datet
           Any: "Any", bytes: "bytes"}
 
 
+PUBLIC_FACES = ("graph.retrieval",)  # packages whose modules are private: their models come from the package
+
+
+def _importable(cls: type) -> str:
+    """The module to import a model from: the package's public face when it is one of PUBLIC_FACES."""
+    for face in PUBLIC_FACES:
+        if cls.__module__.startswith(face + ".") and cls.__name__ in getattr(importlib.import_module(face), "__all__",
+                                                                            ()):
+            return face
+    return cls.__module__
+
+
 class Imports:
     """The models the methods name; two of one name (a FeedbackIn in two modules) get their module's prefix."""
 
@@ -39,7 +52,7 @@ class Imports:
             if name in self.taken:
                 name = "".join(w.title() for w in cls.__module__.rsplit(".", 1)[-1].split("_")) + name
             self.alias[cls], self.taken[name] = name, cls
-            self.models.setdefault(cls.__module__, set()).add(
+            self.models.setdefault(_importable(cls), set()).add(
                 cls.__name__ if name == cls.__name__ else f"{cls.__name__} as {name}")
         return self.alias[cls]
 

@@ -12,7 +12,7 @@ from graph.knowledge.entries import Knowledge
 from graph.learning.cycle import Curator
 from graph.memory.core import CoreMemory
 from graph.memory.messages import AgentMemory
-from graph.retrieval.pipeline import Retriever
+from graph.retrieval import Retriever
 from graph.services import Services
 
 

@@ -12,6 +12,7 @@ from graph import leases, metrics
 from graph.audit import retention
 from graph.background import CycleProcess, paced_curator
 from graph.context.governor import Governor
+from graph.crystals import hormonal_state
 from graph.crystals.service import Crystals
 from graph.db.connection import Database, DatabaseUnavailable, Target
 from graph.db.local_server import LocalNeo4j
@@ -33,9 +34,7 @@ from graph.memory.recall import Recall
 from graph.memory.reflection import ReflectionConfig, Reflections
 from graph.memory.routing import LanguageModelRouter, Router, RuleRouter
 from graph.replica import replica_id
-from graph.retrieval import pipeline
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.request import RetrievalRequest
+from graph.retrieval import RetrievalFilters, RetrievalRequest, Retriever, build
 from graph.scheduler import Job, Scheduler, access_log_pruning
 from graph.settings import Settings
 from graph.upkeep.vector_indexes import VectorUpkeep
@@ -93,13 +92,27 @@ def build_router(settings: Settings) -> Router:
                                           settings.reasoner_timeout_seconds), settings.reasoner_model)
 
 
+def build_retriever(settings: Settings, db: Database, embedder: Embedder) -> Retriever:
+    """The retriever, every retrieval under its caller's hormonal modulation (knowledge crystals'
+    getRetrievalModulation: crystals sit above retrieval, so the modulation is given to it here)."""
+    def modulation(agent_id: str | None) -> tuple[float, float] | None:
+        return hormonal_state.retrieval_modulation(db, agent_id)
+
+    return build(db, embedder, settings.retrieval, settings.decay, modulation)
+
+
 def build_memory(settings: Settings, db: Database, embedder: Embedder, core: CoreMemory,
-                 retriever: pipeline.Retriever) -> AgentMemory:
+                 retriever: Retriever) -> AgentMemory:
     """Agent memory, its recall falling back to the service's hybrid retrieval over the agent's memories."""
     def hybrid(agent_id: str, query: str, k: int) -> list[str]:
         request = RetrievalRequest(text=query, mode="fusion", k=min(k, 100), no_budget=True,
                                    filters=RetrievalFilters(kinds=["episodes"], agent_id=agent_id))
         return [r.id for r in retriever.retrieve(request, Visibility.of(agent_id, None), agent_id).results]
+
+    def keyword(agent_id: str, words: str, k: int) -> list[tuple[str, float]]:
+        hits = retriever.lexical(words, k, Visibility.of(agent_id, None),
+                                 RetrievalFilters(kinds=["episodes"], agent_id=agent_id), memories=True)
+        return [(h.id, h.score) for h in hits]
 
     def context(agent_id: str) -> str:
         rows = db.fetch("memory/block_content", id=f"{agent_id}:core:context")
@@ -109,7 +122,7 @@ def build_memory(settings: Settings, db: Database, embedder: Embedder, core: Cor
     proposals = Proposals(db, embedder, router)
     reflections = Reflections(db, core, router, ReflectionConfig(threshold=settings.reflection_threshold,
                                                                  hour_utc=settings.reflection_hour_utc))
-    return AgentMemory(db=db, embedder=embedder, core=core, router=router, recall=Recall(db, hybrid, context),
+    return AgentMemory(db=db, embedder=embedder, core=core, router=router, recall=Recall(db, hybrid, keyword, context),
                        forgetting=Forgetting(db, core), reflections=reflections,
                        approvals=Approvals(db, embedder, core, proposals), proposals=proposals)
 
@@ -124,7 +137,7 @@ class Services:
     db: Database
     embedder: Embedder
     knowledge: Knowledge
-    retriever: pipeline.Retriever
+    retriever: Retriever
     scheduler: Scheduler  # the periodic jobs (schedule below); the API's lifespan starts it
     curator: Curator      # the learning loop: Reflexion and the Curator cycle (graph/learning/)
     foreground: Foreground  # the requests being served: the Curator's statements wait for them
@@ -140,7 +153,7 @@ class Services:
         elsewhere = (CycleProcess(settings, db.target, foreground.counters, build_knowledge)
                      if settings.curator_process else None)  # the cycles in a child process (graph/background.py)
         core = CoreMemory(db, embedder.count_tokens)
-        retriever = pipeline.build(db, embedder, settings.retrieval, settings.decay)
+        retriever = build_retriever(settings, db, embedder)
         services = cls(
             settings=settings, db=db, embedder=embedder, knowledge=knowledge,
             scheduler=Scheduler(leases=leases.Leases(db, replica_id(), settings.lease_seconds)),

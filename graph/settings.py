@@ -19,7 +19,7 @@ from graph.embeddings import DEFAULT_MODEL, EmbeddingOptions
 from graph.knowledge.admission import AdmissionConfig
 from graph.knowledge.decay import DecayConfig
 from graph.learning.config import LearningConfig
-from graph.retrieval.config import RetrievalConfig
+from graph.retrieval import RetrievalConfig
 from graph.topology.freshness import FactConfig
 from graph.upkeep.config import UpkeepConfig
 

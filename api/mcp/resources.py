@@ -23,7 +23,7 @@ from graph.model.enums import (
     Predicate,
     Scope,
 )
-from graph.retrieval import modes
+from graph.retrieval import mode_names
 from grimoire.client.base import fill_path
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def schema() -> dict[str, Any]:
     return {
         "entry_categories": values(EntryCategory), "entry_statuses": values(EntryStatus),
         "episode_types": values(EpisodeType), "entity_kinds": values(EntityKind), "predicates": values(Predicate),
-        "retrieval_modes": modes.names(), "scopes": values(Scope), "outcomes": values(Outcome),
+        "retrieval_modes": mode_names(), "scopes": values(Scope), "outcomes": values(Outcome),
         "regimes": values(MarketRegime), "core_blocks": values(Block), "memory_stores": values(Store),
         "memory_types": values(MemoryType), "task_types": values(TaskType),
     }

@@ -11,12 +11,12 @@ from api.ownership import claim
 from api.presentation import present
 from api.schemas.episodes import EpisodeOut, IngestOut
 from graph import episodes
+from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.model.common import Instant, to_ms
-from graph.model.crystal import lifecycle
 from graph.model.enums import EpisodeType, MarketRegime
 from graph.model.episode import EpisodeBatch, EpisodeIn
-from graph.retrieval import feedback
+from graph.retrieval import learn_from_decision, reward_of
 from graph.services import Services
 from graph.visibility import Visibility
 
@@ -52,12 +52,12 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
     new = set(created)
     view = Visibility.of(owner, clade)
     for ep in items:
-        reward = feedback.reward_of(None, ep.outcome.value)
+        reward = reward_of(None, ep.outcome.value)
         if ep.id in new and ep.decision_id and reward is not None:
             # NotFound: a decision the access log no longer keeps (or never had): nothing to learn from.
             with contextlib.suppress(NotFound):
-                feedback.feedback(services.db, ep.decision_id, reward, visibility=view, actor=actor,
-                                  config=services.settings.retrieval)
+                learn_from_decision(services.db, ep.decision_id, reward, visibility=view, actor=actor,
+                                    config=services.settings.retrieval)
     if services.curator.after_ingest(owner, clade, created, actor=actor):
         services.scheduler.trigger("curator.ticks")
 

@@ -9,7 +9,6 @@ from api.auth import Reader, Writer
 from api.deps import RetrieverDep
 from api.schemas.retrieve import RetrievalRequest, RetrievalResult
 from api.schemas.retrieve_feedback import FeedbackIn, FeedbackOut, WeightsOut
-from graph.crystals import hormonal_state
 
 router = APIRouter(tags=["retrieval"])
 
@@ -19,10 +18,9 @@ router = APIRouter(tags=["retrieval"])
              summary="Hybrid retrieval (vector + BM25 + graph, RRF, rerank, MMR, token budget) "
                      "or another mode, over what the key may see")
 def retrieve(body: RetrievalRequest, retriever: RetrieverDep, who: Reader) -> RetrievalResult:
-    # A bad vector is graph.model.vectors.InvalidVector, an Invalid: a 422 (api/errors.py).
-    # The caller's hormones weigh importance and recency (knowledge crystals: getRetrievalModulation).
-    modulation = hormonal_state.retrieval_modulation(retriever.db, who.agent_id)
-    return retriever.retrieve(body, who.visibility(), who.agent_id, modulation)
+    # A bad vector is graph.model.vectors.InvalidVector, an Invalid: a 422 (api/errors.py). The caller's
+    # hormones weigh importance and recency in the retriever itself (graph/services.py gives it the modulation).
+    return retriever.retrieve(body, who.visibility(), who.agent_id)
 
 
 @router.post("/retrieve/feedback", response_model=FeedbackOut,

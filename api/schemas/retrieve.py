@@ -4,8 +4,6 @@ of retrieval share."""
 
 from __future__ import annotations
 
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.request import RetrievalRequest
-from graph.retrieval.result import Explanation, RetrievalResult, RetrievedItem
+from graph.retrieval import Explanation, RetrievalFilters, RetrievalRequest, RetrievalResult, RetrievedItem
 
 __all__ = ["Explanation", "RetrievalFilters", "RetrievalRequest", "RetrievalResult", "RetrievedItem"]

@@ -7,7 +7,7 @@ from typing import Annotated
 from pydantic import BaseModel, Field, model_validator
 
 from graph.model.vectors import Vector
-from graph.retrieval.search import Kind
+from graph.retrieval import SearchKind as Kind
 
 SCORES = ("vector mode: the cosine similarity of the item's embedding to the query, in [-1, 1] (the scale of "
           "POST /retrieve's vector scores); fulltext mode: the Lucene BM25 score, 0 or more and unbounded, "

@@ -1,5 +1,6 @@
 // BM25 candidates over episodes and entries, with the same filters as vector.cypher. $query
-// must already be escaped (graph/db/lucene.py escape_lucene).
+// must already be escaped (graph/db/lucene.py escape_lucene). $memories: agent memories only
+// (:Episode:Memory, agent-memory recall's keyword search: graph/retrieval/lookup.py).
 :param query => 'oracle';
 :param top => 20;
 :param candidates => 200;
@@ -14,6 +15,7 @@
 :param known_as_of => null;
 :param levels => null;
 :param agent_id => null;
+:param memories => false;
 CALL (){
   WITH 1 AS one WHERE 'Episode' IN $labels
   CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: $candidates}) YIELD node AS n, score
@@ -26,6 +28,7 @@ CALL (){
 WITH n, score
 WHERE ($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))
   AND ($agent_id IS NULL OR n.agent_id = $agent_id)
+  AND (NOT $memories OR n:Memory)
   AND (n:Episode OR ((n.status IN $statuses) AND ($categories IS NULL OR n.category IN $categories)))
   AND ($regimes IS NULL OR coalesce(n.regime, n.market_regime) IN $regimes)
   AND ($valid_at IS NULL OR (n.valid_from <= $valid_at AND (n.valid_until IS NULL OR n.valid_until > $valid_at)))

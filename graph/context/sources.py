@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
 
 from graph.context import affect
 from graph.context.categories import ContextCategory
@@ -19,10 +18,7 @@ from graph.context.config import GovernorConfig
 from graph.context.items import Item, one_line, recency, unit
 from graph.db.connection import Database
 from graph.model.enums import EntryCategory
-from graph.retrieval import backends, rerank
-from graph.retrieval.candidate import Candidate
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.pipeline import Retriever
+from graph.retrieval import RetrievalFilters, Retriever, Similar
 from graph.visibility import Visibility
 
 C = ContextCategory
@@ -71,18 +67,16 @@ def _f(x: float | None) -> str:
     return f"{float(x or 0.0):.2f}"
 
 
-def _episode(c: Candidate, now: int) -> Item:
-    p = c.trace.get("props", {})
-    tick = p.get("tick") if p.get("tick") is not None else c.block
-    attrs = tuple((k, str(v)) for k, v in (("tick", tick), ("type", p.get("type")), ("outcome", p.get("outcome")))
-                  if v is not None)
+def _episode(c: Similar, now: int) -> Item:
+    tick = c.tick if c.tick is not None else c.block
+    attrs = tuple((k, str(v)) for k, v in (("tick", tick), ("type", c.type), ("outcome", c.outcome)) if v is not None)
     text = c.text or ""
     return Item(id=c.id, category=C.episodes, text=text, summary=one_line(text), tag="episode", attrs=attrs,
                 relevance=unit(c.score), recency=recency(c.valid_from or c.recorded_at, now, EPISODE_HALF_LIFE_MS),
                 confidence=unit(c.confidence, 0.6), at=int(c.valid_from or c.recorded_at or 0))
 
 
-def _entry(c: Candidate, category: ContextCategory, tag: str, confidence: float, now: int) -> Item:
+def _entry(c: Similar, category: ContextCategory, tag: str, confidence: float, now: int) -> Item:
     text = c.text or ""
     return Item(id=c.id, category=category, text=text, summary=one_line(text), tag=tag,
                 attrs=(("confidence", _f(confidence)),), relevance=unit(c.score),
@@ -90,23 +84,13 @@ def _entry(c: Candidate, category: ContextCategory, tag: str, confidence: float,
                 confidence=unit(confidence), at=int(c.valid_from or c.recorded_at or 0))
 
 
-def _candidates(rows: list[dict[str, Any]]) -> list[Candidate]:
-    out = []
-    for r in rows:
-        c = Candidate.from_row(r)
-        c.score = float(r["score"])
-        c.trace = {"props": r["item"]}
-        out.append(c)
-    return out
-
-
 def episodes(db: Database, retriever: Retriever, q: Query) -> list[Item]:
     """The most similar episodes that hold now, above the similarity threshold (masking orders them by time)."""
     if q.embedding is None or q.max_episodes <= 0:
         return []
-    params = RetrievalFilters(kinds=["episodes"], valid_at=q.now).params(q.visibility)
-    rows = backends.vector_measured(db, q.embedding, q.max_episodes, params, retriever.config, retriever.reaches)
-    return [_episode(c, q.now) for c in _candidates(rows) if (c.score or 0.0) >= q.similarity]
+    found = retriever.similar(q.embedding, q.max_episodes, q.visibility,
+                              RetrievalFilters(kinds=["episodes"], valid_at=q.now), now=q.now)
+    return [_episode(c, q.now) for c in found if c.score >= q.similarity]
 
 
 def entries(db: Database, retriever: Retriever, q: Query, config: GovernorConfig) -> dict[ContextCategory, list[Item]]:
@@ -115,17 +99,15 @@ def entries(db: Database, retriever: Retriever, q: Query, config: GovernorConfig
     out: dict[ContextCategory, list[Item]] = {c: [] for c in FROM_GRIMOIRE | {C.invariants, C.strategy}}
     if q.embedding is None:
         return out
-    params = RetrievalFilters(kinds=["entries"], valid_at=q.now).params(q.visibility)
-    rows = backends.vector_measured(db, q.embedding, config.entry_candidates, params, retriever.config,
-                                    retriever.reaches)
+    found = retriever.similar(q.embedding, config.entry_candidates, q.visibility,
+                              RetrievalFilters(kinds=["entries"], valid_at=q.now), now=q.now)
     contrarian = 0
-    for c in _candidates(rows):
-        if (c.score or 0.0) < q.similarity:
+    for c in found:
+        if c.score < q.similarity:
             continue
-        props = c.trace["props"]
-        confidence = rerank.confidence_now(c, q.now, retriever.decay)
+        confidence = c.effective_confidence
         category, tag = ENTRY_HOME.get(c.category or "", (C.insights, "insight"))
-        if props.get("provenance") == "Dream" and not props.get("dream_validated"):
+        if c.provenance == "Dream" and not c.dream_validated:
             category, tag = C.dream_hypotheses, "hypothesis"
         opposite = bool(c.pad) and q.pleasure != 0 and float((c.pad or [0.0])[0]) * q.pleasure < 0
         if config.enable_contrarian_injection and opposite and contrarian < config.contrarian_count:

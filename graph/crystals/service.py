@@ -14,7 +14,7 @@ from graph.crystals.consolidation import ConsolidationEngine, PassReport
 from graph.crystals.pipeline import MemoryPipeline
 from graph.db.connection import Database
 from graph.errors import Conflict
-from graph.retrieval.pipeline import Retriever
+from graph.retrieval import Retriever
 from graph.visibility import Visibility
 
 

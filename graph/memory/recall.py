@@ -1,6 +1,8 @@
 """Recall by query type (../shared/spec/moltbot-memory.md, section 11.1), one small strategy per type:
 
-- temporal ("when did we …?"): the episodic store, keyword hits (BM25), newest first among equals;
+- temporal ("when did we …?"): the episodic store, keyword hits (BM25: retrieval's full-text search of the
+  agent's memories, sized by how many it has, so a few among others' many matching ones are still found),
+  newest first among equals;
 - entity ("what do you know about X?"): resolve X to the agent's entities (fuzzy on names and aliases),
   the memories naming them, then one and two hops over the agent's relations (11.2);
 - procedural ("how do I usually …?"): a pattern match on procedures' triggers;
@@ -76,22 +78,36 @@ def _normalised(rows: list[dict[str, Any]], via: str) -> list[Hit]:
     return [Hit(dict(r["memory"]), float(r["score"]) / top, via) for r in rows]
 
 
-def _keyword(db: Database, agent_id: str, words: list[str], limit: int) -> list[Hit]:
+Keyword = Callable[[str, str, int], list[tuple[str, float]]]
+"""agent id, words, k -> (memory id, BM25 score), best first: retrieval's lexical search of the agent's memories
+(graph/services.py gives it; graph/retrieval/lookup.py sizes it by the agent's reach)."""
+
+
+def no_keyword(agent_id: str, words: str, k: int) -> list[tuple[str, float]]:
+    return []
+
+
+def _keyword(db: Database, keyword: Keyword, agent_id: str, words: list[str], limit: int) -> list[Hit]:
     """Memories of every store matching any of the words (BM25 over the agent's memories), normalised."""
-    return _normalised(db.fetch("memory/keyword", agent_id=agent_id, query=lucene_any(words), store=None,
-                                candidates=limit * 10, limit=limit * 2), "keyword")
+    found = keyword(agent_id, " ".join(words), limit * 2)
+    if not found:
+        return []
+    memories = {r["memory"]["id"]: r["memory"] for r in db.fetch("memory/by_ids", agent_id=agent_id,
+                                                                 ids=[i for i, _ in found])}
+    return _normalised([{"memory": memories[i], "score": score} for i, score in found if i in memories], "keyword")
 
 
 @dataclass(frozen=True)
 class TemporalRecall:
     query_type: QueryType = QueryType.temporal
+    keyword: Keyword = no_keyword
 
     def find(self, db: Database, agent_id: str, query: str, limit: int) -> Found:
         words = terms(query)
         if not words:
             return Found(_normalised(db.fetch("memory/recent", agent_id=agent_id, store=Store.episodic.value,
                                               limit=limit), "recent"))
-        hits = _keyword(db, agent_id, words, limit)
+        hits = _keyword(db, self.keyword, agent_id, words, limit)
         # a temporal scan: the episodic log first, then newest first among equal matches
         hits.sort(key=lambda h: (h.memory.get("store") != Store.episodic.value, -round(h.match, 2),
                                  -int(h.memory.get("valid_from") or 0)))
@@ -134,11 +150,12 @@ class ProceduralRecall:
 class LatestRecall:
     query_type: QueryType = QueryType.latest
     context: Callable[[str], str] | None = None   # the agent's active context block
+    keyword: Keyword = no_keyword
 
     def find(self, db: Database, agent_id: str, query: str, limit: int) -> Found:
         words = terms(query)
         if words:
-            hits = _keyword(db, agent_id, words, limit)
+            hits = _keyword(db, self.keyword, agent_id, words, limit)
             hits.sort(key=lambda h: -int(h.memory.get("valid_from") or 0))  # the latest first
             hits = [Hit(h.memory, max(0.5, h.match), h.via) for h in hits]
         else:
@@ -157,11 +174,13 @@ class Recall:
 
     db: Database
     hybrid: Callable[[str, str, int], list[str]]   # agent id, query, k -> memory ids (the service's retriever)
+    keyword: Keyword                               # the service's retriever's lexical search of the agent's memories
     context: Callable[[str], str] | None = None
     strategies: dict[QueryType, Strategy] = field(default_factory=lambda: dict(STRATEGIES))
 
     def __post_init__(self) -> None:
-        self.strategies[QueryType.latest] = LatestRecall(context=self.context)
+        self.strategies[QueryType.temporal] = TemporalRecall(keyword=self.keyword)
+        self.strategies[QueryType.latest] = LatestRecall(context=self.context, keyword=self.keyword)
 
     def recall(self, agent_id: str, query: str, query_type: QueryType = QueryType.general, *, explicit: bool = False,
                k: int = 10, now: int) -> dict[str, Any]:

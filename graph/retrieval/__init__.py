@@ -8,4 +8,33 @@ Zeigarnik boost (zeigarnik.py). The pipeline decides first whether and how much 
 RetrievalResult (result.py); a retrieval for a decision returns its decision id, and feedback on
 the decision teaches the agent's Generative Agents weights (feedback.py, by Hedge: hedge.py; kept
 by weights.py). Filters (filters.py) include RAPTOR levels. POST /search is one backend at a time
-over the same code (search.py). Constants are settings (config.py)."""
+over the same code (search.py). Constants are settings (config.py).
+
+This package's public face is this module, and only it: every name below. Outside graph/retrieval/, code
+imports these (tests/unit/test_architecture.py holds it), so a filter, a stage, the caller's reach or its
+hormonal modulation added here reaches every caller: the /retrieve and /search routes, MCP, the Context
+Governor (`Retriever.similar`), agent-memory recall (`Retriever.lexical`, `Retriever.retrieve`), crystal
+pipelines. Every other module of the package is private to it."""
+
+from graph.retrieval.config import QueryUnderstandingConfig, RetrievalConfig
+from graph.retrieval.context import POOL
+from graph.retrieval.feedback import FeedbackResult, reward_of
+from graph.retrieval.feedback import feedback as learn_from_decision
+from graph.retrieval.filters import RetrievalFilters
+from graph.retrieval.lookup import LexicalHit, Similar
+from graph.retrieval.modes import names as mode_names
+from graph.retrieval.pipeline import Modulation, ModulationOf, Retriever, build, unmodulated
+from graph.retrieval.related import related_to_entity
+from graph.retrieval.request import RetrievalRequest
+from graph.retrieval.result import Explanation, RetrievalResult, RetrievedItem
+from graph.retrieval.search import Kind as SearchKind
+from graph.retrieval.search import fulltext as search_fulltext
+from graph.retrieval.search import vector as search_vector
+from graph.retrieval.weights import Weights
+
+__all__ = [
+    "POOL", "Explanation", "FeedbackResult", "LexicalHit", "Modulation", "ModulationOf", "QueryUnderstandingConfig",
+    "RetrievalConfig", "RetrievalFilters", "RetrievalRequest", "RetrievalResult", "RetrievedItem",
+    "Retriever", "SearchKind", "Similar", "Weights", "build", "learn_from_decision", "mode_names",
+    "related_to_entity", "reward_of", "search_fulltext", "search_vector", "unmodulated",
+]

@@ -65,18 +65,18 @@ def exact_query(params: dict[str, Any]) -> str:
 
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
-         reach: Reach | None = None) -> list[dict[str, Any]]:
+         reach: Reach | None = None, memories: bool = False) -> list[dict[str, Any]]:
     """Hits for about `factor` x `top` visible items per index first (scoring and filtering fewer
     hits is most of the query's cost; a caller seeing a small share asks for more, up to
     BM25_MAX_CANDIDATES), then, when fewer than `top` remain (few matches, or the filters bite),
-    once more with at least BM25_CANDIDATES."""
+    once more with at least BM25_CANDIDATES. `memories`: agent memories only (graph/retrieval/lookup.py)."""
     query = escape_lucene(text).strip()
     if not query or (reach is not None and reach.visible == 0):
         return []
     first = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top
     widest = reach.widest(top, factor, BM25_MAX_CANDIDATES) if reach is not None else first
     return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, widest), params,
-                                 query=query))
+                                 query=query, memories=memories))
 
 
 def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any],

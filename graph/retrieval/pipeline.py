@@ -11,14 +11,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from neo4j import ManagedTransaction
+
 from graph.audit import Access
 from graph.audit.access import Reads
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.knowledge.decay import DecayConfig
-from graph.retrieval import backends, budget, hedge, items, modes
+from graph.retrieval import backends, budget, hedge, items, lookup, modes
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.context import Clock, Context, QueryVector
@@ -26,6 +27,7 @@ from graph.retrieval.decision import Decision, decide
 from graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
 from graph.retrieval.feedback import feedback as learn_from
 from graph.retrieval.filters import RetrievalFilters, as_known
+from graph.retrieval.lookup import LexicalHit, Similar
 from graph.retrieval.modes import generative_agents
 from graph.retrieval.reach import ReachCache
 from graph.retrieval.request import RetrievalRequest
@@ -38,6 +40,17 @@ __all__ = ["RetrievalRequest", "RetrievalResult", "Retriever", "build"]
 log = logging.getLogger(__name__)
 
 
+Modulation = tuple[float, float]
+"""A caller's hormonal (importance_boost, recency_bias): RetrievalConfig.modulated."""
+ModulationOf = Callable[[str | None], Modulation | None]
+"""The modulation of an agent's retrievals (none for one whose hormones never moved, or no agent): graph/services.py
+sets it from the crystals' hormonal state, which retrieval cannot import (crystals sit above it)."""
+
+
+def unmodulated(agent_id: str | None) -> Modulation | None:
+    return None
+
+
 @dataclass
 class Retriever:
     db: Database
@@ -46,6 +59,7 @@ class Retriever:
     dimension: int
     config: RetrievalConfig
     decay: DecayConfig
+    modulation: ModulationOf = unmodulated
     reaches: ReachCache = field(init=False)
     reads: Reads = field(init=False)  # what every retrieval and search returned: access for relevance
 
@@ -53,11 +67,11 @@ class Retriever:
         self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds)
         self.reads = Reads(self.db)
 
-    def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None,
-                 modulation: tuple[float, float] | None = None) -> RetrievalResult:
-        """`modulation`: the caller's hormonal (importance_boost, recency_bias), if its hormones ever moved."""
+    def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> RetrievalResult:
+        """One retrieval for the caller, under its hormonal modulation (`modulation`), whoever asks: the
+        /retrieve route, MCP, the Governor, recall, crystal pipelines."""
         mode = modes.get(req.mode)
-        config = self.config.modulated(*modulation) if modulation else self.config
+        config = self.configured_for(agent_id)
         embedding = QueryVector(req.vector, req.text, self.embed, self.dimension)
         k, filters, decision = req.k, req.filters, None
         if req.adaptive:
@@ -75,6 +89,30 @@ class Retriever:
                       reaches=self.reaches)
         found = mode.candidates(ctx)
         return self._finish(ctx, found, decision, agent_id)
+
+    def configured_for(self, agent_id: str | None) -> RetrievalConfig:
+        """The configuration under the agent's hormones, if they ever moved (else as configured)."""
+        modulation = self.modulation(agent_id)
+        return self.config.modulated(*modulation) if modulation else self.config
+
+    def similar(self, embedding: list[float], k: int, visibility: Visibility, filters: RetrievalFilters, *,
+                now: int | None = None) -> list[Similar]:
+        """The k items the caller may see nearest the embedding under the filters, best first, by cosine (the
+        vector backend alone, sized by the caller's reach), each with its effective confidence at `now`. The
+        ranking is the cosine's alone: the agent's hormones (configured_for) weigh the pipeline's rerank."""
+        return lookup.similar(self.db, embedding, k, filters.params(visibility), config=self.config,
+                              decay=self.decay,
+                              reaches=self.reaches, now=now_ms() if now is None else now)
+
+    def lexical(self, text: str, k: int, visibility: Visibility, filters: RetrievalFilters, *,
+                memories: bool = False) -> list[LexicalHit]:
+        """The k items the caller may see best matching the text's words under the filters, best first (the
+        full-text backend alone, sized by the caller's reach). `memories`: the filter's agent's memories only
+        (agent-memory recall), with the exact side for a small set (graph/retrieval/lookup.py)."""
+        if memories and filters.agent_id is None:
+            raise ValueError("a lexical search of memories is of one agent's: set filters.agent_id")
+        return lookup.lexical(self.db, text, k, filters.params(visibility), config=self.config,
+                              reaches=self.reaches, memories=memories)
 
     def _coverage(self, embedding: list[float] | None, visibility: Visibility) -> int:
         if embedding is None:
@@ -134,7 +172,7 @@ class Retriever:
         ids = [c.id for c in kept]
         factors = self._decision_factors(ctx, kept)
 
-        def work(tx: Tx) -> None:
+        def work(tx: ManagedTransaction) -> None:
             row = tx.run(cypher.query("retrieval/touch"), ids=ids, now=access.at).single()
             access.write(tx, ids, touched=row["touched"] if row else 0)
             record_factors(tx, access.id, ctx.req.mode, factors)
@@ -190,7 +228,9 @@ def _has_ga_factors(c: Candidate) -> bool:
 
 
 def build(db: Database, embedder: Any, config: RetrievalConfig | None = None,
-          decay: DecayConfig | None = None) -> Retriever:
-    """The retriever the API serves and the evaluation uses."""
+          decay: DecayConfig | None = None, modulation: ModulationOf = unmodulated) -> Retriever:
+    """The retriever the API serves (graph/services.py gives it the agents' hormonal modulation) and the
+    evaluation uses."""
     return Retriever(db=db, embed=embedder.embed_one, count_tokens=embedder.count_tokens,
-                     dimension=embedder.dimension, config=config or RetrievalConfig(), decay=decay or DecayConfig())
+                     dimension=embedder.dimension, config=config or RetrievalConfig(), decay=decay or DecayConfig(),
+                     modulation=modulation)

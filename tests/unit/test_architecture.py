@@ -4,7 +4,6 @@ names exists, and the dependency rules it states hold in the imports of graph/."
 from __future__ import annotations
 
 import ast
-import graphlib
 import re
 from pathlib import Path
 
@@ -89,30 +88,51 @@ def test_subsystems_depend_one_way(importer: str, imported: str) -> None:
     assert not bad, f"{importer} must not import {imported}: {bad}"
 
 
-def package_cycle(imports: list[tuple[str, str, str]]) -> list[str]:
-    """A cycle among graph/'s top packages (each file's imports, at any depth: knowledge -> crystals ->
-    retrieval -> knowledge is one though no two of them import each other), as its packages; [] when none."""
-    graph: dict[str, set[str]] = {}
-    for _, importer, imported in imports:
-        if imported != "api":
-            graph.setdefault(importer, set()).add(imported)
-    try:
-        graphlib.TopologicalSorter(graph).prepare()
-    except graphlib.CycleError as exc:
-        return list(exc.args[1])
-    return []
+def _public_retrieval() -> set[str]:
+    """The names graph/retrieval/__init__.py lists in __all__: retrieval's public face."""
+    tree = ast.parse((ROOT / "graph/retrieval/__init__.py").read_text())
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
+            return set(ast.literal_eval(node.value))
+    return set()
 
 
-def test_no_cycle_among_the_packages() -> None:
-    assert package_cycle(IMPORTS) == []
+def private_retrieval_imports(sources: dict[str, str], public: set[str]) -> list[str]:
+    """Imports of retrieval's private modules (anything of graph/retrieval/ but the package's public names) in the
+    given files (path -> source), as "path: what"."""
+    bad = []
+    for path, text in sources.items():
+        for node in ast.walk(ast.parse(text, path)):
+            if isinstance(node, ast.Import):
+                bad += [f"{path}: {a.name}" for a in node.names if a.name.startswith("graph.retrieval.")]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if node.module.startswith("graph.retrieval."):
+                    bad.append(f"{path}: {node.module}")
+                elif node.module == "graph.retrieval":
+                    bad += [f"{path}: graph.retrieval.{a.name}" for a in node.names if a.name not in public]
+    return bad
 
 
-def test_the_cycle_check_sees_a_cycle_of_three() -> None:
-    three = [("a.py", "knowledge", "crystals"), ("b.py", "crystals", "retrieval"), ("c.py", "retrieval", "knowledge"),
-             ("d.py", "retrieval", "db")]
-    cycle = package_cycle(three)
-    assert set(cycle) == {"knowledge", "crystals", "retrieval"} and cycle[0] == cycle[-1]
-    assert package_cycle(three[:2] + three[3:]) == []
+def _outside_retrieval() -> dict[str, str]:
+    files = [p for d in ("graph", "api", "grimoire") for p in sorted((ROOT / d).rglob("*.py"))]
+    return {str(p.relative_to(ROOT)): p.read_text() for p in files
+            if (ROOT / "graph/retrieval") not in p.parents}
+
+
+def test_retrieval_is_used_through_its_public_face_only() -> None:
+    public = _public_retrieval()
+    assert {"Retriever", "RetrievalRequest", "RetrievalResult", "Similar", "LexicalHit"} <= public
+    assert not private_retrieval_imports(_outside_retrieval(), public)
+
+
+def test_the_retrieval_rule_sees_a_private_import() -> None:
+    public = {"Retriever"}
+    sources = {"a.py": "from graph.retrieval.backends import vector_measured\n",
+               "b.py": "from graph.retrieval import rerank, Retriever\n",
+               "c.py": "import graph.retrieval.context\n",
+               "d.py": "from graph.retrieval import Retriever\nimport graph.retrieval\n"}
+    assert private_retrieval_imports(sources, public) == [
+        "a.py: graph.retrieval.backends", "b.py: graph.retrieval.rerank", "c.py: graph.retrieval.context"]
 
 
 def _named_paths() -> list[str]:
