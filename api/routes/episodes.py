@@ -11,9 +11,9 @@ from api.ownership import claim
 from api.presentation import present
 from api.schemas.episodes import EpisodeOut, IngestOut
 from graph import episodes
-from graph.crystals import lifecycle
 from graph.errors import NotFound
 from graph.model.common import Instant, to_ms
+from graph.model.crystal import lifecycle
 from graph.model.enums import EpisodeType, MarketRegime
 from graph.model.episode import EpisodeBatch, EpisodeIn
 from graph.retrieval import learn_from_decision, reward_of

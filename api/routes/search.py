@@ -3,7 +3,7 @@ GET /entities/{id}/related (what mentions an entity)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
@@ -11,8 +11,8 @@ from api.auth import Reader
 from api.deps import DbDep, RetrieverDep
 from api.schemas.search import SCORES, Hit, SearchIn
 from graph.model.vectors import check_vector
-from graph.retrieval import related_to_entity, search_fulltext, search_vector
-from graph.stats import visible_counts
+from graph.retrieval import RelatedEpisode, related_to_entity, search_fulltext, search_vector
+from graph.stats import VisibleCounts, visible_counts
 
 router = APIRouter(tags=["search"])
 
@@ -33,15 +33,16 @@ def search_items(body: SearchIn, retriever: RetrieverDep, who: Reader) -> list[H
     return [Hit(id=r["id"], score=r["score"]) for r in rows]
 
 
-@router.get("/stats", summary="How many episodes and entries the key may see")
+@router.get("/stats", summary="How many episodes and entries the key may see", response_model=VisibleCounts)
 def stats(db: DbDep, who: Reader, agent_id: Annotated[str | None, Query(
         max_length=200, description="count one agent's items only (of those the key may see)")] = None,
-          ) -> dict[str, Any]:
+          ) -> VisibleCounts:
     return visible_counts(db, who.visibility(), agent_id)
 
 
 @router.get("/entities/{entity_id:path}/related",  # ids may hold "/": the path converter reaches them
-            summary="Episodes mentioning an entity and entries derived from them (visible ones only)")
+            summary="Episodes mentioning an entity and entries derived from them (visible ones only)",
+            response_model=list[RelatedEpisode])
 def related(entity_id: str, db: DbDep, who: Reader,
-            limit: Annotated[int, Query(ge=1, le=1_000)] = 100) -> list[dict[str, Any]]:
+            limit: Annotated[int, Query(ge=1, le=1_000)] = 100) -> list[RelatedEpisode]:
     return related_to_entity(db, entity_id, who.visibility(), limit)  # 404 when unknown or invisible

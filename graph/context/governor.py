@@ -20,8 +20,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Access
 from graph.context import affect, compaction, delta, feedback, mutations, recalibration, sources
 from graph.context import events as context_events
@@ -36,6 +34,7 @@ from graph.context.tokens import Tokens
 from graph.context.workspace import ContextEntry, Workspace
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import GrimoireError
 from graph.events.model import Event
@@ -383,7 +382,7 @@ class Governor:
                                                          applied=applied))
         access = Access(action="context.assemble", agent_id=built.agent_id, id=built.id, at=built.at)
 
-        def work(tx: ManagedTransaction) -> None:
+        def work(tx: Tx) -> None:
             tx.run(cypher.query("context/record_assembly"), assembly=record, mutation_id=offered).consume()
             access.write(tx, [e.id for e in ws.all()], touched=0)
             write_events(tx, events)

@@ -18,12 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Audit, SetProperties
 from graph.crystals import store as crystals
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.errors import Invalid, NotFound
 from graph.retrieval import RetrievalRequest, Retriever
 from graph.visibility import Visibility
@@ -95,7 +94,7 @@ class MemoryPipeline:
         out: list[Crystal] = []
         for item in found.results:
             try:
-                crystal = crystals.get(self.db, item.id, self.visibility)
+                crystal = crystals.get(self.db, item.id, self.visibility).model_dump(exclude_unset=True)
             except NotFound:  # expired or changed since it was ranked
                 continue
             if semantic_type is None or crystal.get("semantic_type") == semantic_type:
@@ -129,7 +128,7 @@ class MemoryPipeline:
 
         kinds = {r["id"]: list(read[r["id"]].get("kinds", [])) for r in rows}
 
-        def work(tx: ManagedTransaction) -> list[str]:
+        def work(tx: Tx) -> list[str]:
             steps = crystals.keep(tx, kinds, audit, "a MemoryPipeline's store step")
             stored = [r["id"] for r in tx.run(cypher.query("crystals/pipeline_store"), rows=rows)]
             audit.write(tx, stored, f"a MemoryPipeline stored {len(stored)} crystals", reverts, steps)

@@ -24,7 +24,7 @@ from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.lookup import LexicalHit, Similar
 from graph.retrieval.modes import names as mode_names
 from graph.retrieval.pipeline import Modulation, ModulationOf, Retriever, build, unmodulated
-from graph.retrieval.related import related_to_entity
+from graph.retrieval.related import RelatedEpisode, related_to_entity
 from graph.retrieval.request import RetrievalRequest
 from graph.retrieval.result import Explanation, RetrievalResult, RetrievedItem
 from graph.retrieval.search import Kind as SearchKind
@@ -34,7 +34,7 @@ from graph.retrieval.weights import Weights
 
 __all__ = [
     "POOL", "Explanation", "FeedbackResult", "LexicalHit", "Modulation", "ModulationOf", "QueryUnderstandingConfig",
-    "RetrievalConfig", "RetrievalFilters", "RetrievalRequest", "RetrievalResult", "RetrievedItem",
+    "RelatedEpisode", "RetrievalConfig", "RetrievalFilters", "RetrievalRequest", "RetrievalResult", "RetrievedItem",
     "Retriever", "SearchKind", "Similar", "Weights", "build", "learn_from_decision", "mode_names",
     "related_to_entity", "reward_of", "search_fulltext", "search_vector", "unmodulated",
 ]

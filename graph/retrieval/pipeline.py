@@ -11,12 +11,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from neo4j import ManagedTransaction
-
 from graph.audit import Access
 from graph.audit.access import Reads
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.knowledge.decay import DecayConfig
 from graph.retrieval import backends, budget, hedge, items, lookup, modes
@@ -172,7 +171,7 @@ class Retriever:
         ids = [c.id for c in kept]
         factors = self._decision_factors(ctx, kept)
 
-        def work(tx: ManagedTransaction) -> None:
+        def work(tx: Tx) -> None:
             row = tx.run(cypher.query("retrieval/touch"), ids=ids, now=access.at).single()
             access.write(tx, ids, touched=row["touched"] if row else 0)
             record_factors(tx, access.id, ctx.req.mode, factors)

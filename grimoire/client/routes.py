@@ -34,12 +34,34 @@ from api.schemas.search import Hit, SearchIn
 from api.schemas.topology import Curiosity, EntityIds, EntityLag, FactAbout, FactVersion, FactsAsserted, Invalidated, KHopEntity, ResolvedEntity, TopologyPath
 from api.schemas.workspace import ImportOut, Workspace
 from graph.agents import AgentIn, KeyIn, LimitsIn
+from graph.audit.alerts import AlertRecord, SessionStart
+from graph.audit.retention import AuditDigest
+from graph.audit.rollback import RollbackDone, RollbackPlan
+from graph.audit.trail import CriticalChanges, Forgotten, ItemChanges, TrailRecord
+from graph.audit.versions import ItemHistory
+from graph.context.feedback import Belief, Decision, Recorded
+from graph.context.governor import Assembly, Preassembled
+from graph.context.mutations import Mutation, Staged
+from graph.context.policy import Policy, PolicyDelta, PolicyRevision, Resolved
+from graph.context.recalibration import Recalibrated, Unchanged
+from graph.crystals.consolidation import PassSummary
+from graph.crystals.hormonal_state import HormoneLevels, NetworkOverride, TrustSet, Weather, WeatherEnded
+from graph.crystals.provenance import Attribution, EntryForked, Forked, Merged, ProvenanceNode, ProvenanceTree
+from graph.crystals.skills import Crystallized, Deprecated, FoundSkill, ListedSkill, NewVersion, SkillVersions
+from graph.crystals.store import Crystal, Transition
 from graph.hooks import CompactIn, TurnIn
 from graph.knowledge.causal import CausalGraph, LinksIn
 from graph.knowledge.versions import EditIn, ScopeIn
+from graph.memory.forgetting import ForgetPreview, Restored
+from graph.memory.messages import Reinforced
+from graph.memory.proposals import Proposal, Trust
+from graph.memory.recall import RecallAnswer
+from graph.memory.reflection_format import Reflection
+from graph.memory.stores import Memory
 from graph.model.entry import EntryBatch, EntryIn, OutcomeIn as EntryOutcomeIn
 from graph.model.episode import EpisodeBatch, EpisodeIn
-from graph.retrieval import RetrievalRequest, RetrievalResult
+from graph.retrieval import RelatedEpisode, RetrievalRequest, RetrievalResult
+from graph.stats import VisibleCounts
 from graph.topology.model import CuriosityIn, FactsIn, InvalidateIn, KHopIn
 from grimoire.client.base import Request
 
@@ -209,9 +231,9 @@ ROUTES: dict[str, str] = {
 class Routes:
     _send: Callable[[Request], Any]
 
-    def acknowledge_alert(self, agent_id: str, alert_id: str) -> dict[str, Any]:
+    def acknowledge_alert(self, agent_id: str, alert_id: str) -> AlertRecord:
         """Acknowledge an alert (a person's key for the agent, or the admin's): audited, and not returned at session start again (POST /agents/{agent_id}/alerts/{alert_id}/acknowledge)"""
-        return self._send(Request('POST', '/agents/{agent_id}/alerts/{alert_id}/acknowledge', {'agent_id': agent_id, 'alert_id': alert_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/alerts/{alert_id}/acknowledge', {'agent_id': agent_id, 'alert_id': alert_id}, {}, None, AlertRecord, None))
 
     def add_entries(self, body: EntryBatch | dict[str, Any]) -> list[DecisionOut]:
         """Propose up to 1,000 entries; one decision each (POST /entries/batch)"""
@@ -238,41 +260,41 @@ class Routes:
         """audit.log (12.4): TIMESTAMP | ACTION | ITEM | ACTOR | APPROVAL | SUMMARY, oldest first (GET /agents/{agent_id}/audit.log)"""
         return self._send(Request('GET', '/agents/{agent_id}/audit.log', {'agent_id': agent_id}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, str, None))
 
-    def all_audit_digests(self) -> list[dict[str, Any]]:
+    def all_audit_digests(self) -> list[AuditDigest]:
         """The service's own monthly digests (records of no agent), newest first (admin) (GET /audit/digests)"""
-        return self._send(Request('GET', '/audit/digests', {}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/audit/digests', {}, {}, None, list[AuditDigest], None))
 
     def append_core_block(self, agent_id: str, block: str, body: AppendIn | dict[str, Any]) -> CoreOut:
         """Append lines to a core block (409 past the cap) (POST /agents/{agent_id}/core/{block}/append)"""
         return self._send(Request('POST', '/agents/{agent_id}/core/{block}/append', {'agent_id': agent_id, 'block': block}, {}, body, CoreOut, None))
 
-    def assemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Any:
+    def assemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Assembly:
         """The agent's workspace for one decision (S2.1, S5.1): each category fetched and budgeted, disclosed, masked and ordered; the rendered prompt text, the reasons per category and the delta from its previous workspace; from the kept workspace while it is fresh (POST /agents/{agent_id}/context/assemble)"""
-        return self._send(Request('POST', '/agents/{agent_id}/context/assemble', {'agent_id': agent_id}, {}, body, None, None))
+        return self._send(Request('POST', '/agents/{agent_id}/context/assemble', {'agent_id': agent_id}, {}, body, Assembly, None))
 
     def assert_facts(self, body: FactsIn | dict[str, Any]) -> FactsAsserted:
         """Assert facts in order; each closes the active facts it contradicts (exclusive predicates) (POST /facts)"""
         return self._send(Request('POST', '/facts', {}, {}, body, FactsAsserted, None))
 
-    def audit_critical(self, agent_id: str) -> dict[str, Any]:
+    def audit_critical(self, agent_id: str) -> CriticalChanges:
         """Has a critical item ever changed: the agent's configuration, identity and critical facts, each with its records (GET /agents/{agent_id}/audit/critical)"""
-        return self._send(Request('GET', '/agents/{agent_id}/audit/critical', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/audit/critical', {'agent_id': agent_id}, {}, None, CriticalChanges, None))
 
-    def audit_digests(self, agent_id: str) -> list[dict[str, Any]]:
+    def audit_digests(self, agent_id: str) -> list[AuditDigest]:
         """The monthly digests (12.6) the trail's records older than its window were folded into, newest month first: counts, notable events and each digest's Markdown (GET /agents/{agent_id}/audit/digests)"""
-        return self._send(Request('GET', '/agents/{agent_id}/audit/digests', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/audit/digests', {'agent_id': agent_id}, {}, None, list[AuditDigest], None))
 
-    def audit_forgotten(self, agent_id: str, about: str, *, limit: int = 50) -> dict[str, Any]:
+    def audit_forgotten(self, agent_id: str, about: str, *, limit: int = 50) -> Forgotten:
         """Why was X forgotten: the archived memories about X and the records that archived, deleted or decayed them (GET /agents/{agent_id}/audit/forgotten)"""
-        return self._send(Request('GET', '/agents/{agent_id}/audit/forgotten', {'agent_id': agent_id}, {'about': about, 'limit': limit}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/audit/forgotten', {'agent_id': agent_id}, {'about': about, 'limit': limit}, None, Forgotten, None))
 
-    def audit_of_item(self, agent_id: str, item_id: str) -> dict[str, Any]:
+    def audit_of_item(self, agent_id: str, item_id: str) -> ItemChanges:
         """Who changed an item: its records newest first and the actors, first seen first (GET /agents/{agent_id}/audit/items/{item_id})"""
-        return self._send(Request('GET', '/agents/{agent_id}/audit/items/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/audit/items/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, ItemChanges, None))
 
-    def audit_of_reflection(self, agent_id: str, reflection_id: str) -> list[dict[str, Any]]:
+    def audit_of_reflection(self, agent_id: str, reflection_id: str) -> list[TrailRecord]:
         """What one reflection did: its proposal, its decision and every change applied under it (GET /agents/{agent_id}/audit/reflections/{reflection_id})"""
-        return self._send(Request('GET', '/agents/{agent_id}/audit/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/audit/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, list[TrailRecord], None))
 
     def before_compact(self, body: CompactIn | dict[str, Any]) -> CompactState:
         """Pi hook session(before_compact): the agent's warnings, playbook heuristics and recent unconsolidated episodes to keep across a context compaction (read-only) (POST /hooks/before_compact)"""
@@ -298,17 +320,17 @@ class Routes:
         """What an entry leads to, up to 3 hops, by weight x recency (GET /causal/{entry_id}/consequences)"""
         return self._send(Request('GET', '/causal/{entry_id}/consequences', {'entry_id': entry_id}, {'depth': depth}, None, list[CausalHit], None))
 
-    def consolidate_crystals(self) -> dict[str, Any]:
+    def consolidate_crystals(self) -> PassSummary:
         """Run a consolidation pass now (admin): importance rescored, the forgotten expired or archived, near-duplicate promoted crystals merged (POST /crystals/consolidate)"""
-        return self._send(Request('POST', '/crystals/consolidate', {}, {}, None, dict[str, Any], None))
+        return self._send(Request('POST', '/crystals/consolidate', {}, {}, None, PassSummary, None))
 
-    def context_feedback(self, agent_id: str, body: FeedbackIn | dict[str, Any]) -> dict[str, Any]:
+    def context_feedback(self, agent_id: str, body: FeedbackIn | dict[str, Any]) -> Recorded:
         """Loop 1: a decision made with a workspace — what it referenced (cited, quoted or paraphrased), its outcome, cost and missing context; moves the Beta beliefs of its categories in its regime (audited); a mutation's trial, a compression guideline, Loop 2 on a regime change (POST /agents/{agent_id}/context/feedback)"""
-        return self._send(Request('POST', '/agents/{agent_id}/context/feedback', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/context/feedback', {'agent_id': agent_id}, {}, body, Recorded, None))
 
-    def context_policy_delta(self, agent_id: str, from_revision: int, *, to_revision: int | None = None) -> dict[str, Any]:
+    def context_policy_delta(self, agent_id: str, from_revision: int, *, to_revision: int | None = None) -> PolicyDelta:
         """What moved between two revisions of the policy: allocations per category and what else changed (GET /agents/{agent_id}/context/policy/delta)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, PolicyDelta, None))
 
     def contradict_entry(self, entry_id: str) -> EntryOut:
         """Contradicted: confidence -0.15 (floor 0.05) (POST /entries/{entry_id}/downvote)"""
@@ -318,29 +340,29 @@ class Routes:
         """A core block's earlier texts, newest first, each closed when the next edit replaced it (GET /agents/{agent_id}/core/{block}/versions)"""
         return self._send(Request('GET', '/agents/{agent_id}/core/{block}/versions', {'agent_id': agent_id, 'block': block}, {}, None, list[VersionOut], None))
 
-    def crystal_attribution(self, crystal_id: str) -> dict[str, Any]:
+    def crystal_attribution(self, crystal_id: str) -> Attribution:
         """The attribution chain (getAttributionChain): every distinct actor of the lineage, breadth first (GET /crystals/{crystal_id}/provenance/attribution)"""
-        return self._send(Request('GET', '/crystals/{crystal_id}/provenance/attribution', {'crystal_id': crystal_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/crystals/{crystal_id}/provenance/attribution', {'crystal_id': crystal_id}, {}, None, Attribution, None))
 
-    def crystal_lifecycle(self, crystal_id: str, body: TransitionIn | dict[str, Any]) -> dict[str, Any]:
+    def crystal_lifecycle(self, crystal_id: str, body: TransitionIn | dict[str, Any]) -> Transition:
         """Move a crystal along its lifecycle: only the state diagram's transitions (409 naming both states otherwise); audited; expired removes it from every read path (POST /crystals/{crystal_id}/lifecycle)"""
-        return self._send(Request('POST', '/crystals/{crystal_id}/lifecycle', {'crystal_id': crystal_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/crystals/{crystal_id}/lifecycle', {'crystal_id': crystal_id}, {}, body, Transition, None))
 
-    def crystal_new_version(self, crystal_id: str, body: VersionIn | dict[str, Any]) -> dict[str, Any]:
+    def crystal_new_version(self, crystal_id: str, body: VersionIn | dict[str, Any]) -> NewVersion:
         """Change a frozen crystal: it is immutable, so the change is a new crystal, its next version (mutated provenance link), and the version before is deprecated (POST /crystals/{crystal_id}/versions)"""
-        return self._send(Request('POST', '/crystals/{crystal_id}/versions', {'crystal_id': crystal_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/crystals/{crystal_id}/versions', {'crystal_id': crystal_id}, {}, body, NewVersion, None))
 
-    def crystal_provenance(self, crystal_id: str, *, depth: int = 5) -> list[dict[str, Any]]:
+    def crystal_provenance(self, crystal_id: str, *, depth: int = 5) -> list[ProvenanceNode]:
         """The crystal's provenance DAG to depth 5 as ProvenanceNodes (operation, actor, time, parents, metadata), over the crystals the key may see (GET /crystals/{crystal_id}/provenance)"""
-        return self._send(Request('GET', '/crystals/{crystal_id}/provenance', {'crystal_id': crystal_id}, {'depth': depth}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/crystals/{crystal_id}/provenance', {'crystal_id': crystal_id}, {'depth': depth}, None, list[ProvenanceNode], None))
 
-    def crystal_provenance_tree(self, crystal_id: str, *, depth: int = 5) -> dict[str, Any]:
+    def crystal_provenance_tree(self, crystal_id: str, *, depth: int = 5) -> ProvenanceTree:
         """The derivation tree (getDerivationTree), to depth 5 (GET /crystals/{crystal_id}/provenance/tree)"""
-        return self._send(Request('GET', '/crystals/{crystal_id}/provenance/tree', {'crystal_id': crystal_id}, {'depth': depth}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/crystals/{crystal_id}/provenance/tree', {'crystal_id': crystal_id}, {'depth': depth}, None, ProvenanceTree, None))
 
-    def crystallize_skill(self, body: CrystallizeIn | dict[str, Any]) -> dict[str, Any]:
+    def crystallize_skill(self, body: CrystallizeIn | dict[str, Any]) -> Crystallized:
         """Crystallize a generated or activated crystal as a skill: frozen, a stable skill id, version 1, tags, category, its three views (POST /skills)"""
-        return self._send(Request('POST', '/skills', {}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/skills', {}, {}, body, Crystallized, None))
 
     def curator_cycle_operations(self, cycle_id: str) -> list[OperationOut]:
         """What a cycle did: each operation, on which entry, why, from which episodes (GET /curator/cycles/{cycle_id}/operations)"""
@@ -350,17 +372,17 @@ class Routes:
         """The curiosity composite of an event for the agent's positions: the topology modifier plus the information-lag term (POST /topology/curiosity)"""
         return self._send(Request('POST', '/topology/curiosity', {}, {}, body, Curiosity, None))
 
-    def decide_proposal(self, agent_id: str, proposal_id: str, body: ProposalDecisionIn | dict[str, Any]) -> dict[str, Any]:
+    def decide_proposal(self, agent_id: str, proposal_id: str, body: ProposalDecisionIn | dict[str, Any]) -> Proposal:
         """Commit (to the suggested store or another), reject with a reason, or defer a proposal (13.3) (POST /agents/{agent_id}/proposals/{proposal_id}/decision)"""
-        return self._send(Request('POST', '/agents/{agent_id}/proposals/{proposal_id}/decision', {'agent_id': agent_id, 'proposal_id': proposal_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/proposals/{proposal_id}/decision', {'agent_id': agent_id, 'proposal_id': proposal_id}, {}, body, Proposal, None))
 
-    def decide_reflection(self, agent_id: str, reflection_id: str, body: DecisionIn | dict[str, Any]) -> dict[str, Any]:
+    def decide_reflection(self, agent_id: str, reflection_id: str, body: DecisionIn | dict[str, Any]) -> Reflection:
         """Decide a pending reflection (a person's key or the admin's): approve, approve with changes, approve part, reject (POST /agents/{agent_id}/reflections/{reflection_id}/decision)"""
-        return self._send(Request('POST', '/agents/{agent_id}/reflections/{reflection_id}/decision', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/reflections/{reflection_id}/decision', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, body, Reflection, None))
 
-    def deprecate_skill(self, stable_id: str, body: DeprecateIn | dict[str, Any]) -> dict[str, Any]:
+    def deprecate_skill(self, stable_id: str, body: DeprecateIn | dict[str, Any]) -> Deprecated:
         """Deprecate the skill in favour of another (POST /skills/{stable_id}/deprecate)"""
-        return self._send(Request('POST', '/skills/{stable_id}/deprecate', {'stable_id': stable_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/skills/{stable_id}/deprecate', {'stable_id': stable_id}, {}, body, Deprecated, None))
 
     def edit_core_line(self, agent_id: str, block: str, body: LineIn | dict[str, Any]) -> CoreOut:
         """Edit one line of a core block, by its number or its current text (empty: delete it) (POST /agents/{agent_id}/core/{block}/line)"""
@@ -370,13 +392,13 @@ class Routes:
         """EDIT: refine an entry's content and conditions; the earlier version is kept (POST /entries/{entry_id}/edit)"""
         return self._send(Request('POST', '/entries/{entry_id}/edit', {'entry_id': entry_id}, {}, body, EditOut, None))
 
-    def end_network_weather(self) -> dict[str, Any]:
+    def end_network_weather(self) -> WeatherEnded:
         """End the network cortisol override now (admin) (DELETE /hormones/network)"""
-        return self._send(Request('DELETE', '/hormones/network', {}, {}, None, dict[str, Any], None))
+        return self._send(Request('DELETE', '/hormones/network', {}, {}, None, WeatherEnded, None))
 
-    def entity_episodes(self, entity_id: str, *, limit: int = 100) -> list[dict[str, Any]]:
+    def entity_episodes(self, entity_id: str, *, limit: int = 100) -> list[RelatedEpisode]:
         """Episodes mentioning an entity and entries derived from them (visible ones only) (GET /entities/{entity_id:path}/related)"""
-        return self._send(Request('GET', '/entities/{entity_id:path}/related', {'entity_id': entity_id}, {'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/entities/{entity_id:path}/related', {'entity_id': entity_id}, {'limit': limit}, None, list[RelatedEpisode], None))
 
     def entity_lag(self, entity_id: str, *, since_block: int | None = None, until_block: int | None = None, known_at: int | None = None, agent_id: str | None = None, predicate: list[str] | None = None) -> EntityLag:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
@@ -402,13 +424,13 @@ class Routes:
         """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
         return self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | dict[str, Any], None))
 
-    def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> dict[str, Any]:
+    def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> ForgetPreview:
         """What forgetting a target would take, across every store and core memory; changes nothing (POST /agents/{agent_id}/forget/preview)"""
-        return self._send(Request('POST', '/agents/{agent_id}/forget/preview', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/forget/preview', {'agent_id': agent_id}, {}, body, ForgetPreview, None))
 
-    def fork_crystal(self, crystal_id: str, body: ForkIn | dict[str, Any]) -> dict[str, Any]:
+    def fork_crystal(self, crystal_id: str, body: ForkIn | dict[str, Any]) -> EntryForked | Forked:
         """Fork a crystal the key sees into a new one of the key's agent (a forked provenance link) (POST /crystals/{crystal_id}/fork)"""
-        return self._send(Request('POST', '/crystals/{crystal_id}/fork', {'crystal_id': crystal_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/crystals/{crystal_id}/fork', {'crystal_id': crystal_id}, {}, body, EntryForked | Forked, None))
 
     def get_admission_decision(self, decision_id: str) -> StoredDecisionOut:
         """A stored admission decision, to explain it (GET /admission/decisions/{decision_id})"""
@@ -426,17 +448,17 @@ class Routes:
         """An agent's causal graph with its entries (the agent or an admin) (GET /agents/{agent_id}/causal-graph)"""
         return self._send(Request('GET', '/agents/{agent_id}/causal-graph', {'agent_id': agent_id}, {}, None, CausalGraph, None))
 
-    def get_context_policy(self, agent_id: str) -> dict[str, Any]:
+    def get_context_policy(self, agent_id: str) -> Policy:
         """The agent's context policy at its current revision (revision 0: the spec's defaults) (GET /agents/{agent_id}/context/policy)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, None, Policy, None))
 
     def get_core_memory(self, agent_id: str) -> CoreOut:
         """Core memory: the four blocks together, each with its tokens, the total and the cap (GET /agents/{agent_id}/core)"""
         return self._send(Request('GET', '/agents/{agent_id}/core', {'agent_id': agent_id}, {}, None, CoreOut, None))
 
-    def get_crystal(self, crystal_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+    def get_crystal(self, crystal_id: str, *, include_archived: bool = False) -> Crystal:
         """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
-        return self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, Crystal, None))
 
     def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
         """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
@@ -454,45 +476,45 @@ class Routes:
         """Facts about an entity valid at a block, as known at a time (ms), or both (GET /entities/{entity_id:path}/facts)"""
         return self._send(Request('GET', '/entities/{entity_id:path}/facts', {'entity_id': entity_id}, {'block': block, 'known_at': known_at, 'predicate': predicate}, None, list[FactAbout], None))
 
-    def get_hormones(self, agent_id: str) -> dict[str, Any]:
+    def get_hormones(self, agent_id: str) -> HormoneLevels:
         """The agent's hormone levels now (decayed toward homeostasis), the override, the modulations (GET /agents/{agent_id}/hormones)"""
-        return self._send(Request('GET', '/agents/{agent_id}/hormones', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/hormones', {'agent_id': agent_id}, {}, None, HormoneLevels, None))
 
-    def get_memory(self, agent_id: str, memory_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+    def get_memory(self, agent_id: str, memory_id: str, *, include_archived: bool = False) -> Memory:
         """One memory, with its relevance now; a forgotten (archived) one only with include_archived=true (GET /agents/{agent_id}/memories/{memory_id})"""
-        return self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {'include_archived': include_archived}, None, Memory, None))
 
     def get_metrics(self, *, agent_id: str | None = None) -> MetricsOut:
         """An agent's cognitive quality metrics now, with alarms (GET /metrics)"""
         return self._send(Request('GET', '/metrics', {}, {'agent_id': agent_id}, None, MetricsOut, None))
 
-    def get_network_weather(self) -> dict[str, Any]:
+    def get_network_weather(self) -> Weather:
         """The network cortisol override, if one is on (GET /hormones/network)"""
-        return self._send(Request('GET', '/hormones/network', {}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/hormones/network', {}, {}, None, Weather, None))
 
     def get_playbook(self, *, agent_id: str | None = None) -> str:
         """The agent's PLAYBOOK.md (text/markdown): promoted heuristics by strategy, and the active warnings (GET /playbook)"""
         return self._send(Request('GET', '/playbook', {}, {'agent_id': agent_id}, None, str, None))
 
-    def get_reflection(self, agent_id: str, reflection_id: str) -> dict[str, Any]:
+    def get_reflection(self, agent_id: str, reflection_id: str) -> Reflection:
         """One reflection, with its proposals (GET /agents/{agent_id}/reflections/{reflection_id})"""
-        return self._send(Request('GET', '/agents/{agent_id}/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, Reflection, None))
 
     def get_retrieval_weights(self) -> WeightsOut:
         """The key's agent's Generative Agents weights (recency, importance, relevance): learned, or the configured ones (GET /retrieve/weights)"""
         return self._send(Request('GET', '/retrieve/weights', {}, {}, None, WeightsOut, None))
 
-    def get_skill(self, stable_id: str) -> dict[str, Any]:
+    def get_skill(self, stable_id: str) -> SkillVersions:
         """A skill's versions, newest first, and its marketplace listing (GET /skills/{stable_id})"""
-        return self._send(Request('GET', '/skills/{stable_id}', {'stable_id': stable_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/skills/{stable_id}', {'stable_id': stable_id}, {}, None, SkillVersions, None))
 
     def get_workspace(self, agent_id: str, *, at: datetime | None = None) -> Workspace:
         """Export the agent's memory as a Markdown workspace: relative paths to file texts; decay scores as of `at` (default now) (GET /agents/{agent_id}/workspace)"""
         return self._send(Request('GET', '/agents/{agent_id}/workspace', {'agent_id': agent_id}, {'at': at}, None, Workspace, None))
 
-    def hormone_event(self, agent_id: str, body: HormoneEventIn | dict[str, Any]) -> dict[str, Any]:
+    def hormone_event(self, agent_id: str, body: HormoneEventIn | dict[str, Any]) -> HormoneLevels:
         """A hormonal event (reward, error, social, achievement, urgency) spikes the agent's levels (POST /agents/{agent_id}/hormones/events)"""
-        return self._send(Request('POST', '/agents/{agent_id}/hormones/events', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/hormones/events', {'agent_id': agent_id}, {}, body, HormoneLevels, None))
 
     def import_agent(self, body: str | bytes) -> Imported:
         """Import an export (admin); importing twice changes nothing (POST /agents/import)"""
@@ -514,9 +536,9 @@ class Routes:
         """Make an API key for an agent (admin); the key is shown this once (POST /agents/{agent_id}/keys)"""
         return self._send(Request('POST', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, body, KeyOut, None))
 
-    def item_versions(self, agent_id: str, item_id: str) -> dict[str, Any]:
+    def item_versions(self, agent_id: str, item_id: str) -> ItemHistory:
         """An item's earlier versions, newest first, each with its properties as they were, who wrote and who replaced it, when, why and the audit record (GET /agents/{agent_id}/versions/{item_id})"""
-        return self._send(Request('GET', '/agents/{agent_id}/versions/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/versions/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, ItemHistory, None))
 
     def k_hop(self, body: KHopIn | dict[str, Any]) -> list[KHopEntity]:
         """Entities within k hops at a block, with path, depth and predicates (POST /topology/k-hop)"""
@@ -530,35 +552,35 @@ class Routes:
         """Agents: all for an admin, the own clade's otherwise (GET /agents)"""
         return self._send(Request('GET', '/agents', {}, {}, None, list[AgentOut], None))
 
-    def list_alerts(self, agent_id: str, *, all: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+    def list_alerts(self, agent_id: str, *, all: bool = False, limit: int = 100) -> list[AlertRecord]:
         """The agent's alerts: those not acknowledged, or all (newest first) (GET /agents/{agent_id}/alerts)"""
-        return self._send(Request('GET', '/agents/{agent_id}/alerts', {'agent_id': agent_id}, {'all': all, 'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/alerts', {'agent_id': agent_id}, {'all': all, 'limit': limit}, None, list[AlertRecord], None))
 
     @paged
-    def list_all_audit(self, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+    def list_all_audit(self, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[TrailRecord]:
         """Every audit record, the service's own included (admin) (GET /audit)"""
-        return self._send(Request('GET', '/audit', {}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/audit', {}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[TrailRecord], None))
 
     def list_analysis_runs(self, *, algorithm: str | None = None, graph: str | None = None, limit: int = 50) -> list[Run]:
         """Written analysis runs, newest first (GET /analytics/runs)"""
         return self._send(Request('GET', '/analytics/runs', {}, {'algorithm': algorithm, 'graph': graph, 'limit': limit}, None, list[Run], None))
 
     @paged
-    def list_audit(self, agent_id: str, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+    def list_audit(self, agent_id: str, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[TrailRecord]:
         """The agent's audit trail, newest first: each record with the spec's action, actor tag, approval, trigger, items and its audit.log line (GET /agents/{agent_id}/audit)"""
-        return self._send(Request('GET', '/agents/{agent_id}/audit', {'agent_id': agent_id}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/audit', {'agent_id': agent_id}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[TrailRecord], None))
 
-    def list_beliefs(self, agent_id: str) -> list[dict[str, Any]]:
+    def list_beliefs(self, agent_id: str) -> list[Belief]:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
-    def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[dict[str, Any]]:
+    def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[Decision]:
         """The agent's decision records (Loop 1), newest first: what was injected and referenced, the outcome, cost and missing context (GET /agents/{agent_id}/context/decisions)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[Decision], None))
 
-    def list_context_mutations(self, agent_id: str) -> list[dict[str, Any]]:
+    def list_context_mutations(self, agent_id: str) -> list[Mutation]:
         """Loop 3's policy mutations, newest first: staged (with their confidence and trials), validated (and the revision each became) or refuted (GET /agents/{agent_id}/context/mutations)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/mutations', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/mutations', {'agent_id': agent_id}, {}, None, list[Mutation], None))
 
     def list_curator_cycles(self, *, agent_id: str | None = None, limit: int = 20) -> list[CycleOut]:
         """An agent's Curator cycles, newest first (GET /curator/cycles)"""
@@ -583,33 +605,33 @@ class Routes:
         return self._send(Request('GET', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, None, list[KeyOut], None))
 
     @paged
-    def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+    def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[Memory]:
         """The agent's memories, newest first: of a store, of a day (the episodic log); only the archived ones with archived=true, both with include_archived=true; each with its relevance now (section 9) (GET /agents/{agent_id}/memories)"""
-        return self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'include_archived': include_archived, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'include_archived': include_archived, 'offset': offset, 'limit': limit}, None, list[Memory], None))
 
     def list_mental_models(self) -> list[MentalModelOut]:
         """The 13 core mental models, each a public structural Insight every agent retrieves (GET /mental-models)"""
         return self._send(Request('GET', '/mental-models', {}, {}, None, list[MentalModelOut], None))
 
-    def list_policy_revisions(self, agent_id: str) -> list[dict[str, Any]]:
+    def list_policy_revisions(self, agent_id: str) -> list[PolicyRevision]:
         """The policy's revisions, newest first, each with the policy it held, who wrote it, when and why (GET /agents/{agent_id}/context/policy/revisions)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/policy/revisions', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/policy/revisions', {'agent_id': agent_id}, {}, None, list[PolicyRevision], None))
 
-    def list_proposals(self, agent_id: str, *, status: list[str] | None = None, limit: int = 100) -> list[dict[str, Any]]:
+    def list_proposals(self, agent_id: str, *, status: list[str] | None = None, limit: int = 100) -> list[Proposal]:
         """The proposals to this agent's memory, by number (a sub-agent: its own) (GET /agents/{agent_id}/proposals)"""
-        return self._send(Request('GET', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {'status': status, 'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {'status': status, 'limit': limit}, None, list[Proposal], None))
 
-    def list_reflections(self, agent_id: str) -> list[dict[str, Any]]:
+    def list_reflections(self, agent_id: str) -> list[Reflection]:
         """The reflection log: every reflection, newest first (GET /agents/{agent_id}/reflections)"""
-        return self._send(Request('GET', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, None, list[Reflection], None))
 
     def list_scheduler_jobs(self) -> Jobs:
         """The periodic jobs: schedule, last run, duration and error (admin) (GET /scheduler/jobs)"""
         return self._send(Request('GET', '/scheduler/jobs', {}, {}, None, Jobs, None))
 
-    def list_skills(self, *, category: str | None = None, tag: str | None = None, include_deprecated: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+    def list_skills(self, *, category: str | None = None, tag: str | None = None, include_deprecated: bool = False, limit: int = 100) -> list[ListedSkill]:
         """The skills the key sees, each at its newest version, with its listing (GET /skills)"""
-        return self._send(Request('GET', '/skills', {}, {'category': category, 'tag': tag, 'include_deprecated': include_deprecated, 'limit': limit}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/skills', {}, {'category': category, 'tag': tag, 'include_deprecated': include_deprecated, 'limit': limit}, None, list[ListedSkill], None))
 
     def list_strategies(self, *, agent_id: str | None = None) -> list[StrategyOut]:
         """The agent's strategies with their Performance-Safety Ratio (packaging above 0.90) (GET /strategies)"""
@@ -627,13 +649,13 @@ class Routes:
         """pending-reflection.md: the reflection waiting for approval, in section 10.5's format (GET /agents/{agent_id}/reflections/pending.md)"""
         return self._send(Request('GET', '/agents/{agent_id}/reflections/pending.md', {'agent_id': agent_id}, {}, None, str, None))
 
-    def memory_stats(self, *, agent_id: str | None = None) -> dict[str, Any]:
+    def memory_stats(self, *, agent_id: str | None = None) -> VisibleCounts:
         """How many episodes and entries the key may see (GET /stats)"""
-        return self._send(Request('GET', '/stats', {}, {'agent_id': agent_id}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/stats', {}, {'agent_id': agent_id}, None, VisibleCounts, None))
 
-    def merge_crystals(self, body: MergeIn | dict[str, Any]) -> dict[str, Any]:
+    def merge_crystals(self, body: MergeIn | dict[str, Any]) -> Merged:
         """Merge crystals of the key's agent: the winner consolidated, the losers archived under it (merged provenance links); audited (POST /crystals/merge)"""
-        return self._send(Request('POST', '/crystals/merge', {}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/crystals/merge', {}, {}, body, Merged, None))
 
     def metric_series(self, *, agent_id: str | None = None, name: str | None = None, since: Any | None = None, until: Any | None = None) -> SeriesOut:
         """An agent's daily metric samples, for plotting (GET /metrics/series)"""
@@ -643,25 +665,25 @@ class Routes:
         """Pin a critical fact (added when missing): it never decays and every edit keeps it (POST /agents/{agent_id}/core/critical/pin)"""
         return self._send(Request('POST', '/agents/{agent_id}/core/critical/pin', {'agent_id': agent_id}, {}, body, CoreOut, None))
 
-    def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> dict[str, Any]:
+    def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Preassembled:
         """Build the agent's workspace ahead of its next decision (its state changed): kept, so the next assemble in this situation answers from it (POST /agents/{agent_id}/context/preassemble)"""
-        return self._send(Request('POST', '/agents/{agent_id}/context/preassemble', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/context/preassemble', {'agent_id': agent_id}, {}, body, Preassembled, None))
 
     def proposals_pending_md(self, agent_id: str) -> str:
         """pending-memories.md (13.2): the open proposals, conflicts flagged (13.6) (GET /agents/{agent_id}/proposals/pending.md)"""
         return self._send(Request('GET', '/agents/{agent_id}/proposals/pending.md', {'agent_id': agent_id}, {}, None, str, None))
 
-    def propose_memory(self, agent_id: str, body: ProposalIn | dict[str, Any]) -> dict[str, Any]:
+    def propose_memory(self, agent_id: str, body: ProposalIn | dict[str, Any]) -> Proposal:
         """A sub-agent proposes a memory to its main agent (13.2): pending, flagged as a conflict, or committed at once when the main agent trusts it at this confidence (POST /agents/{agent_id}/proposals)"""
-        return self._send(Request('POST', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {}, body, Proposal, None))
 
-    def recalibrate_context_policy(self, agent_id: str) -> dict[str, Any]:
+    def recalibrate_context_policy(self, agent_id: str) -> Recalibrated | Unchanged:
         """Loop 2 now: the policy recalibrated from the decisions since it was last validated — a new revision, each category moved by at most 0.02 (none when there is nothing new to read) (POST /agents/{agent_id}/context/recalibrate)"""
-        return self._send(Request('POST', '/agents/{agent_id}/context/recalibrate', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/context/recalibrate', {'agent_id': agent_id}, {}, None, Recalibrated | Unchanged, None))
 
-    def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 10) -> dict[str, Any]:
+    def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 10) -> RecallAnswer:
         """Recall by query type (section 11.1), ranked by match x relevance; archived never, dormant only when explicit (GET /agents/{agent_id}/recall)"""
-        return self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k}, None, dict[str, Any], None))
+        return self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k}, None, RecallAnswer, None))
 
     def record_episode(self, body: EpisodeIn | dict[str, Any]) -> IngestOut:
         """Record one episode (idempotent by id) (POST /episodes)"""
@@ -675,33 +697,33 @@ class Routes:
         """Record today's metric samples now (the agent, or an admin) (POST /metrics/samples)"""
         return self._send(Request('POST', '/metrics/samples', {}, {}, body, SamplesRecorded, None))
 
-    def record_skill_execution(self, stable_id: str, body: ExecutionIn | dict[str, Any]) -> dict[str, Any]:
+    def record_skill_execution(self, stable_id: str, body: ExecutionIn | dict[str, Any]) -> ListedSkill:
         """Record an execution of the skill's newest version: its record, steering reward and listing (POST /skills/{stable_id}/executions)"""
-        return self._send(Request('POST', '/skills/{stable_id}/executions', {'stable_id': stable_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/skills/{stable_id}/executions', {'stable_id': stable_id}, {}, body, ListedSkill, None))
 
-    def reflect(self, agent_id: str, body: ReflectIn | dict[str, Any]) -> dict[str, Any]:
+    def reflect(self, agent_id: str, body: ReflectIn | dict[str, Any]) -> Reflection:
         """Reflect now (section 10): a pending reflection, applied only when a person approves it (POST /agents/{agent_id}/reflections)"""
-        return self._send(Request('POST', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, body, Reflection, None))
 
     def register_agent(self, body: AgentIn | dict[str, Any]) -> AgentOut:
         """Register an agent (admin) (POST /agents)"""
         return self._send(Request('POST', '/agents', {}, {}, body, AgentOut, None))
 
-    def reinforce_memories(self, agent_id: str, body: ReinforceIn | dict[str, Any]) -> list[dict[str, Any]]:
+    def reinforce_memories(self, agent_id: str, body: ReinforceIn | dict[str, Any]) -> list[Reinforced]:
         """Reinforce memories (section 9.4): one more access, the last access now (POST /agents/{agent_id}/memories/reinforce)"""
-        return self._send(Request('POST', '/agents/{agent_id}/memories/reinforce', {'agent_id': agent_id}, {}, body, list[dict[str, Any]], None))
+        return self._send(Request('POST', '/agents/{agent_id}/memories/reinforce', {'agent_id': agent_id}, {}, body, list[Reinforced], None))
 
-    def resolve_context_policy(self, agent_id: str, body: SituationIn | dict[str, Any]) -> dict[str, Any]:
+    def resolve_context_policy(self, agent_id: str, body: SituationIn | dict[str, Any]) -> Resolved:
         """The allocations one decision gets: base, then the task's, phase's and regime's overrides (later wins), normalised, then the affect modulation of the PAD vector; nothing is written (POST /agents/{agent_id}/context/policy/resolve)"""
-        return self._send(Request('POST', '/agents/{agent_id}/context/policy/resolve', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/context/policy/resolve', {'agent_id': agent_id}, {}, body, Resolved, None))
 
     def resolve_entity(self, q: str, *, limit: int = 10) -> list[ResolvedEntity]:
         """Entities matching a name, symbol, alias, canonical id or address (GET /entities/resolve)"""
         return self._send(Request('GET', '/entities/resolve', {}, {'q': q, 'limit': limit}, None, list[ResolvedEntity], None))
 
-    def restore_memories(self, agent_id: str, body: IdsIn | dict[str, Any]) -> dict[str, Any]:
+    def restore_memories(self, agent_id: str, body: IdsIn | dict[str, Any]) -> Restored:
         """Bring archived memories back into search (POST /agents/{agent_id}/memories/restore)"""
-        return self._send(Request('POST', '/agents/{agent_id}/memories/restore', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/memories/restore', {'agent_id': agent_id}, {}, body, Restored, None))
 
     def retrieval_feedback(self, body: RetrieveFeedbackFeedbackIn | dict[str, Any]) -> FeedbackOut:
         """Whether a decision's retrieval was useful: one Hedge step on the agent's Generative Agents weights (once per decision, audited) (POST /retrieve/feedback)"""
@@ -719,9 +741,9 @@ class Routes:
         """Replace a core block's text (409 past the cap, saying by how many tokens) (PUT /agents/{agent_id}/core/{block})"""
         return self._send(Request('PUT', '/agents/{agent_id}/core/{block}', {'agent_id': agent_id, 'block': block}, {}, body, CoreOut, None))
 
-    def rollback(self, agent_id: str, body: RollbackIn | dict[str, Any]) -> dict[str, Any]:
+    def rollback(self, agent_id: str, body: RollbackIn | dict[str, Any]) -> RollbackDone | RollbackPlan:
         """Roll back one item to a version, a reflection, an actor's changes, a session, one change, a rollback, or the whole memory to a time (a person's key or the admin's); 409 names a later change it would roll over, unless forced; dry_run shows what it would do (POST /agents/{agent_id}/rollback)"""
-        return self._send(Request('POST', '/agents/{agent_id}/rollback', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/rollback', {'agent_id': agent_id}, {}, body, RollbackDone | RollbackPlan, None))
 
     def run_analysis(self, algorithm: str, body: AnalysisIn | dict[str, Any]) -> Analysis:
         """Run a GDS algorithm on a projection (dropped afterwards); write=true keeps the run and its results (POST /analytics/{algorithm})"""
@@ -739,9 +761,9 @@ class Routes:
         """Vector or full-text search over what the key may see (POST /search)"""
         return self._send(Request('POST', '/search', {}, {}, body, list[Hit], None))
 
-    def search_skills(self, q: str, *, perspective: str = 'procedural', k: int = 10) -> list[dict[str, Any]]:
+    def search_skills(self, q: str, *, perspective: str = 'procedural', k: int = 10) -> list[FoundSkill]:
         """Skills nearest a query by one of their views: procedural (steps), causal (cause and effect) or entity (tools and APIs) (GET /skills/search)"""
-        return self._send(Request('GET', '/skills/search', {}, {'q': q, 'perspective': perspective, 'k': k}, None, list[dict[str, Any]], None))
+        return self._send(Request('GET', '/skills/search', {}, {'q': q, 'perspective': perspective, 'k': k}, None, list[FoundSkill], None))
 
     def send_message(self, agent_id: str, body: MessageIn | dict[str, Any]) -> MessageOut:
         """Pass a user's message: remember, recall, forget (a preview) or reflect, by its phrase (POST /agents/{agent_id}/messages)"""
@@ -755,37 +777,37 @@ class Routes:
         """Set an agent's limits per key on each replica (admin): concurrency and rate, 429 above; a null one takes the service's setting (PUT /agents/{agent_id}/limits)"""
         return self._send(Request('PUT', '/agents/{agent_id}/limits', {'agent_id': agent_id}, {}, body, LimitsOut, None))
 
-    def set_context_policy(self, agent_id: str, body: PolicyIn | dict[str, Any]) -> dict[str, Any]:
+    def set_context_policy(self, agent_id: str, body: PolicyIn | dict[str, Any]) -> Policy:
         """Change the agent's context policy: a new revision (audited), the previous one closed (PUT /agents/{agent_id}/context/policy)"""
-        return self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, Policy, None))
 
     def set_entry_scope(self, entry_id: str, body: ScopeIn | dict[str, Any]) -> EditOut:
         """Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope widens; a confidential entry stays private; the earlier scope is kept as a version (POST /entries/{entry_id}/scope)"""
         return self._send(Request('POST', '/entries/{entry_id}/scope', {'entry_id': entry_id}, {}, body, EditOut, None))
 
-    def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> dict[str, Any]:
+    def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> NetworkOverride:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
-        return self._send(Request('PUT', '/hormones/network', {}, {}, body, dict[str, Any], None))
+        return self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
 
-    def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> dict[str, Any]:
+    def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> TrustSet:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
-        return self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, TrustSet, None))
 
     def shortest_path(self, source: str, target: str, block: int, *, known_at: int | None = None) -> TopologyPath:
         """The shortest dependency path between two entities at a block (GET /topology/path)"""
         return self._send(Request('GET', '/topology/path', {}, {'from': source, 'to': target, 'block': block, 'known_at': known_at}, None, TopologyPath, None))
 
-    def skill_new_version(self, stable_id: str, body: VersionIn | dict[str, Any]) -> dict[str, Any]:
+    def skill_new_version(self, stable_id: str, body: VersionIn | dict[str, Any]) -> NewVersion:
         """A new version of the skill (a new frozen crystal; the version before deprecated) (POST /skills/{stable_id}/versions)"""
-        return self._send(Request('POST', '/skills/{stable_id}/versions', {'stable_id': stable_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('POST', '/skills/{stable_id}/versions', {'stable_id': stable_id}, {}, body, NewVersion, None))
 
-    def stage_context_mutations(self, agent_id: str) -> dict[str, Any]:
+    def stage_context_mutations(self, agent_id: str) -> Staged:
         """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
-        return self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
-    def start_session(self, agent_id: str) -> dict[str, Any]:
+    def start_session(self, agent_id: str) -> SessionStart:
         """Start a session: the critical items' checksums verified, and the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged (POST /agents/{agent_id}/sessions)"""
-        return self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionStart, None))
 
     def strategy_package(self, strategy: str, *, agent_id: str | None = None) -> StrategyPackageOut:
         """A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links (GET /strategies/{strategy}/package)"""
@@ -795,9 +817,9 @@ class Routes:
         """Events as they happen (Server-Sent Events); resumes after Last-Event-ID or after= (GET /events/stream)"""
         return self._send(Request('GET', '/events/stream', {}, {'type': type, 'agent_id': agent_id, 'since': since, 'until': until, 'after': after, 'max_seconds': max_seconds}, None, bytes, None))
 
-    def trust_subagent(self, agent_id: str, sub_id: str, body: ProposalsTrustIn | dict[str, Any]) -> dict[str, Any]:
+    def trust_subagent(self, agent_id: str, sub_id: str, body: ProposalsTrustIn | dict[str, Any]) -> Trust:
         """Auto-commit (13.4): a sub-agent's proposals from this confidence up are committed at once (PUT /agents/{agent_id}/subagents/{sub_id}/trust)"""
-        return self._send(Request('PUT', '/agents/{agent_id}/subagents/{sub_id}/trust', {'agent_id': agent_id, 'sub_id': sub_id}, {}, body, dict[str, Any], None))
+        return self._send(Request('PUT', '/agents/{agent_id}/subagents/{sub_id}/trust', {'agent_id': agent_id, 'sub_id': sub_id}, {}, body, Trust, None))
 
     def unpin_critical_fact(self, agent_id: str, body: PinIn | dict[str, Any]) -> CoreOut:
         """Unpin a critical fact (it stays in the block; edits may now change it) (POST /agents/{agent_id}/core/critical/unpin)"""
@@ -819,9 +841,9 @@ class Routes:
 class AsyncRoutes:
     _send: Callable[[Request], Any]
 
-    async def acknowledge_alert(self, agent_id: str, alert_id: str) -> dict[str, Any]:
+    async def acknowledge_alert(self, agent_id: str, alert_id: str) -> AlertRecord:
         """Acknowledge an alert (a person's key for the agent, or the admin's): audited, and not returned at session start again (POST /agents/{agent_id}/alerts/{alert_id}/acknowledge)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/alerts/{alert_id}/acknowledge', {'agent_id': agent_id, 'alert_id': alert_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/alerts/{alert_id}/acknowledge', {'agent_id': agent_id, 'alert_id': alert_id}, {}, None, AlertRecord, None))
 
     async def add_entries(self, body: EntryBatch | dict[str, Any]) -> list[DecisionOut]:
         """Propose up to 1,000 entries; one decision each (POST /entries/batch)"""
@@ -848,41 +870,41 @@ class AsyncRoutes:
         """audit.log (12.4): TIMESTAMP | ACTION | ITEM | ACTOR | APPROVAL | SUMMARY, oldest first (GET /agents/{agent_id}/audit.log)"""
         return await self._send(Request('GET', '/agents/{agent_id}/audit.log', {'agent_id': agent_id}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, str, None))
 
-    async def all_audit_digests(self) -> list[dict[str, Any]]:
+    async def all_audit_digests(self) -> list[AuditDigest]:
         """The service's own monthly digests (records of no agent), newest first (admin) (GET /audit/digests)"""
-        return await self._send(Request('GET', '/audit/digests', {}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/audit/digests', {}, {}, None, list[AuditDigest], None))
 
     async def append_core_block(self, agent_id: str, block: str, body: AppendIn | dict[str, Any]) -> CoreOut:
         """Append lines to a core block (409 past the cap) (POST /agents/{agent_id}/core/{block}/append)"""
         return await self._send(Request('POST', '/agents/{agent_id}/core/{block}/append', {'agent_id': agent_id, 'block': block}, {}, body, CoreOut, None))
 
-    async def assemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Any:
+    async def assemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Assembly:
         """The agent's workspace for one decision (S2.1, S5.1): each category fetched and budgeted, disclosed, masked and ordered; the rendered prompt text, the reasons per category and the delta from its previous workspace; from the kept workspace while it is fresh (POST /agents/{agent_id}/context/assemble)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/context/assemble', {'agent_id': agent_id}, {}, body, None, None))
+        return await self._send(Request('POST', '/agents/{agent_id}/context/assemble', {'agent_id': agent_id}, {}, body, Assembly, None))
 
     async def assert_facts(self, body: FactsIn | dict[str, Any]) -> FactsAsserted:
         """Assert facts in order; each closes the active facts it contradicts (exclusive predicates) (POST /facts)"""
         return await self._send(Request('POST', '/facts', {}, {}, body, FactsAsserted, None))
 
-    async def audit_critical(self, agent_id: str) -> dict[str, Any]:
+    async def audit_critical(self, agent_id: str) -> CriticalChanges:
         """Has a critical item ever changed: the agent's configuration, identity and critical facts, each with its records (GET /agents/{agent_id}/audit/critical)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/audit/critical', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/audit/critical', {'agent_id': agent_id}, {}, None, CriticalChanges, None))
 
-    async def audit_digests(self, agent_id: str) -> list[dict[str, Any]]:
+    async def audit_digests(self, agent_id: str) -> list[AuditDigest]:
         """The monthly digests (12.6) the trail's records older than its window were folded into, newest month first: counts, notable events and each digest's Markdown (GET /agents/{agent_id}/audit/digests)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/audit/digests', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/audit/digests', {'agent_id': agent_id}, {}, None, list[AuditDigest], None))
 
-    async def audit_forgotten(self, agent_id: str, about: str, *, limit: int = 50) -> dict[str, Any]:
+    async def audit_forgotten(self, agent_id: str, about: str, *, limit: int = 50) -> Forgotten:
         """Why was X forgotten: the archived memories about X and the records that archived, deleted or decayed them (GET /agents/{agent_id}/audit/forgotten)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/audit/forgotten', {'agent_id': agent_id}, {'about': about, 'limit': limit}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/audit/forgotten', {'agent_id': agent_id}, {'about': about, 'limit': limit}, None, Forgotten, None))
 
-    async def audit_of_item(self, agent_id: str, item_id: str) -> dict[str, Any]:
+    async def audit_of_item(self, agent_id: str, item_id: str) -> ItemChanges:
         """Who changed an item: its records newest first and the actors, first seen first (GET /agents/{agent_id}/audit/items/{item_id})"""
-        return await self._send(Request('GET', '/agents/{agent_id}/audit/items/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/audit/items/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, ItemChanges, None))
 
-    async def audit_of_reflection(self, agent_id: str, reflection_id: str) -> list[dict[str, Any]]:
+    async def audit_of_reflection(self, agent_id: str, reflection_id: str) -> list[TrailRecord]:
         """What one reflection did: its proposal, its decision and every change applied under it (GET /agents/{agent_id}/audit/reflections/{reflection_id})"""
-        return await self._send(Request('GET', '/agents/{agent_id}/audit/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/audit/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, list[TrailRecord], None))
 
     async def before_compact(self, body: CompactIn | dict[str, Any]) -> CompactState:
         """Pi hook session(before_compact): the agent's warnings, playbook heuristics and recent unconsolidated episodes to keep across a context compaction (read-only) (POST /hooks/before_compact)"""
@@ -908,17 +930,17 @@ class AsyncRoutes:
         """What an entry leads to, up to 3 hops, by weight x recency (GET /causal/{entry_id}/consequences)"""
         return await self._send(Request('GET', '/causal/{entry_id}/consequences', {'entry_id': entry_id}, {'depth': depth}, None, list[CausalHit], None))
 
-    async def consolidate_crystals(self) -> dict[str, Any]:
+    async def consolidate_crystals(self) -> PassSummary:
         """Run a consolidation pass now (admin): importance rescored, the forgotten expired or archived, near-duplicate promoted crystals merged (POST /crystals/consolidate)"""
-        return await self._send(Request('POST', '/crystals/consolidate', {}, {}, None, dict[str, Any], None))
+        return await self._send(Request('POST', '/crystals/consolidate', {}, {}, None, PassSummary, None))
 
-    async def context_feedback(self, agent_id: str, body: FeedbackIn | dict[str, Any]) -> dict[str, Any]:
+    async def context_feedback(self, agent_id: str, body: FeedbackIn | dict[str, Any]) -> Recorded:
         """Loop 1: a decision made with a workspace — what it referenced (cited, quoted or paraphrased), its outcome, cost and missing context; moves the Beta beliefs of its categories in its regime (audited); a mutation's trial, a compression guideline, Loop 2 on a regime change (POST /agents/{agent_id}/context/feedback)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/context/feedback', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/context/feedback', {'agent_id': agent_id}, {}, body, Recorded, None))
 
-    async def context_policy_delta(self, agent_id: str, from_revision: int, *, to_revision: int | None = None) -> dict[str, Any]:
+    async def context_policy_delta(self, agent_id: str, from_revision: int, *, to_revision: int | None = None) -> PolicyDelta:
         """What moved between two revisions of the policy: allocations per category and what else changed (GET /agents/{agent_id}/context/policy/delta)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, PolicyDelta, None))
 
     async def contradict_entry(self, entry_id: str) -> EntryOut:
         """Contradicted: confidence -0.15 (floor 0.05) (POST /entries/{entry_id}/downvote)"""
@@ -928,29 +950,29 @@ class AsyncRoutes:
         """A core block's earlier texts, newest first, each closed when the next edit replaced it (GET /agents/{agent_id}/core/{block}/versions)"""
         return await self._send(Request('GET', '/agents/{agent_id}/core/{block}/versions', {'agent_id': agent_id, 'block': block}, {}, None, list[VersionOut], None))
 
-    async def crystal_attribution(self, crystal_id: str) -> dict[str, Any]:
+    async def crystal_attribution(self, crystal_id: str) -> Attribution:
         """The attribution chain (getAttributionChain): every distinct actor of the lineage, breadth first (GET /crystals/{crystal_id}/provenance/attribution)"""
-        return await self._send(Request('GET', '/crystals/{crystal_id}/provenance/attribution', {'crystal_id': crystal_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/crystals/{crystal_id}/provenance/attribution', {'crystal_id': crystal_id}, {}, None, Attribution, None))
 
-    async def crystal_lifecycle(self, crystal_id: str, body: TransitionIn | dict[str, Any]) -> dict[str, Any]:
+    async def crystal_lifecycle(self, crystal_id: str, body: TransitionIn | dict[str, Any]) -> Transition:
         """Move a crystal along its lifecycle: only the state diagram's transitions (409 naming both states otherwise); audited; expired removes it from every read path (POST /crystals/{crystal_id}/lifecycle)"""
-        return await self._send(Request('POST', '/crystals/{crystal_id}/lifecycle', {'crystal_id': crystal_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/crystals/{crystal_id}/lifecycle', {'crystal_id': crystal_id}, {}, body, Transition, None))
 
-    async def crystal_new_version(self, crystal_id: str, body: VersionIn | dict[str, Any]) -> dict[str, Any]:
+    async def crystal_new_version(self, crystal_id: str, body: VersionIn | dict[str, Any]) -> NewVersion:
         """Change a frozen crystal: it is immutable, so the change is a new crystal, its next version (mutated provenance link), and the version before is deprecated (POST /crystals/{crystal_id}/versions)"""
-        return await self._send(Request('POST', '/crystals/{crystal_id}/versions', {'crystal_id': crystal_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/crystals/{crystal_id}/versions', {'crystal_id': crystal_id}, {}, body, NewVersion, None))
 
-    async def crystal_provenance(self, crystal_id: str, *, depth: int = 5) -> list[dict[str, Any]]:
+    async def crystal_provenance(self, crystal_id: str, *, depth: int = 5) -> list[ProvenanceNode]:
         """The crystal's provenance DAG to depth 5 as ProvenanceNodes (operation, actor, time, parents, metadata), over the crystals the key may see (GET /crystals/{crystal_id}/provenance)"""
-        return await self._send(Request('GET', '/crystals/{crystal_id}/provenance', {'crystal_id': crystal_id}, {'depth': depth}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/crystals/{crystal_id}/provenance', {'crystal_id': crystal_id}, {'depth': depth}, None, list[ProvenanceNode], None))
 
-    async def crystal_provenance_tree(self, crystal_id: str, *, depth: int = 5) -> dict[str, Any]:
+    async def crystal_provenance_tree(self, crystal_id: str, *, depth: int = 5) -> ProvenanceTree:
         """The derivation tree (getDerivationTree), to depth 5 (GET /crystals/{crystal_id}/provenance/tree)"""
-        return await self._send(Request('GET', '/crystals/{crystal_id}/provenance/tree', {'crystal_id': crystal_id}, {'depth': depth}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/crystals/{crystal_id}/provenance/tree', {'crystal_id': crystal_id}, {'depth': depth}, None, ProvenanceTree, None))
 
-    async def crystallize_skill(self, body: CrystallizeIn | dict[str, Any]) -> dict[str, Any]:
+    async def crystallize_skill(self, body: CrystallizeIn | dict[str, Any]) -> Crystallized:
         """Crystallize a generated or activated crystal as a skill: frozen, a stable skill id, version 1, tags, category, its three views (POST /skills)"""
-        return await self._send(Request('POST', '/skills', {}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/skills', {}, {}, body, Crystallized, None))
 
     async def curator_cycle_operations(self, cycle_id: str) -> list[OperationOut]:
         """What a cycle did: each operation, on which entry, why, from which episodes (GET /curator/cycles/{cycle_id}/operations)"""
@@ -960,17 +982,17 @@ class AsyncRoutes:
         """The curiosity composite of an event for the agent's positions: the topology modifier plus the information-lag term (POST /topology/curiosity)"""
         return await self._send(Request('POST', '/topology/curiosity', {}, {}, body, Curiosity, None))
 
-    async def decide_proposal(self, agent_id: str, proposal_id: str, body: ProposalDecisionIn | dict[str, Any]) -> dict[str, Any]:
+    async def decide_proposal(self, agent_id: str, proposal_id: str, body: ProposalDecisionIn | dict[str, Any]) -> Proposal:
         """Commit (to the suggested store or another), reject with a reason, or defer a proposal (13.3) (POST /agents/{agent_id}/proposals/{proposal_id}/decision)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/proposals/{proposal_id}/decision', {'agent_id': agent_id, 'proposal_id': proposal_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/proposals/{proposal_id}/decision', {'agent_id': agent_id, 'proposal_id': proposal_id}, {}, body, Proposal, None))
 
-    async def decide_reflection(self, agent_id: str, reflection_id: str, body: DecisionIn | dict[str, Any]) -> dict[str, Any]:
+    async def decide_reflection(self, agent_id: str, reflection_id: str, body: DecisionIn | dict[str, Any]) -> Reflection:
         """Decide a pending reflection (a person's key or the admin's): approve, approve with changes, approve part, reject (POST /agents/{agent_id}/reflections/{reflection_id}/decision)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/reflections/{reflection_id}/decision', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/reflections/{reflection_id}/decision', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, body, Reflection, None))
 
-    async def deprecate_skill(self, stable_id: str, body: DeprecateIn | dict[str, Any]) -> dict[str, Any]:
+    async def deprecate_skill(self, stable_id: str, body: DeprecateIn | dict[str, Any]) -> Deprecated:
         """Deprecate the skill in favour of another (POST /skills/{stable_id}/deprecate)"""
-        return await self._send(Request('POST', '/skills/{stable_id}/deprecate', {'stable_id': stable_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/skills/{stable_id}/deprecate', {'stable_id': stable_id}, {}, body, Deprecated, None))
 
     async def edit_core_line(self, agent_id: str, block: str, body: LineIn | dict[str, Any]) -> CoreOut:
         """Edit one line of a core block, by its number or its current text (empty: delete it) (POST /agents/{agent_id}/core/{block}/line)"""
@@ -980,13 +1002,13 @@ class AsyncRoutes:
         """EDIT: refine an entry's content and conditions; the earlier version is kept (POST /entries/{entry_id}/edit)"""
         return await self._send(Request('POST', '/entries/{entry_id}/edit', {'entry_id': entry_id}, {}, body, EditOut, None))
 
-    async def end_network_weather(self) -> dict[str, Any]:
+    async def end_network_weather(self) -> WeatherEnded:
         """End the network cortisol override now (admin) (DELETE /hormones/network)"""
-        return await self._send(Request('DELETE', '/hormones/network', {}, {}, None, dict[str, Any], None))
+        return await self._send(Request('DELETE', '/hormones/network', {}, {}, None, WeatherEnded, None))
 
-    async def entity_episodes(self, entity_id: str, *, limit: int = 100) -> list[dict[str, Any]]:
+    async def entity_episodes(self, entity_id: str, *, limit: int = 100) -> list[RelatedEpisode]:
         """Episodes mentioning an entity and entries derived from them (visible ones only) (GET /entities/{entity_id:path}/related)"""
-        return await self._send(Request('GET', '/entities/{entity_id:path}/related', {'entity_id': entity_id}, {'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/entities/{entity_id:path}/related', {'entity_id': entity_id}, {'limit': limit}, None, list[RelatedEpisode], None))
 
     async def entity_lag(self, entity_id: str, *, since_block: int | None = None, until_block: int | None = None, known_at: int | None = None, agent_id: str | None = None, predicate: list[str] | None = None) -> EntityLag:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
@@ -1012,13 +1034,13 @@ class AsyncRoutes:
         """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
         return await self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | dict[str, Any], None))
 
-    async def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> dict[str, Any]:
+    async def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> ForgetPreview:
         """What forgetting a target would take, across every store and core memory; changes nothing (POST /agents/{agent_id}/forget/preview)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/forget/preview', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/forget/preview', {'agent_id': agent_id}, {}, body, ForgetPreview, None))
 
-    async def fork_crystal(self, crystal_id: str, body: ForkIn | dict[str, Any]) -> dict[str, Any]:
+    async def fork_crystal(self, crystal_id: str, body: ForkIn | dict[str, Any]) -> EntryForked | Forked:
         """Fork a crystal the key sees into a new one of the key's agent (a forked provenance link) (POST /crystals/{crystal_id}/fork)"""
-        return await self._send(Request('POST', '/crystals/{crystal_id}/fork', {'crystal_id': crystal_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/crystals/{crystal_id}/fork', {'crystal_id': crystal_id}, {}, body, EntryForked | Forked, None))
 
     async def get_admission_decision(self, decision_id: str) -> StoredDecisionOut:
         """A stored admission decision, to explain it (GET /admission/decisions/{decision_id})"""
@@ -1036,17 +1058,17 @@ class AsyncRoutes:
         """An agent's causal graph with its entries (the agent or an admin) (GET /agents/{agent_id}/causal-graph)"""
         return await self._send(Request('GET', '/agents/{agent_id}/causal-graph', {'agent_id': agent_id}, {}, None, CausalGraph, None))
 
-    async def get_context_policy(self, agent_id: str) -> dict[str, Any]:
+    async def get_context_policy(self, agent_id: str) -> Policy:
         """The agent's context policy at its current revision (revision 0: the spec's defaults) (GET /agents/{agent_id}/context/policy)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, None, Policy, None))
 
     async def get_core_memory(self, agent_id: str) -> CoreOut:
         """Core memory: the four blocks together, each with its tokens, the total and the cap (GET /agents/{agent_id}/core)"""
         return await self._send(Request('GET', '/agents/{agent_id}/core', {'agent_id': agent_id}, {}, None, CoreOut, None))
 
-    async def get_crystal(self, crystal_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+    async def get_crystal(self, crystal_id: str, *, include_archived: bool = False) -> Crystal:
         """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
-        return await self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, Crystal, None))
 
     async def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
         """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
@@ -1064,45 +1086,45 @@ class AsyncRoutes:
         """Facts about an entity valid at a block, as known at a time (ms), or both (GET /entities/{entity_id:path}/facts)"""
         return await self._send(Request('GET', '/entities/{entity_id:path}/facts', {'entity_id': entity_id}, {'block': block, 'known_at': known_at, 'predicate': predicate}, None, list[FactAbout], None))
 
-    async def get_hormones(self, agent_id: str) -> dict[str, Any]:
+    async def get_hormones(self, agent_id: str) -> HormoneLevels:
         """The agent's hormone levels now (decayed toward homeostasis), the override, the modulations (GET /agents/{agent_id}/hormones)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/hormones', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/hormones', {'agent_id': agent_id}, {}, None, HormoneLevels, None))
 
-    async def get_memory(self, agent_id: str, memory_id: str, *, include_archived: bool = False) -> dict[str, Any]:
+    async def get_memory(self, agent_id: str, memory_id: str, *, include_archived: bool = False) -> Memory:
         """One memory, with its relevance now; a forgotten (archived) one only with include_archived=true (GET /agents/{agent_id}/memories/{memory_id})"""
-        return await self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {'include_archived': include_archived}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/memories/{memory_id}', {'agent_id': agent_id, 'memory_id': memory_id}, {'include_archived': include_archived}, None, Memory, None))
 
     async def get_metrics(self, *, agent_id: str | None = None) -> MetricsOut:
         """An agent's cognitive quality metrics now, with alarms (GET /metrics)"""
         return await self._send(Request('GET', '/metrics', {}, {'agent_id': agent_id}, None, MetricsOut, None))
 
-    async def get_network_weather(self) -> dict[str, Any]:
+    async def get_network_weather(self) -> Weather:
         """The network cortisol override, if one is on (GET /hormones/network)"""
-        return await self._send(Request('GET', '/hormones/network', {}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/hormones/network', {}, {}, None, Weather, None))
 
     async def get_playbook(self, *, agent_id: str | None = None) -> str:
         """The agent's PLAYBOOK.md (text/markdown): promoted heuristics by strategy, and the active warnings (GET /playbook)"""
         return await self._send(Request('GET', '/playbook', {}, {'agent_id': agent_id}, None, str, None))
 
-    async def get_reflection(self, agent_id: str, reflection_id: str) -> dict[str, Any]:
+    async def get_reflection(self, agent_id: str, reflection_id: str) -> Reflection:
         """One reflection, with its proposals (GET /agents/{agent_id}/reflections/{reflection_id})"""
-        return await self._send(Request('GET', '/agents/{agent_id}/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/reflections/{reflection_id}', {'agent_id': agent_id, 'reflection_id': reflection_id}, {}, None, Reflection, None))
 
     async def get_retrieval_weights(self) -> WeightsOut:
         """The key's agent's Generative Agents weights (recency, importance, relevance): learned, or the configured ones (GET /retrieve/weights)"""
         return await self._send(Request('GET', '/retrieve/weights', {}, {}, None, WeightsOut, None))
 
-    async def get_skill(self, stable_id: str) -> dict[str, Any]:
+    async def get_skill(self, stable_id: str) -> SkillVersions:
         """A skill's versions, newest first, and its marketplace listing (GET /skills/{stable_id})"""
-        return await self._send(Request('GET', '/skills/{stable_id}', {'stable_id': stable_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/skills/{stable_id}', {'stable_id': stable_id}, {}, None, SkillVersions, None))
 
     async def get_workspace(self, agent_id: str, *, at: datetime | None = None) -> Workspace:
         """Export the agent's memory as a Markdown workspace: relative paths to file texts; decay scores as of `at` (default now) (GET /agents/{agent_id}/workspace)"""
         return await self._send(Request('GET', '/agents/{agent_id}/workspace', {'agent_id': agent_id}, {'at': at}, None, Workspace, None))
 
-    async def hormone_event(self, agent_id: str, body: HormoneEventIn | dict[str, Any]) -> dict[str, Any]:
+    async def hormone_event(self, agent_id: str, body: HormoneEventIn | dict[str, Any]) -> HormoneLevels:
         """A hormonal event (reward, error, social, achievement, urgency) spikes the agent's levels (POST /agents/{agent_id}/hormones/events)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/hormones/events', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/hormones/events', {'agent_id': agent_id}, {}, body, HormoneLevels, None))
 
     async def import_agent(self, body: str | bytes) -> Imported:
         """Import an export (admin); importing twice changes nothing (POST /agents/import)"""
@@ -1124,9 +1146,9 @@ class AsyncRoutes:
         """Make an API key for an agent (admin); the key is shown this once (POST /agents/{agent_id}/keys)"""
         return await self._send(Request('POST', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, body, KeyOut, None))
 
-    async def item_versions(self, agent_id: str, item_id: str) -> dict[str, Any]:
+    async def item_versions(self, agent_id: str, item_id: str) -> ItemHistory:
         """An item's earlier versions, newest first, each with its properties as they were, who wrote and who replaced it, when, why and the audit record (GET /agents/{agent_id}/versions/{item_id})"""
-        return await self._send(Request('GET', '/agents/{agent_id}/versions/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/versions/{item_id}', {'agent_id': agent_id, 'item_id': item_id}, {}, None, ItemHistory, None))
 
     async def k_hop(self, body: KHopIn | dict[str, Any]) -> list[KHopEntity]:
         """Entities within k hops at a block, with path, depth and predicates (POST /topology/k-hop)"""
@@ -1140,35 +1162,35 @@ class AsyncRoutes:
         """Agents: all for an admin, the own clade's otherwise (GET /agents)"""
         return await self._send(Request('GET', '/agents', {}, {}, None, list[AgentOut], None))
 
-    async def list_alerts(self, agent_id: str, *, all: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+    async def list_alerts(self, agent_id: str, *, all: bool = False, limit: int = 100) -> list[AlertRecord]:
         """The agent's alerts: those not acknowledged, or all (newest first) (GET /agents/{agent_id}/alerts)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/alerts', {'agent_id': agent_id}, {'all': all, 'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/alerts', {'agent_id': agent_id}, {'all': all, 'limit': limit}, None, list[AlertRecord], None))
 
     @paged
-    async def list_all_audit(self, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_all_audit(self, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[TrailRecord]:
         """Every audit record, the service's own included (admin) (GET /audit)"""
-        return await self._send(Request('GET', '/audit', {}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/audit', {}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[TrailRecord], None))
 
     async def list_analysis_runs(self, *, algorithm: str | None = None, graph: str | None = None, limit: int = 50) -> list[Run]:
         """Written analysis runs, newest first (GET /analytics/runs)"""
         return await self._send(Request('GET', '/analytics/runs', {}, {'algorithm': algorithm, 'graph': graph, 'limit': limit}, None, list[Run], None))
 
     @paged
-    async def list_audit(self, agent_id: str, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_audit(self, agent_id: str, *, since: datetime | None = None, until: datetime | None = None, verb: list[str] | None = None, actor: str | None = None, tag: str | None = None, item: str | None = None, offset: int = 0, limit: int = 50) -> list[TrailRecord]:
         """The agent's audit trail, newest first: each record with the spec's action, actor tag, approval, trigger, items and its audit.log line (GET /agents/{agent_id}/audit)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/audit', {'agent_id': agent_id}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/audit', {'agent_id': agent_id}, {'since': since, 'until': until, 'verb': verb, 'actor': actor, 'tag': tag, 'item': item, 'offset': offset, 'limit': limit}, None, list[TrailRecord], None))
 
-    async def list_beliefs(self, agent_id: str) -> list[dict[str, Any]]:
+    async def list_beliefs(self, agent_id: str) -> list[Belief]:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
-    async def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[Decision]:
         """The agent's decision records (Loop 1), newest first: what was injected and referenced, the outcome, cost and missing context (GET /agents/{agent_id}/context/decisions)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[Decision], None))
 
-    async def list_context_mutations(self, agent_id: str) -> list[dict[str, Any]]:
+    async def list_context_mutations(self, agent_id: str) -> list[Mutation]:
         """Loop 3's policy mutations, newest first: staged (with their confidence and trials), validated (and the revision each became) or refuted (GET /agents/{agent_id}/context/mutations)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/mutations', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/mutations', {'agent_id': agent_id}, {}, None, list[Mutation], None))
 
     async def list_curator_cycles(self, *, agent_id: str | None = None, limit: int = 20) -> list[CycleOut]:
         """An agent's Curator cycles, newest first (GET /curator/cycles)"""
@@ -1193,33 +1215,33 @@ class AsyncRoutes:
         return await self._send(Request('GET', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, None, list[KeyOut], None))
 
     @paged
-    async def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[dict[str, Any]]:
+    async def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[Memory]:
         """The agent's memories, newest first: of a store, of a day (the episodic log); only the archived ones with archived=true, both with include_archived=true; each with its relevance now (section 9) (GET /agents/{agent_id}/memories)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'include_archived': include_archived, 'offset': offset, 'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/memories', {'agent_id': agent_id}, {'store': store, 'day': day, 'archived': archived, 'include_archived': include_archived, 'offset': offset, 'limit': limit}, None, list[Memory], None))
 
     async def list_mental_models(self) -> list[MentalModelOut]:
         """The 13 core mental models, each a public structural Insight every agent retrieves (GET /mental-models)"""
         return await self._send(Request('GET', '/mental-models', {}, {}, None, list[MentalModelOut], None))
 
-    async def list_policy_revisions(self, agent_id: str) -> list[dict[str, Any]]:
+    async def list_policy_revisions(self, agent_id: str) -> list[PolicyRevision]:
         """The policy's revisions, newest first, each with the policy it held, who wrote it, when and why (GET /agents/{agent_id}/context/policy/revisions)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/policy/revisions', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/policy/revisions', {'agent_id': agent_id}, {}, None, list[PolicyRevision], None))
 
-    async def list_proposals(self, agent_id: str, *, status: list[str] | None = None, limit: int = 100) -> list[dict[str, Any]]:
+    async def list_proposals(self, agent_id: str, *, status: list[str] | None = None, limit: int = 100) -> list[Proposal]:
         """The proposals to this agent's memory, by number (a sub-agent: its own) (GET /agents/{agent_id}/proposals)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {'status': status, 'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {'status': status, 'limit': limit}, None, list[Proposal], None))
 
-    async def list_reflections(self, agent_id: str) -> list[dict[str, Any]]:
+    async def list_reflections(self, agent_id: str) -> list[Reflection]:
         """The reflection log: every reflection, newest first (GET /agents/{agent_id}/reflections)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, None, list[Reflection], None))
 
     async def list_scheduler_jobs(self) -> Jobs:
         """The periodic jobs: schedule, last run, duration and error (admin) (GET /scheduler/jobs)"""
         return await self._send(Request('GET', '/scheduler/jobs', {}, {}, None, Jobs, None))
 
-    async def list_skills(self, *, category: str | None = None, tag: str | None = None, include_deprecated: bool = False, limit: int = 100) -> list[dict[str, Any]]:
+    async def list_skills(self, *, category: str | None = None, tag: str | None = None, include_deprecated: bool = False, limit: int = 100) -> list[ListedSkill]:
         """The skills the key sees, each at its newest version, with its listing (GET /skills)"""
-        return await self._send(Request('GET', '/skills', {}, {'category': category, 'tag': tag, 'include_deprecated': include_deprecated, 'limit': limit}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/skills', {}, {'category': category, 'tag': tag, 'include_deprecated': include_deprecated, 'limit': limit}, None, list[ListedSkill], None))
 
     async def list_strategies(self, *, agent_id: str | None = None) -> list[StrategyOut]:
         """The agent's strategies with their Performance-Safety Ratio (packaging above 0.90) (GET /strategies)"""
@@ -1237,13 +1259,13 @@ class AsyncRoutes:
         """pending-reflection.md: the reflection waiting for approval, in section 10.5's format (GET /agents/{agent_id}/reflections/pending.md)"""
         return await self._send(Request('GET', '/agents/{agent_id}/reflections/pending.md', {'agent_id': agent_id}, {}, None, str, None))
 
-    async def memory_stats(self, *, agent_id: str | None = None) -> dict[str, Any]:
+    async def memory_stats(self, *, agent_id: str | None = None) -> VisibleCounts:
         """How many episodes and entries the key may see (GET /stats)"""
-        return await self._send(Request('GET', '/stats', {}, {'agent_id': agent_id}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/stats', {}, {'agent_id': agent_id}, None, VisibleCounts, None))
 
-    async def merge_crystals(self, body: MergeIn | dict[str, Any]) -> dict[str, Any]:
+    async def merge_crystals(self, body: MergeIn | dict[str, Any]) -> Merged:
         """Merge crystals of the key's agent: the winner consolidated, the losers archived under it (merged provenance links); audited (POST /crystals/merge)"""
-        return await self._send(Request('POST', '/crystals/merge', {}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/crystals/merge', {}, {}, body, Merged, None))
 
     async def metric_series(self, *, agent_id: str | None = None, name: str | None = None, since: Any | None = None, until: Any | None = None) -> SeriesOut:
         """An agent's daily metric samples, for plotting (GET /metrics/series)"""
@@ -1253,25 +1275,25 @@ class AsyncRoutes:
         """Pin a critical fact (added when missing): it never decays and every edit keeps it (POST /agents/{agent_id}/core/critical/pin)"""
         return await self._send(Request('POST', '/agents/{agent_id}/core/critical/pin', {'agent_id': agent_id}, {}, body, CoreOut, None))
 
-    async def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> dict[str, Any]:
+    async def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Preassembled:
         """Build the agent's workspace ahead of its next decision (its state changed): kept, so the next assemble in this situation answers from it (POST /agents/{agent_id}/context/preassemble)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/context/preassemble', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/context/preassemble', {'agent_id': agent_id}, {}, body, Preassembled, None))
 
     async def proposals_pending_md(self, agent_id: str) -> str:
         """pending-memories.md (13.2): the open proposals, conflicts flagged (13.6) (GET /agents/{agent_id}/proposals/pending.md)"""
         return await self._send(Request('GET', '/agents/{agent_id}/proposals/pending.md', {'agent_id': agent_id}, {}, None, str, None))
 
-    async def propose_memory(self, agent_id: str, body: ProposalIn | dict[str, Any]) -> dict[str, Any]:
+    async def propose_memory(self, agent_id: str, body: ProposalIn | dict[str, Any]) -> Proposal:
         """A sub-agent proposes a memory to its main agent (13.2): pending, flagged as a conflict, or committed at once when the main agent trusts it at this confidence (POST /agents/{agent_id}/proposals)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {}, body, Proposal, None))
 
-    async def recalibrate_context_policy(self, agent_id: str) -> dict[str, Any]:
+    async def recalibrate_context_policy(self, agent_id: str) -> Recalibrated | Unchanged:
         """Loop 2 now: the policy recalibrated from the decisions since it was last validated — a new revision, each category moved by at most 0.02 (none when there is nothing new to read) (POST /agents/{agent_id}/context/recalibrate)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/context/recalibrate', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/context/recalibrate', {'agent_id': agent_id}, {}, None, Recalibrated | Unchanged, None))
 
-    async def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 10) -> dict[str, Any]:
+    async def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 10) -> RecallAnswer:
         """Recall by query type (section 11.1), ranked by match x relevance; archived never, dormant only when explicit (GET /agents/{agent_id}/recall)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k}, None, dict[str, Any], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k}, None, RecallAnswer, None))
 
     async def record_episode(self, body: EpisodeIn | dict[str, Any]) -> IngestOut:
         """Record one episode (idempotent by id) (POST /episodes)"""
@@ -1285,33 +1307,33 @@ class AsyncRoutes:
         """Record today's metric samples now (the agent, or an admin) (POST /metrics/samples)"""
         return await self._send(Request('POST', '/metrics/samples', {}, {}, body, SamplesRecorded, None))
 
-    async def record_skill_execution(self, stable_id: str, body: ExecutionIn | dict[str, Any]) -> dict[str, Any]:
+    async def record_skill_execution(self, stable_id: str, body: ExecutionIn | dict[str, Any]) -> ListedSkill:
         """Record an execution of the skill's newest version: its record, steering reward and listing (POST /skills/{stable_id}/executions)"""
-        return await self._send(Request('POST', '/skills/{stable_id}/executions', {'stable_id': stable_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/skills/{stable_id}/executions', {'stable_id': stable_id}, {}, body, ListedSkill, None))
 
-    async def reflect(self, agent_id: str, body: ReflectIn | dict[str, Any]) -> dict[str, Any]:
+    async def reflect(self, agent_id: str, body: ReflectIn | dict[str, Any]) -> Reflection:
         """Reflect now (section 10): a pending reflection, applied only when a person approves it (POST /agents/{agent_id}/reflections)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/reflections', {'agent_id': agent_id}, {}, body, Reflection, None))
 
     async def register_agent(self, body: AgentIn | dict[str, Any]) -> AgentOut:
         """Register an agent (admin) (POST /agents)"""
         return await self._send(Request('POST', '/agents', {}, {}, body, AgentOut, None))
 
-    async def reinforce_memories(self, agent_id: str, body: ReinforceIn | dict[str, Any]) -> list[dict[str, Any]]:
+    async def reinforce_memories(self, agent_id: str, body: ReinforceIn | dict[str, Any]) -> list[Reinforced]:
         """Reinforce memories (section 9.4): one more access, the last access now (POST /agents/{agent_id}/memories/reinforce)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/memories/reinforce', {'agent_id': agent_id}, {}, body, list[dict[str, Any]], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/memories/reinforce', {'agent_id': agent_id}, {}, body, list[Reinforced], None))
 
-    async def resolve_context_policy(self, agent_id: str, body: SituationIn | dict[str, Any]) -> dict[str, Any]:
+    async def resolve_context_policy(self, agent_id: str, body: SituationIn | dict[str, Any]) -> Resolved:
         """The allocations one decision gets: base, then the task's, phase's and regime's overrides (later wins), normalised, then the affect modulation of the PAD vector; nothing is written (POST /agents/{agent_id}/context/policy/resolve)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/context/policy/resolve', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/context/policy/resolve', {'agent_id': agent_id}, {}, body, Resolved, None))
 
     async def resolve_entity(self, q: str, *, limit: int = 10) -> list[ResolvedEntity]:
         """Entities matching a name, symbol, alias, canonical id or address (GET /entities/resolve)"""
         return await self._send(Request('GET', '/entities/resolve', {}, {'q': q, 'limit': limit}, None, list[ResolvedEntity], None))
 
-    async def restore_memories(self, agent_id: str, body: IdsIn | dict[str, Any]) -> dict[str, Any]:
+    async def restore_memories(self, agent_id: str, body: IdsIn | dict[str, Any]) -> Restored:
         """Bring archived memories back into search (POST /agents/{agent_id}/memories/restore)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/memories/restore', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/memories/restore', {'agent_id': agent_id}, {}, body, Restored, None))
 
     async def retrieval_feedback(self, body: RetrieveFeedbackFeedbackIn | dict[str, Any]) -> FeedbackOut:
         """Whether a decision's retrieval was useful: one Hedge step on the agent's Generative Agents weights (once per decision, audited) (POST /retrieve/feedback)"""
@@ -1329,9 +1351,9 @@ class AsyncRoutes:
         """Replace a core block's text (409 past the cap, saying by how many tokens) (PUT /agents/{agent_id}/core/{block})"""
         return await self._send(Request('PUT', '/agents/{agent_id}/core/{block}', {'agent_id': agent_id, 'block': block}, {}, body, CoreOut, None))
 
-    async def rollback(self, agent_id: str, body: RollbackIn | dict[str, Any]) -> dict[str, Any]:
+    async def rollback(self, agent_id: str, body: RollbackIn | dict[str, Any]) -> RollbackDone | RollbackPlan:
         """Roll back one item to a version, a reflection, an actor's changes, a session, one change, a rollback, or the whole memory to a time (a person's key or the admin's); 409 names a later change it would roll over, unless forced; dry_run shows what it would do (POST /agents/{agent_id}/rollback)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/rollback', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/rollback', {'agent_id': agent_id}, {}, body, RollbackDone | RollbackPlan, None))
 
     async def run_analysis(self, algorithm: str, body: AnalysisIn | dict[str, Any]) -> Analysis:
         """Run a GDS algorithm on a projection (dropped afterwards); write=true keeps the run and its results (POST /analytics/{algorithm})"""
@@ -1349,9 +1371,9 @@ class AsyncRoutes:
         """Vector or full-text search over what the key may see (POST /search)"""
         return await self._send(Request('POST', '/search', {}, {}, body, list[Hit], None))
 
-    async def search_skills(self, q: str, *, perspective: str = 'procedural', k: int = 10) -> list[dict[str, Any]]:
+    async def search_skills(self, q: str, *, perspective: str = 'procedural', k: int = 10) -> list[FoundSkill]:
         """Skills nearest a query by one of their views: procedural (steps), causal (cause and effect) or entity (tools and APIs) (GET /skills/search)"""
-        return await self._send(Request('GET', '/skills/search', {}, {'q': q, 'perspective': perspective, 'k': k}, None, list[dict[str, Any]], None))
+        return await self._send(Request('GET', '/skills/search', {}, {'q': q, 'perspective': perspective, 'k': k}, None, list[FoundSkill], None))
 
     async def send_message(self, agent_id: str, body: MessageIn | dict[str, Any]) -> MessageOut:
         """Pass a user's message: remember, recall, forget (a preview) or reflect, by its phrase (POST /agents/{agent_id}/messages)"""
@@ -1365,37 +1387,37 @@ class AsyncRoutes:
         """Set an agent's limits per key on each replica (admin): concurrency and rate, 429 above; a null one takes the service's setting (PUT /agents/{agent_id}/limits)"""
         return await self._send(Request('PUT', '/agents/{agent_id}/limits', {'agent_id': agent_id}, {}, body, LimitsOut, None))
 
-    async def set_context_policy(self, agent_id: str, body: PolicyIn | dict[str, Any]) -> dict[str, Any]:
+    async def set_context_policy(self, agent_id: str, body: PolicyIn | dict[str, Any]) -> Policy:
         """Change the agent's context policy: a new revision (audited), the previous one closed (PUT /agents/{agent_id}/context/policy)"""
-        return await self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('PUT', '/agents/{agent_id}/context/policy', {'agent_id': agent_id}, {}, body, Policy, None))
 
     async def set_entry_scope(self, entry_id: str, body: ScopeIn | dict[str, Any]) -> EditOut:
         """Set an entry's scope (its owner, a person acting for it, or the admin): the only way a scope widens; a confidential entry stays private; the earlier scope is kept as a version (POST /entries/{entry_id}/scope)"""
         return await self._send(Request('POST', '/entries/{entry_id}/scope', {'entry_id': entry_id}, {}, body, EditOut, None))
 
-    async def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> dict[str, Any]:
+    async def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> NetworkOverride:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
-        return await self._send(Request('PUT', '/hormones/network', {}, {}, body, dict[str, Any], None))
+        return await self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
 
-    async def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> dict[str, Any]:
+    async def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> TrustSet:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
-        return await self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, TrustSet, None))
 
     async def shortest_path(self, source: str, target: str, block: int, *, known_at: int | None = None) -> TopologyPath:
         """The shortest dependency path between two entities at a block (GET /topology/path)"""
         return await self._send(Request('GET', '/topology/path', {}, {'from': source, 'to': target, 'block': block, 'known_at': known_at}, None, TopologyPath, None))
 
-    async def skill_new_version(self, stable_id: str, body: VersionIn | dict[str, Any]) -> dict[str, Any]:
+    async def skill_new_version(self, stable_id: str, body: VersionIn | dict[str, Any]) -> NewVersion:
         """A new version of the skill (a new frozen crystal; the version before deprecated) (POST /skills/{stable_id}/versions)"""
-        return await self._send(Request('POST', '/skills/{stable_id}/versions', {'stable_id': stable_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('POST', '/skills/{stable_id}/versions', {'stable_id': stable_id}, {}, body, NewVersion, None))
 
-    async def stage_context_mutations(self, agent_id: str) -> dict[str, Any]:
+    async def stage_context_mutations(self, agent_id: str) -> Staged:
         """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
-    async def start_session(self, agent_id: str) -> dict[str, Any]:
+    async def start_session(self, agent_id: str) -> SessionStart:
         """Start a session: the critical items' checksums verified, and the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged (POST /agents/{agent_id}/sessions)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionStart, None))
 
     async def strategy_package(self, strategy: str, *, agent_id: str | None = None) -> StrategyPackageOut:
         """A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links (GET /strategies/{strategy}/package)"""
@@ -1405,9 +1427,9 @@ class AsyncRoutes:
         """Events as they happen (Server-Sent Events); resumes after Last-Event-ID or after= (GET /events/stream)"""
         return await self._send(Request('GET', '/events/stream', {}, {'type': type, 'agent_id': agent_id, 'since': since, 'until': until, 'after': after, 'max_seconds': max_seconds}, None, bytes, None))
 
-    async def trust_subagent(self, agent_id: str, sub_id: str, body: ProposalsTrustIn | dict[str, Any]) -> dict[str, Any]:
+    async def trust_subagent(self, agent_id: str, sub_id: str, body: ProposalsTrustIn | dict[str, Any]) -> Trust:
         """Auto-commit (13.4): a sub-agent's proposals from this confidence up are committed at once (PUT /agents/{agent_id}/subagents/{sub_id}/trust)"""
-        return await self._send(Request('PUT', '/agents/{agent_id}/subagents/{sub_id}/trust', {'agent_id': agent_id, 'sub_id': sub_id}, {}, body, dict[str, Any], None))
+        return await self._send(Request('PUT', '/agents/{agent_id}/subagents/{sub_id}/trust', {'agent_id': agent_id, 'sub_id': sub_id}, {}, body, Trust, None))
 
     async def unpin_critical_fact(self, agent_id: str, body: PinIn | dict[str, Any]) -> CoreOut:
         """Unpin a critical fact (it stays in the block; edits may now change it) (POST /agents/{agent_id}/core/critical/unpin)"""

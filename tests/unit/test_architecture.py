@@ -4,6 +4,7 @@ names exists, and the dependency rules it states hold in the imports of graph/."
 from __future__ import annotations
 
 import ast
+import graphlib
 import re
 from pathlib import Path
 
@@ -86,6 +87,32 @@ def test_nothing_in_graph_imports_the_api() -> None:
 def test_subsystems_depend_one_way(importer: str, imported: str) -> None:
     bad = [f for f, imp, top in IMPORTS if imp == importer and top == imported]
     assert not bad, f"{importer} must not import {imported}: {bad}"
+
+
+def package_cycle(imports: list[tuple[str, str, str]]) -> list[str]:
+    """A cycle among graph/'s top packages (each file's imports, at any depth: knowledge -> crystals ->
+    retrieval -> knowledge is one though no two of them import each other), as its packages; [] when none."""
+    graph: dict[str, set[str]] = {}
+    for _, importer, imported in imports:
+        if imported != "api":
+            graph.setdefault(importer, set()).add(imported)
+    try:
+        graphlib.TopologicalSorter(graph).prepare()
+    except graphlib.CycleError as exc:
+        return list(exc.args[1])
+    return []
+
+
+def test_no_cycle_among_the_packages() -> None:
+    assert package_cycle(IMPORTS) == []
+
+
+def test_the_cycle_check_sees_a_cycle_of_three() -> None:
+    three = [("a.py", "knowledge", "crystals"), ("b.py", "crystals", "retrieval"), ("c.py", "retrieval", "knowledge"),
+             ("d.py", "retrieval", "db")]
+    cycle = package_cycle(three)
+    assert set(cycle) == {"knowledge", "crystals", "retrieval"} and cycle[0] == cycle[-1]
+    assert package_cycle(three[:2] + three[3:]) == []
 
 
 def _public_retrieval() -> set[str]:
