@@ -134,7 +134,7 @@ class Judged(BaseModel):
     status: str | None
 
 
-def _metadata(raw: Any) -> dict[str, Any]:
+def _metadata(raw: Any) -> dict[str, Any]:  # free-form: the JSON a link's writer stored
     if not raw:
         return {}
     try:
@@ -314,27 +314,27 @@ def merge(db: Database, winner_id: str, loser_ids: list[str], *, actor: str, vis
     def work(tx: Tx) -> Merged:
         winner, w_kinds = store.lock(tx, winner_id, visibility)
         label = store.label_of(w_kinds).value
-        check(Lifecycle(winner["lifecycle"]), Lifecycle.consolidated, skill=store.is_skill(winner, w_kinds))
+        check(Lifecycle(winner.lifecycle), Lifecycle.consolidated, skill=store.is_skill(winner, w_kinds))
         revert: list[Any] = [SetProperties(label=store.label_of(w_kinds), id=winner_id,
-                                           before={"lifecycle": winner["lifecycle"],
-                                                   "lifecycle_at": winner.get("lifecycle_at")})]
+                                           before={"lifecycle": winner.lifecycle,
+                                                   "lifecycle_at": winner.lifecycle_at})]
         kinds: dict[str, list[str]] = {}
         for lid in losers:
             loser, l_kinds = store.lock(tx, lid, visibility)
             kinds[lid] = l_kinds
             if store.label_of(l_kinds).value != label:
                 raise Invalid(f"{lid} is not a crystal of the winner's kind ({label}): one source merges")
-            if any(loser.get(k) != winner.get(k) for k in ("agent_id", "scope", "clade")):
+            if any(getattr(loser, k) != getattr(winner, k) for k in ("agent_id", "scope", "clade")):
                 raise Invalid(f"{lid} is not of the winner's owner, scope and clade: a merge never moves one "
                               f"partition's knowledge into another's")
-            check(Lifecycle(loser["lifecycle"]), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
-            before = {"lifecycle": loser["lifecycle"], "lifecycle_at": loser.get("lifecycle_at"), "parent_id": None}
+            check(Lifecycle(loser.lifecycle), Lifecycle.archived, skill=store.is_skill(loser, l_kinds))
+            before = {"lifecycle": loser.lifecycle, "lifecycle_at": loser.lifecycle_at, "parent_id": None}
             if "Entry" in l_kinds:
-                before["status"] = loser.get("status")
+                before["status"] = loser.status
             revert.append(SetProperties(label=store.label_of(l_kinds), id=lid, before=before))
         revert.insert(0, DeleteRelationships(type=RelationshipType.PROVENANCE, keys=[
             Endpoints(start_label=store.label_of(w_kinds), start_id=winner_id, end_ids=losers)]))
-        audit = Audit(action="crystal.merge", actor=actor, agent_id=winner.get("agent_id"), at=now)
+        audit = Audit(action="crystal.merge", actor=actor, agent_id=winner.agent_id, at=now)
         steps = store.keep(tx, {winner_id: w_kinds, **kinds}, audit, reason)
         merge_in(tx, [{"winner": winner_id, "losers": losers, "cosine": None}], label=label, actor=actor, now=now,
                  reason=reason)

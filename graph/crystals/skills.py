@@ -7,7 +7,6 @@ entity views are embedded and searchable; its executions price it once it passes
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from pydantic import BaseModel
 
@@ -73,6 +72,14 @@ class SkillSearchRow(Row):
     cosine: float
 
 
+class LatestSkillRow(Row):
+    """crystals/skill_latest_lock (read in the change's transaction)."""
+
+    query = "crystals/skill_latest_lock"
+    skill: Skill
+    kinds: list[str]
+
+
 class SkillVersions(BaseModel):
     """A skill's versions the caller sees, newest first, and the newest one's listing."""
 
@@ -130,14 +137,14 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
     def work(tx: Tx) -> Crystallized:
         locked, kinds = store.lock(tx, crystal_id, visibility)
         if "Skill" in kinds:
-            raise Invalid(f"{crystal_id} is a skill already ({locked.get('stable_skill_id')}): change it with a new "
+            raise Invalid(f"{crystal_id} is a skill already ({locked.stable_skill_id}): change it with a new "
                           f"version")
-        current = Lifecycle(locked["lifecycle"])
+        current = Lifecycle(locked.lifecycle)
         if current not in (Lifecycle.generated, Lifecycle.activated):  # a frozen crystal is immutable
             raise IllegalTransition(f"{current.value} → frozen as a skill is refused: only a generated or activated "
                                     f"crystal is crystallized")
         before = {k: getattr(crystal, k) for k in SKILL_FIELDS}
-        audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.get("agent_id"), at=now)
+        audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.agent_id, at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
         tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.label_of(kinds).value,
                stable_id=stable_id, tags=tags, category=category, views=embedded, now=now).consume()
@@ -176,10 +183,10 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
 
     def work(tx: Tx) -> NewVersion:
         locked, kinds = store.lock(tx, crystal_id, visibility)
-        check(Lifecycle(locked["lifecycle"]), Lifecycle.frozen)
-        if locked.get("deprecated"):  # another change made the next version first
+        check(Lifecycle(locked.lifecycle), Lifecycle.frozen)
+        if locked.deprecated:  # another change made the next version first
             raise StaleVersion(f"{crystal_id} was changed since it was read: change its newest version")
-        audit = Audit(action="crystal.version", actor=actor, agent_id=locked.get("agent_id"), at=now)
+        audit = Audit(action="crystal.version", actor=actor, agent_id=locked.agent_id, at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "a new version made")
         row = tx.run(cypher.query("crystals/new_version"), id=crystal_id, label=store.label_of(kinds).value,
                      new_id=new_id, text=text, embedding=vector, views=embedded, props=props,
@@ -259,13 +266,14 @@ def search(db: Database, embedder: Embedder, query: str, perspective: Perspectiv
                               candidates=max(100, k * 10), k=k, **visibility.params())]
 
 
-def _latest(tx: Tx, stable_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
+def _latest(tx: Tx, stable_id: str, visibility: Visibility) -> tuple[Skill, list[str]]:
     """The skill's newest version the caller owns, locked, and its kinds."""
     row = tx.run(cypher.query("crystals/skill_latest_lock"), stable_id=stable_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
     if row is None:
         raise SkillNotFound(stable_id)
-    return dict(row["skill"]), list(row["kinds"])
+    latest = LatestSkillRow.model_validate(dict(row))
+    return latest.skill, latest.kinds
 
 
 def record_execution(db: Database, stable_id: str, *, success: bool, reward: float, actor: str,
@@ -275,20 +283,19 @@ def record_execution(db: Database, stable_id: str, *, success: bool, reward: flo
         raise Invalid("an execution's reward is between -1 and 1")
     now = now_ms()
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> None:
         skill, kinds = _latest(tx, stable_id, visibility)
-        audit = Audit(action="skill.execution", actor=actor, agent_id=skill.get("agent_id"), at=now)
-        steps = store.keep(tx, {skill["id"]: kinds}, audit, "executed")
-        tx.run(cypher.query("crystals/skill_execution"), stable_id=stable_id, version=skill["skill_version"],
+        audit = Audit(action="skill.execution", actor=actor, agent_id=skill.agent_id, at=now)
+        steps = store.keep(tx, {skill.id: kinds}, audit, "executed")
+        tx.run(cypher.query("crystals/skill_execution"), stable_id=stable_id, version=skill.skill_version,
                success=success, reward=reward, now=now).consume()
         audit.write(
-            tx, [skill["id"]], f"{stable_id} v{skill.get('skill_version')} executed: "
-                               f"{'success' if success else 'failure'}, reward {reward:+.2f}",
+            tx, [skill.id], f"{stable_id} v{skill.skill_version} executed: "
+                            f"{'success' if success else 'failure'}, reward {reward:+.2f}",
             [SetProperties(label=store.label_of(kinds),
-                           id=skill["id"], before={k: skill.get(k) for k in (
+                           id=skill.id, before={k: getattr(skill, k) for k in (
                                "execution_count", "success_count", "reward_sum", "steering_reward",
                                "last_executed_at")})], steps)
-        return skill
 
     db.write(work)
     return listed(db, versions(db, stable_id, visibility)[0], visibility)
@@ -303,16 +310,16 @@ def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
 
     def work(tx: Tx) -> Deprecated:
         skill, kinds = _latest(tx, stable_id, visibility)
-        audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.get("agent_id"), at=now)
-        steps = store.keep(tx, {skill["id"]: kinds}, audit, "deprecated")
-        tx.run(cypher.query("crystals/skill_deprecate"), stable_id=stable_id, version=skill["skill_version"],
+        audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.agent_id, at=now)
+        steps = store.keep(tx, {skill.id: kinds}, audit, "deprecated")
+        tx.run(cypher.query("crystals/skill_deprecate"), stable_id=stable_id, version=skill.skill_version,
                replaced_by=replaced_by, now=now).consume()
         audit.write(
-            tx, [skill["id"]], f"{stable_id} deprecated in favour of {replaced_by}",
+            tx, [skill.id], f"{stable_id} deprecated in favour of {replaced_by}",
             [SetProperties(label=store.label_of(kinds),
-                           id=skill["id"], before={"deprecated": skill.get("deprecated"),
-                                                   "deprecated_by": skill.get("deprecated_by"),
-                                                   "deprecated_at": skill.get("deprecated_at")})], steps)
-        return Deprecated(id=skill["id"], stable_skill_id=stable_id, deprecated_by=replaced_by, at=now)
+                           id=skill.id, before={"deprecated": skill.deprecated,
+                                                "deprecated_by": skill.deprecated_by,
+                                                "deprecated_at": skill.deprecated_at})], steps)
+        return Deprecated(id=skill.id, stable_skill_id=stable_id, deprecated_by=replaced_by, at=now)
 
     return db.write(work)

@@ -113,6 +113,28 @@ class CrystalRow(Row):
     kinds: list[str]
 
 
+class LockedCrystal(BaseModel):
+    """What a change reads of the crystal it locks (crystals/lock)."""
+
+    id: str
+    agent_id: str | None = None
+    clade: str | None = None
+    scope: str | None = None
+    lifecycle: str
+    lifecycle_at: int | None = None
+    semantic_type: str | None = None
+    status: str | None = None
+    stable_skill_id: str | None = None
+    deprecated: bool | None = None
+    sensitivity: str | None = None
+
+
+class Locked(Row):
+    query = "crystals/lock"
+    crystal: LockedCrystal
+    kinds: list[str]
+
+
 class Transition(BaseModel):
     """A lifecycle move made: from a state to another, when (ms), and its audit record."""
 
@@ -151,17 +173,18 @@ def get(db: Database, crystal_id: str, visibility: Visibility) -> Crystal:
     return Crystal.model_validate({**rows[0].crystal.model_dump(exclude_unset=True), "kinds": rows[0].kinds})
 
 
-def lock(tx: Tx, crystal_id: str, visibility: Visibility) -> tuple[dict[str, Any], list[str]]:
+def lock(tx: Tx, crystal_id: str, visibility: Visibility) -> tuple[LockedCrystal, list[str]]:
     """The crystal, locked, if the caller owns it (or is the admin)."""
     row = tx.run(cypher.query("crystals/lock"), id=crystal_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
     if row is None:
         raise CrystalNotFound(crystal_id)
-    return dict(row["crystal"]), list(row["kinds"])
+    locked = Locked.model_validate(dict(row))
+    return locked.crystal, locked.kinds
 
 
-def is_skill(crystal: dict[str, Any], kinds: list[str]) -> bool:
-    return "Skill" in kinds or crystal.get("semantic_type") == "skill"
+def is_skill(crystal: LockedCrystal | CrystalFields, kinds: list[str]) -> bool:
+    return "Skill" in kinds or crystal.semantic_type == "skill"
 
 
 def expire_in(tx: Tx, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
@@ -182,11 +205,11 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
 
     def work(tx: Tx) -> Transition:
         crystal, kinds = lock(tx, crystal_id, visibility)
-        current = Lifecycle(crystal["lifecycle"])
+        current = Lifecycle(crystal.lifecycle)
         check(current, target, skill=is_skill(crystal, kinds))
         now = now_ms()
         audit = Audit(action="crystal.expire" if target is Lifecycle.expired else "crystal.transition",
-                      actor=actor, agent_id=crystal.get("agent_id"), at=now)
+                      actor=actor, agent_id=crystal.agent_id, at=now)
         steps: list[Step] = []
         label = label_of(kinds).value
         if target is Lifecycle.expired:
@@ -198,9 +221,9 @@ def transition(db: Database, crystal_id: str, target: Lifecycle, *, actor: str, 
             steps = keep(tx, {crystal_id: kinds}, audit, f"{current.value} → {target.value}")
             move_in(tx, [{"id": crystal_id, "label": label, "from": current.value, "to": target.value,
                           "parent_id": None}], now, reason)
-            before = {"lifecycle": current.value, "lifecycle_at": crystal.get("lifecycle_at")}
+            before: dict[str, Any] = {"lifecycle": current.value, "lifecycle_at": crystal.lifecycle_at}
             if target is Lifecycle.archived and "Entry" in kinds:
-                before["status"] = crystal.get("status")
+                before["status"] = crystal.status
             revert = [SetProperties(label=label_of(kinds), id=crystal_id, before=before)]
         audit.write(tx, [crystal_id], f"{crystal_id}: {current.value} → {target.value} ({reason})", revert,
                     steps)
