@@ -36,7 +36,7 @@ from graph.ids import now_ms
 from graph.memory import reflection_format, stores
 from graph.memory.approval import Verdict
 from graph.memory.blocks import Append, Block, EditLine, Replace, Unchanged
-from graph.memory.forgetting import CoreLine, ForgetPreview, Restored
+from graph.memory.forgetting import Archived, CoreLine, ForgetPreview, Restored
 from graph.memory.messages import Reinforced
 from graph.memory.recall import RecallAnswer
 from graph.memory.reflection import Trigger
@@ -173,18 +173,20 @@ def forget_preview(agent_id: str, body: ForgetPreviewIn, memory: AgentMemoryDep,
     return memory.forgetting.preview(_own(who, agent_id), body.target, permanent=body.permanent, now=now_ms())
 
 
-@router.post("/agents/{agent_id}/forget", response_model=ErasureReceipt | dict[str, Any],
+@router.post("/agents/{agent_id}/forget", response_model=ErasureReceipt | Archived,
              summary="Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete "
                      "for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, "
                      "when, what and a hash); a permanent delete answers with its erasure receipt")
 def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, services: ServicesDep,
-           who: Writer) -> dict[str, Any]:
+           who: Writer) -> ErasureReceipt | Archived:
     lines = [CoreLine(c.block, c.line) for c in body.core_lines] if body.core_lines is not None else None
     out = memory.forget(_own(who, agent_id), actor=who.key_id, target=body.target, ids=body.ids,
                         core_lines=lines, permanent=body.permanent)
-    if body.permanent:  # the workspaces kept in this process may quote what was erased
-        out["workspaces"] = services.context.forget_items(agent_id, {*out["deleted"], *out["entities"]})
-    return out
+    if isinstance(out, Archived):
+        return out
+    # the workspaces kept in this process may quote what was erased
+    workspaces = services.context.forget_items(agent_id, {*out["deleted"], *out["entities"]})
+    return ErasureReceipt.model_validate({**out, "workspaces": workspaces})
 
 
 @router.post("/agents/{agent_id}/memories/restore", response_model=Restored,

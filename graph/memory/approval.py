@@ -170,7 +170,7 @@ def _apply_memories(run: Applying, items: list[Item]) -> None:
 def _apply_archivals(run: Applying, items: list[Item]) -> None:
     done = archive_in(run.tx, run.agent_id, [i.data["memory_id"] for i in items], actor=run.actor, now=run.at,
                       why=run.why, tag=run.tag, trigger=run.because)
-    gone = set(done["archived"])
+    gone = set(done.archived)
     run.applied += [i.id for i in items if i.data["memory_id"] in gone]
     run.skipped |= {i.id: "already archived or gone" for i in items if i.data["memory_id"] not in gone}
 

@@ -75,6 +75,23 @@ class ForgetPreview(BaseModel):
     message: str
 
 
+class ArchivedRow(Row):
+    """The memories archived, and the relations archived with them (every source of theirs archived)."""
+
+    query = "memory/archive"
+    archived: list[str]
+    relations: list[str]
+
+
+class Archived(BaseModel):
+    """A confirmed forget that archives: what left every search path (kept, restorable)."""
+
+    archived: list[str]
+    relations: list[str]
+    audit_id: str | None = Field(description="the archive's audit record (its revert restores them); none: nothing")
+    core_lines: list[CoreLineOut] = Field(default_factory=list, description="the lines of core memory removed")
+
+
 class Restored(Row):
     """Archived memories brought back, and the relations they assert made live again."""
 
@@ -105,11 +122,11 @@ class Forgetting:
                              message=_message(target, len(memories), len(core_lines), permanent))
 
     def archive(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
-                now: int, tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
+                now: int, tag: str | None = None, trigger: str | None = None) -> Archived:
         out = self.db.write(lambda tx: archive_in(tx, agent_id, ids, actor=actor, now=now, tag=tag, trigger=trigger))
-        out["core_lines"] = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request",
-                                             tag, trigger)
-        return out
+        dropped = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request", tag,
+                                   trigger)
+        return out.model_copy(update={"core_lines": [CoreLineOut.model_validate(c) for c in dropped]})
 
     def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> Restored:
         audit = Audit(action="memory.restore", actor=actor, agent_id=agent_id)
@@ -187,21 +204,20 @@ class Forgetting:
 
 def archive_in(tx: Tx, agent_id: str, ids: Sequence[str], *, actor: str, now: int,
                why: str = "forgotten at the user's request", tag: str | None = None,
-               trigger: str | None = None) -> dict[str, Any]:
+               trigger: str | None = None) -> Archived:
     """Archive the agent's memories inside a transaction (a forget, or a reflection's approved archival),
     with the audit record whose revert operation restores them."""
     ids = list(dict.fromkeys(ids))
     audit = Audit(action="memory.archive", actor=actor, agent_id=agent_id, at=now, tag=tag, trigger=trigger)
     steps = versions.keep(tx, Versioned.Memory, _in_state(tx, agent_id, ids, archived=False), now=now, actor=actor,
                           reason=why, audit_id=audit.id)
-    row = tx.run(cypher.query("memory/archive"), agent_id=agent_id, ids=ids, now=now, actor=actor,
-                 audit_id=audit.id).single()
-    archived = list(row["archived"]) if row else []
-    relations = list(row["relations"]) if row else []
-    if archived:
-        audit.write(tx, archived, f"archived {len(archived)} memories and {len(relations)} relations: {why}",
-                    [RestoreMemories(agent_id=agent_id, ids=archived)], steps)
-    return {"archived": archived, "relations": relations, "audit_id": audit.id if archived else None}
+    record = tx.run(cypher.query(ArchivedRow.query), agent_id=agent_id, ids=ids, now=now, actor=actor,
+                    audit_id=audit.id).single()
+    row = ArchivedRow.model_validate(dict(record)) if record else ArchivedRow(archived=[], relations=[])
+    if row.archived:
+        audit.write(tx, row.archived, f"archived {len(row.archived)} memories and {len(row.relations)} relations: "
+                                      f"{why}", [RestoreMemories(agent_id=agent_id, ids=row.archived)], steps)
+    return Archived(archived=row.archived, relations=row.relations, audit_id=audit.id if row.archived else None)
 
 
 def _erase(tx: Tx, agent_id: str, doomed: list[str], audit: Audit,

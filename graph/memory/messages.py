@@ -25,7 +25,7 @@ from graph.memory import stores
 from graph.memory.approval import Approvals
 from graph.memory.blocks import Append, Block, person_name
 from graph.memory.core import CoreMemory
-from graph.memory.forgetting import APPLY, CoreLine, ForgetPreview, Forgetting, FoundMemory
+from graph.memory.forgetting import APPLY, Archived, CoreLine, ForgetPreview, Forgetting, FoundMemory
 from graph.memory.proposals import Proposals
 from graph.memory.recall import Recall, RecallAnswer, terms
 from graph.memory.reflection import Reflections
@@ -179,7 +179,7 @@ class AgentMemory:
                                       "I have nothing from this conversation to forget."))
 
     def forget(self, agent_id: str, *, actor: str, target: str | None = None, ids: list[str] | None = None,
-               core_lines: list[CoreLine] | None = None, permanent: bool = False) -> dict[str, Any]:
+               core_lines: list[CoreLine] | None = None, permanent: bool = False) -> Archived | dict[str, Any]:
         """Apply a confirmed forget: the memories named (or all a target's preview found) archived, or
         deleted when `permanent`."""
         self._require_agent(agent_id)

@@ -52,7 +52,7 @@ from graph.crystals.store import Crystal, Transition
 from graph.hooks import CompactIn, TurnIn
 from graph.knowledge.causal import CausalGraph, LinksIn
 from graph.knowledge.versions import EditIn, ScopeIn
-from graph.memory.forgetting import ForgetPreview, Restored
+from graph.memory.forgetting import Archived, ForgetPreview, Restored
 from graph.memory.messages import Reinforced
 from graph.memory.proposals import Proposal, Trust
 from graph.memory.recall import RecallAnswer
@@ -420,9 +420,9 @@ class Routes:
         """One agent's knowledge as JSON lines (the agent or an admin) (GET /agents/{agent_id}/export)"""
         return self._send(Request('GET', '/agents/{agent_id}/export', {'agent_id': agent_id}, {}, None, bytes, None))
 
-    def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | dict[str, Any]:
+    def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | Archived:
         """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
-        return self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | dict[str, Any], None))
+        return self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | Archived, None))
 
     def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> ForgetPreview:
         """What forgetting a target would take, across every store and core memory; changes nothing (POST /agents/{agent_id}/forget/preview)"""
@@ -1030,9 +1030,9 @@ class AsyncRoutes:
         """One agent's knowledge as JSON lines (the agent or an admin) (GET /agents/{agent_id}/export)"""
         return await self._send(Request('GET', '/agents/{agent_id}/export', {'agent_id': agent_id}, {}, None, bytes, None))
 
-    async def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | dict[str, Any]:
+    async def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | Archived:
         """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | dict[str, Any], None))
+        return await self._send(Request('POST', '/agents/{agent_id}/forget', {'agent_id': agent_id}, {}, body, ErasureReceipt | Archived, None))
 
     async def forget_preview(self, agent_id: str, body: ForgetPreviewIn | dict[str, Any]) -> ForgetPreview:
         """What forgetting a target would take, across every store and core memory; changes nothing (POST /agents/{agent_id}/forget/preview)"""

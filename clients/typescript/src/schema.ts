@@ -2613,6 +2613,26 @@ export interface components {
             expected_version?: number | null;
         };
         /**
+         * Archived
+         * @description A confirmed forget that archives: what left every search path (kept, restorable).
+         */
+        Archived: {
+            /** Archived */
+            archived: string[];
+            /** Relations */
+            relations: string[];
+            /**
+             * Audit Id
+             * @description the archive's audit record (its revert restores them); none: nothing
+             */
+            audit_id: string | null;
+            /**
+             * Core Lines
+             * @description the lines of core memory removed
+             */
+            core_lines?: components["schemas"]["CoreLineOut"][];
+        };
+        /**
          * AssembleIn
          * @description One decision's situation: what the workspace is assembled for.
          */
@@ -11033,9 +11053,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ErasureReceipt"] | {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ErasureReceipt"] | components["schemas"]["Archived"];
                 };
             };
             /** @description Validation Error */
