@@ -258,7 +258,7 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
             out = trail.critical(agent)
         else:
             out = trail.item(agent, args.item or "")
-        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(_jsonable(out), indent=2, ensure_ascii=False, default=str))
         return 0
 
 
@@ -267,7 +267,7 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
     policy|revisions|delta: the policy now, its revisions, what moved between --from and --to;
     assemble: a workspace for a situation (--text: the rendered prompt only); feedback: Loop 1 for one decision;
     recalibrate: Loop 2 now; stage: Loop 3's staging now; decisions|beliefs|mutations: what the loops learned."""
-    from graph.context import mutations
+    from graph.context import feedback, mutations
     from graph.context import policy as cp
     from graph.errors import Invalid, NotFound
 
@@ -278,15 +278,15 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
         out: object
         try:
             if args.action == "policy":
-                out = cp.current(db, args.agent).out()
+                out = cp.current(db, args.agent)
             elif args.action == "revisions":
                 out = cp.revisions(db, args.agent)
             elif args.action == "delta":
                 out = cp.delta_between(db, args.agent, args.from_revision, args.to_revision)
             elif args.action == "decisions":
-                out = [r["decision"] for r in db.rows("context/decisions", agent_id=args.agent, limit=args.limit)]
+                out = feedback.decisions(db, args.agent, args.limit)
             elif args.action == "beliefs":
-                out = db.rows("context/beliefs", agent_id=args.agent)
+                out = feedback.beliefs(db, args.agent)
             elif args.action == "mutations":
                 out = mutations.listing(db, args.agent)
             else:
@@ -296,8 +296,17 @@ def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
         except (NotFound, Invalid, ValueError) as e:
             print(f"grimoire: {e}", file=sys.stderr)
             return 2
-        print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+        print(json.dumps(_jsonable(out), indent=2, ensure_ascii=False, default=str))
         return 0
+
+
+def _jsonable(out: object) -> object:
+    """A model (or a list of them) as its JSON answer, the way the route gives it."""
+    from pydantic import BaseModel
+
+    if isinstance(out, list):
+        return [_jsonable(x) for x in out]
+    return out.model_dump(mode="json", by_alias=True) if isinstance(out, BaseModel) else out
 
 
 def _context_loop(args: argparse.Namespace, settings: Settings, db: Database, agent: dict[str, object]) -> object:
@@ -306,6 +315,8 @@ def _context_loop(args: argparse.Namespace, settings: Settings, db: Database, ag
     from api.schemas.context import AssembleIn
     from graph.context import mutations
     from graph.context.feedback import Outcome
+    from graph.context.mutations import Staged
+    from graph.context.recalibration import Unchanged
     from graph.embeddings import get_embedder
     from graph.services import Services
 
@@ -324,18 +335,17 @@ def _context_loop(args: argparse.Namespace, settings: Settings, db: Database, ag
         if args.text:
             sys.stdout.write(built.composed.text + "\n")
             return None
-        return built.out()
+        return built.answer()
     if args.action == "feedback":
         if not args.assembly:
             raise ValueError("feedback needs --assembly (the workspace's assembly_id)")
         outcome = Outcome(assembly_id=args.assembly, response=args.response, quality=args.quality,
                           cited=tuple(x for x in (args.cited or "").split(",") if x), cost=args.cost,
                           missing=tuple(args.missing or ()))
-        return services.context.feedback(args.agent, clade, outcome, actor="cli").out()
+        return services.context.feedback(args.agent, clade, outcome, actor="cli")
     if args.action == "recalibrate":
-        return services.context.recalibrate(args.agent, clade, trigger="manual", actor="cli") or {
-            "revision": None, "reason": "no decisions since the policy was last validated"}
-    return {"staged": mutations.stage(db, args.agent, clade, settings.context, actor="cli")}
+        return services.context.recalibrate(args.agent, clade, trigger="manual", actor="cli") or Unchanged()
+    return Staged(staged=mutations.stage(db, args.agent, clade, settings.context, actor="cli"))
 
 
 def _print_urls(settings: Settings, host: str, port: int) -> None:

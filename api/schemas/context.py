@@ -7,6 +7,7 @@ from typing import Annotated
 
 from pydantic import Field, model_validator
 
+from graph.context.affect import Pad
 from graph.context.categories import ContextCategory, ModelPreference, TaskType
 from graph.model.common import StrictModel
 from graph.model.enums import BehavioralPhase, MarketRegime
@@ -49,8 +50,14 @@ class PadIn(StrictModel):
     arousal: Unit = 0.0
     dominance: Unit = 0.0
 
+    def pad(self) -> Pad:
+        return Pad(self.pleasure, self.arousal, self.dominance)
+
 
 class SituationIn(StrictModel):
+    """What one decision is about (graph/context/policy.py Situation): its task type, phase, regime and mood. An
+    assembly's request is one (AssembleIn)."""
+
     task: TaskType | None = None
     phase: BehavioralPhase | None = None
     regime: MarketRegime | None = None
@@ -68,13 +75,9 @@ class SuppliedIn(StrictModel):
         default=None, description="its one line; default: the text's first sentence")
 
 
-class AssembleIn(StrictModel):
+class AssembleIn(SituationIn):
     """One decision's situation: what the workspace is assembled for."""
 
-    task: TaskType | None = None
-    phase: BehavioralPhase | None = None
-    regime: MarketRegime | None = None
-    pad: PadIn = PadIn()
     query: Annotated[str, Field(min_length=1, max_length=4_000)] | None = Field(
         default=None, description="what the decision is about: the Grimoire's categories are searched by it")
     budget: Annotated[int, Field(ge=1, le=200_000)] | None = Field(

@@ -9,5 +9,6 @@ CALL (a) {
   WITH d ORDER BY d.at DESC LIMIT 1
   RETURN d.regime AS last_regime, d.id AS last_decision
 }
-RETURN a {.*} AS assembly, last_regime, last_decision,
+RETURN a {.id, .task, .phase, .regime, .policy_revision, .mutation_id, .injected, .budgets, .compacted,
+          .squeezed} AS assembly, last_regime, last_decision,
        EXISTS { MATCH (x:ContextDecision) WHERE x.assembly_id = $id } AS decided

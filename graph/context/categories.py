@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from enum import StrEnum
 
+from pydantic import BaseModel
+
 from graph.model.enums import BehavioralPhase, MarketRegime
 
 
@@ -69,9 +71,20 @@ DEFAULT_PHASE_OVERRIDES: dict[BehavioralPhase, Allocations] = {
 # S2.3: the spec gives no default task overrides; a person or the feedback loops add them.
 DEFAULT_TASK_OVERRIDES: dict[TaskType, Allocations] = {}
 
-# S2.3 RetrievalConfig and CompressionConfig defaults.
-DEFAULT_RETRIEVAL: dict[str, float | int] = {
-    "similarity_threshold": 0.3, "max_episode_count": 10, "min_insight_confidence": 0.4, "max_causal_depth": 3,
-    "full_episode_slots": 3, "summary_episode_slots": 7,
-}
-DEFAULT_COMPRESSION: dict[str, int] = {"episode_summary_threshold": 200, "insight_summary_threshold": 150}
+
+class RetrievalConfig(BaseModel):
+    """S2.3 RetrievalConfig, with its defaults: how the Governor fetches the Grimoire's categories."""
+
+    similarity_threshold: float = 0.3
+    max_episode_count: int = 10
+    min_insight_confidence: float = 0.4
+    max_causal_depth: int = 3
+    full_episode_slots: int = 3       # observation masking: episodes in full,
+    summary_episode_slots: int = 7    # and as one line
+
+
+class CompressionConfig(BaseModel):
+    """S2.3 CompressionConfig, with its defaults: above these tokens an item is shown as its one line."""
+
+    episode_summary_threshold: int = 200
+    insight_summary_threshold: int = 150

@@ -18,7 +18,9 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict
+
+from pydantic import BaseModel
 
 from graph.audit import Access
 from graph.context import affect, compaction, delta, feedback, mutations, recalibration, sources
@@ -28,10 +30,10 @@ from graph.context.assembly import Composed, Plan, compose
 from graph.context.categories import ContextCategory, TaskType
 from graph.context.config import GovernorConfig
 from graph.context.disclosure import Disclosure
-from graph.context.policy import Policy, Situation, policy_id, resolve
+from graph.context.policy import Layer, Policy, Resolved, Situation, policy_id, resolve
 from graph.context.preassembly import Keeper, Kept
 from graph.context.tokens import Tokens
-from graph.context.workspace import ContextEntry, Workspace
+from graph.context.workspace import AssemblyReason, ContextEntry, Workspace
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
@@ -42,6 +44,7 @@ from graph.events.store import write as write_events
 from graph.ids import now_ms, uuid7
 from graph.knowledge.causal import half_life_ms as causal_half_life_ms
 from graph.model.enums import BehavioralPhase, MarketRegime
+from graph.model.rows import Row
 from graph.retrieval import POOL, Retriever
 from graph.visibility import Visibility
 
@@ -52,11 +55,9 @@ EXPLORE_EVERY = 10   # one second in ten, the Beta filter leaves nothing out
 
 
 @dataclass(frozen=True)
-class Request:
-    task: TaskType | None = None
-    phase: BehavioralPhase | None = None
-    regime: MarketRegime | None = None
-    pad: affect.Pad = affect.Pad()
+class Request(Situation):
+    """One decision's situation (its task, phase, regime and mood), and what its workspace is assembled from."""
+
     query: str | None = None
     budget: int | None = None
     supplied: Mapping[ContextCategory, tuple[sources.Supplied, ...]] = field(default_factory=dict)
@@ -73,6 +74,122 @@ class Request:
         return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
+class SituationOut(BaseModel):
+    """The situation a workspace was assembled for, with the affect states its mood is in."""
+
+    task: TaskType | None
+    phase: BehavioralPhase | None
+    regime: MarketRegime | None
+    tick: int | None
+    pad: affect.Pad
+    affect: list[str]
+
+    @classmethod
+    def of(cls, r: Request) -> SituationOut:
+        return cls(task=r.task, phase=r.phase, regime=r.regime, tick=r.tick, pad=r.pad, affect=affect.states(r.pad))
+
+
+class EntryOut(BaseModel):
+    """An entry of the workspace, as disclosed (its full text or its one line)."""
+
+    id: str
+    ref: str
+    category: ContextCategory
+    text: str
+    tokens: int
+    disclosure: Disclosure
+    score: float
+    source: str
+
+    @classmethod
+    def of(cls, e: ContextEntry) -> EntryOut:
+        return cls(id=e.id, ref=e.ref, category=e.category, text=e.text, tokens=e.tokens, disclosure=e.disclosure,
+                   score=round(e.score, 4), source=e.source)
+
+
+class Excluded(BaseModel):
+    id: str
+    why: str
+
+
+class ReasonOut(BaseModel):
+    """Why a category holds what it holds (S2.1 AssemblyReason)."""
+
+    category: ContextCategory
+    tokens_allocated: int
+    tokens_used: int
+    items_included: int
+    items_excluded: int
+    reason: str
+    excluded: list[Excluded]
+
+    @classmethod
+    def of(cls, x: AssemblyReason) -> ReasonOut:
+        return cls(category=x.category, tokens_allocated=x.tokens_allocated, tokens_used=x.tokens_used,
+                   items_included=x.items_included, items_excluded=x.items_excluded, reason=x.reason,
+                   excluded=[Excluded(id=i, why=w) for i, w in x.excluded])
+
+
+class DeltaOut(BaseModel):
+    """What changed from the agent's previous workspace (S2.2)."""
+
+    changed_categories: list[ContextCategory]
+    added: dict[str, list[EntryOut]]
+    removed: dict[str, list[str]]
+    token_delta: int
+
+    @classmethod
+    def of(cls, d: delta.WorkspaceDelta) -> DeltaOut:
+        return cls(changed_categories=d.changed_categories,
+                   added={c.value: [EntryOut.of(e) for e in es] for c, es in d.added.items()},
+                   removed={c.value: ids for c, ids in d.removed.items()}, token_delta=d.token_delta)
+
+
+class Compaction(BaseModel):
+    """The workspace compacted under context pressure (S3.5)."""
+
+    original_tokens: int
+    compacted_tokens: int
+    categories_compressed: list[str]
+    pressure: float
+
+
+class Assembly(BaseModel):
+    """The agent's workspace for one decision: the rendered prompt text, its entries per category, the reasons per
+    category and the delta from its previous workspace."""
+
+    assembly_id: str
+    agent_id: str
+    at: int                            # ms
+    source: str                        # cold | preassembly | preassembled
+    policy_revision: int
+    mutation_id: str | None
+    situation: SituationOut
+    budget: int
+    total_tokens: int
+    route: str
+    compaction: Compaction | None
+    allocations: dict[str, float]
+    layers: list[Layer]
+    budgets: dict[str, int]
+    categories: dict[str, list[EntryOut]]
+    reasons: list[ReasonOut]
+    guidelines: list[str]
+    delta: DeltaOut
+    text: str
+    timings_ms: dict[str, float]
+
+
+class Preassembled(BaseModel):
+    """A workspace built ahead of the agent's next decision, and kept."""
+
+    assembly_id: str
+    agent_id: str
+    total_tokens: int
+    policy_revision: int
+    timings_ms: dict[str, float]
+
+
 @dataclass
 class Assembled:
     id: str
@@ -84,37 +201,45 @@ class Assembled:
     request: Request
     budget: int
     allocations: dict[str, float]
-    layers: list[dict[str, Any]]
+    layers: list[Layer]
     composed: Composed
     delta: delta.WorkspaceDelta
     guidelines: list[str]
     timings_ms: dict[str, float]
 
-    def out(self) -> dict[str, Any]:
-        ws, r = self.composed.workspace, self.request
-        d = self.delta
-        return {
-            "assembly_id": self.id, "agent_id": self.agent_id, "at": self.at, "source": self.source,
-            "policy_revision": self.revision, "mutation_id": self.mutation_id,
-            "situation": {"task": r.task, "phase": r.phase, "regime": r.regime, "tick": r.tick,
-                          "pad": {"pleasure": r.pad.pleasure, "arousal": r.pad.arousal, "dominance": r.pad.dominance},
-                          "affect": affect.states(r.pad)},
-            "budget": self.budget, "total_tokens": self.composed.tokens, "route": self.composed.route.value,
-            "compaction": self.composed.compaction, "allocations": self.allocations, "layers": self.layers,
-            "budgets": {c.value: b for c, b in self.composed.budgets.items()},
-            "categories": {c.value: [e.out() for e in es] for c, es in ws.entries.items()},
-            "reasons": [x.out() for x in ws.reasons], "guidelines": self.guidelines,
-            "delta": {"changed_categories": [c.value for c in d.changed_categories],
-                      "added": {c.value: [e.out() for e in es] for c, es in d.added.items()},
-                      "removed": {c.value: ids for c, ids in d.removed.items()}, "token_delta": d.token_delta},
-            "text": self.composed.text, "timings_ms": self.timings_ms,
-        }
+    def answer(self) -> Assembly:
+        ws, c = self.composed.workspace, self.composed
+        return Assembly(
+            assembly_id=self.id, agent_id=self.agent_id, at=self.at, source=self.source,
+            policy_revision=self.revision, mutation_id=self.mutation_id, situation=SituationOut.of(self.request),
+            budget=self.budget, total_tokens=c.tokens, route=c.route.value,
+            compaction=Compaction.model_validate(c.compaction) if c.compaction else None,
+            allocations=self.allocations, layers=self.layers, budgets={k.value: b for k, b in c.budgets.items()},
+            categories={k.value: [EntryOut.of(e) for e in es] for k, es in ws.entries.items()},
+            reasons=[ReasonOut.of(x) for x in ws.reasons], guidelines=self.guidelines, delta=DeltaOut.of(self.delta),
+            text=c.text, timings_ms=self.timings_ms)
+
+    def kept(self) -> Preassembled:
+        return Preassembled(assembly_id=self.id, agent_id=self.agent_id, total_tokens=self.composed.tokens,
+                            policy_revision=self.revision, timings_ms=self.timings_ms)
 
 
-def injected(ws: Workspace) -> list[dict[str, Any]]:
+class Injected(TypedDict):
+    """An entry that went in, as the assembly record keeps it (JSON, its keys short: one per entry)."""
+
+    c: str      # category
+    id: str
+    ref: str
+    t: int      # tokens
+    d: str      # disclosure
+    s: str      # source
+    x: str      # text, as disclosed
+
+
+def injected(ws: Workspace) -> list[Injected]:
     """What went in, as the assembly record keeps it (Loop 1 reads it back)."""
-    return [{"c": e.category.value, "id": e.id, "ref": e.ref, "t": e.tokens, "d": e.disclosure.value,
-             "s": e.source, "x": e.text} for e in ws.all()]
+    return [Injected(c=e.category.value, id=e.id, ref=e.ref, t=e.tokens, d=e.disclosure.value, s=e.source, x=e.text)
+            for e in ws.all()]
 
 
 def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) -> Workspace:
@@ -145,12 +270,44 @@ def left_out(beliefs: Mapping[str, tuple[float, float]], regime: str, supplied: 
     return out
 
 
+class PreviousAssembly(BaseModel):
+    """The agent's last recorded workspace: what it injected (JSON), its tokens and the regime it was for."""
+
+    id: str | None
+    regime: str | None
+    injected: str | None
+    total_tokens: int | None
+
+
+class BeliefState(BaseModel):
+    category: str
+    alpha: float
+    beta: float
+
+
+class StagedMutation(BaseModel):
+    id: str
+    proposed: str                      # the allocations it proposes (JSON)
+    offered: int | None                # cold assemblies since it was staged
+    regime: str | None
+
+
+class AgentState(Row):
+    """What an assembly reads of the agent before it fetches."""
+
+    query = "context/agent_state"
+    policy: str | None                 # JSON; none before the policy's first revision
+    previous: PreviousAssembly | None
+    beliefs: list[BeliefState]
+    mutations: list[StagedMutation]
+
+
 @dataclass
 class _State:
     policy: Policy
-    previous: dict[str, Any] | None
+    previous: PreviousAssembly | None
     beliefs: dict[str, tuple[float, float]]
-    mutations: list[dict[str, Any]]
+    mutations: list[StagedMutation]
 
 
 class Governor:
@@ -216,11 +373,12 @@ class Governor:
         changes what a workspace leaves out: the agent's kept one goes."""
         out = feedback.record(self.db, agent_id, clade, outcome, actor=actor, config=self.config,
                               embed=self.embedder.embed)
-        if out.extra.get("crossed"):
+        if out.crossed:
             self.kept.drop(agent_id)
         return out
 
-    def recalibrate(self, agent_id: str, clade: str | None, *, trigger: str, actor: str) -> dict[str, Any] | None:
+    def recalibrate(self, agent_id: str, clade: str | None, *, trigger: str,
+                    actor: str) -> recalibration.Recalibrated | None:
         return recalibration.recalibrate(self.db, agent_id, clade, self.config, trigger=trigger, actor=actor)
 
     def loops(self, cancelled: Any = lambda: False, keep_days: float = 30.0) -> str:
@@ -238,24 +396,23 @@ class Governor:
             if cancelled():
                 break
             try:   # one agent's refusal (its policy revised at the same moment) does not stop the others'
-                if recalibration.recalibrate(self.db, row["agent_id"], row["clade"], self.config,
+                if recalibration.recalibrate(self.db, row.agent_id, row.clade, self.config,
                                              trigger="periodic") is not None:
                     revised += 1
-                staged += len(mutations.stage(self.db, row["agent_id"], row["clade"], self.config))
+                staged += len(mutations.stage(self.db, row.agent_id, row.clade, self.config))
             except GrimoireError as e:
                 failed += 1
-                log.warning("context loops for %s: %s", row["agent_id"], e)
+                log.warning("context loops for %s: %s", row.agent_id, e)
         return (f"{revised} policies recalibrated, {staged} mutations staged, {pruned} workspace records pruned"
                 + (f", {failed} agents failed" if failed else ""))
 
     # ------------------------------------------------------------------------------------------ building
 
     def _state(self, agent_id: str, regime: str) -> _State:
-        row = self.db.rows("context/agent_state", agent_id=agent_id, policy_id=policy_id(agent_id), regime=regime)[0]
-        return _State(policy=Policy.from_json(row["policy"]) if row["policy"] else Policy(),
-                      previous=row["previous"] if row["previous"] and row["previous"].get("id") else None,
-                      beliefs={b["category"]: (float(b["alpha"]), float(b["beta"])) for b in row["beliefs"]},
-                      mutations=list(row["mutations"]))
+        row = self.db.typed(AgentState, agent_id=agent_id, policy_id=policy_id(agent_id), regime=regime)[0]
+        return _State(policy=Policy.from_json(row.policy) if row.policy else Policy(),
+                      previous=row.previous if row.previous and row.previous.id else None,
+                      beliefs={b.category: (b.alpha, b.beta) for b in row.beliefs}, mutations=row.mutations)
 
     def build(self, agent_id: str, clade: str | None, request: Request, source: str) -> Assembled:
         t0 = time.perf_counter()
@@ -271,15 +428,13 @@ class Governor:
         state = state_f.result()
         lap("state_and_embedding")
         policy, mutation, offered = self._policy_for(state, request)
-        resolved = resolve(policy, Situation(task=request.task, phase=request.phase, regime=request.regime,
-                                             pad=request.pad))
-        allocations = {C(c): float(v) for c, v in resolved["allocations"].items()}
+        resolved = resolve(policy, request)
+        allocations = {C(c): float(v) for c, v in resolved.allocations.items()}
         visibility = Visibility.of(agent_id, clade)
         r = policy.retrieval
         q = sources.Query(embedding=embedding, visibility=visibility, now=since, pleasure=request.pad.pleasure,
-                          similarity=float(r["similarity_threshold"]), max_episodes=int(r["max_episode_count"]),
-                          min_insight_confidence=float(r["min_insight_confidence"]),
-                          causal_depth=int(r["max_causal_depth"]))
+                          similarity=r.similarity_threshold, max_episodes=r.max_episode_count,
+                          min_insight_confidence=r.min_insight_confidence, causal_depth=r.max_causal_depth)
         episodes_f = POOL.submit(sources.episodes, self.db, self.retriever, q)
         found = sources.entries(self.db, self.retriever, q, self.config)
         found[C.episodes] = episodes_f.result()
@@ -296,10 +451,9 @@ class Governor:
                                                  else None)
         plan = Plan(
             budget=request.budget or self.config.soft_budget_tokens, allocations=allocations,
-            masking=(int(r.get("full_episode_slots", self.config.full_episode_slots)),
-                     int(r.get("summary_episode_slots", self.config.summary_episode_slots))),
-            thresholds={C.episodes: int(policy.compression["episode_summary_threshold"]),
-                        C.insights: int(policy.compression["insight_summary_threshold"])},
+            masking=(r.full_episode_slots, r.summary_episode_slots),
+            thresholds={C.episodes: policy.compression.episode_summary_threshold,
+                        C.insights: policy.compression.insight_summary_threshold},
             protected=protected,
             left_out=left_out(state.beliefs, regime, set(request.supplied), since, self.config.beta_filter),
             floors={C.contrarian: self.config.min_contrarian_tokens}
@@ -311,13 +465,13 @@ class Governor:
         lap("compose")
         previous = self._given.get(agent_id)
         if previous is None and state.previous is not None:
-            previous = workspace_of(json.loads(state.previous["injected"] or "[]"), state.previous.get("total_tokens"))
+            previous = workspace_of(json.loads(state.previous.injected or "[]"), state.previous.total_tokens)
         built = Assembled(
             id=uuid7(), agent_id=agent_id, at=since, source=source, revision=policy.revision,
             mutation_id=mutation, request=request, budget=plan.budget,
-            allocations={c.value: round(v, 6) for c, v in allocations.items()}, layers=resolved["layers"],
+            allocations={c.value: round(v, 6) for c, v in allocations.items()}, layers=resolved.layers,
             composed=composed, delta=delta.compute(previous, composed.workspace),
-            guidelines=[g["text"] for g in policy.guidelines
+            guidelines=[g.text for g in policy.guidelines
                         if context_guidelines.applies(g, task, request.regime.value if request.regime else None)],
             timings_ms=laps)
         self._record(built, clade, state, resolved, offered)
@@ -334,13 +488,13 @@ class Governor:
         built with its allocations, so the later outcomes can judge it (Loop 3)."""
         regime = request.regime.value if request.regime else None
         for m in state.mutations:
-            if m.get("regime") not in (None, regime):
+            if m.regime not in (None, regime):
                 continue
-            if (int(m.get("offered") or 0) + 1) % self.config.mutation_trial_every == 0:
-                trial = Policy.from_out(state.policy.out())
-                trial.allocations = {C(c): float(v) for c, v in json.loads(m["proposed"]).items()}
-                return trial, str(m["id"]), str(m["id"])
-            return state.policy, None, str(m["id"])
+            if ((m.offered or 0) + 1) % self.config.mutation_trial_every == 0:
+                trial = state.policy.copy_as()
+                trial.allocations = {C(c): float(v) for c, v in json.loads(m.proposed).items()}
+                return trial, m.id, m.id
+            return state.policy, None, m.id
         return state.policy, None, None
 
     @staticmethod
@@ -351,7 +505,7 @@ class Governor:
                              else "the mood is neutral (pleasure 0): nothing to counter")
         return out
 
-    def _record(self, built: Assembled, clade: str | None, state: _State, resolved: Mapping[str, Any],
+    def _record(self, built: Assembled, clade: str | None, state: _State, resolved: Resolved,
                 offered: str | None) -> None:
         ws, r = built.composed.workspace, built.request
         record = {"id": built.id, "agent_id": built.agent_id, "at": built.at, "recorded_at": now_ms(),
@@ -373,11 +527,10 @@ class Governor:
         if built.composed.compaction:
             events.append(context_events.compacted(built.agent_id, clade, assembly_id=built.id,
                                                    report=built.composed.compaction))
-        was = state.previous.get("regime") if state.previous else None
+        was = state.previous.regime if state.previous else None
         now_regime = r.regime.value if r.regime else None
         if state.previous is not None and was != now_regime:
-            applied: dict[str, float] = next(
-                (x["set"] for x in resolved["layers"] if x["layer"].startswith("regime:")), {})
+            applied = next((x.set for x in resolved.layers if x.layer.startswith("regime:")), {})
             events.append(context_events.regime_override(built.agent_id, clade, previous=was, new=now_regime,
                                                          applied=applied))
         access = Access(action="context.assemble", agent_id=built.agent_id, id=built.id, at=built.at)

@@ -9,30 +9,43 @@ The spec has a language model write the text; without one here, the text is comp
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable
+
+from pydantic import BaseModel
 
 from graph.context.categories import ContextCategory
 from graph.ids import uuid7
 
 
-def applies(g: Mapping[str, Any], task: str | None, regime: str | None) -> bool:
+class Guideline(BaseModel):
+    """The spec's CompressionGuideline, as the policy keeps it (a policy of old kept only a text: the rest unset)."""
+
+    id: str | None = None
+    category: str | None = None
+    task_type: str | None = None
+    regime: str | None = None
+    text: str
+    created_at: int | None = None     # ms
+    trigger_count: int = 0
+    prevented_failures: int = 0
+
+
+def applies(g: Guideline, task: str | None, regime: str | None) -> bool:
     """A guideline holds for its task type and regime (one learned without either holds for any)."""
-    return (g.get("task_type") in (None, task)) and (g.get("regime") in (None, regime))
+    return g.task_type in (None, task) and g.regime in (None, regime)
 
 
-def protected(guidelines: Iterable[Mapping[str, Any]], task: str | None, regime: str | None) -> frozenset[
-        ContextCategory]:
-    return frozenset(ContextCategory(g["category"]) for g in guidelines
-                     if g.get("category") in ContextCategory.__members__ and applies(g, task, regime))
+def protected(guidelines: Iterable[Guideline], task: str | None, regime: str | None) -> frozenset[ContextCategory]:
+    return frozenset(ContextCategory(g.category) for g in guidelines
+                     if g.category is not None and g.category in ContextCategory.__members__
+                     and applies(g, task, regime))
 
 
 def learn(category: ContextCategory, task: str | None, regime: str | None, *, original_tokens: int,
-          compressed_tokens: int, lost: str, impact: str, now: int) -> dict[str, Any]:
+          compressed_tokens: int, lost: str, impact: str, now: int) -> Guideline:
     """A guideline from one failure (the fields of the spec's CompressionGuideline)."""
     where = " ".join(x for x in (f"{task} decisions" if task else "decisions",
                                  f"in a {regime} market" if regime else "") if x)
     text = (f"For {where}, keep {category.value} whole: compressing it ({original_tokens} → {compressed_tokens} "
             f"tokens) lost {lost!r}, and the decision {impact}.")
-    return {"id": uuid7(), "category": category.value, "task_type": task, "regime": regime, "text": text,
-            "created_at": now, "trigger_count": 0, "prevented_failures": 0}
+    return Guideline(id=uuid7(), category=category.value, task_type=task, regime=regime, text=text, created_at=now)

@@ -14,6 +14,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from pydantic import BaseModel
+
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.context import events as context_events
 from graph.context import policy as cp
@@ -21,7 +23,7 @@ from graph.context.categories import Allocations, ContextCategory
 from graph.context.config import GovernorConfig
 from graph.context.models import ContextMutation
 from graph.context.overrides import normalize
-from graph.context.recalibration import apply, signal_category
+from graph.context.recalibration import apply, decisions_since, signal_category
 from graph.db import cypher, ogm
 from graph.db.connection import Database
 from graph.db.tx import Tx
@@ -32,6 +34,40 @@ C = ContextCategory
 WORST = 3
 POOR = 0.5
 STRENGTH = 5.0   # the prior's weight: Beta(1, 4) is confidence 0.2
+
+
+class Judged(BaseModel):
+    """A staged mutation's verdict (None: still staged), its confidence and the policy revision it became."""
+
+    mutation_id: str
+    verdict: str | None
+    confidence: float | None = None
+    revision: int | None = None
+
+
+class Mutation(BaseModel):
+    """A policy mutation Loop 3 staged: its allocations and the ones it replaces, its confidence and trials, and
+    what became of it."""
+
+    id: str
+    kind: str
+    regime: str | None
+    status: str                          # staged | validated | refuted
+    confidence: float
+    trials: int
+    offered: int
+    trial_quality: float | None          # the mean quality of its trials
+    baseline_quality: float | None       # under the current policy since it was staged
+    source_decision: str
+    proposed: dict[str, float]
+    original: dict[str, float]
+    created_at: int                      # ms
+    decided_at: int | None
+    promoted_to: int | None              # the policy revision it became
+
+
+class Staged(BaseModel):
+    staged: list[str]                    # the mutations staged now
 
 
 def alternatives(allocations: Mapping[ContextCategory, float], missing: list[str]) -> dict[str, Allocations]:
@@ -59,9 +95,9 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
     """Stage mutations from the agent's worst recent decisions (not yet the source of one); their ids."""
     if not config.enable_loop3:
         return []
-    rows = db.rows("context/decisions_since", agent_id=agent_id, since=0, limit=config.record_window)
-    poor = sorted((r for r in rows if r["outcome_quality"] is not None and r["outcome_quality"] < POOR),
-                  key=lambda r: r["outcome_quality"])
+    rows = decisions_since(db, agent_id, 0, config.record_window)
+    poor = sorted((r for r in rows if r.outcome_quality is not None and r.outcome_quality < POOR),
+                  key=lambda r: r.outcome_quality or 0.0)
     policy = cp.current(db, agent_id)
     alpha = config.dream_mutation_confidence * STRENGTH
     made: list[str] = []
@@ -70,16 +106,16 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
         live = {(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")}
         used = {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)}
         out: list[str] = []
-        picked = [r for r in poor if r["id"] not in used][:WORST]
+        picked = [r for r in poor if r.id not in used][:WORST]
         for r in picked:
-            for kind, proposed in alternatives(policy.allocations, list(r["missing"] or [])).items():
-                if (kind, r["regime"]) in live:
+            for kind, proposed in alternatives(policy.allocations, list(r.missing or [])).items():
+                if (kind, r.regime) in live:
                     continue
-                m = ContextMutation(uid=uuid7(), agent_id=agent_id, regime=r["regime"], kind=kind,
-                                    source_decision=r["id"], original=_json(policy.allocations),
-                                    proposed=_json(proposed), quality_before=float(r["outcome_quality"]),
+                m = ContextMutation(uid=uuid7(), agent_id=agent_id, regime=r.regime, kind=kind,
+                                    source_decision=r.id, original=_json(policy.allocations),
+                                    proposed=_json(proposed), quality_before=float(r.outcome_quality or 0.0),
                                     status="staged", alpha=alpha, beta=STRENGTH - alpha, created_at=now_ms()).save()
-                live.add((kind, r["regime"]))
+                live.add((kind, r.regime))
                 out.append(m.uid)
         if out:
             audit = Audit(action="context.mutation.stage", actor=actor, agent_id=agent_id)
@@ -109,7 +145,7 @@ def verdict(m: Mapping[str, Any], config: GovernorConfig) -> str | None:
 
 
 def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, config: GovernorConfig,
-          actor: str = "context.loop3") -> dict[str, Any] | None:
+          actor: str = "context.loop3") -> Judged | None:
     """Validate (and promote) or refute a staged mutation whose tallies call for it; None while undecided, or when
     another judge got there first (the mutation leaves 'staged' once: cypher/context/claim_mutation.cypher)."""
     node = ogm.read(db, lambda tx: ContextMutation.nodes.get_or_none(uid=mutation_id))
@@ -139,7 +175,7 @@ def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, conf
     if outcome == "validated":
         policy = cp.current(db, agent_id)
         proposed = {C(c): float(v) for c, v in json.loads(node.proposed).items()}
-        changed = cp.Policy.from_out(policy.out())
+        changed = policy.copy_as()
         moves = {c: proposed.get(c, v) - v for c, v in policy.allocations.items()}
         changed.allocations = apply(policy.allocations, moves, config.max_allocation_delta)
         moved = {c.value: round(changed.allocations[c] - policy.allocations.get(c, 0.0), 6)
@@ -150,22 +186,23 @@ def judge(db: Database, agent_id: str, clade: str | None, mutation_id: str, conf
                             agent_id, clade, revision=new.revision, trigger="loop3", delta=moved)],
                         also=lambda tx, new: _promoted(tx, mutation_id, new.revision))
         revision = new.revision
-    return {"mutation_id": mutation_id, "verdict": outcome, "confidence": confidence(state), "revision": revision}
+    return Judged(mutation_id=mutation_id, verdict=outcome, confidence=confidence(state), revision=revision)
 
 
 def _promoted(tx: Tx, mutation_id: str, revision: int) -> None:
     tx.run(cypher.query("context/promote_mutation"), id=mutation_id, revision=revision).consume()
 
 
-def listing(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    def work(tx: Tx) -> list[dict[str, Any]]:
-        return [{"id": m.uid, "kind": m.kind, "regime": m.regime, "status": m.status, "confidence": confidence(
-            {"alpha": m.alpha, "beta": m.beta}), "trials": m.trials, "offered": m.offered,
-            "trial_quality": m.trial_quality_sum / m.trials if m.trials else None,
-            "baseline_quality": m.base_quality_sum / m.base_n if m.base_n else m.quality_before,
-            "source_decision": m.source_decision, "proposed": json.loads(m.proposed),
-            "original": json.loads(m.original), "created_at": m.created_at, "decided_at": m.decided_at,
-            "promoted_to": m.promoted_to}
+def listing(db: Database, agent_id: str) -> list[Mutation]:
+    """The agent's mutations, newest first."""
+    def work(tx: Tx) -> list[Mutation]:
+        return [Mutation(
+            id=m.uid, kind=m.kind, regime=m.regime, status=m.status,
+            confidence=confidence({"alpha": m.alpha, "beta": m.beta}), trials=m.trials, offered=m.offered,
+            trial_quality=m.trial_quality_sum / m.trials if m.trials else None,
+            baseline_quality=m.base_quality_sum / m.base_n if m.base_n else m.quality_before,
+            source_decision=m.source_decision, proposed=json.loads(m.proposed), original=json.loads(m.original),
+            created_at=m.created_at, decided_at=m.decided_at, promoted_to=m.promoted_to)
             for m in ContextMutation.nodes.filter(agent_id=agent_id).order_by("-created_at")]
 
     return ogm.read(db, work)

@@ -13,27 +13,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
 from neomodel.exceptions import UniqueProperty
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.audit.versions import Step
 from graph.context import affect, overrides
 from graph.context.categories import (
     DEFAULT_ALLOCATIONS,
-    DEFAULT_COMPRESSION,
     DEFAULT_PHASE_OVERRIDES,
     DEFAULT_REGIME_OVERRIDES,
-    DEFAULT_RETRIEVAL,
     DEFAULT_TASK_OVERRIDES,
     Allocations,
-    ContextCategory,
+    CompressionConfig,
     ModelPreference,
+    RetrievalConfig,
     TaskType,
 )
+from graph.context.guidelines import Guideline
 from graph.context.models import ContextPolicy, ContextPolicyRevision
 from graph.db import cypher, ogm
 from graph.db.connection import Database
@@ -44,61 +45,72 @@ from graph.events.store import write as write_events
 from graph.model.enums import BehavioralPhase, MarketRegime
 
 
-def _cats(values: Mapping[Any, float]) -> Allocations:
-    return {ContextCategory(c): float(v) for c, v in values.items()}
+def _guideline(value: Any) -> Any:
+    """A guideline as a policy of old kept it (its text only)."""
+    return value if isinstance(value, Mapping | Guideline) else {"text": str(value)}
 
 
-@dataclass
-class Policy:
+class Metrics(BaseModel):
+    """S2.3 PolicyMetrics, as Loop 2 last measured them."""
+
+    decision_quality_avg: float = 0.0
+    token_efficiency: float = 0.0
+    last_validated: int = 0            # ms: the newest decision Loop 2 read
+
+
+class Policy(BaseModel):
+    """An agent's context policy at one revision (S2.3), as it is stored (JSON) and answered."""
+
     revision: int = 0
-    allocations: Allocations = field(default_factory=lambda: dict(DEFAULT_ALLOCATIONS))
-    task_overrides: dict[TaskType, Allocations] = field(
+    allocations: Allocations = Field(default_factory=lambda: dict(DEFAULT_ALLOCATIONS))
+    task_overrides: dict[TaskType, Allocations] = Field(
         default_factory=lambda: {t: dict(v) for t, v in DEFAULT_TASK_OVERRIDES.items()})
-    phase_overrides: dict[BehavioralPhase, Allocations] = field(
+    phase_overrides: dict[BehavioralPhase, Allocations] = Field(
         default_factory=lambda: {p: dict(v) for p, v in DEFAULT_PHASE_OVERRIDES.items()})
-    regime_overrides: dict[MarketRegime, Allocations] = field(
+    regime_overrides: dict[MarketRegime, Allocations] = Field(
         default_factory=lambda: {r: dict(v) for r, v in DEFAULT_REGIME_OVERRIDES.items()})
-    retrieval: dict[str, float | int] = field(default_factory=lambda: dict(DEFAULT_RETRIEVAL))
-    compression: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_COMPRESSION))
-    guidelines: list[dict[str, Any]] = field(default_factory=list)  # S3.8, learned from failures (guidelines.py)
+    retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
+    compression: CompressionConfig = Field(default_factory=CompressionConfig)
+    guidelines: list[Annotated[Guideline, BeforeValidator(_guideline)]] = Field(
+        default_factory=list)  # S3.8, learned from failures (guidelines.py)
     model_preference: ModelPreference = ModelPreference.balanced
-    # S2.3 PolicyMetrics, as Loop 2 last measured them (last_validated: when, ms)
-    metrics: dict[str, float] = field(default_factory=lambda: {
-        "decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0})
-
-    def out(self) -> dict[str, Any]:
-        return {
-            "revision": self.revision,
-            "allocations": {c.value: v for c, v in self.allocations.items()},
-            "task_overrides": {t.value: {c.value: v for c, v in o.items()} for t, o in self.task_overrides.items()},
-            "phase_overrides": {p.value: {c.value: v for c, v in o.items()} for p, o in self.phase_overrides.items()},
-            "regime_overrides": {r.value: {c.value: v for c, v in o.items()} for r, o in self.regime_overrides.items()},
-            "retrieval": dict(self.retrieval), "compression": dict(self.compression),
-            "guidelines": [dict(g) for g in self.guidelines], "model_preference": self.model_preference.value,
-            "metrics": dict(self.metrics),
-        }
+    metrics: Metrics = Field(default_factory=Metrics)
 
     def to_json(self) -> str:
-        return json.dumps(self.out(), sort_keys=True)
-
-    @classmethod
-    def from_out(cls, d: Mapping[str, Any]) -> Policy:
-        return cls(
-            revision=int(d.get("revision", 0)),
-            allocations=_cats(d["allocations"]),
-            task_overrides={TaskType(t): _cats(o) for t, o in d.get("task_overrides", {}).items()},
-            phase_overrides={BehavioralPhase(p): _cats(o) for p, o in d.get("phase_overrides", {}).items()},
-            regime_overrides={MarketRegime(r): _cats(o) for r, o in d.get("regime_overrides", {}).items()},
-            retrieval=dict(d.get("retrieval", DEFAULT_RETRIEVAL)), compression=dict(d.get("compression",
-                                                                                         DEFAULT_COMPRESSION)),
-            guidelines=[g if isinstance(g, dict) else {"text": str(g)} for g in d.get("guidelines", [])],
-            model_preference=ModelPreference(d.get("model_preference", ModelPreference.balanced.value)),
-            metrics={"decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0,
-                     **d.get("metrics", {})})
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> Policy:
-        return cls.from_out(json.loads(text))
+        return cls.model_validate_json(text)
+
+    def copy_as(self, **changes: Any) -> Policy:
+        """A policy like this one (a deep copy, validated again) with `changes`."""
+        return Policy.model_validate({**self.model_dump(mode="json"), **changes})
+
+
+class PolicyRevision(BaseModel):
+    """A stored revision of the policy: when it held (valid_from, valid_until: ms), who wrote it and why."""
+
+    id: str
+    revision: int
+    valid_from: int
+    valid_until: int | None
+    recorded_at: int
+    written_by: str | None
+    reason: str | None
+    audit_id: str | None
+    policy: Policy
+
+
+class PolicyDelta(BaseModel):
+    """What moved between two revisions: each category's allocation that moved (after - before) and the other
+    parts of the policy that changed."""
+
+    model_config = ConfigDict(validate_by_name=True, serialize_by_alias=True)
+    from_revision: int = Field(alias="from")
+    to_revision: int = Field(alias="to")
+    allocations: dict[str, float]
+    changed: list[str]
 
 
 # ---------------------------------------------------------------------------------------------- resolving
@@ -106,7 +118,8 @@ class Policy:
 
 @dataclass(frozen=True)
 class Situation:
-    """What one decision is about: the layers its allocations are composed from."""
+    """What one decision is about: the layers its allocations are composed from (the task type, the phase and the
+    regime) and the mood that modulates them. A Governor's request is one (graph/context/governor.py)."""
 
     task: TaskType | None = None
     phase: BehavioralPhase | None = None
@@ -114,7 +127,22 @@ class Situation:
     pad: affect.Pad = affect.Pad()
 
 
-def resolve(policy: Policy, situation: Situation) -> dict[str, Any]:
+class Layer(BaseModel):
+    layer: str                   # task:<type>, phase:<phase> or regime:<regime>
+    set: dict[str, float]        # what it set, per category
+
+
+class Resolved(BaseModel):
+    """The allocations one decision gets, and how each layer moved them."""
+
+    revision: int
+    layers: list[Layer]
+    composed: dict[str, float]   # after the overrides, normalised
+    affect: list[str]            # the affect states the mood is in
+    allocations: dict[str, float]
+
+
+def resolve(policy: Policy, situation: Situation) -> Resolved:
     """The allocations one decision gets: base → task → phase → regime (later wins), normalised; then the affect
     modulation. Each layer is shown with what it set, and the allocations after the overrides and after affect."""
     tables: list[tuple[str, StrEnum | None, Mapping[Any, Allocations]]] = [
@@ -124,13 +152,10 @@ def resolve(policy: Policy, situation: Situation) -> dict[str, Any]:
               if key is not None and key in table]
     composed = overrides.compose(policy.allocations, layers)
     final = affect.modulate(situation.pad, composed)
-    return {
-        "revision": policy.revision,
-        "layers": [{"layer": s.layer, "set": {c.value: v for c, v in s.values.items()}} for s in layers],
-        "composed": {c.value: v for c, v in composed.items()},
-        "affect": affect.states(situation.pad),
-        "allocations": {c.value: v for c, v in final.items()},
-    }
+    return Resolved(revision=policy.revision,
+                    layers=[Layer(layer=s.layer, set={c.value: v for c, v in s.values.items()}) for s in layers],
+                    composed={c.value: v for c, v in composed.items()}, affect=affect.states(situation.pad),
+                    allocations={c.value: v for c, v in final.items()})
 
 
 # ---------------------------------------------------------------------------------------------- storing
@@ -150,12 +175,12 @@ def current(db: Database, agent_id: str) -> Policy:
     return Policy.from_json(node.policy) if node is not None else Policy()
 
 
-def revisions(db: Database, agent_id: str) -> list[dict[str, Any]]:
+def revisions(db: Database, agent_id: str) -> list[PolicyRevision]:
     """Every stored revision, newest first, with the policy it holds."""
-    def work(tx: Tx) -> list[dict[str, Any]]:
-        return [{"id": r.uid, "revision": r.revision, "valid_from": r.valid_from, "valid_until": r.valid_until,
-                 "recorded_at": r.recorded_at, "written_by": r.written_by, "reason": r.reason,
-                 "audit_id": r.audit_id, "policy": json.loads(r.policy)}
+    def work(tx: Tx) -> list[PolicyRevision]:
+        return [PolicyRevision(id=r.uid, revision=r.revision, valid_from=r.valid_from, valid_until=r.valid_until,
+                               recorded_at=r.recorded_at, written_by=r.written_by, reason=r.reason,
+                               audit_id=r.audit_id, policy=Policy.from_json(r.policy))
                 for r in ContextPolicyRevision.nodes.filter(agent_id=agent_id).order_by("-revision")]
 
     return ogm.read(db, work)
@@ -170,18 +195,18 @@ def at_revision(db: Database, agent_id: str, n: int) -> Policy:
     return Policy.from_json(node.policy)
 
 
-def delta(before: Policy, after: Policy) -> dict[str, Any]:
+def delta(before: Policy, after: Policy) -> PolicyDelta:
     """What moved between two revisions: each category's allocation (after - before, only those that moved),
     the overrides that changed, and the settings that changed."""
     cats = sorted(set(before.allocations) | set(after.allocations))
     moved = {c.value: round(after.allocations.get(c, 0.0) - before.allocations.get(c, 0.0), 6) for c in cats}
-    a, b = before.out(), after.out()
-    return {"from": before.revision, "to": after.revision,
-            "allocations": {c: d for c, d in moved.items() if d != 0},
-            "changed": sorted(k for k in a if k != "revision" and a[k] != b[k])}
+    a, b = before.model_dump(mode="json"), after.model_dump(mode="json")
+    return PolicyDelta(from_revision=before.revision, to_revision=after.revision,
+                       allocations={c: d for c, d in moved.items() if d != 0},
+                       changed=sorted(k for k in a if k != "revision" and a[k] != b[k]))
 
 
-def delta_between(db: Database, agent_id: str, from_revision: int, to_revision: int | None = None) -> dict[str, Any]:
+def delta_between(db: Database, agent_id: str, from_revision: int, to_revision: int | None = None) -> PolicyDelta:
     """The delta from one stored revision to another (None: the current one); NotFound for a revision never made."""
     after = current(db, agent_id) if to_revision is None else at_revision(db, agent_id, to_revision)
     return delta(at_revision(db, agent_id, from_revision), after)
@@ -208,7 +233,7 @@ def revise(db: Database, agent_id: str, changed: Policy, *, actor: str, reason: 
             raise Conflict(f"{agent_id}'s context policy is at revision {at_now} now, not {base}: read it again")
         state = tx.run(cypher.query("context/close_revisions"), agent_id=agent_id, now=audit.at).single()
         n = int(state["last"]) + 1 if state else 1
-        new = Policy.from_out({**changed.out(), "revision": n})
+        new = changed.copy_as(revision=n)
         revision = ContextPolicyRevision(uid=revision_id(agent_id, n), agent_id=agent_id, revision=n,
                                          policy=new.to_json(), valid_from=audit.at, recorded_at=audit.at,
                                          written_by=actor, reason=reason, audit_id=audit.id).save()

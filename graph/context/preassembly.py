@@ -27,6 +27,7 @@ from typing import Generic, TypeVar
 
 from graph.context import affect
 from graph.db.connection import Database
+from graph.model.rows import Row
 from graph.visibility import Visibility
 
 T = TypeVar("T")
@@ -57,10 +58,15 @@ def pad_shift(a: affect.Pad, b: affect.Pad) -> float:
 MARGIN_MS = 1_000   # a write stamped this long before the build may commit after it: it counts as a change
 
 
+class Changed(Row):
+    query = "context/changed_since"
+    changed: bool
+
+
 def changed_since(db: Database, agent_id: str, clade: str | None, since: int, ids: list[str]) -> bool:
-    rows = db.rows("context/changed_since", since=since - MARGIN_MS, agent=agent_id, agent_clade=clade or "",
-                   ids=ids, **Visibility.of(agent_id, clade).params())
-    return bool(rows and rows[0]["changed"])
+    rows = db.typed(Changed, since=since - MARGIN_MS, agent=agent_id, agent_clade=clade or "", ids=ids,
+                    **Visibility.of(agent_id, clade).params())
+    return bool(rows and rows[0].changed)
 
 
 class Keeper(Generic[T]):

@@ -17,9 +17,11 @@ when a decision's regime differs from the one before (loop2_on_regime_change).""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel
 
 from graph.context import events as context_events
 from graph.context import policy as cp
@@ -27,6 +29,7 @@ from graph.context.categories import Allocations, ContextCategory
 from graph.context.config import GovernorConfig
 from graph.context.overrides import normalize
 from graph.db.connection import Database
+from graph.model.rows import Row
 
 FLOOR = 0.01
 SIGNAL_BOOST = 0.005
@@ -51,6 +54,25 @@ SIGNAL_WORDS: dict[ContextCategory, tuple[str, ...]] = {
 }
 
 
+class Recalibrated(BaseModel):
+    """Loop 2 for one agent: the revision it wrote, from how many decisions, each category's adjustment (before
+    the cap and normalising) and how far it moved (after), and the metrics measured."""
+
+    revision: int
+    trigger: str
+    records: int
+    adjustments: dict[str, float]
+    delta: dict[str, float]
+    metrics: cp.Metrics
+
+
+class Unchanged(BaseModel):
+    """Loop 2 had nothing to read: no revision."""
+
+    revision: None = None
+    reason: str = "no decisions since the policy was last validated"
+
+
 def signal_category(signal: str) -> ContextCategory | None:
     """The category a missing-context signal asks for: its name, or the first whose words it uses."""
     s = signal.strip().lower()
@@ -73,9 +95,34 @@ class Record:
     missing: tuple[str, ...]
 
 
-def of_row(row: Mapping[str, Any]) -> Record:
-    return Record(injected=json.loads(row["injected"]), referenced=frozenset(row["influenced"] or []),
-                  quality=row["outcome_quality"], cost=float(row["cost"] or 0.0), missing=tuple(row["missing"] or []))
+class DecisionRead(Row):
+    """A decision record as the loops read it (the tokens injected per category: JSON)."""
+
+    query = "context/decisions_since"
+    id: str
+    at: int                               # ms
+    regime: str | None
+    injected: str | None
+    influenced: list[str] | None
+    outcome_quality: float | None
+    cost: float | None
+    missing: list[str] | None
+
+
+class AgentWithDecisions(Row):
+    query = "context/agents_with_decisions"
+    agent_id: str
+    clade: str | None
+
+
+def decisions_since(db: Database, agent_id: str, since: int, limit: int) -> list[DecisionRead]:
+    """The agent's decision records after `since` (ms), the newest `limit`."""
+    return db.typed(DecisionRead, agent_id=agent_id, since=since, limit=limit)
+
+
+def of_row(row: DecisionRead) -> Record:
+    return Record(injected=json.loads(row.injected or "{}"), referenced=frozenset(row.influenced or []),
+                  quality=row.outcome_quality, cost=float(row.cost or 0.0), missing=tuple(row.missing or []))
 
 
 def adjustments(records: Sequence[Record], cap: float) -> dict[ContextCategory, float]:
@@ -125,28 +172,28 @@ def apply(before: Mapping[ContextCategory, float], moves: Mapping[ContextCategor
     return after(low)
 
 
-def metrics(records: Sequence[Record], now: int) -> dict[str, float]:
+def metrics(records: Sequence[Record], now: int) -> cp.Metrics:
     judged = [r.quality for r in records if r.quality is not None]
     good = sum(1 for q in judged if q > 0.5)
-    return {"decision_quality_avg": sum(judged) / len(judged) if judged else 0.0,
-            "token_efficiency": good / (sum(r.cost for r in records) * 1000 + 1.0), "last_validated": now}
+    return cp.Metrics(decision_quality_avg=sum(judged) / len(judged) if judged else 0.0,
+                      token_efficiency=good / (sum(r.cost for r in records) * 1000 + 1.0), last_validated=now)
 
 
 def recalibrate(db: Database, agent_id: str, clade: str | None, config: GovernorConfig, *, trigger: str,
-                actor: str = "context.loop2", tick: int | None = None) -> dict[str, Any] | None:
+                actor: str = "context.loop2", tick: int | None = None) -> Recalibrated | None:
     """Loop 2 for one agent over its decisions since the policy was last validated: a new revision (audited, with
     context:policy_updated and context:feedback_loop in its transaction), or None when there was nothing to read."""
     policy = cp.current(db, agent_id)
-    since = int(policy.metrics.get("last_validated") or 0)
-    rows = db.rows("context/decisions_since", agent_id=agent_id, since=since, limit=config.record_window)
+    since = policy.metrics.last_validated
+    rows = decisions_since(db, agent_id, since, config.record_window)
     if not rows:
         return None
     records = [of_row(r) for r in rows]
     moves = adjustments(records, config.max_allocation_delta)
-    changed = cp.Policy.from_out(policy.out())
+    changed = policy.copy_as()
     changed.allocations = apply(policy.allocations, moves, config.max_allocation_delta)
     # validated up to the newest decision read: one recorded while this ran is read next time
-    changed.metrics = metrics(records, max(int(r["at"]) for r in rows))
+    changed.metrics = metrics(records, max(r.at for r in rows))
     moved = {c.value: round(changed.allocations[c] - policy.allocations.get(c, 0.0), 6) for c in changed.allocations}
 
     def report(old: cp.Policy, new: cp.Policy) -> list[Any]:
@@ -156,10 +203,9 @@ def recalibrate(db: Database, agent_id: str, clade: str | None, config: Governor
 
     new = cp.revise(db, agent_id, changed, actor=actor, reason=f"loop 2 ({trigger}): {len(records)} decisions",
                     base=policy.revision, events=report)
-    return {"revision": new.revision, "trigger": trigger, "records": len(records),
-            "adjustments": {c.value: round(v, 6) for c, v in moves.items()}, "delta": moved,
-            "metrics": new.metrics}
+    return Recalibrated(revision=new.revision, trigger=trigger, records=len(records),
+                        adjustments={c.value: round(v, 6) for c, v in moves.items()}, delta=moved, metrics=new.metrics)
 
 
-def due_agents(db: Database) -> Iterable[dict[str, Any]]:
-    return db.rows("context/agents_with_decisions")
+def due_agents(db: Database) -> list[AgentWithDecisions]:
+    return db.typed(AgentWithDecisions)

@@ -25,9 +25,6 @@ class Reference:
     entry_id: str
     via: str            # cited | quoted | similar
 
-    def out(self) -> dict[str, Any]:
-        return {"category": self.category, "entry_id": self.entry_id, "via": self.via}
-
 
 def _words(text: str) -> list[str]:
     return [w.lower() for w in _WORDS.findall(text)]

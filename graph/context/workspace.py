@@ -5,7 +5,6 @@ entries of each category, as they are disclosed (in full or as one line), with t
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
 
 from graph.context.categories import ContextCategory
 from graph.context.disclosure import Disclosure
@@ -22,11 +21,6 @@ class ContextEntry:
     score: float = 0.0         # its rank score (S3.2)
     source: str = "grimoire"   # grimoire | caller | service
 
-    def out(self) -> dict[str, Any]:
-        return {"id": self.id, "ref": self.ref, "category": self.category.value, "text": self.text,
-                "tokens": self.tokens, "disclosure": self.disclosure.value, "score": round(self.score, 4),
-                "source": self.source}
-
 
 @dataclass(frozen=True)
 class AssemblyReason:
@@ -37,12 +31,6 @@ class AssemblyReason:
     items_excluded: int
     reason: str
     excluded: tuple[tuple[str, str], ...] = ()   # (id, why), the first few
-
-    def out(self) -> dict[str, Any]:
-        return {"category": self.category.value, "tokens_allocated": self.tokens_allocated,
-                "tokens_used": self.tokens_used, "items_included": self.items_included,
-                "items_excluded": self.items_excluded, "reason": self.reason,
-                "excluded": [{"id": i, "why": w} for i, w in self.excluded]}
 
 
 @dataclass

@@ -151,14 +151,14 @@ def test_loop3_stages_mutations_that_later_outcomes_validate_or_refute(api: Api)
         ws = governor.assemble(AGENT, CLADE, request, prefer_kept=False)
         trial = ws.mutation_id == first
         out = governor.feedback(AGENT, CLADE, Outcome(ws.id, quality=0.9 if trial else 0.3), actor="t")
-        if out.mutation and out.mutation["verdict"]:
+        if out.mutation and out.mutation.verdict:
             verdict = out.mutation
             break
-    assert verdict is not None and verdict["verdict"] == "validated" and verdict["revision"] is not None
+    assert verdict is not None and verdict.verdict == "validated" and verdict.revision is not None
     after = {m["id"]: m for m in get(api, "mutations")}
-    assert after[first]["status"] == "validated" and after[first]["promoted_to"] == verdict["revision"]
+    assert after[first]["status"] == "validated" and after[first]["promoted_to"] == verdict.revision
     revision = get(api, "policy/revisions")[0]
-    assert revision["revision"] == verdict["revision"] and revision["reason"].startswith("loop 3: mutation")
+    assert revision["revision"] == verdict.revision and revision["reason"].startswith("loop 3: mutation")
 
     # the other one now gets the trials; they do worse than the baseline: refuted
     other = next(m for m in staged if m != first)
@@ -166,8 +166,8 @@ def test_loop3_stages_mutations_that_later_outcomes_validate_or_refute(api: Api)
         ws = governor.assemble(AGENT, CLADE, request, prefer_kept=False)
         out = governor.feedback(AGENT, CLADE, Outcome(ws.id, quality=0.1 if ws.mutation_id == other else 0.6),
                                 actor="t")
-        if out.mutation and out.mutation["verdict"]:
-            assert out.mutation["verdict"] == "refuted"
+        if out.mutation and out.mutation.verdict:
+            assert out.mutation.verdict == "refuted"
             break
     assert {m["id"]: m for m in get(api, "mutations")}[other]["status"] == "refuted"
 

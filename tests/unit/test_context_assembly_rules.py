@@ -177,10 +177,10 @@ def test_mutations_are_the_spec_alternatives_and_are_judged_by_their_confidence(
 def test_a_guideline_protects_its_category_for_its_task_and_regime() -> None:
     g = guidelines.learn(C.episodes, "swap", "crisis", original_tokens=900, compressed_tokens=120,
                          lost="the last depeg", impact="scored 0.10", now=1)
-    assert "keep episodes whole" in g["text"] and "900 → 120" in g["text"]
+    assert "keep episodes whole" in g.text and "900 → 120" in g.text
     assert guidelines.protected([g], "swap", "crisis") == frozenset({C.episodes})
     assert guidelines.protected([g], "swap", "bull") == frozenset()
-    assert guidelines.protected([{**g, "regime": None}], "swap", "bull") == frozenset({C.episodes})
+    assert guidelines.protected([g.model_copy(update={"regime": None})], "swap", "bull") == frozenset({C.episodes})
 
 
 def test_the_beta_filter_leaves_out_soft_categories_gone_bad_but_not_the_callers_and_not_always() -> None:

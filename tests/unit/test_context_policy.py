@@ -4,6 +4,8 @@ progressive disclosure at 70% and 95%, observation masking (3 full, 7 one-line) 
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -67,10 +69,10 @@ def test_task_overrides_come_first_then_phase_then_regime() -> None:
     policy = Policy()
     policy.task_overrides[TaskType.swap] = {C.tool_state: 0.09, C.mortality: 0.02}
     out = resolve(policy, Situation(task=TaskType.swap, phase=BehavioralPhase.conservation))
-    assert [layer["layer"] for layer in out["layers"]] == ["task:swap", "phase:conservation"]
+    assert [layer.layer for layer in out.layers] == ["task:swap", "phase:conservation"]
     expected = _layered({C.tool_state: 0.09, C.mortality: 0.02}, DEFAULT_PHASE_OVERRIDES[BehavioralPhase.conservation])
-    assert {C(c): v for c, v in out["composed"].items()} == pytest.approx(expected)
-    assert out["composed"]["mortality"] == pytest.approx(expected[C.mortality])  # the phase wins over the task
+    assert {C(c): v for c, v in out.composed.items()} == pytest.approx(expected)
+    assert out.composed["mortality"] == pytest.approx(expected[C.mortality])  # the phase wins over the task
 
 
 def test_affect_modulation_follows_the_spec_rules_and_clamps() -> None:
@@ -138,6 +140,37 @@ def test_lost_in_the_middle_ordering() -> None:
 def test_a_policy_round_trips_through_json() -> None:
     policy = Policy()
     assert Policy.from_json(policy.to_json()) == policy
+
+
+def test_a_policys_retrieval_and_compression_are_models_checked_when_read() -> None:
+    """The stored JSON is read into typed parts: settings with their types (a wrong one refused, not carried to
+    the Governor), a guideline of old (its text only) as a guideline, and the answer's JSON as it always was."""
+    from pydantic import ValidationError
+
+    from graph.context.categories import CompressionConfig, RetrievalConfig
+    from graph.context.guidelines import Guideline
+
+    stored = json.loads(Policy().to_json())
+    policy = Policy.from_json(json.dumps({**stored, "guidelines": ["keep episodes whole"]}))
+    assert isinstance(policy.retrieval, RetrievalConfig) and isinstance(policy.compression, CompressionConfig)
+    assert policy.retrieval.max_causal_depth == 3 and policy.compression.insight_summary_threshold == 150
+    assert policy.guidelines == [Guideline(text="keep episodes whole")]
+    with pytest.raises(ValidationError):
+        Policy.from_json(json.dumps({**stored, "retrieval": {"similarity_threshold": "high"}}))
+    assert stored["retrieval"] == {"similarity_threshold": 0.3, "max_episode_count": 10, "min_insight_confidence": 0.4,
+                                   "max_causal_depth": 3, "full_episode_slots": 3, "summary_episode_slots": 7}
+    assert stored["metrics"] == {"decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0}
+
+
+def test_a_situation_is_declared_once() -> None:
+    """The Governor's request is a situation (resolved as one), and so is an assembly's body at the edge."""
+    from api.schemas.context import AssembleIn, SituationIn
+    from graph.context.governor import Request
+
+    assert issubclass(Request, Situation) and issubclass(AssembleIn, SituationIn)
+    request = Request(task=TaskType.swap, phase=BehavioralPhase.terminal, query="q", tick=3)
+    assert resolve(Policy(), request) == resolve(Policy(), Situation(task=TaskType.swap,
+                                                                     phase=BehavioralPhase.terminal))
 
 
 def test_the_delta_between_two_workspaces() -> None:
