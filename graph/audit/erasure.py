@@ -32,10 +32,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel
+
 from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
+from graph.model.rows import Row
 
 ERASED_ACTION = "memory.delete"  # the audit action of an erasure; its target_ids are the erased items
 SKELETON = frozenset({"id", "agent_id", "action", "verb", "actor", "channel", "approval", "rollback_id",
@@ -204,11 +207,27 @@ def redact(tx: Tx, e: Erasure) -> tuple[list[Redacted], list[Redacted]]:
     return redacted, removed
 
 
-def erased(db: Database, agent_id: str) -> dict[str, dict[str, Any]]:
-    """The agent's erased items: id -> when, by whom, and the erasure's record (a rollback restores none of them)."""
-    out: dict[str, dict[str, Any]] = {}
-    for row in db.fetch("audit/erased", agent_id=agent_id, action=ERASED_ACTION):
-        for i in row["ids"] or []:
-            out.setdefault(i, {"id": i, "erased_at": iso_minute(int(row["at"])), "erased_by": row["actor"],
-                               "erasure": row["record"]})
+class ErasureRow(Row):
+    query = "audit/erased"
+    record: str
+    at: int
+    actor: str
+    ids: list[str] | None
+
+
+class Erased(BaseModel):
+    """An erased item: when, by whom, and the erasure's audit record."""
+
+    id: str
+    erased_at: str
+    erased_by: str
+    erasure: str
+
+
+def erased(db: Database, agent_id: str) -> dict[str, Erased]:
+    """The agent's erased items by id (a rollback restores none of them)."""
+    out: dict[str, Erased] = {}
+    for row in db.typed(ErasureRow, agent_id=agent_id, action=ERASED_ACTION):
+        for i in row.ids or []:
+            out.setdefault(i, Erased(id=i, erased_at=iso_minute(row.at), erased_by=row.actor, erasure=row.record))
     return out

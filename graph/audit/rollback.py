@@ -36,6 +36,7 @@ from graph.db.tx import Tx
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
+from graph.model.rows import Row
 
 CHUNK = 500          # undone records per REVERT record (its images stay a few MB at most)
 MAX_RECORDS = 20_000  # one rollback undoes at most this many records
@@ -50,9 +51,55 @@ class RollbackConflict(Conflict):
     """A later change the rollback would roll over (409, naming it)."""
 
 
-def conflict_message(later: dict[str, Any], more: int) -> str:
-    return (f"a later change would be rolled over: {later['action']} by {later.get('tag') or later['actor']} at "
-            f"{later['at']} (record {later['id']}: {one_line(str(later.get('summary') or ''), 100)})"
+# ---------------------------------------------------------------------------------------------- records
+
+
+class Brief(BaseModel):
+    """A record a rollback undoes or rolls over, in brief."""
+
+    id: str
+    at: int
+    action: str
+    actor: str
+    tag: str | None
+    summary: str | None
+    target_ids: list[str] | None
+
+
+class UndoableRecord(BaseModel):
+    """A record a rollback may undo (cypher/rollback/records.cypher): what undoes it is its `revert`, a JSON list
+    of typed operations (graph/audit/revert.py)."""
+
+    id: str
+    at: int
+    actor: str
+    action: str
+    verb: str | None = None
+    tag: str | None = None
+    target_ids: list[str] | None = None
+    summary: str | None = None
+    revert: str | None = None
+    reverted_by: str | None = None
+    after_versions: list[str] | None = None
+    rollback_id: str | None = None
+
+    def brief(self) -> Brief:
+        return Brief.model_validate(self.model_dump(include=set(Brief.model_fields)))
+
+
+class RecordRow(Row):
+    query = "rollback/records"
+    record: UndoableRecord
+
+
+class LaterRow(Row):
+    query = "rollback/later_changes"
+    record: Brief
+
+
+def conflict_message(later: Brief, more: int) -> str:
+    return (f"a later change would be rolled over: {later.action} by {later.tag or later.actor} at "
+            f"{later.at} (record {later.id}: {one_line(str(later.summary or ''), 100)})"
             + (f" and {more} more" if more else "") + "; roll it back first, or force")
 
 
@@ -61,7 +108,7 @@ def conflict_message(later: dict[str, Any], more: int) -> str:
 
 @dataclass
 class Chosen:
-    records: list[dict[str, Any]]        # newest first
+    records: list[UndoableRecord]        # newest first
     items: set[str] | None = None        # the rollback is limited to these items (one item's rollback)
     rolls_over: bool = True              # False: it undoes everything after its time, nothing is rolled over
 
@@ -71,11 +118,11 @@ class Target(Protocol):
     def describe(self) -> str: ...
 
 
-def _records(db: Database, agent_id: str, **params: Any) -> list[dict[str, Any]]:
+def _records(db: Database, agent_id: str, **params: Any) -> list[UndoableRecord]:
     base: dict[str, Any] = {"since": None, "tag": None, "actor": None, "items": None, "ids": None,
                             "rollback_id": None, "session_id": None, "include_reverted": False,
                             "limit": MAX_RECORDS + 1}
-    rows = [dict(r["record"]) for r in db.fetch("rollback/records", agent_id=agent_id, **{**base, **params})]
+    rows = [r.record for r in db.typed(RecordRow, agent_id=agent_id, **{**base, **params})]
     if len(rows) > MAX_RECORDS:
         raise Invalid(f"a rollback undoes at most {MAX_RECORDS} changes; choose a later time or fewer changes")
     return rows
@@ -90,14 +137,14 @@ class ItemTo:
 
     def choose(self, db: Database, agent_id: str) -> Chosen:
         touching = _records(db, agent_id, items=[self.item], include_reverted=True)
-        made = [r for r in touching if self.version in (r.get("after_versions") or [])]
+        made = [r for r in touching if self.version in (r.after_versions or [])]
         if not made:
             if not touching:
                 raise NotFound(f"no change of {self.item!r} in this agent's trail")
             raise NotFound(f"no version {self.version!r} of {self.item!r} (see its versions)")
         since = made[0]
         # every change after it, undoings included: undone in order, newest first
-        later = [r for r in touching if (r["at"], r["id"]) > (since["at"], since["id"])]
+        later = [r for r in touching if (r.at, r.id) > (since.at, since.id)]
         return Chosen(later, items={self.item}, rolls_over=False)
 
     def describe(self) -> str:
@@ -113,8 +160,8 @@ class Reflection:
     def choose(self, db: Database, agent_id: str) -> Chosen:
         tagged = _records(db, agent_id, tag=f"reflection:{self.reflection_id}")
         decided = [r for r in _records(db, agent_id, items=[self.reflection_id])
-                   if r["action"] in ("memory.reflection.decide", "memory.reflection.reject")]
-        chosen = {r["id"]: r for r in tagged + decided if r["action"] != "memory.reflection.propose"}
+                   if r.action in ("memory.reflection.decide", "memory.reflection.reject")]
+        chosen = {r.id: r for r in tagged + decided if r.action != "memory.reflection.propose"}
         if not chosen:
             raise NotFound(f"nothing of reflection {self.reflection_id!r} to roll back (not decided, or rolled back)")
         return Chosen(_newest_first(chosen.values()))
@@ -206,23 +253,11 @@ class PointInTime:
         return f"everything as at {self.at}"
 
 
-def _newest_first(records: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    return sorted(records, key=lambda r: (r["at"], r["id"]), reverse=True)
+def _newest_first(records: Iterable[UndoableRecord]) -> list[UndoableRecord]:
+    return sorted(records, key=lambda r: (r.at, r.id), reverse=True)
 
 
 # ---------------------------------------------------------------------------------------------- answers
-
-
-class Brief(BaseModel):
-    """A record a rollback undoes or rolls over, in brief."""
-
-    id: str
-    at: int
-    action: str
-    actor: str
-    tag: str | None
-    summary: str | None
-    target_ids: list[str] | None
 
 
 class Irreversible(BaseModel):
@@ -233,15 +268,11 @@ class Irreversible(BaseModel):
     reason: str
 
 
-class NotRestored(BaseModel):
+class NotRestored(erasure.Erased):
     """An erased item a rollback leaves erased (graph/audit/erasure.py)."""
 
-    id: str
-    erased_at: str
-    erased_by: str
-    erasure: str              # the erasure's audit record
-    reason: str
-    records: list[str]        # the undone records that would have brought it back
+    reason: str = "erased: a rollback never brings it back"
+    records: list[str] = []   # the undone records that would have brought it back
 
 
 class RollbackPlan(BaseModel):
@@ -276,7 +307,7 @@ class RollbackDone(BaseModel):
 
 @dataclass
 class Undoing:
-    record: dict[str, Any]
+    record: UndoableRecord
     ops: list[rv.RevertOp]
 
 
@@ -284,30 +315,29 @@ class Undoing:
 class Plan:
     steps: list[Undoing]
     irreversible: list[Irreversible] = field(default_factory=list)
-    not_restored: dict[str, dict[str, Any]] = field(default_factory=dict)  # erased items it leaves erased
+    not_restored: dict[str, NotRestored] = field(default_factory=dict)  # erased items it leaves erased
 
     def items(self) -> list[str]:
         return sorted({i for s in self.steps for op in s.ops for i in op.items()})
 
     def unrestored(self) -> list[NotRestored]:
-        return [NotRestored.model_validate({**v, "records": sorted(set(v["records"]))})
-                for _, v in sorted(self.not_restored.items())]
+        return [v.model_copy(update={"records": sorted(set(v.records))}) for _, v in sorted(self.not_restored.items())]
 
 
-def plan(chosen: Chosen, erased: dict[str, dict[str, Any]] | None = None) -> Plan:
+def plan(chosen: Chosen, erased: dict[str, erasure.Erased] | None = None) -> Plan:
     """The operations undoing the chosen records; an erased item (graph/audit/erasure.py) is never brought back:
     what would restore one is left out, and the plan says so."""
     out = Plan([])
     erased = erased or {}
     for record in chosen.records:
-        ops = rv.parse_revert(record.get("revert") or "[]")
+        ops = rv.parse_revert(record.revert or "[]")
         if chosen.items is not None:
             ops = [o for o in (op.restricted(chosen.items) for op in ops) if o is not None]  # type: ignore[misc]
         gone = [op for op in ops if isinstance(op, rv.Noop)]
         if gone:
-            out.irreversible.append(Irreversible(record=record["id"], action=record["action"], reason=gone[0].reason))
-        if record.get("action") == erasure.ERASED_ACTION:
-            _unrestored(out, record, [i for i in record.get("target_ids") or [] if i in erased], erased)
+            out.irreversible.append(Irreversible(record=record.id, action=record.action, reason=gone[0].reason))
+        if record.action == erasure.ERASED_ACTION:
+            _unrestored(out, record, [i for i in record.target_ids or [] if i in erased], erased)
         kept = []
         for op in ops:
             if isinstance(op, rv.Noop):
@@ -321,11 +351,9 @@ def plan(chosen: Chosen, erased: dict[str, dict[str, Any]] | None = None) -> Pla
     return out
 
 
-def _unrestored(p: Plan, record: dict[str, Any], ids: Sequence[str], erased: dict[str, dict[str, Any]]) -> None:
+def _unrestored(p: Plan, record: UndoableRecord, ids: Sequence[str], erased: dict[str, erasure.Erased]) -> None:
     for i in ids:
-        entry = p.not_restored.setdefault(i, {**erased[i], "reason": "erased: a rollback never brings it back",
-                                              "records": []})
-        entry["records"].append(record["id"])
+        p.not_restored.setdefault(i, NotRestored(**erased[i].model_dump())).records.append(record.id)
 
 
 def _without(op: rv.RevertOp, erased: set[str]) -> rv.RevertOp | None:
@@ -342,26 +370,22 @@ def _without(op: rv.RevertOp, erased: set[str]) -> rv.RevertOp | None:
     return narrowed
 
 
-def conflicts(db: Database, agent_id: str, p: Plan) -> list[dict[str, Any]]:
+def conflicts(db: Database, agent_id: str, p: Plan) -> list[Brief]:
     """Later changes to the plan's items, each after a change the plan undoes to the same item, not undone by it."""
     if not p.steps:
         return []
     first_touch: dict[str, int] = {}
     for s in p.steps:
-        for i in s.record.get("target_ids") or []:
+        for i in s.record.target_ids or []:
             if i not in p.not_restored:  # erased: nothing will touch it, nothing is rolled over
-                first_touch[i] = min(first_touch.get(i, s.record["at"]), s.record["at"])
+                first_touch[i] = min(first_touch.get(i, s.record.at), s.record.at)
     if not first_touch:
         return []
-    undone = [s.record["id"] for s in p.steps]
-    rows = db.fetch("rollback/later_changes", agent_id=agent_id, since=min(first_touch.values()),
-                    items=list(first_touch), excluded=undone, verbs=["ALERT"])
-    out = []
-    for row in rows:
-        r = dict(row["record"])
-        if any(r["at"] >= first_touch.get(i, r["at"] + 1) for i in r["target_ids"] or []):
-            out.append(r)
-    return out
+    undone = [s.record.id for s in p.steps]
+    rows = db.typed(LaterRow, agent_id=agent_id, since=min(first_touch.values()), items=list(first_touch),
+                    excluded=undone, verbs=["ALERT"])
+    return [row.record for row in rows
+            if any(row.record.at >= first_touch.get(i, row.record.at + 1) for i in row.record.target_ids or [])]
 
 
 # ---------------------------------------------------------------------------------------------- images
@@ -569,8 +593,8 @@ class Rollbacks:
         chosen = target.choose(self.db, agent_id)
         p = plan(chosen, erasure.erased(self.db, agent_id))
         later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
-        return RollbackPlan(target=target.describe(), changes=[_brief(s.record) for s in p.steps], items=p.items(),
-                            irreversible=p.irreversible, conflicts=[_brief(r) for r in later],
+        return RollbackPlan(target=target.describe(), changes=[s.record.brief() for s in p.steps], items=p.items(),
+                            irreversible=p.irreversible, conflicts=later,
                             not_restored=p.unrestored(), folded_before=_folded(self.db, agent_id))
 
     def rollback(self, agent_id: str, target: Target, *, actor: str, force: bool = False) -> RollbackDone:
@@ -605,12 +629,12 @@ class Rollbacks:
                 for s in steps:
                     for op in s.ops:
                         run.run(op)
-                undone = [s.record["id"] for s in steps]
+                undone = [s.record.id for s in steps]
                 tx.run(cypher.query("rollback/mark_reverted"), ids=undone, by=audit.id).consume()
                 restore = images.restore_op(mine)
                 unmark = [rv.SetProperties(label=rv.NodeLabel.AuditRecord, id=i,
-                                           before={"reverted_by": _was(s.record)})
-                          for s in steps for i in [s.record["id"]]]
+                                           before={"reverted_by": s.record.reverted_by})
+                          for s in steps for i in [s.record.id]]
                 items = sorted({i for s in steps for op in s.ops for i in op.items()})
                 audit.write(tx, items, f"rolled back {len(steps)} changes ({target.describe()})",
                             [restore, *unmark], kept)
@@ -619,8 +643,8 @@ class Rollbacks:
 
         done, records = self.db.write(work)
         return RollbackDone(rollback_id=done, records=records, target=target.describe(),
-                            undone=[_brief(s.record) for s in p.steps], items=p.items(), irreversible=p.irreversible,
-                            forced_over=[_brief(r) for r in later], not_restored=p.unrestored(),
+                            undone=[s.record.brief() for s in p.steps], items=p.items(),
+                            irreversible=p.irreversible, forced_over=later, not_restored=p.unrestored(),
                             folded_before=_folded(self.db, agent_id))
 
 
@@ -629,14 +653,6 @@ def _folded(db: Database, agent_id: str) -> str | None:
     rollback by reflection, actor, session or record says that it reaches back only to there."""
     until = retention.folded_until(db, agent_id)
     return iso_minute(until) if until is not None else None
-
-
-def _was(record: dict[str, Any]) -> str | None:
-    return record.get("reverted_by")
-
-
-def _brief(r: dict[str, Any]) -> Brief:
-    return Brief.model_validate({k: r.get(k) for k in Brief.model_fields})
 
 
 def _keep_versions(tx: Tx, refs: set[tuple[str, str]], audit: Audit) -> list[versions.Step]:

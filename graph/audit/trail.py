@@ -35,7 +35,7 @@ class TrailFilter:
     offset: int = 0
     limit: int = 50
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> dict[str, Any]:  # the statements' parameters (cypher/audit/trail*.cypher)
         verbs = list(self.verbs) if self.verbs else None
         return {"since": self.since, "until": self.until, "verbs": [v.value for v in verbs] if verbs else None,
                 "actions": actions_of(verbs) if verbs else None, "actor": self.actor, "tag_prefix": self.tag_prefix,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 from graph.audit import revert as rv
-from graph.audit.erasure import Erasure, redacted_props
-from graph.audit.rollback import Chosen, plan
+from graph.audit.erasure import Erased, Erasure, redacted_props
+from graph.audit.rollback import Chosen, UndoableRecord, plan
 
 AT = 1_795_780_000_000  # in November 2026
 E = Erasure(id="erasure-1", agent_id="a", actor="key-1", at=AT, ids=["mem-1"], entities=["concept:0xabc1"],
@@ -54,16 +54,15 @@ def test_a_record_naming_an_erased_item_loses_its_text_and_keeps_its_skeleton() 
 
 
 def test_a_rollback_plan_never_restores_an_erased_item() -> None:
-    erased = {"mem-1": {"id": "mem-1", "erased_at": "2026-11-17T10:00Z", "erased_by": "key-1",
-                        "erasure": "erasure-1"}}
+    erased = {"mem-1": Erased(id="mem-1", erased_at="2026-11-17T10:00Z", erased_by="key-1", erasure="erasure-1")}
     ops = [rv.RestoreMemories(agent_id="a", ids=["mem-1", "mem-2"]),
            rv.SetProperties(label=rv.NodeLabel.Memory, id="mem-1", before={"text": "x"}),
            rv.RestoreImage(nodes=[rv.NodeImage(label=rv.NodeLabel.Memory, id=i, labels=["Memory"], properties={})
                                   for i in ("mem-1", "mem-3")])]
-    record = {"id": "r1", "at": 1, "action": "memory.archive", "revert": rv.dump_revert(ops)}
-    erasure = {"id": "r2", "at": 2, "action": "memory.delete", "target_ids": ["mem-1"],
-               "revert": rv.dump_revert([rv.Noop(reason="erased")])}
+    record = UndoableRecord(id="r1", at=1, actor="key-1", action="memory.archive", revert=rv.dump_revert(ops))
+    erasure = UndoableRecord(id="r2", at=2, actor="key-1", action="memory.delete", target_ids=["mem-1"],
+                             revert=rv.dump_revert([rv.Noop(reason="erased")]))
     p = plan(Chosen([erasure, record]), erased)
     kept = [op for s in p.steps for op in s.ops]
     assert [op.items() for op in kept] == [["mem-2"], ["mem-3"]]
-    assert [(x["id"], x["records"]) for x in p.unrestored()] == [("mem-1", ["r1", "r2"])]
+    assert [(x.id, x.records) for x in p.unrestored()] == [("mem-1", ["r1", "r2"])]
