@@ -102,7 +102,7 @@ class CoreMemory:
         """The block's earlier texts, newest first (the version chain's CoreBlockVersion nodes, with their fields)."""
         fields = CoreBlockVersion.defined_properties(rels=False, aliases=False)
         names = {prop.get_db_property_name(attr) for attr, prop in fields.items()}
-        return [{k: v for k, v in version.items() if k in names and v is not None}
+        return [{k: v for k, v in version.model_dump().items() if k in names and v is not None}
                 for version in versions.history(self.db, block_id(agent_id, block), agent_id)]
 
     def markdown(self, agent_id: str) -> str:

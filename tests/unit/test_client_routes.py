@@ -156,8 +156,15 @@ def test_429_is_retried_like_503_and_never_sooner_than_retry_after() -> None:
     assert all(2.0 <= settings.wait(0, asked) <= 2.5 for _ in range(50))
 
 
+def _record(i: int) -> dict[str, object]:
+    """An audit record as GET /audit answers it (graph/audit/trail.py TrailRecord): the client validates it."""
+    return {"id": f"e{i}", "at": i, "actor": "k", "agent_id": None, "action": "episode.ingest", "verb": "APPEND",
+            "tag": "manual", "trigger": None, "approval": "auto", "target_ids": [], "summary": "", "critical": False,
+            "before_versions": None, "after_versions": None, "reverted_by": None, "channel": "rest", "line": ""}
+
+
 def test_iterate_pages_through_a_list() -> None:
-    items = [{"id": f"e{i}"} for i in range(7)]
+    items = [_record(i) for i in range(7)]
     seen: list[tuple[int, int]] = []
 
     def pages(request: httpx.Request) -> httpx.Response:
@@ -166,5 +173,5 @@ def test_iterate_pages_through_a_list() -> None:
         return httpx.Response(200, json=[dict(i) for i in items[offset:offset + limit]])
 
     g = _client(pages)
-    ids = [e["id"] for e in g.iterate(g.list_all_audit, page_size=3)]
+    ids = [e.id for e in g.iterate(g.list_all_audit, page_size=3)]
     assert ids == [i["id"] for i in items] and seen == [(0, 3), (3, 3), (6, 3)]
