@@ -22,20 +22,6 @@ ROOT = Path(__file__).resolve().parents[2]
 DICT_RETURNS_AT_MOST = 285  # lower it as functions return models (issue 38 began at 287)
 
 LOOSE_ROUTES = frozenset({
-    "GET /agents/{agent_id}/memories",
-    "GET /agents/{agent_id}/memories/{memory_id}",
-    "GET /agents/{agent_id}/proposals",
-    "GET /agents/{agent_id}/recall",
-    "GET /agents/{agent_id}/reflections",
-    "GET /agents/{agent_id}/reflections/{reflection_id}",
-    "POST /agents/{agent_id}/forget/preview",
-    "POST /agents/{agent_id}/memories/reinforce",
-    "POST /agents/{agent_id}/memories/restore",
-    "POST /agents/{agent_id}/proposals",
-    "POST /agents/{agent_id}/proposals/{proposal_id}/decision",
-    "POST /agents/{agent_id}/reflections",
-    "POST /agents/{agent_id}/reflections/{reflection_id}/decision",
-    "PUT /agents/{agent_id}/subagents/{sub_id}/trust",
 })
 
 
