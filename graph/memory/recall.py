@@ -20,12 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from graph.db.connection import Database
 from graph.db.lucene import escape_lucene
 from graph.memory import relevance
 from graph.memory.relevance import EXPLICIT, SEARCHABLE
 from graph.memory.routing import Store
-from graph.memory.stores import shape
+from graph.memory.stores import Memory, MemoryEntity, as_memory
 from graph.memory.triggers import QueryType
 
 
@@ -163,6 +165,47 @@ class LatestRecall:
         return Found(hits, context=self.context(agent_id) if self.context else None)
 
 
+class Hop(BaseModel):
+    model_config = ConfigDict(populate_by_name=True)
+    from_: str = Field(alias="from")
+    relation: str
+    to: str
+
+
+class Neighbour(BaseModel):
+    """An entity one or two hops from a resolved one, over the agent's relations (11.2)."""
+
+    id: str
+    name: str | None = None
+    kind: str | None = None
+    depth: int
+    relations: list[Hop]
+
+
+class RecalledEntity(BaseModel):
+    """An entity an entity recall resolved the query to, and what is around it."""
+
+    entity: MemoryEntity
+    score: float
+    around: list[Neighbour]
+
+
+class Recalled(Memory):
+    score: float = Field(description="match × relevance now")
+    match: float = Field(description="how well it answers the query (0..1), before relevance")
+    via: str = Field(description="what found it: keyword, recent, entity:<depth>, trigger, hybrid")
+
+
+class RecallAnswer(BaseModel):
+    query: str
+    query_type: str
+    strategy: str = Field(description="the query type's strategy; +hybrid when it found nothing")
+    explicit: bool
+    results: list[Recalled]
+    entities: list[RecalledEntity]
+    context: str | None = Field(description="the active context block (a latest recall)")
+
+
 STRATEGIES: dict[QueryType, Strategy] = {s.query_type: s for s in (
     TemporalRecall(), EntityRecall(), ProceduralRecall(), LatestRecall())}
 
@@ -183,7 +226,7 @@ class Recall:
         self.strategies[QueryType.latest] = LatestRecall(context=self.context, keyword=self.keyword)
 
     def recall(self, agent_id: str, query: str, query_type: QueryType = QueryType.general, *, explicit: bool = False,
-               k: int = 10, now: int) -> dict[str, Any]:
+               k: int = 10, now: int) -> RecallAnswer:
         strategy = self.strategies.get(query_type)
         found = strategy.find(self.db, agent_id, query, k) if strategy else Found([])
         strategy_name = query_type.value
@@ -191,19 +234,20 @@ class Recall:
             found = Found(self._hybrid(agent_id, query, k), found.entities, found.context)
             strategy_name = f"{query_type.value}+hybrid" if strategy else "hybrid"
         allowed = EXPLICIT if explicit else SEARCHABLE
-        ranked: dict[str, dict[str, Any]] = {}
+        ranked: dict[str, Recalled] = {}
         for hit in found.hits:
-            memory = shape({"memory": hit.memory}, now)
-            rel = memory["relevance"]
-            if relevance.Status(rel["status"]) not in allowed:
+            memory = as_memory(hit.memory, now)
+            if relevance.Status(memory.relevance.status) not in allowed:
                 continue
-            score = hit.match * rel["score"]
-            if memory["id"] not in ranked or ranked[memory["id"]]["score"] < score:
-                ranked[memory["id"]] = {**memory, "score": round(score, 6), "match": round(hit.match, 6),
-                                        "via": hit.via}
-        results = sorted(ranked.values(), key=lambda m: (-m["score"], -int(m.get("valid_from") or 0)))[:k]
-        return {"query": query, "query_type": query_type.value, "strategy": strategy_name, "explicit": explicit,
-                "results": results, "entities": found.entities, "context": found.context}
+            score = hit.match * memory.relevance.score
+            if memory.id not in ranked or ranked[memory.id].score < score:
+                ranked[memory.id] = Recalled.model_validate({**memory.model_dump(exclude_unset=True),
+                                                             "score": round(score, 6), "match": round(hit.match, 6),
+                                                             "via": hit.via})
+        results = sorted(ranked.values(), key=lambda m: (-m.score, -(m.valid_from or 0)))[:k]
+        return RecallAnswer(query=query, query_type=query_type.value, strategy=strategy_name, explicit=explicit,
+                            results=results, entities=[RecalledEntity.model_validate(e) for e in found.entities],
+                            context=found.context)
 
     def _hybrid(self, agent_id: str, query: str, k: int) -> list[Hit]:
         ids = self.hybrid(agent_id, query, k)
