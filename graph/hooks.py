@@ -31,7 +31,6 @@ from graph.errors import Invalid
 from graph.ids import now_ms
 from graph.knowledge import mental_models
 from graph.model.common import (
-    MAX_INT,
     MAX_LIST,
     MAX_TEXT,
     AgentId,
@@ -44,8 +43,8 @@ from graph.model.common import (
     Unit,
     from_ms,
 )
-from graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
-from graph.model.episode import EpisodeIn
+from graph.model.enums import EpisodeType, Importance, Outcome, Scope
+from graph.model.episode import EpisodeIn, EpisodeSituation
 from graph.visibility import Visibility
 
 MAX_ITEMS = 500
@@ -60,7 +59,7 @@ KIND_TYPES: dict[str, EpisodeType] = {
 }
 
 
-class TurnItem(StrictModel):
+class TurnItem(EpisodeSituation):
     """One thing that happened in the turn. Unset fields take the turn's value (tick, block, regime,
     strategy, chain, token pair, decision id)."""
 
@@ -73,12 +72,6 @@ class TurnItem(StrictModel):
     tool: ShortText | None = None
     outcome: Outcome | None = None
     outcome_detail: Annotated[str, Field(max_length=2_000)] | None = None
-    tick: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    regime: MarketRegime | None = None
-    strategy: ShortText | None = None
-    chain: ShortText | None = None
-    token_pair: ShortText | None = None
     importance: Importance | None = None
     gain: FiniteFloat | None = None
     actions: Annotated[list[ShortText], Field(max_length=MAX_LIST)] | None = None
@@ -91,17 +84,11 @@ class TurnItem(StrictModel):
     at: Instant | None = Field(default=None, description="when it happened; default: when the turn is written")
 
 
-class TurnIn(StrictModel):
+class TurnIn(EpisodeSituation):
     turn_id: Annotated[str, Field(min_length=1, max_length=200)] = Field(
         description="the turn's id in the runtime: re-sending the same turn writes nothing new")
     agent_id: AgentId | None = Field(default=None, description="the owner; default: the key's agent")
     scope: Scope = Scope.private
-    tick: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    regime: MarketRegime | None = None
-    strategy: ShortText | None = None
-    chain: ShortText | None = None
-    token_pair: ShortText | None = None
     decision_id: ClientId | None = Field(default=None, description="the retrieval for the decision of this turn")
     follows: ClientId | None = Field(default=None, description="the episode the turn continues (the previous "
                                                                "turn's last_id): its first item FOLLOWS it")
@@ -137,7 +124,7 @@ def episode_id(agent_id: str, turn_id: str, index: int) -> str:
     return f"turn-{digest}-{index:03d}"
 
 
-_INHERITED = ("tick", "block", "regime", "strategy", "chain", "token_pair", "decision_id")
+_INHERITED = (*EpisodeSituation.model_fields, "decision_id")
 _OPTIONAL = ("tool", "outcome", "outcome_detail", "importance", "gain", "actions", "confidence", "interrupted",
              "prediction", "mentions")
 

@@ -38,7 +38,20 @@ class PredictionIn(StrictModel):
         default_factory=list, description="entries that informed the decision (besides the decision record's)")
 
 
-class EpisodeIn(StrictModel):
+class EpisodeSituation(StrictModel):
+    """Where and when an episode happened: its tick and block, the market regime, the strategy running, the chain
+    and the token pair. An episode carries them, and so do a turn and each of its items (graph/hooks.py: an item's
+    unset ones take the turn's)."""
+
+    tick: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
+    regime: MarketRegime | None = None
+    strategy: ShortText | None = Field(default=None, description="the strategy the agent was running, e.g. eth-dca")
+    chain: ShortText | None = Field(default=None, description="chain id, e.g. '1'")
+    token_pair: ShortText | None = None
+
+
+class EpisodeIn(EpisodeSituation):
     id: ClientId | None = None
     agent_id: AgentId | None = Field(default=None, description="the owner; default: the key's agent")
     scope: Scope = Scope.private
@@ -47,17 +60,11 @@ class EpisodeIn(StrictModel):
     tool: ShortText | None = None
     outcome: Outcome = Outcome.neutral
     outcome_detail: Annotated[str, Field(max_length=2_000)] | None = None
-    chain: ShortText | None = Field(default=None, description="chain id, e.g. '1'")
-    token_pair: ShortText | None = None
-    tick: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
-    block: Annotated[int, Field(ge=0, le=MAX_INT)] | None = None
     importance: Importance = Importance.routine
-    regime: MarketRegime | None = None
     actions: Annotated[list[ShortText], Field(max_length=MAX_LIST)] = Field(default_factory=list)
     gain: FiniteFloat | None = Field(default=None, description="P&L gain, for replay selection")
     emotional_tag: EmotionalTag | None = None
     consolidated: bool = False
-    strategy: ShortText | None = Field(default=None, description="the strategy the agent was running, e.g. eth-dca")
     confidence: Unit | None = Field(default=None, description="how sure the record is; unset counts 0.6")
     interrupted: bool = Field(default=False, description="an interrupted or incomplete action (Zeigarnik)")
     decision_id: ClientId | None = Field(default=None, description="the retrieval for the decision this episode "

@@ -35,6 +35,20 @@ def test_each_item_becomes_an_episode_with_the_turns_defaults() -> None:
     assert last["prediction"]["expected"] == 12 and last["prediction"]["actual"] == 15
 
 
+def test_the_six_situation_fields_are_declared_once_and_every_one_inherited() -> None:
+    """An episode, a turn and a turn's item carry the same situation (one declaration, the same limits); each of
+    its fields an item leaves unset takes the turn's."""
+    from graph.model.episode import EpisodeIn, EpisodeSituation
+
+    six = {"tick", "block", "regime", "strategy", "chain", "token_pair"}
+    assert set(EpisodeSituation.model_fields) == six
+    assert all(issubclass(c, EpisodeSituation) for c in (EpisodeIn, TurnIn, hooks.TurnItem))
+    turn = _turn(block=19_000_000, chain="1", token_pair="WETH/USDC")
+    first = hooks.to_episodes(turn, "golem-1")[0].model_dump(mode="json", include=six)
+    assert first == {"tick": 7, "block": 19_000_000, "regime": "bull", "strategy": "eth-dca", "chain": "1",
+                     "token_pair": "WETH/USDC"}
+
+
 def test_ids_derive_from_owner_turn_and_position() -> None:
     a = [e.id for e in hooks.to_episodes(_turn(), "golem-1")]
     assert a == [e.id for e in hooks.to_episodes(_turn(), "golem-1")]

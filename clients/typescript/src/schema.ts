@@ -3816,6 +3816,23 @@ export interface components {
         };
         /** EpisodeIn */
         EpisodeIn: {
+            /** Tick */
+            tick?: number | null;
+            /** Block */
+            block?: number | null;
+            regime?: components["schemas"]["MarketRegime"] | null;
+            /**
+             * Strategy
+             * @description the strategy the agent was running, e.g. eth-dca
+             */
+            strategy?: string | null;
+            /**
+             * Chain
+             * @description chain id, e.g. '1'
+             */
+            chain?: string | null;
+            /** Token Pair */
+            token_pair?: string | null;
             /** Id */
             id?: string | null;
             /**
@@ -3834,20 +3851,8 @@ export interface components {
             outcome?: components["schemas"]["Outcome"];
             /** Outcome Detail */
             outcome_detail?: string | null;
-            /**
-             * Chain
-             * @description chain id, e.g. '1'
-             */
-            chain?: string | null;
-            /** Token Pair */
-            token_pair?: string | null;
-            /** Tick */
-            tick?: number | null;
-            /** Block */
-            block?: number | null;
             /** @default routine */
             importance?: components["schemas"]["Importance"];
-            regime?: components["schemas"]["MarketRegime"] | null;
             /** Actions */
             actions?: string[];
             /**
@@ -3861,11 +3866,6 @@ export interface components {
              * @default false
              */
             consolidated?: boolean;
-            /**
-             * Strategy
-             * @description the strategy the agent was running, e.g. eth-dca
-             */
-            strategy?: string | null;
             /**
              * Confidence
              * @description how sure the record is; unset counts 0.6
@@ -8401,6 +8401,23 @@ export interface components {
         };
         /** TurnIn */
         TurnIn: {
+            /** Tick */
+            tick?: number | null;
+            /** Block */
+            block?: number | null;
+            regime?: components["schemas"]["MarketRegime"] | null;
+            /**
+             * Strategy
+             * @description the strategy the agent was running, e.g. eth-dca
+             */
+            strategy?: string | null;
+            /**
+             * Chain
+             * @description chain id, e.g. '1'
+             */
+            chain?: string | null;
+            /** Token Pair */
+            token_pair?: string | null;
             /**
              * Turn Id
              * @description the turn's id in the runtime: re-sending the same turn writes nothing new
@@ -8413,17 +8430,6 @@ export interface components {
             agent_id?: string | null;
             /** @default private */
             scope?: components["schemas"]["Scope"];
-            /** Tick */
-            tick?: number | null;
-            /** Block */
-            block?: number | null;
-            regime?: components["schemas"]["MarketRegime"] | null;
-            /** Strategy */
-            strategy?: string | null;
-            /** Chain */
-            chain?: string | null;
-            /** Token Pair */
-            token_pair?: string | null;
             /**
              * Decision Id
              * @description the retrieval for the decision of this turn
@@ -8443,6 +8449,23 @@ export interface components {
          *     strategy, chain, token pair, decision id).
          */
         TurnItem: {
+            /** Tick */
+            tick?: number | null;
+            /** Block */
+            block?: number | null;
+            regime?: components["schemas"]["MarketRegime"] | null;
+            /**
+             * Strategy
+             * @description the strategy the agent was running, e.g. eth-dca
+             */
+            strategy?: string | null;
+            /**
+             * Chain
+             * @description chain id, e.g. '1'
+             */
+            chain?: string | null;
+            /** Token Pair */
+            token_pair?: string | null;
             /**
              * Kind
              * @default message
@@ -8463,17 +8486,6 @@ export interface components {
             outcome?: components["schemas"]["Outcome"] | null;
             /** Outcome Detail */
             outcome_detail?: string | null;
-            /** Tick */
-            tick?: number | null;
-            /** Block */
-            block?: number | null;
-            regime?: components["schemas"]["MarketRegime"] | null;
-            /** Strategy */
-            strategy?: string | null;
-            /** Chain */
-            chain?: string | null;
-            /** Token Pair */
-            token_pair?: string | null;
             importance?: components["schemas"]["Importance"] | null;
             /** Gain */
             gain?: number | null;
