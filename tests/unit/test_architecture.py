@@ -162,6 +162,21 @@ def test_the_retrieval_rule_sees_a_private_import() -> None:
         "a.py: graph.retrieval.backends", "b.py: graph.retrieval.rerank", "c.py: graph.retrieval.context"]
 
 
+def test_the_package_drawing_is_the_codes() -> None:
+    from tests import package_drawing as drawn
+
+    assert drawn.block(DOC.read_text()) == drawn.drawing(IMPORTS), "run `python -m tests.package_drawing --write`"
+
+
+def test_the_drawing_leaves_out_arrows_a_longer_path_implies() -> None:
+    from tests import package_drawing as drawn
+
+    three = [("a.py", "memory", "knowledge"), ("b.py", "knowledge", "db"), ("c.py", "memory", "db"),
+             ("d.py", "memory", "api")]
+    assert drawn.reduced(drawn.edges(three)) == [("knowledge", "db"), ("memory", "knowledge")]
+    assert "memory --> db" not in drawn.drawing(three) and "memory --> knowledge" in drawn.drawing(three)
+
+
 def _named_paths() -> list[str]:
     return sorted(set(re.findall(r"`((?:graph|cypher|api|tests|bench|loaders)/[\w/.*-]*)`", DOC.read_text())))
 
