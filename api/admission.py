@@ -11,10 +11,7 @@ admit N times as much (README, "Overload").
 - The deadline: a request that finds no place waits at most `deadline` seconds for one, then is refused (503).
 - Fair share: a freed place goes to the waiting lane (an agent; a key not yet verified; requests without a key)
   with the fewest requests in flight, and among those to the one served least recently: one agent flooding the
-  replica waits behind every other agent's next request, never in front of it. And one lane never holds the last
-  quarter of the places (`reserve`, from 4 places up): another agent's request finds one at once instead of
-  waiting for a flooder's request to end (measured: a quiet agent beside a 64-user flood was refused 41% of its
-  requests without it, bench/results/load.json `fairness`).
+  replica waits behind every other agent's next request, never in front of it.
 - Per key: at most `concurrency` requests in flight or waiting, and a token bucket of `burst` tokens refilled at
   `rate_per_s`; over either, 429 at once (Retry-After: the seconds until a token, or 1 for concurrency).
 
@@ -111,7 +108,6 @@ class Admission:
 
     def __init__(self, max_in_flight: int, deadline: float, *, clock: Callable[[], float] = time.monotonic):
         self.max_in_flight = max_in_flight
-        self.reserve = max_in_flight // 4  # places no one lane takes: there for another agent's next request
         self.deadline = deadline
         self.clock = clock
         self.in_flight = 0
@@ -124,7 +120,7 @@ class Admission:
     # ------------------------------------------------------------------------------ places, shared fairly
     async def acquire(self, lane: str) -> Refusal | None:
         """A place for a request of `lane`, or the 503 refusal when none frees within the deadline."""
-        if self.in_flight < self.max_in_flight and self._below_share(self._lanes.get(lane)):
+        if self.in_flight < self.max_in_flight:
             self.in_flight += 1
             self._grant(lane)
             return None
@@ -175,13 +171,8 @@ class Admission:
         self._grants += 1
 
     def _next_lane(self) -> str | None:
-        waiting = [(lane.in_flight, lane.served_at, name) for name, lane in self._lanes.items()
-                   if lane.waiters and self._below_share(lane)]
+        waiting = [(lane.in_flight, lane.served_at, name) for name, lane in self._lanes.items() if lane.waiters]
         return min(waiting)[2] if waiting else None
-
-    def _below_share(self, lane: _Lane | None) -> bool:
-        """The lane may take another place: it holds fewer than all but the reserve."""
-        return lane is None or lane.in_flight < self.max_in_flight - self.reserve
 
     @staticmethod
     def _given(waiter: asyncio.Future[None]) -> bool:

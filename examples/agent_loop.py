@@ -39,7 +39,7 @@ def main() -> int:
             used = [hit.id for hit in known.results if hit.kind == "entry"]
             for entry_id in used:
                 g.entry_outcome(entry_id, {"used_in_decision": True, "outcome": "positive" if cheap else "neutral"})
-            print(f"tick {tick}: recalled {len(known.results)}, context {context['total_tokens']} tokens, "
+            print(f"tick {tick}: recalled {len(known.results)}, context {context.total_tokens} tokens, "
                   f"decided to {decision}, fed back to {len(used)} entries")
         episodes = sum(1 for _ in g.iterate(g.list_episodes, agent_id=agent, page_size=2))
         print(f"episodes now: {episodes}")

@@ -93,34 +93,6 @@ def test_places_alternate_between_waiting_agents_by_their_share() -> None:
     asyncio.run(run())
 
 
-def test_one_agent_never_takes_the_reserved_places() -> None:
-    async def run() -> None:
-        gate = Admission(max_in_flight=8, deadline=60)
-        assert gate.reserve == 2
-        held = [await gate.acquire("agent:a") for _ in range(6)]  # A takes all but the reserve
-        assert held == [None] * 6
-        flood = [asyncio.create_task(gate.acquire("agent:a")) for _ in range(10)]
-        await asyncio.sleep(0)
-        assert gate.in_flight == 6 and gate.waiting == 10  # A's next wait though two places are free
-        assert await gate.acquire("agent:b") is None and await gate.acquire("agent:c") is None  # at once
-        assert gate.in_flight == 8
-        gate.release("agent:a")  # A back under its share: its next waiting request takes the place
-        await asyncio.sleep(0)
-        assert sum(t.done() for t in flood) == 1 and gate.in_flight == 8
-        gate.release("agent:b")  # a reserved place freed while A is at its share: kept free, not given to A
-        await asyncio.sleep(0)
-        assert sum(t.done() for t in flood) == 1 and gate.in_flight == 7
-        for t in flood:
-            t.cancel()
-        await asyncio.gather(*flood, return_exceptions=True)
-
-    asyncio.run(run())
-
-
-def test_few_places_have_no_reserve() -> None:
-    assert [Admission(max_in_flight=n, deadline=0).reserve for n in (1, 2, 3, 4, 40)] == [0, 0, 0, 1, 10]
-
-
 def test_a_cancelled_waiter_gives_its_place_on() -> None:
     async def run() -> None:
         gate = Admission(max_in_flight=1, deadline=60)
