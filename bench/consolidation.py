@@ -31,7 +31,7 @@ from bench.server import bench_database, settle
 from graph.db.connection import Database
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
-from graph.schema import rebuild_vector_indexes
+from graph.upkeep.rebuild import rebuild_vector_indexes
 
 PASSES = 3
 GOAL_SECONDS = 60.0

@@ -29,7 +29,7 @@ from bench.retrieval import serve_api
 from bench.server import bench_database, settle
 from graph.embeddings import get_embedder
 from graph.ids import now_ms
-from graph.schema import rebuild_vector_indexes
+from graph.upkeep.rebuild import rebuild_vector_indexes
 
 ROUNDS = 3
 GOAL_COLD_MS, GOAL_KEPT_MS = 100.0, 10.0

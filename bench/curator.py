@@ -74,7 +74,8 @@ from graph.learning.config import LearningConfig
 from graph.learning.cycle import PHASES, Curator
 from graph.learning.state import Learning
 from graph.model.enums import DecayClass, KeyScope, Provenance
-from graph.schema import apply_schema, rebuild_vector_indexes
+from graph.schema import apply_schema
+from graph.upkeep.rebuild import rebuild_vector_indexes
 
 AGENT, CLADE = "bench-agent", "bench-clade"
 EPISODES, ENTRIES = 100_000, 10_000

@@ -161,7 +161,8 @@ def ensure_store(db: Any, scale: Scale, texts: list[str]) -> tuple[list[list[str
     """The seeded store (loaded when its counts differ from the scale's) and the agents' keys."""
     from graph.agents import AgentIn, register
     from graph.embeddings import get_embedder
-    from graph.schema import apply_schema, rebuild_vector_indexes
+    from graph.schema import apply_schema
+    from graph.upkeep.rebuild import rebuild_vector_indexes
 
     embedder = get_embedder()
     apply_schema(db, embedder.dimension, embedder.model_name)
