@@ -11,7 +11,11 @@ admit N times as much (README, "Overload").
 - The deadline: a request that finds no place waits at most `deadline` seconds for one, then is refused (503).
 - Fair share: a freed place goes to the waiting lane (an agent; a key not yet verified; requests without a key)
   with the fewest requests in flight, and among those to the one served least recently: one agent flooding the
-  replica waits behind every other agent's next request, never in front of it.
+  replica waits behind every other agent's next request, never in front of it. And a place is kept free for each
+  other agent seen in the last `recent` seconds that holds none now (up to half the places): an agent that already
+  holds a place takes another only beyond them, so a quiet agent's next request finds a place at once instead of
+  waiting for one to free behind a flood. An agent alone on the replica keeps nothing back (its own concurrent
+  requests take every place).
 - Per key: at most `concurrency` requests in flight or waiting, and a token bucket of `burst` tokens refilled at
   `rate_per_s`; over either, 429 at once (Retry-After: the seconds until a token, or 1 for concurrency).
 
@@ -48,6 +52,7 @@ from graph.settings import Settings
 
 log = logging.getLogger(__name__)
 
+RECENT_SECONDS = 1.0  # an agent seen this recently is kept a place (a quiet agent asks about every 0.1-0.5 s)
 OVERLOAD_RETRY_AFTER = 1  # seconds: a place frees in well under a second when requests take ~0.1 s
 CONCURRENCY_RETRY_AFTER = 1  # seconds: when one of the key's own requests ends is not known ahead
 EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full"}
@@ -106,10 +111,13 @@ class _Lane:
 class Admission:
     """The replica's places and the keys' limits. Used from one event loop; nothing here blocks."""
 
-    def __init__(self, max_in_flight: int, deadline: float, *, clock: Callable[[], float] = time.monotonic):
+    def __init__(self, max_in_flight: int, deadline: float, *, clock: Callable[[], float] = time.monotonic,
+                 recent: float = RECENT_SECONDS):
         self.max_in_flight = max_in_flight
         self.deadline = deadline
         self.clock = clock
+        self.recent = recent
+        self._seen: dict[str, float] = {}  # agent lanes: when each last asked for a place
         self.in_flight = 0
         self.waiting = 0  # requests waiting for a place, in every lane
         self._lanes: dict[str, _Lane] = {}
@@ -120,7 +128,8 @@ class Admission:
     # ------------------------------------------------------------------------------ places, shared fairly
     async def acquire(self, lane: str) -> Refusal | None:
         """A place for a request of `lane`, or the 503 refusal when none frees within the deadline."""
-        if self.in_flight < self.max_in_flight:
+        self._saw(lane)
+        if self.in_flight < self.max_in_flight and self._may_take(lane, self.max_in_flight - self.in_flight):
             self.in_flight += 1
             self._grant(lane)
             return None
@@ -153,6 +162,8 @@ class Admission:
             here.in_flight -= 1
             self._tidy(lane, here)
         while (chosen := self._next_lane()) is not None:
+            if not self._may_take(chosen, self.max_in_flight - self.in_flight + 1):
+                break  # kept for an agent seen recently that holds none: the flood's waiter waits on
             waiting = self._lanes[chosen]
             waiter = waiting.waiters.popleft()
             self.waiting -= 1
@@ -163,6 +174,28 @@ class Admission:
             waiter.set_result(None)
             return
         self.in_flight -= 1
+
+    def _saw(self, lane: str) -> None:
+        if not lane.startswith("agent:"):
+            return
+        now = self.clock()
+        if lane not in self._seen and len(self._seen) >= 1024:  # many agents: the ones not seen lately go
+            self._seen = {k: t for k, t in self._seen.items() if now - t <= self.recent}
+        self._seen[lane] = now
+
+    def _may_take(self, lane: str, free: int) -> bool:
+        """Whether `lane` may take one of `free` places: always when it holds none; else only beyond the places kept
+        for the other agents seen recently that hold none now (at most half the places)."""
+        here = self._lanes.get(lane)
+        if here is None or here.in_flight == 0 or not self._seen:
+            return True
+        now = self.clock()
+        kept = 0
+        for other, at in self._seen.items():
+            if other != lane and now - at <= self.recent:
+                held = self._lanes.get(other)
+                kept += held is None or held.in_flight == 0
+        return free - 1 >= min(kept, self.max_in_flight // 2)
 
     def _grant(self, lane: str) -> None:
         here = self._lanes.setdefault(lane, _Lane())

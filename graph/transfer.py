@@ -33,6 +33,7 @@ from graph.audit import (
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
+from graph.db.vector_epoch import vectors_changed
 from graph.errors import Invalid
 from graph.events import ingest_result
 from graph.events import write as write_events
@@ -256,6 +257,7 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
         for statement, params, rows in batches:
             result = tx.run(cypher.query(statement), rows=rows, **params).single()
             written["relationships" if "relationships" in statement else "nodes"] += int(result[0]) if result else 0
+        vectors_changed(tx)  # an import replaces the vectors of items it finds by id
         audit.write(tx, [n.id for n in nodes], f"imported {written['nodes']} nodes and {written['relationships']} "
                     f"relationships", revert)
         write_events(tx, [ingest_result(header.agent_id, clade, source="import", stage="import", outcome={

@@ -3,7 +3,9 @@
 // follows another is scored by the cosine of the query with the sum of its embedding and $weight x
 // that of the turn before, cos(q, a + w b) = (q.a + w q.b) / sqrt(1 + w^2 + 2 w a.b) for unit vectors
 // (each cosine read with vector.similarity.cosine, no vector arithmetic). Everything else by its own
-// cosine. Exact over what the caller sees: graph/retrieval/understood.py asks only for a small reach.
+// cosine. Exact over what the caller sees. The service ranks this way in the replica, from the vectors it holds
+// (graph/retrieval/exact.py over exact_members.cypher); this statement is the same ranking in Cypher, for Browser,
+// and the tests hold the two to the same order and scores.
 // The visible set as in vector_exact.cypher.
 :param embedding => [];
 :param short_chars => 80;

@@ -53,3 +53,5 @@ CREATE CONSTRAINT retrieval_weights_agent IF NOT EXISTS FOR (n:RetrievalWeights)
 CREATE CONSTRAINT version_id IF NOT EXISTS FOR (n:Version) REQUIRE n.id IS UNIQUE;
 // Leases on background work (graph/leases.py): one node per job or per agent's unit of work, by name.
 CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (n:Lease) REQUIRE n.name IS UNIQUE;
+// The counter a replica's held vectors are checked against (graph/retrieval/exact.py): one node.
+CREATE CONSTRAINT vector_epoch_id IF NOT EXISTS FOR (n:VectorEpoch) REQUIRE n.id IS UNIQUE;

@@ -38,6 +38,7 @@ from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
+from graph.db.vector_epoch import vectors_changed
 from graph.model.rows import Row
 
 ERASED_ACTION = "memory.delete"  # the audit action of an erasure; its target_ids are the erased items
@@ -204,6 +205,7 @@ def redact(tx: Tx, e: Erasure) -> tuple[list[Redacted], list[Redacted]]:
             redacted.append(Redacted(label, row["id"], sorted(k for k in props if k != "redaction")))
     if writes or doomed:
         tx.run(cypher.query("audit/redact_apply"), rows=writes, doomed=doomed).consume()
+    vectors_changed(tx)  # no replica keeps an erased item's vector past its next ranking
     return redacted, removed
 
 

@@ -33,6 +33,7 @@ from graph.audit.vocabulary import iso_minute, one_line
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
+from graph.db.vector_epoch import vectors_changed
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid, NotFound
 from graph.ids import now_ms, uuid7
@@ -491,6 +492,7 @@ class Executor:
 
     def _embed(self, eid: str, vector: list[float]) -> None:
         self.tx.run(cypher.query("rollback/set_embedding"), eid=eid, embedding=vector).consume()
+        vectors_changed(self.tx)
 
     def _delete_nodes(self, op: rv.DeleteNodes) -> None:
         if op.label in KEEP_OUT:
@@ -534,6 +536,7 @@ class Executor:
                     audit_id=self.audit_id).consume()
 
     def _undo_remember(self, op: rv.UndoRemember) -> None:
+        vectors_changed(self.tx)  # the memories' neighbours are linked anew: turns before change in place
         self.tx.run(cypher.query("rollback/undo_remember"), agent_id=op.agent_id, audit_id=op.audit_id, at=op.at,
                     ids=op.ids, creators_added=op.creators_added, facts=[f.model_dump() for f in op.facts],
                     reinforced=[r.model_dump() for r in op.reinforced]).consume()
@@ -550,6 +553,7 @@ class Executor:
                          "properties": dict(n.properties),
                          "embedding": self.vectors.get(text) if isinstance(text, str) else None})
         placed = {r["id"]: r["eid"] for r in self.tx.run(cypher.query("rollback/put_nodes"), rows=rows)}
+        vectors_changed(self.tx)
         entity_eids = [placed[n.id] for n in op.nodes if n.label is rv.NodeLabel.Entity and n.id in placed]
         self.tx.run(cypher.query("rollback/sync_relationships"), nodes=list(placed.values()), entities=entity_eids,
                     keep=[key(r) for r in op.relationships], types=IMAGE_TYPES).consume()

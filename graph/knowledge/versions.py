@@ -13,6 +13,7 @@ from graph.audit.versions import Step, Versioned, keep
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
+from graph.db.vector_epoch import vectors_changed
 from graph.embeddings import Embedder
 from graph.errors import Conflict, Invalid
 from graph.ids import now_ms
@@ -61,6 +62,7 @@ def edit_in_tx(tx: Tx, entry: dict[str, Any], changes: dict[str, Any], embedding
     steps = keep(tx, Versioned.Entry, [entry["id"]], now=audit.at, actor=audit.actor, reason=reason,
                  audit_id=audit.id)
     tx.run(cypher.query("entries/edit"), id=entry["id"], changes=changes, embedding=embedding).consume()
+    vectors_changed(tx)
     return steps
 
 

@@ -6,6 +6,7 @@ these along; the pipeline presents them as a RetrievalResult (graph/retrieval/re
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -70,7 +71,7 @@ class Candidate:
     cut: str | None = None
 
     @classmethod
-    def from_row(cls, row: dict[str, Any]) -> Candidate:
+    def from_row(cls, row: Mapping[str, Any]) -> Candidate:
         """A backend row (id, kind, item: the node's properties)."""
         p = row["item"]
         return cls(

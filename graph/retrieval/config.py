@@ -118,6 +118,9 @@ class RetrievalConfig(BaseModel):
     exact_fallback_below: int = 20_000    # when the index finds too few, rank exactly up to this many
     visible_count_cap: int = 20_000       # visible items are counted up to this many (graph/retrieval/reach.py)
     reach_reuse_seconds: float = 30.0     # a count past exact_below is reused this long (reach.ReachCache)
+    small_reach_reuse_seconds: float = 5.0  # ... and one of 1 to exact_below this long (its ranking reads the set)
+    exact_vectors_held: int = 50_000      # vectors a replica holds for exact rankings (graph/retrieval/exact.py)
+    exact_vectors_max_age: float = 600.0  # seconds a held vector is trusted at most (the graph's counter aside)
     graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates
     graph_named_entities: bool = True     # entities named in the query seed the graph backend
     graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped

@@ -6,17 +6,19 @@ the caller's reach and the query terms' document frequencies, each asked for onc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import numpy as np
+
 from graph.db.connection import Database
 from graph.errors import Invalid
 from graph.knowledge.decay import DecayConfig
 from graph.model.vectors import check_vector
-from graph.retrieval import items, rerank, term_overlap
+from graph.retrieval import exact, items, rerank, term_overlap
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.filters import RetrievalFilters
@@ -92,9 +94,11 @@ class Context:
     cut: list[Candidate] = field(default_factory=list)               # what the mode cut, with why
     agent_id: str | None = None      # the caller's agent: whose knowledge is "own" (none for the admin key)
     reaches: ReachCache | None = None  # the retriever's large reaches, reused for a while
+    held: exact.HeldVectors | None = None  # the retriever's vectors for exact rankings (graph/retrieval/exact.py)
 
     def __post_init__(self) -> None:
         self.params = self.filters.params(self.visibility)  # the Cypher parameters of the filters
+        self.vectors: dict[str, np.ndarray] = {}  # what an exact ranking read, by id: given to the candidates
         self._reach: Future[Reach] | None = None
         self._df: Future[dict[str, int]] | None = None
 
@@ -134,7 +138,7 @@ class Context:
         """Runs fn(*args) in the pool, in a copy of the request's context (its logs carry the request id)."""
         return POOL.submit(copy_context().run, fn, *args)
 
-    def note(self, backend: str, rows: list[dict[str, Any]]) -> list[str]:
+    def note(self, backend: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
         """Records a backend's rows (rank, score and how the graph reached each) and the candidates
         they carry; returns their ids, best first."""
         for rank, r in enumerate(rows, start=1):
@@ -186,4 +190,14 @@ class Context:
 
     def _traced(self, c: Candidate) -> Candidate:
         c.trace = self.traces.get(c.id, {})
+        if c.embedding is None and (vector := self.vectors.get(c.id)) is not None:
+            c.embedding = vector.tolist()  # read for the exact ranking: MMR and the factors need no second read
         return c
+
+    def exact(self, top: int, *, short_chars: int = -1, weight: float = 0.0) -> list[exact.Scored]:
+        """The exact ranking of the caller's (small) reach from the retriever's held vectors, rows best first
+        (graph/retrieval/exact.py); the vectors it read kept for the candidates."""
+        held = self.held if self.held is not None else exact.HeldVectors(held=0)
+        rows, self.vectors = exact.rank(self.db, held, self.embedding.required(), self.params, top,
+                                        short_chars=short_chars, weight=weight)
+        return rows

@@ -23,6 +23,7 @@ from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.context import Clock, Context, QueryVector
 from graph.retrieval.decision import Decision, decide
+from graph.retrieval.exact import HeldVectors
 from graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
 from graph.retrieval.feedback import feedback as learn_from
 from graph.retrieval.filters import RetrievalFilters, as_known
@@ -60,10 +61,13 @@ class Retriever:
     decay: DecayConfig
     modulation: ModulationOf = unmodulated
     reaches: ReachCache = field(init=False)
+    held: HeldVectors = field(init=False)  # vectors for exact rankings, checked against the graph's counter
     reads: Reads = field(init=False)  # what every retrieval and search returned: access for relevance
 
     def __post_init__(self) -> None:
-        self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds)
+        self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds,
+                                  small_seconds=self.config.small_reach_reuse_seconds)
+        self.held = HeldVectors(held=self.config.exact_vectors_held, max_age=self.config.exact_vectors_max_age)
         self.reads = Reads(self.db)
 
     def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> RetrievalResult:
@@ -85,7 +89,7 @@ class Retriever:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
         ctx = Context(db=self.db, config=config, decay=self.decay, req=req, visibility=visibility,
                       filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock(), agent_id=agent_id,
-                      reaches=self.reaches)
+                      reaches=self.reaches, held=self.held)
         found = mode.candidates(ctx)
         return self._finish(ctx, found, decision, agent_id)
 

@@ -68,11 +68,14 @@ class ReachCache:
     """Reaches of large visible sets, reused for `seconds`. Counting up to the cap walks an index
     (~15 ms at 20,000 items, as long as the searches it sizes), and the share a caller sees of a large
     store moves slowly: a reach only sizes the index search. A small set (at most `small`, the exact
-    ranking's threshold) is counted every time, cheaply, so an agent's first items are found the moment
-    they are written and the exact ranking always sees the set as it is."""
+    ranking's threshold) is reused for `small_seconds` only (0: counted every time): its count only chooses
+    the exact ranking and sizes BM25, and the exact ranking reads the visible set as it is on every request
+    (graph/retrieval/exact.py), so an item written since is ranked at once. A caller who saw nothing is
+    counted every time, so that its first items are found the moment they are written."""
 
     small: int
     seconds: float
+    small_seconds: float = 0.0
     _held: dict[tuple[Any, ...], tuple[float, Reach]] = field(default_factory=dict, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -85,12 +88,13 @@ class ReachCache:
             return hit[1]
         seen = measure(db, params, cap)
         with self._lock:
-            if seen.visible > self.small and self.seconds > 0:
+            keep = self.seconds if seen.visible > self.small else self.small_seconds if seen.visible else 0.0
+            if keep > 0:
                 if len(self._held) >= HELD:
                     self._held = {k: v for k, v in self._held.items() if v[0] > now}
                     if len(self._held) >= HELD:
                         self._held.clear()
-                self._held[key] = (now + self.seconds, seen)
+                self._held[key] = (now + keep, seen)
             else:
                 self._held.pop(key, None)
         return seen

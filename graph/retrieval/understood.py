@@ -108,6 +108,4 @@ def context_vector(ctx: Context) -> list[str]:
     """The vector ranking with the turn before as context for short turns (cypher/retrieval/vector_context.cypher),
     best first."""
     cfg = ctx.config.query
-    rows = ctx.db.rows("retrieval/vector_context", embedding=ctx.embedding.required(), short_chars=cfg.short_chars,
-                       weight=cfg.context_weight, top=ctx.config.per_backend, **ctx.params)
-    return ctx.note("vector", rows)
+    return ctx.note("vector", ctx.exact(ctx.config.per_backend, short_chars=cfg.short_chars, weight=cfg.context_weight))

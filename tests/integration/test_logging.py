@@ -37,9 +37,9 @@ def test_a_given_request_id_is_returned_and_carried_into_the_logs(slow_everythin
     slow = _slow(caplog)
     names = {r.getMessage().split(":")[0].removeprefix("slow cypher ") for r in slow}
     # The statements of a hybrid retrieval, by name, including those run on the worker threads (a reach this
-    # small is ranked exactly, short turns with the turn before: graph/retrieval/understood.py).
+    # small is ranked exactly from the replica's held vectors: graph/retrieval/exact.py).
     assert {"retrieval/visible_count", "retrieval/fulltext", "retrieval/entity_candidates",
-            "retrieval/vector_context"} <= names, names
+            "retrieval/exact_members"} <= names, names
     assert all(r.request_id == "trace-42.a" for r in slow), {r.request_id for r in slow}
     assert all(r.getMessage().endswith(" ms") for r in slow)
 

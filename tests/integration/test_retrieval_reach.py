@@ -88,9 +88,10 @@ def test_reach_counts_what_each_caller_sees(db, tenants) -> None:
     assert (capped.candidates(20, 1, 10_000), capped.widest(20, 1, 10_000)) == (100, 1_500)
 
 
-def test_a_large_reach_is_reused_a_small_one_counted_every_time(db, tenants) -> None:
-    """The retriever keeps a large count for a while (it only sizes the index search) and never a small
-    one (it decides the exact ranking, and an agent's first items must be found at once)."""
+def test_a_large_reach_is_reused_a_small_one_briefly_and_none_never(db, tenants) -> None:
+    """The retriever keeps a large count for a while (it only sizes the index search), a small one for a few
+    seconds if asked (the exact ranking reads the set itself), and never a count of nothing (an agent's first
+    items must be found at once)."""
     import time
 
     cache = reach.ReachCache(small=100, seconds=60)
@@ -108,6 +109,16 @@ def test_a_large_reach_is_reused_a_small_one_counted_every_time(db, tenants) -> 
     assert cache.measure(db, small, 20_000).visible == 80
     _add(db, "more", 2, "small", "clade-s", "private")
     assert cache.measure(db, small, 20_000).visible == 82  # counted again
+    briefly = reach.ReachCache(small=100, seconds=60, small_seconds=0.2)
+    assert briefly.measure(db, small, 20_000).visible == 82
+    _add(db, "again", 1, "small", "clade-s", "private")
+    assert briefly.measure(db, small, 20_000).visible == 82  # reused for a moment...
+    time.sleep(0.25)
+    assert briefly.measure(db, small, 20_000).visible == 83  # ...then counted again
+    nobody = _params("nobody", "clade-x", agent_id="nobody")
+    assert briefly.measure(db, nobody, 20_000).visible == 0
+    _add(db, "first", 1, "nobody", "clade-x", "private")
+    assert briefly.measure(db, nobody, 20_000).visible == 1  # nothing is never held
     brief = reach.ReachCache(small=100, seconds=0.05)
     assert brief.measure(db, big, 20_000).visible == 3_015
     _add(db, "last", 1, "big", "clade-b", "private")
@@ -272,3 +283,70 @@ def test_the_query_is_embedded_while_the_reach_is_counted(db, tenants, embedder)
     assert overlapped and all(overlapped), overlapped
     assert result.results and all(r.id.split("-")[0] in ("small", "peer", "pub", "note") or r.kind == "entry"
                                   for r in result.results)
+
+
+# ------------------------------------------------------------------ the exact ranking from held vectors (exact.py)
+def test_the_held_ranking_is_the_cypher_ranking(db, tenants) -> None:
+    """graph/retrieval/exact.py ranks a small reach from the replica's vectors: the same items in the same order,
+    with the same scores, as vector_context.cypher (short turns read with the turn before) and vector_exact.cypher
+    (each item by its own cosine), over the caller's own items and what it may see of others, never the rest."""
+    from graph.retrieval import exact
+
+    _conversation(db, "talker", "clade-t", 36)
+    _conversation(db, "other", "clade-o", 36)  # another agent's conversation: never ranked for talker
+    q = _vectors(1)[0]
+    held = exact.HeldVectors()
+    for viewer, clade in (("talker", "clade-t"), ("small", "clade-s"), ("stranger", "clade-x")):
+        params = _params(viewer, clade)
+        cypher_rows = db.rows("retrieval/vector_context", embedding=q.tolist(), top=20, short_chars=80, weight=1.0,
+                              **params)
+        rows, vectors = exact.rank(db, held, q.tolist(), params, 20, short_chars=80, weight=1.0)
+        assert [r["id"] for r in rows] == [r["id"] for r in cypher_rows], viewer
+        assert all(abs(a["score"] - b["score"]) < 1e-4 for a, b in zip(rows, cypher_rows, strict=True))
+        assert not any(i.startswith(("other-", "big-")) for i in vectors), viewer
+        plain = db.rows(backends.exact_query(params), embedding=q.tolist(), top=20, **params)
+        rows, _ = exact.rank(db, held, q.tolist(), params, 20)
+        assert [r["id"] for r in rows] == [r["id"] for r in sorted(plain, key=lambda r: (-r["score"], r["id"]))]
+    # The filters apply in the query that reads: recorded by 1,010, the talker's first eleven turns and the
+    # public episodes (recorded at 1,000 to 1,009).
+    params = _params("talker", "clade-t", known_as_of=1_010)
+    rows, vectors = exact.rank(db, held, q.tolist(), params, 100, short_chars=80, weight=1.0)
+    assert set(vectors) == {f"talker-{i}" for i in range(11)} | {f"pub-{i}" for i in range(10)}
+
+
+def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db, tenants) -> None:
+    """A second ranking reads no vector from the graph; a write that changes a stored vector in place moves the
+    graph's counter in its own transaction (graph/db/vector_epoch.py), and the next ranking drops what it held and
+    ranks with the new vector."""
+    from graph.db.vector_epoch import vectors_changed
+    from graph.retrieval import exact
+
+    q = _vectors(1)[0]
+    params = _params("small", "clade-s")
+    held = exact.HeldVectors()
+    first, _ = exact.rank(db, held, q.tolist(), params, 10)
+    read = held.fetched
+    assert read == 40 + 25 + 10 + 5 and len(held) == read
+    again, _ = exact.rank(db, held, q.tolist(), params, 10)
+    assert again == first and held.fetched == read  # nothing read twice
+    target = first[-1]["id"]
+
+    def change(tx) -> None:
+        tx.run("MATCH (n:Episode {id: $id}) CALL db.create.setNodeVectorProperty(n, 'embedding', $v)",
+               id=target, v=q.tolist()).consume()
+        vectors_changed(tx)
+
+    db.write(change)
+    after, _ = exact.rank(db, held, q.tolist(), params, 10)
+    assert held.dropped == 1 and held.fetched == 2 * read
+    assert after[0]["id"] == target and after[0]["score"] == pytest.approx(1.0, abs=1e-5)
+    # Erased and written again under the same id (another recorded time): another key, read afresh.
+    db.run("testing/bulk_items", label="Episode", rows=[])
+    with db.session() as s:
+        s.run("MATCH (n:Episode {id: $id}) DETACH DELETE n", id=target).consume()
+        s.run("CREATE (n:Episode {id: $id, agent_id: 'small', clade: 'clade-s', scope: 'private', text: 'again', "
+              "recorded_at: 5000, valid_from: 5000}) WITH n CALL db.create.setNodeVectorProperty(n, 'embedding', $v)",
+              id=target, v=(-q).tolist()).consume()
+    last, _ = exact.rank(db, held, q.tolist(), params, 100)
+    assert held.fetched == 2 * read + 1 and last[-1]["id"] == target
+    assert last[-1]["score"] == pytest.approx(-1.0, abs=1e-5)

@@ -194,3 +194,52 @@ def test_keys_not_yet_verified_share_one_lane() -> None:
     made_up = {AdmissionControl._lane(None, f"gk_{i:04d}.secret-{i}") for i in range(50)}
     assert made_up == {AdmissionControl._lane(None, "gk_real.secret")}
     assert AdmissionControl._lane(None, None) != AdmissionControl._lane(None, "gk_real.secret")
+
+
+def test_a_place_is_kept_for_an_agent_seen_recently_and_none_for_an_agent_alone() -> None:
+    async def run() -> None:
+        now = [0.0]
+        gate = Admission(max_in_flight=4, deadline=0.01, clock=lambda: now[0], recent=1.0)
+        for _ in range(4):  # alone on the replica: every place
+            assert await gate.acquire("agent:a") is None
+        for _ in range(4):
+            gate.release("agent:a")
+        assert await gate.acquire("agent:b") is None  # B asks once, and is done
+        gate.release("agent:b")
+        now[0] = 0.5
+        for _ in range(3):
+            assert await gate.acquire("agent:a") is None
+        flood = await gate.acquire("agent:a")  # the fourth place is B's while B was seen within the second
+        assert flood is not None and flood.status == 503 and gate.in_flight == 3
+        assert await gate.acquire("agent:b") is None  # B's next request finds its place at once
+        gate.release("agent:b")
+        gate.release("agent:a")  # a place A gives back while B is recent: kept, not given to A's next
+        assert gate.in_flight == 2
+        now[0] = 2.0  # B not seen for 1.5 s: nothing kept
+        assert await gate.acquire("agent:a") is None and await gate.acquire("agent:a") is None
+        assert gate.in_flight == 4
+
+    asyncio.run(run())
+
+
+def test_a_freed_place_kept_for_a_recent_agent_is_not_handed_to_the_flood() -> None:
+    async def run() -> None:
+        now = [0.0]
+        gate = Admission(max_in_flight=2, deadline=60, clock=lambda: now[0], recent=1.0)
+        assert await gate.acquire("agent:a") is None and await gate.acquire("agent:a") is None
+        flood = asyncio.create_task(gate.acquire("agent:a"))
+        await asyncio.sleep(0)
+        quiet = asyncio.create_task(gate.acquire("agent:b"))
+        await asyncio.sleep(0)
+        gate.release("agent:a")  # to B, who holds none (A's waiter was first in line)
+        await asyncio.sleep(0)
+        assert quiet.done() and quiet.result() is None and not flood.done()
+        gate.release("agent:b")  # B, seen just now, holds none: its place is kept, A's waiter waits on
+        await asyncio.sleep(0)
+        assert not flood.done() and gate.in_flight == 1
+        now[0] = 1.5
+        gate.release("agent:a")  # A holds none now: its waiter takes a place
+        await asyncio.sleep(0)
+        assert flood.done() and flood.result() is None and gate.in_flight == 1
+
+    asyncio.run(run())

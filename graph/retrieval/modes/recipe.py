@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from graph.retrieval import backends, items, stages
+from graph.retrieval import backends, exact, items, stages
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.context import Context
 from graph.retrieval.fusion import rrf
@@ -29,9 +30,15 @@ def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[st
             if req.text and "bm25" in wanted else None)
     embedding = ctx.embedding() if "vector" in wanted else None
     ctx.clock.lap("embed")
-    vec = (backends.vector(ctx.db, embedding, top, cfg.candidates_factor, ctx.params, reach_f.result(),
-                           cfg.exact_below, cfg.exact_fallback_below)
-           if embedding is not None else [])
+    reach = reach_f.result() if embedding is not None else None
+    vec: Sequence[Mapping[str, Any]]
+    if reach is None:
+        vec = []
+    elif reach.exact(cfg.exact_below) and reach.visible and exact.applies(ctx.params):
+        vec = ctx.exact(top)  # a small reach: ranked from the replica's held vectors (graph/retrieval/exact.py)
+    else:
+        vec = backends.vector(ctx.db, embedding or [], top, cfg.candidates_factor, ctx.params, reach,
+                              cfg.exact_below, cfg.exact_fallback_below)
     ctx.clock.lap("vector")
     bm = bm_f.result() if bm_f else []
     ctx.clock.lap("bm25")
