@@ -182,6 +182,44 @@ class _WeatherCache:
 WEATHER = _WeatherCache()
 
 
+class _LevelsCache:
+    """Agents' stored levels as last read for retrieval's modulation, for a second (every retrieval asks; they move
+    with an agent's episodes, whose writes here drop the agent's entry at once). The decay toward homeostasis is
+    computed at each read from the stored levels, so a held entry is as current as the levels it holds."""
+
+    def __init__(self, seconds: float = 1.0, held: int = 10_000) -> None:
+        self.seconds = seconds
+        self.held = held
+        self._lock = threading.Lock()
+        self._at: dict[tuple[int, str], tuple[float, Levels | None]] = {}
+
+    def get(self, db: Database, agent_id: str) -> Levels | None:
+        key = (id(db), agent_id)
+        with self._lock:
+            hit = self._at.get(key)
+            if hit is not None and time.monotonic() - hit[0] < self.seconds:
+                return hit[1]
+        rows = db.typed(LevelsRow, ids=[agent_id])
+        found = rows[0].levels if rows else None
+        with self._lock:
+            if len(self._at) >= self.held:
+                self._at.clear()
+            self._at[key] = (time.monotonic(), found)
+        return found
+
+    def drop(self, agent_id: str) -> None:
+        with self._lock:
+            for key in [k for k in self._at if k[1] == agent_id]:
+                del self._at[key]
+
+    def clear(self) -> None:
+        with self._lock:
+            self._at.clear()
+
+
+LEVELS = _LevelsCache()
+
+
 def weather(db: Database, now: int | None = None) -> Override | None:
     return _override(WEATHER.get(db), now if now is not None else now_ms())
 
@@ -233,6 +271,7 @@ def describe(agent_id: str, state: HormonalState) -> HormoneLevels:
 def _write_levels(tx: Tx, agent_id: str, state: HormonalState, event: str, actor: str,
                   before: Levels | None) -> None:
     now = state.at
+    LEVELS.drop(agent_id)  # this replica's next retrieval for the agent reads the new levels
     audit = Audit(action="hormones.event", actor=actor, agent_id=agent_id, at=now)
     hid = f"{agent_id}:hormones"
     steps = versions.keep(tx, Versioned.AgentHormones, [hid], now=now, actor=actor, reason=event,
@@ -341,11 +380,11 @@ def retrieval_modulation(db: Database, agent_id: str | None) -> tuple[float, flo
     if not agent_id:
         return None
     now = now_ms()
-    rows = db.typed(LevelsRow, ids=[agent_id])
+    stored = LEVELS.get(db, agent_id)  # held for a second (_LevelsCache): every retrieval asks
     override = weather(db, now)
-    if not rows and override is None:
+    if stored is None and override is None:
         return None
-    mod = _state(rows[0].levels if rows else None, override, now).retrieval()
+    mod = _state(stored, override, now).retrieval()
     return mod["importance_boost"], mod["recency_bias"]
 
 

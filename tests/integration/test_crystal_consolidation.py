@@ -168,3 +168,36 @@ def test_concurrent_events_all_count(db: Database) -> None:
     with ThreadPoolExecutor(max_workers=3) as pool:
         list(pool.map(lambda _: hs.record_event(db, "cs-c", E.error, actor="test"), range(3)))
     assert hs.levels(db, "cs-c").cortisol == pytest.approx(0.02 + 3 * 0.3, abs=2e-3)  # none lost
+
+
+def test_retrievals_modulation_reads_levels_once_a_second_and_an_event_at_once(db: Database) -> None:
+    """Retrieval's modulation holds an agent's stored levels for a second (every retrieval asks); an event written
+    through this replica drops them at once, one written elsewhere shows within the second."""
+    hs.LEVELS.clear()
+    assert hs.retrieval_modulation(db, "cs-m") is None  # never moved: retrieves as configured
+    hs.record_event(db, "cs-m", E.error, actor="test")
+    calm = hs.retrieval_modulation(db, "cs-m")
+    assert calm is not None  # the event dropped what was held: read at once
+    reads: list[str] = []
+    typed = db.typed
+
+    def counted(row: Any, /, **params: Any) -> Any:
+        reads.append(row.query)
+        return typed(row, **params)
+
+    db.typed = counted  # type: ignore[method-assign]
+    try:
+        assert hs.retrieval_modulation(db, "cs-m") == pytest.approx(calm, abs=1e-3)
+        assert "crystals/hormones_get" not in reads  # held
+        # Another replica's write (the stored levels set directly): seen here once the second has passed.
+        db.run("crystals/hormones_set", agent_id="cs-m", id="cs-m:hormones", dopamine=0.15, cortisol=0.95,
+               oxytocin=0.10, at=now_ms(), event="error")
+        hs.LEVELS.seconds = 0.05
+        import time
+
+        time.sleep(0.06)
+        stressed = hs.retrieval_modulation(db, "cs-m")
+        assert "crystals/hormones_get" in reads and stressed != pytest.approx(calm, abs=1e-3)
+    finally:
+        db.typed = typed  # type: ignore[method-assign]
+        hs.LEVELS.seconds = 1.0
