@@ -130,7 +130,10 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
 
     def write(rows: list[dict[str, Any]], agent_id: str | None) -> tuple[list[str], str]:
         audit = Audit(action="episode.ingest", actor=actor, agent_id=agent_id)
-        return db.write(lambda tx: _write_chunk(tx, rows, audit)), audit.id
+        written = db.write(lambda tx: _write_chunk(tx, rows, audit))
+        for owner in {r["props"].get("agent_id") for r in rows} - {None}:
+            hormonal_state.LEVELS.drop(owner)  # committed: a retrieval meanwhile may have held the levels before
+        return written, audit.id
 
     def collect(f: Future[tuple[list[str], str]]) -> None:
         created, audit_id = f.result()

@@ -492,7 +492,6 @@ class Executor:
 
     def _embed(self, eid: str, vector: list[float]) -> None:
         self.tx.run(cypher.query("rollback/set_embedding"), eid=eid, embedding=vector).consume()
-        vectors_changed(self.tx)
 
     def _delete_nodes(self, op: rv.DeleteNodes) -> None:
         if op.label in KEEP_OUT:
@@ -536,7 +535,6 @@ class Executor:
                     audit_id=self.audit_id).consume()
 
     def _undo_remember(self, op: rv.UndoRemember) -> None:
-        vectors_changed(self.tx)  # the memories' neighbours are linked anew: turns before change in place
         self.tx.run(cypher.query("rollback/undo_remember"), agent_id=op.agent_id, audit_id=op.audit_id, at=op.at,
                     ids=op.ids, creators_added=op.creators_added, facts=[f.model_dump() for f in op.facts],
                     reinforced=[r.model_dump() for r in op.reinforced]).consume()
@@ -553,7 +551,6 @@ class Executor:
                          "properties": dict(n.properties),
                          "embedding": self.vectors.get(text) if isinstance(text, str) else None})
         placed = {r["id"]: r["eid"] for r in self.tx.run(cypher.query("rollback/put_nodes"), rows=rows)}
-        vectors_changed(self.tx)
         entity_eids = [placed[n.id] for n in op.nodes if n.label is rv.NodeLabel.Entity and n.id in placed]
         self.tx.run(cypher.query("rollback/sync_relationships"), nodes=list(placed.values()), entities=entity_eids,
                     keep=[key(r) for r in op.relationships], types=IMAGE_TYPES).consume()
@@ -634,6 +631,9 @@ class Rollbacks:
                     for op in s.ops:
                         run.run(op)
                 undone = [s.record.id for s in steps]
+                # Vectors, texts, nodes and turns before (rollback/set_embedding, put_nodes, delete_nodes,
+                # relationships_by_key, undo_remember) change in place: every replica's held items go. Last, once.
+                vectors_changed(tx)
                 tx.run(cypher.query("rollback/mark_reverted"), ids=undone, by=audit.id).consume()
                 restore = images.restore_op(mine)
                 unmark = [rv.SetProperties(label=rv.NodeLabel.AuditRecord, id=i,

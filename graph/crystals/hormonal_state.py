@@ -308,6 +308,7 @@ def record_event(db: Database, agent_id: str, event: HormonalEvent, *, actor: st
         spike_in(tx, agent_id, [event], now, actor)
 
     db.write(work)
+    LEVELS.drop(agent_id)  # committed: a retrieval meanwhile may have held the levels from before
     return levels(db, agent_id, now)
 
 

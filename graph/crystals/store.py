@@ -17,6 +17,7 @@ from graph.audit.versions import Step, Versioned
 from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
+from graph.db.vector_epoch import vectors_changed
 from graph.errors import NotFound
 from graph.ids import now_ms
 from graph.model.crystal.lifecycle import Lifecycle, check
@@ -189,7 +190,10 @@ def is_skill(crystal: LockedCrystal | CrystalFields, kinds: list[str]) -> bool:
 
 def expire_in(tx: Tx, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
     """Rows of {id, label}: the generated crystals among them (not skills) expire. The ids expired."""
-    return [r["id"] for r in tx.run(cypher.query("crystals/expire"), rows=rows, now=now, reason=reason)]
+    expired = [r["id"] for r in tx.run(cypher.query("crystals/expire"), rows=rows, now=now, reason=reason)]
+    if expired:
+        vectors_changed(tx)  # their relationships go (a turn's FOLLOWS among them): held items drop
+    return expired
 
 
 def move_in(tx: Tx, rows: list[dict[str, Any]], now: int, reason: str) -> list[str]:
@@ -310,6 +314,7 @@ def purge(db: Database, retention_days: float, now: int | None = None, *, batch:
                 Audit(action="crystal.purge", actor="scheduler", agent_id=owner).write(
                     tx, ids, f"purged {len(ids)} expired or archived crystals past the retention",
                     [Noop(reason="a purge is physical deletion past the retention: nothing to restore")])
+            vectors_changed(tx)  # deleted with their relationships: held items drop
             out.crystals += len(rows)
             out.versions += sum(r["versions"] for r in rows)
 

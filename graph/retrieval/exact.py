@@ -71,6 +71,7 @@ class HeldVectors:
         self.epoch: int | None = None
         self._items: OrderedDict[Key, tuple[float, Item]] = OrderedDict()
         self._lock = threading.Lock()
+        self._swept = time.monotonic()
         self.fetched = 0  # items read from the graph (for tests and benchmarks)
         self.dropped = 0  # times everything held was dropped because the counter moved
 
@@ -78,20 +79,25 @@ class HeldVectors:
         return len(self._items)
 
     def check(self, epoch: int) -> None:
-        """The graph's counter as a ranking read it: a move drops everything held."""
+        """The graph's counter as a ranking read it: a move forward drops everything held. (A ranking that read an
+        older counter than another already did holds nothing of its own: `get` and `put` ask for the same counter.)"""
         with self._lock:
-            if self.epoch != epoch:
+            if self.epoch is None or epoch > self.epoch:
                 if self.epoch is not None:
                     self.dropped += 1
                 self._items.clear()
                 self.epoch = epoch
 
-    def get(self, keys: Sequence[Key]) -> tuple[dict[Key, Item], list[Key]]:
-        """Those held (refreshed as recently used), and those not."""
+    def get(self, keys: Sequence[Key], epoch: int) -> tuple[dict[Key, Item], list[Key]]:
+        """Those held under `epoch` (refreshed as recently used), and those not: all of them when the counter has
+        moved on from `epoch` since."""
         now = time.monotonic()
         found: dict[Key, Item] = {}
         missing: list[Key] = []
         with self._lock:
+            if epoch != self.epoch:
+                return found, list(keys)
+            self._sweep(now)
             for key in keys:
                 hit = self._items.get(key)
                 if hit is None or now - hit[0] > self.max_age:
@@ -112,6 +118,15 @@ class HeldVectors:
                 self._items.move_to_end(key)
             while len(self._items) > self.held:
                 self._items.popitem(last=False)
+
+    def _sweep(self, now: float) -> None:
+        """Items past `max_age` go, looked for once a minute (under the lock): an erased item's vector leaves this
+        replica within `max_age` and a minute even if nothing asks for it again."""
+        if now - self._swept < 60.0:
+            return
+        self._swept = now
+        for key in [k for k, (at, _) in self._items.items() if now - at > self.max_age]:
+            del self._items[key]
 
     def clear(self) -> None:
         with self._lock:
@@ -142,18 +157,22 @@ def members(db: Database, params: dict[str, Any]) -> Members:
 
 
 def items(db: Database, held: HeldVectors, keys: Sequence[Key], epoch: int) -> dict[Key, Item]:
-    """What the replica holds of `keys`, the rest read in one round trip (and held)."""
-    found, missing = held.get(keys)
+    """What the replica holds of `keys`, the rest read in one round trip (and held, when that read saw the same
+    counter as the members: on a cluster the two reads may reach members at different points)."""
+    found, missing = held.get(keys, epoch)
     if missing:
         wanted = {key[0]: key for key in missing}
         read: dict[Key, Item] = {}
+        seen = epoch
         for r in db.rows("retrieval/exact_vectors", ids=list(wanted)):
             key = (r["id"], r["recorded_at"])
+            seen = r["epoch"]
             if wanted.get(r["id"]) == key:  # written again since the members were read: not this key's item
                 prev = (r["prev_id"], r["prev_at"]) if r["prev_id"] is not None else None
                 read[key] = Item(unit(r["embedding"]), r["chars"], prev)
         held.fetched += len(read)
-        held.put(epoch, read)
+        if seen == epoch:
+            held.put(epoch, read)
         found.update(read)
     return found
 
@@ -204,7 +223,6 @@ def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: di
         if prev is not None and prev in by_key and by_key[prev].vector.size == dim:
             before[i], has_before[i] = by_key[prev].vector, True
     score = scores(query, own, before, has_before, weight)
-    head = np.argsort(-score, kind="stable")[: max(top * 2, top + 8)]
-    rows = sorted((Scored(id=ranked[i][0], score=float(score[i])) for i in head),
-                  key=lambda r: (-r["score"], r["id"]))[:top]
+    order = np.lexsort((np.array([k[0] for k in ranked]), -score))[:top]  # ORDER BY score DESC, id: as the Cypher
+    rows = [Scored(id=ranked[i][0], score=float(score[i])) for i in order]
     return rows, {k[0]: by_key[k].vector for k in ranked}

@@ -38,10 +38,12 @@ def test_held_vectors_drop_everything_when_the_counter_moves() -> None:
     held = exact.HeldVectors(held=10)
     held.check(3)
     held.put(3, {("a", 1): _item(), ("b", 1): _item()})
-    found, missing = held.get([("a", 1), ("b", 2)])
+    found, missing = held.get([("a", 1), ("b", 2)], 3)
     assert set(found) == {("a", 1)} and missing == [("b", 2)]
     held.put(2, {("c", 1): _item()})  # read under a counter that has moved on since: not kept
     assert len(held) == 2
+    held.check(2)  # a ranking that read an older counter: nothing dropped, and nothing held given to it
+    assert len(held) == 2 and held.epoch == 3 and held.get([("a", 1)], 2) == ({}, [("a", 1)])
     held.check(4)
     assert len(held) == 0 and held.dropped == 1
 
@@ -50,11 +52,11 @@ def test_held_vectors_keep_the_most_recently_used_and_expire() -> None:
     held = exact.HeldVectors(held=2, max_age=0.05)
     held.check(0)
     held.put(0, {("a", 1): _item(), ("b", 1): _item()})
-    held.get([("a", 1)])
+    held.get([("a", 1)], 0)
     held.put(0, {("c", 1): _item()})
-    assert held.get([("a", 1), ("b", 1), ("c", 1)])[1] == [("b", 1)]
+    assert held.get([("a", 1), ("b", 1), ("c", 1)], 0)[1] == [("b", 1)]
     time.sleep(0.06)
-    assert held.get([("a", 1)])[1] == [("a", 1)]
+    assert held.get([("a", 1)], 0)[1] == [("a", 1)]
 
 
 _SETS = re.compile(r"setNodeVectorProperty\(\s*\w+\s*,\s*'embedding'|REMOVE\s+\w+\.embedding"
