@@ -271,7 +271,6 @@ def describe(agent_id: str, state: HormonalState) -> HormoneLevels:
 def _write_levels(tx: Tx, agent_id: str, state: HormonalState, event: str, actor: str,
                   before: Levels | None) -> None:
     now = state.at
-    LEVELS.drop(agent_id)  # this replica's next retrieval for the agent reads the new levels
     audit = Audit(action="hormones.event", actor=actor, agent_id=agent_id, at=now)
     hid = f"{agent_id}:hormones"
     steps = versions.keep(tx, Versioned.AgentHormones, [hid], now=now, actor=actor, reason=event,
