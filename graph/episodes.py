@@ -132,7 +132,7 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
         audit = Audit(action="episode.ingest", actor=actor, agent_id=agent_id)
         written = db.write(lambda tx: _write_chunk(tx, rows, audit))
         for owner in {r["props"].get("agent_id") for r in rows} - {None}:
-            hormonal_state.LEVELS.drop(owner)  # committed: a retrieval meanwhile may have held the levels before
+            hormonal_state.drop_levels(owner)  # committed: a retrieval meanwhile may have held the levels before
         return written, audit.id
 
     def collect(f: Future[tuple[list[str], str]]) -> None:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from pydantic import BaseModel
 
@@ -155,61 +156,37 @@ def _override(row: NetworkOverride | None, now: int) -> Override | None:
     return Override(level=row.level, until=row.valid_until, reason=row.reason)
 
 
-class _WeatherCache:
-    """The override as last read, for a second: every write asks, and it changes rarely."""
-
-    def __init__(self, seconds: float = 1.0) -> None:
-        self.seconds = seconds
-        self._lock = threading.Lock()
-        self._at: dict[int, tuple[float, NetworkOverride | None]] = {}
-
-    def get(self, db: Database) -> NetworkOverride | None:
-        with self._lock:
-            hit = self._at.get(id(db))
-            if hit is not None and time.monotonic() - hit[0] < self.seconds:
-                return hit[1]
-        rows = db.typed(WeatherRow)
-        row = rows[0].weather if rows else None
-        with self._lock:
-            self._at[id(db)] = (time.monotonic(), row)
-        return row
-
-    def clear(self) -> None:
-        with self._lock:
-            self._at.clear()
+K = TypeVar("K")
+V = TypeVar("V")
 
 
-WEATHER = _WeatherCache()
-
-
-class _LevelsCache:
-    """Agents' stored levels as last read for retrieval's modulation, for a second (every retrieval asks; they move
-    with an agent's episodes, whose writes here drop the agent's entry at once). The decay toward homeostasis is
-    computed at each read from the stored levels, so a held entry is as current as the levels it holds."""
+class _Held(Generic[K, V]):
+    """Values as last read, each for `seconds` (at most `held` of them; past that, all go): the network override
+    (every write asks, and it changes rarely) and agents' stored levels for retrieval's modulation (every retrieval
+    asks; they move with an agent's episodes, whose writes here drop the agent's entry once they commit). The decay
+    toward homeostasis is computed at each read from the stored levels, so a held entry is as current as they are."""
 
     def __init__(self, seconds: float = 1.0, held: int = 10_000) -> None:
         self.seconds = seconds
         self.held = held
         self._lock = threading.Lock()
-        self._at: dict[tuple[int, str], tuple[float, Levels | None]] = {}
+        self._at: dict[K, tuple[float, V]] = {}
 
-    def get(self, db: Database, agent_id: str) -> Levels | None:
-        key = (id(db), agent_id)
+    def get(self, key: K, load: Callable[[], V]) -> V:
         with self._lock:
             hit = self._at.get(key)
             if hit is not None and time.monotonic() - hit[0] < self.seconds:
                 return hit[1]
-        rows = db.typed(LevelsRow, ids=[agent_id])
-        found = rows[0].levels if rows else None
+        found = load()
         with self._lock:
             if len(self._at) >= self.held:
                 self._at.clear()
             self._at[key] = (time.monotonic(), found)
         return found
 
-    def drop(self, agent_id: str) -> None:
+    def drop(self, match: Callable[[K], bool]) -> None:
         with self._lock:
-            for key in [k for k in self._at if k[1] == agent_id]:
+            for key in [k for k in self._at if match(k)]:
                 del self._at[key]
 
     def clear(self) -> None:
@@ -217,11 +194,27 @@ class _LevelsCache:
             self._at.clear()
 
 
-LEVELS = _LevelsCache()
+WEATHER: _Held[int, NetworkOverride | None] = _Held()  # by database
+LEVELS: _Held[tuple[int, str], Levels | None] = _Held()  # by database and agent
+
+
+def _weather_row(db: Database) -> NetworkOverride | None:
+    rows = db.typed(WeatherRow)
+    return rows[0].weather if rows else None
+
+
+def _levels_row(db: Database, agent_id: str) -> Levels | None:
+    rows = db.typed(LevelsRow, ids=[agent_id])
+    return rows[0].levels if rows else None
+
+
+def drop_levels(agent_id: str) -> None:
+    """After a write of the agent's levels commits: this replica's next retrieval for it reads them anew."""
+    LEVELS.drop(lambda key: key[1] == agent_id)
 
 
 def weather(db: Database, now: int | None = None) -> Override | None:
-    return _override(WEATHER.get(db), now if now is not None else now_ms())
+    return _override(WEATHER.get(id(db), lambda: _weather_row(db)), now if now is not None else now_ms())
 
 
 def guard_ingestion(db: Database, agent: dict[str, Any] | None) -> None:
@@ -307,7 +300,7 @@ def record_event(db: Database, agent_id: str, event: HormonalEvent, *, actor: st
         spike_in(tx, agent_id, [event], now, actor)
 
     db.write(work)
-    LEVELS.drop(agent_id)  # committed: a retrieval meanwhile may have held the levels from before
+    drop_levels(agent_id)  # committed: a retrieval meanwhile may have held the levels from before
     return levels(db, agent_id, now)
 
 
@@ -380,7 +373,7 @@ def retrieval_modulation(db: Database, agent_id: str | None) -> tuple[float, flo
     if not agent_id:
         return None
     now = now_ms()
-    stored = LEVELS.get(db, agent_id)  # held for a second (_LevelsCache): every retrieval asks
+    stored = LEVELS.get((id(db), agent_id), lambda: _levels_row(db, agent_id))  # held for a second (_Held)
     override = weather(db, now)
     if stored is None and override is None:
         return None
