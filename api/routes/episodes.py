@@ -58,7 +58,9 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
             with contextlib.suppress(NotFound):
                 learn_from_decision(services.db, ep.decision_id, reward, visibility=view, actor=actor,
                                     config=services.settings.retrieval)
-    if services.curator.after_ingest(owner, clade, created, actor=actor):
+    fresh = [ep for ep in items if ep.id in new]
+    predicted = [str(ep.id) for ep in fresh if ep.prediction is not None and ep.prediction.actual is not None]
+    if services.curator.after_ingest(owner, predicted, ticked=any(ep.tick is not None for ep in fresh), actor=actor):
         services.scheduler.trigger("curator.ticks")
 
 

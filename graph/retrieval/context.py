@@ -150,12 +150,12 @@ class Context:
 
     def items(self, ids: list[str]) -> list[Candidate]:
         """The candidates in order: from what the backends returned, fetching only what they did not."""
-        by_id = {**self.found, **items.fetch(self.db, [i for i in ids if i not in self.found])}
+        by_id = {**self.found, **items.fetch(self.db, [i for i in ids if i not in self.found], self.visibility)}
         return [self._traced(by_id[i]) for i in ids if i in by_id]
 
     def fetch(self, ids: list[str]) -> list[Candidate]:
         """Fresh candidates by id, in order (not those already found: injected items stand apart)."""
-        by_id = items.fetch(self.db, ids)
+        by_id = items.fetch(self.db, ids, self.visibility)
         return [self._traced(by_id[i]) for i in ids if i in by_id]
 
     def load(self, ids: list[str]) -> list[Candidate]:

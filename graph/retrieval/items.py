@@ -10,12 +10,15 @@ from collections.abc import Sequence
 
 from graph.db.connection import Database
 from graph.retrieval.candidate import Candidate
+from graph.visibility import Visibility
 
 
-def fetch(db: Database, ids: list[str]) -> dict[str, Candidate]:
+def fetch(db: Database, ids: list[str], visibility: Visibility) -> dict[str, Candidate]:
+    """The candidates of these ids that the caller may see (an item whose scope narrowed since the query that
+    named it is left out)."""
     if not ids:
         return {}
-    return {r["id"]: Candidate.from_row(r) for r in db.rows("retrieval/items", ids=ids)}
+    return {r["id"]: Candidate.from_row(r) for r in db.rows("retrieval/items", ids=ids, **visibility.params())}
 
 
 def embeddings(db: Database, ids: list[str]) -> dict[str, list[float]]:

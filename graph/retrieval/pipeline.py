@@ -161,9 +161,10 @@ class Retriever:
         found = self.db.rows(ctx.visibility.variant("retrieval/contrarian"),
                              embedding=embedding, pleasure=mood[0],
                              n=self.config.contrarian_count, exclude=exclude, **ctx.visibility.params())
-        injected = ctx.fetch([r["id"] for r in found])
-        for c, r in zip(injected, found, strict=True):
-            c.score, c.contrarian = r["score"], True
+        injected = ctx.fetch([r["id"] for r in found])  # without any whose scope narrowed meanwhile
+        scores = {r["id"]: r["score"] for r in found}
+        for c in injected:
+            c.score, c.contrarian = scores[c.id], True
         return injected
 
     def _touch(self, ctx: Context, kept: list[Candidate], agent_id: str | None) -> str:

@@ -350,3 +350,20 @@ def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db,
     last, _ = exact.rank(db, held, q.tolist(), params, 100)
     assert held.fetched == 2 * read + 1 and last[-1]["id"] == target
     assert last[-1]["score"] == pytest.approx(-1.0, abs=1e-5)
+
+
+def test_items_read_by_id_keep_to_what_the_caller_sees(db) -> None:
+    """The second read of the exact path (its candidates by id) applies the rule again: an item whose scope
+    narrowed after the visible set was read is not returned to the agent that no longer sees it."""
+    from graph.retrieval import items
+
+    _add(db, "mine", 2, "golem-a", "clade-a", "shared")
+    _add(db, "theirs", 2, "golem-b", "clade-a", "shared", label="Entry")
+    ids = ["mine-0", "mine-1", "theirs-0", "theirs-1"]
+    a, b = Visibility.of("golem-a", "clade-a"), Visibility.of("golem-b", "clade-a")
+    assert set(items.fetch(db, ids, a)) == set(items.fetch(db, ids, b)) == set(ids)  # shared in the clade
+    db.run("testing/set_scope", ids=["theirs-0"], scope="private")
+    assert set(items.fetch(db, ids, a)) == {"mine-0", "mine-1", "theirs-1"}
+    assert set(items.fetch(db, ids, b)) == set(ids)  # its owner still sees it
+    assert set(items.fetch(db, ids, Visibility.of("golem-c", "clade-c"))) == set()
+    assert set(items.fetch(db, ids, Visibility.everything())) == set(ids)
