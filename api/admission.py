@@ -8,7 +8,10 @@ the middleware that asks it, on the event loop, never blocking it. Every limit h
 admit N times as much (README, "Overload").
 
 - The bound: `max_in_flight` places. A request takes one before it runs and gives it back when its answer is sent.
-- The deadline: a request that finds no place waits at most `deadline` seconds for one, then is refused (503).
+- The deadline: a request that finds no place waits at most `deadline` seconds for one, then is refused (503);
+  at once, without waiting, when the requests ahead of it in the order places are handed out are at least as many
+  as the places expected to free within the deadline (from how long requests have held their places lately): a
+  wait that cannot end in a place only delays the 503, and its timer fires late on a busy interpreter.
 - Fair share: a freed place goes to the waiting lane (an agent; a key not yet verified; requests without a key)
   with the fewest requests in flight, and among those to the one served least recently: one agent flooding the
   replica waits behind every other agent's next request, never in front of it. And a place is kept free for each
@@ -53,6 +56,7 @@ from graph.settings import Settings
 log = logging.getLogger(__name__)
 
 RECENT_SECONDS = 1.0  # an agent seen this recently is kept a place (a quiet agent asks about every 0.1-0.5 s)
+HOLD_WEIGHT = 0.1  # the moving average's weight for each request's hold: about the last ten
 OVERLOAD_RETRY_AFTER = 1  # seconds: a place frees in well under a second when requests take ~0.1 s
 CONCURRENCY_RETRY_AFTER = 1  # seconds: when one of the key's own requests ends is not known ahead
 EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full"}
@@ -118,6 +122,7 @@ class Admission:
         self.clock = clock
         self.recent = recent
         self._seen: dict[str, float] = {}  # agent lanes: when each last asked for a place
+        self.hold: float | None = None  # seconds a request holds its place, a moving average (None: not measured)
         self.in_flight = 0
         self.waiting = 0  # requests waiting for a place, in every lane
         self._lanes: dict[str, _Lane] = {}
@@ -133,7 +138,7 @@ class Admission:
             self.in_flight += 1
             self._grant(lane)
             return None
-        if self.deadline > 0:
+        if self.deadline > 0 and not self._hopeless(lane):
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._lanes.setdefault(lane, _Lane()).waiters.append(waiter)
             self.waiting += 1
@@ -155,8 +160,11 @@ class Admission:
                        f"the service is at capacity ({self.max_in_flight} requests in flight on this replica) and no "
                        f"place freed within {self.deadline * 1000:.0f} ms; retry after {OVERLOAD_RETRY_AFTER} s")
 
-    def release(self, lane: str) -> None:
-        """A request's place given back: to the next waiting lane, by fair share, or freed."""
+    def release(self, lane: str, held: float | None = None) -> None:
+        """A request's place given back: to the next waiting lane, by fair share, or freed. `held`: the seconds the
+        request held it (the moving average the early refusal reads)."""
+        if held is not None:
+            self.hold = held if self.hold is None else self.hold + HOLD_WEIGHT * (held - self.hold)
         here = self._lanes.get(lane)
         if here is not None:
             here.in_flight -= 1
@@ -174,6 +182,19 @@ class Admission:
             waiter.set_result(None)
             return
         self.in_flight -= 1
+
+    def _hopeless(self, lane: str) -> bool:
+        """Whether a wait for a place would outlast the deadline: as many requests ahead of this one (its own lane's
+        waiters and those of every lane a freed place goes to first) as places expected to free within it. A lane
+        served before the others (one holding fewer places) has none of theirs ahead: a quiet agent still waits."""
+        if not self.hold:
+            return False
+        frees = self.in_flight * self.deadline / self.hold  # each place frees once per hold, on average
+        here = self._lanes.get(lane)
+        rank = (here.in_flight, here.served_at) if here is not None else (0, -1)
+        ahead = sum(len(other.waiters) for name, other in self._lanes.items()
+                    if other.waiters and (name == lane or (other.in_flight, other.served_at) < rank))
+        return ahead > 0 and ahead >= frees
 
     def _saw(self, lane: str) -> None:
         if not lane.startswith("agent:"):
@@ -312,6 +333,7 @@ class AdmissionControl:
             if refusal is not None:
                 await self._refuse(scope, send, refusal)
                 return
+            granted = time.monotonic()
             try:
                 if who is None and raw is not None:  # a key not in the cache: looked up now, in its place
                     refusal, counted = await self._verify(scope, raw)
@@ -320,7 +342,7 @@ class AdmissionControl:
                         return
                 await self.app(scope, receive, send)
             finally:
-                self.admission.release(lane)
+                self.admission.release(lane, time.monotonic() - granted)
         finally:
             if counted is not None:
                 self.admission.release_key(counted)

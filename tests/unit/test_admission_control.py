@@ -243,3 +243,53 @@ def test_a_freed_place_kept_for_a_recent_agent_is_not_handed_to_the_flood() -> N
         assert flood.done() and flood.result() is None and gate.in_flight == 1
 
     asyncio.run(run())
+
+
+def test_a_wait_that_cannot_end_in_a_place_is_refused_at_once() -> None:
+    """Requests have lately held their places far longer than the deadline: one place is expected to free within
+    it at best, so a request with another already waiting ahead of it is refused without waiting (the deadline
+    here is a minute: a wait would hang the test), while a quiet agent, served before the flood, still waits."""
+    async def run() -> None:
+        gate = Admission(max_in_flight=1, deadline=60)
+        assert await gate.acquire("agent:a") is None
+        gate.release("agent:a", held=1_000.0)  # measured: a place is held for ~1,000 s
+        assert gate.hold == 1_000.0
+        assert await gate.acquire("agent:a") is None  # A holds the one place again
+        first = asyncio.create_task(gate.acquire("agent:a"))  # nobody ahead: it waits
+        await asyncio.sleep(0)
+        assert not first.done() and gate.waiting == 1
+        refused = await asyncio.wait_for(gate.acquire("agent:a"), timeout=30)  # one ahead: refused at once
+        assert refused is not None and refused.status == 503 and gate.waiting == 1
+        quiet = asyncio.create_task(gate.acquire("agent:b"))  # A's waiter is not ahead of B: B waits
+        await asyncio.sleep(0)
+        assert not quiet.done() and gate.waiting == 2
+        gate.release("agent:a")  # the place goes to B, then A's waiter
+        assert await quiet is None
+        gate.release("agent:b")
+        assert await first is None and gate.in_flight == 1 and gate.waiting == 0
+
+    asyncio.run(run())
+
+
+def test_holds_shorter_than_the_deadline_let_several_wait_and_the_average_follows_the_holds() -> None:
+    async def run() -> None:
+        gate = Admission(max_in_flight=2, deadline=200.0)
+        for _ in range(50):
+            assert await gate.acquire("agent:a") is None
+            gate.release("agent:a", held=100.0)
+        assert gate.hold is not None and abs(gate.hold - 100.0) < 1e-9
+        assert await gate.acquire("agent:a") is None and await gate.acquire("agent:a") is None
+        # two places, each expected to free twice within the deadline: four may wait, the fifth is refused at once
+        waiters = [asyncio.create_task(gate.acquire("agent:a")) for _ in range(4)]
+        await asyncio.sleep(0)
+        assert gate.waiting == 4
+        refused = await asyncio.wait_for(gate.acquire("agent:a"), timeout=30)
+        assert refused is not None and refused.status == 503
+        for _ in range(4):
+            gate.release("agent:a", held=100.0)
+            await asyncio.sleep(0)
+        assert await asyncio.gather(*waiters) == [None] * 4
+        gate.release("agent:a", held=1100.0)
+        assert gate.hold is not None and abs(gate.hold - 200.0) < 1e-6  # 100 + 0.1 * (1100 - 100)
+
+    asyncio.run(run())
