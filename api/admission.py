@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 
 RECENT_SECONDS = 1.0  # an agent seen this recently is kept a place (a quiet agent asks about every 0.1-0.5 s)
 HOLD_WEIGHT = 0.1  # the moving average's weight for each request's hold: about the last ten
+HOLD_CAP = 1.0  # seconds: the most one request's hold counts for in that average
 OVERLOAD_RETRY_AFTER = 1  # seconds: a place frees in well under a second when requests take ~0.1 s
 CONCURRENCY_RETRY_AFTER = 1  # seconds: when one of the key's own requests ends is not known ahead
 EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full"}
@@ -138,7 +139,12 @@ class Admission:
             self.in_flight += 1
             self._grant(lane)
             return None
-        if self.deadline > 0 and not self._hopeless(lane):
+        if self.deadline > 0 and self._hopeless(lane):
+            return Refusal(503, OVERLOAD_RETRY_AFTER,
+                           f"the service is at capacity ({self.max_in_flight} requests in flight on this replica) and "
+                           f"more requests wait ahead of this one than places are expected to free within "
+                           f"{self.deadline * 1000:.0f} ms; retry after {OVERLOAD_RETRY_AFTER} s")
+        if self.deadline > 0:
             waiter: asyncio.Future[None] = asyncio.get_running_loop().create_future()
             self._lanes.setdefault(lane, _Lane()).waiters.append(waiter)
             self.waiting += 1
@@ -163,7 +169,8 @@ class Admission:
     def release(self, lane: str, held: float | None = None) -> None:
         """A request's place given back: to the next waiting lane, by fair share, or freed. `held`: the seconds the
         request held it (the moving average the early refusal reads)."""
-        if held is not None:
+        if held is not None:  # capped: one long request (a bulk write) must not make every wait look hopeless
+            held = min(held, HOLD_CAP)
             self.hold = held if self.hold is None else self.hold + HOLD_WEIGHT * (held - self.hold)
         here = self._lanes.get(lane)
         if here is not None:
@@ -184,17 +191,30 @@ class Admission:
         self.in_flight -= 1
 
     def _hopeless(self, lane: str) -> bool:
-        """Whether a wait for a place would outlast the deadline: as many requests ahead of this one (its own lane's
-        waiters and those of every lane a freed place goes to first) as places expected to free within it. A lane
-        served before the others (one holding fewer places) has none of theirs ahead: a quiet agent still waits."""
+        """Whether a wait for a place would outlast the deadline: as many requests would be handed a place before this
+        one (`_next_lane`'s order, played forward: each grant moves its lane back) as places are expected to free
+        within it. A lane served before the others (one holding fewer places) has none of theirs ahead: a quiet agent
+        still waits."""
         if not self.hold:
             return False
         frees = self.in_flight * self.deadline / self.hold  # each place frees once per hold, on average
+        if self.waiting < frees:
+            return False  # even every request now waiting would be served in time
+        # Each waiting lane as [places held, when last served, requests waiting]; this request last of its own.
+        lanes = {name: [other.in_flight, other.served_at, len(other.waiters)]
+                 for name, other in self._lanes.items() if other.waiters}
         here = self._lanes.get(lane)
-        rank = (here.in_flight, here.served_at) if here is not None else (0, -1)
-        ahead = sum(len(other.waiters) for name, other in self._lanes.items()
-                    if other.waiters and (name == lane or (other.in_flight, other.served_at) < rank))
-        return ahead > 0 and ahead >= frees
+        lanes.setdefault(lane, [here.in_flight, here.served_at, 0] if here is not None else [0, -1, 0])[2] += 1
+        ahead, grants = 0, self._grants
+        while ahead < frees:
+            name = min((v[0], v[1], k) for k, v in lanes.items() if v[2])[2]
+            chosen = lanes[name]
+            if name == lane and chosen[2] == 1:
+                return False  # its turn comes within the places expected to free
+            chosen[0], chosen[1], chosen[2] = chosen[0] + 1, grants, chosen[2] - 1
+            grants += 1
+            ahead += 1
+        return True
 
     def _saw(self, lane: str) -> None:
         if not lane.startswith("agent:"):

@@ -171,11 +171,14 @@ class OnnxEncoder:
     def encode(self, texts: Sequence[str], batch_size: int) -> np.ndarray:
         """Groups of similar length, each padded only to its own longest text (`length_groups`), results in the
         order given. Calls may run side by side: the sessions are safe to share, the tokenizer takes turns
-        (`tokenizer_lock`), once per call."""
+        (`tokenizer_lock`), a slice of `batch_size` texts at a time."""
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
-        with self.tokenizer_lock:
-            ids = self.tokenizer(list(texts), truncation=True, max_length=self.max_length)["input_ids"]
+        ids: list[list[int]] = []
+        for start in range(0, len(texts), batch_size):  # the lock a slice at a time: a query waits for no bulk call
+            with self.tokenizer_lock:
+                ids += self.tokenizer(list(texts[start:start + batch_size]), truncation=True,
+                                      max_length=self.max_length)["input_ids"]
         session = self.query_session if len(texts) <= QUERY_BATCH else self.session
         out: np.ndarray | None = None
         for group in length_groups([len(x) for x in ids], batch_size):

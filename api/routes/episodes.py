@@ -28,7 +28,7 @@ def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Wr
                    services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, [episode])
     result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
-    _learn(services, items, owner, clade, result.created, who.key_id)
+    _learn(services, episodes.identified(items, result.ids), owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 
 
@@ -38,15 +38,15 @@ def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: 
                     services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, batch.episodes)
     result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
-    _learn(services, items, owner, clade, result.created, who.key_id)
+    _learn(services, episodes.identified(items, result.ids), owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 
 
 def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade: str | None, created: list[str],
            actor: str) -> None:
-    """What a new episode teaches at once: Reflexion on its verified prediction (per episode), the
-    retrieval weights' Hedge step from the outcome of the decision it records (its decision_id), and
-    a Curator cycle on the scheduler when the agent's ticks call for one."""
+    """What a new episode teaches at once (`items` with the ids they were stored under): Reflexion on its
+    verified prediction (per episode), the retrieval weights' Hedge step from the outcome of the decision it
+    records (its decision_id), and a Curator cycle on the scheduler when the agent's ticks call for one."""
     if not owner or not created:
         return
     new = set(created)

@@ -53,10 +53,11 @@ def test_a_verified_prediction_is_reflected_on_and_ticks_are_checked(api: Api, d
                  "prediction": {"metric": "return_bps", "expected": 10.0, "actual": 12.0}}
     unverified = {**predicted, "prediction": {"metric": "return_bps", "expected": 10.0}}
     r = api.client.post("/episodes/batch", headers=h, json={"episodes": [
-        {**predicted, "id": "pred-verified"}, {**unverified, "id": "pred-open"}]})
+        {**predicted, "id": "pred-verified"}, {**unverified, "id": "pred-open"}, predicted]})  # the last: no id
     assert r.status_code == 201, r.text
     assert "learning/to_reflect" in statements and "learning/cycle_input" not in statements
-    assert {x["episode_id"] for x in db.fetch("testing/reflections", agent_id=AGENT)} == {"pred-verified"}
+    given = r.json()["ids"][2]  # the id the service gave it
+    assert {x["episode_id"] for x in db.fetch("testing/reflections", agent_id=AGENT)} == {"pred-verified", given}
 
     statements.clear()
     services = api.client.app.state.services

@@ -246,20 +246,21 @@ def test_a_freed_place_kept_for_a_recent_agent_is_not_handed_to_the_flood() -> N
 
 
 def test_a_wait_that_cannot_end_in_a_place_is_refused_at_once() -> None:
-    """Requests have lately held their places far longer than the deadline: one place is expected to free within
-    it at best, so a request with another already waiting ahead of it is refused without waiting (the deadline
-    here is a minute: a wait would hang the test), while a quiet agent, served before the flood, still waits."""
+    """Requests have lately held their places twice as long as the deadline: half a place is expected to free within
+    it, so a request with another already waiting ahead of it is refused without waiting, while a quiet agent, whose
+    request a freed place goes to first, still waits."""
     async def run() -> None:
-        gate = Admission(max_in_flight=1, deadline=60)
+        gate = Admission(max_in_flight=1, deadline=0.5)
         assert await gate.acquire("agent:a") is None
-        gate.release("agent:a", held=1_000.0)  # measured: a place is held for ~1,000 s
-        assert gate.hold == 1_000.0
+        gate.release("agent:a", held=1.0)  # measured: a place is held for a second
+        assert gate.hold == 1.0
         assert await gate.acquire("agent:a") is None  # A holds the one place again
         first = asyncio.create_task(gate.acquire("agent:a"))  # nobody ahead: it waits
         await asyncio.sleep(0)
         assert not first.done() and gate.waiting == 1
-        refused = await asyncio.wait_for(gate.acquire("agent:a"), timeout=30)  # one ahead: refused at once
+        refused = await gate.acquire("agent:a")  # one ahead: refused at once, its own wording
         assert refused is not None and refused.status == 503 and gate.waiting == 1
+        assert "capacity" in refused.detail and "wait ahead" in refused.detail
         quiet = asyncio.create_task(gate.acquire("agent:b"))  # A's waiter is not ahead of B: B waits
         await asyncio.sleep(0)
         assert not quiet.done() and gate.waiting == 2
@@ -273,23 +274,48 @@ def test_a_wait_that_cannot_end_in_a_place_is_refused_at_once() -> None:
 
 def test_holds_shorter_than_the_deadline_let_several_wait_and_the_average_follows_the_holds() -> None:
     async def run() -> None:
-        gate = Admission(max_in_flight=2, deadline=200.0)
+        gate = Admission(max_in_flight=2, deadline=1.0)
         for _ in range(50):
             assert await gate.acquire("agent:a") is None
-            gate.release("agent:a", held=100.0)
-        assert gate.hold is not None and abs(gate.hold - 100.0) < 1e-9
+            gate.release("agent:a", held=0.5)
+        assert gate.hold is not None and abs(gate.hold - 0.5) < 1e-9
         assert await gate.acquire("agent:a") is None and await gate.acquire("agent:a") is None
         # two places, each expected to free twice within the deadline: four may wait, the fifth is refused at once
         waiters = [asyncio.create_task(gate.acquire("agent:a")) for _ in range(4)]
         await asyncio.sleep(0)
         assert gate.waiting == 4
-        refused = await asyncio.wait_for(gate.acquire("agent:a"), timeout=30)
+        refused = await gate.acquire("agent:a")
         assert refused is not None and refused.status == 503
         for _ in range(4):
-            gate.release("agent:a", held=100.0)
+            gate.release("agent:a", held=0.5)
             await asyncio.sleep(0)
         assert await asyncio.gather(*waiters) == [None] * 4
-        gate.release("agent:a", held=1100.0)
-        assert gate.hold is not None and abs(gate.hold - 200.0) < 1e-6  # 100 + 0.1 * (1100 - 100)
+        gate.release("agent:a", held=30.0)  # one long request counts as a second, no more
+        assert gate.hold is not None and abs(gate.hold - 0.55) < 1e-9  # 0.5 + 0.1 * (1.0 - 0.5)
+
+    asyncio.run(run())
+
+
+def test_the_requests_ahead_follow_the_order_places_are_handed_out() -> None:
+    """A lane holding none with several waiting has only its first ahead of a lane holding one: each grant moves
+    the lane it went to back (its places held, its turn). Lanes of no agent: no place is kept for a recent one."""
+    async def run() -> None:
+        gate = Admission(max_in_flight=3, deadline=0.5)
+        assert await gate.acquire("a") is None and await gate.acquire("b") is None
+        assert await gate.acquire("b") is None  # A holds one, B two; the replica is full
+        gate.release("b", held=0.5)
+        assert await gate.acquire("b") is None
+        assert gate.hold == 0.5  # three places, a second each: three expected to free within the deadline
+        tasks = [asyncio.create_task(gate.acquire("c")) for _ in range(2)]  # C holds none: first in line
+        tasks += [asyncio.create_task(gate.acquire("a"))]  # handed out: C, then A (1) before C again (1, later)
+        await asyncio.sleep(0)
+        assert gate.waiting == 3
+        # A's next: C's first, A's first, then C's second (A 2 now) before it: three ahead, refused at once
+        refused = await gate.acquire("a")
+        assert refused is not None and refused.status == 503 and gate.waiting == 3
+        for lane in ("b", "b", "a"):
+            gate.release(lane)
+            await asyncio.sleep(0)
+        assert await asyncio.gather(*tasks) == [None] * 3
 
     asyncio.run(run())

@@ -22,8 +22,10 @@ class Replay:
                            perspective=who.agent_id if who else None, perspective_clade=who.clade if who else "",
                            system_agent=SYSTEM_AGENT,
                            source_weights=cfg.source_weights.model_dump(), zeigarnik=cfg.zeigarnik_boost)
-        found = ctx.items([r["id"] for r in rows])
-        for c, r in zip(found, rows, strict=True):
+        found = ctx.items([r["id"] for r in rows])  # without any whose scope narrowed meanwhile
+        by_id = {r["id"]: r for r in rows}
+        for c in found:
+            r = by_id[c.id]
             c.score, c.factors = r["score"], {"gain": r["gain"], "need": r["need"]}
             c.mode_score, c.source, c.zeigarnik = r["utility"], r["source"], r["zeigarnik"]
             c.source_weight = r["source_weight"] if r["source"] else None
