@@ -383,6 +383,8 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
         return 0
     # N replicas behind one socket: each process builds the app from the environment (api/workers.py).
+    from api import workers as sizing
+
     _say(f"  {workers} replicas (--workers; GRIMOIRE_WORKERS), one model and scheduler each, sharing Neo4j")
     os.environ["GRIMOIRE_WORKERS"] = str(workers)
     if settings.admin_key:
@@ -392,8 +394,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # uvicorn kills a worker that does not answer its ping within this; loading the model holds the
         # interpreter for seconds on a busy machine, so 5 s (its default) kills healthy workers at start.
         extra["timeout_worker_healthcheck"] = WORKER_HEALTHCHECK_SECONDS
-    uvicorn.run("api.app:create_app", factory=True, host=host, port=port, workers=workers, log_level="info",
-                **extra)
+    sizing.serve("api.app:create_app", host=host, port=port, workers=workers, log_level="info", **extra)
     return 0
 
 

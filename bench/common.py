@@ -42,3 +42,24 @@ def write_result(name: str, result: dict[str, Any]) -> Path:
                "machine": machine(), **result}
     path.write_text(json.dumps(payload, indent=2) + "\n")
     return path
+
+
+def neo4j_cpu() -> float:
+    """CPU seconds of the Java processes on this machine (the local server this benchmark starts), from /proc."""
+    total = 0
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            if (proc / "comm").read_text().strip() != "java":
+                continue
+            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:  # gone meanwhile
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (the 14th and 15th fields)
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system

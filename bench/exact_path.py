@@ -10,18 +10,17 @@ The requests run one at a time (the app on this thread, as bench/profile.py), so
 
 from __future__ import annotations
 
-import os
 import secrets
 import statistics
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
 
 from bench import profile as inline
+from bench.common import neo4j_cpu, own_cpu
 from bench.ingest import locomo_texts
 from bench.retrieval import LOCOMO
 from bench.server import bench_database
@@ -61,27 +60,6 @@ def recorded(name: str) -> Callable[[Context], list[str]]:
         return ids
 
     return way
-
-
-def neo4j_cpu() -> float:
-    """CPU seconds of the Java processes on this machine (the local server this benchmark starts), from /proc."""
-    total = 0
-    for proc in Path("/proc").iterdir():
-        if not proc.name.isdigit():
-            continue
-        try:
-            if (proc / "comm").read_text().strip() != "java":
-                continue
-            fields = (proc / "stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:  # gone meanwhile
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (the 14th and 15th fields)
-    return total / os.sysconf("SC_CLK_TCK")
-
-
-def own_cpu() -> float:
-    t = os.times()
-    return t.user + t.system
 
 
 @contextmanager
