@@ -60,11 +60,6 @@ def with_ids(episodes: Sequence[EpisodeIn]) -> list[EpisodeIn]:
     return out
 
 
-def identified(episodes: Sequence[EpisodeIn], ids: Sequence[str]) -> list[EpisodeIn]:
-    """The episodes with the ids `ingest` stored them under (`IngestResult.ids`, in order): a client may send none."""
-    return [ep if ep.id == i else ep.model_copy(update={"id": i}) for ep, i in zip(episodes, ids, strict=True)]
-
-
 def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None) -> dict[str, Any]:
     valid_from = to_ms(ep.valid_from) or recorded_at
     from_block = ep.valid_from_block if ep.valid_from_block is not None else ep.block

@@ -27,8 +27,9 @@ router = APIRouter(prefix="/episodes", tags=["episodes"])
 def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Writer,
                    services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, [episode])
+    items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
     result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
-    _learn(services, episodes.identified(items, result.ids), owner, clade, result.created, who.key_id)
+    _learn(services, items, owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 
 
@@ -37,8 +38,9 @@ def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Wr
 def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: Writer,
                     services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, batch.episodes)
+    items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
     result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
-    _learn(services, episodes.identified(items, result.ids), owner, clade, result.created, who.key_id)
+    _learn(services, items, owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 
 
