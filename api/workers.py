@@ -19,8 +19,9 @@ from graph.replica import usable_cores
 GIB = 1024 ** 3
 # What one replica holds resident, measured with `make up` on the default model: ~1.25 GB for the API process
 # (the model through ONNX beside PyTorch, the driver, the app) and as much again for its Curator child while a
-# cycle runs (GRIMOIRE_CURATOR_PROCESS).
-REPLICA_BYTES = int(1.25 * GIB)
+# cycle runs (GRIMOIRE_CURATOR_PROCESS); plus up to ~250 MiB of vectors held for exact rankings once a hundred agents
+# have been served (graph/retrieval/config.py, exact_vectors_held).
+REPLICA_BYTES = int(1.5 * GIB)
 CURATOR_BYTES = int(1.25 * GIB)
 RESERVE_BYTES = 1 * GIB  # the OS, the shell, a browser on the console
 

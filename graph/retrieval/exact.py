@@ -15,6 +15,13 @@ everything it holds. So a ranking never uses an item older than the graph it rea
 `max_age` seconds, used or not (an erased item's vector is gone from every replica's memory by then, even one that
 never ranks again), and past `held` items, the least recently used first.
 
+A caller's members change only when something is written, so the matrices one members list is scored from (its items'
+vectors stacked, each short turn's context and norm) are kept too, keyed by the list itself and the context settings:
+a ranking whose members and counter are those of one before scores one matrix-vector product instead of gathering
+thousands of held items again. A kept block follows its items' rules: dropped when the counter moves, when its oldest
+item is `max_age` old, and least recently used first past `held` rows in all. A block's matrix is also what its held
+items point into (`share`): each vector is in memory once.
+
 The score is vector_context.cypher's: the cosine with the query, and for a short turn that follows another, the
 cosine with its vector plus `weight` times the turn before's, cos(q, a + w b) = (q.a + w q.b) / |a + w b|."""
 
@@ -55,6 +62,54 @@ class Item:
 
 
 @dataclass(frozen=True)
+class Block:
+    """One members list ready to score: its ranked items' ids and unit vectors (`own`), and for each short turn with
+    a turn before (`with_before`, indices into `ids`) that turn's vector (`before`, a row each) and |a + w b|."""
+
+    ids: list[str]
+    own: np.ndarray
+    with_before: np.ndarray
+    before: np.ndarray
+    norm: np.ndarray
+    weight: float
+    tie: np.ndarray  # each item's place in id order: ties go by id, as the Cypher's ORDER BY score DESC, id
+    vectors: dict[str, np.ndarray]  # the ranked items' vectors by id, for the stages after (read only)
+    read_at: float  # when its oldest item was read from the graph
+
+    @property
+    def rows(self) -> int:
+        return len(self.ids) + len(self.with_before)
+
+    def scores(self, query: np.ndarray) -> np.ndarray:
+        """Each item's score: cos(q, a) alone, or cos(q, a + w b) for a short turn after another."""
+        out: np.ndarray = self.own @ query
+        if self.with_before.size:
+            at = self.with_before
+            out[at] = (out[at] + self.weight * (self.before @ query)) / self.norm
+        return out
+
+    def top(self, query: np.ndarray, top: int) -> list[Scored]:
+        score = self.scores(query)
+        order = np.lexsort((self.tie, -score))[:top]
+        return [Scored(id=self.ids[i], score=float(score[i])) for i in order]
+
+
+def block(ids: list[str], own: np.ndarray, before: dict[int, np.ndarray], weight: float,
+          vectors: dict[str, np.ndarray], read_at: float) -> Block:
+    """The block for ranked items `ids` (rows of `own`), `before` giving the turn before's vector by row."""
+    at = np.fromiter(sorted(before), dtype=np.int64, count=len(before))
+    rows = np.stack([before[i] for i in at]) if len(at) else np.zeros((0, own.shape[1]), dtype=own.dtype)
+    ab = np.einsum("ij,ij->i", own[at], rows)
+    norm = np.sqrt(np.maximum(1.0 + weight * weight + 2.0 * weight * ab, 1e-12))
+    tie = np.empty(len(ids), dtype=np.int64)
+    tie[np.argsort(np.array(ids))] = np.arange(len(ids))
+    return Block(ids, own, at, rows, norm, weight, tie, vectors, read_at)
+
+
+Signature = tuple[tuple[Key, ...], int, float]  # a members list, short_chars and weight
+
+
+@dataclass(frozen=True)
 class Members:
     """What exact_members.cypher returned: the visible items and the graph's counter."""
 
@@ -70,10 +125,13 @@ class HeldVectors:
         self.max_age = max_age
         self.epoch: int | None = None
         self._items: OrderedDict[Key, tuple[float, Item]] = OrderedDict()
+        self._blocks: OrderedDict[Signature, Block] = OrderedDict()
+        self._block_rows = 0
         self._lock = threading.Lock()
         self._swept = time.monotonic()
         self.fetched = 0  # items read from the graph (for tests and benchmarks)
         self.dropped = 0  # times everything held was dropped because the counter moved
+        self.reused = 0  # rankings scored from a kept block
 
     def __len__(self) -> int:
         return len(self._items)
@@ -86,6 +144,7 @@ class HeldVectors:
                 if self.epoch is not None:
                     self.dropped += 1
                 self._items.clear()
+                self._drop_blocks()
                 self.epoch = epoch
 
     def get(self, keys: Sequence[Key], epoch: int) -> tuple[dict[Key, Item], list[Key]]:
@@ -107,6 +166,46 @@ class HeldVectors:
                 found[key] = hit[1]
         return found, missing
 
+    def read_at(self, keys: Sequence[Key]) -> float:
+        """When the oldest of `keys` held was read (now if none is)."""
+        now = time.monotonic()
+        with self._lock:
+            return min((hit[0] for k in keys if (hit := self._items.get(k)) is not None), default=now)
+
+    def share(self, keys: Sequence[Key], own: np.ndarray) -> None:
+        """Held items' vectors replaced by the rows of a block's matrix (`own`, row i being keys[i]'s): one copy of
+        each vector in memory, not one in the items and another in the block. Ages are kept."""
+        with self._lock:
+            for i, key in enumerate(keys):
+                hit = self._items.get(key)
+                if hit is not None and hit[1].vector.shape == own[i].shape:
+                    self._items[key] = (hit[0], Item(own[i], hit[1].chars, hit[1].prev))
+
+    def block(self, signature: Signature, epoch: int) -> Block | None:
+        """The block kept for these members under `epoch`, unless its oldest item is past `max_age`."""
+        now = time.monotonic()
+        with self._lock:
+            if epoch != self.epoch or (found := self._blocks.get(signature)) is None:
+                return None
+            if now - found.read_at > self.max_age:
+                self._block_rows -= self._blocks.pop(signature).rows
+                return None
+            self._blocks.move_to_end(signature)
+            self.reused += 1
+            return found
+
+    def keep(self, signature: Signature, epoch: int, found: Block) -> None:
+        """A block built from items read under `epoch`: kept only if the counter has not moved since."""
+        with self._lock:
+            if self.epoch != epoch or found.rows > self.held:
+                return
+            if (old := self._blocks.pop(signature, None)) is not None:
+                self._block_rows -= old.rows
+            self._blocks[signature] = found
+            self._block_rows += found.rows
+            while self._block_rows > self.held:
+                self._block_rows -= self._blocks.popitem(last=False)[1].rows
+
     def put(self, epoch: int, items: dict[Key, Item]) -> None:
         """Items read under `epoch`: kept only if the counter has not moved since."""
         now = time.monotonic()
@@ -127,10 +226,17 @@ class HeldVectors:
         self._swept = now
         for key in [k for k, (at, _) in self._items.items() if now - at > self.max_age]:
             del self._items[key]
+        for signature in [s for s, b in self._blocks.items() if now - b.read_at > self.max_age]:
+            self._block_rows -= self._blocks.pop(signature).rows
+
+    def _drop_blocks(self) -> None:
+        self._blocks.clear()
+        self._block_rows = 0
 
     def clear(self) -> None:
         with self._lock:
             self._items.clear()
+            self._drop_blocks()
             self.epoch = None
 
 
@@ -177,18 +283,6 @@ def items(db: Database, held: HeldVectors, keys: Sequence[Key], epoch: int) -> d
     return found
 
 
-def scores(query: np.ndarray, own: np.ndarray, before: np.ndarray, has_before: np.ndarray,
-           weight: float) -> np.ndarray:
-    """Each item's score: cos(q, a) alone, or cos(q, a + w b) where it has a turn before (`has_before`); rows of
-    `own` and `before` are unit vectors (a zero row in `before` where there is none)."""
-    qa = own @ query
-    qb = before @ query
-    ab = np.einsum("ij,ij->i", own, before)
-    norm = np.sqrt(np.maximum(1.0 + weight * weight + 2.0 * weight * ab, 1e-12))
-    out: np.ndarray = np.where(has_before, (qa + weight * qb) / norm, qa)
-    return out
-
-
 def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: dict[str, Any], top: int, *,
          short_chars: int = -1, weight: float = 0.0) -> tuple[list[Scored], dict[str, np.ndarray]]:
     """The `top` visible items best first (rows of id and score, as the backends give them), and the vectors of
@@ -198,12 +292,28 @@ def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: di
     if not found.keys:
         return [], {}
     held.check(found.epoch)
+    context = short_chars if weight and short_chars >= 0 else -1
+    signature: Signature = (tuple(found.keys), context, weight if context >= 0 else 0.0)
+    ready = held.block(signature, found.epoch)
+    if ready is None:
+        ready = _build(db, held, found, context, weight)
+        if ready is None:
+            return [], {}
+        held.keep(signature, found.epoch, ready)
+    query = unit(embedding)
+    if query.size != ready.own.shape[1]:
+        return [], {}
+    return ready.top(query, top), ready.vectors
+
+
+def _build(db: Database, held: HeldVectors, found: Members, short_chars: int, weight: float) -> Block | None:
+    """The block of `found`'s items, from what the replica holds and what it reads."""
     by_key = items(db, held, found.keys, found.epoch)
     ranked = [k for k in found.keys if k in by_key and by_key[k].vector.size]
     if not ranked:
-        return [], {}
+        return None
     before_of: dict[Key, Key] = {}
-    if weight and short_chars >= 0:
+    if short_chars >= 0:
         for k in ranked:
             item = by_key[k]
             if item.prev is not None and item.chars is not None and item.chars <= short_chars:
@@ -212,17 +322,10 @@ def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: di
         if missing:  # a turn before the caller does not see, or one filtered out: read for its vector alone
             by_key.update(items(db, held, missing, found.epoch))
     own = np.stack([by_key[k].vector for k in ranked])
+    held.share(ranked, own)
     dim = own.shape[1]
-    query = unit(embedding)
-    if query.size != dim:
-        return [], {}
-    before = np.zeros_like(own)
-    has_before = np.zeros(len(ranked), dtype=bool)
-    for i, k in enumerate(ranked):
-        prev = before_of.get(k)
-        if prev is not None and prev in by_key and by_key[prev].vector.size == dim:
-            before[i], has_before[i] = by_key[prev].vector, True
-    score = scores(query, own, before, has_before, weight)
-    order = np.lexsort((np.array([k[0] for k in ranked]), -score))[:top]  # ORDER BY score DESC, id: as the Cypher
-    rows = [Scored(id=ranked[i][0], score=float(score[i])) for i in order]
-    return rows, {k[0]: by_key[k].vector for k in ranked}
+    before = {i: by_key[p].vector for i, k in enumerate(ranked)
+              if (p := before_of.get(k)) is not None and p in by_key and by_key[p].vector.size == dim}
+    read_at = held.read_at([*ranked, *before_of.values()])
+    return block([k[0] for k in ranked], own, before, weight if short_chars >= 0 else 0.0,
+                 {k[0]: own[i] for i, k in enumerate(ranked)}, read_at)

@@ -329,6 +329,7 @@ def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db,
     assert read == 40 + 25 + 10 + 5 and len(held) == read
     again, _ = exact.rank(db, held, q.tolist(), params, 10)
     assert again == first and held.fetched == read  # nothing read twice
+    assert held.reused == 1  # the same members: scored from the block the first ranking built
     target = first[-1]["id"]
 
     def change(tx) -> None:
@@ -338,7 +339,7 @@ def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db,
 
     db.write(change)
     after, _ = exact.rank(db, held, q.tolist(), params, 10)
-    assert held.dropped == 1 and held.fetched == 2 * read
+    assert held.dropped == 1 and held.fetched == 2 * read and held.reused == 1  # the block went with the items
     assert after[0]["id"] == target and after[0]["score"] == pytest.approx(1.0, abs=1e-5)
     # Erased and written again under the same id (another recorded time): another key, read afresh.
     db.run("testing/bulk_items", label="Episode", rows=[])
@@ -348,7 +349,7 @@ def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db,
               "recorded_at: 5000, valid_from: 5000}) WITH n CALL db.create.setNodeVectorProperty(n, 'embedding', $v)",
               id=target, v=(-q).tolist()).consume()
     last, _ = exact.rank(db, held, q.tolist(), params, 100)
-    assert held.fetched == 2 * read + 1 and last[-1]["id"] == target
+    assert held.fetched == 2 * read + 1 and last[-1]["id"] == target and held.reused == 1  # other members: built
     assert last[-1]["score"] == pytest.approx(-1.0, abs=1e-5)
 
 

@@ -21,13 +21,45 @@ def _unit(n: int, dim: int = 8) -> np.ndarray:
     return v / np.linalg.norm(v, axis=1, keepdims=True)
 
 
+def _block(n: int = 5, before: dict[int, np.ndarray] | None = None, read_at: float | None = None) -> exact.Block:
+    own = _unit(n)
+    ids = [f"i{j}" for j in range(n)]
+    return exact.block(ids, own, before or {}, 0.7, dict(zip(ids, own, strict=True)),
+                       time.monotonic() if read_at is None else read_at)
+
+
 def test_scores_are_the_cosine_with_the_turn_before_added() -> None:
-    own, before, q = _unit(5), _unit(5), _unit(1)[0]
-    has = np.array([True, False, True, False, True])
-    got = exact.scores(q, own, np.where(has[:, None], before, 0), has, weight=0.7)
+    before, q = _unit(5), _unit(1)[0]
+    has = [0, 2, 4]
+    b = _block(before={i: before[i] for i in has})
+    got = b.scores(q)
     for i in range(5):
-        v = own[i] + 0.7 * before[i] if has[i] else own[i]
+        v = b.own[i] + 0.7 * before[i] if i in has else b.own[i]
         assert got[i] == pytest.approx(float(v @ q / np.linalg.norm(v)), abs=1e-5)
+
+
+def test_a_block_ranks_best_first_and_ties_by_id() -> None:
+    own = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 0.0]], dtype=np.float32)
+    b = exact.block(["c", "b", "a"], own, {}, 0.0, {}, time.monotonic())
+    assert [r["id"] for r in b.top(np.array([1.0, 0.0], dtype=np.float32), 3)] == ["a", "c", "b"]
+
+
+def test_blocks_are_kept_under_their_counter_their_age_and_the_row_budget() -> None:
+    held = exact.HeldVectors(held=11, max_age=0.2)
+    held.check(1)
+    one: exact.Signature = ((("a", 1),), -1, 0.0)
+    two: exact.Signature = ((("b", 1),), -1, 0.0)
+    held.keep(one, 0, _block())  # built under a counter that has moved on: not kept
+    assert held.block(one, 1) is None
+    first = _block()
+    held.keep(one, 1, first)
+    assert held.block(one, 1) is first and held.block(one, 0) is None
+    held.keep(two, 1, _block(before={0: _unit(1)[0], 1: _unit(1)[0]}))  # 7 rows: past 11 with the 5 before
+    assert held.block(one, 1) is None and held.block(two, 1) is not None
+    held.keep(one, 1, _block(read_at=time.monotonic() - 1.0))  # its oldest item past max_age: not given
+    assert held.block(one, 1) is None
+    held.check(2)  # the counter moved: every block goes with the items
+    assert held.block(two, 2) is None
 
 
 def _item() -> exact.Item:
