@@ -13,8 +13,6 @@ query a network client sends reaches it.
 from __future__ import annotations
 
 import hmac
-import threading
-import time
 from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, Security
@@ -25,38 +23,22 @@ from graph import agents
 from graph.agents import Principal
 from graph.model.enums import KeyScope
 from graph.services import Services
+from graph.timed import Timed
 
 api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="an agent's or the admin's API key")
 bearer = HTTPBearer(auto_error=False, description="the same key as a bearer token")
 
 
-class KeyCache:
-    def __init__(self, ttl_seconds: float):
-        self.ttl = ttl_seconds
-        self._entries: dict[str, tuple[float, Principal]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, raw: str) -> Principal | None:
-        with self._lock:
-            hit = self._entries.get(raw)
-            if hit and hit[0] > time.monotonic():
-                return hit[1]
-            return None
-
-    def put(self, raw: str, principal: Principal) -> None:
-        with self._lock:
-            self._entries[raw] = (time.monotonic() + self.ttl, principal)
+class KeyCache(Timed[str, Principal]):
+    """Raw keys' principals, each for `seconds` (settings.key_cache_seconds); a key revoked or an agent's trust
+    changed through this replica drops its entries at once, through another within `seconds`."""
 
     def drop_agent(self, agent_id: str) -> None:
         """Every cached key of the agent (its trust level changed: the keys' principals carry it)."""
-        with self._lock:
-            for raw in [r for r, (_, p) in self._entries.items() if p.agent_id == agent_id]:
-                del self._entries[raw]
+        self.drop(lambda _, principal: principal.agent_id == agent_id)
 
     def drop_key(self, key_id: str) -> None:
-        with self._lock:
-            for raw in [r for r, (_, p) in self._entries.items() if p.key_id == key_id]:
-                del self._entries[raw]
+        self.drop(lambda _, principal: principal.key_id == key_id)
 
 
 def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:

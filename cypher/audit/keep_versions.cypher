@@ -66,9 +66,21 @@ FOREACH (_ IN CASE WHEN $label = 'CoreBlock' THEN [1] ELSE [] END |
 MERGE (n)-[:PREVIOUS_VERSION]->(v)
 WITH n, k, v
 // The version before, sought by its id (this statement names every version `<item>:v<n>` or `<item>:r<n>`): an item
-// changed often (an agent's hormone levels, on every spike) has thousands, and expanding them all took ~0.5 s.
-OPTIONAL MATCH (older:Version {id: n.id + CASE WHEN $label = 'Entry' THEN ':r' ELSE ':v' END + toString(k - 1)})
-  WHERE older.id <> v.id AND (n)-[:PREVIOUS_VERSION]->(older)
+// changed often (an agent's hormone levels, on every spike) has thousands, and expanding them all took ~0.5 s. Entry
+// and core block versions written before versions had one label carry only EntryVersion or CoreBlockVersion.
+WITH n, k, v, head(COLLECT {
+  WITH n.id + CASE WHEN $label = 'Entry' THEN ':r' ELSE ':v' END + toString(k - 1) AS before_id
+  CALL (before_id) {
+    MATCH (o:Version {id: before_id}) RETURN o
+    UNION
+    MATCH (o:EntryVersion {id: before_id}) RETURN o
+    UNION
+    MATCH (o:CoreBlockVersion {id: before_id}) RETURN o
+  }
+  RETURN o
+}) AS candidate
+WITH n, k, v, CASE WHEN candidate IS NOT NULL AND candidate.id <> v.id AND EXISTS { (n)-[:PREVIOUS_VERSION]->(candidate) }
+                   THEN candidate END AS older
 FOREACH (o IN CASE WHEN older IS NULL THEN [] ELSE [older] END | MERGE (v)-[:PREVIOUS]->(o))
 SET n.changed_at = $now, n.changed_by = $actor
 FOREACH (_ IN CASE WHEN $label = 'Entry' THEN [1] ELSE [] END | SET n.revision = k + 1, n.revised_at = $now)

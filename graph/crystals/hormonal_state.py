@@ -10,11 +10,8 @@ engine and retrieval read."""
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable
 from enum import StrEnum
-from typing import Any, Generic, TypeVar
+from typing import Any
 
 from pydantic import BaseModel
 
@@ -30,6 +27,7 @@ from graph.ids import iso, now_ms
 from graph.model.crystal import hormones
 from graph.model.crystal.hormones import HormonalEvent, HormonalState, Override
 from graph.model.rows import Row
+from graph.timed import Timed
 
 NETWORK = "network"
 
@@ -156,46 +154,12 @@ def _override(row: NetworkOverride | None, now: int) -> Override | None:
     return Override(level=row.level, until=row.valid_until, reason=row.reason)
 
 
-K = TypeVar("K")
-V = TypeVar("V")
-
-
-class _Held(Generic[K, V]):
-    """Values as last read, each for `seconds` (at most `held` of them; past that, all go): the network override
-    (every write asks, and it changes rarely) and agents' stored levels for retrieval's modulation (every retrieval
-    asks; they move with an agent's episodes, whose writes here drop the agent's entry once they commit). The decay
-    toward homeostasis is computed at each read from the stored levels, so a held entry is as current as they are."""
-
-    def __init__(self, seconds: float = 1.0, held: int = 10_000) -> None:
-        self.seconds = seconds
-        self.held = held
-        self._lock = threading.Lock()
-        self._at: dict[K, tuple[float, V]] = {}
-
-    def get(self, key: K, load: Callable[[], V]) -> V:
-        with self._lock:
-            hit = self._at.get(key)
-            if hit is not None and time.monotonic() - hit[0] < self.seconds:
-                return hit[1]
-        found = load()
-        with self._lock:
-            if len(self._at) >= self.held:
-                self._at.clear()
-            self._at[key] = (time.monotonic(), found)
-        return found
-
-    def drop(self, match: Callable[[K], bool]) -> None:
-        with self._lock:
-            for key in [k for k in self._at if match(k)]:
-                del self._at[key]
-
-    def clear(self) -> None:
-        with self._lock:
-            self._at.clear()
-
-
-WEATHER: _Held[int, NetworkOverride | None] = _Held()  # by database
-LEVELS: _Held[tuple[int, str], Levels | None] = _Held()  # by database and agent
+# Values as last read, each for a second: the network override (every write asks, and it changes rarely) and agents'
+# stored levels for retrieval's modulation (every retrieval asks; they move with an agent's episodes, whose writes here
+# drop the agent's entry once they commit). The decay toward homeostasis is computed at each read from the stored
+# levels, so a held entry is as current as they are.
+WEATHER: Timed[int, NetworkOverride | None] = Timed(1.0)  # by database
+LEVELS: Timed[tuple[int, str], Levels | None] = Timed(1.0)  # by database and agent
 
 
 def _weather_row(db: Database) -> NetworkOverride | None:
@@ -210,11 +174,11 @@ def _levels_row(db: Database, agent_id: str) -> Levels | None:
 
 def drop_levels(agent_id: str) -> None:
     """After a write of the agent's levels commits: this replica's next retrieval for it reads them anew."""
-    LEVELS.drop(lambda key: key[1] == agent_id)
+    LEVELS.drop(lambda key, _: key[1] == agent_id)
 
 
 def weather(db: Database, now: int | None = None) -> Override | None:
-    return _override(WEATHER.get(id(db), lambda: _weather_row(db)), now if now is not None else now_ms())
+    return _override(WEATHER.get_or_load(id(db), lambda: _weather_row(db)), now if now is not None else now_ms())
 
 
 def guard_ingestion(db: Database, agent: dict[str, Any] | None) -> None:
@@ -373,7 +337,7 @@ def retrieval_modulation(db: Database, agent_id: str | None) -> tuple[float, flo
     if not agent_id:
         return None
     now = now_ms()
-    stored = LEVELS.get((id(db), agent_id), lambda: _levels_row(db, agent_id))  # held for a second (_Held)
+    stored = LEVELS.get_or_load((id(db), agent_id), lambda: _levels_row(db, agent_id))  # held for a second
     override = weather(db, now)
     if stored is None and override is None:
         return None

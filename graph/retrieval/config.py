@@ -120,8 +120,9 @@ class RetrievalConfig(BaseModel):
     reach_reuse_seconds: float = 30.0     # a count past exact_below is reused this long (reach.ReachCache)
     small_reach_reuse_seconds: float = 5.0  # ... and one of 1 to exact_below this long (its ranking reads the set)
     # Vectors a replica holds for exact rankings (graph/retrieval/exact.py), ~2 KiB each with their keys: 120,000 is
-    # ~250 MiB, a hundred agents of ~1,100 items each (the load benchmark's fleet). Fewer and each agent's vectors are
-    # read again as others push them out (~55 ms of the database's CPU per 1,100).
+    # ~250 MiB, a hundred agents of ~1,100 items each (the load benchmark's fleet); the blocks they are scored from
+    # share them, at most as many rows again. Fewer and each agent's vectors are read again as others push them out
+    # (~55 ms of the database's CPU per 1,100).
     exact_vectors_held: int = 120_000
     exact_vectors_max_age: float = 600.0  # seconds a held vector is trusted at most (the graph's counter aside)
     graph_seed_hits: int = 5              # the strongest fused hits whose neighbours are candidates

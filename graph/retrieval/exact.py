@@ -18,9 +18,12 @@ never ranks again), and past `held` items, the least recently used first.
 A caller's members change only when something is written, so the matrices one members list is scored from (its items'
 vectors stacked, each short turn's context and norm) are kept too, keyed by the list itself and the context settings:
 a ranking whose members and counter are those of one before scores one matrix-vector product instead of gathering
-thousands of held items again. A kept block follows its items' rules: dropped when the counter moves, when its oldest
-item is `max_age` old, and least recently used first past `held` rows in all. A block's matrix is also what its held
-items point into (`share`): each vector is in memory once.
+thousands of held items again. A block is kept only when it was built whole at the members' counter (every item
+found, every read at that counter); it follows its items' rules: dropped when the counter moves, when its oldest item
+is `max_age` old, and least recently used first past `held` rows in all. Its matrix is also what the items it was built
+from point into (`share`), so a vector is in memory once in the usual case; the turns before, and a members list
+stacked again under other filters, are copies. Memory: at most `held` items and `held` block rows, ~2 KiB each with
+their keys; about `held` vectors in all while callers keep to their filters, never more than twice that.
 
 The score is vector_context.cypher's: the cosine with the query, and for a short turn that follows another, the
 cosine with its vector plus `weight` times the turn before's, cos(q, a + w b) = (q.a + w q.b) / |a + w b|."""
@@ -59,6 +62,7 @@ class Item:
     vector: np.ndarray
     chars: int | None = None
     prev: Key | None = None
+    read_at: float = 0.0  # when it was read from the graph (time.monotonic)
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,8 @@ def block(ids: list[str], own: np.ndarray, before: dict[int, np.ndarray], weight
     norm = np.sqrt(np.maximum(1.0 + weight * weight + 2.0 * weight * ab, 1e-12))
     tie = np.empty(len(ids), dtype=np.int64)
     tie[np.argsort(np.array(ids))] = np.arange(len(ids))
+    for array in (own, at, rows, norm, tie):  # shared by concurrent rankings and viewed by held items: never written
+        array.setflags(write=False)
     return Block(ids, own, at, rows, norm, weight, tie, vectors, read_at)
 
 
@@ -136,6 +142,9 @@ class HeldVectors:
     def __len__(self) -> int:
         return len(self._items)
 
+    def kept_blocks(self) -> int:
+        return len(self._blocks)
+
     def check(self, epoch: int) -> None:
         """The graph's counter as a ranking read it: a move forward drops everything held. (A ranking that read an
         older counter than another already did holds nothing of its own: `get` and `put` ask for the same counter.)"""
@@ -166,25 +175,23 @@ class HeldVectors:
                 found[key] = hit[1]
         return found, missing
 
-    def read_at(self, keys: Sequence[Key]) -> float:
-        """When the oldest of `keys` held was read (now if none is)."""
-        now = time.monotonic()
+    def share(self, epoch: int, used: Sequence[tuple[Key, Item]], own: np.ndarray) -> None:
+        """Held items' vectors replaced by the rows of a kept block's matrix (`own`, row i being used[i]'s): one copy of
+        each vector in memory, not one in the items and another in the block. Only the very items the block was built
+        from, under the counter it was built at: an item read again since (a counter move between) keeps its own."""
         with self._lock:
-            return min((hit[0] for k in keys if (hit := self._items.get(k)) is not None), default=now)
-
-    def share(self, keys: Sequence[Key], own: np.ndarray) -> None:
-        """Held items' vectors replaced by the rows of a block's matrix (`own`, row i being keys[i]'s): one copy of
-        each vector in memory, not one in the items and another in the block. Ages are kept."""
-        with self._lock:
-            for i, key in enumerate(keys):
+            if self.epoch != epoch:
+                return
+            for i, (key, item) in enumerate(used):
                 hit = self._items.get(key)
-                if hit is not None and hit[1].vector.shape == own[i].shape:
-                    self._items[key] = (hit[0], Item(own[i], hit[1].chars, hit[1].prev))
+                if hit is not None and hit[1] is item:
+                    self._items[key] = (hit[0], Item(own[i], item.chars, item.prev, item.read_at))
 
     def block(self, signature: Signature, epoch: int) -> Block | None:
         """The block kept for these members under `epoch`, unless its oldest item is past `max_age`."""
         now = time.monotonic()
         with self._lock:
+            self._sweep(now)  # rankings served from blocks alone still age out what others left
             if epoch != self.epoch or (found := self._blocks.get(signature)) is None:
                 return None
             if now - found.read_at > self.max_age:
@@ -194,17 +201,18 @@ class HeldVectors:
             self.reused += 1
             return found
 
-    def keep(self, signature: Signature, epoch: int, found: Block) -> None:
-        """A block built from items read under `epoch`: kept only if the counter has not moved since."""
+    def keep(self, signature: Signature, epoch: int, found: Block) -> bool:
+        """A block built from items read under `epoch`: kept (True) only if the counter has not moved since."""
         with self._lock:
             if self.epoch != epoch or found.rows > self.held:
-                return
+                return False
             if (old := self._blocks.pop(signature, None)) is not None:
                 self._block_rows -= old.rows
             self._blocks[signature] = found
             self._block_rows += found.rows
             while self._block_rows > self.held:
                 self._block_rows -= self._blocks.popitem(last=False)[1].rows
+            return True
 
     def put(self, epoch: int, items: dict[Key, Item]) -> None:
         """Items read under `epoch`: kept only if the counter has not moved since."""
@@ -262,25 +270,29 @@ def members(db: Database, params: dict[str, Any]) -> Members:
     return Members(keys=list(dict.fromkeys(zip(row["ids"], row["at"], strict=True))), epoch=row["epoch"])
 
 
-def items(db: Database, held: HeldVectors, keys: Sequence[Key], epoch: int) -> dict[Key, Item]:
+def items(db: Database, held: HeldVectors, keys: Sequence[Key], epoch: int) -> tuple[dict[Key, Item], bool]:
     """What the replica holds of `keys`, the rest read in one round trip (and held, when that read saw the same
-    counter as the members: on a cluster the two reads may reach members at different points)."""
+    counter as the members: on a cluster the two reads may reach members at different points); and whether the
+    answer is settled: every key found, every read at the members' counter (else a block of it is not kept)."""
     found, missing = held.get(keys, epoch)
-    if missing:
-        wanted = {key[0]: key for key in missing}
-        read: dict[Key, Item] = {}
-        seen = epoch
-        for r in db.rows("retrieval/exact_vectors", ids=list(wanted)):
-            key = (r["id"], r["recorded_at"])
-            seen = r["epoch"]
-            if wanted.get(r["id"]) == key:  # written again since the members were read: not this key's item
-                prev = (r["prev_id"], r["prev_at"]) if r["prev_id"] is not None else None
-                read[key] = Item(unit(r["embedding"]), r["chars"], prev)
-        held.fetched += len(read)
-        if seen == epoch:
-            held.put(epoch, read)
-        found.update(read)
-    return found
+    if not missing:
+        return found, True
+    wanted = {key[0]: key for key in missing}
+    read: dict[Key, Item] = {}
+    counters = set()
+    now = time.monotonic()
+    for r in db.rows("retrieval/exact_vectors", ids=list(wanted)):
+        key = (r["id"], r["recorded_at"])
+        counters.add(r["epoch"])
+        if wanted.get(r["id"]) == key:  # written again since the members were read: not this key's item
+            prev = (r["prev_id"], r["prev_at"]) if r["prev_id"] is not None else None
+            read[key] = Item(unit(r["embedding"]), r["chars"], prev, now)
+    held.fetched += len(read)
+    same = counters <= {epoch}
+    if same:
+        held.put(epoch, read)
+    found.update(read)
+    return found, same and len(read) == len(wanted)
 
 
 def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: dict[str, Any], top: int, *,
@@ -296,19 +308,23 @@ def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: di
     signature: Signature = (tuple(found.keys), context, weight if context >= 0 else 0.0)
     ready = held.block(signature, found.epoch)
     if ready is None:
-        ready = _build(db, held, found, context, weight)
-        if ready is None:
+        built = _build(db, held, found, context, weight)
+        if built is None:
             return [], {}
-        held.keep(signature, found.epoch, ready)
+        ready, used, settled = built
+        if settled and held.keep(signature, found.epoch, ready):
+            held.share(found.epoch, used, ready.own)
     query = unit(embedding)
     if query.size != ready.own.shape[1]:
         return [], {}
     return ready.top(query, top), ready.vectors
 
 
-def _build(db: Database, held: HeldVectors, found: Members, short_chars: int, weight: float) -> Block | None:
-    """The block of `found`'s items, from what the replica holds and what it reads."""
-    by_key = items(db, held, found.keys, found.epoch)
+def _build(db: Database, held: HeldVectors, found: Members, short_chars: int,
+           weight: float) -> tuple[Block, list[tuple[Key, Item]], bool] | None:
+    """The block of `found`'s items from what the replica holds and what it reads, the items its rows came from, and
+    whether it may be kept (`items`: settled)."""
+    by_key, settled = items(db, held, found.keys, found.epoch)
     ranked = [k for k in found.keys if k in by_key and by_key[k].vector.size]
     if not ranked:
         return None
@@ -320,12 +336,15 @@ def _build(db: Database, held: HeldVectors, found: Members, short_chars: int, we
                 before_of[k] = item.prev
         missing = [p for p in dict.fromkeys(before_of.values()) if p not in by_key]
         if missing:  # a turn before the caller does not see, or one filtered out: read for its vector alone
-            by_key.update(items(db, held, missing, found.epoch))
+            more, also = items(db, held, missing, found.epoch)
+            by_key.update(more)
+            settled = settled and also
     own = np.stack([by_key[k].vector for k in ranked])
-    held.share(ranked, own)
+    own.setflags(write=False)  # before any view of it is taken: the views (vectors, held items) are read only too
     dim = own.shape[1]
     before = {i: by_key[p].vector for i, k in enumerate(ranked)
               if (p := before_of.get(k)) is not None and p in by_key and by_key[p].vector.size == dim}
-    read_at = held.read_at([*ranked, *before_of.values()])
-    return block([k[0] for k in ranked], own, before, weight if short_chars >= 0 else 0.0,
+    read_at = min(by_key[k].read_at for k in {*ranked, *(p for p in before_of.values() if p in by_key)})
+    made = block([k[0] for k in ranked], own, before, weight if short_chars >= 0 else 0.0,
                  {k[0]: own[i] for i, k in enumerate(ranked)}, read_at)
+    return made, [(k, by_key[k]) for k in ranked], settled

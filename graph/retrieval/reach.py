@@ -14,12 +14,11 @@ Either way the cost follows what the caller can see, not what everyone else stor
 from __future__ import annotations
 
 import math
-import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from graph.db.connection import Database
+from graph.timed import Timed
 
 PARAMS = ("labels", "viewer", "clade", "admin", "agent_id")
 HELD = 4_096  # reaches kept at most (one per caller and filter); past that the expired go, then all
@@ -76,25 +75,14 @@ class ReachCache:
     small: int
     seconds: float
     small_seconds: float = 0.0
-    _held: dict[tuple[Any, ...], tuple[float, Reach]] = field(default_factory=dict, repr=False)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _held: Timed[tuple[Any, ...], Reach] = field(default_factory=lambda: Timed(0.0, HELD), repr=False)
 
     def measure(self, db: Database, params: dict[str, Any], cap: int) -> Reach:
         key = tuple(tuple(v) if isinstance(v, list) else v for v in (params[k] for k in PARAMS)) + (cap,)
-        now = time.monotonic()
-        with self._lock:
-            hit = self._held.get(key)
-        if hit is not None and hit[0] > now:
-            return hit[1]
+        found, hit = self._held.lookup(key)
+        if found and hit is not None:
+            return hit
         seen = measure(db, params, cap)
-        with self._lock:
-            keep = self.seconds if seen.visible > self.small else self.small_seconds if seen.visible else 0.0
-            if keep > 0:
-                if len(self._held) >= HELD:
-                    self._held = {k: v for k, v in self._held.items() if v[0] > now}
-                    if len(self._held) >= HELD:
-                        self._held.clear()
-                self._held[key] = (now + keep, seen)
-            else:
-                self._held.pop(key, None)
+        keep = self.seconds if seen.visible > self.small else self.small_seconds if seen.visible else 0.0
+        self._held.put(key, seen, keep)  # 0: none kept (and any entry dropped)
         return seen

@@ -192,12 +192,10 @@ def test_retrievals_modulation_reads_levels_once_a_second_and_an_event_at_once(d
         # Another replica's write (the stored levels set directly): seen here once the second has passed.
         db.run("crystals/hormones_set", agent_id="cs-m", id="cs-m:hormones", dopamine=0.15, cortisol=0.95,
                oxytocin=0.10, at=now_ms(), event="error")
-        hs.LEVELS.seconds = 0.05
         import time
 
-        time.sleep(0.06)
+        time.sleep(hs.LEVELS.seconds + 0.05)  # past the entry's expiry, set when it was read
         stressed = hs.retrieval_modulation(db, "cs-m")
         assert "crystals/hormones_get" in reads and stressed != pytest.approx(calm, abs=1e-3)
     finally:
         db.typed = typed  # type: ignore[method-assign]
-        hs.LEVELS.seconds = 1.0

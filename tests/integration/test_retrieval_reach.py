@@ -353,6 +353,46 @@ def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db,
     assert last[-1]["score"] == pytest.approx(-1.0, abs=1e-5)
 
 
+def test_a_block_is_kept_only_when_built_whole_at_the_members_counter(db, tenants) -> None:
+    """What exact.items() reads is settled only when every key came back at the members' counter: a read at another
+    counter (a cluster member behind or ahead) or a key gone since is used for this ranking and not kept, so no
+    block of it outlives the request."""
+    from graph.retrieval import exact
+
+    params = _params("small", "clade-s")
+    found = exact.members(db, params)
+    held = exact.HeldVectors()
+    held.check(found.epoch)
+    got, settled = exact.items(db, held, found.keys, found.epoch)
+    assert settled and len(got) == len(found.keys) == len(held)
+    behind = exact.HeldVectors()
+    behind.check(found.epoch - 1)
+    got, settled = exact.items(db, behind, found.keys, found.epoch - 1)  # members read at an older counter
+    assert not settled and len(got) == len(found.keys) and len(behind) == 0
+    gone = exact.HeldVectors()
+    gone.check(found.epoch)
+    got, settled = exact.items(db, gone, [*found.keys[:3], ("small-erased", 1)], found.epoch)
+    assert not settled and len(got) == 3
+    q = _vectors(1)[0]
+    rows, _ = exact.rank(db, held, q.tolist(), params, 10)
+    assert rows and held.kept_blocks() == 1
+    # Built from a read at another counter: ranked, not kept.
+    late = exact.HeldVectors()
+    late.check(found.epoch)
+    original = exact.items
+
+    def lagging(db_, held_, keys, epoch):
+        got_, _ = original(db_, held_, keys, epoch)
+        return got_, False
+
+    exact.items = lagging  # type: ignore[assignment]
+    try:
+        again, _ = exact.rank(db, late, q.tolist(), params, 10)
+    finally:
+        exact.items = original  # type: ignore[assignment]
+    assert again == rows and late.kept_blocks() == 0
+
+
 def test_items_read_by_id_keep_to_what_the_caller_sees(db) -> None:
     """The second read of the exact path (its candidates by id) applies the rule again: an item whose scope
     narrowed after the visible set was read is not returned to the agent that no longer sees it."""

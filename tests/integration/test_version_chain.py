@@ -19,3 +19,15 @@ def test_each_kept_version_links_the_one_before(db) -> None:
     want = [(versions.version_id("Agent", "chained", first + j),
              [versions.version_id("Agent", "chained", first + j - 1)] if j else []) for j in range(len(rows))]
     assert len(rows) >= 4 and got == want, got
+
+
+def test_a_version_kept_before_versions_had_one_label_is_linked_too(db) -> None:
+    """A store written before every version carried :Version holds its entries' and core blocks' versions under
+    EntryVersion or CoreBlockVersion alone: the next version still links it."""
+    register(db, AgentIn(id="legacy", name="legacy", clade="c"), actor="test")
+    old = versions.version_id("Agent", "legacy", 7)
+    db.run("testing/legacy_version", label="Agent", id="legacy", n=7, version_id=old)
+    db.write(lambda tx: versions.keep(tx, versions.Versioned.Agent, ["legacy"], now=now_ms(), actor="test",
+                                      reason="change", audit_id="audit-legacy"))
+    rows = {r["version"]: r["previous"] for r in db.rows("testing/version_chain", label="Agent", id="legacy")}
+    assert rows[versions.version_id("Agent", "legacy", 8)] == [old], rows

@@ -115,3 +115,40 @@ def test_every_statement_that_changes_a_stored_vector_moves_the_counter() -> Non
     for name, module in IN_PLACE.items():
         source = (ROOT / module).read_text()
         assert f'"{name}"' in source and ("vectors_changed(" in source or "erasure.redact(" in source), (name, module)
+
+
+def test_share_points_only_the_items_a_block_was_built_from_into_it() -> None:
+    """A block's matrix backs the very items it was stacked from; an item read again since (a counter move between:
+    another ranking dropped and re-read it) keeps its own vector, and nothing is shared under a moved counter."""
+    held = exact.HeldVectors(held=10)
+    held.check(1)
+    a, b = exact.Item(_unit(1)[0]), exact.Item(_unit(1)[0])
+    held.put(1, {("a", 1): a, ("b", 1): b})
+    own = np.stack([a.vector, b.vector])
+    fresh = exact.Item(_unit(1)[0])
+    held.put(1, {("b", 1): fresh})  # b read again after the block was stacked
+    held.share(1, [(("a", 1), a), (("b", 1), b)], own)
+    got = held.get([("a", 1), ("b", 1)], 1)[0]
+    assert np.shares_memory(got[("a", 1)].vector, own) and got[("b", 1)] is fresh
+    held.check(2)
+    held.put(2, {("c", 1): (c := exact.Item(_unit(1)[0]))})
+    held.share(1, [(("c", 1), c)], own[:1])  # built under counter 1: the replica is at 2 now
+    assert held.get([("c", 1)], 2)[0][("c", 1)] is c
+
+
+def test_a_block_is_read_only() -> None:
+    b = _block()
+    with pytest.raises(ValueError):
+        b.own[0, 0] = 2.0
+
+
+def test_rankings_served_from_blocks_still_age_out_other_items() -> None:
+    held = exact.HeldVectors(held=10, max_age=0.05)
+    held.check(0)
+    held.put(0, {("a", 1): _item()})
+    sig: exact.Signature = ((("b", 1),), -1, 0.0)
+    held.keep(sig, 0, _block())
+    held._swept -= 120  # the last sweep a while ago (sweeps run at most once a minute)
+    time.sleep(0.06)
+    held.block(sig, 0)
+    assert len(held) == 0
