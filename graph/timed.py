@@ -1,7 +1,8 @@
-"""Values kept for a stated time: the one in-process cache of things read from the graph (api keys' principals,
-reach counts, hormone levels and the network override). Each entry leaves at its expiry, so what it holds is
-at most `seconds` stale; writes that know what they changed drop entries at once (`drop`). Past `held` entries
-the expired go first, then all: a bound, not an eviction policy (held values are cheap to read again)."""
+"""Values kept for a stated time: the in-process cache of small things read from the graph (api keys' principals,
+reach counts, hormone levels and the network override; held vectors and kept workspaces have rules of their own).
+Each entry leaves at its expiry, so what it holds is at most `seconds` stale; writes that know what they changed drop
+entries at once (`drop`). Past `held` entries the expired go first, then all: a bound, not an eviction policy (held
+values are cheap to read again)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ V = TypeVar("V")
 
 
 class Timed(Generic[K, V]):
-    """A map whose entries expire `seconds` after they are put (or after the time `put` is given); thread-safe."""
+    """A map whose entries expire `seconds` after they are put (or after the seconds `put` is given); thread-safe."""
 
     def __init__(self, seconds: float, held: int = 10_000, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = seconds
