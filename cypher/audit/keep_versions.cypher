@@ -79,8 +79,7 @@ WITH n, k, v, head(COLLECT {
   }
   RETURN o
 }) AS candidate
-WITH n, k, v, CASE WHEN candidate IS NOT NULL AND candidate.id <> v.id AND EXISTS { (n)-[:PREVIOUS_VERSION]->(candidate) }
-                   THEN candidate END AS older
+WITH n, k, v, CASE WHEN candidate IS NOT NULL AND EXISTS { (n)-[:PREVIOUS_VERSION]->(candidate) } THEN candidate END AS older
 FOREACH (o IN CASE WHEN older IS NULL THEN [] ELSE [older] END | MERGE (v)-[:PREVIOUS]->(o))
 SET n.changed_at = $now, n.changed_by = $actor
 FOREACH (_ IN CASE WHEN $label = 'Entry' THEN [1] ELSE [] END | SET n.revision = k + 1, n.revised_at = $now)

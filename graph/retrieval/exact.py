@@ -34,7 +34,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypedDict
 
 import numpy as np
@@ -62,7 +62,7 @@ class Item:
     vector: np.ndarray
     chars: int | None = None
     prev: Key | None = None
-    read_at: float = 0.0  # when it was read from the graph (time.monotonic)
+    read_at: float = field(default_factory=time.monotonic)  # when it was read from the graph: its age
 
 
 @dataclass(frozen=True)
@@ -130,7 +130,7 @@ class HeldVectors:
         self.held = held
         self.max_age = max_age
         self.epoch: int | None = None
-        self._items: OrderedDict[Key, tuple[float, Item]] = OrderedDict()
+        self._items: OrderedDict[Key, Item] = OrderedDict()
         self._blocks: OrderedDict[Signature, Block] = OrderedDict()
         self._block_rows = 0
         self._lock = threading.Lock()
@@ -168,11 +168,11 @@ class HeldVectors:
             self._sweep(now)
             for key in keys:
                 hit = self._items.get(key)
-                if hit is None or now - hit[0] > self.max_age:
+                if hit is None or now - hit.read_at > self.max_age:
                     missing.append(key)
                     continue
                 self._items.move_to_end(key)
-                found[key] = hit[1]
+                found[key] = hit
         return found, missing
 
     def share(self, epoch: int, used: Sequence[tuple[Key, Item]], own: np.ndarray) -> None:
@@ -183,9 +183,8 @@ class HeldVectors:
             if self.epoch != epoch:
                 return
             for i, (key, item) in enumerate(used):
-                hit = self._items.get(key)
-                if hit is not None and hit[1] is item:
-                    self._items[key] = (hit[0], Item(own[i], item.chars, item.prev, item.read_at))
+                if self._items.get(key) is item:
+                    self._items[key] = Item(own[i], item.chars, item.prev, item.read_at)
 
     def block(self, signature: Signature, epoch: int) -> Block | None:
         """The block kept for these members under `epoch`, unless its oldest item is past `max_age`."""
@@ -216,12 +215,11 @@ class HeldVectors:
 
     def put(self, epoch: int, items: dict[Key, Item]) -> None:
         """Items read under `epoch`: kept only if the counter has not moved since."""
-        now = time.monotonic()
         with self._lock:
             if self.epoch != epoch:
                 return
             for key, item in items.items():
-                self._items[key] = (now, item)
+                self._items[key] = item
                 self._items.move_to_end(key)
             while len(self._items) > self.held:
                 self._items.popitem(last=False)
@@ -232,7 +230,7 @@ class HeldVectors:
         if now - self._swept < 60.0:
             return
         self._swept = now
-        for key in [k for k, (at, _) in self._items.items() if now - at > self.max_age]:
+        for key in [k for k, item in self._items.items() if now - item.read_at > self.max_age]:
             del self._items[key]
         for signature in [s for s, b in self._blocks.items() if now - b.read_at > self.max_age]:
             self._block_rows -= self._blocks.pop(signature).rows
@@ -280,13 +278,12 @@ def items(db: Database, held: HeldVectors, keys: Sequence[Key], epoch: int) -> t
     wanted = {key[0]: key for key in missing}
     read: dict[Key, Item] = {}
     counters = set()
-    now = time.monotonic()
     for r in db.rows("retrieval/exact_vectors", ids=list(wanted)):
         key = (r["id"], r["recorded_at"])
         counters.add(r["epoch"])
         if wanted.get(r["id"]) == key:  # written again since the members were read: not this key's item
             prev = (r["prev_id"], r["prev_at"]) if r["prev_id"] is not None else None
-            read[key] = Item(unit(r["embedding"]), r["chars"], prev, now)
+            read[key] = Item(unit(r["embedding"]), r["chars"], prev)
     held.fetched += len(read)
     same = counters <= {epoch}
     if same:
@@ -305,7 +302,8 @@ def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: di
         return [], {}
     held.check(found.epoch)
     context = short_chars if weight and short_chars >= 0 else -1
-    signature: Signature = (tuple(found.keys), context, weight if context >= 0 else 0.0)
+    weight = weight if context >= 0 else 0.0
+    signature: Signature = (tuple(found.keys), context, weight)
     ready = held.block(signature, found.epoch)
     if ready is None:
         built = _build(db, held, found, context, weight)
@@ -345,6 +343,6 @@ def _build(db: Database, held: HeldVectors, found: Members, short_chars: int,
     before = {i: by_key[p].vector for i, k in enumerate(ranked)
               if (p := before_of.get(k)) is not None and p in by_key and by_key[p].vector.size == dim}
     read_at = min(by_key[k].read_at for k in {*ranked, *(p for p in before_of.values() if p in by_key)})
-    made = block([k[0] for k in ranked], own, before, weight if short_chars >= 0 else 0.0,
+    made = block([k[0] for k in ranked], own, before, weight,
                  {k[0]: own[i] for i, k in enumerate(ranked)}, read_at)
     return made, [(k, by_key[k]) for k in ranked], settled

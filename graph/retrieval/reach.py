@@ -79,8 +79,7 @@ class ReachCache:
 
     def measure(self, db: Database, params: dict[str, Any], cap: int) -> Reach:
         key = tuple(tuple(v) if isinstance(v, list) else v for v in (params[k] for k in PARAMS)) + (cap,)
-        found, hit = self._held.lookup(key)
-        if found and hit is not None:
+        if (hit := self._held.get(key)) is not None:
             return hit
         seen = measure(db, params, cap)
         keep = self.seconds if seen.visible > self.small else self.small_seconds if seen.visible else 0.0
