@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from graph import leases as leasing
-from graph import logs
+from graph import logs, observe
 from graph.audit import channel as channels
 from graph.audit.access import PRUNE_BATCH, prune
 from graph.db.connection import Database
@@ -368,7 +368,8 @@ class Scheduler:
             attempt = _Attempt()
             log.debug("job %s started", job.name)
             try:
-                self._attempt(slot, started, attempt)
+                with observe.span("job", job.name):  # on the monotonic clock: the schedule's may be a test's
+                    self._attempt(slot, started, attempt)
             except Exception as exc:  # a failing job must not stop the others
                 attempt.error = f"{type(exc).__name__}: {exc}"[:MAX_ERROR_CHARS]
                 attempt.outcome = "lease_lost" if isinstance(exc, LeaseLost) else attempt.outcome

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +21,7 @@ from graph.db import cypher
 from graph.db.connection import Database
 from graph.db.tx import Tx
 from graph.ids import now_ms, uuid7
+from graph.observe import Stopwatch
 from graph.visibility import EVERYONE, Visibility
 
 log = logging.getLogger(__name__)
@@ -85,16 +85,16 @@ def run(db: Database, analysis: Analysis, *, actor: str, owner: str | None = Non
     gds = gds or gds_for(db)
     spec = SPECS[analysis.algorithm]
     orientation = analysis.orientation or spec.orientation
-    started = time.perf_counter()
+    watch = Stopwatch("analytics")
     internal: dict[str, int] = {}
     if analysis.algorithm == Algorithm.shortest_path:
         wanted = [x for x in (analysis.params.source, analysis.params.target) if x]
         internal = _visible_nodes(db, wanted, analysis.projection.visibility)
     with projected(gds, analysis.projection, orientation) as g:
         nodes, relationships = g.node_count(), g.relationship_count()
-        t0 = time.perf_counter()
+        watch.lap("projection")
         raw = spec.run(gds, g, analysis.params, WEIGHT[analysis.projection.kind], internal)
-        algorithm_ms = (time.perf_counter() - t0) * 1000
+        algorithm_ms = watch.lap(analysis.algorithm.value)
     ids = _node_ids(db, sorted({r["node_id"] for r in raw} | {n for r in raw for n in r.get("similar_node_ids", [])}))
     rows = []
     for r in raw:
@@ -109,7 +109,7 @@ def run(db: Database, analysis: Analysis, *, actor: str, owner: str | None = Non
         "id": uuid7(), "algorithm": analysis.algorithm.value, **analysis.projection.describe(),
         "parameters": analysis.used_params, "ran_at": now_ms(), "node_count": nodes,
         "relationship_count": relationships, "result_count": len(rows), "algorithm_ms": round(algorithm_ms, 2),
-        "duration_ms": round((time.perf_counter() - started) * 1000, 2), "written": analysis.write,
+        "duration_ms": watch.total_ms(), "written": analysis.write,
         "owner": owner,
     }
     if analysis.write:

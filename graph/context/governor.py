@@ -45,6 +45,7 @@ from graph.ids import now_ms, uuid7
 from graph.knowledge.causal import half_life_ms as causal_half_life_ms
 from graph.model.enums import BehavioralPhase, MarketRegime
 from graph.model.rows import Row
+from graph.observe import Stopwatch
 from graph.retrieval import POOL, Retriever
 from graph.visibility import Visibility
 
@@ -321,7 +322,7 @@ class Governor:
 
     def assemble(self, agent_id: str, clade: str | None, request: Request, *, prefer_kept: bool = True) -> Assembled:
         """The agent's workspace for `request`: the kept one while it is fresh, else built now (and kept)."""
-        t0 = time.perf_counter()
+        watch = Stopwatch("context")
         kept = self.kept.get(agent_id) if prefer_kept else None
         if kept is not None and self.kept.stale(kept, request.key(), request.pad) is None:
             self.kept.served(kept)
@@ -330,7 +331,7 @@ class Governor:
             self._given[agent_id] = built.composed.workspace
             return replace(built, source="preassembled", request=request,
                            delta=delta.compute(given, built.composed.workspace) if given is not None else built.delta,
-                           timings_ms={"total": round((time.perf_counter() - t0) * 1000, 2)})
+                           timings_ms={"total": watch.total_ms()})
         built = self.build(agent_id, clade, request, "cold")
         self._given[agent_id] = built.composed.workspace
         return built
@@ -415,12 +416,8 @@ class Governor:
                       beliefs={b.category: (b.alpha, b.beta) for b in row.beliefs}, mutations=row.mutations)
 
     def build(self, agent_id: str, clade: str | None, request: Request, source: str) -> Assembled:
-        t0 = time.perf_counter()
-        laps: dict[str, float] = {}
-
-        def lap(name: str) -> None:
-            laps[name] = round((time.perf_counter() - t0) * 1000 - sum(laps.values()), 2)
-
+        watch = Stopwatch("context")
+        lap, laps = watch.lap, watch.laps
         since = now_ms()
         regime = request.regime.value if request.regime else ANY_REGIME
         state_f = POOL.submit(self._state, agent_id, regime)
@@ -476,7 +473,7 @@ class Governor:
             timings_ms=laps)
         self._record(built, clade, state, resolved, offered)
         lap("record")
-        laps["total"] = round((time.perf_counter() - t0) * 1000, 2)
+        laps["total"] = watch.total_ms()
         self.kept.keep(Kept(agent_id=agent_id, clade=clade, key=request.key(), pad=request.pad, request=request,
                             built=built, ids=[e.id for e in composed.workspace.all()], since=since,
                             built_at=time.monotonic()))

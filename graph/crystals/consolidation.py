@@ -16,7 +16,6 @@ default) and on demand, over every episode, memory and entry.
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,6 +30,7 @@ from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.model.crystal.importance import ConsolidationConfig
 from graph.model.crystal.lifecycle import Lifecycle
+from graph.observe import Stopwatch
 
 log = logging.getLogger(__name__)
 
@@ -120,7 +120,7 @@ class ConsolidationEngine:
 
     def run(self, now: int | None = None, cancelled: Callable[[], bool] = lambda: False) -> PassReport:
         at = now if now is not None else now_ms()
-        started = time.perf_counter()
+        watch = Stopwatch("consolidation")
         report = PassReport()
         moods, usual = hormonal_state.every_agent(self.db, at)
         resistance = {a: float(s.consolidation()["decay_resistance"]) for a, s in moods.items()}
@@ -129,16 +129,17 @@ class ConsolidationEngine:
                   "emotion": self.config.emotion_decay_resistance, "forget": self.config.forget_threshold,
                   "promote": self.config.promote_threshold, "resistance": resistance,
                   "default_resistance": float(usual.consolidation()["decay_resistance"])}
+        watch.lap("moods")
         for kind in KINDS:
-            t0 = time.perf_counter()
+            score, merge = f"{kind.label.lower()}_score", f"{kind.label.lower()}_merge"
             promoted = self._score(kind, params, report, cancelled)
-            t1 = time.perf_counter()
+            watch.lap(score)
             if not cancelled():
                 self._merge(kind, promoted, thresholds, self._threshold(usual.effective_cortisol), at, report,
                             cancelled)
-            report.phase_seconds[f"{kind.label.lower()}_score"] = round(t1 - t0, 3)
-            report.phase_seconds[f"{kind.label.lower()}_merge"] = round(time.perf_counter() - t1, 3)
-        report.seconds = time.perf_counter() - started
+            watch.lap(merge)
+            report.phase_seconds[score], report.phase_seconds[merge] = watch.seconds(score), watch.seconds(merge)
+        report.seconds = watch.total_ms() / 1000
         log.info("consolidation pass: %s", report)
         return report
 

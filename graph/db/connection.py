@@ -15,6 +15,7 @@ from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, Tr
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 from pydantic import BaseModel
 
+from graph import observe
 from graph.db import bookmarks, cypher, fencing
 from graph.errors import Unavailable
 
@@ -170,14 +171,14 @@ class Database:
 
     @contextmanager
     def timed(self, name: str) -> Iterator[None]:
-        """Log a statement or transaction slower than `slow_ms` with its name and duration."""
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            ms = (time.perf_counter() - started) * 1000
-            if ms >= self.slow_ms:
-                log.warning("slow cypher %s: %.1f ms", name, ms)
+        """A statement or transaction as a `cypher` span (graph/observe.py); one slower than `slow_ms` is logged
+        with its name and duration."""
+        with observe.span("cypher", name) as s:
+            try:
+                yield
+            finally:
+                if (ms := s.ms) >= self.slow_ms:
+                    log.warning("slow cypher %s: %.1f ms", name, ms)
 
     def read(self, work: Callable[[ManagedTransaction], T]) -> T:
         with self.timed(work_name(work)), self.session() as s:

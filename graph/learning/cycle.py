@@ -15,13 +15,12 @@ import logging
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol
 
-from graph import events, foreground
+from graph import events, foreground, observe
 from graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from graph.db import cypher
 from graph.db.tx import Tx
@@ -122,8 +121,7 @@ class Curator:
 
     def _run(self, agent_id: str, clade: str | None, actor: str, trigger: str, now: int | None,
              stop_after: str | None, on_phase: Callable[[str], None] | None) -> CycleReport:
-        started = time.perf_counter()
-        with self._lock(agent_id):
+        with observe.span("learning", "cycle") as timed, self._lock(agent_id):
             cycle, resumed = self._open(agent_id, clade, actor, trigger, now)
             if cycle is None:
                 return CycleReport("up_to_date", self.last(agent_id))
@@ -140,7 +138,7 @@ class Curator:
                     raise Interrupted(f"stopped after {phase}")
             props = self._finish(cycle)
         report = CycleReport("complete", props, operations.stored(self.learning.db, cycle.id), resumed,
-                             round(time.perf_counter() - started, 3))
+                             round(timed.ms / 1000, 3))
         log.info("cycle %s complete in %.1f s: %s", cycle.id, report.seconds, report.counts)
         return report
 

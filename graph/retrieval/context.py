@@ -5,7 +5,6 @@ the caller's reach and the query terms' document frequencies, each asked for onc
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextvars import copy_context
@@ -18,6 +17,7 @@ from graph.db.connection import Database
 from graph.errors import Invalid
 from graph.knowledge.decay import DecayConfig
 from graph.model.vectors import check_vector
+from graph.observe import Stopwatch
 from graph.retrieval import exact, items, rerank, term_overlap
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
@@ -33,19 +33,6 @@ T = TypeVar("T")
 # BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
 # database, which releases the GIL.
 POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
-
-
-class Clock:
-    """Milliseconds spent in each stage, returned with the results."""
-
-    def __init__(self) -> None:
-        self.laps: dict[str, float] = {}
-        self._last = time.perf_counter()
-
-    def lap(self, stage: str) -> None:
-        t = time.perf_counter()
-        self.laps[stage] = round(self.laps.get(stage, 0.0) + (t - self._last) * 1000, 2)
-        self._last = t
 
 
 class QueryMissing(Invalid):
@@ -88,7 +75,7 @@ class Context:
     k: int                           # the request's, or the adaptive decision's smaller one
     now: int
     embedding: QueryVector
-    clock: Clock
+    clock: Stopwatch                 # the stages' milliseconds (graph/observe.py), returned with the results
     traces: dict[str, dict[str, Any]] = field(default_factory=dict)  # per candidate id: per backend, and rrf
     found: dict[str, Candidate] = field(default_factory=dict)        # candidates as the backends returned them
     cut: list[Candidate] = field(default_factory=list)               # what the mode cut, with why

@@ -18,10 +18,11 @@ from graph.db.connection import Database
 from graph.db.tx import Tx
 from graph.ids import now_ms
 from graph.knowledge.decay import DecayConfig
+from graph.observe import Stopwatch
 from graph.retrieval import backends, budget, hedge, items, lookup, modes
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.context import Clock, Context, QueryVector
+from graph.retrieval.context import Context, QueryVector
 from graph.retrieval.decision import Decision, decide
 from graph.retrieval.exact import HeldVectors
 from graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
@@ -88,8 +89,8 @@ class Retriever:
             if decision == Decision.semantic_only:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
         ctx = Context(db=self.db, config=config, decay=self.decay, req=req, visibility=visibility,
-                      filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Clock(), agent_id=agent_id,
-                      reaches=self.reaches, held=self.held)
+                      filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Stopwatch("retrieval"),
+                      agent_id=agent_id, reaches=self.reaches, held=self.held)
         found = mode.candidates(ctx)
         return self._finish(ctx, found, decision, agent_id)
 

@@ -15,7 +15,7 @@ DOC = ROOT / "ARCHITECTURE.md"
 
 # The layers of graph/, bottom up: a module may import its own layer and those below.
 FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx", "embedding_batcher",
-              "replica"}
+              "replica", "observe"}
 INFRASTRUCTURE = {"db"}
 RECORDS = {"audit"}
 COMPOSITION = {"settings", "services", "scheduler", "background"}
@@ -77,6 +77,18 @@ def test_only_the_composition_root_reads_settings() -> None:
     bad = [(f, top) for f, imp, top in IMPORTS if top in COMPOSITION and imp not in COMPOSITION]
     bad += [(f, top) for f, imp, top in IMPORTS if top == "services" and imp != "services"]
     assert not bad, f"subsystems take their configuration as arguments: {bad}"
+
+
+def _clock_readers() -> list[str]:
+    """Files of graph/ and api/ that read the high-resolution clock themselves."""
+    return sorted(str(p.relative_to(ROOT)) for folder in ("graph", "api") for p in (ROOT / folder).rglob("*.py")
+                  if "perf_counter" in p.read_text())
+
+
+def test_work_is_timed_one_way() -> None:
+    """Stages, statements and jobs are timed through graph/observe.py (a span or a stopwatch), so that an observer
+    (tracing, metrics) sees them all: no module times work with a clock of its own."""
+    assert _clock_readers() == ["graph/observe.py"]
 
 
 def test_nothing_in_graph_imports_the_api() -> None:

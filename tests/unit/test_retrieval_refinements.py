@@ -14,10 +14,11 @@ from pydantic import ValidationError
 from graph.errors import Invalid
 from graph.knowledge.decay import DecayConfig
 from graph.knowledge.mental_models import SYSTEM_AGENT
+from graph.observe import Stopwatch
 from graph.retrieval import hedge, stages, term_overlap, weighting, zeigarnik
 from graph.retrieval.candidate import Candidate
 from graph.retrieval.config import RetrievalConfig, SourceWeights
-from graph.retrieval.context import Clock, Context, QueryVector
+from graph.retrieval.context import Context, QueryVector
 from graph.retrieval.feedback import reward_of
 from graph.retrieval.filters import RetrievalFilters
 from graph.retrieval.modes import generative_agents
@@ -92,7 +93,7 @@ def _context(text: str, config: RetrievalConfig, *, agent_id: str | None, df: di
     req = RetrievalRequest(text=text, mode=mode)
     ctx = Context(db=None, config=config, decay=DecayConfig(), req=req,  # type: ignore[arg-type]
                   visibility=Visibility("golem-1", "clade-a"), filters=req.filters, k=10, now=0,
-                  embedding=QueryVector(None, None, lambda _: [], 2), clock=Clock(), agent_id=agent_id)
+                  embedding=QueryVector(None, None, lambda _: [], 2), clock=Stopwatch("retrieval"), agent_id=agent_id)
     done_df: Future[dict[str, int]] = Future()
     done_df.set_result(df)
     done_reach: Future[Reach] = Future()
