@@ -1,17 +1,19 @@
 // What "forget about X" would take (section 8.3): the agent's memories whose text has every key term
-// (BM25, $query an escaped Lucene AND of the terms), those naming an entity whose name has them, and
-// (for a permanent deletion) archived memories whose text contains every term; how each was found.
+// (BM25; $query an escaped Lucene AND of the terms over the text, scoped to the agent: graph/db/lucene.py
+// `scoped`), those naming an entity whose name has them ($names: the same AND over the name index's fields),
+// and (for a permanent deletion) archived memories whose text contains every term; how each was found.
 :param agent_id => 'agent-a';
-:param query => 'css AND bug';
+:param query => '+(text:(css AND bug) content:(css AND bug)) +(agent_id:"agent-a")^0';
+:param names => 'css AND bug';
 :param terms => ['css', 'bug'];
 :param include_archived => false;
 :param limit => 200;
 CALL () {
-  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: 5000}) YIELD node AS m
+  CALL db.index.fulltext.queryNodes('episode_search', $query, {limit: 5000}) YIELD node AS m
   WHERE m:Memory AND m.agent_id = $agent_id
   RETURN m, 'keyword' AS via
   UNION
-  CALL db.index.fulltext.queryNodes('entity_names', $query, {limit: 200}) YIELD node AS en
+  CALL db.index.fulltext.queryNodes('entity_names', $names, {limit: 200}) YIELD node AS en
   WHERE $agent_id IN en.creators
   MATCH (en)<-[:MENTIONS]-(m:Memory {agent_id: $agent_id})
   WHERE m:Episode OR $include_archived

@@ -1,7 +1,9 @@
-// BM25 candidates over episodes and entries, with the same filters as vector.cypher. $query
-// must already be escaped (graph/db/lucene.py escape_lucene). $memories: agent memories only
-// (:Episode:Memory, agent-memory recall's keyword search: graph/retrieval/lookup.py).
-:param query => 'oracle';
+// BM25 candidates over episodes and entries, with the same filters as vector.cypher. $query: the
+// escaped words over the text fields, with the caller's scope required of each hit when it narrows
+// (graph/db/lucene.py `scoped`, `scope_clauses`); the rule below still decides.
+// $memories: agent memories only (:Episode:Memory, agent-memory recall's keyword search:
+// graph/retrieval/lookup.py).
+:param query => '+(text:(oracle) content:(oracle)) +(agent_id:"golem-1" scope:public (+scope:shared +clade:"clade-a"))^0';
 :param top => 20;
 :param candidates => 200;
 :param labels => ['Episode', 'Entry'];
@@ -18,11 +20,11 @@
 :param memories => false;
 CALL (){
   WITH 1 AS one WHERE 'Episode' IN $labels
-  CALL db.index.fulltext.queryNodes('episode_text', $query, {limit: $candidates}) YIELD node AS n, score
+  CALL db.index.fulltext.queryNodes('episode_search', $query, {limit: $candidates}) YIELD node AS n, score
   RETURN n, score
   UNION ALL
   WITH 1 AS one WHERE 'Entry' IN $labels
-  CALL db.index.fulltext.queryNodes('entry_text', $query, {limit: $candidates}) YIELD node AS n, score
+  CALL db.index.fulltext.queryNodes('entry_search', $query, {limit: $candidates}) YIELD node AS n, score
   RETURN n, score
 }
 WITH n, score

@@ -2,7 +2,7 @@
 // query term, how many items the viewer may see (of $labels, the agent filter applied) hold it,
 // counted through the full-text indexes (their English analyzer stems the term as it stemmed the
 // texts), at most $cap hits per index and term. A term no visible item holds has no row.
-// $terms must already be escaped (graph/db/lucene.py escape_lucene).
+// $terms: each term escaped and scoped as fulltext.cypher's $query (graph/db/lucene.py `scoped`).
 :param terms => ['steth', 'depeg'];
 :param cap => 1000;
 :param labels => ['Episode', 'Entry'];
@@ -13,11 +13,11 @@
 UNWIND $terms AS term
 CALL (term) {
   WITH term WHERE 'Episode' IN $labels
-  CALL db.index.fulltext.queryNodes('episode_text', term, {limit: $cap}) YIELD node AS n
+  CALL db.index.fulltext.queryNodes('episode_search', term, {limit: $cap}) YIELD node AS n
   RETURN n
   UNION ALL
   WITH term WHERE 'Entry' IN $labels
-  CALL db.index.fulltext.queryNodes('entry_text', term, {limit: $cap}) YIELD node AS n
+  CALL db.index.fulltext.queryNodes('entry_search', term, {limit: $cap}) YIELD node AS n
   RETURN n
 }
 WITH term, n

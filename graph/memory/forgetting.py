@@ -24,6 +24,7 @@ from graph.audit.versions import Versioned
 from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
+from graph.db.lucene import scope_clauses, scoped
 from graph.db.tx import Tx
 from graph.errors import Conflict, Invalid, NotFound
 from graph.memory.blocks import Block, EditLine, lines
@@ -31,6 +32,7 @@ from graph.memory.core import CoreMemory
 from graph.memory.recall import lucene_all, terms
 from graph.memory.stores import Memory, StoredMemory, as_memory
 from graph.model.rows import Row
+from graph.visibility import EVERYONE
 
 PREVIEW = 50   # matches a preview shows
 APPLY = 1_000  # matches a confirmed forget by target takes at most
@@ -110,8 +112,9 @@ class Forgetting:
         words = terms(target)
         if not words:
             raise Invalid("say what to forget: the target has no word to search for")
-        rows = self.db.typed(MatchRow, agent_id=agent_id, query=lucene_all(words), terms=words,
-                             include_archived=permanent, limit=limit)
+        every = lucene_all(words)
+        rows = self.db.typed(MatchRow, agent_id=agent_id, query=scoped(every, scope_clauses(EVERYONE, agent_id)),
+                             names=every, terms=words, include_archived=permanent, limit=limit)
         memories = [FoundMemory.model_validate(as_memory(r.memory, now, found_by=sorted(r.via)).model_dump(
             exclude_unset=True)) for r in rows]
         derived = self._derived(agent_id, [m.id for m in memories]) if permanent else []

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.db.connection import Database, IndexOffline
-from graph.db.lucene import escape_lucene
+from graph.db.lucene import escape_lucene, scope_clauses, scoped
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.reach import Reach, ReachCache, measure
 from graph.visibility import PARAMS as VISIBILITY_PARAMS
@@ -66,17 +66,31 @@ def exact_query(params: dict[str, Any]) -> str:
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
          reach: Reach | None = None, memories: bool = False) -> list[dict[str, Any]]:
-    """Hits for about `factor` x `top` visible items per index first (scoring and filtering fewer
-    hits is most of the query's cost; a caller seeing a small share asks for more, up to
-    BM25_MAX_CANDIDATES), then, when fewer than `top` remain (few matches, or the filters bite),
-    once more with at least BM25_CANDIDATES. `memories`: agent memories only (graph/retrieval/lookup.py)."""
-    query = escape_lucene(text).strip()
-    if not query or (reach is not None and reach.visible == 0):
+    """Hits for about `factor` x `top` visible items per index first, then, when fewer than `top` remain
+    (few matches, or the other filters bite), five times more, up to BM25_CANDIDATES. The indexes hand back
+    only hits the caller may see (`scoped_text`), so a caller seeing a small share of the store gets its own
+    best matches. Where the caller's scope cannot narrow the index (an id of stop words only), the hits are
+    the store's and a caller seeing a small share asks for more, up to BM25_MAX_CANDIDATES. `memories`:
+    agent memories only (graph/retrieval/lookup.py)."""
+    words = escape_lucene(text).strip()
+    if not words or (reach is not None and reach.visible == 0):
         return []
-    first = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top
-    widest = reach.widest(top, factor, BM25_MAX_CANDIDATES) if reach is not None else first
-    return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, widest), params,
-                                 query=query, memories=memories))
+    query, narrowed = scoped_text(words, params)
+    if narrowed or reach is None:
+        first, widest = factor * top, BM25_CANDIDATES
+    else:
+        first = reach.candidates(top, factor, BM25_MAX_CANDIDATES)
+        widest = max(BM25_CANDIDATES, reach.widest(top, factor, BM25_MAX_CANDIDATES))
+    return _best_first(_widening(db, "retrieval/fulltext", top, first, widest, params, query=query,
+                                 memories=memories))
+
+
+def scoped_text(words: str, params: dict[str, Any]) -> tuple[str, bool]:
+    """The full-text query for escaped `words` as the caller of `params` asks them (its visibility, the agent
+    filter), and whether the caller's scope narrows it."""
+    visibility = Visibility(**{key: params[key] for key in VISIBILITY_PARAMS})
+    required = scope_clauses(visibility, params.get("agent_id"))
+    return scoped(words, required), bool(required)
 
 
 def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any],

@@ -20,13 +20,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph.db.connection import Database
-from graph.db.lucene import escape_lucene
+from graph.db.lucene import STOP_WORDS, escape_lucene
+from graph.retrieval import backends
 
-# Lucene's English stop words (EnglishAnalyzer): the words the full-text indexes do not hold.
-STOP_WORDS = frozenset({
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is", "it", "no", "not", "of",
-    "on", "or", "such", "that", "the", "their", "then", "there", "these", "they", "this", "to", "was", "will", "with",
-})
 MAX_TERMS = 32
 _WORD = re.compile(r"[a-z0-9]+")
 PARAMS = ("labels", "viewer", "clade", "admin", "agent_id")
@@ -93,6 +89,6 @@ def document_frequencies(db: Database, query_terms: Sequence[str], cap: int,
     through the full-text indexes, at most `cap` hits per index and term."""
     if not query_terms:
         return {}
-    by_query = {escape_lucene(t): t for t in query_terms}
+    by_query = {backends.scoped_text(escape_lucene(t), params)[0]: t for t in query_terms}
     rows = db.rows("retrieval/term_df", terms=list(by_query), cap=cap, **{k: params[k] for k in PARAMS})
     return {by_query[r["term"]]: r["df"] for r in rows if r["term"] in by_query}

@@ -32,7 +32,7 @@ def test_health_down_and_back_without_restarting_the_api(local_neo4j, embedder: 
         assert body["apoc_version"].startswith("5.26.")
         assert body["embedding"] == {"model": embedder.model_name, "dimension": 384}
         names = {ix["name"]: ix["state"] for ix in body["indexes"]}
-        assert names["episode_embedding"] == "ONLINE" and names["episode_text"] == "ONLINE"
+        assert names["episode_embedding"] == "ONLINE" and names["episode_search"] == "ONLINE"
 
         local.stop()
         started = time.monotonic()

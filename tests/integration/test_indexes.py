@@ -92,7 +92,7 @@ def test_rebuilt_vector_indexes_answer_the_same_and_retrieval_outlives_a_missing
     assert vector_index_dimensions(db) == {name: embedder.dimension for name in VECTOR_INDEXES}
     assert "schema.rebuild_vector_indexes" in db.run("testing/audit_actions")[0]["actions"]
     with pytest.raises(ValueError, match="not a vector index"):
-        rebuild_vector_indexes(db, embedder.dimension, names=["episode_text"])
+        rebuild_vector_indexes(db, embedder.dimension, names=["episode_search"])
 
     db.run("schema/drop_index", name="episode_embedding")
     params = RetrievalFilters(kinds=["episodes"]).params(ADMIN)

@@ -32,7 +32,7 @@ def test_schema_has_every_index_online(db: Database, embedder: Embedder) -> None
         assert ix["state"] == "ONLINE", ix
     assert by_type["VECTOR"] == set(VECTOR_INDEXES) == {"episode_embedding", "entry_embedding", "skill_procedural",
                                                        "skill_causal", "skill_entity"}
-    assert {"episode_text", "entry_text", "entity_names"} <= by_type["FULLTEXT"]
+    assert {"episode_search", "entry_search", "entity_names"} <= by_type["FULLTEXT"]
     assert {"episode_valid_from", "episode_recorded_at", "episode_agent", "fact_oracle_dependency_valid",
             "fact_oracle_dependency_recorded"} <= by_type["RANGE"]
     # the audit trail (by time, by agent, an agent's newest first) and the access log
@@ -54,16 +54,17 @@ def test_applying_the_schema_twice_changes_nothing(db: Database, embedder: Embed
 
 def test_schema_drops_what_nothing_writes_from_an_older_database(db: Database, embedder: Embedder) -> None:
     """Earlier versions made a CoreMemoryBlock constraint and an entity vector index, and nothing wrote
-    them: applying the schema drops both, once (an index of another dimension stops nothing), and
-    then changes nothing."""
+    them, and full-text indexes of the text alone that the scoped ones replaced: applying the schema drops them,
+    once (an index of another dimension stops nothing), and then changes nothing."""
     expected = _snapshot(db)
     db.run_all("testing/create_retired_schema", dimensions=8)
     indexes, constraints = _snapshot(db)
     assert "entity_embedding" in {ix["name"] for ix in indexes}
     assert "core_memory_block_id" in {c["name"] for c in constraints}
+    assert {"episode_text", "entry_text"} <= {ix["name"] for ix in indexes}
 
     report = apply_schema(db, embedder.dimension, embedder.model_name)
-    assert (report.constraints_removed, report.indexes_removed) == (1, 1)
+    assert (report.constraints_removed, report.indexes_removed) == (1, 3)
     assert (report.constraints_added, report.indexes_added) == (0, 0)
     assert _snapshot(db) == expected
     again = apply_schema(db, embedder.dimension, embedder.model_name)

@@ -15,7 +15,7 @@ def test_every_create_and_drop_in_the_schema_files_is_named() -> None:
     assert len(constraints) == sum(bool(re.match(r"CREATE CONSTRAINT", s)) for s in statements) >= 20
     assert len(indexes) == sum(bool(re.match(r"CREATE (\w+ )?INDEX", s)) for s in statements) >= 50
     assert len(retired) == sum(s.startswith("DROP ") for s in statements)
-    assert set(VECTOR_INDEXES) <= indexes and {"episode_text", "entry_text", "entity_names"} <= indexes
+    assert set(VECTOR_INDEXES) <= indexes and {"episode_search", "entry_search", "entity_names"} <= indexes
     assert {"episode_id", "entry_id", "access_record_id"} <= constraints
-    assert retired == {"core_memory_block_id", "entity_embedding", "skill_id"}
+    assert retired == {"core_memory_block_id", "entity_embedding", "skill_id", "episode_text", "entry_text"}
     assert not (constraints | indexes) & retired
