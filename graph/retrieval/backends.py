@@ -67,17 +67,18 @@ def exact_query(params: dict[str, Any]) -> str:
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
          reach: Reach | None = None, memories: bool = False) -> list[dict[str, Any]]:
     """Hits for about `factor` x `top` visible items per index first, then, when fewer than `top` remain
-    (few matches, or the other filters bite), five times more, up to BM25_CANDIDATES. The indexes hand back
-    only hits the caller may see (`scoped_text`), so a caller seeing a small share of the store gets its own
-    best matches. Where the caller's scope cannot narrow the index (an id of stop words only), the hits are
-    the store's and a caller seeing a small share asks for more, up to BM25_MAX_CANDIDATES. `memories`:
-    agent memories only (graph/retrieval/lookup.py)."""
+    (few matches, or the other filters bite), five times more, up to BM25_CANDIDATES (or the first ask, when
+    larger). The indexes hand back only hits the caller may see (`scoped_text`), so a caller seeing a small
+    share of the store gets its own best matches. Where the caller's scope cannot narrow the index (an id of
+    stop words only), the hits are the store's and a caller seeing a small share asks for more, up to
+    BM25_MAX_CANDIDATES. `memories`: agent memories only (graph/retrieval/lookup.py)."""
     words = escape_lucene(text).strip()
     if not words or (reach is not None and reach.visible == 0):
         return []
     query, narrowed = scoped_text(words, params)
     if narrowed or reach is None:
-        first, widest = factor * top, BM25_CANDIDATES
+        first = factor * top
+        widest = max(BM25_CANDIDATES, first)
     else:
         first = reach.candidates(top, factor, BM25_MAX_CANDIDATES)
         widest = max(BM25_CANDIDATES, reach.widest(top, factor, BM25_MAX_CANDIDATES))
