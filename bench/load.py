@@ -16,7 +16,8 @@ second runs 1 user of retrieval; its p95 beside its p95 alone. `lost`: episodes 
 does not hold afterwards; `server_errors`: 5xx other than 503.
 
 The trees: `before` is 3160390 (main before issue 37) in a git worktree (/work/load-before, BENCH_LOAD_BEFORE_TREE;
-created when missing) served by `python -m api.cli serve` with its defaults (one process); `after` is this tree
+created when missing) served by `python -m api.cli serve` with its defaults (one process; BENCH_LOAD_BEFORE_WORKERS=N
+serves it with `--workers N`, for an A/B between two commits that both have replicas); `after` is this tree
 with `--workers` BENCH_LOAD_WORKERS (2: one replica per core). Both with the Curator's sweep and consolidation
 put off and the vector upkeep off (the store is compacted once after the load), the same for both.
 
@@ -204,6 +205,10 @@ class Tree:
     def command(self, port: int) -> list[str]:
         cmd = [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
         return cmd + (["--workers", str(self.workers)] if self.workers else [])
+
+    def described(self) -> str:
+        return f"python -m api.cli serve --workers {self.workers}" if self.workers else \
+            "python -m api.cli serve (its defaults: one process)"
 
 
 def before_tree() -> Path:
@@ -486,7 +491,8 @@ def run() -> dict[str, Any]:
     turns = locomo_texts()
     trees = [Tree("after", PROJECT, scale.workers)]
     if scale.before:
-        trees.insert(0, Tree("before", before_tree(), None))
+        # BENCH_LOAD_BEFORE_WORKERS: an A/B between two commits that both serve replicas, like for like
+        trees.insert(0, Tree("before", before_tree(), _env_int("BENCH_LOAD_BEFORE_WORKERS", 0) or None))
     fingerprint = {"scale": vars(scale) | {"levels": list(scale.levels), "profiles": list(scale.profiles)},
                    "commits": {t.name: _commit(t.path) for t in trees}}
     partial = Partial(fingerprint)
@@ -513,7 +519,7 @@ def run() -> dict[str, Any]:
                 partial.put("fairness", fairness(base, w, scale))
         db.run("testing/bench_delete_unseeded")
     shutil.rmtree(tmp, ignore_errors=True)
-    result = assemble(partial.phases, scale, fingerprint["commits"], store)
+    result = assemble(partial.phases, scale, trees, fingerprint["commits"], store)
     result["wall_seconds"] = round(time.monotonic() - wall, 1)
     RESULTS.mkdir(parents=True, exist_ok=True)
     result["chart"] = str(chart(result, RESULTS / "load.png").name)
@@ -521,7 +527,8 @@ def run() -> dict[str, Any]:
     return result
 
 
-def assemble(phases: dict[str, Any], scale: Scale, commits: dict[str, str], store: dict[str, Any]) -> dict[str, Any]:
+def assemble(phases: dict[str, Any], scale: Scale, trees: list[Tree], commits: dict[str, str],
+             store: dict[str, Any]) -> dict[str, Any]:
     result: dict[str, Any] = parts.shape(phases, scale.levels, scale.profiles)
     fair = phases.get("fairness")
     if fair is not None:
@@ -533,9 +540,8 @@ def assemble(phases: dict[str, Any], scale: Scale, commits: dict[str, str], stor
     result["scale"] = {"episodes": scale.episodes, "entries": scale.entries, "agents": scale.agents,
                        "levels": list(scale.levels), "warmup_seconds": scale.warmup,
                        "held_seconds": scale.seconds, "workers": scale.workers, "store": store}
-    result["trees"] = {"before": {"commit": commits.get("before"), "serve": "python -m api.cli serve (one process)"},
-                       "after": {"commit": commits.get("after"),
-                                 "serve": f"python -m api.cli serve --workers {scale.workers}"}}
+    result["trees"] = {t.name: {"commit": commits.get(t.name), "serve": t.described()} for t in trees}
+    result["trees"].setdefault("before", {"commit": None, "serve": "not run (BENCH_LOAD_SKIP_BEFORE=1)"})
     result["unit"] = ("served requests/s and ms per request over HTTP, closed loop (locust, headless, on the same "
                       "machine); p50/p95/p99 of served (2xx) requests; refused: 503/429 (the user then waits its "
                       f"Retry-After, at most {RETRY_AFTER_CAP:g} s, as the typed client does)")

@@ -21,9 +21,11 @@ from typing import Any
 
 import pytest
 
+from graph import observe
 from graph.db.connection import Database, Target
 from graph.db.local_server import LocalNeo4j, free_port
 from graph.embeddings import Embedder, get_embedder
+from graph.observe import Observer, Timing
 from graph.schema import apply_schema
 from graph.settings import DEFAULT_MODEL, Settings
 
@@ -273,3 +275,33 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             raise pytest.UsageError(f"{item.nodeid} needs Neo4j: it belongs in tests/integration/")
         if needs_db or not in_unit:
             item.add_marker(pytest.mark.integration)
+
+
+class Recorder(Observer):
+    """An observer (graph/observe.py) that keeps what it is told: each span's start, each timing with its handle."""
+
+    def __init__(self) -> None:
+        self.began_with: list[tuple[str, str]] = []
+        self.timings: list[tuple[Timing, object]] = []
+
+    def began(self, kind: str, name: str) -> object:
+        self.began_with.append((kind, name))
+        return f"handle:{name}"
+
+    def ended(self, timing: Timing, handle: object = None) -> None:
+        self.timings.append((timing, handle))
+
+    def of(self, kind: str) -> list[Timing]:
+        return [t for t, _ in self.timings if t.kind == kind]
+
+
+@pytest.fixture
+def recorder() -> Iterator[Recorder]:
+    """A Recorder registered for the test, unregistered after."""
+    r = Recorder()
+    unregister = observe.register(r)
+    try:
+        yield r
+    finally:
+        unregister()
+

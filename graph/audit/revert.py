@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
@@ -142,10 +142,30 @@ class _Op(_Model):
         return [i for _, i in self.touches()]
 
 
-class DeleteNodes(_Op):
+class _OnIds(_Op):
+    """An operation on nodes of one label named by their ids: without ids it changes nothing, it touches each,
+    and restricted to some items it keeps the ids among them (the shared handling of DeleteNodes,
+    RemoveProperties, RestoreMemories, ArchiveMemories and UndoRemember)."""
+
+    ids: list[Id]
+
+    def node_label(self) -> NodeLabel:
+        raise NotImplementedError
+
+    def changes_nothing(self) -> bool:
+        return not self.ids
+
+    def touches(self) -> list[Ref]:
+        return [(self.node_label(), i) for i in self.ids]
+
+    def restricted(self, ids: set[str]) -> Self | None:
+        kept = [i for i in self.ids if i in ids]
+        return self.model_copy(update={"ids": kept}) if kept else None
+
+
+class DeleteNodes(_OnIds):
     op: Literal["delete_nodes"] = "delete_nodes"
     label: NodeLabel
-    ids: list[Id]
 
     @model_validator(mode="after")
     def _not_the_trail(self) -> DeleteNodes:
@@ -153,15 +173,8 @@ class DeleteNodes(_Op):
             raise ValueError("the trail and the version chain are never deleted by a revert")
         return self
 
-    def changes_nothing(self) -> bool:
-        return not self.ids
-
-    def touches(self) -> list[Ref]:
-        return [(self.label, i) for i in self.ids]
-
-    def restricted(self, ids: set[str]) -> DeleteNodes | None:
-        kept = [i for i in self.ids if i in ids]
-        return self.model_copy(update={"ids": kept}) if kept else None
+    def node_label(self) -> NodeLabel:
+        return self.label
 
 
 class Endpoints(_Model):
@@ -220,21 +233,13 @@ class SetRelationshipProperties(_Op):
         return [self.id]
 
 
-class RemoveProperties(_Op):
+class RemoveProperties(_OnIds):
     op: Literal["remove_properties"] = "remove_properties"
     label: NodeLabel
-    ids: list[Id]
     properties: list[PropertyName] = Field(min_length=1)
 
-    def changes_nothing(self) -> bool:
-        return not self.ids
-
-    def touches(self) -> list[Ref]:
-        return [(self.label, i) for i in self.ids]
-
-    def restricted(self, ids: set[str]) -> RemoveProperties | None:
-        kept = [i for i in self.ids if i in ids]
-        return self.model_copy(update={"ids": kept}) if kept else None
+    def node_label(self) -> NodeLabel:
+        return self.label
 
 
 class RevokeKey(_Op):
@@ -279,41 +284,25 @@ class RevertAdmission(_Op):
         return self if set(self.items()) & ids else None
 
 
-class RestoreMemories(_Op):
+class RestoreMemories(_OnIds):
     """Undo an archive of an agent's memories (cypher/memory/restore.cypher): searchable again, with the
     relations archived with them."""
 
     op: Literal["restore_memories"] = "restore_memories"
     agent_id: Id
-    ids: list[Id]
 
-    def changes_nothing(self) -> bool:
-        return not self.ids
-
-    def touches(self) -> list[Ref]:
-        return [(NodeLabel.Memory, i) for i in self.ids]
-
-    def restricted(self, ids: set[str]) -> RestoreMemories | None:
-        kept = [i for i in self.ids if i in ids]
-        return self.model_copy(update={"ids": kept}) if kept else None
+    def node_label(self) -> NodeLabel:
+        return NodeLabel.Memory
 
 
-class ArchiveMemories(_Op):
+class ArchiveMemories(_OnIds):
     """Undo a restore of archived memories: archived again (cypher/memory/archive.cypher)."""
 
     op: Literal["archive_memories"] = "archive_memories"
     agent_id: Id
-    ids: list[Id]
 
-    def changes_nothing(self) -> bool:
-        return not self.ids
-
-    def touches(self) -> list[Ref]:
-        return [(NodeLabel.Memory, i) for i in self.ids]
-
-    def restricted(self, ids: set[str]) -> ArchiveMemories | None:
-        kept = [i for i in self.ids if i in ids]
-        return self.model_copy(update={"ids": kept}) if kept else None
+    def node_label(self) -> NodeLabel:
+        return NodeLabel.Memory
 
 
 class FactBefore(_Model):
@@ -327,34 +316,31 @@ class Reinforced(_Model):
     times: int = 1
 
 
-class UndoRemember(_Op):
+class UndoRemember(_OnIds):
     """Undo a write of memories (cypher/memory/remember.cypher); see the module's docstring."""
 
     op: Literal["undo_remember"] = "undo_remember"
     agent_id: Id
     audit_id: Id
     at: int                           # when the write reinforced (its last_accessed_at)
-    ids: list[Id]
     creators_added: list[Id] = []     # entities whose creators gained the agent
     facts: list[FactBefore] = []      # relations it added a source to, with their confidence before
     reinforced: list[Reinforced] = []
 
-    def changes_nothing(self) -> bool:
-        return not self.ids
+    def node_label(self) -> NodeLabel:
+        return NodeLabel.Memory
 
     def touches(self) -> list[Ref]:
-        return ([(NodeLabel.Memory, i) for i in self.ids] + [(NodeLabel.Entity, i) for i in self.creators_added]
+        return (super().touches() + [(NodeLabel.Entity, i) for i in self.creators_added]
                 + [(NodeLabel.Memory, r.id) for r in self.reinforced])
 
     def items(self) -> list[str]:
         return list(self.ids)
 
     def restricted(self, ids: set[str]) -> UndoRemember | None:
-        kept = [i for i in self.ids if i in ids]
-        if not kept:
-            return None
+        kept = super().restricted(ids)
         # one memory of several: its own relations and entities go with it; the others' effects stay
-        return self.model_copy(update={"ids": kept, "creators_added": [], "facts": [], "reinforced": []})
+        return None if kept is None else kept.model_copy(update={"creators_added": [], "facts": [], "reinforced": []})
 
 
 class NodeImage(_Model):

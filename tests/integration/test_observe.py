@@ -4,35 +4,11 @@ and the context Governor's: the very laps the response's `timings_ms` reports.""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from graph import observe
-from graph.observe import Observer, Timing
+from tests.conftest import Recorder
 
 AGENT, CLADE = "golem-obs", "clade-obs"
-
-
-class Recorder(Observer):
-    def __init__(self) -> None:
-        self.timings: list[Timing] = []
-
-    def ended(self, timing: Timing, handle: object = None) -> None:
-        self.timings.append(timing)
-
-    def of(self, kind: str) -> list[Timing]:
-        return [t for t in self.timings if t.kind == kind]
-
-
-@pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    r = Recorder()
-    unregister = observe.register(r)
-    try:
-        yield r
-    finally:
-        unregister()
 
 
 def _episodes(n: int) -> list[dict[str, object]]:

@@ -4,26 +4,13 @@ error; an observer that fails never breaks the work; unregistering stops the cal
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 
 import pytest
 
 from graph import observe
 from graph.observe import Observer, Stopwatch, Timing
 from graph.scheduler import Job, Scheduler
-
-
-class Recorder(Observer):
-    def __init__(self) -> None:
-        self.began_with: list[tuple[str, str]] = []
-        self.timings: list[tuple[Timing, object]] = []
-
-    def began(self, kind: str, name: str) -> object:
-        self.began_with.append((kind, name))
-        return f"handle:{name}"
-
-    def ended(self, timing: Timing, handle: object = None) -> None:
-        self.timings.append((timing, handle))
+from tests.conftest import Recorder
 
 
 class Broken(Observer):
@@ -32,16 +19,6 @@ class Broken(Observer):
 
     def ended(self, timing: Timing, handle: object = None) -> None:
         raise RuntimeError("ended")
-
-
-@pytest.fixture
-def recorder() -> Iterator[Recorder]:
-    r = Recorder()
-    unregister = observe.register(r)
-    try:
-        yield r
-    finally:
-        unregister()
 
 
 def test_a_span_is_told_when_it_begins_and_ends(recorder: Recorder) -> None:
@@ -118,6 +95,6 @@ def test_a_scheduled_job_reaches_the_observer_with_its_error(recorder: Recorder)
     scheduler.trigger("observed_ok")
     scheduler.trigger("observed_broken")
     scheduler.run_due()
-    jobs = {t.name: t for t, _ in recorder.timings if t.kind == "job"}
+    jobs = {t.name: t for t in recorder.of("job")}
     assert jobs["observed_ok"].error is None
     assert isinstance(jobs["observed_broken"].error, RuntimeError)
