@@ -34,6 +34,7 @@ import contextlib
 import json
 import os
 import random
+import re
 import secrets
 import shutil
 import signal
@@ -238,12 +239,30 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
         proc.wait(timeout=10)
 
 
+_FULLTEXT_MADE = re.compile(r"CREATE FULLTEXT INDEX (\w+) IF NOT EXISTS")
+
+
+def foreign_fulltext(tree: Path, present: list[dict[str, Any]]) -> list[str]:
+    """The full-text indexes in the database that the tree's schema files do not create: the other tree's (the
+    scoped episode_search beside an older tree's episode_text). A tree's server creates its own when it starts
+    and drops only those its own retired list names, so without this the older tree would keep both up to date
+    on every write."""
+    made = {m.group(1) for f in (tree / "cypher" / "schema").glob("*.cypher")
+            for m in _FULLTEXT_MADE.finditer(f.read_text())}
+    return sorted(ix["name"] for ix in present if ix["type"] == "FULLTEXT" and ix["name"] not in made)
+
+
 @contextmanager
 def serve(db: Any, tree: Tree, admin: str, log: Path) -> Iterator[tuple[str, list[str]]]:
     """The tree's API (`python -m api.cli serve`, its own code imported: cwd and PYTHONPATH) on the bench
-    database, in a process group of its own, stopped (SIGTERM, then SIGKILL) however the block ends. Yields the
-    base URL and the replicas seen answering."""
+    database, in a process group of its own, stopped (SIGTERM, then SIGKILL) however the block ends; the other
+    tree's full-text indexes dropped first (`foreign_fulltext`). Yields the base URL and the replicas seen
+    answering."""
     from graph.db.local_server import free_port
+
+    for name in foreign_fulltext(tree.path, db.fetch("schema/show_indexes")):
+        print(f"    dropping {name}: not an index of {tree.name}'s schema", flush=True)
+        db.run("schema/drop_index", name=name)
 
     port = free_port()
     t = db.target
@@ -455,12 +474,14 @@ def chart(result: dict[str, Any], path: Path) -> Path:
     import matplotlib.pyplot as plt
 
     profiles = list(result["profiles"])
+    before = result["trees"]["before"]
+    before_label = f"before ({(before['commit'] or '?')[:7]}, {before['serve'].removeprefix('python -m api.cli ')})"
     fig, axes = plt.subplots(2, len(profiles), figsize=(4.5 * len(profiles), 7), squeeze=False)
     for col, name in enumerate(profiles):
         p = result["profiles"][name]
         for row, (key, label) in enumerate((("throughput_per_s", "served requests/s"), ("p95_ms", "p95 ms"))):
             ax = axes[row][col]
-            for series, levels in (("before (3160390, 1 process)", p["before"]["levels"]),
+            for series, levels in ((before_label, p["before"]["levels"]),
                                    (f"after ({result['scale']['workers']} replicas)", p["levels"])):
                 xs = [int(n) for n in levels if levels[n].get(key) is not None]
                 ax.plot(xs, [levels[str(n)][key] for n in xs], marker="o", label=series)
@@ -494,7 +515,8 @@ def run() -> dict[str, Any]:
         # BENCH_LOAD_BEFORE_WORKERS: an A/B between two commits that both serve replicas, like for like
         trees.insert(0, Tree("before", before_tree(), _env_int("BENCH_LOAD_BEFORE_WORKERS", 0) or None))
     fingerprint = {"scale": vars(scale) | {"levels": list(scale.levels), "profiles": list(scale.profiles)},
-                   "commits": {t.name: _commit(t.path) for t in trees}}
+                   "commits": {t.name: _commit(t.path) for t in trees},
+                   "serve": {t.name: t.described() for t in trees}}
     partial = Partial(fingerprint)
     admin = secrets.token_hex(16)
     print(f"  scale: {scale.episodes:,} episodes, {scale.entries:,} entries, {scale.agents} agents; levels "

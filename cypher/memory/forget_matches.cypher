@@ -1,7 +1,8 @@
 // What "forget about X" would take (section 8.3): the agent's memories whose text has every key term
 // (BM25; $query an escaped Lucene AND of the terms over the text, scoped to the agent: graph/db/lucene.py
-// `scoped`), those naming an entity whose name has them ($names: the same AND over the name index's fields),
-// and (for a permanent deletion) archived memories whose text contains every term; how each was found.
+// `scoped`; null when the text index holds none of them), those naming an entity whose name has them
+// ($names: the same AND over the name index's fields), and (for a permanent deletion) archived memories
+// whose text contains every term; how each was found.
 :param agent_id => 'agent-a';
 :param query => '+(text:(css AND bug) content:(css AND bug)) +(agent_id:"agent-a")^0';
 :param names => 'css AND bug';
@@ -9,6 +10,7 @@
 :param include_archived => false;
 :param limit => 200;
 CALL () {
+  WITH 1 AS one WHERE $query IS NOT NULL  // null: no term the text index holds (only the entity names search)
   CALL db.index.fulltext.queryNodes('episode_search', $query, {limit: 5000}) YIELD node AS m
   WHERE m:Memory AND m.agent_id = $agent_id
   RETURN m, 'keyword' AS via

@@ -33,7 +33,8 @@ TEXT_FIELDS = ("text", "content")
 def scoped(query: str, required: list[str] | None = None) -> str:
     """An escaped `query` over the text fields, each of the `required` clauses (`scope_clauses`)
     required of every hit with a boost of 0: they narrow the hits and add nothing to a score, so
-    the BM25 scores are the text's alone."""
+    the BM25 scores are the text's alone. The caller makes sure the words are `matchable`: the parser drops a
+    clause the analyzer empties, and the scope alone would match everything in it."""
     text = "(" + " ".join(f"{field}:({query})" for field in TEXT_FIELDS) + ")"
     return " ".join([f"+{text}", *(f"+({clause})^0" for clause in required)]) if required else text
 
@@ -62,9 +63,12 @@ def scope_clauses(visibility: Visibility, agent_id: str | None = None) -> list[s
 
 
 def matchable(value: str) -> bool:
-    """Whether the analyzer keeps a token of `value`: a run of letters or digits that is not a stop word (a
-    conservative reading of its tokenizer, which may join such runs into longer tokens but never drops one)."""
-    return any(len(t) > 1 and t not in STOP_WORDS for t in re.split(r"[^0-9a-z]+", value.lower()))
+    """Whether the English analyzer surely keeps a token of `value`: a run of word characters with a letter or
+    digit in it, two or more long, that is not a stop word (a conservative reading of its tokenizer, which may join
+    such runs into longer tokens but never drops one; only an apostrophe's "s" is stripped). Words of which it keeps
+    none would leave a scoped query nothing but its scope: every item the caller sees."""
+    return any(len(t) > 1 and t not in STOP_WORDS and any(c.isalnum() for c in t)
+               for t in re.findall(r"\w+", value.lower()))
 
 
 def phrase(value: str) -> str:

@@ -24,7 +24,7 @@ from graph.audit.versions import Versioned
 from graph.audit.vocabulary import iso_minute
 from graph.db import cypher
 from graph.db.connection import Database
-from graph.db.lucene import scope_clauses, scoped
+from graph.db.lucene import matchable, scope_clauses, scoped
 from graph.db.tx import Tx
 from graph.errors import Conflict, Invalid, NotFound
 from graph.memory.blocks import Block, EditLine, lines
@@ -112,9 +112,10 @@ class Forgetting:
         words = terms(target)
         if not words:
             raise Invalid("say what to forget: the target has no word to search for")
-        every = lucene_all(words)
-        rows = self.db.typed(MatchRow, agent_id=agent_id, query=scoped(every, scope_clauses(EVERYONE, agent_id)),
-                             names=every, terms=words, include_archived=permanent, limit=limit)
+        kept = [w for w in words if matchable(w)]  # words the text index holds ("will" is a stop word there)
+        query = scoped(lucene_all(kept), scope_clauses(EVERYONE, agent_id)) if kept else None
+        rows = self.db.typed(MatchRow, agent_id=agent_id, query=query, names=lucene_all(words), terms=words,
+                             include_archived=permanent, limit=limit)
         memories = [FoundMemory.model_validate(as_memory(r.memory, now, found_by=sorted(r.via)).model_dump(
             exclude_unset=True)) for r in rows]
         derived = self._derived(agent_id, [m.id for m in memories]) if permanent else []

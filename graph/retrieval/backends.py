@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from graph.db.connection import Database, IndexOffline
-from graph.db.lucene import escape_lucene, scope_clauses, scoped
+from graph.db.lucene import escape_lucene, matchable, scope_clauses, scoped
 from graph.retrieval.config import RetrievalConfig
 from graph.retrieval.reach import Reach, ReachCache, measure
 from graph.visibility import PARAMS as VISIBILITY_PARAMS
@@ -66,24 +66,25 @@ def exact_query(params: dict[str, Any]) -> str:
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
          reach: Reach | None = None, memories: bool = False) -> list[dict[str, Any]]:
-    """Hits for about `factor` x `top` visible items per index first, then, when fewer than `top` remain
-    (few matches, or the other filters bite), five times more, up to BM25_CANDIDATES (or the first ask, when
-    larger). The indexes hand back only hits the caller may see (`scoped_text`), so a caller seeing a small
-    share of the store gets its own best matches. Where the caller's scope cannot narrow the index (an id of
-    stop words only), the hits are the store's and a caller seeing a small share asks for more, up to
-    BM25_MAX_CANDIDATES. `memories`: agent memories only (graph/retrieval/lookup.py)."""
-    words = escape_lucene(text).strip()
-    if not words or (reach is not None and reach.visible == 0):
-        return []
-    query, narrowed = scoped_text(words, params)
-    if narrowed or reach is None:
-        first = factor * top
-        widest = max(BM25_CANDIDATES, first)
-    else:
-        first = reach.candidates(top, factor, BM25_MAX_CANDIDATES)
-        widest = max(BM25_CANDIDATES, reach.widest(top, factor, BM25_MAX_CANDIDATES))
-    return _best_first(_widening(db, "retrieval/fulltext", top, first, widest, params, query=query,
-                                 memories=memories))
+    """The best `top` visible hits. The indexes hand back only hits the caller may see (`scoped_text`), so a
+    caller seeing a small share of the store gets its own best matches: about `factor` x `top` of them first,
+    and when the other filters leave fewer than `top` (memories only, a status), once more as many as the
+    caller's reach allows (up to BM25_MAX_CANDIDATES). Where the caller's scope cannot narrow the index (an id
+    of stop words only) or need not (the admin), the hits are the store's: about `factor` x `top` visible ones
+    first (a caller seeing a small share asks for more, up to BM25_MAX_CANDIDATES), then five times more while
+    too few remain. `memories`: agent memories only (graph/retrieval/lookup.py)."""
+    if not matchable(text) or (reach is not None and reach.visible == 0):
+        return []  # words the analyzer keeps none of match nothing (a scoped query would match its whole scope)
+    query, narrowed = scoped_text(escape_lucene(text).strip(), params)
+    widest = reach.widest(top, factor, BM25_MAX_CANDIDATES) if reach is not None else 0
+    if narrowed:  # hits are the caller's: few are filtered, so when too few are left the matches ran out, or
+        # the other filters bite (memories only, a status): then once more, as wide as the reach allows
+        return _best_first(_widening(db, "retrieval/fulltext", top, factor * top,
+                                     max(BM25_CANDIDATES, factor * top, widest), params, step=0, query=query,
+                                     memories=memories))
+    first = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top
+    return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, first, widest), params,
+                                 query=query, memories=memories))
 
 
 def scoped_text(words: str, params: dict[str, Any]) -> tuple[str, bool]:
@@ -94,16 +95,16 @@ def scoped_text(words: str, params: dict[str, Any]) -> tuple[str, bool]:
     return scoped(words, required), bool(required)
 
 
-def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any],
+def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any], step: int = 5,
               **query: Any) -> list[dict[str, Any]]:
-    """The rows of an index query asking each index for `first` hits, then five times more (up to
-    `limit`) each time the filters leave fewer than `top`."""
+    """The rows of an index query asking each index for `first` hits, then `step` times more (up to `limit`;
+    0: `limit` at once) each time the filters leave fewer than `top`."""
     candidates = min(first, limit)
     while True:
         rows = db.rows(name, candidates=candidates, top=top, **query, **params)
         if len(rows) >= top or candidates >= limit:
             return rows
-        candidates = min(candidates * 5, limit)
+        candidates = min(candidates * step, limit) if step else limit
 
 
 def _best_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

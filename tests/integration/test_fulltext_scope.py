@@ -86,3 +86,21 @@ def test_a_caller_that_sees_a_small_share_gets_its_own_best_matches(api, db: Dat
     r = api.client.post("/retrieve", headers=h, json={"text": "oracle", "mode": "bm25", "k": 5, "no_budget": True})
     assert r.status_code == 200, r.text
     assert [x["id"] for x in r.json()["results"]] == [own_id]
+
+
+def test_words_the_index_keeps_none_of_find_nothing(api) -> None:
+    """The parser drops a clause its analyzer empties: a scoped query of stop words alone would be its scope alone,
+    every item the caller sees. BM25 answers nothing for such words, and forget finds no memory by them."""
+    h = api.headers("golem-will", "clade-w")
+    said = api.client.post("/agents/golem-will/messages", headers=h,
+                           json={"text": "Remember that the oracle will lag on Mondays.", "session_id": "s-1"})
+    assert said.status_code in (200, 201), said.text
+    for text in ("will", "is it", "?", "it's", "__"):
+        r = api.client.post("/retrieve", headers=h, json={"text": text, "mode": "bm25", "k": 5, "no_budget": True})
+        assert r.status_code == 200, r.text
+        assert r.json()["results"] == [], text
+    preview = api.client.post("/agents/golem-will/forget/preview", headers=h, json={"target": "will"})
+    assert preview.status_code == 200, preview.text
+    assert preview.json()["memories"] == []
+    found = api.client.post("/agents/golem-will/forget/preview", headers=h, json={"target": "oracle Mondays"})
+    assert found.status_code == 200 and len(found.json()["memories"]) == 1, found.text

@@ -97,3 +97,11 @@ def test_goals_judge_each_point_with_its_numbers() -> None:
     result = parts.shape(phases)
     result["ratios"] = parts.ratios(result["profiles"])
     assert not parts.goals(result)["throughput_2x_before"]["met"]  # 30 / 20 = 1.5
+
+
+def test_the_other_tree_s_full_text_indexes_are_dropped_before_a_tree_is_served() -> None:
+    from bench.load import PROJECT, foreign_fulltext
+
+    present = [{"name": "episode_search", "type": "FULLTEXT"}, {"name": "episode_text", "type": "FULLTEXT"},
+               {"name": "entity_names", "type": "FULLTEXT"}, {"name": "episode_id", "type": "RANGE"}]
+    assert foreign_fulltext(PROJECT, present) == ["episode_text"]

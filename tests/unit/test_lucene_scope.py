@@ -31,8 +31,11 @@ def test_an_id_the_analyzer_would_empty_narrows_nothing() -> None:
 
 
 def test_what_the_analyzer_keeps() -> None:
-    assert matchable("golem-1") and matchable("0xabc") and matchable("The-Oracle")
+    assert matchable("golem-1") and matchable("0xabc") and matchable("The-Oracle") and matchable("b_2")
     assert not matchable("a-1") and not matchable("it") and not matchable("x.y") and not matchable("")
+    # words: stop words, punctuation, a possessive's "s", underscores alone, versus any other word in any script
+    assert not any(matchable(w) for w in ("will", "is it", "?", "it's", "__", "to be or not to be"))
+    assert matchable("don't") and matchable("预言机") and matchable("Ölpreis") and matchable("oracle?")
 
 
 def test_a_phrase_quotes_what_is_special_inside_quotes() -> None:
