@@ -105,12 +105,6 @@ def span(kind: str, name: str) -> Iterator[Span]:
             _tell(observers, Timing(kind, name, s.started, s.seconds, error), handles)
 
 
-def record(kind: str, name: str, started: float, seconds: float, error: BaseException | None = None) -> None:
-    """A timing measured by other means (a scheduler's own clock), told to the observers."""
-    if observers := _observers:
-        _tell(observers, Timing(kind, name, started, seconds, error), [None] * len(observers))
-
-
 class Stopwatch:
     """Consecutive stages of one piece of work: `lap(stage)` ends the stage that began at the previous lap (or at
     the start). A stage lapped twice adds up. `laps`: milliseconds by stage, rounded for a response."""
