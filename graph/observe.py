@@ -3,8 +3,8 @@
 - `span(kind, name)` around a piece of work: a Cypher statement or transaction (`Database.timed`), a scheduled job,
   a learning cycle. It yields a `Span` whose `seconds` is set when the block ends.
 - `Stopwatch(kind)` for work done in consecutive stages, each timed from the end of the one before: the retrieval
-  pipeline's stages, the context Governor's, a consolidation pass's phases, a GDS run's projection and algorithm. Its `laps` (milliseconds by stage)
-  are what a response's `timings_ms` shows.
+  pipeline's stages, the context Governor's, a consolidation pass's phases, a GDS run's projection and algorithm.
+  Its `laps` (milliseconds by stage) are what a response's `timings_ms` shows.
 
 Both tell every registered `Observer` of each span and lap as it ends (tracing and metrics, issue 40, register
 one). None is registered by default, and then a span costs two clock reads and an empty loop: the price of

@@ -60,13 +60,12 @@ def vector_measured(db: Database, embedding: list[float], top: int, params: dict
 def exact_query(params: dict[str, Any]) -> str:
     """The exact search over what the caller sees: gathered through the indexes, or all of it for the
     admin without an agent filter (the `_all` variant)."""
-    viewer = Visibility(**{key: params[key] for key in VISIBILITY_PARAMS})
-    return viewer.variant("retrieval/vector_exact", params["agent_id"])
+    return _viewer(params).variant("retrieval/vector_exact", params["agent_id"])
 
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
          reach: Reach | None = None, memories: bool = False) -> list[dict[str, Any]]:
-    """The best `top` visible hits. The indexes hand back only hits the caller may see (`scoped_text`), so a
+    """The best `top` visible hits. The indexes hand back only hits the caller may see (`scope_of`), so a
     caller seeing a small share of the store gets its own best matches: about `factor` x `top` of them first,
     and when the other filters leave fewer than `top` (memories only, a status), once more as many as the
     caller's reach allows (up to BM25_MAX_CANDIDATES). Where the caller's scope cannot narrow the index (an id
@@ -75,24 +74,26 @@ def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int 
     too few remain. `memories`: agent memories only (graph/retrieval/lookup.py)."""
     if not matchable(text) or (reach is not None and reach.visible == 0):
         return []  # words the analyzer keeps none of match nothing (a scoped query would match its whole scope)
-    query, narrowed = scoped_text(escape_lucene(text).strip(), params)
+    required = scope_of(params)
+    query = scoped(escape_lucene(text).strip(), required)
     widest = reach.widest(top, factor, BM25_MAX_CANDIDATES) if reach is not None else 0
-    if narrowed:  # hits are the caller's: few are filtered, so when too few are left the matches ran out, or
+    if required:  # hits are the caller's: few are filtered, so when too few are left the matches ran out, or
         # the other filters bite (memories only, a status): then once more, as wide as the reach allows
-        return _best_first(_widening(db, "retrieval/fulltext", top, factor * top,
-                                     max(BM25_CANDIDATES, factor * top, widest), params, step=0, query=query,
-                                     memories=memories))
-    first = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top
+        first, step = factor * top, 0
+    else:
+        first, step = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top, 5
     return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, first, widest), params,
-                                 query=query, memories=memories))
+                                 step=step, query=query, memories=memories))
 
 
-def scoped_text(words: str, params: dict[str, Any]) -> tuple[str, bool]:
-    """The full-text query for escaped `words` as the caller of `params` asks them (its visibility, the agent
-    filter), and whether the caller's scope narrows it."""
-    visibility = Visibility(**{key: params[key] for key in VISIBILITY_PARAMS})
-    required = scope_clauses(visibility, params.get("agent_id"))
-    return scoped(words, required), bool(required)
+def scope_of(params: dict[str, Any]) -> list[str] | None:
+    """The Lucene clauses the caller of `params` requires of a full-text hit (its visibility, the agent filter:
+    graph/db/lucene.py `scope_clauses`), for `scoped`."""
+    return scope_clauses(_viewer(params), params.get("agent_id"))
+
+
+def _viewer(params: dict[str, Any]) -> Visibility:
+    return Visibility(**{key: params[key] for key in VISIBILITY_PARAMS})
 
 
 def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any], step: int = 5,

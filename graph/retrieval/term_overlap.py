@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from graph.db.connection import Database
-from graph.db.lucene import STOP_WORDS, escape_lucene
+from graph.db.lucene import STOP_WORDS, escape_lucene, scoped
 from graph.retrieval import backends
 
 MAX_TERMS = 32
@@ -89,6 +89,7 @@ def document_frequencies(db: Database, query_terms: Sequence[str], cap: int,
     through the full-text indexes, at most `cap` hits per index and term."""
     if not query_terms:
         return {}
-    by_query = {backends.scoped_text(escape_lucene(t), params)[0]: t for t in query_terms}
+    required = backends.scope_of(params)
+    by_query = {scoped(escape_lucene(t), required): t for t in query_terms}
     rows = db.rows("retrieval/term_df", terms=list(by_query), cap=cap, **{k: params[k] for k in PARAMS})
     return {by_query[r["term"]]: r["df"] for r in rows if r["term"] in by_query}
