@@ -10,7 +10,9 @@ COPY api api
 COPY loaders loaders
 COPY bench bench
 COPY cypher cypher
-RUN pip install --no-cache-dir -e .
+# the Python client, a distribution of its own the server depends on (its request helpers)
+COPY clients/python clients/python
+RUN pip install --no-cache-dir ./clients/python -e .
 ENV GRIMOIRE_API_HOST=0.0.0.0 GRIMOIRE_API_PORT=8000
 EXPOSE 8000
 CMD ["grimoire", "serve"]

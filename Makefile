@@ -2,7 +2,9 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
-DEPS   := $(shell sha1sum pyproject.toml | cut -c1-12)
+# the server's and its Python client's (clients/python, a distribution of its own that the server depends on)
+PYPROJECTS := pyproject.toml clients/python/pyproject.toml
+DEPS   := $(shell cat $(PYPROJECTS) | sha1sum | cut -c1-12)
 STAMP  := $(VENV)/.installed-$(DEPS)
 BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # Wheels are kept here once downloaded, so a fresh clone installs without the network
@@ -11,15 +13,15 @@ WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
 .PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor chromium ts-client
 
-$(STAMP): pyproject.toml
+$(STAMP): $(PYPROJECTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@if [ ! -f $(WHEELHOUSE)/.complete-$(DEPS) ]; then \
 	  echo "[install] downloading wheels into $(WHEELHOUSE) (once per dependency set)"; \
-	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel '.[dev,bench]' && \
+	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel ./clients/python '.[dev,bench]' && \
 	  touch $(WHEELHOUSE)/.complete-$(DEPS); \
 	fi
-	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e '.[dev]' \
-	  || $(BIN)/python -m pip install -e '.[dev]'
+	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e ./clients/python -e '.[dev]' \
+	  || $(BIN)/python -m pip install -e ./clients/python -e '.[dev]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
@@ -27,8 +29,8 @@ install: $(STAMP)
 
 # The benchmarks' extra (matplotlib for the charts), on top of the dev install.
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e '.[dev,bench]' \
-	  || $(BIN)/python -m pip install -e '.[dev,bench]'
+	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e ./clients/python -e '.[dev,bench]' \
+	  || $(BIN)/python -m pip install -e ./clients/python -e '.[dev,bench]'
 	@rm -f $(VENV)/.bench-installed-*
 	@touch $@
 

@@ -1,7 +1,8 @@
 """The channel a request came by, for its audit records. The service's own in-process calls (api/mcp/calls.py
 InProcess: the MCP tools, and the console through api/console/gateway.py) name theirs in the ASGI scope, which
 no client can set. `X-Grimoire-Channel: mcp` comes from the stdio MCP server calling a running service over
-HTTP (OverHttp), so that header is honoured for `mcp` only; anything else is REST. The key still says who
+HTTP (OverHttp), `cli` from the command line's commands (api/cli_remote.py), so that header is honoured for those
+two only (never `console`, which only the service names); anything else is REST. The key still says who
 acted; the channel only says how."""
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from graph.audit.channel import Channel, current
 
 HEADER = b"x-grimoire-channel"
 IN_PROCESS = {Channel.mcp.value: Channel.mcp, Channel.console.value: Channel.console}
+OVER_HTTP = {Channel.mcp.value.encode(): Channel.mcp, Channel.cli.value.encode(): Channel.cli}
 
 
 def channel_of(scope: Scope) -> Channel:
@@ -19,7 +21,7 @@ def channel_of(scope: Scope) -> Channel:
     if isinstance(named, str) and named in IN_PROCESS:
         return IN_PROCESS[named]
     given = dict(scope.get("headers") or []).get(HEADER, b"")
-    return Channel.mcp if given == b"mcp" else Channel.rest
+    return OVER_HTTP.get(given, Channel.rest)
 
 
 class Channels:

@@ -1,4 +1,5 @@
-"""The `grimoire` command line: the local Neo4j, the schema, and the API server."""
+"""The `grimoire` command line: the local Neo4j, the schema, loading, and the API server, run directly; the commands
+that read or act on agents go through the typed client to the running service (api/cli_remote.py)."""
 
 from __future__ import annotations
 
@@ -8,49 +9,25 @@ import json
 import os
 import secrets
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from api import cli_remote as remote
 from graph.audit import channel as channels
-from graph.db.connection import Database, DatabaseUnavailable, wait_for_database
+from graph.db.connection import DatabaseUnavailable, wait_for_database
 from graph.db.local_server import LocalServerError
 from graph.knowledge import mental_models
 from graph.schema import SchemaMismatch, apply_schema, progress_line
-from graph.services import connect, local_server, manual_cycle
+from graph.services import connect, local_server
 from graph.settings import Settings, get_settings
 from graph.upkeep.rebuild import rebuild_vector_indexes
-from graph.visibility import EVERYONE
 
 WORKER_HEALTHCHECK_SECONDS = 120  # `--workers`: how long uvicorn waits for a worker to answer before replacing it
 
 
 def _say(msg: str) -> None:
     print(msg, flush=True)
-
-
-@contextmanager
-def _database(settings: Settings) -> Iterator[Database]:
-    """The configured database (the local server started first when it is the one), answering, closed after."""
-    if settings.uses_local_server:
-        local_server(settings).start()
-    db = connect(settings)
-    try:
-        wait_for_database(db, 30)
-        yield db
-    finally:
-        db.close()
-
-
-def _known_agent(db: Database, agent_id: str) -> dict[str, Any] | None:
-    """The agent's properties; None, said on stderr, when there is no such agent."""
-    from graph import agents
-
-    agent = agents.get(db, agent_id)
-    if agent is None:
-        print(f"grimoire: no agent {agent_id!r}", file=sys.stderr)
-    return agent
 
 
 def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
@@ -155,199 +132,6 @@ def load_demo(url: str, settings: Settings) -> int:
     return 0
 
 
-def cmd_analytics(args: argparse.Namespace, settings: Settings) -> int:
-    """A GDS analysis (or the failure cascade) as the admin, printed as JSON."""
-    from graph.analytics import runs
-    from graph.analytics.algorithms import Algorithm, AlgorithmParams
-    from graph.analytics.cascade import cascade
-    from graph.analytics.projections import GraphKind, Orientation, ProjectionSpec
-
-    if settings.uses_local_server:
-        local_server(settings).start()
-    db = connect(settings)
-    try:
-        wait_for_database(db, 30)
-        if args.analysis == "cascade":
-            if not args.entity or args.block is None:
-                raise ValueError("cascade needs --entity and --block")
-            out = cascade(db, args.entity, args.block, hops=args.hops, visibility=EVERYONE, actor="cli",
-                          limit=args.limit)
-        else:
-            params = AlgorithmParams(**json.loads(args.params)) if args.params else AlgorithmParams()
-            if args.source or args.target:
-                params = params.model_copy(update={"source": args.source, "target": args.target})
-            spec = ProjectionSpec(GraphKind(args.graph), block=args.block, known_at=args.known_at,
-                                  agent_id=args.agent)
-            out = runs.run(db, runs.Analysis(Algorithm(args.analysis), spec, params,
-                                             Orientation(args.orientation) if args.orientation else None,
-                                             args.write, args.limit), actor="cli")
-    except (ValueError, LookupError) as exc:  # LookupError: also nothing to project (EmptyProjection)
-        print(f"grimoire analytics: {exc}", file=sys.stderr)
-        return 2
-    finally:
-        db.close()
-    print(json.dumps(out, indent=2, default=str))
-    return 0
-
-
-def cmd_learning(args: argparse.Namespace, settings: Settings) -> int:
-    """`grimoire curator run --agent A`: a Curator cycle now (progress on stderr), its report as JSON;
-    `grimoire playbook --agent A [--out FILE]`: the agent's PLAYBOOK.md, printed or written."""
-    from graph.embeddings import get_embedder
-    from graph.learning import playbook
-    from graph.services import Services
-
-    with _database(settings) as db:
-        agent = _known_agent(db, args.agent)
-        if agent is None:
-            return 2
-        if args.command == "playbook":
-            text = playbook.render(db, args.agent, EVERYONE)
-            if args.out:
-                Path(args.out).write_text(text, encoding="utf-8")
-                print(f"{args.out}: PLAYBOOK.md of {args.agent} ({len(text.splitlines())} lines)", file=sys.stderr)
-            else:
-                sys.stdout.write(text)
-            return 0
-        import logging
-
-        logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(message)s")
-        services = Services.build(settings, db, get_embedder(settings.embedding_model, settings.embedding_batch_size))
-        report = manual_cycle(services, args.agent, agent.get("clade"), "cli")
-        print(json.dumps({"status": report.status, "cycle": report.cycle, "counts": report.counts,
-                          "resumed": report.resumed, "seconds": report.seconds}, indent=2, default=str))
-        return 0
-
-
-def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
-    """`grimoire audit log|recent|forgotten|reflection|critical|item`: the questions of section 12.7 over the
-    trail (graph/audit/trail.py); `log` prints audit.log lines, the rest JSON. `fold` folds the months older
-    than the window into digests now (the scheduler's audit.retention job); `archive` prints audit-archive.md
-    (12.6; without --agent, the service's own)."""
-    from graph.audit import retention
-    from graph.audit.trail import Trail, TrailFilter
-    from graph.audit.vocabulary import Verb
-    from graph.memory.recall import terms
-
-    with _database(settings) as db:
-        trail = Trail(db)
-        agent = args.agent
-        flt = TrailFilter(verbs=[Verb(v) for v in args.verb] if args.verb else None, actor=args.actor,
-                          items=[args.item] if args.item and args.action in ("log", "recent") else None,
-                          limit=args.limit)
-        if args.action == "log":
-            sys.stdout.write(trail.log(agent, flt))
-            return 0
-        if args.action == "archive":
-            sys.stdout.write(retention.archive_markdown(db, agent))
-            return 0
-        if args.action == "fold":
-            print(retention.fold(db, settings.audit_log_retention_days, actor="manual"))
-            return 0
-        if args.action != "recent" and not agent:
-            print(f"grimoire: audit {args.action} needs --agent", file=sys.stderr)
-            return 2
-        out: object
-        if args.action == "recent":
-            out = trail.records(agent, flt)
-        elif args.action == "forgotten":
-            out = trail.forgotten(agent, terms(args.about or ""), args.limit)
-        elif args.action == "reflection":
-            out = trail.reflection(agent, args.reflection or "")
-        elif args.action == "critical":
-            out = trail.critical(agent)
-        else:
-            out = trail.item(agent, args.item or "")
-        print(json.dumps(_jsonable(out), indent=2, ensure_ascii=False, default=str))
-        return 0
-
-
-def cmd_context(args: argparse.Namespace, settings: Settings) -> int:
-    """`grimoire context …  --agent A`: the Context Governor from the command line, JSON out.
-    policy|revisions|delta: the policy now, its revisions, what moved between --from and --to;
-    assemble: a workspace for a situation (--text: the rendered prompt only); feedback: Loop 1 for one decision;
-    recalibrate: Loop 2 now; stage: Loop 3's staging now; decisions|beliefs|mutations: what the loops learned."""
-    from graph.context import feedback, mutations
-    from graph.context import policy as cp
-    from graph.errors import Invalid, NotFound
-
-    with _database(settings) as db:
-        agent = _known_agent(db, args.agent)
-        if agent is None:
-            return 2
-        out: object
-        try:
-            if args.action == "policy":
-                out = cp.current(db, args.agent)
-            elif args.action == "revisions":
-                out = cp.revisions(db, args.agent)
-            elif args.action == "delta":
-                out = cp.delta_between(db, args.agent, args.from_revision, args.to_revision)
-            elif args.action == "decisions":
-                out = feedback.decisions(db, args.agent, args.limit)
-            elif args.action == "beliefs":
-                out = feedback.beliefs(db, args.agent)
-            elif args.action == "mutations":
-                out = mutations.listing(db, args.agent)
-            else:
-                out = _context_loop(args, settings, db, agent)
-                if out is None:
-                    return 0
-        except (NotFound, Invalid, ValueError) as e:
-            print(f"grimoire: {e}", file=sys.stderr)
-            return 2
-        print(json.dumps(_jsonable(out), indent=2, ensure_ascii=False, default=str))
-        return 0
-
-
-def _jsonable(out: object) -> object:
-    """A model (or a list of them) as its JSON answer, the way the route gives it."""
-    from pydantic import BaseModel
-
-    if isinstance(out, list):
-        return [_jsonable(x) for x in out]
-    return out.model_dump(mode="json", by_alias=True) if isinstance(out, BaseModel) else out
-
-
-def _context_loop(args: argparse.Namespace, settings: Settings, db: Database, agent: dict[str, object]) -> object:
-    """assemble, feedback, recalibrate, stage: what needs the service's Governor (the embedder)."""
-    from api.routes.context import _request
-    from api.schemas.context import AssembleIn
-    from graph.context import mutations
-    from graph.context.feedback import Outcome
-    from graph.context.mutations import Staged
-    from graph.context.recalibration import Unchanged
-    from graph.embeddings import get_embedder
-    from graph.services import Services
-
-    services = Services.build(settings, db, get_embedder(settings.embedding_model, settings.embedding_batch_size))
-    clade = str(agent.get("clade") or "") or None
-    if args.action == "assemble":
-        body: dict[str, object] = json.loads(Path(args.situation).read_text()) if args.situation else {}
-        given = {"task": args.task, "phase": args.phase, "regime": args.regime, "query": args.query,
-                 "budget": args.budget, "tick": args.tick}
-        body.update({k: v for k, v in given.items() if v is not None})
-        if args.pad:
-            p, a, d = (float(x) for x in args.pad.split(","))
-            body["pad"] = {"pleasure": p, "arousal": a, "dominance": d}
-        built = services.context.assemble(args.agent, clade, _request(AssembleIn.model_validate(body)),
-                                          prefer_kept=False)
-        if args.text:
-            sys.stdout.write(built.composed.text + "\n")
-            return None
-        return built.answer()
-    if args.action == "feedback":
-        if not args.assembly:
-            raise ValueError("feedback needs --assembly (the workspace's assembly_id)")
-        outcome = Outcome(assembly_id=args.assembly, response=args.response, quality=args.quality,
-                          cited=tuple(x for x in (args.cited or "").split(",") if x), cost=args.cost,
-                          missing=tuple(args.missing or ()))
-        return services.context.feedback(args.agent, clade, outcome, actor="cli")
-    if args.action == "recalibrate":
-        return services.context.recalibrate(args.agent, clade, trigger="manual", actor="cli") or Unchanged()
-    return Staged(staged=mutations.stage(db, args.agent, clade, settings.context, actor="cli"))
-
-
 def _print_urls(settings: Settings, host: str, port: int) -> None:
     _say("")
     _say(f"  Grimoire API docs:  http://{host}:{port}/docs")
@@ -427,7 +211,7 @@ def cmd_client(args: argparse.Namespace, settings: Settings) -> int:
     if not args.write:
         _say(client_gen.source())
         return 0
-    _say(f"{client_gen.TARGET}: {'rewritten' if client_gen.write() else 'already up to date'}")
+    _say(f"{client_gen.TARGET.parent}: {'rewritten' if client_gen.write() else 'already up to date'}")
     return 0
 
 
@@ -458,6 +242,11 @@ def cmd_readme_table(args: argparse.Namespace, settings: Settings) -> int:
         return 1
     _say(f"{path}: {name} {'rewritten' if changed else 'already up to date'}")
     return 0
+
+
+def _remote(command: remote.Command) -> Callable[[argparse.Namespace, Settings], int]:
+    """A command that reads or acts on agents: run through the client against the service (api/cli_remote.py)."""
+    return lambda args, settings: remote.run(command, args, settings)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -504,16 +293,19 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--hops", type=int, default=3, help="cascade: how far")
     an.add_argument("--write", action="store_true", help="keep the run and its results in the graph")
     an.add_argument("--limit", type=int, default=20)
-    an.set_defaults(func=cmd_analytics)
+    remote.add_connection(an)
+    an.set_defaults(func=_remote(remote.analytics))
 
     curator = sub.add_parser("curator", help="the learning loop's Curator cycle")
     curator.add_argument("action", choices=["run"], help="run: a cycle for the agent now (resumes an interrupted one)")
     curator.add_argument("--agent", required=True)
-    curator.set_defaults(func=cmd_learning)
+    remote.add_connection(curator)
+    curator.set_defaults(func=_remote(remote.learning))
     book = sub.add_parser("playbook", help="an agent's PLAYBOOK.md, rendered from the graph")
     book.add_argument("--agent", required=True)
     book.add_argument("--out", default=None, help="write it to this file (default: print it)")
-    book.set_defaults(func=cmd_learning)
+    remote.add_connection(book)
+    book.set_defaults(func=_remote(remote.learning))
 
     audit = sub.add_parser("audit", help="the audit trail: the questions of section 12.7")
     audit.add_argument("action", choices=["log", "recent", "forgotten", "reflection", "critical", "item", "fold",
@@ -522,14 +314,16 @@ def build_parser() -> argparse.ArgumentParser:
                             "(--about); reflection: what one reflection did (--reflection); critical: has a "
                             "critical item ever changed; item: who changed an item (--item); fold: fold the months "
                             "older than the window into digests now; archive: audit-archive.md (12.6)")
-    audit.add_argument("--agent", default=None, help="the agent (log and recent without it: every record)")
+    audit.add_argument("--agent", default=None, help="the agent (log and recent without it: every record, as JSON "
+                                                     "lines; the other questions and archive need it)")
     audit.add_argument("--about", default=None)
     audit.add_argument("--reflection", default=None)
     audit.add_argument("--item", default=None)
     audit.add_argument("--verb", action="append", default=None, help="only these actions (CREATE, ARCHIVE, …)")
     audit.add_argument("--actor", default=None, help="a key id or an actor tag")
     audit.add_argument("--limit", type=int, default=50)
-    audit.set_defaults(func=cmd_audit)
+    remote.add_connection(audit)
+    audit.set_defaults(func=_remote(remote.audit))
 
     context = sub.add_parser("context", help="the Context Governor: workspaces, feedback, the policy and its loops")
     context.add_argument("action", choices=["policy", "revisions", "delta", "assemble", "feedback", "recalibrate",
@@ -558,7 +352,8 @@ def build_parser() -> argparse.ArgumentParser:
     context.add_argument("--missing", action="append", default=None, help="feedback: a missing-context signal")
     context.add_argument("--cost", type=float, default=0.0)
     context.add_argument("--limit", type=int, default=50)
-    context.set_defaults(func=cmd_context)
+    remote.add_connection(context)
+    context.set_defaults(func=_remote(remote.context))
 
     for name, text in (("config", "the settings (environment variables) as README's configuration table"),
                        ("routes", "the REST routes as README's route table")):
@@ -568,12 +363,12 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--readme", default=None, help="the README file to rewrite (default: the project's)")
         p.set_defaults(func=cmd_readme_table)
 
-    client = sub.add_parser("client", help="the Python client's methods (grimoire/client/routes.py), from the routes")
+    client = sub.add_parser("client", help="the clients' generated code (clients/python, clients/typescript)")
     client.add_argument("action", choices=["generate", "openapi"],
-                        help="generate: the Python client's methods; openapi: the OpenAPI document the TypeScript "
-                             "client is generated from (clients/typescript/openapi.json), then its types")
-    client.add_argument("--write", action="store_true", help="rewrite grimoire/client/routes.py (or "
-                        "clients/typescript/openapi.json and src/schema.ts) instead of printing")
+                        help="generate: the Python client's models and methods; openapi: the OpenAPI document the "
+                             "TypeScript client is generated from (clients/typescript/openapi.json), then its types")
+    client.add_argument("--write", action="store_true", help="rewrite clients/python/grimoire/client/models.py and "
+                        "routes.py (or clients/typescript/openapi.json and src/schema.ts) instead of printing")
     client.set_defaults(func=cmd_client)
 
     for name, func, text in (("serve", cmd_serve, "serve the REST API"),

@@ -1,60 +1,42 @@
-"""Writes grimoire/client/routes.py: one client method per route, sync and async, from the routes themselves
-(api/mcp/routes_index.py), with the service's own pydantic models for bodies and answers.
+"""Writes the Python client's routes.py (clients/python/grimoire/client/): one method per route, sync and async, from
+the routes themselves (api/mcp/routes_index.py), bodies and answers typed with the client's models (models.py,
+generated from the OpenAPI document by api/client_models.py, the same run).
 `grimoire client generate --write` rewrites it; tests/unit/test_client_routes.py fails when it is stale or a
 route has no method. A method is named as the route's MCP tool (retrieve_memory, list_entries, ...), else as the
 route's function (qualified by its module where two share a name)."""
 
 from __future__ import annotations
 
-import importlib
 import types
 from collections import Counter
 from datetime import datetime
 from enum import Enum
-from pathlib import Path
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from api import client_models
 from api.mcp.catalog import TOOLS
 from api.mcp.routes_index import Param, RouteInfo, routes
 from grimoire.client.base import CONVENIENCES, AsyncBase, SyncBase
 
-TARGET = Path(__file__).resolve().parents[1] / "grimoire" / "client" / "routes.py"
+TARGET = client_models.TARGET.with_name("routes.py")
 SIMPLE = {str: "str", int: "int", float: "float", bool: "bool", datetime: "datetime", type(None): "None",
           Any: "Any", bytes: "bytes"}
 
 
-PUBLIC_FACES = ("graph.retrieval",)  # packages whose modules are private: their models come from the package
-
-
-def _importable(cls: type) -> str:
-    """The module to import a model from: the package's public face when it is one of PUBLIC_FACES."""
-    for face in PUBLIC_FACES:
-        if cls.__module__.startswith(face + ".") and cls.__name__ in getattr(importlib.import_module(face), "__all__",
-                                                                            ()):
-            return face
-    return cls.__module__
-
-
 class Imports:
-    """The models the methods name; two of one name (a FeedbackIn in two modules) get their module's prefix."""
+    """The models the methods name, by the client's name for each (api/client_models.py: its component's)."""
 
     def __init__(self) -> None:
-        self.models: dict[str, set[str]] = {}
-        self.alias: dict[type, str] = {}
-        self.taken: dict[str, type] = {}
+        self.schemas = client_models.schemas()
+        self.names: set[str] = set()
 
     def model(self, cls: type) -> str:
-        if cls not in self.alias:
-            name = cls.__name__
-            if name in self.taken:
-                name = "".join(w.title() for w in cls.__module__.rsplit(".", 1)[-1].split("_")) + name
-            self.alias[cls], self.taken[name] = name, cls
-            self.models.setdefault(_importable(cls), set()).add(
-                cls.__name__ if name == cls.__name__ else f"{cls.__name__} as {name}")
-        return self.alias[cls]
+        name = client_models.component(cls, self.schemas)
+        self.names.add(name)
+        return name
 
 
 def render(t: Any, imports: Imports) -> str:
@@ -201,10 +183,9 @@ def source() -> str:
         "from typing import Any, TypeVar",
         "",
     ]
-    for module in sorted(imports.models):
-        lines.append(f"from {module} import {', '.join(sorted(imports.models[module]))}")
     lines += [
         "from grimoire.client.base import Request",
+        f"from grimoire.client.models import {', '.join(sorted(imports.names))}",
         "",
         'F = TypeVar("F", bound=Callable[..., Any])',
         "",
@@ -234,8 +215,10 @@ def source() -> str:
 
 
 def write() -> bool:
+    """models.py, then routes.py (which names its models); True when either changed."""
+    models = client_models.write()
     text = source()
     if TARGET.exists() and TARGET.read_text() == text:
-        return False
+        return models
     TARGET.write_text(text)
     return True

@@ -1,4 +1,5 @@
-"""The grimoire command line against the real server."""
+"""The grimoire command line against the real server: the local server, the schema and serving directly; the
+commands that read or act on agents through the client against a running service (api/cli_remote.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,15 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 
 import httpx
+import pytest
 
+from graph.db.local_server import free_port
 from graph.settings import PROJECT_ROOT
+from tests.conftest import ADMIN_KEY, Neo4jUnderTest
+from tests.replicas import Replica, replicas
 
 
 def _grimoire(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
@@ -90,29 +96,53 @@ def test_serve_generates_and_keeps_an_admin_key(tmp_path) -> None:
     assert with_admin_key(chosen).admin_key == "mine-0123456789"
 
 
-def test_audit_fold_and_archive(api, neo4j_server) -> None:
-    """`grimoire audit fold` folds the months past the window into digests; `audit archive` prints them."""
+@pytest.fixture(scope="module")
+def service(neo4j_server: Neo4jUnderTest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replica]:
+    """A running service with its scheduler (`audit fold` asks it for a run): the agent commands' other end."""
+    with replicas(neo4j_server, tmp_path_factory.mktemp("cli"), 1, env={"GRIMOIRE_SCHEDULER": "true"}) as (one,):
+        yield one
+
+
+def _through(service: Replica, key: str = ADMIN_KEY) -> dict[str, str]:
+    """The environment of a command that goes through the client: the service's URL and a key, no database."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRIMOIRE_"))}
+    return env | {"GRIMOIRE_URL": service.url, "GRIMOIRE_API_KEY": key}
+
+
+def test_audit_fold_and_archive(api, service: Replica) -> None:
+    """`grimoire audit fold` has the service's scheduler fold the months past the window into digests and waits for
+    it; `audit archive` prints them; the fold is the command line's in the trail."""
     h = api.headers("cli-archivist", "clade-cli")
     api.client.put("/agents/cli-archivist/core/context", headers=h, json={"content": "- one"})
     api.db.run("testing/age_audit", agent_id="cli-archivist", to=1768471200000)  # 2026-01-15
-    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
-               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    env = _through(service)
     folded = _grimoire("audit", "fold", env=env)
     assert folded.returncode == 0, folded.stderr
     assert folded.stdout.startswith("1 months folded into digests")
     archive = _grimoire("audit", "archive", "--agent", "cli-archivist", env=env)
     assert archive.returncode == 0, archive.stderr
     assert archive.stdout.startswith("# Audit Digest — January 2026\n## Summary\n- ")
+    agent_key = h["X-API-Key"]
+    refused = _grimoire("audit", "fold", env=_through(service, agent_key))  # the scheduler is the admin's
+    assert refused.returncode == 2 and "admin" in refused.stderr.lower(), refused.stderr
+    gone = _grimoire("audit", "recent", "--agent", "cli-archivist", env=_through(service, "gk_not-a-key"))
+    assert gone.returncode == 2 and gone.stdout == ""
 
 
-def test_context_policy_revisions_and_delta(api, neo4j_server) -> None:
+def test_agent_commands_need_the_service(tmp_path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRIMOIRE_"))}
+    env |= {"GRIMOIRE_URL": f"http://127.0.0.1:{free_port()}", "GRIMOIRE_API_KEY": ADMIN_KEY}
+    done = _grimoire("context", "policy", "--agent", "anyone", env=env)
+    assert done.returncode == 2 and "is the service running" in done.stderr, done.stderr
+
+
+def test_context_policy_revisions_and_delta(api, service: Replica) -> None:
     """`grimoire context policy|revisions|delta --agent A`: what the REST routes show, as JSON."""
     h = api.headers("cli-governed", "clade-cli")
     r = api.client.put("/agents/cli-governed/context/policy", headers=h,
                        json={"allocations": {"contrarian": 0.07}, "reason": "from the CLI test"})
     assert r.status_code == 200, r.text
-    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
-               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    env = _through(service)
     policy = _grimoire("context", "policy", "--agent", "cli-governed", env=env)
     assert policy.returncode == 0, policy.stderr
     assert json.loads(policy.stdout)["revision"] == 1 and json.loads(policy.stdout)["allocations"]["contrarian"] == 0.07
@@ -122,16 +152,22 @@ def test_context_policy_revisions_and_delta(api, neo4j_server) -> None:
     assert delta["to"] == 1 and delta["allocations"] == {"contrarian": 0.03}
     missing = _grimoire("context", "delta", "--agent", "cli-governed", "--from", "7", env=env)
     assert missing.returncode == 2 and "no revision 7" in missing.stderr
+    # an agent's own key reads its own policy and no one else's: the service's visibility holds for the CLI
+    own = _grimoire("context", "policy", "--agent", "cli-governed", env=_through(service, h["X-API-Key"]))
+    assert own.returncode == 0 and json.loads(own.stdout)["revision"] == 1
+    other = api.headers("cli-other", "clade-cli-2")["X-API-Key"]
+    refused = _grimoire("context", "policy", "--agent", "cli-governed", env=_through(service, other))
+    assert refused.returncode == 2 and refused.stdout == ""
 
 
-def test_context_assemble_feedback_and_the_loops(api, neo4j_server) -> None:
-    """`grimoire context assemble|feedback|recalibrate|decisions|beliefs --agent A`: the Governor from the CLI."""
+def test_context_assemble_feedback_and_the_loops(api, service: Replica) -> None:
+    """`grimoire context assemble|feedback|recalibrate|decisions|beliefs --agent A`: the Governor from the CLI,
+    audited as the command line's."""
     h = api.headers("cli-governed", "clade-cli")
     r = api.client.post("/entries", headers=h, json={"id": "cli-heuristic", "category": "Heuristic",
                                                       "content": "Split large ETH swaps into tranches."})
     assert r.status_code in (200, 201), r.text
-    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
-               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database, GRIMOIRE_SCHEDULER="false")
+    env = _through(service)
     text = _grimoire("context", "assemble", "--agent", "cli-governed", "--query", "swap ETH in tranches",
                      "--regime", "bull", "--budget", "600", "--text", env=env)
     assert text.returncode == 0, text.stderr
@@ -154,3 +190,5 @@ def test_context_assemble_feedback_and_the_loops(api, neo4j_server) -> None:
     bad = _grimoire("context", "feedback", "--agent", "cli-governed", "--assembly", "nope", "--quality", "1",
                     env=env)
     assert bad.returncode == 2 and "no workspace" in bad.stderr
+    trail = api.client.get("/agents/cli-governed/audit", headers=h, params={"limit": 200}).json()
+    assert {r["channel"] for r in trail} >= {"cli", "rest"}  # the CLI's feedback and loops; the test's own writes

@@ -6,9 +6,8 @@ from __future__ import annotations
 import anyio
 import pytest
 
-from api.schemas.memory import CoreOut
-from graph.retrieval.result import RetrievalResult
 from grimoire.client import AsyncGrimoire, Conflict, Forbidden, Grimoire, Invalid, NotFound
+from grimoire.client.models import CoreOut, RetrievalResult
 from tests.conftest import Api
 from tests.integration.mcp_live import Live, live_fixture  # noqa: F401  (the fixture)
 

@@ -153,7 +153,7 @@ def private_retrieval_imports(sources: dict[str, str], public: set[str]) -> list
 
 
 def _outside_retrieval() -> dict[str, str]:
-    files = [p for d in ("graph", "api", "grimoire") for p in sorted((ROOT / d).rglob("*.py"))]
+    files = [p for d in ("graph", "api", "clients/python/grimoire") for p in sorted((ROOT / d).rglob("*.py"))]
     return {str(p.relative_to(ROOT)): p.read_text() for p in files
             if (ROOT / "graph/retrieval") not in p.parents}
 

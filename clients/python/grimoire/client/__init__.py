@@ -6,8 +6,9 @@
         for hit in g.recall_text("when is gas cheap").results:
             print(hit.text)
 
-Every route has a method (grimoire/client/routes.py, generated from the service's routes, named as its MCP tool
-where it has one), taking and returning the service's own pydantic models; a failure raises NotFound, Conflict,
+Every route has a method (routes.py, generated from the service's routes, named as its MCP tool where it has
+one), taking and returning the service's models as the wire carries them (models.py, generated from its OpenAPI
+document: this distribution needs httpx and pydantic, nothing of the server); a failure raises NotFound, Conflict,
 Invalid, Forbidden, Unauthorized, TooManyRequests or Unavailable (with retry_after) after retrying 429s and 503s
 with backoff (never sooner than Retry-After); `iterate`
 pages through a list. GRIMOIRE_URL and GRIMOIRE_API_KEY are the defaults for the URL and the key. The hand-written

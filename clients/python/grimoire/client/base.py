@@ -19,7 +19,6 @@ from urllib.parse import quote
 
 import httpx
 from pydantic import BaseModel, TypeAdapter
-from pydantic_core import to_jsonable_python
 
 from grimoire.client.errors import error_for
 
@@ -99,7 +98,7 @@ class Request:
         elif isinstance(body, str | bytes) and content_type:
             self.content = body.encode() if isinstance(body, str) else body
         elif body is not None:  # a dict may hold datetimes, enums or models: made JSON as pydantic would
-            self.json = to_jsonable_python(body, by_alias=True)
+            self.json = _adapter(Any).dump_python(body, mode="json", by_alias=True)
         self.headers = {"content-type": content_type} if content_type and self.content is not None else {}
         self.repeatable = method in SAFE_METHODS or (method == "POST" and (
             template in SAFE_POSTS or _keyed(template, self.json)))

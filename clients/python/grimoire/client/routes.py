@@ -8,62 +8,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any, TypeVar
 
-from api.routes.analytics import AnalysisIn, CascadeIn
-from api.routes.causal import OutcomeIn
-from api.routes.topology import EntitiesIn
-from api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
-from api.schemas.analytics import Analysis, Cascade, Run, WrittenRun
-from api.schemas.causal import CausalHit, CausalLinkOut, Inherited, LinksMade
-from api.schemas.context import AssembleIn, FeedbackIn, PolicyIn, SituationIn
-from api.schemas.crystals import CrystallizeIn, DeprecateIn, ExecutionIn, ForkIn, HormoneEventIn, MergeIn, TransitionIn, TrustIn, VersionIn, WeatherIn
-from api.schemas.entries import DecisionOut, EditOut, EntryOut, StoredDecisionOut, VersionOut as EntriesVersionOut
-from api.schemas.episodes import EpisodeOut, IngestOut
-from api.schemas.events import EventOut
-from api.schemas.health import Health
-from api.schemas.hooks import CompactState, TurnWritten
-from api.schemas.learning import CycleIn, CycleOut, CycleReportOut, OperationOut, StrategyOut, StrategyPackageOut
-from api.schemas.limits import LimitsOut
-from api.schemas.memory import AppendIn, CoreOut, DecisionIn, ErasureReceipt, ForgetIn, ForgetPreviewIn, IdsIn, LineIn, MessageIn, MessageOut, PinIn, ReflectIn, ReinforceIn, ReplaceIn, VersionOut
-from api.schemas.mental_models import MentalModelOut
-from api.schemas.metrics import MetricsOut, SamplesIn, SamplesRecorded, SeriesOut
-from api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn as ProposalsTrustIn
-from api.schemas.retrieve_feedback import FeedbackIn as RetrieveFeedbackFeedbackIn, FeedbackOut, WeightsOut
-from api.schemas.rollback import RollbackIn
-from api.schemas.scheduler import Jobs, RunAccepted
-from api.schemas.search import Hit, SearchIn
-from api.schemas.topology import Curiosity, EntityIds, EntityLag, FactAbout, FactVersion, FactsAsserted, Invalidated, KHopEntity, ResolvedEntity, TopologyPath
-from api.schemas.workspace import ImportOut, Workspace
-from graph.agents import AgentIn, KeyIn, LimitsIn
-from graph.audit.alerts import AlertRecord, SessionStart
-from graph.audit.retention import AuditDigest
-from graph.audit.rollback import RollbackDone, RollbackPlan
-from graph.audit.trail import CriticalChanges, Forgotten, ItemChanges, TrailRecord
-from graph.audit.versions import ItemHistory
-from graph.context.feedback import Belief, Decision, Recorded
-from graph.context.governor import Assembly, Preassembled
-from graph.context.mutations import Mutation, Staged
-from graph.context.policy import Policy, PolicyDelta, PolicyRevision, Resolved
-from graph.context.recalibration import Recalibrated, Unchanged
-from graph.crystals.consolidation import PassSummary
-from graph.crystals.hormonal_state import HormoneLevels, NetworkOverride, TrustSet, Weather, WeatherEnded
-from graph.crystals.provenance import Attribution, EntryForked, Forked, Merged, ProvenanceNode, ProvenanceTree
-from graph.crystals.skills import Crystallized, Deprecated, FoundSkill, ListedSkill, NewVersion, SkillVersions
-from graph.crystals.store import Crystal, Transition
-from graph.hooks import CompactIn, TurnIn
-from graph.knowledge.causal import CausalGraph, LinksIn
-from graph.knowledge.versions import EditIn, ScopeIn
-from graph.memory.forgetting import Archived, ForgetPreview, Restored
-from graph.memory.messages import Reinforced
-from graph.memory.proposals import Proposal, Trust
-from graph.memory.recall import RecallAnswer
-from graph.memory.reflection_format import Reflection
-from graph.memory.stores import Memory
-from graph.model.entry import EntryBatch, EntryIn, OutcomeIn as EntryOutcomeIn
-from graph.model.episode import EpisodeBatch, EpisodeIn
-from graph.retrieval import RelatedEpisode, RetrievalRequest, RetrievalResult
-from graph.stats import VisibleCounts
-from graph.topology.model import CuriosityIn, FactsIn, InvalidateIn, KHopIn
 from grimoire.client.base import Request
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntriesEntryOut, EntriesVersionOut, EntryBatch, EntryForked, EntryIn, EntryOutcomeIn, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -308,11 +254,11 @@ class Routes:
         """What leads to an entry, up to 3 hops, by weight x recency (GET /causal/{entry_id}/causes)"""
         return self._send(Request('GET', '/causal/{entry_id}/causes', {'entry_id': entry_id}, {'depth': depth}, None, list[CausalHit], None))
 
-    def confirm_entry(self, entry_id: str) -> EntryOut:
+    def confirm_entry(self, entry_id: str) -> EntriesEntryOut:
         """Confirmed again: confidence +0.1, decay clock reset (POST /entries/{entry_id}/upvote)"""
-        return self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
+        return self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
 
-    def confirm_link(self, link_id: str, body: OutcomeIn | dict[str, Any]) -> CausalLinkOut:
+    def confirm_link(self, link_id: str, body: CausalOutcomeIn | dict[str, Any]) -> CausalLinkOut:
         """A verified outcome: evidence, weight and confidence move (POST /causal/links/{link_id}/outcome)"""
         return self._send(Request('POST', '/causal/links/{link_id}/outcome', {'link_id': link_id}, {}, body, CausalLinkOut, None))
 
@@ -324,7 +270,7 @@ class Routes:
         """Run a consolidation pass now (admin): importance rescored, the forgotten expired or archived, near-duplicate promoted crystals merged (POST /crystals/consolidate)"""
         return self._send(Request('POST', '/crystals/consolidate', {}, {}, None, PassSummary, None))
 
-    def context_feedback(self, agent_id: str, body: FeedbackIn | dict[str, Any]) -> Recorded:
+    def context_feedback(self, agent_id: str, body: ContextFeedbackIn | dict[str, Any]) -> Recorded:
         """Loop 1: a decision made with a workspace — what it referenced (cited, quoted or paraphrased), its outcome, cost and missing context; moves the Beta beliefs of its categories in its regime (audited); a mutation's trial, a compression guideline, Loop 2 on a regime change (POST /agents/{agent_id}/context/feedback)"""
         return self._send(Request('POST', '/agents/{agent_id}/context/feedback', {'agent_id': agent_id}, {}, body, Recorded, None))
 
@@ -332,13 +278,13 @@ class Routes:
         """What moved between two revisions of the policy: allocations per category and what else changed (GET /agents/{agent_id}/context/policy/delta)"""
         return self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, PolicyDelta, None))
 
-    def contradict_entry(self, entry_id: str) -> EntryOut:
+    def contradict_entry(self, entry_id: str) -> EntriesEntryOut:
         """Contradicted: confidence -0.15 (floor 0.05) (POST /entries/{entry_id}/downvote)"""
-        return self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
+        return self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
 
-    def core_block_versions(self, agent_id: str, block: str) -> list[VersionOut]:
+    def core_block_versions(self, agent_id: str, block: str) -> list[MemoryVersionOut]:
         """A core block's earlier texts, newest first, each closed when the next edit replaced it (GET /agents/{agent_id}/core/{block}/versions)"""
-        return self._send(Request('GET', '/agents/{agent_id}/core/{block}/versions', {'agent_id': agent_id, 'block': block}, {}, None, list[VersionOut], None))
+        return self._send(Request('GET', '/agents/{agent_id}/core/{block}/versions', {'agent_id': agent_id, 'block': block}, {}, None, list[MemoryVersionOut], None))
 
     def crystal_attribution(self, crystal_id: str) -> Attribution:
         """The attribution chain (getAttributionChain): every distinct actor of the lineage, breadth first (GET /crystals/{crystal_id}/provenance/attribution)"""
@@ -404,9 +350,9 @@ class Routes:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
         return self._send(Request('GET', '/entities/{entity_id:path}/lag', {'entity_id': entity_id}, {'since_block': since_block, 'until_block': until_block, 'known_at': known_at, 'agent_id': agent_id, 'predicate': predicate}, None, EntityLag, None))
 
-    def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntryOut:
+    def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntriesEntryOut:
         """After a decision: strength +1 only if the entry was used and the outcome was positive (POST /entries/{entry_id}/outcome)"""
-        return self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntryOut, None))
+        return self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntriesEntryOut, None))
 
     def entry_versions(self, entry_id: str) -> list[EntriesVersionOut]:
         """An entry's earlier versions, newest first (GET /entries/{entry_id}/versions)"""
@@ -460,9 +406,9 @@ class Routes:
         """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
         return self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, Crystal, None))
 
-    def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
+    def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntriesEntryOut:
         """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
-        return self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntryOut, None))
+        return self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntriesEntryOut, None))
 
     def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
@@ -574,9 +520,9 @@ class Routes:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
         return self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
-    def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[Decision]:
+    def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[FeedbackDecision]:
         """The agent's decision records (Loop 1), newest first: what was injected and referenced, the outcome, cost and missing context (GET /agents/{agent_id}/context/decisions)"""
-        return self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[Decision], None))
+        return self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[FeedbackDecision], None))
 
     def list_context_mutations(self, agent_id: str) -> list[Mutation]:
         """Loop 3's policy mutations, newest first: staged (with their confidence and trials), validated (and the revision each became) or refuted (GET /agents/{agent_id}/context/mutations)"""
@@ -587,9 +533,9 @@ class Routes:
         return self._send(Request('GET', '/curator/cycles', {}, {'agent_id': agent_id, 'limit': limit}, None, list[CycleOut], None))
 
     @paged
-    def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntryOut]:
+    def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntriesEntryOut]:
         """Entries by category, status, regime, agent, time and minimum confidence (GET /entries)"""
-        return self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntryOut], None))
+        return self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntriesEntryOut], None))
 
     @paged
     def list_episodes(self, *, agent_id: str | None = None, type: str | None = None, regime: str | None = None, valid_from: datetime | None = None, valid_to: datetime | None = None, recorded_from: datetime | None = None, recorded_to: datetime | None = None, offset: int = 0, limit: int = 50) -> list[EpisodeOut]:
@@ -789,7 +735,7 @@ class Routes:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
 
-    def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> TrustSet:
+    def set_trust_level(self, agent_id: str, body: CrystalsTrustIn | dict[str, Any]) -> TrustSet:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
         return self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, TrustSet, None))
 
@@ -918,11 +864,11 @@ class AsyncRoutes:
         """What leads to an entry, up to 3 hops, by weight x recency (GET /causal/{entry_id}/causes)"""
         return await self._send(Request('GET', '/causal/{entry_id}/causes', {'entry_id': entry_id}, {'depth': depth}, None, list[CausalHit], None))
 
-    async def confirm_entry(self, entry_id: str) -> EntryOut:
+    async def confirm_entry(self, entry_id: str) -> EntriesEntryOut:
         """Confirmed again: confidence +0.1, decay clock reset (POST /entries/{entry_id}/upvote)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
+        return await self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
 
-    async def confirm_link(self, link_id: str, body: OutcomeIn | dict[str, Any]) -> CausalLinkOut:
+    async def confirm_link(self, link_id: str, body: CausalOutcomeIn | dict[str, Any]) -> CausalLinkOut:
         """A verified outcome: evidence, weight and confidence move (POST /causal/links/{link_id}/outcome)"""
         return await self._send(Request('POST', '/causal/links/{link_id}/outcome', {'link_id': link_id}, {}, body, CausalLinkOut, None))
 
@@ -934,7 +880,7 @@ class AsyncRoutes:
         """Run a consolidation pass now (admin): importance rescored, the forgotten expired or archived, near-duplicate promoted crystals merged (POST /crystals/consolidate)"""
         return await self._send(Request('POST', '/crystals/consolidate', {}, {}, None, PassSummary, None))
 
-    async def context_feedback(self, agent_id: str, body: FeedbackIn | dict[str, Any]) -> Recorded:
+    async def context_feedback(self, agent_id: str, body: ContextFeedbackIn | dict[str, Any]) -> Recorded:
         """Loop 1: a decision made with a workspace — what it referenced (cited, quoted or paraphrased), its outcome, cost and missing context; moves the Beta beliefs of its categories in its regime (audited); a mutation's trial, a compression guideline, Loop 2 on a regime change (POST /agents/{agent_id}/context/feedback)"""
         return await self._send(Request('POST', '/agents/{agent_id}/context/feedback', {'agent_id': agent_id}, {}, body, Recorded, None))
 
@@ -942,13 +888,13 @@ class AsyncRoutes:
         """What moved between two revisions of the policy: allocations per category and what else changed (GET /agents/{agent_id}/context/policy/delta)"""
         return await self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, PolicyDelta, None))
 
-    async def contradict_entry(self, entry_id: str) -> EntryOut:
+    async def contradict_entry(self, entry_id: str) -> EntriesEntryOut:
         """Contradicted: confidence -0.15 (floor 0.05) (POST /entries/{entry_id}/downvote)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
+        return await self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
 
-    async def core_block_versions(self, agent_id: str, block: str) -> list[VersionOut]:
+    async def core_block_versions(self, agent_id: str, block: str) -> list[MemoryVersionOut]:
         """A core block's earlier texts, newest first, each closed when the next edit replaced it (GET /agents/{agent_id}/core/{block}/versions)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/core/{block}/versions', {'agent_id': agent_id, 'block': block}, {}, None, list[VersionOut], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/core/{block}/versions', {'agent_id': agent_id, 'block': block}, {}, None, list[MemoryVersionOut], None))
 
     async def crystal_attribution(self, crystal_id: str) -> Attribution:
         """The attribution chain (getAttributionChain): every distinct actor of the lineage, breadth first (GET /crystals/{crystal_id}/provenance/attribution)"""
@@ -1014,9 +960,9 @@ class AsyncRoutes:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
         return await self._send(Request('GET', '/entities/{entity_id:path}/lag', {'entity_id': entity_id}, {'since_block': since_block, 'until_block': until_block, 'known_at': known_at, 'agent_id': agent_id, 'predicate': predicate}, None, EntityLag, None))
 
-    async def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntryOut:
+    async def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntriesEntryOut:
         """After a decision: strength +1 only if the entry was used and the outcome was positive (POST /entries/{entry_id}/outcome)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntryOut, None))
+        return await self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntriesEntryOut, None))
 
     async def entry_versions(self, entry_id: str) -> list[EntriesVersionOut]:
         """An entry's earlier versions, newest first (GET /entries/{entry_id}/versions)"""
@@ -1070,9 +1016,9 @@ class AsyncRoutes:
         """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
         return await self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, Crystal, None))
 
-    async def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
+    async def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntriesEntryOut:
         """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
-        return await self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntryOut, None))
+        return await self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntriesEntryOut, None))
 
     async def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
@@ -1184,9 +1130,9 @@ class AsyncRoutes:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
         return await self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
-    async def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[Decision]:
+    async def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[FeedbackDecision]:
         """The agent's decision records (Loop 1), newest first: what was injected and referenced, the outcome, cost and missing context (GET /agents/{agent_id}/context/decisions)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[Decision], None))
+        return await self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[FeedbackDecision], None))
 
     async def list_context_mutations(self, agent_id: str) -> list[Mutation]:
         """Loop 3's policy mutations, newest first: staged (with their confidence and trials), validated (and the revision each became) or refuted (GET /agents/{agent_id}/context/mutations)"""
@@ -1197,9 +1143,9 @@ class AsyncRoutes:
         return await self._send(Request('GET', '/curator/cycles', {}, {'agent_id': agent_id, 'limit': limit}, None, list[CycleOut], None))
 
     @paged
-    async def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntryOut]:
+    async def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntriesEntryOut]:
         """Entries by category, status, regime, agent, time and minimum confidence (GET /entries)"""
-        return await self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntryOut], None))
+        return await self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntriesEntryOut], None))
 
     @paged
     async def list_episodes(self, *, agent_id: str | None = None, type: str | None = None, regime: str | None = None, valid_from: datetime | None = None, valid_to: datetime | None = None, recorded_from: datetime | None = None, recorded_to: datetime | None = None, offset: int = 0, limit: int = 50) -> list[EpisodeOut]:
@@ -1399,7 +1345,7 @@ class AsyncRoutes:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return await self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
 
-    async def set_trust_level(self, agent_id: str, body: TrustIn | dict[str, Any]) -> TrustSet:
+    async def set_trust_level(self, agent_id: str, body: CrystalsTrustIn | dict[str, Any]) -> TrustSet:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
         return await self._send(Request('PUT', '/agents/{agent_id}/trust-level', {'agent_id': agent_id}, {}, body, TrustSet, None))
 

@@ -1,1 +1,0 @@
-"""Grimoire's Python client lives in grimoire.client."""
