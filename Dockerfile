@@ -5,9 +5,7 @@ WORKDIR /app
 ARG PIP_EXTRA_INDEX_URL=""
 ENV PIP_EXTRA_INDEX_URL=${PIP_EXTRA_INDEX_URL} HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1
 COPY pyproject.toml README.md ./
-COPY graph graph
-COPY api api
-COPY loaders loaders
+COPY grimoire grimoire
 COPY bench bench
 COPY cypher cypher
 # the Python client, a distribution of its own the server depends on (its request helpers)

@@ -19,15 +19,15 @@ import numpy as np
 from bench import ingest as ingest_bench
 from bench.common import summary
 from bench.server import bench_database
-from graph import agents
-from graph.audit.rollback import PointInTime, Rollbacks
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.memory import stores
-from graph.memory.forgetting import Forgetting, archive_in
-from graph.memory.routing import RuleRouter
-from graph.schema import apply_schema
+from grimoire.graph import agents
+from grimoire.graph.audit.rollback import PointInTime, Rollbacks
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.memory import stores
+from grimoire.graph.memory.forgetting import Forgetting, archive_in
+from grimoire.graph.memory.routing import RuleRouter
+from grimoire.graph.schema import apply_schema
 
 CHANGES = 10_000
 BASELINE = 200         # memories the agent has at the restore's time

@@ -20,11 +20,11 @@ import numpy as np
 from bench.common import RESULTS, summary
 from bench.retrieval import locomo_workload, perturbed, serve_api
 from bench.server import bench_database, settle
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.schema import apply_schema
-from loaders.demo import AGENT, CLADE, seed
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.schema import apply_schema
+from grimoire.loaders.demo import AGENT, CLADE, seed
 
 ADMIN = "bench-admin-key-0123456789"
 EPISODES, ENTRIES = 100_000, 5_000

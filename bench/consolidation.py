@@ -28,10 +28,10 @@ from bench.common import summary
 from bench.curator import AGENT, ENTRIES, EPISODES, Workload, _load, _stats, measure_idle, questions_for, seeded_agent
 from bench.retrieval import serve_api
 from bench.server import bench_database, settle
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.upkeep.rebuild import rebuild_vector_indexes
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.upkeep.rebuild import rebuild_vector_indexes
 
 PASSES = 3
 GOAL_SECONDS = 60.0

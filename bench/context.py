@@ -27,9 +27,9 @@ from bench.common import RESULTS, summary
 from bench.curator import AGENT, ENTRIES, EPISODES, Workload, questions_for, seeded_agent
 from bench.retrieval import serve_api
 from bench.server import bench_database, settle
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.upkeep.rebuild import rebuild_vector_indexes
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.upkeep.rebuild import rebuild_vector_indexes
 
 ROUNDS = 3
 GOAL_COLD_MS, GOAL_KEPT_MS = 100.0, 10.0

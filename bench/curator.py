@@ -60,22 +60,22 @@ from neo4j import ManagedTransaction
 from bench.common import RESULTS, summary
 from bench.retrieval import serve_api
 from bench.server import bench_database, settle, vector_segments
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.db import cypher
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.knowledge import quality
-from graph.knowledge.admission import AdmissionConfig
-from graph.knowledge.decay import DAY_MS, DecayConfig, half_life_ms
-from graph.knowledge.entries import Knowledge
-from graph.knowledge.reasoner import RuleBasedReasoner
-from graph.learning.config import LearningConfig
-from graph.learning.cycle import PHASES, Curator
-from graph.learning.state import Learning
-from graph.model.enums import DecayClass, KeyScope, Provenance
-from graph.schema import apply_schema
-from graph.upkeep.rebuild import rebuild_vector_indexes
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.db import cypher
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.knowledge import quality
+from grimoire.graph.knowledge.admission import AdmissionConfig
+from grimoire.graph.knowledge.decay import DAY_MS, DecayConfig, half_life_ms
+from grimoire.graph.knowledge.entries import Knowledge
+from grimoire.graph.knowledge.reasoner import RuleBasedReasoner
+from grimoire.graph.learning.config import LearningConfig
+from grimoire.graph.learning.cycle import PHASES, Curator
+from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.enums import DecayClass, KeyScope, Provenance
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.upkeep.rebuild import rebuild_vector_indexes
 
 AGENT, CLADE = "bench-agent", "bench-clade"
 EPISODES, ENTRIES = 100_000, 10_000
@@ -437,9 +437,9 @@ def code_version() -> dict[str, Any]:
     """What was measured: the commit and a digest of the working tree's learning loop, admission and
     embedder (the numbers move with them)."""
     root = Path(__file__).resolve().parents[1]
-    files = sorted([*root.glob("graph/learning/*.py"), *root.glob("cypher/learning/*.cypher"),
-                    root / "graph/knowledge/entries.py", root / "graph/knowledge/admission.py",
-                    root / "graph/embeddings.py", root / "graph/episodes.py"])
+    files = sorted([*root.glob("grimoire/graph/learning/*.py"), *root.glob("cypher/learning/*.cypher"),
+                    root / "grimoire/graph/knowledge/entries.py", root / "grimoire/graph/knowledge/admission.py",
+                    root / "grimoire/graph/embeddings.py", root / "grimoire/graph/episodes.py"])
     digest = hashlib.sha1()
     for f in files:
         digest.update(f.read_bytes())

@@ -32,9 +32,9 @@ from bench.common import summary
 from bench.ingest import locomo_texts
 from bench.locomo_eval import KS, TUNE_CONVERSATIONS
 from bench.retrieval import LOCOMO
-from graph.embedding_batcher import MicroBatcher
-from graph.embeddings import Embedder, EmbeddingOptions
-from loaders.locomo import read
+from grimoire.graph.embedding_batcher import MicroBatcher
+from grimoire.graph.embeddings import Embedder, EmbeddingOptions
+from grimoire.loaders.locomo import read
 
 QUERIES = 200
 BULK = 128

@@ -24,15 +24,15 @@ from bench.common import neo4j_cpu, own_cpu
 from bench.ingest import locomo_texts
 from bench.retrieval import LOCOMO
 from bench.server import bench_database
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.db.connection import Database
-from graph.embeddings import Embedder, EmbeddingOptions
-from graph.model.enums import KeyScope
-from graph.retrieval import understood
-from graph.retrieval.context import Context
-from graph.schema import apply_schema
-from graph.settings import Settings
-from loaders.locomo import read
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder, EmbeddingOptions
+from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.retrieval import understood
+from grimoire.graph.retrieval.context import Context
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import Settings
+from grimoire.loaders.locomo import read
 
 TURNS = 600
 ROUNDS = 6
@@ -116,7 +116,7 @@ def run() -> dict[str, Any]:
         key, _ = create_key(db, "small", KeyIn(scopes=[KeyScope.read, KeyScope.write]), actor="bench")
         settings = Settings(NEO4J_URI=db.target.uri, NEO4J_PASSWORD=db.target.password, GRIMOIRE_ADMIN_KEY=admin,
                             GRIMOIRE_SCHEDULER=False, GRIMOIRE_CURATOR_PROCESS=False, GRIMOIRE_MCP=False)
-        from api.app import create_app
+        from grimoire.api.app import create_app
 
         app = create_app(settings, db=db, embedder=embedder)
         print(f"  writing {TURNS} turns for one agent", flush=True)

@@ -13,15 +13,15 @@ from typing import Any
 from bench.common import summary
 from bench.server import bench_database
 from bench.topology import BLOCK, DATA, GENERATED, _generate
-from graph.analytics import runs
-from graph.analytics.algorithms import Algorithm, AlgorithmParams
-from graph.analytics.cascade import cascade
-from graph.analytics.client import gds_for
-from graph.analytics.projections import GraphKind, ProjectionSpec, leftover
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.schema import apply_schema
-from loaders.aave.load import load
+from grimoire.graph.analytics import runs
+from grimoire.graph.analytics.algorithms import Algorithm, AlgorithmParams
+from grimoire.graph.analytics.cascade import cascade
+from grimoire.graph.analytics.client import gds_for
+from grimoire.graph.analytics.projections import GraphKind, ProjectionSpec, leftover
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.schema import apply_schema
+from grimoire.loaders.aave.load import load
 
 REPEATS = 5
 EVERYONE = runs.EVERYONE

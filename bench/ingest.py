@@ -14,11 +14,11 @@ from typing import Any
 
 from bench.common import summary
 from bench.server import bench_database
-from graph.embeddings import get_embedder
-from graph.episodes import ingest
-from graph.model.episode import EpisodeIn
-from graph.schema import apply_schema
-from graph.settings import PROJECT_ROOT
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.episodes import ingest
+from grimoire.graph.model.episode import EpisodeIn
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import PROJECT_ROOT
 
 LOCOMO = PROJECT_ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 BATCH = 1_000

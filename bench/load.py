@@ -122,7 +122,7 @@ def _agents(scale: Scale) -> list[str]:
 
 def _bulk(db: Any, label: str, count: int, agents: list[str], texts: list[str], vectors: np.ndarray) -> None:
     from bench.retrieval import bulk_row, perturbed
-    from graph.ids import now_ms
+    from grimoire.graph.ids import now_ms
 
     rng = np.random.default_rng(37 if label == "Episode" else 38)
     started = time.monotonic()
@@ -142,8 +142,8 @@ def _bulk(db: Any, label: str, count: int, agents: list[str], texts: list[str], 
 
 def _keys(db: Any, scale: Scale) -> list[list[str]]:
     """One read-write key per agent, kept (0600) in the home so a later run reuses them."""
-    from graph.agents import KeyIn, create_key
-    from graph.model.enums import KeyScope
+    from grimoire.graph.agents import KeyIn, create_key
+    from grimoire.graph.model.enums import KeyScope
 
     path = scale.home / "keys.json"
     if path.exists():
@@ -161,10 +161,10 @@ def _keys(db: Any, scale: Scale) -> list[list[str]]:
 
 def ensure_store(db: Any, scale: Scale, texts: list[str]) -> tuple[list[list[str]], dict[str, Any]]:
     """The seeded store (loaded when its counts differ from the scale's) and the agents' keys."""
-    from graph.agents import AgentIn, register
-    from graph.embeddings import get_embedder
-    from graph.schema import apply_schema
-    from graph.upkeep.rebuild import rebuild_vector_indexes
+    from grimoire.graph.agents import AgentIn, register
+    from grimoire.graph.embeddings import get_embedder
+    from grimoire.graph.schema import apply_schema
+    from grimoire.graph.upkeep.rebuild import rebuild_vector_indexes
 
     embedder = get_embedder()
     apply_schema(db, embedder.dimension, embedder.model_name)
@@ -204,18 +204,23 @@ class Tree:
     workers: int | None  # None: the tree's defaults (no --workers)
 
     def command(self, port: int) -> list[str]:
-        cmd = [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        cmd = [sys.executable, "-m", cli_module(self.path), "serve", "--host", "127.0.0.1", "--port", str(port)]
         return cmd + (["--workers", str(self.workers)] if self.workers else [])
 
     def described(self) -> str:
-        return f"python -m api.cli serve --workers {self.workers}" if self.workers else \
-            "python -m api.cli serve (its defaults: one process)"
+        return f"python -m {cli_module(self.path)} serve --workers {self.workers}" if self.workers else \
+            f"python -m {cli_module(self.path)} serve (its defaults: one process)"
+
+
+def cli_module(tree: Path) -> str:
+    """The tree's command line: under grimoire/ since the namespace moved (issue 38), top-level before."""
+    return "grimoire.api.cli" if (tree / "grimoire" / "api" / "cli.py").exists() else "api.cli"
 
 
 def before_tree() -> Path:
     """The commit before issue 37 in a worktree: reused when present, created when missing."""
     path = Path(os.environ.get("BENCH_LOAD_BEFORE_TREE", "/work/load-before"))
-    if not (path / "api" / "cli.py").exists():
+    if not (path / ".git").exists():
         print(f"  git worktree add {path} {BEFORE_COMMIT}", flush=True)
         subprocess.run(["git", "worktree", "add", "--detach", str(path), BEFORE_COMMIT], cwd=PROJECT, check=True)
     return path
@@ -258,7 +263,7 @@ def serve(db: Any, tree: Tree, admin: str, log: Path) -> Iterator[tuple[str, lis
     database, in a process group of its own, stopped (SIGTERM, then SIGKILL) however the block ends; the other
     tree's full-text indexes dropped first (`foreign_fulltext`). Yields the base URL and the replicas seen
     answering."""
-    from graph.db.local_server import free_port
+    from grimoire.graph.db.local_server import free_port
 
     for name in foreign_fulltext(tree.path, db.fetch("schema/show_indexes")):
         print(f"    dropping {name}: not an index of {tree.name}'s schema", flush=True)
@@ -504,7 +509,7 @@ def chart(result: dict[str, Any], path: Path) -> Path:
 def run() -> dict[str, Any]:
     from bench.ingest import locomo_texts
     from bench.retrieval import LOCOMO
-    from loaders.locomo import read
+    from grimoire.loaders.locomo import read
 
     scale = Scale.from_env()
     wall = time.monotonic()

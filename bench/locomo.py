@@ -15,12 +15,12 @@ from typing import Any
 from bench.common import RESULTS
 from bench.locomo_eval import CHECK, KS, TUNE, TUNE_CONVERSATIONS, evaluate
 from bench.server import bench_database
-from graph.embeddings import get_embedder
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.pipeline import build
-from graph.schema import apply_schema
-from graph.settings import PROJECT_ROOT
-from loaders import locomo
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.pipeline import build
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import PROJECT_ROOT
+from grimoire.loaders import locomo
 
 DEFAULT = PROJECT_ROOT.parent / "shared" / "data" / "locomo" / "locomo-dev.json"
 REFERENCE = {"bm25": 0.526, "vector": 0.511, "vector+bm25 (RRF)": 0.580}

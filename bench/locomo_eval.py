@@ -10,10 +10,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.pipeline import RetrievalRequest, Retriever
-from graph.visibility import Visibility
-from loaders.locomo import CATEGORIES, Conversation
+from grimoire.graph.retrieval.filters import RetrievalFilters
+from grimoire.graph.retrieval.pipeline import RetrievalRequest, Retriever
+from grimoire.graph.visibility import Visibility
+from grimoire.loaders.locomo import CATEGORIES, Conversation
 
 KS = (5, 10, 20)
 MODES = {"vector": "vector", "bm25": "bm25", "vector+bm25 (RRF)": "fusion", "full pipeline": "hybrid"}  # label: mode

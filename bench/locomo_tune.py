@@ -14,11 +14,11 @@ from typing import Any
 from bench.locomo import DEFAULT
 from bench.locomo_eval import CHECK, TUNE, evaluate
 from bench.server import bench_database
-from graph.embeddings import get_embedder
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.pipeline import build
-from graph.schema import apply_schema
-from loaders import locomo
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.pipeline import build
+from grimoire.graph.schema import apply_schema
+from grimoire.loaders import locomo
 
 # name: overrides of RetrievalConfig (merged into the defaults); "baseline" is the configuration as shipped.
 VARIANTS: dict[str, dict[str, Any]] = {

@@ -25,14 +25,14 @@ from bench.common import summary
 from bench.ingest import locomo_texts
 from bench.retrieval import serve_api
 from bench.server import bench_database, settle
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.memory import stores
-from graph.memory.relevance import Arrival
-from graph.memory.routing import RuleRouter
-from graph.model.enums import KeyScope
-from graph.schema import apply_schema
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.memory import stores
+from grimoire.graph.memory.relevance import Arrival
+from grimoire.graph.memory.routing import RuleRouter
+from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.schema import apply_schema
 
 MEMORIES = 100_000
 AGENT = "bench-memory"

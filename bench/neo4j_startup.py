@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.common import summary, write_result
-from graph.db.local_server import LocalNeo4j, free_port, resolve_jars
+from grimoire.graph.db.local_server import LocalNeo4j, free_port, resolve_jars
 
 COLD_RUNS = 3
 WARM_RUNS = 5

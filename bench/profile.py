@@ -41,12 +41,12 @@ from bench.common import neo4j_cpu, summary
 from bench.ingest import locomo_texts
 from bench.retrieval import LOCOMO
 from bench.server import bench_database
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.embeddings import Embedder, EmbeddingOptions
-from graph.model.enums import KeyScope
-from graph.schema import apply_schema
-from graph.settings import Settings
-from loaders.locomo import read
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.embeddings import Embedder, EmbeddingOptions
+from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import Settings
+from grimoire.loaders.locomo import read
 
 EPISODES = 2_000  # the agent's store: small enough for the exact vector ranking
 RETRIEVES = 120
@@ -83,8 +83,8 @@ class Inline:
 @contextmanager
 def one_thread() -> Iterator[None]:
     """Sync routes, dependencies and the pools' work run inline on the event loop's thread."""
-    import graph.episodes as episodes_module
-    import graph.retrieval.context as retrieval_context
+    import grimoire.graph.episodes as episodes_module
+    import grimoire.graph.retrieval.context as retrieval_context
 
     async def inline(func: Callable[..., Any], *args: Any, **_: Any) -> Any:
         return func(*args)
@@ -229,7 +229,7 @@ def run() -> dict[str, Any]:
                             GRIMOIRE_MENTAL_MODELS=True)
 
         def app() -> Any:
-            from api.app import create_app
+            from grimoire.api.app import create_app
 
             return create_app(settings, db=db, embedder=embedder)
 

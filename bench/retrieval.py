@@ -32,17 +32,17 @@ import numpy as np
 from bench.common import summary
 from bench.ingest import locomo_texts
 from bench.server import bench_database, settle, vector_segments
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.episodes import ingest
-from graph.ids import now_ms
-from graph.model.enums import KeyScope
-from graph.model.episode import EpisodeIn
-from graph.schema import apply_schema
-from graph.settings import PROJECT_ROOT
-from graph.upkeep.config import UpkeepConfig
-from loaders.locomo import read
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.episodes import ingest
+from grimoire.graph.ids import now_ms
+from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.model.episode import EpisodeIn
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import PROJECT_ROOT
+from grimoire.graph.upkeep.config import UpkeepConfig
+from grimoire.loaders.locomo import read
 
 SIZES = (10_000, 100_000)
 ENTRIES = 10_000
@@ -125,7 +125,7 @@ def serve_api(db: Database, code: Path | None = None, **extra_env: str) -> Itera
     """The API in its own process, as deployed (`uvicorn api.app:create_app --factory`), on the
     benchmark's database: the client's work does not compete with the server's for one GIL. `code`: the
     project's code from another checkout (a worktree of an earlier commit), for a before/after comparison."""
-    from graph.db.local_server import free_port
+    from grimoire.graph.db.local_server import free_port
 
     port = free_port()
     t = db.target
@@ -133,7 +133,7 @@ def serve_api(db: Database, code: Path | None = None, **extra_env: str) -> Itera
            "NEO4J_DATABASE": t.database, **extra_env}
     if code is not None:
         env["PYTHONPATH"] = str(code)
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "api.app:create_app", "--factory", "--host",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "grimoire.api.app:create_app", "--factory", "--host",
                              "127.0.0.1", "--port", str(port), "--log-level", "warning"], env=env,
                             cwd=code or PROJECT_ROOT)
     base = f"http://127.0.0.1:{port}"
@@ -256,7 +256,7 @@ def small_reach(db: Database, embedder: Any, texts: list[str], questions: list[s
                 before: Path | None = None) -> dict[str, Any]:
     """The small-reach profile on the store as it is (its agent added when missing): the service from this checkout
     (`after`) and, given a worktree of an earlier commit, the service from that one (`before`), side by side."""
-    from graph.agents import get
+    from grimoire.graph.agents import get
 
     if get(db, SMALL_AGENT) is None:
         key = add_small_agent(db, embedder, texts)

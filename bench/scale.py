@@ -34,13 +34,13 @@ from bench.retrieval import (
     wait_for_upkeep,
 )
 from bench.server import _servers, bench_database, settle, vector_segments
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.episodes import ingest
-from graph.model.enums import EpisodeType, KeyScope
-from graph.model.episode import EpisodeIn
-from graph.schema import apply_schema
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.episodes import ingest
+from grimoire.graph.model.enums import EpisodeType, KeyScope
+from grimoire.graph.model.episode import EpisodeIn
+from grimoire.graph.schema import apply_schema
 
 SIZES = tuple(int(n) for n in os.environ.get("BENCH_SCALE_SIZES", "10000,100000,1000000").split(","))
 STEP = 10_000  # episodes per ingest call (itself 1,000 per transaction)

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from graph.db.connection import Database, Target
-from graph.db.local_server import LocalNeo4j, free_port
+from grimoire.graph.db.connection import Database, Target
+from grimoire.graph.db.local_server import LocalNeo4j, free_port
 
 
 @contextmanager

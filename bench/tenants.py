@@ -21,12 +21,12 @@ import numpy as np
 
 from bench.retrieval import QUERIES, locomo_workload, measure_retrieve, perturbed, serve_api
 from bench.server import bench_database, settle, vector_segments
-from graph.agents import AgentIn, KeyIn, create_key, register
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.ids import now_ms
-from graph.model.enums import KeyScope
-from graph.schema import apply_schema
+from grimoire.graph.agents import AgentIn, KeyIn, create_key, register
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.schema import apply_schema
 
 EPISODES = 100_000
 AGENTS = 100

@@ -12,16 +12,16 @@ from typing import Any
 
 from bench.common import summary
 from bench.server import bench_database
-from graph.db.connection import Database
-from graph.embeddings import get_embedder
-from graph.model.enums import Predicate, Scope
-from graph.schema import apply_schema
-from graph.settings import PROJECT_ROOT
-from graph.topology import facts, traversal
-from graph.topology.facts import Owner
-from graph.topology.model import FactIn
-from graph.visibility import Visibility
-from loaders.aave.load import load
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.model.enums import Predicate, Scope
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import PROJECT_ROOT
+from grimoire.graph.topology import facts, traversal
+from grimoire.graph.topology.facts import Owner
+from grimoire.graph.topology.model import FactIn
+from grimoire.graph.visibility import Visibility
+from grimoire.loaders.aave.load import load
 
 DATA = PROJECT_ROOT.parent / "shared" / "data"
 BLOCK = 21_000_000

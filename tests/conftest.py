@@ -21,13 +21,13 @@ from typing import Any
 
 import pytest
 
-from graph import observe
-from graph.db.connection import Database, Target
-from graph.db.local_server import LocalNeo4j, free_port
-from graph.embeddings import Embedder, get_embedder
-from graph.observe import Observer, Timing
-from graph.schema import apply_schema
-from graph.settings import DEFAULT_MODEL, Settings
+from grimoire.graph import observe
+from grimoire.graph.db.connection import Database, Target
+from grimoire.graph.db.local_server import LocalNeo4j, free_port
+from grimoire.graph.embeddings import Embedder, get_embedder
+from grimoire.graph.observe import Observer, Timing
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import DEFAULT_MODEL, Settings
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if not DATA.exists():
@@ -215,7 +215,7 @@ def served(app: Any, name: str) -> Iterator[str]:
 def api(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder):
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
     with TestClient(app) as c:
@@ -240,7 +240,7 @@ def counts(db: Database) -> dict[str, int]:
 @pytest.fixture(scope="module")
 def aave(session_db: Database, embedder: Embedder):
     """The Aave world loaded from ../shared/data, for the tests of one module."""
-    from loaders.aave.load import load
+    from grimoire.loaders.aave.load import load
 
     clean_database(session_db)
     report = load(session_db, embedder, DATA, progress=lambda items, *_: items)
@@ -254,7 +254,7 @@ def admin_client(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedde
     """The API over the loaded Aave world, as the admin."""
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     with TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)) as c:
         c.headers.update({"X-API-Key": ADMIN_KEY})

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from graph.db.local_server import free_port
+from grimoire.graph.db.local_server import free_port
 
 GOOD_UTILITY = 0.85
 GOOD_LESSON = "Use uniswap_swap for WETH/USDC on chain 1 in low_vol regimes: it kept paying."

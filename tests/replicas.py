@@ -16,8 +16,8 @@ from pathlib import Path
 
 import httpx
 
-from graph.db.local_server import free_port
-from graph.settings import PROJECT_ROOT
+from grimoire.graph.db.local_server import free_port
+from grimoire.graph.settings import PROJECT_ROOT
 from tests.conftest import ADMIN_KEY, Neo4jUnderTest
 
 START_SECONDS = 180.0  # a cold start loads the model (and exports it to ONNX once per machine)
@@ -58,7 +58,7 @@ class Replica:
         self.log_dir.mkdir(parents=True, exist_ok=True)
         log = self.log_file.open("ab")
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "api.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
+            [sys.executable, "-m", "grimoire.api.cli", "serve", "--host", "127.0.0.1", "--port", str(self.port),
              "--workers", str(self.workers)],
             env=self.environment(), cwd=PROJECT_ROOT, stdout=log, stderr=subprocess.STDOUT,
             start_new_session=True)  # its own process group: a kill reaches uvicorn's workers too

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from graph.db.connection import Database
-from loaders.demo import Demo, seed
+from grimoire.graph.db.connection import Database
+from grimoire.loaders.demo import Demo, seed
 from tests.conftest import ADMIN_KEY
 
 OTHER, OTHER_CLADE = "stranger", "clade-elsewhere"

@@ -17,13 +17,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from graph.db.connection import Database, Target
-from graph.embeddings import get_embedder
-from graph.foreground import PacedDatabase
-from graph.leases import Leases
-from graph.scheduler import Scheduler
-from graph.services import Services, schedule
-from graph.settings import DEFAULT_MODEL, Settings
+from grimoire.graph.db.connection import Database, Target
+from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.foreground import PacedDatabase
+from grimoire.graph.leases import Leases
+from grimoire.graph.scheduler import Scheduler
+from grimoire.graph.services import Services, schedule
+from grimoire.graph.settings import DEFAULT_MODEL, Settings
 
 
 def slow_curator_writes(pause_seconds: float) -> None:

@@ -36,7 +36,7 @@ class Live:
 
 @pytest.fixture(name="live")
 def live_fixture(db, neo4j_server, embedder) -> Iterator[Live]:
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
     with served(app, "mcp") as url, httpx.Client(base_url=url, timeout=60) as client:

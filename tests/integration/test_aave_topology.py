@@ -11,12 +11,12 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.model.enums import REL_TYPES, Direction, Predicate
-from graph.topology import traversal
-from graph.visibility import Visibility
-from loaders.aave.load import load
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.model.enums import REL_TYPES, Direction, Predicate
+from grimoire.graph.topology import traversal
+from grimoire.graph.visibility import Visibility
+from grimoire.loaders.aave.load import load
 from tests.conftest import ADMIN_KEY, DATA, counts
 
 DEFI = DATA / "defi"
@@ -82,7 +82,7 @@ def test_an_oracle_replacement_on_both_time_axes(admin_client: TestClient) -> No
 
 
 def test_the_current_address_book_is_what_the_history_replays_to(aave: Database) -> None:
-    from loaders.aave.address_book import read_all
+    from grimoire.loaders.aave.address_book import read_all
 
     eth = next(f for f in read_all(DEFI / "aave-address-book/src/ts") if f.name == "AaveV3Ethereum")
     now = 10**10  # a block after everything
@@ -94,7 +94,7 @@ def test_the_current_address_book_is_what_the_history_replays_to(aave: Database)
 
 
 def traversal_facts(db: Database, entity: str, block: int) -> list[dict]:
-    from graph.topology import facts
+    from grimoire.graph.topology import facts
 
     return [f for f in facts.about(db, entity, block=block, known_at=None, visibility=EVERYONE)
             if f["subject"] == entity]
@@ -341,8 +341,8 @@ def test_the_cypher_files_run_as_is_with_their_example_parameters(aave: Database
     each answers what the loaded data (and, where it can be, the raw data) says it should."""
     import re
 
-    from graph.db import cypher
-    from graph.db.cypher import cypher_dir
+    from grimoire.graph.db import cypher
+    from grimoire.graph.db.cypher import cypher_dir
 
     text = (cypher_dir() / "topology" / f"{name}.cypher").read_text()
     params = {}

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.ids import now_ms
-from graph.knowledge import neighbours
-from graph.knowledge.entries import Knowledge, admit
-from graph.model.entry import EntryIn
-from graph.model.enums import EntryCategory, Scope
-from graph.visibility import Visibility
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.knowledge import neighbours
+from grimoire.graph.knowledge.entries import Knowledge, admit
+from grimoire.graph.model.entry import EntryIn
+from grimoire.graph.model.enums import EntryCategory, Scope
+from grimoire.graph.visibility import Visibility
 
 TOPICS = ["gas on Ethereum mainnet", "Aave health factor", "Uniswap v3 ranges", "stablecoin depegs",
           "oracle lag on Arbitrum", "bridge delays to Base"]

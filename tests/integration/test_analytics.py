@@ -12,15 +12,15 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from api.cli import main as cli
-from graph.analytics import runs
-from graph.analytics.algorithms import Algorithm, AlgorithmParams
-from graph.analytics.cascade import cascade
-from graph.analytics.client import gds_for
-from graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec, leftover
-from graph.db.connection import Database
-from graph.model.enums import REL_TYPES
-from graph.visibility import Visibility
+from grimoire.api.cli import main as cli
+from grimoire.graph.analytics import runs
+from grimoire.graph.analytics.algorithms import Algorithm, AlgorithmParams
+from grimoire.graph.analytics.cascade import cascade
+from grimoire.graph.analytics.client import gds_for
+from grimoire.graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec, leftover
+from grimoire.graph.db.connection import Database
+from grimoire.graph.model.enums import REL_TYPES
+from grimoire.graph.visibility import Visibility
 from tests.conftest import Neo4jUnderTest
 
 EVERYONE = Visibility.everything()
@@ -292,7 +292,7 @@ def test_no_projection_is_left_after_a_failure(aave: Database) -> None:
 
 def test_cli_runs_an_analysis(aave: Database, neo4j_server: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch,
                               capsys: pytest.CaptureFixture[str]) -> None:
-    from graph.settings import get_settings
+    from grimoire.graph.settings import get_settings
 
     monkeypatch.setenv("NEO4J_URI", neo4j_server.uri)
     monkeypatch.setenv("NEO4J_USER", neo4j_server.user)
@@ -317,8 +317,8 @@ def _browser(db: Database, name: str, **overrides: object) -> list[dict]:
     """What a person pastes into Neo4j Browser: the file's own :param lines, then its statement."""
     import re
 
-    from graph.db import cypher
-    from graph.db.cypher import cypher_dir
+    from grimoire.graph.db import cypher
+    from grimoire.graph.db.cypher import cypher_dir
 
     text = (cypher_dir() / "analytics" / f"{name}.cypher").read_text()
     with db.session() as s:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.analytics.client import gds_for
-from graph.analytics.projections import leftover
+from grimoire.graph.analytics.client import gds_for
+from grimoire.graph.analytics.projections import leftover
 from tests.integration.test_causal import TEXTS as CAUSAL_TEXTS
 
 LINKS = [("k-funding", "k-oi", 0.9), ("k-oi", "k-spot", 0.8), ("k-spot", "k-util", 0.5),

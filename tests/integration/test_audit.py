@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from graph.audit import (
+from grimoire.graph.audit import (
     BadRevert,
     DeleteNodes,
     DeleteRelationships,

@@ -5,7 +5,7 @@ come back at every session start until acknowledged."""
 
 from __future__ import annotations
 
-from graph.audit import alerts
+from grimoire.graph.audit import alerts
 from tests.conftest import Api
 
 AGENT, CLADE = "guarded", "clade-g"

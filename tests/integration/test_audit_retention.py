@@ -8,8 +8,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.audit import retention
-from graph.ids import now_ms
+from grimoire.graph.audit import retention
+from grimoire.graph.ids import now_ms
 from tests.conftest import Api
 
 AGENT, CLADE = "archivist", "clade-arch"

@@ -14,7 +14,7 @@ from urllib.parse import quote
 
 import httpx
 
-from graph.audit.vocabulary import Verb
+from grimoire.graph.audit.vocabulary import Verb
 from tests.conftest import Api
 
 AGENT, CLADE = "walker", "clade-walk"

@@ -325,7 +325,7 @@ def _stream_until_closed(client: httpx.Client, path: str, headers: dict[str, str
 
 
 def test_an_event_stream_ends_when_its_key_is_revoked(db, neo4j_server, embedder) -> None:
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
     with served(app, "authority") as url, httpx.Client(base_url=url, timeout=60) as client:
@@ -349,8 +349,8 @@ def test_an_event_stream_ends_when_its_key_is_revoked(db, neo4j_server, embedder
 
 
 def test_a_forked_entry_passes_the_gate_at_its_provenance_weight(api: Api) -> None:
-    from graph.knowledge.admission import AdmissionConfig
-    from graph.model.enums import Provenance
+    from grimoire.graph.knowledge.admission import AdmissionConfig
+    from grimoire.graph.model.enums import Provenance
 
     a, mate, other = api.headers("fk-a", CLADE), api.headers("fk-b", CLADE), api.headers("fk-c", OTHER)
     r = api.client.post("/entries", headers=a, json={

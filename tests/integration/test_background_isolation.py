@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from graph.crystals import provenance
-from graph.db.connection import Database
-from graph.ids import now_ms
+from grimoire.graph.crystals import provenance
+from grimoire.graph.db.connection import Database
+from grimoire.graph.ids import now_ms
 from tests.conftest import Api
 from tests.integration.test_isolation import NO_AGENT_DATA, READ_ROUTES
 

@@ -19,14 +19,14 @@ import httpx
 import pytest
 from mcp import Client
 
-from api.app import create_app
-from api.mcp.calls import OverHttp, Reply
-from api.mcp.catalog import Profile
-from api.mcp.keys import Caller
-from api.mcp.server import GrimoireMCP
-from graph.db.connection import Database, Target
-from graph.embeddings import Embedder
+from grimoire.api.app import create_app
+from grimoire.api.mcp.calls import OverHttp, Reply
+from grimoire.api.mcp.catalog import Profile
+from grimoire.api.mcp.keys import Caller
+from grimoire.api.mcp.server import GrimoireMCP
 from grimoire.client import AsyncGrimoire, Grimoire
+from grimoire.graph.db.connection import Database, Target
+from grimoire.graph.embeddings import Embedder
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest, served
 
 HEADER = "X-Grimoire-Bookmark"

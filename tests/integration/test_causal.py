@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.knowledge.decay import DAY_MS
+from grimoire.graph.knowledge.decay import DAY_MS
 
 TEXTS = {
     "c-funding": "ETH perpetual funding turned negative at -0.03% per 8 hours on Binance",

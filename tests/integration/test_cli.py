@@ -13,14 +13,14 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
-from graph.db.local_server import free_port
-from graph.settings import PROJECT_ROOT
+from grimoire.graph.db.local_server import free_port
+from grimoire.graph.settings import PROJECT_ROOT
 from tests.conftest import ADMIN_KEY, Neo4jUnderTest
 from tests.replicas import Replica, replicas
 
 
 def _grimoire(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "api.cli", *args], env=env, cwd=PROJECT_ROOT,
+    return subprocess.run([sys.executable, "-m", "grimoire.api.cli", *args], env=env, cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=300)
 
 
@@ -57,13 +57,14 @@ def test_schema_rebuild_vectors_on_a_configured_server(db, neo4j_server) -> None
 
 def test_up_applies_the_schema_and_serves(db, neo4j_server, tmp_path) -> None:
     """`make up` runs `grimoire up`: with NEO4J_URI it starts no server, applies the schema, serves."""
-    from graph.db.local_server import free_port
+    from grimoire.graph.db.local_server import free_port
 
     port = free_port()
     env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
                NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database,
                GRIMOIRE_NEO4J_HOME=str(tmp_path / "home"))
-    proc = subprocess.Popen([sys.executable, "-m", "api.cli", "up", "--host", "127.0.0.1", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "grimoire.api.cli", "up", "--host", "127.0.0.1",
+                             "--port", str(port)],
                             env=env, cwd=PROJECT_ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         deadline = time.monotonic() + 180
@@ -84,8 +85,8 @@ def test_up_applies_the_schema_and_serves(db, neo4j_server, tmp_path) -> None:
 
 
 def test_serve_generates_and_keeps_an_admin_key(tmp_path) -> None:
-    from api.cli import admin_key_file, with_admin_key
-    from graph.settings import Settings
+    from grimoire.api.cli import admin_key_file, with_admin_key
+    from grimoire.graph.settings import Settings
 
     settings = Settings(GRIMOIRE_NEO4J_HOME=str(tmp_path / "home"))
     first = with_admin_key(settings)

@@ -19,7 +19,7 @@ from tests.integration.console_world import SECRET, World, build, signed_in
 
 @pytest.fixture(scope="module")
 def world(session_db, neo4j_server, embedder) -> Iterator[tuple[TestClient, World]]:
-    from api.app import create_app
+    from grimoire.api.app import create_app
     from tests.conftest import clean_database
 
     clean_database(session_db)
@@ -254,7 +254,7 @@ def test_another_replica_serves_the_same_session_and_its_sign_out_ends_it_here(w
     """Sessions live in the database (graph/console_sessions.py): a second app on the same database (another
     replica, its own driver and memory) serves every page of a session this one opened, takes its forms, and
     signs it out here too."""
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     client, w = world
     with signed_in(client, w.demo.keys["person"]):

@@ -39,7 +39,7 @@ class Site:
 
 @pytest.fixture(scope="module")
 def site(session_db, neo4j_server, embedder) -> Iterator[Site]:
-    from api.app import create_app
+    from grimoire.api.app import create_app
     from tests.conftest import clean_database
 
     clean_database(session_db)

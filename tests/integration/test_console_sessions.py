@@ -14,8 +14,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from graph.db.connection import Database
-from graph.ids import now_ms
+from grimoire.graph.db.connection import Database
+from grimoire.graph.ids import now_ms
 from tests.conftest import ADMIN_KEY
 
 AGENT = "golem-1"
@@ -28,7 +28,7 @@ IDLE_MS = 8 * 3_600_000  # GRIMOIRE_CONSOLE_SESSION_HOURS' default
 @contextmanager
 def replica(neo4j_server: Any, embedder: Any, admin_key: str = ADMIN_KEY) -> Iterator[TestClient]:
     """One replica of the service: its own app, driver and memory, on the test database."""
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     with TestClient(create_app(neo4j_server.settings(admin_key=admin_key), embedder=embedder)) as client:
         yield client

@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 
-from graph.context.config import GovernorConfig
-from graph.context.feedback import Outcome
-from graph.context.governor import Governor, Request
-from graph.model.enums import MarketRegime
+from grimoire.graph.context.config import GovernorConfig
+from grimoire.graph.context.feedback import Outcome
+from grimoire.graph.context.governor import Governor, Request
+from grimoire.graph.model.enums import MarketRegime
 from tests.conftest import Api
 from tests.integration.test_context_assembly import SUPPLIED, seed
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.context import policy as cp
-from graph.errors import Conflict
+from grimoire.graph.context import policy as cp
+from grimoire.graph.errors import Conflict
 from tests.conftest import Api
 
 AGENT, CLADE = "governed", "clade-gov"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from graph.context.preassembly import MARGIN_MS
+from grimoire.graph.context.preassembly import MARGIN_MS
 from tests.conftest import Api
 from tests.integration.test_context_assembly import SUPPLIED, seed
 

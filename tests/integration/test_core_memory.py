@@ -12,15 +12,15 @@ from typing import Any
 
 from neomodel import db as neo
 
-from graph import agents
-from graph.audit import models as audit_models
-from graph.context import models as context_models
-from graph.db import ogm
-from graph.embeddings import Embedder
-from graph.memory import memory_md
-from graph.memory import models as memory_models
-from graph.memory.blocks import Block
-from graph.upkeep import models as upkeep_models
+from grimoire.graph import agents
+from grimoire.graph.audit import models as audit_models
+from grimoire.graph.context import models as context_models
+from grimoire.graph.db import ogm
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.memory import memory_md
+from grimoire.graph.memory import models as memory_models
+from grimoire.graph.memory.blocks import Block
+from grimoire.graph.upkeep import models as upkeep_models
 from tests.conftest import Api
 
 AGENT, CLADE = "golem-core", "clade-core"

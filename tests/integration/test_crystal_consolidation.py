@@ -12,13 +12,13 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph.crystals import hormonal_state as hs
-from graph.crystals.config import CrystalsConfig
-from graph.crystals.consolidation import ConsolidationEngine, pick_merges
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.ids import now_ms
-from graph.model.crystal.hormones import HormonalEvent as E
+from grimoire.graph.crystals import hormonal_state as hs
+from grimoire.graph.crystals.config import CrystalsConfig
+from grimoire.graph.crystals.consolidation import ConsolidationEngine, pick_merges
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.model.crystal.hormones import HormonalEvent as E
 from tests.conftest import Api
 
 DAY = 86_400_000

@@ -10,9 +10,9 @@ import time
 import pytest
 from neo4j import ManagedTransaction
 
-from graph.crystals import hormonal_state as hs
-from graph.db.connection import Database
-from graph.model.crystal.hormones import HormonalEvent as E
+from grimoire.graph.crystals import hormonal_state as hs
+from grimoire.graph.db.connection import Database
+from grimoire.graph.model.crystal.hormones import HormonalEvent as E
 from tests.conftest import Api
 
 MIN = 60_000

@@ -15,13 +15,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.crystals import store
-from graph.crystals.config import CrystalsConfig
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.ids import now_ms
-from graph.model.crystal.lifecycle import TRANSITIONS, Lifecycle
+from grimoire.api.app import create_app
+from grimoire.graph.crystals import store
+from grimoire.graph.crystals.config import CrystalsConfig
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.model.crystal.lifecycle import TRANSITIONS, Lifecycle
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 
 S = Lifecycle

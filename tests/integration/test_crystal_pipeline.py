@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from graph.crystals.service import Crystals
-from graph.errors import Invalid
-from graph.retrieval.pipeline import build
-from graph.visibility import Visibility
+from grimoire.graph.crystals.service import Crystals
+from grimoire.graph.errors import Invalid
+from grimoire.graph.retrieval.pipeline import build
+from grimoire.graph.visibility import Visibility
 from tests.conftest import Api
 
 

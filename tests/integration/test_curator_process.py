@@ -17,8 +17,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.embeddings import Embedder
+from grimoire.api.app import create_app
+from grimoire.graph.embeddings import Embedder
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 
 AGENT, CLADE = "golem-process", "clade-process"

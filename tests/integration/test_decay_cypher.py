@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from graph.knowledge.decay import DAY_MS, DecayConfig, effective_confidence
-from graph.knowledge.entries import Knowledge, admit, effective_confidences
-from graph.model.entry import EntryIn
-from graph.model.enums import DecayClass, EntryCategory, Provenance
+from grimoire.graph.knowledge.decay import DAY_MS, DecayConfig, effective_confidence
+from grimoire.graph.knowledge.entries import Knowledge, admit, effective_confidences
+from grimoire.graph.model.entry import EntryIn
+from grimoire.graph.model.enums import DecayClass, EntryCategory, Provenance
 from tests.unit.test_decay import NOW
 
 

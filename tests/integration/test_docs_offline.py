@@ -13,9 +13,9 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from api.docs import ASSETS_URL
-from graph.settings import Settings
+from grimoire.api.app import create_app
+from grimoire.api.docs import ASSETS_URL
+from grimoire.graph.settings import Settings
 
 PAGES = ("/docs", "/redoc")
 # An absolute (https://host) or scheme-relative (//host) URL anywhere in a page.

@@ -12,10 +12,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graph.embedding_batcher import MicroBatcher, QueryCache
-from graph.embeddings import Embedder, EmbeddingOptions, resolve_model_path
-from graph.embeddings_onnx import QUERY_BATCH, OnnxEncoder, default_cache_dir
-from graph.settings import Settings
+from grimoire.graph.embedding_batcher import MicroBatcher, QueryCache
+from grimoire.graph.embeddings import Embedder, EmbeddingOptions, resolve_model_path
+from grimoire.graph.embeddings_onnx import QUERY_BATCH, OnnxEncoder, default_cache_dir
+from grimoire.graph.settings import Settings
 
 
 def test_model_is_offline_and_packaged(embedder: Embedder) -> None:

@@ -22,11 +22,11 @@ from urllib.parse import quote
 
 import pytest
 
-from graph.retrieval import backends
-from graph.schema import apply_schema
-from graph.topology import entities
-from graph.topology.model import EntityIn
-from graph.visibility import Visibility
+from grimoire.graph.retrieval import backends
+from grimoire.graph.schema import apply_schema
+from grimoire.graph.topology import entities
+from grimoire.graph.topology.model import EntityIn
+from grimoire.graph.visibility import Visibility
 
 P, S, C, Q = "project:zeta private", "project:zeta shared", "pool:zeta created", "pool:zeta clade"
 W, FEED = "pool:zeta weth/usdc", "oracle:zeta eth/usd"  # public, and with a "/" in their ids
@@ -422,7 +422,7 @@ SEEN_THROUGH = {
 
 
 def test_every_query_in_a_viewers_name_holds_the_predicate_word_for_word() -> None:
-    from graph.db.cypher import cypher_dir
+    from grimoire.graph.db.cypher import cypher_dir
 
     root = cypher_dir()
     texts = {str(p.relative_to(root).with_suffix("")): p.read_text() for p in root.rglob("*.cypher")}

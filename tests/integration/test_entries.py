@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from graph.knowledge.decay import DAY_MS
+from grimoire.graph.knowledge.decay import DAY_MS
 from tests.conftest import counts
 
 GAS = "Gas on Ethereum mainnet drops below 10 gwei between 2 and 4 AM UTC"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import uuid
 
-from graph.episodes import ingest
-from graph.model.episode import EpisodeIn
+from grimoire.graph.episodes import ingest
+from grimoire.graph.model.episode import EpisodeIn
 from tests.conftest import counts
 
 FULL = {

@@ -14,7 +14,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
-from graph.ids import now_ms
+from grimoire.graph.ids import now_ms
 from tests.conftest import Api
 
 MAIN, CLADE, SUB = "wallet-keeper", "clade-w", "wallet-scout"
@@ -185,7 +185,7 @@ def test_a_rollback_to_before_the_erasure_restores_the_rest_and_says_what_it_can
 
 
 def test_an_erasure_after_the_trail_was_folded_into_a_monthly_digest_leaves_nothing(api: Api, db) -> None:
-    from graph.audit import retention
+    from grimoire.graph.audit import retention
 
     marker = "0xdef" + uuid.uuid4().hex
     h = api.headers(MAIN, CLADE)

@@ -17,8 +17,8 @@ from fastapi.datastructures import DefaultPlaceholder
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-import graph
-from graph.errors import Conflict, GrimoireError, Invalid, NotFound, Unavailable
+from grimoire import graph
+from grimoire.graph.errors import Conflict, GrimoireError, Invalid, NotFound, Unavailable
 
 KINDS: dict[type[GrimoireError], int] = {NotFound: 404, Invalid: 422, Conflict: 409, Unavailable: 503}
 # The routers whose every endpoint declares what it answers (a response model, or a response class).
@@ -27,7 +27,7 @@ TYPED_ROUTERS = {"agents", "entries", "episodes", "causal", "topology", "analyti
 
 def domain_errors() -> list[type[GrimoireError]]:
     """Every GrimoireError subclass defined in graph/, found by importing every module of the package."""
-    for module in pkgutil.walk_packages(graph.__path__, prefix="graph."):
+    for module in pkgutil.walk_packages(graph.__path__, prefix="grimoire.graph."):
         importlib.import_module(module.name)
     found: set[type[GrimoireError]] = set()
     todo = [GrimoireError]
@@ -36,7 +36,7 @@ def domain_errors() -> list[type[GrimoireError]]:
             if sub not in found:
                 found.add(sub)
                 todo.append(sub)
-    return sorted((c for c in found if c.__module__.startswith("graph.") and c not in KINDS),
+    return sorted((c for c in found if c.__module__.startswith("grimoire.graph.") and c not in KINDS),
                   key=lambda c: f"{c.__module__}.{c.__qualname__}")
 
 
@@ -190,7 +190,7 @@ def test_domain_errors_from_real_routes(api) -> None:
 
 
 def test_every_endpoint_of_the_typed_routers_declares_what_it_answers() -> None:
-    modules = [importlib.import_module(f"api.routes.{name}") for name in sorted(TYPED_ROUTERS)]
+    modules = [importlib.import_module(f"grimoire.api.routes.{name}") for name in sorted(TYPED_ROUTERS)]
     routes = [r for m in modules for r in m.router.routes if isinstance(r, APIRoute)]
     assert len(routes) > 30
     untyped = [f"{sorted(r.methods)} {r.path}" for r in routes

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.ids import now_ms
+from grimoire.graph.ids import now_ms
 from tests.conftest import ADMIN_KEY, Api, served
 
 TEXTS = [
@@ -119,7 +119,7 @@ def test_a_failed_write_leaves_no_event(api: Api, db) -> None:
 @pytest.fixture
 def live(db, neo4j_server, embedder):
     """The app under uvicorn in a thread, on a free port, and an httpx client for it."""
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=db, embedder=embedder)
     with served(app, "events") as url, httpx.Client(base_url=url, timeout=30) as client:

@@ -18,7 +18,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from api.mcp.catalog import Profile, tools
+from grimoire.api.mcp.catalog import Profile, tools
 from tests.integration.mcp_live import Live, live_fixture, run  # noqa: F401  (the fixture)
 
 ROOT = Path(__file__).resolve().parents[2]

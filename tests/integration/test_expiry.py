@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.crystals.consolidation import ConsolidationEngine
-from graph.crystals.store import purge
-from graph.db.connection import Database
-from graph.ids import now_ms
+from grimoire.graph.crystals.consolidation import ConsolidationEngine
+from grimoire.graph.crystals.store import purge
+from grimoire.graph.db.connection import Database
+from grimoire.graph.ids import now_ms
 from tests.conftest import Api
 
 DAY = 86_400_000

@@ -12,15 +12,15 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.audit import parse_revert
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.topology import facts
-from graph.topology.facts import Owner
-from graph.topology.freshness import FactConfig, lag_term
-from graph.topology.model import FactIn
-from graph.visibility import Visibility
+from grimoire.api.app import create_app
+from grimoire.graph.audit import parse_revert
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.topology import facts
+from grimoire.graph.topology.facts import Owner
+from grimoire.graph.topology.freshness import FactConfig, lag_term
+from grimoire.graph.topology.model import FactIn
+from grimoire.graph.visibility import Visibility
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 
 DAY, MINUTE = 86_400_000, 60_000

@@ -10,12 +10,12 @@ from concurrent.futures import ThreadPoolExecutor
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.knowledge.entries import Knowledge, vote
-from graph.model.enums import VoteDirection
-from graph.visibility import Visibility
+from grimoire.api.app import create_app
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.knowledge.entries import Knowledge, vote
+from grimoire.graph.model.enums import VoteDirection
+from grimoire.graph.visibility import Visibility
 from tests.conftest import ADMIN_KEY, clean_database
 
 ADMIN = {"X-API-Key": ADMIN_KEY}

@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 from tests.conftest import ADMIN_KEY, Neo4jUnderTest, clean_database
 from tests.load_clients import Load
 from tests.replicas import Replica

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph.db.connection import Database
-from graph.db.lucene import escape_lucene, scope_clauses, scoped
-from graph.ids import now_ms
-from graph.visibility import EVERYONE, Visibility
+from grimoire.graph.db.connection import Database
+from grimoire.graph.db.lucene import escape_lucene, scope_clauses, scoped
+from grimoire.graph.ids import now_ms
+from grimoire.graph.visibility import EVERYONE, Visibility
 
 # Owners and clades the English analyzer splits ("golem-1"), stems ("oracles"), joins ("x.y"), or partly drops as
 # stop words ("the-it-agent", "clade-a"), beside look-alikes that must not pass for them.

@@ -16,9 +16,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from schemathesis.checks import not_a_server_error
 
-from api.app import create_app
-from graph.db.connection import Database
-from graph.embeddings import Embedder
+from grimoire.api.app import create_app
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
 from tests.conftest import ADMIN_KEY, Neo4jUnderTest, clean_database
 
 EXAMPLES_PER_OPERATION = 20

@@ -6,7 +6,7 @@ import json
 
 from fastapi.testclient import TestClient
 
-from api.app import create_app
+from grimoire.api.app import create_app
 from tests.conftest import ADMIN_KEY, counts
 
 

@@ -6,9 +6,9 @@ import time
 
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.embeddings import Embedder
-from graph.scheduler import Job
+from grimoire.api.app import create_app
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.scheduler import Job
 from tests.conftest import Neo4jUnderTest
 
 

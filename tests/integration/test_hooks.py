@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 from tests.conftest import Api
 
 

@@ -7,15 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from graph.db.connection import Database, IndexOffline
-from graph.embeddings import Embedder
-from graph.retrieval import backends, search
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.search import Kind
-from graph.schema import VECTOR_INDEXES, vector_index_dimensions
-from graph.upkeep.rebuild import rebuild_vector_indexes
-from graph.visibility import Visibility
+from grimoire.graph.db.connection import Database, IndexOffline
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.retrieval import backends, search
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.filters import RetrievalFilters
+from grimoire.graph.retrieval.search import Kind
+from grimoire.graph.schema import VECTOR_INDEXES, vector_index_dimensions
+from grimoire.graph.upkeep.rebuild import rebuild_vector_indexes
+from grimoire.graph.visibility import Visibility
 from tests.conftest import DATA
 
 ADMIN = Visibility.everything()

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 from tests.conftest import Api
 
 AGENT, CLADE = "golem-after-ingest", "clade-after-ingest"

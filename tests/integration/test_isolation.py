@@ -7,11 +7,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from graph.retrieval import backends, search
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.search import Kind
-from graph.visibility import Visibility
+from grimoire.graph.retrieval import backends, search
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.filters import RetrievalFilters
+from grimoire.graph.retrieval.search import Kind
+from grimoire.graph.visibility import Visibility
 
 WETH = {"kind": "Token", "name": "WETH", "chain_id": 1, "address": "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2"}
 WETH_ID = "1:0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2"
@@ -270,7 +270,7 @@ def test_every_console_page_has_an_isolation_test() -> None:
 
     from fastapi.routing import APIRoute
 
-    from api.console.pages import ROUTERS
+    from grimoire.api.console.pages import ROUTERS
 
     pages = {f"GET {r.path}" for router in ROUTERS for r in router.routes
              if isinstance(r, APIRoute) and "GET" in r.methods}

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from graph.ids import now_ms
+from grimoire.graph.ids import now_ms
 from tests.conftest import Api
 
 ORIGINAL = "Aave WETH borrow rates spike when utilisation crosses the kink"

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from graph.settings import PROJECT_ROOT
+from grimoire.graph.settings import PROJECT_ROOT
 from tests import fake_chat
 from tests.conftest import ADMIN_KEY, Api
 from tests.fake_chat import FakeChat, dead_url
@@ -31,7 +31,7 @@ def fake() -> Iterator[FakeChat]:
 def _app(db, neo4j_server, embedder, **settings):
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     return TestClient(create_app(neo4j_server.settings(admin_key=ADMIN_KEY, **settings), db=db, embedder=embedder))
 
@@ -89,7 +89,7 @@ def test_the_cli_runs_a_cycle_and_writes_the_playbook(api, neo4j_server, tmp_pat
                NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
 
     def grimoire(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "api.cli", *args], env=env, cwd=PROJECT_ROOT,
+        return subprocess.run([sys.executable, "-m", "grimoire.api.cli", *args], env=env, cwd=PROJECT_ROOT,
                               capture_output=True, text=True, timeout=300)
 
     ran = grimoire("curator", "run", "--agent", "golem-cli")

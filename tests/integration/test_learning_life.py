@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from graph.ids import now_ms
+from grimoire.graph.ids import now_ms
 
 AGENT, CLADE = "golem-life", "clade-life"
 HOUR = 3_600_000
@@ -222,7 +222,7 @@ def _life_for_interruption(life: Life) -> None:
 
 @pytest.mark.parametrize("stop_after", ["reflexion", "distill", "net", "promote"])
 def test_a_cycle_killed_halfway_ends_where_an_uninterrupted_one_does(api, db, stop_after: str) -> None:
-    from graph.learning.cycle import Interrupted
+    from grimoire.graph.learning.cycle import Interrupted
     from tests.conftest import Api, clean_database
 
     life = Life(api)
@@ -253,8 +253,8 @@ def test_a_cycle_killed_while_it_consolidates_a_large_cluster_ends_where_an_unin
     """A cluster of more episodes than a transaction holds is consolidated in several transactions after
     its operations; killed between them, the re-run consolidates the rest of it (even fewer than three)
     and plans nothing of it again."""
-    from graph.learning import distill
-    from graph.learning.cycle import Interrupted
+    from grimoire.graph.learning import distill
+    from grimoire.graph.learning.cycle import Interrupted
     from tests.conftest import Api, clean_database
 
     life = Life(api)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from graph.ids import now_ms
+from grimoire.graph.ids import now_ms
 
 MINUTE, DAY = 60_000, 86_400_000
 TEXTS = {"h-at": "When Aave utilisation passes 92% then cut leverage to 1.5x within 10 blocks",

@@ -30,15 +30,15 @@ from typing import Any
 import pytest
 from neo4j import ManagedTransaction
 
-from graph import leases
-from graph.audit.revert import DeleteNodes, NodeLabel, parse_revert
-from graph.db import cypher
-from graph.db.connection import Database
-from graph.db.fencing import LeaseLost
-from graph.embeddings import Embedder
-from graph.leases import Leases, period_of
-from graph.scheduler import Job, Scheduler
-from graph.services import Services, schedule
+from grimoire.graph import leases
+from grimoire.graph.audit.revert import DeleteNodes, NodeLabel, parse_revert
+from grimoire.graph.db import cypher
+from grimoire.graph.db.connection import Database
+from grimoire.graph.db.fencing import LeaseLost
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.leases import Leases, period_of
+from grimoire.graph.scheduler import Job, Scheduler
+from grimoire.graph.services import Services, schedule
 from tests.conftest import Api, Neo4jUnderTest
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -461,7 +461,7 @@ def _operations(db: Database, agent: str) -> list[dict[str, Any]]:
 @pytest.fixture(autouse=True)
 def _no_leftover_context() -> Iterator[None]:
     yield
-    from graph.db import fencing
+    from grimoire.graph.db import fencing
     assert fencing.current.get() == ()  # no test leaves a fence set on the thread
 
 

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from graph.db.connection import Database
-from graph.embeddings import Embedder
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
 from tests import fake_chat
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 from tests.fake_chat import FakeChat, dead_url
@@ -28,7 +28,7 @@ def fake() -> Iterator[FakeChat]:
 def _client(db: Database, server: Neo4jUnderTest, embedder: Embedder, url: str):
     from fastapi.testclient import TestClient
 
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     settings = server.settings(admin_key=ADMIN_KEY, reasoner_url=url, reasoner_model="fake-model",
                                reasoner_api_key="sk-fake", reasoner_timeout_seconds=TIMEOUT)

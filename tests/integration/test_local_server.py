@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from graph.db import local_server
-from graph.db.local_server import LocalNeo4j, LocalServerError, find_java, resolve_jars
-from graph.settings import PROJECT_ROOT
+from grimoire.graph.db import local_server
+from grimoire.graph.db.local_server import LocalNeo4j, LocalServerError, find_java, resolve_jars
+from grimoire.graph.settings import PROJECT_ROOT
 
 
 def test_config_is_loopback_with_auth_and_unrestricted_plugins(tmp_path: Path) -> None:

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from graph import logs
+from grimoire.graph import logs
 
 
 @pytest.fixture
@@ -21,7 +21,8 @@ def slow_everything(api):
 
 
 def _slow(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
-    return [r for r in caplog.records if r.name == "graph.db.connection" and r.getMessage().startswith("slow cypher")]
+    return [r for r in caplog.records
+            if r.name == "grimoire.graph.db.connection" and r.getMessage().startswith("slow cypher")]
 
 
 def test_a_given_request_id_is_returned_and_carried_into_the_logs(slow_everything, caplog) -> None:
@@ -30,7 +31,7 @@ def test_a_given_request_id_is_returned_and_carried_into_the_logs(slow_everythin
     weth = [{"kind": "Token", "name": "WETH"}]
     episode = {"type": "observation", "text": "WETH borrow rate spiked", "mentions": weth}
     assert api.client.post("/episodes", headers=h, json=episode).status_code == 201
-    with caplog.at_level(logging.WARNING, logger="graph"):
+    with caplog.at_level(logging.WARNING, logger="grimoire.graph"):
         caplog.clear()  # only this request's records
         r = api.client.post("/retrieve", headers={**h, "X-Request-ID": "trace-42.a"}, json={"text": "WETH borrow"})
     assert r.status_code == 200 and r.headers["x-request-id"] == "trace-42.a"
@@ -47,7 +48,7 @@ def test_a_given_request_id_is_returned_and_carried_into_the_logs(slow_everythin
 def test_each_request_gets_its_own_id_when_none_or_a_bad_one_is_given(slow_everything, caplog) -> None:
     api = slow_everything
     h = api.headers("golem-1")
-    with caplog.at_level(logging.WARNING, logger="graph"):
+    with caplog.at_level(logging.WARNING, logger="grimoire.graph"):
         caplog.clear()
         first = api.client.get("/episodes", headers=h)
         second = api.client.get("/episodes", headers={**h, "X-Request-ID": "not a plain id;"})
@@ -58,7 +59,7 @@ def test_each_request_gets_its_own_id_when_none_or_a_bad_one_is_given(slow_every
 
 
 def test_fast_statements_are_not_logged(api, caplog) -> None:
-    with caplog.at_level(logging.WARNING, logger="graph"):
+    with caplog.at_level(logging.WARNING, logger="grimoire.graph"):
         api.db.slow_ms, before = 60_000.0, api.db.slow_ms
         try:
             assert api.client.get("/episodes", headers=api.headers("golem-1")).status_code == 200
@@ -68,12 +69,13 @@ def test_fast_statements_are_not_logged(api, caplog) -> None:
 
 
 def test_the_level_comes_from_settings(neo4j_server) -> None:
-    from api.app import create_app
+    from grimoire.api.app import create_app
 
     try:
         create_app(neo4j_server.settings(log_level="WARNING"))
         assert {logging.getLogger(n).level for n in logs.PACKAGES} == {logging.WARNING}
-        record = logging.getLogger("graph.x").makeRecord("graph.x", logging.INFO, __file__, 1, "m", (), None)
+        record = logging.getLogger("grimoire.graph.x").makeRecord("grimoire.graph.x", logging.INFO, __file__, 1, "m",
+                                                                  (), None)
         assert record.request_id == logs.NO_REQUEST  # every record carries the field the format names
     finally:
         logs.configure("INFO")

@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 
-from api.mcp.catalog import TOOLS, Profile, tools
+from grimoire.api.mcp.catalog import TOOLS, Profile, tools
 from tests.integration.mcp_live import Live, live_fixture, run, text_of  # noqa: F401  (the fixture)
 
 

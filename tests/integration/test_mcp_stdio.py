@@ -13,7 +13,7 @@ import anyio
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from api.mcp.catalog import TOOLS
+from grimoire.api.mcp.catalog import TOOLS
 from tests.conftest import Api
 from tests.integration.mcp_live import run
 

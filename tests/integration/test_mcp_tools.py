@@ -14,8 +14,8 @@ from urllib.parse import unquote
 
 from mcp import ClientSession
 
-from api.mcp.catalog import TOOLS
-from api.mcp.routes_index import routes
+from grimoire.api.mcp.catalog import TOOLS
+from grimoire.api.mcp.routes_index import routes
 from tests.integration import test_audit_routes as walk
 from tests.integration.mcp_live import Live, live_fixture, run, text_of  # noqa: F401  (the fixture)
 

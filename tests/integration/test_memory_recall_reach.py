@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 from tests.conftest import Api
 
 AGENT, CLADE = "few-memories", "clade-few"

@@ -12,7 +12,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from graph.memory.reflection import ReflectionConfig, Reflections
+from grimoire.graph.memory.reflection import ReflectionConfig, Reflections
 from tests.conftest import Api
 
 AGENT, CLADE = "reflective", "clade-r"

@@ -34,7 +34,7 @@ from typing import Any
 
 import pytest
 
-from graph.memory import workspace, workspace_files
+from grimoire.graph.memory import workspace, workspace_files
 from tests.conftest import Api
 
 AGENT, CLADE = "moltbot-files", "clade-w"

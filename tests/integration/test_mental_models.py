@@ -9,11 +9,11 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from api.cli import cmd_schema
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.knowledge import mental_models
+from grimoire.api.app import create_app
+from grimoire.api.cli import cmd_schema
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.knowledge import mental_models
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 
 DAY = 86_400_000

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from graph.db.connection import Database
-from graph.metrics import MetricsNotFound, UnknownMetric, compute_agent, read_series, record, record_all
-from graph.metrics.catalog import DAY_MS, shift
-from graph.metrics.compute import day_of
-from graph.visibility import EVERYONE, Visibility
+from grimoire.graph.db.connection import Database
+from grimoire.graph.metrics import MetricsNotFound, UnknownMetric, compute_agent, read_series, record, record_all
+from grimoire.graph.metrics.catalog import DAY_MS, shift
+from grimoire.graph.metrics.compute import day_of
+from grimoire.graph.visibility import EVERYONE, Visibility
 
 NOW = 1_773_576_000_000  # 2026-03-15T12:00:00Z
 TODAY = "2026-03-15"

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from neo4j.exceptions import ConstraintError, SessionExpired
 
-from graph.db import bookmarks, ogm
-from graph.db.connection import Database
-from graph.db.tx import Tx
-from graph.upkeep.models import VectorIndexBuild
+from grimoire.graph.db import bookmarks, ogm
+from grimoire.graph.db.connection import Database
+from grimoire.graph.db.tx import Tx
+from grimoire.graph.upkeep.models import VectorIndexBuild
 
 pytestmark = pytest.mark.integration
 

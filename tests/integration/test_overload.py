@@ -13,10 +13,10 @@ from typing import Any
 import httpx
 import pytest
 
-from api.admission import Admission, AdmissionControl
-from api.mcp.calls import InProcess
-from api.mcp.keys import Caller
-from api.mcp.tools import request as tool_request
+from grimoire.api.admission import Admission, AdmissionControl
+from grimoire.api.mcp.calls import InProcess
+from grimoire.api.mcp.keys import Caller
+from grimoire.api.mcp.tools import request as tool_request
 from tests.conftest import ADMIN_KEY, Api, served
 
 ADMIN = {"X-API-Key": ADMIN_KEY}
@@ -80,7 +80,7 @@ async def _quiet_during_flood(url: str, a: dict[str, str], b: dict[str, str], ga
 
 
 def test_a_flood_is_refused_at_once_and_another_agent_is_served(neo4j_server, db, embedder) -> None:
-    from api.app import create_app
+    from grimoire.api.app import create_app
     from grimoire.client import Grimoire
 
     # One place, no time to wait for it, no per-key limit: what cannot start at once is refused.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from graphdatascience import GraphDataScience
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 from tests.conftest import Neo4jUnderTest
 
 # A small web: (from, to) links between pages.

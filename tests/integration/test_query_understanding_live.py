@@ -4,9 +4,9 @@ a larger one (a month of a busy agent's episodes is too many to score on every q
 
 from __future__ import annotations
 
-from graph.retrieval.config import QueryUnderstandingConfig, RetrievalConfig
-from graph.retrieval.pipeline import RetrievalRequest, build
-from graph.visibility import Visibility
+from grimoire.graph.retrieval.config import QueryUnderstandingConfig, RetrievalConfig
+from grimoire.graph.retrieval.pipeline import RetrievalRequest, build
+from grimoire.graph.visibility import Visibility
 
 # Hiking on many days; the day the question names has a turn that says less about hiking than the others.
 DAYS = [f"2023-0{m}-{d:02d}T15:00:00Z" for m in (3, 4, 6, 7) for d in (2, 9, 16, 23)]

@@ -12,7 +12,7 @@ from typing import Any
 import httpx
 import pytest
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest, clean_database
 from tests.integration.test_events import Subscriber
 from tests.replicas import Replica, replicas

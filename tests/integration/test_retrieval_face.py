@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.retrieval import RetrievalFilters, RetrievalRequest, Similar, build
-from graph.visibility import Visibility
+from grimoire.graph.retrieval import RetrievalFilters, RetrievalRequest, Similar, build
+from grimoire.graph.visibility import Visibility
 from tests.conftest import Api
 
 AGENT, CLADE = "face-h", "clade-face"

@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from graph.errors import Invalid
-from graph.retrieval import modes
-from graph.retrieval.candidate import Candidate
-from graph.retrieval.context import Context
-from graph.retrieval.modes import Needs
-from graph.retrieval.pipeline import RetrievalRequest
-from graph.retrieval.result import RetrievalResult
-from graph.visibility import Visibility
+from grimoire.graph.errors import Invalid
+from grimoire.graph.retrieval import modes
+from grimoire.graph.retrieval.candidate import Candidate
+from grimoire.graph.retrieval.context import Context
+from grimoire.graph.retrieval.modes import Needs
+from grimoire.graph.retrieval.pipeline import RetrievalRequest
+from grimoire.graph.retrieval.result import RetrievalResult
+from grimoire.graph.visibility import Visibility
 
 BUILT_IN = ["hybrid", "fusion", "vector", "bm25", "four_factor", "generative_agents", "replay"]
 

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph.db import cypher
-from graph.retrieval import backends, reach
-from graph.retrieval.filters import RetrievalFilters
-from graph.visibility import Visibility
+from grimoire.graph.db import cypher
+from grimoire.graph.retrieval import backends, reach
+from grimoire.graph.retrieval.filters import RetrievalFilters
+from grimoire.graph.visibility import Visibility
 
 DIM = 384
 rng = np.random.default_rng(11)
@@ -261,8 +261,8 @@ def test_the_query_is_embedded_while_the_reach_is_counted(db, tenants, embedder)
     have begun (10 s at most): had the pipeline waited for the count first, it would have waited in vain."""
     import threading
 
-    from graph.retrieval.pipeline import build
-    from graph.retrieval.request import RetrievalRequest
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
 
     retriever = build(db, embedder)
     embedding = threading.Event()
@@ -290,7 +290,7 @@ def test_the_held_ranking_is_the_cypher_ranking(db, tenants) -> None:
     """graph/retrieval/exact.py ranks a small reach from the replica's vectors: the same items in the same order,
     with the same scores, as vector_context.cypher (short turns read with the turn before) and vector_exact.cypher
     (each item by its own cosine), over the caller's own items and what it may see of others, never the rest."""
-    from graph.retrieval import exact
+    from grimoire.graph.retrieval import exact
 
     _conversation(db, "talker", "clade-t", 36)
     _conversation(db, "other", "clade-o", 36)  # another agent's conversation: never ranked for talker
@@ -318,8 +318,8 @@ def test_held_vectors_are_read_once_and_dropped_when_a_stored_vector_changes(db,
     """A second ranking reads no vector from the graph; a write that changes a stored vector in place moves the
     graph's counter in its own transaction (graph/db/vector_epoch.py), and the next ranking drops what it held and
     ranks with the new vector."""
-    from graph.db.vector_epoch import vectors_changed
-    from graph.retrieval import exact
+    from grimoire.graph.db.vector_epoch import vectors_changed
+    from grimoire.graph.retrieval import exact
 
     q = _vectors(1)[0]
     params = _params("small", "clade-s")
@@ -357,7 +357,7 @@ def test_a_block_is_kept_only_when_built_whole_at_the_members_counter(db, tenant
     """What exact.items() reads is settled only when every key came back at the members' counter: a read at another
     counter (a cluster member behind or ahead) or a key gone since is used for this ranking and not kept, so no
     block of it outlives the request."""
-    from graph.retrieval import exact
+    from grimoire.graph.retrieval import exact
 
     params = _params("small", "clade-s")
     found = exact.members(db, params)
@@ -396,7 +396,7 @@ def test_a_block_is_kept_only_when_built_whole_at_the_members_counter(db, tenant
 def test_items_read_by_id_keep_to_what_the_caller_sees(db) -> None:
     """The second read of the exact path (its candidates by id) applies the rule again: an item whose scope
     narrowed after the visible set was read is not returned to the agent that no longer sees it."""
-    from graph.retrieval import items
+    from grimoire.graph.retrieval import items
 
     _add(db, "mine", 2, "golem-a", "clade-a", "shared")
     _add(db, "theirs", 2, "golem-b", "clade-a", "shared", label="Entry")

@@ -11,11 +11,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from graph.audit import DeleteNodes, NodeLabel, SetProperties, parse_revert
-from graph.retrieval import hedge
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.pipeline import RetrievalRequest, build
-from graph.visibility import Visibility
+from grimoire.graph.audit import DeleteNodes, NodeLabel, SetProperties, parse_revert
+from grimoire.graph.retrieval import hedge
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.pipeline import RetrievalRequest, build
+from grimoire.graph.visibility import Visibility
 
 SCORING = ["vector", "bm25", "fusion", "four_factor", "generative_agents"]
 TEXT = "Chainlink oracle lag on the ETH feed delayed the Aave liquidation"

@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.retrieval.config import RetrievalConfig
+from grimoire.api.app import create_app
+from grimoire.graph.retrieval.config import RetrievalConfig
 from tests.conftest import ADMIN_KEY
 
 # The spec's rerank (Hybrid Retrieval Pipeline): the weighted sum of the five factors, times 1.2

@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import Session
 
-from api.app import create_app
-from graph.db.connection import Database
-from graph.embeddings import Embedder
+from grimoire.api.app import create_app
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 from tests.integration.test_isolation import NO_AGENT_DATA, READ_ROUTES, WETH_ID
 from tests.integration.test_isolation import world as world  # noqa: PLC0414 — the isolation test's agents and items

@@ -11,12 +11,12 @@ import pytest
 from fastapi.testclient import TestClient
 from neo4j import ManagedTransaction
 
-from api.app import create_app
-from graph.audit import Access
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.ids import now_ms
-from graph.scheduler import Scheduler
+from grimoire.api.app import create_app
+from grimoire.graph.audit import Access
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.ids import now_ms
+from grimoire.graph.scheduler import Scheduler
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 
 DAY_MS = 86_400_000

@@ -10,11 +10,11 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.db.connection import Database
-from graph.embeddings import Embedder
-from graph.schema import VECTOR_INDEXES, SchemaMismatch, SchemaReport, apply_schema, vector_index_dimensions
-from graph.settings import PROJECT_ROOT
+from grimoire.api.app import create_app
+from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.schema import VECTOR_INDEXES, SchemaMismatch, SchemaReport, apply_schema, vector_index_dimensions
+from grimoire.graph.settings import PROJECT_ROOT
 from tests.conftest import Neo4jUnderTest
 
 
@@ -101,7 +101,7 @@ def test_dimension_mismatch_stops_api_start_up(mismatched_index: Database, neo4j
 def test_dimension_mismatch_stops_the_cli(mismatched_index: Database, neo4j_server: Neo4jUnderTest) -> None:
     env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
                NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
-    proc = subprocess.run([sys.executable, "-m", "api.cli", "schema", "apply"], env=env, cwd=PROJECT_ROOT,
+    proc = subprocess.run([sys.executable, "-m", "grimoire.api.cli", "schema", "apply"], env=env, cwd=PROJECT_ROOT,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1
     assert "Embedding dimension mismatch" in proc.stderr and "episode_embedding has 8" in proc.stderr

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from neo4j.exceptions import ClientError
 
-from graph.db.connection import Database
+from grimoire.graph.db.connection import Database
 
 
 def _labels(db: Database) -> list[str]:

@@ -7,7 +7,7 @@ from urllib.parse import quote
 
 import pytest
 
-from graph.topology.traversal import curiosity_modifier
+from grimoire.graph.topology.traversal import curiosity_modifier
 
 R, O1, O2, POOL, USDC, POS = ("reserve:m usdc", "oracle:feed one", "oracle:feed two", "pool:m pool",
                               "token:usdc", "addresscluster:my position")

@@ -15,8 +15,8 @@ from pathlib import Path
 import httpx
 import pytest
 
-from api.openapi_doc import CLIENT
-from graph.db.connection import Database
+from grimoire.api.openapi_doc import CLIENT
+from grimoire.graph.db.connection import Database
 from tests.conftest import ADMIN_KEY, Neo4jUnderTest
 from tests.replicas import Replica, replicas
 

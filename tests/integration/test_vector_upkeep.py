@@ -10,22 +10,22 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from api.app import create_app
-from graph.db import connection
-from graph.db.connection import Database, IndexOffline
-from graph.embeddings import Embedder
-from graph.episodes import ingest
-from graph.foreground import Foreground, PacedDatabase
-from graph.knowledge import neighbours
-from graph.model.enums import EpisodeType
-from graph.model.episode import EpisodeIn
-from graph.retrieval import search
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.search import Kind
-from graph.schema import vector_index_states
-from graph.upkeep.config import UpkeepConfig
-from graph.upkeep.vector_indexes import VectorUpkeep, Writes
-from graph.visibility import Visibility
+from grimoire.api.app import create_app
+from grimoire.graph.db import connection
+from grimoire.graph.db.connection import Database, IndexOffline
+from grimoire.graph.embeddings import Embedder
+from grimoire.graph.episodes import ingest
+from grimoire.graph.foreground import Foreground, PacedDatabase
+from grimoire.graph.knowledge import neighbours
+from grimoire.graph.model.enums import EpisodeType
+from grimoire.graph.model.episode import EpisodeIn
+from grimoire.graph.retrieval import search
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.search import Kind
+from grimoire.graph.schema import vector_index_states
+from grimoire.graph.upkeep.config import UpkeepConfig
+from grimoire.graph.upkeep.vector_indexes import VectorUpkeep, Writes
+from grimoire.graph.visibility import Visibility
 from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest
 
 ADMIN = Visibility.everything()

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from graph.model.vectors import vector_problem
+from grimoire.graph.model.vectors import vector_problem
 from tests.conftest import counts
 from tests.integration.test_fuzz import body_vector_paths
 

@@ -3,9 +3,9 @@ its id (an item changed thousands of times, an agent's hormone levels, is not ex
 
 from __future__ import annotations
 
-from graph.agents import AgentIn, register
-from graph.audit import versions
-from graph.ids import now_ms
+from grimoire.graph.agents import AgentIn, register
+from grimoire.graph.audit import versions
+from grimoire.graph.ids import now_ms
 
 
 def test_each_kept_version_links_the_one_before(db) -> None:

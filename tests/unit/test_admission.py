@@ -7,10 +7,16 @@ import math
 
 import pytest
 
-from graph.knowledge.admission import AdmissionConfig, Neighbour, composite_score, evaluate, standard_confidence
-from graph.knowledge.decay import DAY_MS
-from graph.knowledge.reasoner import Candidate, RuleBasedReasoner
-from graph.model.enums import AdmissionOutcome, DecayClass, EntryCategory, EntryStatus, Provenance
+from grimoire.graph.knowledge.admission import (
+    AdmissionConfig,
+    Neighbour,
+    composite_score,
+    evaluate,
+    standard_confidence,
+)
+from grimoire.graph.knowledge.decay import DAY_MS
+from grimoire.graph.knowledge.reasoner import Candidate, RuleBasedReasoner
+from grimoire.graph.model.enums import AdmissionOutcome, DecayClass, EntryCategory, EntryStatus, Provenance
 
 NOW = 1_760_000_000_000
 HL = 7 * DAY_MS

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 
-from api.admission import Admission, KeyLimits, default_max_in_flight
-from graph.agents import Limits
+from grimoire.api.admission import Admission, KeyLimits, default_max_in_flight
+from grimoire.graph.agents import Limits
 
 
 def test_a_waiter_past_the_deadline_is_refused_and_never_holds_a_place() -> None:
@@ -160,7 +160,7 @@ def test_mcp_over_http_retries_429_and_503_then_says_when() -> None:
     tool's error, with the seconds to wait."""
     import httpx
 
-    from api.mcp.calls import OverHttp, RouteError
+    from grimoire.api.mcp.calls import OverHttp, RouteError
 
     answers = [(429, "1"), (503, "0"), (200, None)]
     seen: list[int] = []
@@ -189,7 +189,7 @@ def test_mcp_over_http_retries_429_and_503_then_says_when() -> None:
 
 def test_keys_not_yet_verified_share_one_lane() -> None:
     """A flood of made-up keys would otherwise be a fresh, never-served lane each, first in line for every place."""
-    from api.admission import AdmissionControl
+    from grimoire.api.admission import AdmissionControl
 
     made_up = {AdmissionControl._lane(None, f"gk_{i:04d}.secret-{i}") for i in range(50)}
     assert made_up == {AdmissionControl._lane(None, "gk_real.secret")}

@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+SRC = ROOT / "grimoire"  # the server's packages (graph, api, loaders) live under the grimoire namespace
 DOC = ROOT / "ARCHITECTURE.md"
+CODE = ("graph", "api", "loaders")  # the document names their paths relative to SRC
 
 # The layers of graph/, bottom up: a module may import its own layer and those below.
 FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx", "embedding_batcher",
@@ -33,27 +35,33 @@ FORBIDDEN = {
 
 
 def _top(module: str) -> str | None:
-    """graph.knowledge.entries -> knowledge; other packages -> None."""
-    parts = module.split(".")
+    """grimoire.graph.knowledge.entries -> knowledge; other packages -> None."""
+    parts = _local(module).split(".")
     return parts[1] if parts[0] == "graph" and len(parts) > 1 else None
+
+
+def _local(module: str) -> str:
+    """A module's name within the namespace: grimoire.graph.x -> graph.x (the client, grimoire.client, stays)."""
+    head, _, rest = module.partition(".")
+    return rest if head == "grimoire" and rest.split(".")[0] in CODE else module
 
 
 def _imports() -> list[tuple[str, str, str]]:
     """(importing file, importer's top package, imported top package) for every graph import in graph/."""
     out = []
-    for path in sorted((ROOT / "graph").rglob("*.py")):
-        rel = path.relative_to(ROOT)
+    for path in sorted((SRC / "graph").rglob("*.py")):
+        rel = path.relative_to(SRC)
         importer = rel.parts[1].removesuffix(".py")
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             names = ([a.name for a in node.names] if isinstance(node, ast.Import)
                      else [node.module or ""] if isinstance(node, ast.ImportFrom) and node.level == 0 else [])
-            if isinstance(node, ast.ImportFrom) and node.module == "graph":
-                names = [f"graph.{a.name}" for a in node.names]
+            if isinstance(node, ast.ImportFrom) and node.module in ("grimoire", "grimoire.graph"):
+                names = [f"{node.module}.{a.name}" for a in node.names]
             for name in names:
                 top = _top(name)
                 if top and top != importer:
                     out.append((str(rel), importer, top))
-                if name.split(".")[0] == "api":
+                if _local(name).split(".")[0] == "api":
                     out.append((str(rel), importer, "api"))
     return out
 
@@ -81,7 +89,7 @@ def test_only_the_composition_root_reads_settings() -> None:
 
 def _clock_readers() -> list[str]:
     """Files of graph/ and api/ that read the high-resolution clock themselves."""
-    return sorted(str(p.relative_to(ROOT)) for folder in ("graph", "api") for p in (ROOT / folder).rglob("*.py")
+    return sorted(str(p.relative_to(SRC)) for folder in ("graph", "api") for p in (SRC / folder).rglob("*.py")
                   if "perf_counter" in p.read_text())
 
 
@@ -129,7 +137,7 @@ def test_the_cycle_check_sees_a_cycle_of_three() -> None:
 
 def _public_retrieval() -> set[str]:
     """The names graph/retrieval/__init__.py lists in __all__: retrieval's public face."""
-    tree = ast.parse((ROOT / "graph/retrieval/__init__.py").read_text())
+    tree = ast.parse((SRC / "graph/retrieval/__init__.py").read_text())
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__" for t in node.targets):
             return set(ast.literal_eval(node.value))
@@ -143,19 +151,21 @@ def private_retrieval_imports(sources: dict[str, str], public: set[str]) -> list
     for path, text in sources.items():
         for node in ast.walk(ast.parse(text, path)):
             if isinstance(node, ast.Import):
-                bad += [f"{path}: {a.name}" for a in node.names if a.name.startswith("graph.retrieval.")]
+                bad += [f"{path}: {_local(a.name)}" for a in node.names
+                        if _local(a.name).startswith("graph.retrieval.")]
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                if node.module.startswith("graph.retrieval."):
-                    bad.append(f"{path}: {node.module}")
-                elif node.module == "graph.retrieval":
+                module = _local(node.module)
+                if module.startswith("graph.retrieval."):
+                    bad.append(f"{path}: {module}")
+                elif module == "graph.retrieval":
                     bad += [f"{path}: graph.retrieval.{a.name}" for a in node.names if a.name not in public]
     return bad
 
 
 def _outside_retrieval() -> dict[str, str]:
-    files = [p for d in ("graph", "api", "clients/python/grimoire") for p in sorted((ROOT / d).rglob("*.py"))]
+    files = [p for d in ("grimoire", "clients/python/grimoire") for p in sorted((ROOT / d).rglob("*.py"))]
     return {str(p.relative_to(ROOT)): p.read_text() for p in files
-            if (ROOT / "graph/retrieval") not in p.parents}
+            if (SRC / "graph/retrieval") not in p.parents}
 
 
 def test_retrieval_is_used_through_its_public_face_only() -> None:
@@ -166,10 +176,10 @@ def test_retrieval_is_used_through_its_public_face_only() -> None:
 
 def test_the_retrieval_rule_sees_a_private_import() -> None:
     public = {"Retriever"}
-    sources = {"a.py": "from graph.retrieval.backends import vector_measured\n",
-               "b.py": "from graph.retrieval import rerank, Retriever\n",
-               "c.py": "import graph.retrieval.context\n",
-               "d.py": "from graph.retrieval import Retriever\nimport graph.retrieval\n"}
+    sources = {"a.py": "from grimoire.graph.retrieval.backends import vector_measured\n",
+               "b.py": "from grimoire.graph.retrieval import rerank, Retriever\n",
+               "c.py": "import grimoire.graph.retrieval.context\n",
+               "d.py": "from grimoire.graph.retrieval import Retriever\nimport grimoire.graph.retrieval\n"}
     assert private_retrieval_imports(sources, public) == [
         "a.py: graph.retrieval.backends", "b.py: graph.retrieval.rerank", "c.py: graph.retrieval.context"]
 
@@ -196,12 +206,13 @@ def _named_paths() -> list[str]:
 def test_the_document_names_what_exists() -> None:
     named = _named_paths()
     assert len(named) >= 30, named
-    missing = [p for p in named if not (list(ROOT.glob(p)) if "*" in p else (ROOT / p).exists())]
+    where = {p: SRC if p.split("/")[0] in CODE else ROOT for p in named}
+    missing = [p for p in named if not (list(where[p].glob(p)) if "*" in p else (where[p] / p).exists())]
     assert not missing, f"ARCHITECTURE.md names paths that do not exist: {missing}"
 
 
 def test_every_package_and_cypher_folder_is_in_the_document() -> None:
     named = set(_named_paths())
-    packages = {f"graph/{p.name}/" for p in (ROOT / "graph").iterdir() if (p / "__init__.py").exists()}
+    packages = {f"graph/{p.name}/" for p in (SRC / "graph").iterdir() if (p / "__init__.py").exists()}
     folders = {f"cypher/{p.name}/" for p in (ROOT / "cypher").iterdir() if p.is_dir()}
     assert not (packages | folders) - named, sorted((packages | folders) - named)

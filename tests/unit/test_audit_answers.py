@@ -7,10 +7,10 @@ import json
 
 import pytest
 
-from api.app import create_app
-from graph.audit.trail import KeyedRecord, Stamp, shaped
-from graph.audit.versions import ItemVersion
-from graph.settings import Settings
+from grimoire.api.app import create_app
+from grimoire.graph.audit.trail import KeyedRecord, Stamp, shaped
+from grimoire.graph.audit.versions import ItemVersion
+from grimoire.graph.settings import Settings
 
 ANSWERS = {
     ("get", "/agents/{agent_id}/audit"): "TrailRecord",

@@ -1,7 +1,7 @@
 """The revert operations' relationship types cover every fact predicate (graph/model/enums.py)."""
 
-from graph.audit.revert import FACT_TYPES, RelationshipType
-from graph.model.enums import REL_TYPES
+from grimoire.graph.audit.revert import FACT_TYPES, RelationshipType
+from grimoire.graph.model.enums import REL_TYPES
 
 
 def test_every_fact_type_is_a_revertable_relationship_type() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from graph.audit import retention
+from grimoire.graph.audit import retention
 
 
 def ms(*args: int) -> int:

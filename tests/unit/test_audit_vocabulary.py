@@ -7,8 +7,17 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from graph.audit.vocabulary import VERBS, Approval, Verb, actions_of, log_line, read_approval, read_tag, verb_of
-from graph.model.enums import VoteDirection
+from grimoire.graph.audit.vocabulary import (
+    VERBS,
+    Approval,
+    Verb,
+    actions_of,
+    log_line,
+    read_approval,
+    read_tag,
+    verb_of,
+)
+from grimoire.graph.model.enums import VoteDirection
 
 ROOT = Path(__file__).resolve().parents[2]
 DOTTED = r'"([a-z_]+(?:\.[a-z_]+)+)"'
@@ -18,7 +27,7 @@ def written_actions() -> set[str]:
     """The action names the code gives audit records: literals on a line that makes an Audit, `action=` keywords
     (the Curator's writes), ACTION constants and the entry read-modify-writes; votes are named by direction."""
     found: set[str] = set()
-    for path in [*(ROOT / "graph").rglob("*.py"), *(ROOT / "api").rglob("*.py")]:
+    for path in [*(ROOT / "grimoire/graph").rglob("*.py"), *(ROOT / "grimoire/api").rglob("*.py")]:
         if path.name == "vocabulary.py":
             continue
         for line in path.read_text(encoding="utf-8").splitlines():

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from neo4j import Bookmarks
 
-from graph.db.bookmarks import MAX_BOOKMARKS, BookmarkRefused, Chain, parse
 from grimoire.client.base import BOOKMARK, Settings
+from grimoire.graph.db.bookmarks import MAX_BOOKMARKS, BookmarkRefused, Chain, parse
 
 
 def test_a_header_holds_bookmarks_repeated_or_comma_separated_each_once() -> None:

@@ -4,8 +4,8 @@ or the scheduler."""
 
 from __future__ import annotations
 
-from api.channels import channel_of
-from graph.audit.channel import Channel
+from grimoire.api.channels import channel_of
+from grimoire.graph.audit.channel import Channel
 
 
 def _scope(header: bytes | None = None, state: dict[str, str] | None = None) -> dict[str, object]:

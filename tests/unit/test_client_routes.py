@@ -14,12 +14,12 @@ import httpx
 import pytest
 from pydantic import BaseModel
 
-from api import client_gen, client_models
-from api.app import create_app
-from api.mcp.routes_index import routes
-from graph.settings import Settings
+from grimoire.api import client_gen, client_models
+from grimoire.api.app import create_app
+from grimoire.api.mcp.routes_index import routes
 from grimoire.client import ROUTES, AsyncGrimoire, Conflict, Grimoire, Invalid, NotFound, Unavailable
 from grimoire.client.base import fill_path
+from grimoire.graph.settings import Settings
 
 COUNTS = {"episodes": 3, "entries": 0, "entries_by_category": {}, "entries_by_status": {}}  # GET /stats
 

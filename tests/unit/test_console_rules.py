@@ -9,19 +9,19 @@ from urllib.parse import unquote
 
 import pytest
 
-from api.console.errors import Refused
-from api.console.pages.approvals import conflict_pairs, verdict
-from api.console.pages.audit import properties_diff
-from api.console.pages.graph import allocations_chart, browser_link, causal_elements, entity_elements
-from api.console.pages.knowledge import decay_stretches
-from api.console.pages.overview import charts
-from api.console.pages.signin import _next
-from api.console.sessions import Session
-from graph import console_sessions
-from graph.agents import Principal
-from graph.db.cypher import for_browser, literal
-from graph.knowledge.decay import DAY_MS, Stretch, curve, effective_confidence
-from graph.model.enums import KeyScope
+from grimoire.api.console.errors import Refused
+from grimoire.api.console.pages.approvals import conflict_pairs, verdict
+from grimoire.api.console.pages.audit import properties_diff
+from grimoire.api.console.pages.graph import allocations_chart, browser_link, causal_elements, entity_elements
+from grimoire.api.console.pages.knowledge import decay_stretches
+from grimoire.api.console.pages.overview import charts
+from grimoire.api.console.pages.signin import _next
+from grimoire.api.console.sessions import Session
+from grimoire.graph import console_sessions
+from grimoire.graph.agents import Principal
+from grimoire.graph.db.cypher import for_browser, literal
+from grimoire.graph.knowledge.decay import DAY_MS, Stretch, curve, effective_confidence
+from grimoire.graph.model.enums import KeyScope
 
 
 def principal(agent: str | None, *scopes: KeyScope) -> Principal:
@@ -61,7 +61,7 @@ def test_a_session_slides_only_once_a_tenth_of_its_idle_time_has_passed() -> Non
 
 
 def test_a_route_path_never_takes_an_id_that_would_reach_another_route() -> None:
-    from api.console.gateway import path
+    from grimoire.api.console.gateway import path
 
     assert path("/entries/{}", "a b:c") == "/entries/a%20b%3Ac"
     for bad in ("x/provenance/tree", "..", ".", ""):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from api.console.vendor import MANIFEST, PACKAGES, VENDOR, sha256
+from grimoire.api.console.vendor import MANIFEST, PACKAGES, VENDOR, sha256
 
 
 def test_the_manifest_matches_the_pinned_packages_and_the_files() -> None:

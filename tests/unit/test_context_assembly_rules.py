@@ -14,14 +14,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from graph.context import compaction, guidelines, mutations, recalibration, referencing
-from graph.context.assembly import Plan, compose, shares
-from graph.context.categories import DEFAULT_ALLOCATIONS
-from graph.context.categories import ContextCategory as C
-from graph.context.config import GovernorConfig
-from graph.context.items import Item, one_line
-from graph.context.overrides import normalize
-from graph.embeddings import get_embedder
+from grimoire.graph.context import compaction, guidelines, mutations, recalibration, referencing
+from grimoire.graph.context.assembly import Plan, compose, shares
+from grimoire.graph.context.categories import DEFAULT_ALLOCATIONS
+from grimoire.graph.context.categories import ContextCategory as C
+from grimoire.graph.context.config import GovernorConfig
+from grimoire.graph.context.items import Item, one_line
+from grimoire.graph.context.overrides import normalize
+from grimoire.graph.embeddings import get_embedder
 
 WORDS = ("swap", "ETH", "USDC", "slippage", "liquidity", "0x5f3e", "pool's", "<oracle>", "12.5%", "gas", "déjà")
 
@@ -184,7 +184,7 @@ def test_a_guideline_protects_its_category_for_its_task_and_regime() -> None:
 
 
 def test_the_beta_filter_leaves_out_soft_categories_gone_bad_but_not_the_callers_and_not_always() -> None:
-    from graph.context.governor import left_out
+    from grimoire.graph.context.governor import left_out
 
     beliefs = {"insights": (2.0, 6.0), "playbook": (5.0, 2.0), "mortality": (1.0, 9.0), "strategy": (1.0, 9.0)}
     at = 1_000 * 7   # not an exploring second

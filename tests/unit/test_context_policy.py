@@ -10,11 +10,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from graph.context import affect, disclosure, ordering, overrides
-from graph.context.categories import DEFAULT_ALLOCATIONS, DEFAULT_PHASE_OVERRIDES, DEFAULT_REGIME_OVERRIDES, TaskType
-from graph.context.categories import ContextCategory as C
-from graph.context.policy import Policy, Situation, resolve
-from graph.model.enums import BehavioralPhase, MarketRegime
+from grimoire.graph.context import affect, disclosure, ordering, overrides
+from grimoire.graph.context.categories import (
+    DEFAULT_ALLOCATIONS,
+    DEFAULT_PHASE_OVERRIDES,
+    DEFAULT_REGIME_OVERRIDES,
+    TaskType,
+)
+from grimoire.graph.context.categories import ContextCategory as C
+from grimoire.graph.context.policy import Policy, Situation, resolve
+from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
 
 
 def test_the_default_allocations_sum_to_0_99_and_are_normalised_when_composed() -> None:
@@ -147,8 +152,8 @@ def test_a_policys_retrieval_and_compression_are_models_checked_when_read() -> N
     the Governor), a guideline of old (its text only) as a guideline, and the answer's JSON as it always was."""
     from pydantic import ValidationError
 
-    from graph.context.categories import CompressionConfig, RetrievalConfig
-    from graph.context.guidelines import Guideline
+    from grimoire.graph.context.categories import CompressionConfig, RetrievalConfig
+    from grimoire.graph.context.guidelines import Guideline
 
     stored = json.loads(Policy().to_json())
     policy = Policy.from_json(json.dumps({**stored, "guidelines": ["keep episodes whole"]}))
@@ -164,8 +169,8 @@ def test_a_policys_retrieval_and_compression_are_models_checked_when_read() -> N
 
 def test_a_situation_is_declared_once() -> None:
     """The Governor's request is a situation (resolved as one), and so is an assembly's body at the edge."""
-    from api.schemas.context import AssembleIn, SituationIn
-    from graph.context.governor import Request
+    from grimoire.api.schemas.context import AssembleIn, SituationIn
+    from grimoire.graph.context.governor import Request
 
     assert issubclass(Request, Situation) and issubclass(AssembleIn, SituationIn)
     request = Request(task=TaskType.swap, phase=BehavioralPhase.terminal, query="q", tick=3)
@@ -174,9 +179,9 @@ def test_a_situation_is_declared_once() -> None:
 
 
 def test_the_delta_between_two_workspaces() -> None:
-    from graph.context.delta import compute
-    from graph.context.disclosure import Disclosure
-    from graph.context.workspace import ContextEntry, Workspace
+    from grimoire.graph.context.delta import compute
+    from grimoire.graph.context.disclosure import Disclosure
+    from grimoire.graph.context.workspace import ContextEntry, Workspace
 
     def entry(i: str, cat: C, tokens: int, how: Disclosure = Disclosure.full) -> ContextEntry:
         return ContextEntry(i, cat, f"text of {i}", tokens, how)

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from graph.errors import Invalid, NotFound
-from graph.memory import memory_md
-from graph.memory.blocks import (
+from grimoire.graph.errors import Invalid, NotFound
+from grimoire.graph.memory import memory_md
+from grimoire.graph.memory.blocks import (
     Append,
     Block,
     EditLine,

@@ -9,11 +9,11 @@ import math
 
 import pytest
 
-from graph.model.crystal import hormones, importance, lifecycle, sensitivity
-from graph.model.crystal.hormones import HormonalEvent as E
-from graph.model.crystal.hormones import HormonalState
-from graph.model.crystal.lifecycle import IllegalTransition
-from graph.model.crystal.lifecycle import Lifecycle as S
+from grimoire.graph.model.crystal import hormones, importance, lifecycle, sensitivity
+from grimoire.graph.model.crystal.hormones import HormonalEvent as E
+from grimoire.graph.model.crystal.hormones import HormonalState
+from grimoire.graph.model.crystal.lifecycle import IllegalTransition
+from grimoire.graph.model.crystal.lifecycle import Lifecycle as S
 
 MIN = 60_000
 
@@ -165,7 +165,7 @@ def test_sensitivity_tagging_on_labelled_examples(text: str, expected: str) -> N
 
 
 def test_crystal_fields_map_what_grimoire_keeps() -> None:
-    from graph.model.crystal import fields
+    from grimoire.graph.model.crystal import fields
 
     e = fields.for_entry("Heuristic", "Clade", "Repay before the unlock", 1_000)
     assert (e["semantic_type"], e["origin"], e["epistemic_layer"]) == ("task_pattern", "peer", "directive")
@@ -182,8 +182,8 @@ def test_crystal_fields_map_what_grimoire_keeps() -> None:
 
 
 def test_governance_keeps_confidential_private_and_sets_the_lifespan() -> None:
-    from graph.model.crystal.governance import govern
-    from graph.model.governance import GovernanceIn, Lifespan
+    from grimoire.graph.model.crystal.governance import govern
+    from grimoire.graph.model.governance import GovernanceIn, Lifespan
 
     g = govern("the api key is sk-abcdefghijklmnopqrstu", "public", None, 1_000)
     assert g == {"sensitivity": "confidential", "lifespan": "decay", "priority": 0, "scope": "private",
@@ -199,7 +199,7 @@ def test_governance_keeps_confidential_private_and_sets_the_lifespan() -> None:
 
 
 def test_perspective_views() -> None:
-    from graph.crystals.perspectives import Perspective, view
+    from grimoire.graph.crystals.perspectives import Perspective, view
 
     text = ("Open the vault page. Call withdraw() with every share because the rate falls when utilisation drops. "
             "The Morpho SDK and the Uniswap API help.")
@@ -212,7 +212,7 @@ def test_perspective_views() -> None:
 
 
 def test_price_and_gates_by_hand() -> None:
-    from graph.crystals.pricing import price, scarcity
+    from grimoire.graph.crystals.pricing import price, scarcity
 
     assert (scarcity(1), scarcity(3), scarcity(9)) == (1.5, 1.2, 1.0)
     two = price({"execution_count": 2, "success_count": 2, "reward_sum": 2.0})
@@ -228,7 +228,7 @@ def test_price_and_gates_by_hand() -> None:
 
 
 def test_retrieval_weights_under_the_hormones() -> None:
-    from graph.retrieval.config import RetrievalConfig
+    from grimoire.graph.retrieval.config import RetrievalConfig
 
     c = RetrievalConfig().modulated(1.1, 1.3)
     assert c.rerank.quality == pytest.approx(0.20 * 1.1) and c.rerank.recency == pytest.approx(0.15 * 1.3)

@@ -11,13 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from graph import visibility as v
-from graph.db import cypher
+from grimoire.graph import visibility as v
+from grimoire.graph.db import cypher
 
 ROOT = Path(__file__).resolve().parents[2]
 CYPHER = cypher.cypher_dir()
 FOLDERS = {p.name for p in CYPHER.iterdir() if p.is_dir()}
-SOURCES = [p for d in ("graph", "api", "loaders", "bench", "tests") for p in (ROOT / d).rglob("*.py")]
+SOURCES = [p for d in ("grimoire", "bench", "tests") for p in (ROOT / d).rglob("*.py")]
 _VAR = re.compile(r"(\w+)\.(?:agent_id = \$viewer|clade = \$clade|owner = \$viewer)")
 
 
@@ -152,10 +152,10 @@ def _rows() -> list[type]:
     import importlib
     import pkgutil
 
-    import graph
-    from graph.model.rows import Row
+    from grimoire import graph
+    from grimoire.graph.model.rows import Row
 
-    for info in pkgutil.walk_packages(graph.__path__, "graph."):
+    for info in pkgutil.walk_packages(graph.__path__, "grimoire.graph."):
         importlib.import_module(info.name)
     return sorted(Row.registry.values(), key=lambda r: f"{r.__module__}.{r.__qualname__}")
 
@@ -180,7 +180,7 @@ def test_every_row_model_is_its_statements_return(row: type) -> None:
 
 
 def test_a_row_model_that_drifts_from_its_statement_is_caught() -> None:
-    from graph.model.rows import Row
+    from grimoire.graph.model.rows import Row
 
     class Drifted(Row):
         query = "leases/fence"
@@ -196,9 +196,9 @@ def test_a_row_model_that_drifts_from_its_statement_is_caught() -> None:
 
 def _copied_blocks() -> list[tuple[str, str, list[str]]]:
     """(block, the text that marks a copy, the canonical forms for the variables the files use)."""
-    from graph.knowledge.decay import retention_expression
-    from graph.retrieval.candidate import CONTEXT_ITEM_PROJECTION, ITEM_PROJECTION
-    from graph.retrieval.filters import episode_filter_block, filter_block
+    from grimoire.graph.knowledge.decay import retention_expression
+    from grimoire.graph.retrieval.candidate import CONTEXT_ITEM_PROJECTION, ITEM_PROJECTION
+    from grimoire.graph.retrieval.filters import episode_filter_block, filter_block
 
     names = ("n", "e", "c", "m")
     return [

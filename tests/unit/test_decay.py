@@ -6,9 +6,9 @@ import math
 
 import pytest
 
-from graph.knowledge import decay
-from graph.knowledge.decay import DAY_MS, effective_confidence, half_life_ms, retention
-from graph.model.enums import DecayClass, EntryCategory, Provenance
+from grimoire.graph.knowledge import decay
+from grimoire.graph.knowledge.decay import DAY_MS, effective_confidence, half_life_ms, retention
+from grimoire.graph.model.enums import DecayClass, EntryCategory, Provenance
 
 NOW = 1_760_000_000_000
 

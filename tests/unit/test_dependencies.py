@@ -9,10 +9,11 @@ import sys
 import tomllib
 from importlib import metadata
 
-from graph.settings import PROJECT_ROOT
+from grimoire.graph.settings import PROJECT_ROOT
 
-OWN = {"graph", "api", "loaders", "bench", "tests", "grimoire"}
-FOLDERS = {"grimoire": "clients/python/grimoire"}  # the client, a distribution of its own
+OWN = {"bench", "tests", "grimoire"}  # the server is grimoire.graph, grimoire.api, grimoire.loaders
+FOLDERS = ("grimoire", "bench", "tests", "clients/python/grimoire")
+CLIENT = ("clients/python/grimoire",)  # the client, a distribution of its own
 
 
 def _normal(name: str) -> str:
@@ -25,11 +26,11 @@ def declared() -> set[str]:
     return {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements}
 
 
-def imported(folders: tuple[str, ...] = tuple(sorted(OWN))) -> set[str]:
+def imported(folders: tuple[str, ...] = FOLDERS) -> set[str]:
     """Top-level names of every absolute import in the project's Python files."""
     names: set[str] = set()
     for folder in folders:
-        for path in (PROJECT_ROOT / FOLDERS.get(folder, folder)).rglob("*.py"):
+        for path in (PROJECT_ROOT / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Import):
                     names |= {alias.name.split(".")[0] for alias in node.names}
@@ -52,7 +53,7 @@ def test_matplotlib_is_an_extra_of_the_benchmarks_only() -> None:
     assert any(r.startswith("matplotlib") for r in project["optional-dependencies"]["bench"])
     everything_else = project["dependencies"] + project["optional-dependencies"]["dev"]
     assert not any(r.startswith("matplotlib") for r in everything_else)
-    assert "matplotlib" not in imported(("graph", "api", "loaders", "tests"))
+    assert "matplotlib" not in imported(("grimoire", "tests"))
 
 
 
@@ -76,4 +77,4 @@ def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
     client = tomllib.loads((PROJECT_ROOT / "clients/python/pyproject.toml").read_text())["project"]
     deps = {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in client["dependencies"]}
     assert deps == {"httpx", "pydantic"}
-    assert imported(("grimoire",)) == {"httpx", "pydantic"}
+    assert imported(CLIENT) == {"httpx", "pydantic"}

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from graph.audit import revert as rv
-from graph.audit.erasure import Erased, Erasure, redacted_props
-from graph.audit.rollback import Chosen, UndoableRecord, plan
+from grimoire.graph.audit import revert as rv
+from grimoire.graph.audit.erasure import Erased, Erasure, redacted_props
+from grimoire.graph.audit.rollback import Chosen, UndoableRecord, plan
 
 AT = 1_795_780_000_000  # in November 2026
 E = Erasure(id="erasure-1", agent_id="a", actor="key-1", at=AT, ids=["mem-1"], entities=["concept:0xabc1"],

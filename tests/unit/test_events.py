@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from graph.events import Event, EventType, event_id, format_comment, format_event, id_ms, lowest_id
-from graph.events import stream as stream_module
-from graph.events.store import rows
-from graph.ids import now_ms
-from graph.visibility import EVERYONE
+from grimoire.graph.events import Event, EventType, event_id, format_comment, format_event, id_ms, lowest_id
+from grimoire.graph.events import stream as stream_module
+from grimoire.graph.events.store import rows
+from grimoire.graph.ids import now_ms
+from grimoire.graph.visibility import EVERYONE
 
 
 def test_event_ids_are_uuid7s_that_only_grow() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from graph.retrieval import exact
+from grimoire.graph.retrieval import exact
 
 ROOT = Path(__file__).resolve().parents[2]
 rng = np.random.default_rng(3)
@@ -113,7 +113,7 @@ def test_every_statement_that_changes_a_stored_vector_moves_the_counter() -> Non
             writers.add(name)
     assert writers == CREATING | set(IN_PLACE), writers ^ (CREATING | set(IN_PLACE))
     for name, module in IN_PLACE.items():
-        source = (ROOT / module).read_text()
+        source = (ROOT / "grimoire" / module).read_text()
         assert f'"{name}"' in source and ("vectors_changed(" in source or "erasure.redact(" in source), (name, module)
 
 

@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from graph.topology.freshness import DAY_MS, MINUTE_MS, FactConfig, effective_confidence, lag_term, summary
-from graph.topology.freshness import with_effective_confidence as fresh
+from grimoire.graph.topology.freshness import DAY_MS, MINUTE_MS, FactConfig, effective_confidence, lag_term, summary
+from grimoire.graph.topology.freshness import with_effective_confidence as fresh
 
 CFG = FactConfig()
 

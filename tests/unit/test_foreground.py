@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from graph.foreground import Foreground
+from grimoire.graph.foreground import Foreground
 
 
 def test_background_work_waits_until_the_requests_in_flight_are_served() -> None:

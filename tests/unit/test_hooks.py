@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from graph import hooks
-from graph.errors import Invalid
-from graph.hooks import TurnIn
-from graph.model.enums import EpisodeType
+from grimoire.graph import hooks
+from grimoire.graph.errors import Invalid
+from grimoire.graph.hooks import TurnIn
+from grimoire.graph.model.enums import EpisodeType
 
 
 def _turn(**extra) -> TurnIn:
@@ -38,7 +38,7 @@ def test_each_item_becomes_an_episode_with_the_turns_defaults() -> None:
 def test_the_six_situation_fields_are_declared_once_and_every_one_inherited() -> None:
     """An episode, a turn and a turn's item carry the same situation (one declaration, the same limits); each of
     its fields an item leaves unset takes the turn's."""
-    from graph.model.episode import EpisodeIn, EpisodeSituation
+    from grimoire.graph.model.episode import EpisodeIn, EpisodeSituation
 
     six = {"tick", "block", "regime", "strategy", "chain", "token_pair"}
     assert set(EpisodeSituation.model_fields) == six

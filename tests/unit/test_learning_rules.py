@@ -10,14 +10,14 @@ import threading
 import numpy as np
 import pytest
 
-from graph.knowledge.entries import Knowledge
-from graph.knowledge.reasoner import ClusterSummary, Comparison, RuleBasedReasoner
-from graph.learning import clusters, decay, netting, promote
-from graph.learning.config import LearningConfig
-from graph.learning.cycle import Curator
-from graph.learning.operations import Cycle, Op, op_id
-from graph.learning.state import Learning
-from graph.model.enums import EntryCategory
+from grimoire.graph.knowledge.entries import Knowledge
+from grimoire.graph.knowledge.reasoner import ClusterSummary, Comparison, RuleBasedReasoner
+from grimoire.graph.learning import clusters, decay, netting, promote
+from grimoire.graph.learning.config import LearningConfig
+from grimoire.graph.learning.cycle import Curator
+from grimoire.graph.learning.operations import Cycle, Op, op_id
+from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.enums import EntryCategory
 
 CYCLE = Cycle(id="a:cycle:1", agent_id="a", clade="c", seq=1, now=1_000_000, through=999, tick=50,
               trigger="manual", actor="test")

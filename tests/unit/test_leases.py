@@ -9,10 +9,10 @@ import socket
 
 import pytest
 
-from graph import leases
-from graph.leases import Seen, Units, period_of, spread
-from graph.replica import replica_id
-from graph.scheduler import Job
+from grimoire.graph import leases
+from grimoire.graph.leases import Seen, Units, period_of, spread
+from grimoire.graph.replica import replica_id
+from grimoire.graph.scheduler import Job
 
 
 def test_a_period_is_the_epoch_grid_the_same_on_every_replica() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from graph.embeddings_onnx import GROUP_SLACK, length_groups
+from grimoire.graph.embeddings_onnx import GROUP_SLACK, length_groups
 
 
 def padded(lengths: list[int], groups: list[list[int]]) -> int:

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from graph.knowledge.admission import evaluate
-from graph.knowledge.llm import ChatClient, LanguageModelReasoner, ReasonerUnavailable
-from graph.knowledge.reasoner import (
+from grimoire.graph.knowledge.admission import evaluate
+from grimoire.graph.knowledge.llm import ChatClient, LanguageModelReasoner, ReasonerUnavailable
+from grimoire.graph.knowledge.reasoner import (
     Candidate,
     ClusterSummary,
     Comparison,
@@ -20,9 +20,9 @@ from graph.knowledge.reasoner import (
     RuleBasedReasoner,
     judged_utility,
 )
-from graph.model.enums import EntryCategory, MarketRegime, Provenance
-from graph.services import build_reasoner
-from graph.settings import Settings
+from grimoire.graph.model.enums import EntryCategory, MarketRegime, Provenance
+from grimoire.graph.services import build_reasoner
+from grimoire.graph.settings import Settings
 from tests import fake_chat
 from tests.fake_chat import FakeChat, dead_url
 

@@ -3,8 +3,8 @@ what cannot be trusted to, and the query each makes."""
 
 from __future__ import annotations
 
-from graph.db.lucene import escape_lucene, matchable, phrase, scope_clauses, scoped
-from graph.visibility import EVERYONE, Visibility
+from grimoire.graph.db.lucene import escape_lucene, matchable, phrase, scope_clauses, scoped
+from grimoire.graph.visibility import EVERYONE, Visibility
 
 
 def test_an_agent_is_narrowed_to_its_own_the_public_and_its_clade_s_shared() -> None:

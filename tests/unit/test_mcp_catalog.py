@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from api.mcp.catalog import EXCLUDED, TOOLS, Profile, tools
-from api.mcp.routes_index import routes
-from api.mcp.tools import built
+from grimoire.api.mcp.catalog import EXCLUDED, TOOLS, Profile, tools
+from grimoire.api.mcp.routes_index import routes
+from grimoire.api.mcp.tools import built
 
 PEERS = {  # the tools the issue names, at least as complete as the richest peers
     "whoami", "retrieve_memory", "search_memory", "assemble_context", "get_core_memory", "edit_core_memory",
@@ -67,7 +67,7 @@ def test_routes_that_page_themselves_page_past_the_tools_cap() -> None:
     """A tool asks its route for a page and one more item (to know if more follow): the route must allow it."""
     from annotated_types import Le
 
-    from api.mcp.results import LIST_CAP
+    from grimoire.api.mcp.results import LIST_CAP
 
     for spec in TOOLS:
         info = routes()[spec.route] if spec.route else None

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from api.mcp.tools import built
+from grimoire.api.mcp.tools import built
 
 TOOLS = built()
 

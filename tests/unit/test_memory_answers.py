@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.app import create_app
-from graph.memory.proposals import Proposal
-from graph.memory.recall import RecallAnswer
-from graph.memory.reflection_format import Reflection
-from graph.memory.stores import StoredMemory, as_memory
-from graph.settings import Settings
+from grimoire.api.app import create_app
+from grimoire.graph.memory.proposals import Proposal
+from grimoire.graph.memory.recall import RecallAnswer
+from grimoire.graph.memory.reflection_format import Reflection
+from grimoire.graph.memory.stores import StoredMemory, as_memory
+from grimoire.graph.settings import Settings
 
 NOW = 1_770_000_000_000
 STORED = {"id": "m1", "agent_id": "a", "store": "semantic", "text": "Alex prefers tea", "base_relevance": 1.0,

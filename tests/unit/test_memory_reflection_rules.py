@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 import pytest
 
-from graph.errors import Invalid
-from graph.memory.approval import Decision, Verdict, chosen
-from graph.memory.reflection_format import Evolution, Item, ItemKind, Summary, fit, render
+from grimoire.graph.errors import Invalid
+from grimoire.graph.memory.approval import Decision, Verdict, chosen
+from grimoire.graph.memory.reflection_format import Evolution, Item, ItemKind, Summary, fit, render
 
 
 def words(texts: Sequence[str]) -> list[int]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.memory.relevance import DAY_MS, Status, relevance, status_of
-from graph.memory.routing import Store
+from grimoire.graph.memory.relevance import DAY_MS, Status, relevance, status_of
+from grimoire.graph.memory.routing import Store
 
 NOW = 1_800_000_000_000
 

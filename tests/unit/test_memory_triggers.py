@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-from graph.knowledge.llm import ReasonerUnavailable
-from graph.memory.routing import LanguageModelRouter, RuleRouter
-from graph.memory.triggers import Intent, QueryType, detect
+from grimoire.graph.knowledge.llm import ReasonerUnavailable
+from grimoire.graph.memory.routing import LanguageModelRouter, RuleRouter
+from grimoire.graph.memory.triggers import Intent, QueryType, detect
 
 
 @pytest.mark.parametrize(("text", "intent", "content"), [

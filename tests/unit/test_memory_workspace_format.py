@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from graph.memory import memory_md
-from graph.memory import workspace as w
-from graph.memory import workspace_files as wf
-from graph.memory.routing import Confidence, MemoryType, Procedure, Store
-from graph.model.enums import MemoryRelation
+from grimoire.graph.memory import memory_md
+from grimoire.graph.memory import workspace as w
+from grimoire.graph.memory import workspace_files as wf
+from grimoire.graph.memory.routing import Confidence, MemoryType, Procedure, Store
+from grimoire.graph.model.enums import MemoryRelation
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "workspace"
 FILES = {str(p.relative_to(DATA)): p.read_text() for p in sorted(DATA.rglob("*")) if p.is_file()}

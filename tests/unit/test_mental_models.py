@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from graph.knowledge import mental_models as mm
-from graph.knowledge.decay import DecayConfig, effective_confidence, half_life_ms
-from graph.model.enums import DecayClass, EntryCategory
+from grimoire.graph.knowledge import mental_models as mm
+from grimoire.graph.knowledge.decay import DecayConfig, effective_confidence, half_life_ms
+from grimoire.graph.model.enums import DecayClass, EntryCategory
 
 SPEC = ["First Principles", "Inversion", "Second-Order Thinking", "Probabilistic Thinking", "Margin of Safety",
         "Circle of Competence", "Occam's Razor", "Compounding", "Hanlon's Razor", "Regret Minimization",

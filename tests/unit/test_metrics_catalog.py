@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph.db import cypher
-from graph.metrics.catalog import (
+from grimoire.graph.db import cypher
+from grimoire.graph.metrics.catalog import (
     BY_NAME,
     CATALOG,
     NAMES,

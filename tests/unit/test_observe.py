@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from graph import observe
-from graph.observe import Observer, Stopwatch, Timing
-from graph.scheduler import Job, Scheduler
+from grimoire.graph import observe
+from grimoire.graph.observe import Observer, Stopwatch, Timing
+from grimoire.graph.scheduler import Job, Scheduler
 from tests.conftest import Recorder
 
 

@@ -10,10 +10,10 @@ import re
 import pytest
 from fastapi import FastAPI
 
-from api import openapi_doc
-from api.app import create_app
-from graph.settings import Settings
+from grimoire.api import openapi_doc
+from grimoire.api.app import create_app
 from grimoire.client import base
+from grimoire.graph.settings import Settings
 
 LAYER = openapi_doc.CLIENT / "src" / "index.ts"
 
@@ -37,7 +37,7 @@ def test_a_changed_route_makes_the_document_stale(monkeypatch: pytest.MonkeyPatc
         app.openapi()["paths"]["/health"]["get"]["summary"] = "changed"
         return app
 
-    monkeypatch.setattr("api.app.create_app", renamed)
+    monkeypatch.setattr("grimoire.api.app.create_app", renamed)
     assert openapi_doc.TARGET.read_text() != openapi_doc.document()
 
 

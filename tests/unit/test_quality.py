@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from graph.knowledge import quality
+from grimoire.graph.knowledge import quality
 
 
 def test_dimensions_of_a_specific_actionable_verifiable_heuristic() -> None:

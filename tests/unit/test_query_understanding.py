@@ -9,11 +9,11 @@ from types import SimpleNamespace
 
 import pytest
 
-from graph.retrieval import understood
-from graph.retrieval.backends import _POSSESSIVE
-from graph.retrieval.candidate import Candidate
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.query_understanding import asks_time, tells_time, windows
+from grimoire.graph.retrieval import understood
+from grimoire.graph.retrieval.backends import _POSSESSIVE
+from grimoire.graph.retrieval.candidate import Candidate
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.query_understanding import asks_time, tells_time, windows
 
 ANCHOR = int(datetime(2026, 11, 26, tzinfo=UTC).timestamp() * 1000)
 

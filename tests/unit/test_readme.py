@@ -13,10 +13,10 @@ import pytest
 from fastapi import FastAPI
 from pydantic import Field
 
-from api import readme
-from api.app import create_app
-from api.cli import main
-from graph.settings import PROJECT_ROOT, Settings
+from grimoire.api import readme
+from grimoire.api.app import create_app
+from grimoire.api.cli import main
+from grimoire.graph.settings import PROJECT_ROOT, Settings
 
 TEXT = readme.README.read_text()
 FLAT = " ".join(TEXT.split())  # prose with its line breaks undone
@@ -134,7 +134,7 @@ def test_every_curl_example_calls_a_route(app: FastAPI) -> None:
 def test_every_variable_the_readme_names_is_read_and_every_one_read_is_named() -> None:
     named = set(re.findall(r"\b(?:GRIMOIRE|NEO4J)_[A-Z0-9_]+\b", TEXT))
     settings = {field.alias for field in Settings.model_fields.values()}
-    code = {path: path.read_text() for folder in ("graph", "api", "loaders")
+    code = {path: path.read_text() for folder in ("grimoire",)
             for path in (PROJECT_ROOT / folder).rglob("*.py")}
     read = {name for text in code.values()
             for name in re.findall(r"environ(?:\.get\(|\[)\s*['\"]((?:GRIMOIRE|NEO4J)_[A-Z0-9_]+)", text)}

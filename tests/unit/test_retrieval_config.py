@@ -10,13 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from graph.retrieval import rerank
-from graph.retrieval.candidate import Candidate
-from graph.retrieval.config import AdaptiveDecisionConfig, RetrievalConfig
-from graph.retrieval.decision import Decision, decide
-from graph.settings import Settings
+from grimoire.graph.retrieval import rerank
+from grimoire.graph.retrieval.candidate import Candidate
+from grimoire.graph.retrieval.config import AdaptiveDecisionConfig, RetrievalConfig
+from grimoire.graph.retrieval.decision import Decision, decide
+from grimoire.graph.settings import Settings
 
-RETRIEVAL = Path(__file__).resolve().parents[2] / "graph" / "retrieval"
+RETRIEVAL = Path(__file__).resolve().parents[2] / "grimoire" / "graph" / "retrieval"
 
 
 def test_the_settings_override_the_moved_constants(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -11,21 +11,21 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from graph.errors import Invalid
-from graph.knowledge.decay import DecayConfig
-from graph.knowledge.mental_models import SYSTEM_AGENT
-from graph.observe import Stopwatch
-from graph.retrieval import hedge, stages, term_overlap, weighting, zeigarnik
-from graph.retrieval.candidate import Candidate
-from graph.retrieval.config import RetrievalConfig, SourceWeights
-from graph.retrieval.context import Context, QueryVector
-from graph.retrieval.feedback import reward_of
-from graph.retrieval.filters import RetrievalFilters
-from graph.retrieval.modes import generative_agents
-from graph.retrieval.reach import Reach
-from graph.retrieval.request import RetrievalRequest
-from graph.retrieval.weights import Weights
-from graph.visibility import Visibility
+from grimoire.graph.errors import Invalid
+from grimoire.graph.knowledge.decay import DecayConfig
+from grimoire.graph.knowledge.mental_models import SYSTEM_AGENT
+from grimoire.graph.observe import Stopwatch
+from grimoire.graph.retrieval import hedge, stages, term_overlap, weighting, zeigarnik
+from grimoire.graph.retrieval.candidate import Candidate
+from grimoire.graph.retrieval.config import RetrievalConfig, SourceWeights
+from grimoire.graph.retrieval.context import Context, QueryVector
+from grimoire.graph.retrieval.feedback import reward_of
+from grimoire.graph.retrieval.filters import RetrievalFilters
+from grimoire.graph.retrieval.modes import generative_agents
+from grimoire.graph.retrieval.reach import Reach
+from grimoire.graph.retrieval.request import RetrievalRequest
+from grimoire.graph.retrieval.weights import Weights
+from grimoire.graph.visibility import Visibility
 
 ME = weighting.Perspective("golem-1", "clade-a")
 

@@ -7,13 +7,13 @@ import math
 
 import pytest
 
-from graph.knowledge.decay import DAY_MS, DecayConfig
-from graph.retrieval import budget, rerank
-from graph.retrieval.candidate import Candidate
-from graph.retrieval.config import RetrievalConfig
-from graph.retrieval.decision import Decision, decide, replay_utility
-from graph.retrieval.fusion import rrf, rrf_ceiling
-from graph.retrieval.modes import four_factor, generative_agents
+from grimoire.graph.knowledge.decay import DAY_MS, DecayConfig
+from grimoire.graph.retrieval import budget, rerank
+from grimoire.graph.retrieval.candidate import Candidate
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.decision import Decision, decide, replay_utility
+from grimoire.graph.retrieval.fusion import rrf, rrf_ceiling
+from grimoire.graph.retrieval.modes import four_factor, generative_agents
 
 NOW = 1_800_000_000_000
 CFG, DECAY = RetrievalConfig(), DecayConfig()

@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from graph.errors import NotFound
-from graph.scheduler import Job, JobState, Scheduler
-from graph.settings import Settings
+from grimoire.graph.errors import NotFound
+from grimoire.graph.scheduler import Job, JobState, Scheduler
+from grimoire.graph.settings import Settings
 
 START = 1_700_000_000.0
 
@@ -173,7 +173,7 @@ def test_a_failing_job_records_its_error_and_keeps_its_schedule(clock: FakeClock
     scheduler.add(Job("other", 10, counter(calls, "other")))
     begin(scheduler, clock)
     clock.advance(10)
-    with caplog.at_level(logging.ERROR, logger="graph.scheduler"):
+    with caplog.at_level(logging.ERROR, logger="grimoire.graph.scheduler"):
         assert scheduler.run_due() == ["flaky", "other"]  # the failure stops nothing
     assert "job flaky failed" in caplog.text and "boom for golem-1" in caplog.text
     flaky_state = state(scheduler, "flaky")
@@ -192,7 +192,7 @@ def test_a_long_run_is_logged_at_info(clock: FakeClock, caplog: pytest.LogCaptur
     scheduler.add(Job("quick", 10, lambda: "3 things", first_after_seconds=0))
     scheduler.add(Job("long", 10, lambda: clock.advance(2) or "42 things", first_after_seconds=0))
     begin(scheduler, clock)
-    with caplog.at_level(logging.INFO, logger="graph.scheduler"):
+    with caplog.at_level(logging.INFO, logger="grimoire.graph.scheduler"):
         scheduler.run_due()
     assert "job long done in 2000 ms: 42 things" in caplog.text
     assert "quick" not in caplog.text  # short runs log at DEBUG

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from graph.db import cypher
-from graph.schema import SCHEMA_FILES, VECTOR_INDEXES, expected_schema
+from grimoire.graph.db import cypher
+from grimoire.graph.schema import SCHEMA_FILES, VECTOR_INDEXES, expected_schema
 
 
 def test_every_create_and_drop_in_the_schema_files_is_named() -> None:

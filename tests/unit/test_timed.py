@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from graph.timed import Timed
+from grimoire.graph.timed import Timed
 
 
 class Clock:

@@ -7,11 +7,11 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from api.workers import TcpListener
+from grimoire.api.workers import TcpListener
 
 
 def test_connections_accepted_on_the_shared_listener_have_nagle_off() -> None:
-    config = TcpListener("api.app:create_app", host="127.0.0.1", port=0, workers=2)
+    config = TcpListener("grimoire.api.app:create_app", host="127.0.0.1", port=0, workers=2)
     sock = config.bind_socket()
     assert sock.proto == socket.IPPROTO_TCP and sock.get_inheritable()
     nodelay: list[int] = []

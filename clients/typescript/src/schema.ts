@@ -2719,7 +2719,7 @@ export interface components {
             };
             /** Categories */
             categories: {
-                [key: string]: components["schemas"]["graph__context__governor__EntryOut"][];
+                [key: string]: components["schemas"]["grimoire__graph__context__governor__EntryOut"][];
             };
             /** Reasons */
             reasons: components["schemas"]["ReasonOut"][];
@@ -3417,7 +3417,7 @@ export interface components {
         /** DecisionIn */
         DecisionIn: {
             /** @description approve, approve_with_changes, approve_part or reject (section 10.6) */
-            decision: components["schemas"]["graph__memory__approval__Decision"];
+            decision: components["schemas"]["grimoire__graph__memory__approval__Decision"];
             /**
              * Items
              * @description approve_part: the proposals to apply, by their ids
@@ -3495,7 +3495,7 @@ export interface components {
             changed_categories: components["schemas"]["ContextCategory"][];
             /** Added */
             added: {
-                [key: string]: components["schemas"]["graph__context__governor__EntryOut"][];
+                [key: string]: components["schemas"]["grimoire__graph__context__governor__EntryOut"][];
             };
             /** Removed */
             removed: {
@@ -6832,7 +6832,7 @@ export interface components {
         /** ProposalDecisionIn */
         ProposalDecisionIn: {
             /** @description commit, reject or defer (to the reflection engine) */
-            decision: components["schemas"]["graph__memory__proposals__Decision"];
+            decision: components["schemas"]["grimoire__graph__memory__proposals__Decision"];
             /** @description commit to this store instead of the suggested one */
             store?: components["schemas"]["Store"] | null;
             /**
@@ -7584,7 +7584,7 @@ export interface components {
         /** RetrievalResult */
         RetrievalResult: {
             /** @description the adaptive decision, when asked for */
-            decision: components["schemas"]["graph__retrieval__decision__Decision"] | null;
+            decision: components["schemas"]["grimoire__graph__retrieval__decision__Decision"] | null;
             /** Mode */
             mode: string;
             /** Results */
@@ -8688,7 +8688,7 @@ export interface components {
             results: components["schemas"]["WrittenResult"][];
         };
         /** OutcomeIn */
-        api__routes__causal__OutcomeIn: {
+        grimoire__api__routes__causal__OutcomeIn: {
             /**
              * Confirmed
              * @description the predicted effect was observed (true) or not (false)
@@ -8699,7 +8699,7 @@ export interface components {
          * FeedbackIn
          * @description A decision made with a workspace, and how it went (Loop 1).
          */
-        api__schemas__context__FeedbackIn: {
+        grimoire__api__schemas__context__FeedbackIn: {
             /** Assembly Id */
             assembly_id: string;
             /**
@@ -8737,7 +8737,7 @@ export interface components {
             tick?: number | null;
         };
         /** TrustIn */
-        api__schemas__crystals__TrustIn: {
+        grimoire__api__schemas__crystals__TrustIn: {
             level: components["schemas"]["TrustLevel"];
         };
         /**
@@ -8745,7 +8745,7 @@ export interface components {
          * @description A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
          *     properties as exported, which may be more than these.
          */
-        api__schemas__entries__EntryOut: {
+        grimoire__api__schemas__entries__EntryOut: {
             /** Id */
             id: string;
             /** Agent Id */
@@ -8838,7 +8838,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** VersionOut */
-        api__schemas__entries__VersionOut: {
+        grimoire__api__schemas__entries__VersionOut: {
             /** Id */
             id: string;
             /** Entry Id */
@@ -8866,7 +8866,7 @@ export interface components {
             [key: string]: unknown;
         };
         /** VersionOut */
-        api__schemas__memory__VersionOut: {
+        grimoire__api__schemas__memory__VersionOut: {
             /** Id */
             id: string;
             /** Version */
@@ -8893,12 +8893,12 @@ export interface components {
             reason?: string | null;
         };
         /** TrustIn */
-        api__schemas__proposals__TrustIn: {
+        grimoire__api__schemas__proposals__TrustIn: {
             /** @description commit this sub-agent's proposals at once from this confidence up; null: review each */
             auto_commit_at: components["schemas"]["Confidence"] | null;
         };
         /** FeedbackIn */
-        api__schemas__retrieve_feedback__FeedbackIn: {
+        grimoire__api__schemas__retrieve_feedback__FeedbackIn: {
             /**
              * Decision Id
              * @description the decision_id a retrieval for a decision returned
@@ -8916,7 +8916,7 @@ export interface components {
          * Decision
          * @description A decision record (Loop 1): what was injected and referenced, the outcome, cost and missing context.
          */
-        graph__context__feedback__Decision: {
+        grimoire__graph__context__feedback__Decision: {
             /** Id */
             id: string;
             /** Assembly Id */
@@ -8956,7 +8956,7 @@ export interface components {
          * EntryOut
          * @description An entry of the workspace, as disclosed (its full text or its one line).
          */
-        graph__context__governor__EntryOut: {
+        grimoire__graph__context__governor__EntryOut: {
             /** Id */
             id: string;
             /** Ref */
@@ -8976,17 +8976,17 @@ export interface components {
          * Decision
          * @enum {string}
          */
-        graph__memory__approval__Decision: "approve" | "approve_with_changes" | "approve_part" | "reject";
+        grimoire__graph__memory__approval__Decision: "approve" | "approve_with_changes" | "approve_part" | "reject";
         /**
          * Decision
          * @enum {string}
          */
-        graph__memory__proposals__Decision: "commit" | "reject" | "defer";
+        grimoire__graph__memory__proposals__Decision: "commit" | "reject" | "defer";
         /**
          * OutcomeIn
          * @description What happened after an entry was retrieved: strength grows only on use + positive outcome.
          */
-        graph__model__entry__OutcomeIn: {
+        grimoire__graph__model__entry__OutcomeIn: {
             /** Used In Decision */
             used_in_decision: boolean;
             outcome: components["schemas"]["Outcome"];
@@ -9005,7 +9005,7 @@ export interface components {
          * Decision
          * @enum {string}
          */
-        graph__retrieval__decision__Decision: "full" | "semantic_only" | "light" | "none";
+        grimoire__graph__retrieval__decision__Decision: "full" | "semantic_only" | "light" | "none";
         /**
          * Problem
          * @description Every error's body: RFC 9457 problem details (api/errors.py).
@@ -9231,7 +9231,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"][];
+                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"][];
                 };
             };
             /** @description Validation Error */
@@ -9395,7 +9395,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9426,7 +9426,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9457,7 +9457,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9482,7 +9482,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["graph__model__entry__OutcomeIn"];
+                "application/json": components["schemas"]["grimoire__graph__model__entry__OutcomeIn"];
             };
         };
         responses: {
@@ -9492,7 +9492,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9593,7 +9593,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__entries__VersionOut"][];
+                    "application/json": components["schemas"]["grimoire__api__schemas__entries__VersionOut"][];
                 };
             };
             /** @description Validation Error */
@@ -10380,7 +10380,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["api__routes__causal__OutcomeIn"];
+                "application/json": components["schemas"]["grimoire__api__routes__causal__OutcomeIn"];
             };
         };
         responses: {
@@ -10512,7 +10512,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["api__schemas__retrieve_feedback__FeedbackIn"];
+                "application/json": components["schemas"]["grimoire__api__schemas__retrieve_feedback__FeedbackIn"];
             };
         };
         responses: {
@@ -10636,7 +10636,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["api__schemas__memory__VersionOut"][];
+                    "application/json": components["schemas"]["grimoire__api__schemas__memory__VersionOut"][];
                 };
             };
             /** @description Validation Error */
@@ -12101,7 +12101,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["api__schemas__proposals__TrustIn"];
+                "application/json": components["schemas"]["grimoire__api__schemas__proposals__TrustIn"];
             };
         };
         responses: {
@@ -13050,7 +13050,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["api__schemas__context__FeedbackIn"];
+                "application/json": components["schemas"]["grimoire__api__schemas__context__FeedbackIn"];
             };
         };
         responses: {
@@ -13093,7 +13093,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["graph__context__feedback__Decision"][];
+                    "application/json": components["schemas"]["grimoire__graph__context__feedback__Decision"][];
                 };
             };
             /** @description Validation Error */
@@ -13670,7 +13670,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["api__schemas__crystals__TrustIn"];
+                "application/json": components["schemas"]["grimoire__api__schemas__crystals__TrustIn"];
             };
         };
         responses: {

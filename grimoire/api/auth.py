@@ -1,0 +1,112 @@
+"""Every request but /health acts as a principal named by its API key.
+
+The key goes in `X-API-Key: <key>` or `Authorization: Bearer <key>`. The environment's admin
+key (GRIMOIRE_ADMIN_KEY) bootstraps the first agents. Verified keys are cached for a few
+seconds; revoking through this process drops the cache entry at once.
+
+The console's in-process calls (api/console/gateway.py) carry no key: the console keeps none. They carry the
+principal its session acts as, read from the database for this console request (graph/console_sessions.py),
+in the ASGI scope's state (CARRIED), which only a call made inside the process can set: no header, cookie or
+query a network client sends reaches it.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, Request, Security
+from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+
+from grimoire.api.deps import get_services
+from grimoire.graph import agents
+from grimoire.graph.agents import Principal
+from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.services import Services
+from grimoire.graph.timed import Timed
+
+api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="an agent's or the admin's API key")
+bearer = HTTPBearer(auto_error=False, description="the same key as a bearer token")
+
+
+class KeyCache(Timed[str, Principal]):
+    """Raw keys' principals, each for `seconds` (settings.key_cache_seconds); a key revoked or an agent's trust
+    changed through this replica drops its entries at once, through another within `seconds`."""
+
+    def drop_agent(self, agent_id: str) -> None:
+        """Every cached key of the agent (its trust level changed: the keys' principals carry it)."""
+        self.drop(lambda _, principal: principal.agent_id == agent_id)
+
+    def drop_key(self, key_id: str) -> None:
+        self.drop(lambda _, principal: principal.key_id == key_id)
+
+
+def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:
+    """The principal a raw key names, or None: the admin key, a cached key, or one looked up and cached.
+    REST (below) and MCP's token verifier (api/mcp/keys.py) both call this, so a key means the same there."""
+    admin_key: str | None = services.settings.admin_key
+    if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
+        return agents.admin_principal()
+    found = cache.get(raw)
+    if found is None:
+        found = agents.authenticate(services.db, raw)
+        if found is not None:
+            cache.put(raw, found)
+    return found
+
+
+CARRIED = "grimoire.principal"
+"""The key in the ASGI scope's state under which an in-process call carries its principal."""
+
+
+def carried(request: Request) -> Principal | None:
+    """The principal an in-process call carries in its ASGI scope (never anything a client sent)."""
+    found = (request.scope.get("state") or {}).get(CARRIED)
+    return found if isinstance(found, Principal) else None
+
+
+def principal(
+    request: Request,
+    x_api_key: Annotated[str | None, Security(api_key_header)] = None,
+    authorization: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
+) -> Principal:
+    inside = carried(request)
+    if inside is not None:
+        return inside
+    raw = x_api_key or (authorization.credentials if authorization else None)
+    if not raw:
+        raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
+                            headers={"WWW-Authenticate": "Bearer"})
+    found = resolve(get_services(request), request.app.state.key_cache, raw)
+    if found is None:
+        raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
+    return found
+
+
+def requires(scope: KeyScope):
+    def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
+        if not who.may(scope):
+            hint = (" (a propose-only key may not write to the stores; its writes become proposals for "
+                    "its main agent)") if KeyScope.propose in who.scopes and scope == KeyScope.write else ""
+            raise HTTPException(403, f"this key lacks the {scope.value!r} scope{hint}")
+        return who
+
+    return check
+
+
+def requires_any(*scopes: KeyScope):
+    """One of the scopes: a person's key edits the core memory of the agent it runs, as the agent's own key may."""
+    def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
+        if not any(who.may(scope) for scope in scopes):
+            raise HTTPException(403, f"this key lacks the {' or '.join(repr(s.value) for s in scopes)} scope")
+        return who
+
+    return check
+
+
+Reader = Annotated[Principal, Depends(requires(KeyScope.read))]
+Writer = Annotated[Principal, Depends(requires(KeyScope.write))]
+WriterOrPerson = Annotated[Principal, Depends(requires_any(KeyScope.write, KeyScope.person))]
+Admin = Annotated[Principal, Depends(requires(KeyScope.admin))]
+Proposer = Annotated[Principal, Depends(requires_any(KeyScope.propose, KeyScope.write))]
+"""A sub-agent proposing to its main agent: a propose-only key (what a sub-agent is given) or one that writes."""

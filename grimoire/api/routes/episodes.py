@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import contextlib
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from grimoire.api.auth import Reader, Writer
+from grimoire.api.deps import DbDep, EmbedderDep, RetrieverDep, ServicesDep
+from grimoire.api.ownership import claim
+from grimoire.api.presentation import present
+from grimoire.api.schemas.episodes import EpisodeOut, IngestOut
+from grimoire.graph import episodes
+from grimoire.graph.errors import NotFound
+from grimoire.graph.model.common import Instant, to_ms
+from grimoire.graph.model.crystal import lifecycle
+from grimoire.graph.model.enums import EpisodeType, MarketRegime
+from grimoire.graph.model.episode import EpisodeBatch, EpisodeIn
+from grimoire.graph.retrieval import learn_from_decision, reward_of
+from grimoire.graph.services import Services
+from grimoire.graph.visibility import Visibility
+
+router = APIRouter(prefix="/episodes", tags=["episodes"])
+
+
+@router.post("", response_model=IngestOut, status_code=201, summary="Record one episode (idempotent by id)")
+def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Writer,
+                   services: ServicesDep) -> IngestOut:
+    items, owner, clade = claim(db, who, [episode])
+    items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
+    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
+    _learn(services, items, owner, clade, result.created, who.key_id)
+    return IngestOut(**vars(result))
+
+
+@router.post("/batch", response_model=IngestOut, status_code=201,
+             summary="Record up to 5,000 episodes; re-sending the same ids creates nothing new")
+def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: Writer,
+                    services: ServicesDep) -> IngestOut:
+    items, owner, clade = claim(db, who, batch.episodes)
+    items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
+    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
+    _learn(services, items, owner, clade, result.created, who.key_id)
+    return IngestOut(**vars(result))
+
+
+def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade: str | None, created: list[str],
+           actor: str) -> None:
+    """What a new episode teaches at once (`items` with the ids they were stored under): Reflexion on its
+    verified prediction (per episode), the retrieval weights' Hedge step from the outcome of the decision it
+    records (its decision_id), and a Curator cycle on the scheduler when the agent's ticks call for one."""
+    if not owner or not created:
+        return
+    new = set(created)
+    view = Visibility.of(owner, clade)
+    for ep in items:
+        reward = reward_of(None, ep.outcome.value)
+        if ep.id in new and ep.decision_id and reward is not None:
+            # NotFound: a decision the access log no longer keeps (or never had): nothing to learn from.
+            with contextlib.suppress(NotFound):
+                learn_from_decision(services.db, ep.decision_id, reward, visibility=view, actor=actor,
+                                    config=services.settings.retrieval)
+    fresh = [ep for ep in items if ep.id in new]
+    predicted = [str(ep.id) for ep in fresh if ep.prediction is not None and ep.prediction.actual is not None]
+    if services.curator.after_ingest(owner, predicted, ticked=any(ep.tick is not None for ep in fresh), actor=actor):
+        services.scheduler.trigger("curator.ticks")
+
+
+@router.get("/{episode_id}", response_model=EpisodeOut, response_model_exclude_unset=True,
+            summary="One episode with the entities it mentions; an archived one only with include_archived=true")
+def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep,
+                include_archived: Annotated[bool, Query(description="answer for an archived episode too")] = False,
+                ) -> dict[str, Any]:
+    found = episodes.get(db, episode_id, who.visibility())
+    if found is None or (lifecycle.archived(found) and not include_archived):
+        raise NotFound(f"no episode {episode_id!r}")
+    retriever.reads.note([episode_id])  # a read by id is access for relevance (written in batches)
+    return present(found)
+
+
+@router.get("", response_model=list[EpisodeOut], response_model_exclude_unset=True,
+            summary="Episodes by agent, type, regime and time (valid or recorded)")
+def list_episodes(
+    db: DbDep,
+    who: Reader,
+    agent_id: str | None = None,
+    type: EpisodeType | None = None,  # noqa: A002
+    regime: MarketRegime | None = None,
+    valid_from: Instant | None = None,
+    valid_to: Instant | None = None,
+    recorded_from: Instant | None = None,
+    recorded_to: Instant | None = None,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+    limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+) -> list[dict[str, Any]]:
+    rows = episodes.list_episodes(
+        db, who.visibility(), agent_id=agent_id, type=type.value if type else None,
+        regime=regime.value if regime else None,
+        valid_from=to_ms(valid_from), valid_to=to_ms(valid_to), recorded_from=to_ms(recorded_from),
+        recorded_to=to_ms(recorded_to), offset=offset, limit=limit,
+    )
+    return [present(r) for r in rows]

@@ -1,0 +1,34 @@
+"""The Pi hooks as endpoints (graph/hooks.py): after_turn writes a turn as one batch of episodes,
+before_compact returns what must survive a context compaction. An agent's key acts for its own agent
+only; the admin names the agent."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter
+
+from grimoire.api.auth import Reader, Writer
+from grimoire.api.deps import DbDep, EmbedderDep, KnowledgeDep
+from grimoire.api.ownership import claim
+from grimoire.api.schemas.hooks import CompactState, TurnWritten
+from grimoire.graph import hooks
+from grimoire.graph.hooks import CompactIn, TurnIn
+
+router = APIRouter(prefix="/hooks", tags=["hooks"])
+
+
+@router.post("/after_turn", response_model=TurnWritten, status_code=201,
+             summary="Pi hook after_turn: write one agent turn as one batch of episodes (idempotent by turn id)")
+def after_turn(turn: TurnIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+    [turn], owner, clade = claim(db, who, [turn])
+    result = hooks.after_turn(db, embedder, turn, agent_id=owner, clade=clade, actor=who.key_id)
+    return {**vars(result), "last_id": result.last_id}
+
+
+@router.post("/before_compact", response_model=CompactState,
+             summary="Pi hook session(before_compact): the agent's warnings, playbook heuristics and recent "
+                     "unconsolidated episodes to keep across a context compaction (read-only)")
+def before_compact(body: CompactIn, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
+    [body], owner, clade = claim(k.db, who, [body])
+    return hooks.before_compact(k.db, body, agent_id=owner, clade=clade, floor=k.decay.floor)

@@ -1,0 +1,118 @@
+"""The Context Governor at the edge (graph/context/): a change to an agent's policy, and the situation whose
+allocations are asked for."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import Field, model_validator
+
+from grimoire.graph.context.affect import Pad
+from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskType
+from grimoire.graph.model.common import StrictModel
+from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
+
+Fraction = Annotated[float, Field(ge=0.0, le=1.0)]
+Allocations = dict[ContextCategory, Fraction]
+Unit = Annotated[float, Field(ge=-1.0, le=1.0)]
+
+
+class RetrievalIn(StrictModel):
+    similarity_threshold: Fraction | None = None
+    max_episode_count: Annotated[int, Field(ge=0, le=100)] | None = None
+    min_insight_confidence: Fraction | None = None
+    max_causal_depth: Annotated[int, Field(ge=0, le=3)] | None = None
+    full_episode_slots: Annotated[int, Field(ge=0, le=50)] | None = None
+    summary_episode_slots: Annotated[int, Field(ge=0, le=100)] | None = None
+
+
+class CompressionIn(StrictModel):
+    episode_summary_threshold: Annotated[int, Field(ge=1, le=100_000)] | None = None
+    insight_summary_threshold: Annotated[int, Field(ge=1, le=100_000)] | None = None
+
+
+class PolicyIn(StrictModel):
+    """What changes in the policy (what is left out stays): a new revision."""
+
+    allocations: Allocations | None = Field(default=None, description="base fractions per category (merged in)")
+    task_overrides: dict[TaskType, Allocations] | None = Field(default=None, description="per task type (replaced)")
+    phase_overrides: dict[BehavioralPhase, Allocations] | None = Field(default=None, description="per phase (replaced)")
+    regime_overrides: dict[MarketRegime, Allocations] | None = Field(default=None,
+                                                                     description="per regime (replaced)")
+    retrieval: RetrievalIn | None = None
+    compression: CompressionIn | None = None
+    model_preference: ModelPreference | None = None
+    reason: str = Field(min_length=1, max_length=500, description="why: kept with the revision and its audit record")
+
+
+class PadIn(StrictModel):
+    pleasure: Unit = 0.0
+    arousal: Unit = 0.0
+    dominance: Unit = 0.0
+
+    def pad(self) -> Pad:
+        return Pad(self.pleasure, self.arousal, self.dominance)
+
+
+class SituationIn(StrictModel):
+    """What one decision is about (graph/context/policy.py Situation): its task type, phase, regime and mood. An
+    assembly's request is one (AssembleIn)."""
+
+    task: TaskType | None = None
+    phase: BehavioralPhase | None = None
+    regime: MarketRegime | None = None
+    pad: PadIn = PadIn()
+
+
+SUPPLIABLE = ("invariants", "strategy", "defi_snapshot", "mortality", "tool_state", "owner_control", "affect")
+
+
+class SuppliedIn(StrictModel):
+    text: Annotated[str, Field(min_length=1, max_length=20_000)]
+    id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
+        default=None, description="what a response cites it by; default: a hash of the text")
+    summary: Annotated[str, Field(min_length=1, max_length=500)] | None = Field(
+        default=None, description="its one line; default: the text's first sentence")
+
+
+class AssembleIn(SituationIn):
+    """One decision's situation: what the workspace is assembled for."""
+
+    query: Annotated[str, Field(min_length=1, max_length=4_000)] | None = Field(
+        default=None, description="what the decision is about: the Grimoire's categories are searched by it")
+    budget: Annotated[int, Field(ge=1, le=200_000)] | None = Field(
+        default=None, description="tokens (the model's tokenizer); default: the soft budget, 8,000")
+    supplied: dict[ContextCategory, Annotated[list[SuppliedIn], Field(max_length=200)]] = Field(
+        default_factory=dict, description="the caller's own items per category, most important first: "
+                                          + ", ".join(SUPPLIABLE))
+    context_tokens: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
+        default=None, description="tokens already in the model's window (with max_context_tokens: the pressure)")
+    max_context_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
+    tick: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    preassembled: bool = Field(default=True, description="answer from the kept workspace while it is fresh")
+
+    @model_validator(mode="after")
+    def _consistent(self) -> AssembleIn:
+        wrong = sorted(c.value for c in self.supplied if c.value not in SUPPLIABLE)
+        if wrong:
+            raise ValueError(f"the Grimoire fills {', '.join(wrong)}; supply only {', '.join(SUPPLIABLE)}")
+        if (self.context_tokens is None) != (self.max_context_tokens is None):
+            raise ValueError("give context_tokens and max_context_tokens together")
+        return self
+
+
+class FeedbackIn(StrictModel):
+    """A decision made with a workspace, and how it went (Loop 1)."""
+
+    assembly_id: Annotated[str, Field(min_length=1, max_length=100)]
+    response: Annotated[str, Field(max_length=100_000)] | None = Field(
+        default=None, description="the model's response: what it quoted or paraphrased counts as referenced")
+    cited: Annotated[list[Annotated[str, Field(max_length=300)]], Field(max_length=500)] = Field(
+        default_factory=list, description="ids or refs (h1, e3, …) of the items the response cited")
+    quality: Fraction | None = Field(default=None, description="the outcome's quality; 0.5 or more is good; "
+                                                               "unset: not known yet (no belief moves)")
+    cost: Annotated[float, Field(ge=0, le=1e9)] = Field(default=0.0, description="the inference's cost")
+    missing: Annotated[list[Annotated[str, Field(min_length=1, max_length=300)]], Field(max_length=50)] = Field(
+        default_factory=list, description="missing-context signals: what the decision lacked")
+    over_contexted: bool = False
+    tick: Annotated[int, Field(ge=0, le=2**53)] | None = None

@@ -1,0 +1,198 @@
+"""Request and response models of agent memory's routes (api/routes/memory.py)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from grimoire.graph.memory.approval import Decision
+from grimoire.graph.memory.blocks import CAP_TOKENS, Block
+from grimoire.graph.memory.relevance import Reinforcement
+from grimoire.graph.model.common import Instant
+
+MAX_TEXT = 60_000  # characters: far past what 3,000 tokens hold, so the cap (409) answers, not a 422
+
+
+class BlockOut(BaseModel):
+    block: str = Field(description="identity, context (active context), persona or critical (critical facts)")
+    content: str = Field(description="the block's lines")
+    tokens: int = Field(description="its tokens, counted with the embedding model's tokenizer")
+    version: int = Field(description="1 for the first text, +1 per edit; 0: never written")
+    pinned: list[str] = Field(description="critical facts pinned: never decay, kept by every edit")
+    valid_from: int | None = Field(default=None, description="when this text was written (epoch ms)")
+    written_by: str | None = Field(default=None, description="the key whose edit wrote it")
+
+
+class CoreOut(BaseModel):
+    agent_id: str
+    cap: int = Field(default=CAP_TOKENS, description="the cap on the four blocks' tokens together")
+    tokens: int = Field(description="the four blocks' tokens together")
+    blocks: list[BlockOut]
+
+
+class ReplaceIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    content: str = Field(max_length=MAX_TEXT, description="the block's new text (lines)")
+    reason: str | None = Field(default=None, max_length=500)
+    expected_version: int | None = Field(default=None, ge=0, description=(
+        "the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written"))
+
+
+class AppendIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=MAX_TEXT, description="lines added at the block's end")
+    reason: str | None = Field(default=None, max_length=500)
+    expected_version: int | None = Field(default=None, ge=0, description=(
+        "the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written"))
+
+
+class LineIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    new: str = Field(max_length=MAX_TEXT, description="the line's new text; empty: the line is deleted")
+    line: int | None = Field(default=None, ge=1, description="the line's number (1-based), or")
+    old: str | None = Field(default=None, max_length=MAX_TEXT, description="the line's current text")
+    reason: str | None = Field(default=None, max_length=500)
+    expected_version: int | None = Field(default=None, ge=0, description=(
+        "the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written"))
+
+
+class PinIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    fact: str = Field(min_length=1, max_length=2_000, description="a critical fact (added when the block lacks it)")
+
+
+class VersionOut(BaseModel):
+    id: str
+    version: int
+    content: str
+    tokens: int
+    pinned: list[str]
+    valid_from: int
+    valid_until: int
+    recorded_at: int
+    recorded_until: int
+    written_by: str | None = None
+    replaced_by: str | None = None
+    reason: str | None = None
+
+
+# ---------------------------------------------------------------------------------------- messages and stores
+
+class MessageIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=20_000, description="the user's message, as written")
+    at: Instant | None = Field(default=None, description="when it was said; default: now")
+    session_id: str | None = Field(default=None, min_length=1, max_length=200,
+                                   description="the conversation: memories of one session follow each other")
+
+
+class MessageOut(BaseModel):
+    intent: str = Field(description="remember, auto (memorable, no phrase), forget, delete, reflect, recall, none")
+    phrase: str | None = Field(description="the trigger phrase that fired (section 8.1)")
+    content: str = Field(description="the message without the phrase")
+    classification: dict[str, Any] | None = Field(default=None, description="section 8.2's structured output")
+    memory_id: str | None = None
+    store: str | None = None
+    core: dict[str, Any] | None = Field(default=None, description="the line added to core memory, or why not")
+    linked: list[str] | None = Field(default=None, description="earlier memories this one reinforced (9.4)")
+    audit_id: str | None = None
+    memories: list[dict[str, Any]] | None = Field(
+        default=None, description="every memory the message wrote: one per statement (a compound one is split), "
+                                  "each with its classification, id, store, core line and audit id")
+    recall: dict[str, Any] | None = Field(default=None, description="a recall question's results (section 11)")
+    forget: dict[str, Any] | None = Field(default=None, description="what a forget would take; nothing changed")
+    reflect: dict[str, Any] | None = Field(default=None, description="a reflection asked for (section 10)")
+
+
+class ForgetPreviewIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: str = Field(min_length=1, max_length=2_000, description="what to forget, as the user said it")
+    permanent: bool = Field(default=False, description="a permanent deletion: archived memories match too")
+
+
+class CoreLineIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    block: Block
+    line: str = Field(min_length=1, max_length=MAX_TEXT)
+
+
+class ForgetIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    target: str | None = Field(default=None, min_length=1, max_length=2_000,
+                               description="what to forget: everything its preview finds, unless ids are given")
+    ids: list[str] | None = Field(default=None, max_length=1_000, description="the memories confirmed")
+    core_lines: list[CoreLineIn] | None = Field(default=None, max_length=200,
+                                                description="the core lines confirmed; default: the target's")
+    permanent: bool = Field(default=False, description="delete for good instead of archiving")
+
+    @model_validator(mode="after")
+    def _something(self) -> ForgetIn:
+        if self.target is None and self.ids is None:
+            raise ValueError("give the target or the ids of the memories to forget")
+        return self
+
+
+class IdsIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    ids: list[str] = Field(min_length=1, max_length=1_000)
+
+
+class ReinforceIn(IdsIn):
+    reason: Reinforcement = Field(description="used (returned and used in a response), referenced, confirmed, "
+                                              "linked (section 9.4)")
+
+
+# ---------------------------------------------------------------------------------------- reflection
+
+class ReflectIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    about: str | None = Field(default=None, max_length=2_000, description="what to reflect on, if anything")
+
+
+class DecisionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decision: Decision = Field(description="approve, approve_with_changes, approve_part or reject (section 10.6)")
+    items: list[str] | None = Field(default=None, max_length=1_000,
+                                    description="approve_part: the proposals to apply, by their ids")
+    exclude: list[str] = Field(default_factory=list, max_length=1_000,
+                               description="approve_with_changes: the proposals left out")
+    changes: dict[str, dict[str, Any]] = Field(
+        default_factory=dict, description="approve_with_changes: per proposal id, new values (a fact's summary; "
+                                          "a procedure's trigger, steps, notes; a core change's `after`)")
+    note: str | None = Field(default=None, max_length=2_000, description="why, for the reflection log")
+
+
+class ErasedNode(BaseModel):
+    label: str = Field(description="the node's kind (Memory, Entity, Version, …)")
+    id: str | None
+    what: str = Field(description="what it was")
+
+
+class RedactedNode(BaseModel):
+    label: str = Field(description="the node's kind (AuditRecord, Version, MemoryReflection, ContextAssembly, …)")
+    id: str | None
+    fields: list[str] = Field(description="the properties whose erased text was replaced by the redaction mark")
+
+
+class DerivedNode(BaseModel):
+    label: str
+    id: str | None
+    outcome: str = Field(description="dropped (derived from the erased items alone) or kept, and how")
+
+
+class ErasureReceipt(BaseModel):
+    """A permanent delete's receipt (graph/audit/erasure.py): every node and record it touched."""
+
+    erasure_id: str = Field(description="the erasure's own audit record (it holds no text)")
+    erased_at: str = Field(description="ISO 8601, to the minute")
+    erased_by: str = Field(description="the key that asked for it")
+    deleted: list[str] = Field(description="the memories deleted (a procedure learned only from them included)")
+    relations: int = Field(description="relations deleted (asserted by the deleted memories alone)")
+    entities: list[str] = Field(description="entities deleted (only the deleted memories touched them)")
+    sha256: dict[str, str] = Field(description="per deleted memory, the SHA-256 of its text: what the trail keeps")
+    removed: list[ErasedNode] = Field(description="every node removed: memories, entities, versions")
+    redacted: list[RedactedNode] = Field(description="every node that held a copy of the erased text, redacted")
+    derived: list[DerivedNode] = Field(description="what was derived from the erased memories: dropped or kept")
+    core_lines: list[dict[str, str]] = Field(description="the lines of core memory removed")
+    workspaces: int = Field(default=0, description="kept workspaces (in the service's memory) dropped")

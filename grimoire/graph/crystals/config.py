@@ -1,0 +1,30 @@
+"""Knowledge crystals' configuration, with the spec's defaults; GRIMOIRE_CRYSTALS (JSON) overrides any of them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from grimoire.graph.model.crystal.importance import ConsolidationConfig
+
+
+class CrystalsConfig(BaseModel):
+    decay_rate: float = Field(default=5e-10, gt=0, description="λ per millisecond (about a 16-day half-life)")
+    promote_threshold: float = Field(default=0.7, gt=0, le=1, description="importance above it: promoted")
+    forget_threshold: float = Field(default=0.02, ge=0, lt=1, description="importance below it: forgotten")
+    merge_overlap_threshold: float = Field(default=0.92, gt=0, le=1, description="the merge's base cosine")
+    emotion_decay_resistance: float = Field(default=0.5, ge=0, le=1, description="how much |valence| slows decay")
+    consolidation_interval_minutes: float = Field(default=30.0, gt=0, description="a consolidation pass's interval")
+    lifespan_interval_seconds: float = Field(default=60.0, gt=0, description="time-to-live expiry's interval")
+    reads_flush_seconds: float = Field(default=30.0, gt=0, description="how often the reads noted (searches, "
+                                       "retrievals, reads by id) are written as access for relevance")
+    purge_retention_days: float = Field(default=30.0, ge=0, description="expired and archived crystals are deleted "
+                                        "this long after they reached that state")
+    batch: int = Field(default=1_000, ge=10, le=10_000, description="crystals per transaction")
+    merge_neighbours: int = Field(default=10, ge=2, le=100, description="vector-index neighbours per promoted "
+                                  "crystal considered for a merge")
+
+    def consolidation(self) -> ConsolidationConfig:
+        return ConsolidationConfig(decay_rate=self.decay_rate, promote_threshold=self.promote_threshold,
+                                   forget_threshold=self.forget_threshold,
+                                   merge_overlap_threshold=self.merge_overlap_threshold,
+                                   emotion_decay_resistance=self.emotion_decay_resistance)

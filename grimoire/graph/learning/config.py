@@ -1,0 +1,50 @@
+"""Every threshold of the learning loop, with the spec's defaults (../shared/spec/grimoire.md: Learning
+Pipeline, Curator Cycle, Curator Cycle Pipeline, Rewrite4 Curator Specification); GRIMOIRE_LEARNING (JSON)
+overrides them."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from grimoire.graph.model.enums import EntryCategory
+
+
+class LearningConfig(BaseModel):
+    every_ticks: int = Field(default=50, ge=1, description="a cycle every N ticks of the agent")
+    interval_seconds: float = Field(default=600.0, gt=0, description="and a sweep of all agents on this interval")
+    batch: int = Field(default=1_000, ge=1, le=10_000, description="rows per transaction")
+    yield_seconds: float = Field(default=0.5, ge=0, description="each statement of a cycle waits up to this long "
+                                 "for the requests in flight to finish (requests first)")
+    pause_ratio: float = Field(default=3.0, ge=0, le=20, description="while requests come in, a cycle pauses this "
+                               "many times as long as each statement took (0: only waits for requests in flight)")
+    niceness: int = Field(default=10, ge=0, le=19, description="cycles run on a thread this much nicer than the "
+                          "service's (Linux): requests beside a cycle keep their pace")
+    switch_interval_ms: float = Field(default=0.5, gt=0, le=50, description="the service's interpreter hands its "
+                                      "lock between threads this often (Python's default: 5 ms), so a request "
+                                      "waits less behind a cycle's Python work")
+    # DISTILL
+    min_cluster: int = 3
+    coherence: float = 0.7                 # compression needs mean pairwise cosine above it
+    compression_discount: float = 0.9      # the compressed insight's confidence: cluster mean x 0.9
+    compression_sample: int = 64           # coherence is measured on at most this many (newest) episodes
+    episode_confidence: float = 0.6        # an episode without a stated confidence counts this
+    lesson_confidence: float = 0.5         # ADD: a new lesson's confidence
+    edit_share: float = 0.7                # a lesson is refined when this share of its cluster contradicts it
+    # Votes net per entry (3 up and 1 down nets +2): +0.1 per net up, -0.15 per net down.
+    upvote_step: float = 0.1
+    downvote_step: float = 0.15
+    # PROMOTE
+    promote_at: dict[str, float] = Field(default_factory=lambda: {
+        EntryCategory.Insight.value: 0.6, EntryCategory.Heuristic.value: 0.7, EntryCategory.CausalLink.value: 0.6,
+        EntryCategory.StrategyFragment.value: 0.6, EntryCategory.DreamJournal.value: 0.6,
+    })
+    # DECAY
+    demote_below: float = 0.4
+    low_below: float = 0.1
+    low_cycles: int = 3
+    prune_quality: float = 0.05
+    prune_access: int = 2
+    # Validate recorded predictions: correct x1.05 (capped at 0.99), wrong x0.90.
+    prediction_up: float = 0.05
+    prediction_cap: float = 0.99
+    prediction_down: float = 0.10

@@ -1,0 +1,162 @@
+"""Reflexion, per episode (../shared/spec/grimoire.md, "Reflexion with On-Chain Grounding"): when an
+episode carries a prediction and its verified outcome, steps 1-2 compare them deterministically
+(deviation, within tolerance, verdict) and record the comparison as a Reflection linked to the episode;
+the Reasoner's steps 3-5 interpret it and, when the agent's recent comparisons show a pattern (three
+misses to the same side), propose a candidate Insight at confidence 0.5 through the Admission Gate.
+
+The comparison produces pending delta operations on the entries that informed the decision (the
+prediction's `informed_by` and the entries its retrieval for the decision returned, the agent's own):
+a vote from the decision's outcome (up when positive, down when negative) and an adjustment from the
+prediction's verdict (correct, or wrong/miscalibrated), which the Curator nets and applies.
+Idempotent: one Reflection per episode, deltas keyed by episode and entry."""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
+from grimoire.graph.db import cypher
+from grimoire.graph.db.tx import Tx
+from grimoire.graph.ids import now_ms
+from grimoire.graph.knowledge.entries import admit
+from grimoire.graph.knowledge.reasoner import Comparison
+from grimoire.graph.learning.distill import MAX_PARENTS
+from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.entry import EntryIn
+from grimoire.graph.model.enums import EntryCategory, MarketRegime
+
+log = logging.getLogger(__name__)
+HISTORY = 10
+
+
+@dataclass
+class ReflexionReport:
+    reflections: list[str] = field(default_factory=list)
+    deltas: int = 0
+    insights: list[str] = field(default_factory=list)     # candidate insights the gate admitted
+    fallbacks: list[str] = field(default_factory=list)    # why a configured language model was not used
+
+
+def _comparisons(learning: Learning, eps: list[dict[str, Any]]) -> list[Comparison]:
+    """Each episode's comparison with its history: the stored Reflections of its metric, tool and pair
+    before it (one read for the batch) and the batch's own earlier ones, the newest HISTORY, so the
+    history does not depend on where a batch starts."""
+    asked = [{"id": ep["id"], "series": _series(ep), "before": ep["valid_from"]} for ep in eps]
+    stored = {r["id"]: r["history"] for r in learning.db.rows(
+        "learning/reflection_histories", agent_id=eps[0]["agent_id"], episodes=asked, limit=HISTORY)}
+    # (valid_from, reflection id, expected, actual) of this batch's comparisons, by metric, tool and pair
+    batch: dict[str, list[tuple[int, str, float, float]]] = defaultdict(list)
+    for ep in eps:
+        batch[_series(ep)].append(
+            (ep["valid_from"], _reflection_id(ep), float(ep["prediction_expected"]), float(ep["prediction_actual"])))
+    out = []
+    for ep in eps:
+        earlier = {(h[0], h[1]): h for h in stored.get(ep["id"], [])}
+        earlier.update({(h[0], h[1]): h for h in batch[_series(ep)] if h[0] < ep["valid_from"]})
+        history = [earlier[k] for k in sorted(earlier)][-HISTORY:]
+        out.append(Comparison(metric=ep["prediction_metric"], expected=float(ep["prediction_expected"]),
+                              actual=float(ep["prediction_actual"]), tolerance=float(ep["prediction_tolerance"]),
+                              tool=ep.get("tool"), token_pair=ep.get("token_pair"), regime=ep.get("regime"),
+                              history=tuple((float(h[2]), float(h[3])) for h in history)))
+    return out
+
+
+def _series(ep: dict[str, Any]) -> str:
+    """The comparisons a pattern is looked for in: one metric, for one tool and pair."""
+    return f"{ep['prediction_metric']}|{ep.get('tool') or ''}|{ep.get('token_pair') or ''}"
+
+
+def _reflection_id(ep: dict[str, Any]) -> str:
+    return f"reflexion:{ep['id']}"[:200]
+
+
+def _deltas(ep: dict[str, Any], informed: list[str], verdict: str, now: int) -> list[dict[str, Any]]:
+    out = []
+    vote = {"positive": "up", "negative": "down"}.get(ep.get("outcome") or "")
+    for entry_id in sorted(informed):
+        base = {"agent_id": ep["agent_id"], "source": "reflexion", "count": 1, "at": now,
+                "episode_ids": [ep["id"]]}
+        if vote:
+            out.append({"id": f"reflexion:{ep['id']}:{entry_id}:vote"[:200], "entry_id": entry_id,
+                        "props": {**base, "op": vote, "reason": f"the decision's outcome was {ep['outcome']}"}})
+        out.append({"id": f"reflexion:{ep['id']}:{entry_id}:adjust"[:200], "entry_id": entry_id,
+                    "props": {**base, "op": "adjust", "verdict": verdict,
+                              "reason": f"the prediction it informed was {verdict}"}})
+    return out
+
+
+def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | None = None,
+            through: int | None = None) -> ReflexionReport:
+    """Reflects on the agent's verified predictions that have no Reflection yet (or those of `ids`)."""
+    report = ReflexionReport()
+    while True:
+        rows = learning.db.rows("learning/to_reflect", agent_id=agent_id, ids=ids, through=through or now_ms() + 1,
+                                 limit=learning.config.batch)
+        if not rows:
+            return report
+        _reflect_batch(learning, rows, actor, report)
+        if ids is not None or len(rows) < learning.config.batch:
+            return report
+
+
+def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, report: ReflexionReport) -> None:
+    now = now_ms()
+    records: list[dict[str, Any]] = []
+    # A pattern that holds over several of the batch's comparisons (a systematic miss of one series in one
+    # regime, to one side) is proposed once, with the newest comparison's numbers and every episode that showed it:
+    # the gate would skip the near-copies anyway, after embedding each of them.
+    patterns: dict[tuple[str, str | None, bool], tuple[str, dict[str, Any], list[str]]] = {}
+    for r, c in zip(rows, _comparisons(learning, [r["episode"] for r in rows]), strict=True):
+        ep, informed = r["episode"], r["informed"]
+        text, lesson, judged = learning.knowledge.reasoner.reflect(c)
+        if judged.fallback:
+            report.fallbacks.append(judged.fallback)
+        props = {"agent_id": ep["agent_id"], "clade": ep.get("clade"), "scope": ep.get("scope"),
+                 "episode_id": ep["id"], "metric": c.metric, "expected": c.expected, "actual": c.actual,
+                 "tolerance": c.tolerance, "deviation": c.deviation, "within_tolerance": c.within_tolerance,
+                 "direction_correct": c.direction_correct, "verdict": c.verdict, "tool": ep.get("tool"),
+                 "token_pair": ep.get("token_pair"), "series": _series(ep), "regime": ep.get("regime"),
+                 "tick": ep.get("tick"),
+                 "outcome": ep.get("outcome"), "interpretation": text, "reasoner": judged.reasoner,
+                 "fallback": judged.fallback, "informed": informed, "valid_from": ep["valid_from"],
+                 "at": now, "recorded_at": now}
+        records.append({"id": _reflection_id(ep), "episode_id": ep["id"],
+                        "props": {k: v for k, v in props.items() if v is not None},
+                        "deltas": _deltas(ep, informed, c.verdict, now)})
+        if lesson is not None:
+            # The pattern's side is its newest miss's (the last misses lie to one side): an underestimate and
+            # an overestimate of one series in one batch are two lessons.
+            key = (_series(ep), ep.get("regime"), c.actual > c.expected)
+            shown = [*patterns[key][2], ep["id"]] if key in patterns else [ep["id"]]
+            patterns[key] = (lesson.content, ep, shown[-MAX_PARENTS:])
+    lessons = [EntryIn(id=f"reflexion-{ep['id']}"[:128], agent_id=ep["agent_id"], category=EntryCategory.Insight,
+                       content=content, market_regime=MarketRegime(ep["regime"]) if ep.get("regime") else None,
+                       parent_episode_ids=shown, tags=["reflexion"], confidence=0.5)
+               for content, ep, shown in patterns.values()]
+    owners = {r["props"]["agent_id"] for r in records}
+    audit = Audit(action="learning.reflexion", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
+                  at=now)
+
+    def work(tx: Tx) -> list[dict[str, Any]]:
+        made = [rec.data() for rec in tx.run(cypher.query("learning/write_reflections"), rows=records,
+                                             audit_id=audit.id)]
+        created = [m["id"] for m in made]
+        delta_ids = [d["id"] for rec in records if rec["id"] in created for d in rec["deltas"]]
+        audit.write(tx, created, f"{len(created)} reflections, {len(delta_ids)} deltas",
+                    [DeleteNodes(label=NodeLabel.Delta, ids=delta_ids),
+                     DeleteNodes(label=NodeLabel.Reflection, ids=created)])
+        return made
+
+    made = learning.db.write(work)
+    report.reflections += [m["id"] for m in made]
+    report.deltas += sum(m["deltas"] for m in made)
+    if lessons:
+        clade = rows[0]["episode"].get("clade")
+        for d in admit(learning.knowledge, lessons, actor=actor, clade=clade, chunk=max(1, learning.config.batch // 3)):
+            if d.result.writes_entry and not d.existing:
+                report.insights.append(d.candidate_id)
+    log.info("reflexion: %d reflections, %d deltas, %d candidate insights", len(made), report.deltas,
+             len(report.insights))

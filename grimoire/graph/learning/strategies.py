@@ -1,0 +1,93 @@
+"""Strategy packaging (../shared/spec/grimoire.md, "Strategy Generation"): when a strategy's
+Performance-Safety Ratio passes 0.90, the strategy can be packaged as an exportable artifact — its
+PLAYBOOK.md section, its active heuristics, warnings and insights, and the causal links between them.
+The spec's ONNX model and EAS attestation are a marketplace's business; this is the [CORE] part:
+an artifact to share within the clade.
+
+PSR here (the spec names it without a formula): performance × safety over the strategy's decided
+episodes (positive or negative outcomes) — performance the share that went well, safety one minus
+the share that went badly at critical or emergency importance — and only with at least
+`MIN_DECIDED` of them, so that a lucky handful does not qualify."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from grimoire.graph.db.connection import Database
+from grimoire.graph.errors import Conflict, NotFound
+from grimoire.graph.learning import playbook
+from grimoire.graph.visibility import Visibility
+
+THRESHOLD = 0.90
+MIN_DECIDED = 20
+
+
+class NotEligible(Conflict):
+    """The strategy's PSR has not passed 0.90 (409)."""
+
+
+@dataclass(frozen=True)
+class StrategyRecord:
+    strategy: str
+    decided: int
+    positives: int
+    safety_failures: int
+
+    @property
+    def performance(self) -> float:
+        return self.positives / self.decided if self.decided else 0.0
+
+    @property
+    def safety(self) -> float:
+        return 1.0 - self.safety_failures / self.decided if self.decided else 0.0
+
+    @property
+    def psr(self) -> float:
+        return round(self.performance * self.safety, 6)
+
+    @property
+    def eligible(self) -> bool:
+        return self.decided >= MIN_DECIDED and self.psr > THRESHOLD
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "performance": round(self.performance, 6), "safety": round(self.safety, 6),
+                "psr": self.psr, "eligible": self.eligible}
+
+
+def records(db: Database, agent_id: str) -> list[StrategyRecord]:
+    return [StrategyRecord(r["strategy"], r["decided"], r["positives"], r["safety_failures"])
+            for r in db.fetch("learning/strategy_performance", agent_id=agent_id, since=0)]
+
+
+def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) -> dict[str, Any]:
+    """The artifact, stable for a given graph (its digest names its content)."""
+    record = next((r for r in records(db, agent_id) if r.strategy == strategy), None)
+    if record is None:
+        raise NotFound(f"agent {agent_id} has no decided episodes of strategy {strategy!r}")
+    if not record.eligible:
+        raise NotEligible(f"strategy {strategy!r}: PSR {record.psr:.3f} over {record.decided} decided episodes; "
+                          f"packaging needs more than {THRESHOLD} over at least {MIN_DECIDED}")
+    rows = db.fetch("learning/strategy_package", agent_id=agent_id, strategy=strategy)
+    entries = [r["entry"] for r in rows]
+    links = sorted({json.dumps(lk, sort_keys=True) for r in rows for lk in r["links"] if lk})
+    section = _section(playbook.render(db, agent_id, visibility), strategy)
+    body = {"format": "grimoire.strategy/1", "agent_id": agent_id, "strategy": strategy,
+            "performance": record.as_dict(), "playbook_section": section,
+            "heuristics": [e for e in entries if e["category"] == "Heuristic" and e.get("in_playbook")],
+            "warnings": [e for e in entries if e["category"] == "Warning"],
+            "insights": [e for e in entries if e["category"] not in ("Heuristic", "Warning")],
+            "causal_links": [json.loads(lk) for lk in links]}
+    body["digest"] = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+    return body
+
+
+def _section(text: str, strategy: str) -> str:
+    head = f"## Strategy: {strategy}"
+    if head not in text:
+        return ""
+    rest = text[text.index(head):]
+    nxt = rest.find("\n## ", len(head))
+    return (rest if nxt < 0 else rest[:nxt]).rstrip("\n") + "\n"

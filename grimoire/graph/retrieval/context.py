@@ -1,0 +1,190 @@
+"""What a retrieval mode works from (graph/retrieval/modes/): the request, who asks (and for which
+agent: the perspective of the knowledge weighting), the filters after the adaptive decision, the
+services, and what the retrieval has found so far (each backend's rows, the candidates, the cuts;
+the caller's reach and the query terms' document frequencies, each asked for once)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextvars import copy_context
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from grimoire.graph.db.connection import Database
+from grimoire.graph.errors import Invalid
+from grimoire.graph.knowledge.decay import DecayConfig
+from grimoire.graph.model.vectors import check_vector
+from grimoire.graph.observe import Stopwatch
+from grimoire.graph.retrieval import exact, items, rerank, term_overlap
+from grimoire.graph.retrieval.candidate import Candidate
+from grimoire.graph.retrieval.config import RetrievalConfig
+from grimoire.graph.retrieval.filters import RetrievalFilters
+from grimoire.graph.retrieval.reach import Reach, ReachCache, measure
+from grimoire.graph.retrieval.weighting import Perspective
+from grimoire.graph.visibility import Visibility
+
+if TYPE_CHECKING:
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+T = TypeVar("T")
+# BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
+# database, which releases the GIL.
+POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
+
+
+class QueryMissing(Invalid):
+    """A stage needs the query's vector and the request gave neither text nor a vector (a mode's
+    `needs` says so before it runs: this is the same check where the vector is used)."""
+
+
+class QueryVector:
+    """The query's vector: the one the request gives (checked at once: a bad one is a 422), or the
+    text's embedding, computed the first time a stage needs it, and only then."""
+
+    def __init__(self, vector: list[float] | None, text: str | None, embed: Callable[[str], list[float]],
+                 dimension: int) -> None:
+        if vector is not None:
+            check_vector(vector, dimension)
+        self._vector, self._text, self._embed, self._dimension = vector, text, embed, dimension
+
+    def __call__(self) -> list[float] | None:
+        if self._vector is None and self._text:
+            self._vector = self._embed(self._text)
+            check_vector(self._vector, self._dimension)
+        return self._vector
+
+    def required(self) -> list[float]:
+        """The vector, for a stage that cannot go without one."""
+        vector = self()
+        if vector is None:
+            raise QueryMissing("give text or vector")
+        return vector
+
+
+@dataclass
+class Context:
+    db: Database
+    config: RetrievalConfig
+    decay: DecayConfig
+    req: RetrievalRequest
+    visibility: Visibility
+    filters: RetrievalFilters        # the request's, or the adaptive decision's narrowing of them
+    k: int                           # the request's, or the adaptive decision's smaller one
+    now: int
+    embedding: QueryVector
+    clock: Stopwatch                 # the stages' milliseconds (graph/observe.py), returned with the results
+    traces: dict[str, dict[str, Any]] = field(default_factory=dict)  # per candidate id: per backend, and rrf
+    found: dict[str, Candidate] = field(default_factory=dict)        # candidates as the backends returned them
+    cut: list[Candidate] = field(default_factory=list)               # what the mode cut, with why
+    agent_id: str | None = None      # the caller's agent: whose knowledge is "own" (none for the admin key)
+    reaches: ReachCache | None = None  # the retriever's large reaches, reused for a while
+    held: exact.HeldVectors | None = None  # the retriever's vectors for exact rankings (graph/retrieval/exact.py)
+
+    def __post_init__(self) -> None:
+        self.params = self.filters.params(self.visibility)  # the Cypher parameters of the filters
+        self.vectors: dict[str, np.ndarray] = {}  # what an exact ranking read, by id: given to the candidates
+        self._reach: Future[Reach] | None = None
+        self._df: Future[dict[str, int]] | None = None
+
+    @property
+    def perspective(self) -> Perspective | None:
+        """Whom the knowledge weighting weighs for: the caller's agent and clade; none for the admin key."""
+        return Perspective(self.agent_id, self.visibility.clade) if self.agent_id else None
+
+    def reach(self) -> Future[Reach]:
+        """What the caller can see under the filters (graph/retrieval/reach.py), measured once, in the pool."""
+        if self._reach is None:
+            count = self.reaches.measure if self.reaches is not None else measure
+            self._reach = self.submit(count, self.db, self.params, self.config.visible_count_cap)
+        return self._reach
+
+    def query_terms(self) -> list[str]:
+        return term_overlap.terms(self.req.text or "")
+
+    def term_df(self) -> Future[dict[str, int]]:
+        """The query terms' visible document frequencies, counted once, in the pool (a mode that blends
+        the term overlap asks for them first, so they are counted while it searches)."""
+        if self._df is None:
+            self._df = self.submit(term_overlap.document_frequencies, self.db, self.query_terms(),
+                                   self.config.term_overlap.idf_cap, self.params)
+        return self._df
+
+    def term_idf(self) -> dict[str, float]:
+        """Each query term's IDF over the visible corpus (graph/retrieval/term_overlap.py)."""
+        return term_overlap.idf(self.term_df().result(), self.reach().result().visible, self.query_terms())
+
+    @property
+    def at(self) -> int:
+        """The time the scores are computed at: the filters' valid time, else now."""
+        return self.req.filters.valid_at or self.now
+
+    def submit(self, fn: Callable[..., T], *args: Any) -> Future[T]:
+        """Runs fn(*args) in the pool, in a copy of the request's context (its logs carry the request id)."""
+        return POOL.submit(copy_context().run, fn, *args)
+
+    def note(self, backend: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
+        """Records a backend's rows (rank, score and how the graph reached each) and the candidates
+        they carry; returns their ids, best first."""
+        for rank, r in enumerate(rows, start=1):
+            extra = {key: r[key] for key in ("via", "entity", "distance") if key in r}
+            self.traces.setdefault(r["id"], {})[backend] = {"rank": rank, "score": r["score"], **extra}
+            if "item" in r and r["id"] not in self.found:
+                self.found[r["id"]] = Candidate.from_row(r)
+        return [r["id"] for r in rows]
+
+    def items(self, ids: list[str]) -> list[Candidate]:
+        """The candidates in order: from what the backends returned, fetching only what they did not."""
+        by_id = {**self.found, **items.fetch(self.db, [i for i in ids if i not in self.found], self.visibility)}
+        return [self._traced(by_id[i]) for i in ids if i in by_id]
+
+    def fetch(self, ids: list[str]) -> list[Candidate]:
+        """Fresh candidates by id, in order (not those already found: injected items stand apart)."""
+        by_id = items.fetch(self.db, ids, self.visibility)
+        return [self._traced(by_id[i]) for i in ids if i in by_id]
+
+    def load(self, ids: list[str]) -> list[Candidate]:
+        """The ranked candidates, less those whose effective confidence is under the filters'
+        minimum, and the entries under the retrievable confidence (config.retrievable_confidence, 0.1:
+        the seed drops them from retrieval at once; a structural entry, which never decays, excepted).
+        Those go to `cut`, saying why."""
+        found = self.items(ids)
+        self.clock.lap("items")
+        keep = []
+        for c in found:
+            why = self._too_faint(c)
+            if why is None:
+                keep.append(c)
+            else:
+                c.cut = why
+                self.cut.append(c)
+        return keep
+
+    def _too_faint(self, c: Candidate) -> str | None:
+        floor = self.filters.min_confidence
+        decays = c.kind == "entry" and c.half_life_ms is not None
+        if floor is None and not decays:
+            return None
+        confidence = rerank.confidence_now(c, self.now, self.decay)
+        if floor is not None and confidence < floor:
+            return f"effective confidence {confidence:.3f} below {floor}"
+        if decays and confidence < self.config.retrievable_confidence:
+            return (f"effective confidence {confidence:.3f} below {self.config.retrievable_confidence}: out of "
+                    f"retrieval until it is confirmed again")
+        return None
+
+    def _traced(self, c: Candidate) -> Candidate:
+        c.trace = self.traces.get(c.id, {})
+        if c.embedding is None and (vector := self.vectors.get(c.id)) is not None:
+            c.embedding = vector.tolist()  # read for the exact ranking: MMR and the factors need no second read
+        return c
+
+    def exact(self, top: int, *, short_chars: int = -1, weight: float = 0.0) -> list[exact.Scored]:
+        """The exact ranking of the caller's (small) reach from the retriever's held vectors, rows best first
+        (graph/retrieval/exact.py); the vectors it read kept for the candidates."""
+        held = self.held if self.held is not None else exact.HeldVectors(held=0)
+        rows, self.vectors = exact.rank(self.db, held, self.embedding.required(), self.params, top,
+                                        short_chars=short_chars, weight=weight)
+        return rows
