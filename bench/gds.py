@@ -47,11 +47,10 @@ def _measure(db: Database, label: str) -> dict[str, Any]:
         total, algo = [], []
         for _ in range(REPEATS):
             result = runs.run(db, analysis, actor="bench")
-            total.append(result["run"]["duration_ms"])
-            algo.append(result["run"]["algorithm_ms"])
+            total.append(result.run.duration_ms or 0.0)
+            algo.append(result.run.algorithm_ms or 0.0)
         out[algorithm.value] = {"end_to_end_ms": summary(total), "algorithm_ms": summary(algo),
-                                "nodes": result["run"]["node_count"],
-                                "relationships": result["run"]["relationship_count"]}
+                                "nodes": result.run.node_count, "relationships": result.run.relationship_count}
         print(f"  {label} {algorithm.value}: median {statistics.median(total):.0f} ms end to end, "
               f"{statistics.median(algo):.0f} ms algorithm", flush=True)
     times = []
@@ -59,7 +58,7 @@ def _measure(db: Database, label: str) -> dict[str, Any]:
         t0 = time.perf_counter()
         c = cascade(db, oracle, BLOCK, visibility=EVERYONE, actor="bench")
         times.append((time.perf_counter() - t0) * 1000)
-    out["cascade"] = {"end_to_end_ms": summary(times), "entity": oracle, "affected": c["affected_count"]}
+    out["cascade"] = {"end_to_end_ms": summary(times), "entity": oracle, "affected": c.affected_count}
     print(f"  {label} cascade: median {statistics.median(times):.0f} ms", flush=True)
     assert leftover(gds_for(db)) == [], "projections left in the catalogue"
     return out

@@ -96,8 +96,8 @@ def test_the_current_address_book_is_what_the_history_replays_to(aave: Database)
 def traversal_facts(db: Database, entity: str, block: int) -> list[dict]:
     from grimoire.graph.topology import facts
 
-    return [f for f in facts.about(db, entity, block=block, known_at=None, visibility=EVERYONE)
-            if f["subject"] == entity]
+    return [f.model_dump(mode="json") for f in facts.about(db, entity, block=block, known_at=None,
+                                                           visibility=EVERYONE) if f.subject == entity]
 
 
 def _bfs(edges: list[dict], start: str, hops: int, direction: Direction, types: set[str]) -> dict[str, int]:
@@ -140,10 +140,10 @@ def test_k_hop_equals_a_breadth_first_search(aave: Database) -> None:
             types = {REL_TYPES[p] for p in preds} or all_types
             rows = traversal.k_hop(aave, start, block, hops=hops, direction=direction, predicates=preds,
                                    limit=10_000, visibility=EVERYONE)
-            got = {r["id"]: r["depth"] for r in rows}
+            got = {r.id: r.depth for r in rows}
             assert got == _bfs(edges, start, hops, direction, types), (start, block, direction, preds, hops)
             for r in rows:  # each path is a chain of facts of the right length
-                assert len(r["path"]) == r["depth"] + 1 and r["path"][0] == start and r["path"][-1] == r["id"]
+                assert len(r.path) == r.depth + 1 and r.path[0] == start and r.path[-1] == r.id
             checked += 1
             reached += len(got)
     assert checked == 96 and reached > 500  # not a run of empty answers

@@ -19,9 +19,10 @@ from grimoire.graph.analytics.cascade import cascade
 from grimoire.graph.analytics.client import gds_for
 from grimoire.graph.analytics.projections import EmptyProjection, GraphKind, Orientation, ProjectionSpec, leftover
 from grimoire.graph.db.connection import Database
+from grimoire.graph.embeddings import Embedder
 from grimoire.graph.model.enums import REL_TYPES
 from grimoire.graph.visibility import Visibility
-from tests.conftest import Neo4jUnderTest
+from tests.conftest import ADMIN_KEY, Neo4jUnderTest, served
 
 EVERYONE = Visibility.everything()
 BLOCK = 21_000_000  # late 2024: most markets listed, some oracles already replaced
@@ -39,7 +40,8 @@ def nothing_left_behind(request: pytest.FixtureRequest) -> Iterator[None]:
 def _analyse(db: Database, algorithm: Algorithm, block: int = BLOCK, orientation: Orientation | None = None,
              **params: object) -> dict:
     return runs.run(db, runs.Analysis(algorithm, ProjectionSpec(GraphKind.topology, block=block),
-                                      AlgorithmParams(**params), orientation, limit=10**9), actor="test")
+                                      AlgorithmParams(**params), orientation, limit=10**9),
+                    actor="test").model_dump(exclude_unset=True)
 
 
 def _topology(db: Database, block: int = BLOCK) -> nx.DiGraph:
@@ -136,7 +138,7 @@ def _oracle_with_most_reserves(db: Database, block: int) -> tuple[str, set[str]]
 def test_cascade_of_a_real_oracle_lists_the_reserves_on_it(aave: Database, admin_client: TestClient) -> None:
     oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
     assert len(reserves) >= 2
-    out = cascade(aave, oracle, BLOCK, visibility=EVERYONE, actor="test", limit=10_000)
+    out = cascade(aave, oracle, BLOCK, visibility=EVERYONE, actor="test", limit=10_000).model_dump()
     first = {m["id"] for m in out["markets"] if m["hops"] == 1}
     assert first == reserves
     # The pools holding those reserves are hit next, through the reserve they back.
@@ -290,24 +292,23 @@ def test_no_projection_is_left_after_a_failure(aave: Database) -> None:
     assert leftover(gds) == []
 
 
-def test_cli_runs_an_analysis(aave: Database, neo4j_server: Neo4jUnderTest, monkeypatch: pytest.MonkeyPatch,
-                              capsys: pytest.CaptureFixture[str]) -> None:
-    from grimoire.graph.settings import get_settings
+def test_cli_runs_an_analysis(aave: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder,
+                              monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    # `grimoire analytics` goes through the client to the running service (api/cli_remote.py), as the admin
+    from grimoire.api.app import create_app
 
-    monkeypatch.setenv("NEO4J_URI", neo4j_server.uri)
-    monkeypatch.setenv("NEO4J_USER", neo4j_server.user)
-    monkeypatch.setenv("NEO4J_PASSWORD", neo4j_server.password)
-    get_settings.cache_clear()
-    try:
+    app = create_app(neo4j_server.settings(admin_key=ADMIN_KEY), db=aave, embedder=embedder)
+    with served(app, "cli-analytics") as url:
+        monkeypatch.setenv("GRIMOIRE_URL", url)
+        monkeypatch.setenv("GRIMOIRE_API_KEY", ADMIN_KEY)
         assert cli(["analytics", "pagerank", "--block", str(BLOCK), "--limit", "3"]) == 0
         out = json.loads(capsys.readouterr().out)
         assert len(out["results"]) == 3 and out["run"]["block"] == BLOCK
         oracle, reserves = _oracle_with_most_reserves(aave, BLOCK)
         assert cli(["analytics", "cascade", "--entity", oracle, "--block", str(BLOCK), "--limit", "1000"]) == 0
         assert {m["id"] for m in json.loads(capsys.readouterr().out)["markets"] if m["hops"] == 1} == reserves
-        assert cli(["analytics", "pagerank"]) == 2  # no block
-    finally:
-        get_settings.cache_clear()
+        assert cli(["analytics", "pagerank"]) == 2  # no block: the service's 422
+        assert "block" in capsys.readouterr().err
 
 
 EXAMPLES = ["pagerank", "betweenness", "communities", "components"]

@@ -16,6 +16,7 @@ from grimoire.graph.settings import PROJECT_ROOT
 from tests import fake_chat
 from tests.conftest import ADMIN_KEY, Api
 from tests.fake_chat import FakeChat, dead_url
+from tests.integration.mcp_live import Live, live_fixture  # noqa: F401  (the fixture)
 
 SWAPS = [{"id": f"sw-{i}", "type": "action", "tool": "uniswap-swap", "chain": "1", "token_pair": "WETH/USDC",
           "regime": "bull", "tick": i, "outcome": "positive", "gain": 5.0,
@@ -82,11 +83,13 @@ def test_every_fifty_ticks_the_scheduler_runs_a_cycle(db, neo4j_server, embedder
         assert {"curator.sweep", "curator.ticks"} <= jobs
 
 
-def test_the_cli_runs_a_cycle_and_writes_the_playbook(api, neo4j_server, tmp_path) -> None:
+def test_the_cli_runs_a_cycle_and_writes_the_playbook(live: Live, tmp_path) -> None:
+    # through the client against the running service (api/cli_remote.py), as the admin
+    api = live.api
     h = api.headers("golem-cli", "clade-c")
     assert api.client.post("/episodes/batch", headers=h, json={"episodes": SWAPS}).status_code == 201
-    env = dict(os.environ, NEO4J_URI=neo4j_server.uri, NEO4J_USER=neo4j_server.user,
-               NEO4J_PASSWORD=neo4j_server.password, NEO4J_DATABASE=neo4j_server.database)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("NEO4J_", "GRIMOIRE_"))}
+    env |= {"GRIMOIRE_URL": live.url, "GRIMOIRE_API_KEY": ADMIN_KEY}
 
     def grimoire(*args: str) -> subprocess.CompletedProcess[str]:
         return subprocess.run([sys.executable, "-m", "grimoire.api.cli", *args], env=env, cwd=PROJECT_ROOT,

@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from grimoire.graph.topology.answers import FactLag
 from grimoire.graph.topology.freshness import DAY_MS, MINUTE_MS, FactConfig, effective_confidence, lag_term, summary
 from grimoire.graph.topology.freshness import with_effective_confidence as fresh
 
@@ -40,13 +41,15 @@ def test_the_lag_term_grows_with_the_lag_and_is_capped() -> None:
     assert lag_term(10**12, FactConfig(lag_cap=0.2)) == pytest.approx(0.2)
 
 
+def _lag(lag_ms: int | None, lag_blocks: int | None, approximate: bool) -> FactLag:
+    return FactLag(fact_id="f", predicate=None, name=None, type="T", subject="s", object=None, valid_from=1,
+                   recorded_at=2, approximate=approximate, agent_id=None, scope=None, valid_time=None,
+                   valid_time_source=None, lag_ms=lag_ms, seen_block=None, lag_blocks=lag_blocks)
+
+
 def test_the_summary_leaves_out_unknown_and_approximate_lags() -> None:
-    rows = [{"lag_ms": 1_000, "lag_blocks": 2, "approximate": False},
-            {"lag_ms": 3_000, "lag_blocks": None, "approximate": False},
-            {"lag_ms": 99_000, "lag_blocks": 50, "approximate": True},
-            {"lag_ms": None, "lag_blocks": None, "approximate": False}]
+    rows = [_lag(1_000, 2, False), _lag(3_000, None, False), _lag(99_000, 50, True), _lag(None, None, False)]
     s = summary(rows)
-    assert (s["count"], s["with_lag"], s["mean_lag_ms"], s["median_lag_ms"], s["max_lag_ms"]) == (4, 2, 2_000, 2_000,
-                                                                                                 3_000)
-    assert (s["with_lag_blocks"], s["mean_lag_blocks"]) == (1, 2)
-    assert summary([])["mean_lag_ms"] is None
+    assert (s.count, s.with_lag, s.mean_lag_ms, s.median_lag_ms, s.max_lag_ms) == (4, 2, 2_000, 2_000, 3_000)
+    assert (s.with_lag_blocks, s.mean_lag_blocks) == (1, 2)
+    assert summary([]).mean_lag_ms is None

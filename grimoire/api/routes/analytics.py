@@ -61,7 +61,7 @@ def _projection(body: AnalysisIn, who: Principal) -> ProjectionSpec:
 @router.post("/analytics/cascade", response_model=Cascade,
              summary="What fails with an entity at a block: dependants ranked by "
                      "distance and systemic importance; markets and positions")
-def failure_cascade(body: CascadeIn, db: DbDep, who: Reader) -> dict[str, Any]:
+def failure_cascade(body: CascadeIn, db: DbDep, who: Reader) -> Cascade:
     # An unknown or invisible entity is EntityNotFound: the same 404 (api/errors.py).
     return cascade(db, body.entity, body.block, hops=body.hops, visibility=who.visibility(), actor=who.key_id,
                    limit=body.limit)
@@ -70,7 +70,7 @@ def failure_cascade(body: CascadeIn, db: DbDep, who: Reader) -> dict[str, Any]:
 @router.post("/analytics/{algorithm}", response_model=Analysis, response_model_exclude_unset=True,
              summary="Run a GDS algorithm on a projection (dropped afterwards); "
                      "write=true keeps the run and its results")
-def analyse(algorithm: Algorithm, body: AnalysisIn, db: DbDep, who: Reader) -> dict[str, Any]:
+def analyse(algorithm: Algorithm, body: AnalysisIn, db: DbDep, who: Reader) -> Analysis:
     if body.write and not who.may(KeyScope.write):
         raise HTTPException(403, "writing a run needs the write scope")
     if body.orientation == Orientation.natural and algorithm == Algorithm.leiden:
@@ -84,14 +84,14 @@ def analyse(algorithm: Algorithm, body: AnalysisIn, db: DbDep, who: Reader) -> d
             summary="Written analysis runs, newest first")
 def list_runs(db: DbDep, who: Reader, algorithm: Annotated[Algorithm | None, Query()] = None,
               graph: Annotated[GraphKind | None, Query()] = None,
-              limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[dict[str, Any]]:
+              limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[Run]:
     return runs.runs(db, algorithm, graph and graph.value, limit, visibility=who.visibility())
 
 
 @router.get("/analytics/runs/{run_id}", response_model=WrittenRun, response_model_exclude_unset=True,
             summary="A written run with its results")
 def get_run(run_id: Annotated[str, Path(max_length=100)], db: DbDep, who: Reader,
-            limit: Annotated[int, Query(ge=1, le=10_000)] = 100) -> dict[str, Any]:
+            limit: Annotated[int, Query(ge=1, le=10_000)] = 100) -> WrittenRun:
     found = runs.get_run(db, run_id, limit, visibility=who.visibility())
     if found is None:
         raise NotFound(f"no analysis run {run_id!r}")

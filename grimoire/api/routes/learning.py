@@ -78,6 +78,8 @@ def cycle_operations(cycle_id: str, db: DbDep, who: Reader) -> list[dict[str, An
             responses={200: {"content": {"text/markdown": {}}}})
 def get_playbook(db: DbDep, who: Reader, agent_id: str | None = None) -> PlainTextResponse:
     chosen = _agent(who, agent_id)
+    if agent_id and agents.get(db, chosen) is None:  # the admin naming no agent: a 404, not an empty playbook
+        raise UnknownAgent(f"no agent {chosen!r}")
     return PlainTextResponse(playbook.render(db, chosen, who.visibility()), media_type="text/markdown; charset=utf-8")
 
 

@@ -63,7 +63,7 @@ def put_entities(body: EntitiesIn, db: DbDep, who: Writer) -> dict[str, list[str
 @router.get("/entities/resolve", response_model=list[ResolvedEntity],
             summary="Entities matching a name, symbol, alias, canonical id or address")
 def resolve(db: DbDep, who: Reader, q: Annotated[str, Query(min_length=1, max_length=200)],
-            limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[dict[str, Any]]:
+            limit: Annotated[int, Query(ge=1, le=100)] = 10) -> list[ResolvedEntity]:
     if not q.strip():
         raise Invalid("q: give a name, symbol, alias, id or address")
     return entities.resolve(db, q, limit, visibility=who.visibility())
@@ -82,16 +82,16 @@ def assert_facts(body: FactsIn, db: DbDep, who: Writer, cfg: FactsDep) -> dict[s
 
 @router.post("/facts/{fact_id}/invalidate", response_model=Invalidated,
              summary="The fact stops being valid at a block (history is kept)")
-def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: WriterOrPerson, cfg: FactsDep) -> dict[str, Any]:
+def invalidate(fact_id: str, body: InvalidateIn, db: DbDep, who: WriterOrPerson, cfg: FactsDep) -> Invalidated:
     # Only the owner (its keys that write, its person's) or the admin: FactNotFound (a 404) for any other fact.
     return facts.invalidate(db, fact_id, body.at_block, actor=who.key_id, agent_id=who.agent_id,
                             visibility=who.visibility(), freshness=cfg)
 
 
 @router.get("/facts/{fact_id}", response_model=list[FactVersion], summary="Every version of a fact, on both time axes")
-def fact_versions(fact_id: str, db: DbDep, who: Reader, cfg: FactsDep) -> list[dict[str, Any]]:
+def fact_versions(fact_id: str, db: DbDep, who: Reader, cfg: FactsDep) -> list[FactVersion]:
     view = who.visibility()
-    rows = [v for v in facts.versions(db, fact_id, freshness=cfg) if view.sees(v)]
+    rows = [v for v in facts.versions(db, fact_id, freshness=cfg) if view.sees(v.model_dump(mode="json"))]
     if not rows:
         raise FactNotFound(f"no fact {fact_id!r}")
     return rows
@@ -101,7 +101,7 @@ def fact_versions(fact_id: str, db: DbDep, who: Reader, cfg: FactsDep) -> list[d
             summary="Facts about an entity valid at a block, as known at a time (ms), or both")
 def about(entity_id: str, db: DbDep, who: Reader, cfg: FactsDep, block: Annotated[Block | None, Query()] = None,
           known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None,
-          predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[dict[str, Any]]:
+          predicate: Annotated[list[Predicate] | None, Query()] = None) -> list[FactAbout]:
     entities.require_visible(db, entity_id, who.visibility())  # else 404, unknown or invisible alike
     return facts.about(db, entity_id, block=block, known_at=known_at, predicates=predicate or [],
                        visibility=who.visibility(), freshness=cfg)
@@ -115,7 +115,7 @@ def lag(entity_id: str, db: DbDep, who: Reader, cfg: FactsDep,
         until_block: Annotated[Block | None, Query(description="facts valid from at most this block")] = None,
         known_at: Annotated[int | None, Query(ge=0, le=MAX_INT, description="recorded by then (ms)")] = None,
         agent_id: Annotated[str | None, Query(max_length=128, description="facts this agent recorded")] = None,
-        predicate: Annotated[list[Predicate] | None, Query()] = None) -> dict[str, Any]:
+        predicate: Annotated[list[Predicate] | None, Query()] = None) -> EntityLag:
     entities.require_visible(db, entity_id, who.visibility())
     return freshness.entity_lag(db, entity_id, visibility=who.visibility(), config=cfg, predicates=predicate or [],
                                 since_block=since_block, until_block=until_block, known_at=known_at,
@@ -124,7 +124,7 @@ def lag(entity_id: str, db: DbDep, who: Reader, cfg: FactsDep,
 
 @router.post("/topology/k-hop", response_model=list[KHopEntity],
              summary="Entities within k hops at a block, with path, depth and predicates")
-def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
+def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[KHopEntity]:
     entities.require_visible(db, body.entity, who.visibility())
     return traversal.k_hop(db, body.entity, body.block, hops=body.hops, direction=body.direction,
                            predicates=body.predicates, known_at=body.known_at, limit=body.limit,
@@ -136,7 +136,7 @@ def k_hop(body: KHopIn, db: DbDep, who: Reader) -> list[dict[str, Any]]:
 def path(db: DbDep, who: Reader, cfg: FactsDep,
          source: Annotated[str, Query(alias="from", min_length=1, max_length=260)],
          target: Annotated[str, Query(alias="to", min_length=1, max_length=260)], block: Annotated[Block, Query()],
-         known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None) -> dict[str, Any]:
+         known_at: Annotated[int | None, Query(ge=0, le=MAX_INT)] = None) -> TopologyPath:
     found = traversal.shortest_path(db, source, target, block, known_at=known_at, visibility=who.visibility(),
                                     facts=cfg)
     if found is None:
@@ -147,7 +147,7 @@ def path(db: DbDep, who: Reader, cfg: FactsDep,
 @router.post("/topology/curiosity", response_model=Curiosity,
              summary="The curiosity composite of an event for the agent's positions: the topology modifier plus "
                      "the information-lag term")
-def curiosity(body: CuriosityIn, db: DbDep, who: Reader, cfg: FactsDep) -> dict[str, Any]:
+def curiosity(body: CuriosityIn, db: DbDep, who: Reader, cfg: FactsDep) -> Curiosity:
     entities.require_visible(db, body.event_entity, who.visibility())
     return traversal.topology_curiosity(db, body.event_entity, body.positions, body.block,
                                         visibility=who.visibility(), facts=cfg)

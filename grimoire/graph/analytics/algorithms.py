@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Annotated, Any, Required, TypedDict
 
 from graphdatascience import GraphDataScience
 from neo4j.exceptions import ClientError
@@ -45,11 +45,27 @@ class AlgorithmParams(StrictModel):
     target: Annotated[str, Field(max_length=260)] | None = Field(default=None, description="shortest_path: to")
 
 
+class NodeResult(TypedDict, total=False):
+    """What an algorithm gave one node, by its GDS id (mapped to Grimoire's id afterwards: graph/analytics/runs.py)."""
+
+    node_id: Required[int]
+    score: float
+    community: int
+    component: int
+    embedding: list[float]
+    similar_node_ids: list[int]
+    similarities: list[float]
+    step: int
+
+
+Run = Callable[[GraphDataScience, Any, "AlgorithmParams", str | None, dict[str, int]], list[NodeResult]]
+
+
 @dataclass(frozen=True)
 class Spec:
     orientation: Orientation
     result: str      # the column each node row carries: score, community, component, embedding, ...
-    run: Callable[[GraphDataScience, Any, AlgorithmParams, str | None, dict[str, int]], list[dict[str, Any]]]
+    run: Run
     used: tuple[str, ...]  # the parameters it reads (recorded with the run)
 
 
@@ -57,60 +73,59 @@ def _weight(p: AlgorithmParams, weight: str | None) -> str | None:
     return weight if p.weighted else None
 
 
-def _scores(df: Any, column: str = "score") -> list[dict[str, Any]]:
-    return [{"node_id": int(n), column: float(s)} for n, s in zip(df["nodeId"], df[column], strict=True)]
+def _scores(df: Any) -> list[NodeResult]:
+    return [{"node_id": int(n), "score": float(s)} for n, s in zip(df["nodeId"], df["score"], strict=True)]
 
 
 def _pagerank(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
     return _scores(gds.page_rank.stream(g, damping_factor=p.damping_factor, max_iterations=p.max_iterations,
                                         tolerance=p.tolerance, relationship_weight_property=_weight(p, weight)))
 
 
 def _betweenness(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
     return _scores(gds.betweenness.stream(g, relationship_weight_property=COST if p.weighted else None))
 
 
-def _communities(df: Any, column: str, out: str) -> list[dict[str, Any]]:
-    return [{"node_id": int(n), out: int(c)} for n, c in zip(df["nodeId"], df[column], strict=True)]
+def _communities(df: Any) -> list[NodeResult]:
+    return [{"node_id": int(n), "community": int(c)} for n, c in zip(df["nodeId"], df["communityId"], strict=True)]
 
 
 def _louvain(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
     return _communities(gds.louvain.stream(g, max_levels=p.max_levels, max_iterations=p.max_iterations,
-                                           tolerance=1e-4, relationship_weight_property=_weight(p, weight)),
-                        "communityId", "community")
+                                           tolerance=1e-4, relationship_weight_property=_weight(p, weight)))
 
 
 def _leiden(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
     # One thread: in parallel the seed does not make the result repeatable (the same input gave 38 to 41
     # communities), and the projections are small.
     return _communities(gds.leiden.stream(g, max_levels=p.max_levels, gamma=p.gamma, random_seed=p.random_seed,
-                                          relationship_weight_property=_weight(p, weight), concurrency=1),
-                        "communityId", "community")
+                                          relationship_weight_property=_weight(p, weight), concurrency=1))
 
 
 def _wcc(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
-    return _communities(gds.wcc.stream(g), "componentId", "component")
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
+    df = gds.wcc.stream(g)
+    return [{"node_id": int(n), "component": int(c)} for n, c in zip(df["nodeId"], df["componentId"], strict=True)]
 
 
 def _node_similarity(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
     df = gds.node_similarity.stream(g, top_k=p.top_k, similarity_cutoff=p.similarity_cutoff,
                                     relationship_weight_property=_weight(p, weight))
     by_node: dict[int, list[tuple[float, int]]] = {}
     for a, b, s in zip(df["node1"], df["node2"], df["similarity"], strict=True):
         by_node.setdefault(int(a), []).append((float(s), int(b)))
-    out = []
+    out: list[NodeResult] = []
     for n, pairs in by_node.items():
         pairs.sort(key=lambda x: (-x[0], x[1]))
         out.append({"node_id": n, "score": pairs[0][0], "similar_node_ids": [b for _, b in pairs],
@@ -119,8 +134,8 @@ def _node_similarity(
 
 
 def _fastrp(
-    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, Any]
-) -> list[dict[str, Any]]:
+    gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None, _: dict[str, int]
+) -> list[NodeResult]:
     df = gds.fast_rp.stream(g, embedding_dimension=p.embedding_dimension, random_seed=p.random_seed,
                             relationship_weight_property=_weight(p, weight))
     return [{"node_id": int(n), "embedding": [float(x) for x in e]}
@@ -128,7 +143,7 @@ def _fastrp(
 
 
 def _shortest_path(gds: GraphDataScience, g: Any, p: AlgorithmParams, weight: str | None,
-                   internal: dict[str, int]) -> list[dict[str, Any]]:
+                   internal: dict[str, int]) -> list[NodeResult]:
     if not p.source or not p.target:
         raise Invalid("shortest_path needs source and target entity ids")
     missing = [x for x in (p.source, p.target) if x not in internal]

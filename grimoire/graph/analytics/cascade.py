@@ -5,9 +5,8 @@ topology valid at that block, through GDS): markets (pools and reserves) and pos
 
 from __future__ import annotations
 
-from typing import Any
-
 from grimoire.graph.analytics.algorithms import Algorithm, AlgorithmParams
+from grimoire.graph.analytics.answers import Affected, Cascade
 from grimoire.graph.analytics.projections import EmptyProjection, GraphKind, ProjectionSpec
 from grimoire.graph.analytics.runs import Analysis, run
 from grimoire.graph.db.connection import Database
@@ -23,7 +22,7 @@ MARKETS = {EntityKind.Pool.value, EntityKind.Reserve.value}
 
 
 def cascade(db: Database, entity_id: str, block: int, *, hops: int = 3, visibility: Visibility,
-            actor: str, limit: int = 100) -> dict[str, Any]:
+            actor: str, limit: int = 100) -> Cascade:
     require_visible(db, entity_id, visibility)  # EntityNotFound, also for one the caller may not see
     affected = db.rows("analytics/cascade", id=entity_id, block=block, hops=min(hops, MAX_HOPS),
                        types=[REL_TYPES[p] for p in DEPENDENCIES], **visibility.params())
@@ -33,7 +32,7 @@ def cascade(db: Database, entity_id: str, block: int, *, hops: int = 3, visibili
             pr = run(db, Analysis(Algorithm.pagerank, ProjectionSpec(GraphKind.topology, block=block,
                                                                      visibility=visibility),
                                   AlgorithmParams(), limit=10**9), actor=actor)
-            importance = {r["id"]: r["score"] for r in pr["results"]}
+            importance = {r.id: r.score or 0.0 for r in pr.results}
         except EmptyProjection:
             pass
     for a in affected:
@@ -41,9 +40,8 @@ def cascade(db: Database, entity_id: str, block: int, *, hops: int = 3, visibili
         # Nearer first; among the equally near, the more systemically important first.
         a["impact"] = a["pagerank"] / (2 ** (a["hops"] - 1))
     affected.sort(key=lambda a: (a["hops"], -a["pagerank"], a["id"]))
-    for i, a in enumerate(affected, start=1):
-        a["rank"] = i
-    markets = [a for a in affected if a["kind"] in MARKETS]
-    positions = [a for a in affected if a["holds_position"]]
-    return {"entity": entity_id, "block": block, "hops": hops, "affected_count": len(affected),
-            "markets": markets[:limit], "positions": positions[:limit], "affected": affected[:limit]}
+    ranked = [Affected.model_validate({**a, "rank": i}) for i, a in enumerate(affected, start=1)]
+    markets = [a for a in ranked if a.kind in MARKETS]
+    positions = [a for a in ranked if a.holds_position]
+    return Cascade(entity=entity_id, block=block, hops=hops, affected_count=len(ranked), markets=markets[:limit],
+                   positions=positions[:limit], affected=ranked[:limit])

@@ -54,7 +54,7 @@ class ProjectionSpec:
     max_mentions: int = 10_000
     visibility: Visibility = EVERYONE
 
-    def params(self, orientation: Orientation) -> dict[str, Any]:
+    def params(self, orientation: Orientation) -> dict[str, Any]:  # the projection statement's Cypher parameters
         common = {"undirected": ["*"] if orientation == Orientation.undirected else [], **self.visibility.params()}
         if self.kind == GraphKind.topology:
             if self.block is None:
@@ -66,7 +66,7 @@ class ProjectionSpec:
             return {**common, "agent_id": self.agent_id}
         return {**common, "agent_id": self.agent_id, "max_mentions": self.max_mentions}
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, Any]:  # the view's fields of a Run (answers.py), merged into it
         return {"graph": self.kind.value, "block": self.block, "known_at": self.known_at, "agent_id": self.agent_id}
 
 

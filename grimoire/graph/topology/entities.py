@@ -24,6 +24,7 @@ from grimoire.graph.db.lucene import escape_lucene
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import NotFound
 from grimoire.graph.ids import now_ms
+from grimoire.graph.topology.answers import ResolvedEntity
 from grimoire.graph.topology.model import EntityIn
 from grimoire.graph.visibility import ENTITY_PREDICATE, Visibility
 
@@ -42,7 +43,7 @@ class EntityNotFound(NotFound):
         self.entity_id = entity_id
 
 
-def entity_row(e: EntityIn) -> dict[str, Any]:
+def entity_row(e: EntityIn) -> dict[str, Any]:  # a row of Cypher parameters (topology/upsert_entities's $rows)
     aliases = list(dict.fromkeys([*e.aliases, *([e.symbol] if e.symbol else [])]))
     return {"id": e.canonical_id, "kind": e.kind.value, "name": e.name, "symbol": e.symbol, "aliases": aliases,
             "chain_id": e.chain_id, "address": e.address.lower() if e.address else None}
@@ -77,13 +78,13 @@ def upsert(db: Database, entities: Sequence[EntityIn], *, actor: str, public: bo
     return [r["id"] for r in rows]
 
 
-def resolve(db: Database, text: str, limit: int = 10, *, visibility: Visibility) -> list[dict[str, Any]]:
+def resolve(db: Database, text: str, limit: int = 10, *, visibility: Visibility) -> list[ResolvedEntity]:
     """A canonical id, an address (any chain), a name, symbol or alias; exact matches rank first."""
     text = text.strip()
     address = text.lower() if _ADDRESS.match(text) else None
     rows = db.fetch("topology/resolve_entity", text=text, lucene=escape_lucene(text), address=address, limit=limit,
                   **visibility.params())
-    return [{**r["entity"], "score": r["score"]} for r in rows]
+    return [ResolvedEntity.model_validate({**r["entity"], "score": r["score"]}) for r in rows]
 
 
 def visible_ids(db: Database, ids: Iterable[str], visibility: Visibility) -> set[str]:

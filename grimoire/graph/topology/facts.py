@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from grimoire.graph.audit import Audit, DeleteRelationships, RevertOp, SetRelationshipProperties
 from grimoire.graph.db import cypher
@@ -26,6 +26,7 @@ from grimoire.graph.errors import NotFound
 from grimoire.graph.ids import now_ms
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.enums import REL_TYPES, Predicate
+from grimoire.graph.topology.answers import FactAbout, FactVersion, Invalidated
 from grimoire.graph.topology.entities import visible_ids
 from grimoire.graph.topology.freshness import FactConfig, with_effective_confidence
 from grimoire.graph.topology.model import FactIn
@@ -72,7 +73,7 @@ def types_for(predicates: Sequence[Predicate]) -> list[str]:
     return [REL_TYPES[p] for p in predicates] or ALL_TYPES
 
 
-def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:
+def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:  # Cypher parameters ($rows)
     scalar = f.scalar()
     return {
         "fact_id": f.id or f.derived_id(owner.fact_key()), "type": f.rel_type, "name": f.name, "subject": f.subject,
@@ -143,7 +144,7 @@ def _reinforce_revert(rows: list[dict[str, Any]]) -> list[RevertOp]:
 
 def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_id: str | None,
                now: int | None = None, visibility: Visibility = EVERYONE,
-               freshness: FactConfig | None = None) -> dict[str, Any]:
+               freshness: FactConfig | None = None) -> Invalidated:
     """Only the fact's owner (its agent's keys or its person's: `visibility.viewer`) or the admin invalidates; a
     fact of another owner is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
@@ -159,8 +160,10 @@ def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_i
         return rows[0]
 
     db.write(work)
-    return {"fact_id": fact_id, "at_block": at_block, "versions": versions(db, fact_id, freshness=freshness)}
+    return Invalidated(fact_id=fact_id, at_block=at_block, versions=versions(db, fact_id, freshness=freshness))
 
+
+F = TypeVar("F", bound=FactVersion)
 
 FACT_FIELDS = ("fact_id", "id", "version", "predicate", "name", "type", "subject", "object", "value", "valid_from",
                "valid_to", "recorded_at", "expired_at", "confidence", "effective_confidence", "last_reinforced",
@@ -196,25 +199,26 @@ def _invalidate_revert(tx: Tx, subject: str, fact_id: str, at: int, audit_id: st
               for v in versions if v["expired_at"] == at and v["audit_id"] != audit_id)]
 
 
-def _shape(fact: dict[str, Any], now: int, freshness: FactConfig, **extra: Any) -> dict[str, Any]:
+def _shape(model: type[F], fact: dict[str, Any], now: int, freshness: FactConfig, **extra: Any) -> F:
     """Every field, null when unset, so clients see one shape; the confidence as of `now` beside the stored one."""
     merged = with_effective_confidence({**fact, **extra}, now, freshness)
-    return {k: merged.get(k) for k in FACT_FIELDS} | {k: v for k, v in extra.items() if k not in FACT_FIELDS}
+    return model.model_validate({k: merged.get(k) for k in FACT_FIELDS}
+                                | {k: v for k, v in extra.items() if k not in FACT_FIELDS})
 
 
 def versions(db: Database, fact_id: str, *, now: int | None = None,
-             freshness: FactConfig | None = None) -> list[dict[str, Any]]:
+             freshness: FactConfig | None = None) -> list[FactVersion]:
     at, cfg = now or now_ms(), freshness or FactConfig()
-    return [_shape(r["fact"], at, cfg, type=r["type"], subject=r["subject"], object=r["object"], value=r["value"])
-            for r in db.fetch("topology/find_fact", fact_id=fact_id)]
+    return [_shape(FactVersion, r["fact"], at, cfg, type=r["type"], subject=r["subject"], object=r["object"],
+                   value=r["value"]) for r in db.fetch("topology/find_fact", fact_id=fact_id)]
 
 
 def about(db: Database, entity_id: str, *, block: int | None, known_at: int | None,
           predicates: Sequence[Predicate] = (), visibility: Visibility, now: int | None = None,
-          freshness: FactConfig | None = None) -> list[dict[str, Any]]:
+          freshness: FactConfig | None = None) -> list[FactAbout]:
     rows = db.fetch("topology/facts_about", id=entity_id, block=block, known_at=known_at,
                   types=types_for(predicates), **visibility.params())
     at, cfg = now or now_ms(), freshness or FactConfig()
-    return [_shape(r["fact"], at, cfg, subject=r["subject"], object=r["object"], value=r["value"],
+    return [_shape(FactAbout, r["fact"], at, cfg, subject=r["subject"], object=r["object"], value=r["value"],
                    subject_entity=r["subject_entity"], object_entity=r["object_entity"] if r["object"] else None)
             for r in rows]

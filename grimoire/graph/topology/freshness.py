@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.model.enums import REL_TYPES, Predicate
+from grimoire.graph.topology.answers import EntityLag, FactLag, LagSummary
 from grimoire.graph.visibility import Visibility
 
 DAY_MS = 86_400_000
@@ -70,7 +71,7 @@ def effective_confidence(confidence: float | None, last_reinforced: int | None, 
     return max(config.floor, confidence * math.exp(-elapsed / config.half_life_ms))
 
 
-def with_effective_confidence(fact: dict[str, Any], now: int, config: FactConfig) -> dict[str, Any]:
+def with_effective_confidence(fact: dict[str, Any], now: int, config: FactConfig) -> dict[str, Any]:  # a row read
     """The fact with `last_reinforced` (its recorded time until reinforced) and `effective_confidence`."""
     last = fact.get("last_reinforced")
     if last is None:
@@ -87,31 +88,31 @@ def lag_term(mean_lag_ms: float | None, config: FactConfig) -> float:
 
 def fact_lags(db: Database, entity_id: str, *, visibility: Visibility, predicates: Sequence[Predicate] = (),
               since_block: int | None = None, until_block: int | None = None, known_at: int | None = None,
-              agent_id: str | None = None) -> list[dict[str, Any]]:
+              agent_id: str | None = None) -> list[FactLag]:
     """Each fact about the entity the viewer may see, as first recorded, with its lag (null when the
     time of its valid_from block is unknown)."""
     types = [REL_TYPES[p] for p in predicates] or [REL_TYPES[p] for p in Predicate]
-    return db.fetch("topology/fact_lag", id=entity_id, types=types, since_block=since_block, until_block=until_block,
-                    known_at=known_at, agent_id=agent_id, **visibility.params())
+    return [FactLag.model_validate(r) for r in db.rows(
+        "topology/fact_lag", id=entity_id, types=types, since_block=since_block, until_block=until_block,
+        known_at=known_at, agent_id=agent_id, **visibility.params())]
 
 
-def summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def summary(rows: Sequence[FactLag]) -> LagSummary:
     """The entity's lag over its facts with a known lag and an exact valid time (not approximate)."""
-    ms = [float(r["lag_ms"]) for r in rows if r.get("lag_ms") is not None and not r.get("approximate")]
-    blocks = [float(r["lag_blocks"]) for r in rows if r.get("lag_blocks") is not None and not r.get("approximate")]
-    return {
-        "count": len(rows), "with_lag": len(ms),
-        "mean_lag_ms": statistics.fmean(ms) if ms else None,
-        "median_lag_ms": statistics.median(ms) if ms else None,
-        "min_lag_ms": min(ms) if ms else None, "max_lag_ms": max(ms) if ms else None,
-        "with_lag_blocks": len(blocks), "mean_lag_blocks": statistics.fmean(blocks) if blocks else None,
-    }
+    ms = [float(r.lag_ms) for r in rows if r.lag_ms is not None and not r.approximate]
+    blocks = [float(r.lag_blocks) for r in rows if r.lag_blocks is not None and not r.approximate]
+    return LagSummary(
+        count=len(rows), with_lag=len(ms),
+        mean_lag_ms=statistics.fmean(ms) if ms else None,
+        median_lag_ms=statistics.median(ms) if ms else None,
+        min_lag_ms=min(ms) if ms else None, max_lag_ms=max(ms) if ms else None,
+        with_lag_blocks=len(blocks), mean_lag_blocks=statistics.fmean(blocks) if blocks else None,
+    )
 
 
 def entity_lag(db: Database, entity_id: str, *, visibility: Visibility, config: FactConfig,
-               **filters: Any) -> dict[str, Any]:
+               **filters: Any) -> EntityLag:
     """The entity's facts with their lag, the summary, and the lag term it adds to curiosity."""
     rows = fact_lags(db, entity_id, visibility=visibility, **filters)
     total = summary(rows)
-    return {"entity": entity_id, "summary": total, "lag_term": lag_term(total["mean_lag_ms"], config),
-            "facts": rows}
+    return EntityLag(entity=entity_id, summary=total, lag_term=lag_term(total.mean_lag_ms, config), facts=rows)

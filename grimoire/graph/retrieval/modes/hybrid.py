@@ -89,4 +89,4 @@ def _topology_signals(ctx: Context, rows: list[dict[str, Any]], block: int) -> N
                                  ctx.visibility.viewer)
     for r in rows:
         if r.get("entity") in found:
-            ctx.traces[r["id"]]["graph"]["centrality"] = found[r["entity"]]["percentile"]
+            ctx.traces[r["id"]]["graph"]["centrality"] = found[r["entity"]].percentile
