@@ -3,7 +3,7 @@ the co-mention graph; runs written and compared over time; the failure cascade."
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, HTTPException, Path, Query
 from pydantic import Field, model_validator
