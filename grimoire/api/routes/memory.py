@@ -58,7 +58,7 @@ def _own(who: Principal, agent_id: str) -> str:
 
 @router.get("/agents/{agent_id}/core", response_model=CoreOut,
             summary="Core memory: the four blocks together, each with its tokens, the total and the cap")
-def read_core(agent_id: str, core: CoreMemoryDep, who: Reader) -> dict[str, Any]:
+def read_core(agent_id: str, core: CoreMemoryDep, who: Reader) -> CoreOut:
     return core.read(require_reader_of(core.db, who, agent_id))
 
 
@@ -78,7 +78,7 @@ def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader
 @router.put("/agents/{agent_id}/core/{block}", response_model=CoreOut,
             summary="Replace a core block's text (409 past the cap, saying by how many tokens)")
 def replace_block(agent_id: str, block: Block, body: ReplaceIn, core: CoreMemoryDep,
-                  who: WriterOrPerson) -> dict[str, Any]:
+                  who: WriterOrPerson) -> CoreOut:
     return core.edit(_own(who, agent_id), block, Replace(body.content), actor=who.key_id, reason=body.reason,
                      expected_version=body.expected_version)
 
@@ -86,28 +86,28 @@ def replace_block(agent_id: str, block: Block, body: ReplaceIn, core: CoreMemory
 @router.post("/agents/{agent_id}/core/{block}/append", response_model=CoreOut,
              summary="Append lines to a core block (409 past the cap)")
 def append_block(agent_id: str, block: Block, body: AppendIn, core: CoreMemoryDep,
-                 who: WriterOrPerson) -> dict[str, Any]:
+                 who: WriterOrPerson) -> CoreOut:
     return core.edit(_own(who, agent_id), block, Append(body.text), actor=who.key_id, reason=body.reason,
                      expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/{block}/line", response_model=CoreOut,
              summary="Edit one line of a core block, by its number or its current text (empty: delete it)")
-def edit_line(agent_id: str, block: Block, body: LineIn, core: CoreMemoryDep, who: WriterOrPerson) -> dict[str, Any]:
+def edit_line(agent_id: str, block: Block, body: LineIn, core: CoreMemoryDep, who: WriterOrPerson) -> CoreOut:
     return core.edit(_own(who, agent_id), block, EditLine(body.new, body.line, body.old), actor=who.key_id,
                      reason=body.reason, expected_version=body.expected_version)
 
 
 @router.post("/agents/{agent_id}/core/critical/pin", response_model=CoreOut,
              summary="Pin a critical fact (added when missing): it never decays and every edit keeps it")
-def pin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPerson) -> dict[str, Any]:
+def pin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPerson) -> CoreOut:
     return core.edit(_own(who, agent_id), Block.critical, Unchanged(), actor=who.key_id,
                      reason="pinned a critical fact", pin=[body.fact])
 
 
 @router.post("/agents/{agent_id}/core/critical/unpin", response_model=CoreOut,
              summary="Unpin a critical fact (it stays in the block; edits may now change it)")
-def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPerson) -> dict[str, Any]:
+def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPerson) -> CoreOut:
     return core.edit(_own(who, agent_id), Block.critical, Unchanged(), actor=who.key_id,
                      reason="unpinned a critical fact", unpin=[body.fact.strip()])
 

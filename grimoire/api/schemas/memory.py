@@ -7,28 +7,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from grimoire.graph.memory.approval import Decision
-from grimoire.graph.memory.blocks import CAP_TOKENS, Block
+from grimoire.graph.memory.blocks import Block, BlockOut, CoreOut
 from grimoire.graph.memory.relevance import Reinforcement
 from grimoire.graph.model.common import Instant
 
+__all__ = ["BlockOut", "CoreOut"]  # core memory's answers, declared beside it (graph/memory/blocks.py); and below
+
 MAX_TEXT = 60_000  # characters: far past what 3,000 tokens hold, so the cap (409) answers, not a 422
-
-
-class BlockOut(BaseModel):
-    block: str = Field(description="identity, context (active context), persona or critical (critical facts)")
-    content: str = Field(description="the block's lines")
-    tokens: int = Field(description="its tokens, counted with the embedding model's tokenizer")
-    version: int = Field(description="1 for the first text, +1 per edit; 0: never written")
-    pinned: list[str] = Field(description="critical facts pinned: never decay, kept by every edit")
-    valid_from: int | None = Field(default=None, description="when this text was written (epoch ms)")
-    written_by: str | None = Field(default=None, description="the key whose edit wrote it")
-
-
-class CoreOut(BaseModel):
-    agent_id: str
-    cap: int = Field(default=CAP_TOKENS, description="the cap on the four blocks' tokens together")
-    tokens: int = Field(description="the four blocks' tokens together")
-    blocks: list[BlockOut]
 
 
 class ReplaceIn(BaseModel):

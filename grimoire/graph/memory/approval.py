@@ -200,7 +200,7 @@ def _apply_core_edits(run: Applying, items: list[Item]) -> None:
     """A core block rewritten only where it is still as the reflection read it."""
     for i in items:
         block = Block(i.data["block"])
-        now_text = next(b["content"] for b in run.core.read_in(run.agent_id)["blocks"] if b["block"] == block.value)
+        now_text = next(b.content for b in run.core.read_in(run.agent_id).blocks if b.block == block.value)
         if now_text != i.data["before"]:
             run.skipped[i.id] = "the block changed since the reflection read it"
             continue

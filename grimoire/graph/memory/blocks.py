@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
+from pydantic import BaseModel, Field
+
 from grimoire.graph.errors import Conflict, Invalid, NotFound
 
 CAP_TOKENS = 3_000
@@ -146,3 +148,23 @@ def person_name(identity: str, default: str = "user") -> str:
     """The person's name from the identity block ("- Name: Alex", "- My name is Alex …"), else `default`."""
     m = _NAME.search(identity or "")
     return m.group(1) if m else default
+
+
+# What a read or an edit of core memory answers (GET and PUT /agents/{id}/core...).
+
+
+class BlockOut(BaseModel):
+    block: str = Field(description="identity, context (active context), persona or critical (critical facts)")
+    content: str = Field(description="the block's lines")
+    tokens: int = Field(description="its tokens, counted with the embedding model's tokenizer")
+    version: int = Field(description="1 for the first text, +1 per edit; 0: never written")
+    pinned: list[str] = Field(description="critical facts pinned: never decay, kept by every edit")
+    valid_from: int | None = Field(default=None, description="when this text was written (epoch ms)")
+    written_by: str | None = Field(default=None, description="the key whose edit wrote it")
+
+
+class CoreOut(BaseModel):
+    agent_id: str
+    cap: int = Field(default=CAP_TOKENS, description="the cap on the four blocks' tokens together")
+    tokens: int = Field(description="the four blocks' tokens together")
+    blocks: list[BlockOut]

@@ -23,6 +23,8 @@ from grimoire.graph.memory.blocks import (
     CAP_TOKENS,
     Append,
     Block,
+    BlockOut,
+    CoreOut,
     Edit,
     StaleVersion,
     apply,
@@ -47,9 +49,9 @@ class BlockState:
     valid_from: int | None
     written_by: str | None
 
-    def out(self) -> dict[str, Any]:
-        return {"block": self.block.value, "content": self.content, "tokens": self.tokens, "version": self.version,
-                "pinned": list(self.pinned), "valid_from": self.valid_from, "written_by": self.written_by}
+    def out(self) -> BlockOut:
+        return BlockOut(block=self.block.value, content=self.content, tokens=self.tokens, version=self.version,
+                        pinned=list(self.pinned), valid_from=self.valid_from, written_by=self.written_by)
 
 
 def block_id(agent_id: str, block: Block) -> str:
@@ -76,9 +78,9 @@ class CoreMemory:
 
     # ------------------------------------------------------------------ reads
 
-    def read(self, agent_id: str) -> dict[str, Any]:
+    def read(self, agent_id: str) -> CoreOut:
         """The four blocks together, with each one's tokens, the total and the cap."""
-        def work(tx: Tx) -> dict[str, Any]:
+        def work(tx: Tx) -> CoreOut:
             nodes = _blocks(agent_id)
             if not nodes and tx.run(cypher.query("agents/get"), id=agent_id).single() is None:
                 raise NotFound(f"no agent {agent_id!r}")
@@ -86,7 +88,7 @@ class CoreMemory:
 
         return ogm.read(self.db, work)
 
-    def read_in(self, agent_id: str) -> dict[str, Any]:
+    def read_in(self, agent_id: str) -> CoreOut:
         """`read` inside a transaction of neomodel's that other work shares (graph/db/ogm.py)."""
         return self._out(agent_id, _blocks(agent_id))
 
@@ -107,8 +109,8 @@ class CoreMemory:
 
     def markdown(self, agent_id: str) -> str:
         state = self.read(agent_id)
-        contents = {Block(b["block"]): b["content"] for b in state["blocks"]}
-        pinned = next(b["pinned"] for b in state["blocks"] if b["block"] == Block.critical.value)
+        contents = {Block(b.block): b.content for b in state.blocks}
+        pinned = next(b.pinned for b in state.blocks if b.block == Block.critical.value)
         return memory_md.render(contents, pinned, self.cap)
 
     # ------------------------------------------------------------------ edits
@@ -116,7 +118,7 @@ class CoreMemory:
     def edit(self, agent_id: str, block: Block, edit: Edit, *, actor: str, reason: str | None = None,
              pin: Sequence[str] = (), unpin: Sequence[str] = (), tag: str | None = None,
              trigger: str | None = None, session_id: str | None = None,
-             expected_version: int | None = None) -> dict[str, Any]:
+             expected_version: int | None = None) -> CoreOut:
         """Applies `edit` to the block (and pins or unpins critical facts) under the cap; returns the core
         memory after it. Refused with OverCap (409) past the cap, PinnedLine (409) when it would drop a
         pinned fact, StaleVersion (409) when `expected_version` is given and the block is at another,
@@ -128,7 +130,7 @@ class CoreMemory:
     def edit_in(self, tx: Tx, agent_id: str, block: Block, edit: Edit, *, actor: str,
                 reason: str | None = None, pin: Sequence[str] = (), unpin: Sequence[str] = (),
                 tag: str | None = None, trigger: str | None = None, session_id: str | None = None,
-                expected_version: int | None = None) -> dict[str, Any]:
+                expected_version: int | None = None) -> CoreOut:
         """`edit` inside a transaction of neomodel's (graph/db/ogm.py) that other changes share: a
         reflection's approval applies core changes with the rest, atomically. `tag` and `trigger` go to the
         audit record (the actor's role and what set it off, graph/audit/vocabulary.py)."""
@@ -198,7 +200,7 @@ class CoreMemory:
             listener(agent_id, block)
         return node
 
-    def _out(self, agent_id: str, nodes: dict[Block, CoreBlock]) -> dict[str, Any]:
+    def _out(self, agent_id: str, nodes: dict[Block, CoreBlock]) -> CoreOut:
         states = [_state(b, nodes.get(b)) for b in Block]
-        return {"agent_id": agent_id, "cap": self.cap, "tokens": sum(s.tokens for s in states),
-                "blocks": [s.out() for s in states]}
+        return CoreOut(agent_id=agent_id, cap=self.cap, tokens=sum(s.tokens for s in states),
+                       blocks=[s.out() for s in states])

@@ -38,7 +38,7 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import Conflict, NotFound
 from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.memory import relevance
-from grimoire.graph.memory.blocks import Block, lines, person_name
+from grimoire.graph.memory.blocks import Block, BlockOut, lines, person_name
 from grimoire.graph.memory.core import CoreMemory
 from grimoire.graph.memory.models import MemoryReflection
 from grimoire.graph.memory.reflection_format import (
@@ -178,8 +178,8 @@ class Reflections:
         graph = self.db.fetch("memory/reflection_graph", agent_id=agent_id, min_access=PROMOTE_ACCESS)[0]
         stale = self.db.fetch("memory/reflection_stale", agent_id=agent_id, before=now - ARCHIVE_BELOW_DAYS * DAY_MS,
                               entities=mentioned, since=since, limit=1000)
-        core = {Block(b["block"]): b for b in self.core.read(agent_id)["blocks"]}
-        user = person_name(core[Block.identity]["content"])
+        core = {Block(b.block): b for b in self.core.read(agent_id).blocks}
+        user = person_name(core[Block.identity].content)
         themes = [t for t, _ in Counter(t for m in memories for t in m.get("tags") or []
                                         if t not in TYPE_TAGS).most_common(5)]
         # Phase 2: meta-reflection
@@ -248,22 +248,22 @@ class Reflections:
                               "relations": fresh, "learned_from": [m["id"]], "tags": list(m.get("tags") or [])})
         return facts
 
-    def _core_changes(self, core: dict[Block, dict[str, Any]], memories: list[dict[str, Any]],
+    def _core_changes(self, core: dict[Block, BlockOut], memories: list[dict[str, Any]],
                       graph: dict[str, Any], now: int) -> list[dict[str, Any]]:
         """Phase 4: active context and critical facts rewritten, under the cap."""
         stale = {f"- {m['text']}" for m in graph["core"] if m.get("core_block") == Block.context.value
                  and not m.get("archived_at") and relevance.of(m, now).status in (Status.dormant, Status.archived)}
-        context = [x for x in lines(core[Block.context]["content"]) if x.strip()]
+        context = [x for x in lines(core[Block.context].content) if x.strip()]
         recent = [m for m in memories if m.get("memory_type") in ("task", "decision")
                   and m.get("store") in ("episodic", "semantic") and now - int(m["valid_from"]) <= RECENT_DAYS * DAY_MS]
         added = [f"- {m['text']}" for m in recent[-MAX_CONTEXT_ADDED:] if f"- {m['text']}" not in context]
         new_context = [x for x in context if x not in stale] + added
-        critical = [x for x in lines(core[Block.critical]["content"]) if x.strip()]
+        critical = [x for x in lines(core[Block.critical].content) if x.strip()]
         promoted = [f"- {m['text']}" for m in graph["frequent"] if f"- {m['text']}" not in critical][:MAX_PROMOTED]
         new_critical = critical + promoted
         proposals = {Block.context: (context, new_context), Block.critical: (critical, new_critical)}
         # under the cap: the added lines leave first (newest last), then the oldest context lines
-        tokens = {b: int(core[b]["tokens"]) for b in Block}
+        tokens = {b: core[b].tokens for b in Block}
         for block, (before, after) in proposals.items():
             while after and self._over(tokens, block, after):
                 extra = [x for x in after if x not in before]
@@ -276,7 +276,7 @@ class Reflections:
                 removed = len([x for x in before if x not in after])
                 kept_new = len([x for x in after if x not in before])
                 out.append({"block": block.value, "title": titles[block],
-                            "before": core[block]["content"], "after": "\n".join(after) + "\n" if after else "",
+                            "before": core[block].content, "after": "\n".join(after) + "\n" if after else "",
                             "summary": f"{kept_new} line(s) added, {removed} removed"})
         return out
 

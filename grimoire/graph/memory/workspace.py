@@ -469,16 +469,16 @@ def _core_edits(core: CoreMemory, agent_id: str, contents: dict[Block, str]) -> 
     if sum(tokens.values()) > core.cap:
         raise WorkspaceInvalid([f"{MEMORY_MD} line 1: core memory would hold {sum(tokens.values())} tokens, "
                                 f"{sum(tokens.values()) - core.cap} over its cap of {core.cap}"])
-    return {"state": {Block(b["block"]): b for b in state["blocks"]}, "tokens": tokens}
+    return {"state": {Block(b.block): b for b in state.blocks}, "tokens": tokens}
 
 
 def _write_core(core: CoreMemory, agent_id: str, contents: dict[Block, str], pinned: list[str],
                 checked: dict[str, Any], actor: str) -> list[str]:
     """The four blocks replaced in one transaction: the ones that shrink first, so none passes the cap on the way."""
     state, tokens = checked["state"], checked["tokens"]
-    order = sorted(Block, key=lambda b: tokens[b] - int(state[b]["tokens"]))
-    was_pinned = list(state[Block.critical]["pinned"])
-    changed = [b.value for b in order if normalise(contents[b]) != state[b]["content"]
+    order = sorted(Block, key=lambda b: tokens[b] - state[b].tokens)
+    was_pinned = list(state[Block.critical].pinned)
+    changed = [b.value for b in order if normalise(contents[b]) != state[b].content
                or (b is Block.critical and was_pinned != pinned)]
 
     def work(tx: Tx) -> None:
