@@ -17,6 +17,7 @@ $(STAMP): $(PYPROJECTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	@if [ ! -f $(WHEELHOUSE)/.complete-$(DEPS) ]; then \
 	  echo "[install] downloading wheels into $(WHEELHOUSE) (once per dependency set)"; \
+	  rm -rf build; \
 	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel ./clients/python '.[dev,bench]' && \
 	  touch $(WHEELHOUSE)/.complete-$(DEPS); \
 	fi
@@ -80,7 +81,7 @@ clean:
 # versions into api/console/static/vendor/, with their licenses and manifest.json; committed, so `make up` needs
 # neither Node nor the network (api/console/vendor.py).
 vendor: install
-	$(BIN)/python -m api.console.vendor
+	$(BIN)/python -m grimoire.api.console.vendor
 
 # The TypeScript client (clients/typescript): its pinned packages from the lock file (`npm ci`, from npm's cache in
 # ~/.npm once downloaded), its types checked against the committed OpenAPI document, compiled with tsc. `make test`

@@ -16,10 +16,10 @@ second runs 1 user of retrieval; its p95 beside its p95 alone. `lost`: episodes 
 does not hold afterwards; `server_errors`: 5xx other than 503.
 
 The trees: `before` is 3160390 (main before issue 37) in a git worktree (/work/load-before, BENCH_LOAD_BEFORE_TREE;
-created when missing) served by `python -m api.cli serve` with its defaults (one process; BENCH_LOAD_BEFORE_WORKERS=N
-serves it with `--workers N`, for an A/B between two commits that both have replicas); `after` is this tree
-with `--workers` BENCH_LOAD_WORKERS (2: one replica per core). Both with the Curator's sweep and consolidation
-put off and the vector upkeep off (the store is compacted once after the load), the same for both.
+created when missing) served by `python -m api.cli serve` (its layout then) with its defaults (one process;
+BENCH_LOAD_BEFORE_WORKERS=N serves it with `--workers N`, for an A/B between two commits that both have replicas);
+`after` is this tree with `--workers` BENCH_LOAD_WORKERS (2: one replica per core). Both with the Curator's sweep
+and consolidation put off and the vector upkeep off (the store is compacted once after the load), the same for both.
 
 Knobs (env): BENCH_LOAD_EPISODES, BENCH_LOAD_ENTRIES, BENCH_LOAD_AGENTS, BENCH_LOAD_LEVELS ("1,4,16,64"),
 BENCH_LOAD_SECONDS (60), BENCH_LOAD_WARMUP (15), BENCH_LOAD_PROFILES, BENCH_LOAD_SKIP_BEFORE=1,
@@ -259,10 +259,10 @@ def foreign_fulltext(tree: Path, present: list[dict[str, Any]]) -> list[str]:
 
 @contextmanager
 def serve(db: Any, tree: Tree, admin: str, log: Path) -> Iterator[tuple[str, list[str]]]:
-    """The tree's API (`python -m api.cli serve`, its own code imported: cwd and PYTHONPATH) on the bench
-    database, in a process group of its own, stopped (SIGTERM, then SIGKILL) however the block ends; the other
-    tree's full-text indexes dropped first (`foreign_fulltext`). Yields the base URL and the replicas seen
-    answering."""
+    """The tree's API (`python -m grimoire.api.cli serve`, `api.cli` in a tree from before the namespace; its own
+    code imported: cwd and PYTHONPATH) on the bench database, in a process group of its own, stopped (SIGTERM,
+    then SIGKILL) however the block ends; the other tree's full-text indexes dropped first (`foreign_fulltext`).
+    Yields the base URL and the replicas seen answering."""
     from grimoire.graph.db.local_server import free_port
 
     for name in foreign_fulltext(tree.path, db.fetch("schema/show_indexes")):
@@ -480,7 +480,8 @@ def chart(result: dict[str, Any], path: Path) -> Path:
 
     profiles = list(result["profiles"])
     before = result["trees"]["before"]
-    before_label = f"before ({(before['commit'] or '?')[:7]}, {before['serve'].removeprefix('python -m api.cli ')})"
+    serve = re.sub(r"^python -m (grimoire[.])?api[.]cli ", "", before["serve"])
+    before_label = f"before ({(before['commit'] or '?')[:7]}, {serve})"
     fig, axes = plt.subplots(2, len(profiles), figsize=(4.5 * len(profiles), 7), squeeze=False)
     for col, name in enumerate(profiles):
         p = result["profiles"][name]

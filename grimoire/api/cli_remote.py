@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,7 +22,6 @@ from grimoire.client import Grimoire, GrimoireError
 from grimoire.graph.settings import Settings
 
 CHANNEL = {"x-grimoire-channel": "cli"}  # the audit trail says the change came by the command line (api/channels.py)
-JOB_WAIT_SECONDS = 600.0  # `audit fold`: how long to wait for the scheduler's run it asked for
 Command = Callable[[Grimoire, argparse.Namespace], object]
 
 
@@ -35,6 +33,7 @@ def add_connection(parser: argparse.ArgumentParser) -> None:
 
 def url_of(args: argparse.Namespace, settings: Settings) -> str:
     host = "127.0.0.1" if settings.api_host in ("0.0.0.0", "::") else settings.api_host
+    host = f"[{host}]" if ":" in host else host  # an IPv6 address
     return str(args.url or os.environ.get("GRIMOIRE_URL") or f"http://{host}:{settings.api_port}")
 
 
@@ -59,7 +58,7 @@ def run(command: Command, args: argparse.Namespace, settings: Settings) -> int:
     except GrimoireError as exc:
         print(f"grimoire: {exc.message}", file=sys.stderr)
         return 2
-    except (httpx.TransportError, ValueError) as exc:
+    except (httpx.TransportError, httpx.InvalidURL, ValueError) as exc:
         hint = f" (is the service running at {url}? `grimoire up`, or set GRIMOIRE_URL)" \
             if isinstance(exc, httpx.TransportError) else ""
         print(f"grimoire: {exc}{hint}", file=sys.stderr)
@@ -106,12 +105,12 @@ def learning(g: Grimoire, args: argparse.Namespace) -> object:
 def audit(g: Grimoire, args: argparse.Namespace) -> object:
     agent, action = args.agent, args.action
     if action == "fold":
-        return run_job(g, "audit.retention")
+        done = g.fold_audit()
+        return f"{done.months} months folded into digests, {done.records} records pruned\n"
     listing = {"verb": args.verb, "actor": args.actor, "limit": args.limit,
                "item": args.item if action in ("log", "recent") else None}
     if action == "log":
-        return g.agent_log(agent, **listing) if agent else \
-            "".join(f"{json.dumps(jsonable(r), ensure_ascii=False)}\n" for r in g.list_all_audit(**listing))
+        return g.agent_log(agent, **listing) if agent else "".join(f"{r.line}\n" for r in g.list_all_audit(**listing))
     if action == "recent":
         return g.list_audit(agent, **listing) if agent else g.list_all_audit(**listing)
     if not agent:
@@ -119,26 +118,18 @@ def audit(g: Grimoire, args: argparse.Namespace) -> object:
     if action == "archive":
         return g.agent_archive(agent)
     if action == "forgotten":
-        return g.audit_forgotten(agent, args.about or "", limit=args.limit)
+        return g.audit_forgotten(agent, _needed(args.about, "audit forgotten", "--about"), limit=args.limit)
     if action == "reflection":
-        return g.audit_of_reflection(agent, args.reflection or "")
+        return g.audit_of_reflection(agent, _needed(args.reflection, "audit reflection", "--reflection"))
     if action == "critical":
         return g.audit_critical(agent)
-    return g.audit_of_item(agent, args.item or "")
+    return g.audit_of_item(agent, _needed(args.item, "audit item", "--item"))
 
 
-def run_job(g: Grimoire, name: str, wait: float = JOB_WAIT_SECONDS) -> str:
-    """A scheduler job run now on the service, waited for; what its run reported (or why it failed)."""
-    before = g.run_scheduler_job(name).job.runs
-    deadline = time.monotonic() + wait
-    while time.monotonic() < deadline:
-        job = next(j for j in g.list_scheduler_jobs().jobs if j.name == name)
-        if job.runs > before and not job.running:
-            if job.last_error:
-                raise ValueError(f"{name} failed: {job.last_error}")
-            return f"{job.last_result or 'done'}\n"
-        time.sleep(0.5)
-    raise ValueError(f"{name} did not finish within {wait:.0f} s (it may still be running)")
+def _needed(value: str | None, command: str, flag: str) -> str:
+    if not value:
+        raise ValueError(f"{command} needs {flag}")
+    return value
 
 
 def context(g: Grimoire, args: argparse.Namespace) -> object:
@@ -162,7 +153,8 @@ def context(g: Grimoire, args: argparse.Namespace) -> object:
                 "cited": [x for x in (args.cited or "").split(",") if x], "cost": args.cost,
                 "missing": args.missing or []}
         return g.context_feedback(agent, {k: v for k, v in body.items() if v is not None})
-    built = g.assemble_context(agent, situation(args))
+    # assembled now (not the kept workspace), unless the --situation file asks for preassembled
+    built = g.assemble_context(agent, {"preassembled": False, **situation(args)})
     return built.text if args.text else built
 
 

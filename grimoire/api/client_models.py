@@ -1,8 +1,9 @@
 """Writes the Python client's models (clients/python/grimoire/client/models.py) from the service's OpenAPI document,
 with datamodel-code-generator, so that the client distribution needs pydantic and not the server: the document is
 built from the server's own models, so the two cannot disagree while the generated file is current
-(tests/unit/test_client_routes.py fails when it is stale). The components FastAPI names by module path, because two
-models share a name (`graph__memory__approval__Decision`), get the client's shorter name (`ApprovalDecision`)."""
+(tests/unit/test_client_routes.py fails when it is stale). The components FastAPI names by module path, because
+two models share a name (`grimoire__graph__memory__approval__Decision`), get the client's shorter name
+(`ApprovalDecision`)."""
 
 from __future__ import annotations
 
@@ -28,7 +29,7 @@ OPTIONS = ["--input-file-type", "openapi", "--output-model-type", "pydantic_v2.B
 
 
 def short(component: str) -> str:
-    """`api__schemas__memory__VersionOut` -> `MemoryVersionOut`; a plain name stays."""
+    """`grimoire__api__schemas__memory__VersionOut` -> `MemoryVersionOut`; a plain name stays."""
     if "__" not in component:
         return component
     *path, name = component.split("__")

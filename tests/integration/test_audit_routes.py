@@ -117,6 +117,14 @@ def _key_revoke(w: World) -> Call:
     return lambda: w.api.client.delete(f"/keys/{made['id']}", headers=w.api.admin)
 
 
+def _fold(w: World) -> Call:
+    """An agent's month of records aged past the window, then folded into a digest (an AuditDigest created)."""
+    h = w.api.headers("walker-folds", CLADE)
+    w.ok(w.api.client.put("/agents/walker-folds/core/context", headers=h, json={"content": "- one"}))
+    w.api.db.run("testing/age_audit", agent_id="walker-folds", to=1768471200000)  # 2026-01-15
+    return lambda: w.api.client.post("/audit/fold", headers=w.api.admin)
+
+
 def _decide_reflection(w: World) -> Call:
     agent = "walker-reflects"  # the walk's agent has a reflection pending already (POST …/reflections)
     h = w.api.headers(agent, CLADE)
@@ -310,6 +318,7 @@ MUTATING: dict[str, Case] = {
     "POST /agents": _call("POST", "/agents", {"id": "walker-new", "name": "new", "clade": CLADE}, who="admin"),
     "POST /agents/{agent_id}/keys": _call("POST", f"/agents/{AGENT}/keys", {"scopes": ["read"]}, who="admin"),
     "DELETE /keys/{key_id}": _key_revoke,
+    "POST /audit/fold": _fold,
     "POST /agents/import": _import,
     "POST /episodes": _call("POST", "/episodes", {"id": "walk-ep", "type": "observation",
                                                   "text": "Gas at 4 gwei at 03:30 UTC"}),

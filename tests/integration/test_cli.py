@@ -99,8 +99,8 @@ def test_serve_generates_and_keeps_an_admin_key(tmp_path) -> None:
 
 @pytest.fixture(scope="module")
 def service(neo4j_server: Neo4jUnderTest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Replica]:
-    """A running service with its scheduler (`audit fold` asks it for a run): the agent commands' other end."""
-    with replicas(neo4j_server, tmp_path_factory.mktemp("cli"), 1, env={"GRIMOIRE_SCHEDULER": "true"}) as (one,):
+    """A running service (its scheduler off, as the tests run it): the agent commands' other end."""
+    with replicas(neo4j_server, tmp_path_factory.mktemp("cli"), 1) as (one,):
         yield one
 
 
@@ -111,8 +111,9 @@ def _through(service: Replica, key: str = ADMIN_KEY) -> dict[str, str]:
 
 
 def test_audit_fold_and_archive(api, service: Replica) -> None:
-    """`grimoire audit fold` has the service's scheduler fold the months past the window into digests and waits for
-    it; `audit archive` prints them; the fold is the command line's in the trail."""
+    """`grimoire audit fold` has the service fold the months past the window into digests now (POST /audit/fold,
+    the admin's), whatever its scheduler; `audit archive` prints them; the fold is the command line's in the
+    trail."""
     h = api.headers("cli-archivist", "clade-cli")
     api.client.put("/agents/cli-archivist/core/context", headers=h, json={"content": "- one"})
     api.db.run("testing/age_audit", agent_id="cli-archivist", to=1768471200000)  # 2026-01-15
@@ -120,11 +121,13 @@ def test_audit_fold_and_archive(api, service: Replica) -> None:
     folded = _grimoire("audit", "fold", env=env)
     assert folded.returncode == 0, folded.stderr
     assert folded.stdout.startswith("1 months folded into digests")
+    trail = api.client.get("/agents/cli-archivist/audit", headers=api.admin, params={"limit": 50}).json()
+    assert [r["channel"] for r in trail if r["action"] == "audit.fold"] == ["cli"]
     archive = _grimoire("audit", "archive", "--agent", "cli-archivist", env=env)
     assert archive.returncode == 0, archive.stderr
     assert archive.stdout.startswith("# Audit Digest — January 2026\n## Summary\n- ")
     agent_key = h["X-API-Key"]
-    refused = _grimoire("audit", "fold", env=_through(service, agent_key))  # the scheduler is the admin's
+    refused = _grimoire("audit", "fold", env=_through(service, agent_key))  # folding is the admin's
     assert refused.returncode == 2 and "admin" in refused.stderr.lower(), refused.stderr
     gone = _grimoire("audit", "recent", "--agent", "cli-archivist", env=_through(service, "gk_not-a-key"))
     assert gone.returncode == 2 and gone.stdout == ""

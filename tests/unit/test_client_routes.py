@@ -104,13 +104,14 @@ def test_the_client_answers_in_its_own_models_that_mirror_the_servers() -> None:
                 mine = getattr(models, imports.model(cls))
                 assert _wire(mine) == _wire(cls), cls
     assert "RetrievalResult" in Routes.retrieve_memory.__annotations__["return"]
-    assert client_models.short("graph__memory__approval__Decision") == "ApprovalDecision"
+    assert client_models.short("grimoire__graph__memory__approval__Decision") == "ApprovalDecision"
 
 
 def test_the_client_imports_nothing_of_the_server() -> None:
     # The client is its own distribution (clients/python) on httpx and pydantic: importing it loads no server module.
     code = ("import sys, grimoire.client, grimoire.client.models, grimoire.client.routes; "
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'api', 'graph', 'fastapi', 'neo4j', 'torch'}))")
+            "print(sorted({'.'.join(m.split('.')[:2]) for m in sys.modules} & {'grimoire.api', 'grimoire.graph', "
+            "'grimoire.loaders', 'fastapi', 'neo4j', 'torch'}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd="/")
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 

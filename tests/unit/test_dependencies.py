@@ -78,3 +78,7 @@ def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
     deps = {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in client["dependencies"]}
     assert deps == {"httpx", "pydantic"}
     assert imported(CLIENT) == {"httpx", "pydantic"}
+    own = {node.module for path in (PROJECT_ROOT / CLIENT[0]).rglob("*.py") for node in ast.walk(ast.parse(
+        path.read_text())) if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+        and node.module.startswith("grimoire")}
+    assert own and all(m.startswith("grimoire.client") for m in own), own  # none of the server's grimoire.*

@@ -1305,6 +1305,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/audit/fold": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fold every whole month of the audit log older than the window into monthly digests now, and prune its records (what the daily audit.retention job does), on this replica (admin) */
+        post: operations["fold_audit_audit_fold_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/audit": {
         parameters: {
             query?: never;
@@ -4499,6 +4516,21 @@ export interface components {
              * @description the audit record of the update (its revert restores the weights)
              */
             audit_id: string | null;
+        };
+        /**
+         * Folded
+         * @description What a fold did: the owner-months whose records became a digest, and the records pruned.
+         */
+        Folded: {
+            /** Months */
+            months: number;
+            /** Records */
+            records: number;
+            /**
+             * Retention Days
+             * @description the window (GRIMOIRE_AUDIT_LOG_RETENTION_DAYS): whole months older than it were folded
+             */
+            retention_days: number;
         };
         /** ForgetIn */
         ForgetIn: {
@@ -11741,6 +11773,26 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditDigest"][];
+                };
+            };
+        };
+    };
+    fold_audit_audit_fold_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Folded"];
                 };
             };
         };

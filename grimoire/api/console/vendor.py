@@ -1,7 +1,7 @@
 """The console's front-end libraries, vendored: no page loads anything from another host.
 
 Each package is fetched from the npm registry by `npm pack` at the pinned version (`make vendor`, which runs
-`python -m api.console.vendor`), and only the files the console serves are kept, with the package's license,
+`python -m grimoire.api.console.vendor`), and only the files the console serves are kept, with the package's license,
 under api/console/static/vendor/<package>/. manifest.json records each package's version, licence and the
 sha256 of every file; tests/unit/test_console_vendor.py checks the files against it. Running the service needs
 neither Node nor the network."""

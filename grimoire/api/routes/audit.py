@@ -8,9 +8,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
+from pydantic import BaseModel, Field
 
 from grimoire.api.auth import Admin, Reader
-from grimoire.api.deps import DbDep, EmbedderDep, get_db
+from grimoire.api.deps import DbDep, EmbedderDep, get_db, get_services
 from grimoire.api.routes.agents import require_person_for, require_self_or_admin
 from grimoire.api.schemas.rollback import RollbackIn
 from grimoire.graph.agents import KeyScope, Principal
@@ -120,6 +121,24 @@ def agent_archive(agent_id: str, db: DbDep, who: Reader) -> str:
             summary="The service's own monthly digests (records of no agent), newest first (admin)")
 def service_digests(db: DbDep, who: Admin) -> list[AuditDigest]:
     return retention.digests(db, None)
+
+
+class Folded(BaseModel):
+    """What a fold did: the owner-months whose records became a digest, and the records pruned."""
+
+    months: int
+    records: int
+    retention_days: float = Field(description="the window (GRIMOIRE_AUDIT_LOG_RETENTION_DAYS): whole months older "
+                                              "than it were folded")
+
+
+@router.post("/audit/fold", response_model=Folded,
+             summary="Fold every whole month of the audit log older than the window into monthly digests now, and "
+                     "prune its records (what the daily audit.retention job does), on this replica (admin)")
+def fold_audit(request: Request, db: DbDep, who: Admin) -> Folded:
+    days = get_services(request).settings.audit_log_retention_days
+    done = retention.fold(db, days, actor=who.key_id)
+    return Folded(months=done.months, records=done.records, retention_days=days)
 
 
 @router.get("/audit", response_model=list[TrailRecord],

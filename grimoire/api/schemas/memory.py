@@ -7,11 +7,11 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from grimoire.graph.memory.approval import Decision
-from grimoire.graph.memory.blocks import Block, BlockOut, CoreOut
+from grimoire.graph.memory.blocks import Block
+from grimoire.graph.memory.blocks import BlockOut as BlockOut  # core memory's answers, declared beside it
+from grimoire.graph.memory.blocks import CoreOut as CoreOut
 from grimoire.graph.memory.relevance import Reinforcement
 from grimoire.graph.model.common import Instant
-
-__all__ = ["BlockOut", "CoreOut"]  # core memory's answers, declared beside it (graph/memory/blocks.py); and below
 
 MAX_TEXT = 60_000  # characters: far past what 3,000 tokens hold, so the cap (409) answers, not a 422
 

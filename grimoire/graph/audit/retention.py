@@ -172,8 +172,8 @@ class Digest:
 
 @dataclass(frozen=True)
 class FoldReport:
-    months: int
-    records: int
+    months: int   # owner-months folded into a digest
+    records: int  # audit records pruned after their month's digest was written
 
     def __str__(self) -> str:
         return f"{self.months} months folded into digests, {self.records} records pruned"

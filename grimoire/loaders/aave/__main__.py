@@ -1,4 +1,4 @@
-"""python -m loaders.aave [DATA]: load the Aave topology, governance and history (idempotent)."""
+"""python -m grimoire.loaders.aave [DATA]: load the Aave topology, governance and history (idempotent)."""
 
 from __future__ import annotations
 

@@ -1843,6 +1843,20 @@ class FeedbackOut(BaseModel):
     )
 
 
+class Folded(BaseModel):
+    """
+    What a fold did: the owner-months whose records became a digest, and the records pruned.
+    """
+
+    months: int = Field(..., title='Months')
+    records: int = Field(..., title='Records')
+    retention_days: float = Field(
+        ...,
+        description='the window (GRIMOIRE_AUDIT_LOG_RETENTION_DAYS): whole months older than it were folded',
+        title='Retention Days',
+    )
+
+
 class ForgetIn(BaseModel):
     model_config = ConfigDict(
         extra='forbid',

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntriesEntryOut, EntriesVersionOut, EntryBatch, EntryForked, EntryIn, EntryOutcomeIn, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntriesEntryOut, EntriesVersionOut, EntryBatch, EntryForked, EntryIn, EntryOutcomeIn, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -132,6 +132,7 @@ ROUTES: dict[str, str] = {
     'POST /agents/{agent_id}/workspace': 'import_workspace',
     'POST /analytics/cascade': 'cascade',
     'POST /analytics/{algorithm}': 'run_analysis',
+    'POST /audit/fold': 'fold_audit',
     'POST /causal/links': 'link_cause',
     'POST /causal/links/{link_id}/outcome': 'confirm_link',
     'POST /crystals/consolidate': 'consolidate_crystals',
@@ -365,6 +366,10 @@ class Routes:
     def export_agent(self, agent_id: str) -> bytes:
         """One agent's knowledge as JSON lines (the agent or an admin) (GET /agents/{agent_id}/export)"""
         return self._send(Request('GET', '/agents/{agent_id}/export', {'agent_id': agent_id}, {}, None, bytes, None))
+
+    def fold_audit(self) -> Folded:
+        """Fold every whole month of the audit log older than the window into monthly digests now, and prune its records (what the daily audit.retention job does), on this replica (admin) (POST /audit/fold)"""
+        return self._send(Request('POST', '/audit/fold', {}, {}, None, Folded, None))
 
     def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | Archived:
         """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
@@ -975,6 +980,10 @@ class AsyncRoutes:
     async def export_agent(self, agent_id: str) -> bytes:
         """One agent's knowledge as JSON lines (the agent or an admin) (GET /agents/{agent_id}/export)"""
         return await self._send(Request('GET', '/agents/{agent_id}/export', {'agent_id': agent_id}, {}, None, bytes, None))
+
+    async def fold_audit(self) -> Folded:
+        """Fold every whole month of the audit log older than the window into monthly digests now, and prune its records (what the daily audit.retention job does), on this replica (admin) (POST /audit/fold)"""
+        return await self._send(Request('POST', '/audit/fold', {}, {}, None, Folded, None))
 
     async def forget(self, agent_id: str, body: ForgetIn | dict[str, Any]) -> ErasureReceipt | Archived:
         """Forget, confirmed: archive (hidden from every search, kept) or, when permanent, erase: delete for good with what hangs off it alone, every copy of its text redacted (the trail keeps who, when, what and a hash); a permanent delete answers with its erasure receipt (POST /agents/{agent_id}/forget)"""
