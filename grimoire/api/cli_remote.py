@@ -18,10 +18,13 @@ from typing import Any
 import httpx
 from pydantic import BaseModel
 
+from grimoire.api.mcp.calls import CHANNEL_HEADER
 from grimoire.client import Grimoire, GrimoireError
+from grimoire.graph.audit.channel import Channel
 from grimoire.graph.settings import Settings
 
-CHANNEL = {"x-grimoire-channel": "cli"}  # the audit trail says the change came by the command line (api/channels.py)
+# the audit trail says the change came by the command line (api/channels.py honours the header's `cli`)
+CHANNEL = {CHANNEL_HEADER: Channel.cli.value}
 Command = Callable[[Grimoire, argparse.Namespace], object]
 
 

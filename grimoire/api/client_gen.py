@@ -182,8 +182,6 @@ def source() -> str:
         "from datetime import datetime",
         "from typing import Any, TypeVar",
         "",
-    ]
-    lines += [
         "from grimoire.client.base import Request",
         f"from grimoire.client.models import {', '.join(sorted(imports.names))}",
         "",

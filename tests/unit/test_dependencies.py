@@ -26,17 +26,22 @@ def declared() -> set[str]:
     return {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements}
 
 
-def imported(folders: tuple[str, ...] = FOLDERS) -> set[str]:
-    """Top-level names of every absolute import in the project's Python files."""
+def modules(folders: tuple[str, ...] = FOLDERS) -> set[str]:
+    """Every module an absolute import in these folders' Python files names, in full."""
     names: set[str] = set()
     for folder in folders:
         for path in (PROJECT_ROOT / folder).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Import):
-                    names |= {alias.name.split(".")[0] for alias in node.names}
+                    names |= {alias.name for alias in node.names}
                 elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                    names.add(node.module.split(".")[0])
-    return names - OWN - set(sys.stdlib_module_names)
+                    names.add(node.module)
+    return names
+
+
+def imported(folders: tuple[str, ...] = FOLDERS) -> set[str]:
+    """Top-level names of every absolute import in the project's Python files."""
+    return {m.split(".")[0] for m in modules(folders)} - OWN - set(sys.stdlib_module_names)
 
 
 def test_every_imported_package_is_declared() -> None:
@@ -78,7 +83,5 @@ def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
     deps = {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in client["dependencies"]}
     assert deps == {"httpx", "pydantic"}
     assert imported(CLIENT) == {"httpx", "pydantic"}
-    own = {node.module for path in (PROJECT_ROOT / CLIENT[0]).rglob("*.py") for node in ast.walk(ast.parse(
-        path.read_text())) if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
-        and node.module.startswith("grimoire")}
+    own = {m for m in modules(CLIENT) if m.split(".")[0] == "grimoire"}
     assert own and all(m.startswith("grimoire.client") for m in own), own  # none of the server's grimoire.*
