@@ -30,7 +30,8 @@ from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
-from grimoire.graph.model.episode import EpisodeIn
+from grimoire.graph.model.episode import EpisodeIn, EpisodeOut, MentionOut
+from grimoire.graph.model.rows import Row
 from grimoire.graph.visibility import Visibility
 
 CHUNK = 1_000
@@ -160,14 +161,29 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
     return result
 
 
-def get(db: Database, episode_id: str, visibility: Visibility) -> dict[str, Any] | None:
-    rows = db.fetch("episodes/get", id=episode_id, **visibility.params())
-    return {**rows[0]["episode"], "mentions": rows[0]["mentions"]} if rows else None
+class EpisodeRow(Row):
+    """One episode read by id (cypher/episodes/get.cypher): its properties and the entities it mentions."""
+
+    query = "episodes/get"
+    episode: EpisodeOut
+    mentions: list[MentionOut]
+
+    def answer(self) -> EpisodeOut:
+        return self.episode.model_copy(update={"mentions": self.mentions})
 
 
-def list_episodes(db: Database, visibility: Visibility, **filters: Any) -> list[dict[str, Any]]:
+class EpisodeListRow(EpisodeRow):
+    query = "episodes/list"
+
+
+def get(db: Database, episode_id: str, visibility: Visibility) -> EpisodeOut | None:
+    rows = db.typed(EpisodeRow, id=episode_id, **visibility.params())
+    return rows[0].answer() if rows else None
+
+
+def list_episodes(db: Database, visibility: Visibility, **filters: Any) -> list[EpisodeOut]:
     params = {"agent_id": None, "type": None, "regime": None, "valid_from": None, "valid_to": None,
               "recorded_from": None, "recorded_to": None, "offset": 0, "limit": 50}
     params.update(filters)
     params.update(visibility.params())
-    return [{**r["episode"], "mentions": r["mentions"]} for r in db.fetch("episodes/list", **params)]
+    return [r.answer() for r in db.typed(EpisodeListRow, **params)]

@@ -13,6 +13,7 @@ import pytest
 
 from grimoire.graph.events import Event, EventType, event_id, format_comment, format_event, id_ms, lowest_id
 from grimoire.graph.events import stream as stream_module
+from grimoire.graph.events.model import EventOut
 from grimoire.graph.events.store import rows
 from grimoire.graph.ids import now_ms
 from grimoire.graph.visibility import EVERYONE
@@ -41,12 +42,13 @@ def test_an_event_stores_its_payload_as_json() -> None:
 
 
 def test_frames() -> None:
-    event = {"id": "0190-a", "type": "IngestResult", "agent_id": "a", "payload": {"stage": "import"}}
+    event = EventOut(id="0190-a", type=EventType.IngestResult, agent_id="a", at=0, payload='{"stage": "import"}')
     assert format_event(event) == (
-        'id: 0190-a\nevent: IngestResult\ndata: {"agent_id":"a","id":"0190-a","payload":{"stage":"import"},'
-        '"type":"IngestResult"}\n\n')
+        'id: 0190-a\nevent: IngestResult\ndata: {"agent_id":"a","at":"1970-01-01T00:00:00+00:00","clade":null,'
+        '"id":"0190-a","payload":{"stage":"import"},"recorded_at":null,"type":"IngestResult"}\n\n')
     assert format_event(event, "0190-b").startswith("id: 0190-b\n")
-    assert format_event({**event, "type": "x\ny"}).split("\n")[1] == "event: x y"  # one line per field
+    assert format_event(event, "x\ny").split("\n")[0] == "id: x y"  # one line per field
+    assert EventOut(id="b", type=EventType.GrimoireWrite, at=0, payload=None).payload == {}  # none stored
     assert format_comment("keep-alive") == ": keep-alive\n\n"
     assert format_comment("two\nlines") == ": two\n: lines\n\n"
 
@@ -55,21 +57,21 @@ class FakeStore:
     """The events committed so far, as list_events reads them."""
 
     def __init__(self) -> None:
-        self.events: list[dict[str, Any]] = []
+        self.events: list[EventOut] = []
         self.polls = 0
 
     def add(self, type_: EventType = EventType.GrimoireWrite, agent_id: str = "a", id_: str | None = None) -> str:
-        e = {"id": id_ or event_id(), "type": type_.value, "agent_id": agent_id, "at": now_ms(), "payload": {}}
+        e = EventOut(id=id_ or event_id(), type=type_, agent_id=agent_id, at=now_ms())
         self.events.append(e)
-        return str(e["id"])
+        return e.id
 
     def list_events(self, db: Any, visibility: Any, *, types: Any = None, agent_id: str | None = None,
                     since: int | None = None, until: int | None = None, after_id: str | None = None,
-                    limit: int = 100) -> list[dict[str, Any]]:
+                    limit: int = 100) -> list[EventOut]:
         self.polls += 1
-        found = sorted((e for e in self.events if e["id"] > (after_id or "")
-                        and (not types or e["type"] in types) and (agent_id is None or e["agent_id"] == agent_id)),
-                       key=lambda e: e["id"])
+        found = sorted((e for e in self.events if e.id > (after_id or "")
+                        and (not types or e.type in types) and (agent_id is None or e.agent_id == agent_id)),
+                       key=lambda e: e.id)
         return found[:limit]
 
 

@@ -2736,7 +2736,7 @@ export interface components {
             };
             /** Categories */
             categories: {
-                [key: string]: components["schemas"]["grimoire__graph__context__governor__EntryOut"][];
+                [key: string]: components["schemas"]["ContextEntryOut"][];
             };
             /** Reasons */
             reasons: components["schemas"]["ReasonOut"][];
@@ -3145,6 +3145,26 @@ export interface components {
          * @enum {string}
          */
         ContextCategory: "invariants" | "strategy" | "playbook" | "episodes" | "insights" | "causal_edges" | "contrarian" | "dream_hypotheses" | "tool_state" | "defi_snapshot" | "mortality" | "affect" | "owner_control";
+        /**
+         * ContextEntryOut
+         * @description An entry of the workspace, as disclosed (its full text or its one line).
+         */
+        ContextEntryOut: {
+            /** Id */
+            id: string;
+            /** Ref */
+            ref: string;
+            category: components["schemas"]["ContextCategory"];
+            /** Text */
+            text: string;
+            /** Tokens */
+            tokens: number;
+            disclosure: components["schemas"]["Disclosure"];
+            /** Score */
+            score: number;
+            /** Source */
+            source: string;
+        };
         /** CoreLineIn */
         CoreLineIn: {
             block: components["schemas"]["Block"];
@@ -3512,7 +3532,7 @@ export interface components {
             changed_categories: components["schemas"]["ContextCategory"][];
             /** Added */
             added: {
-                [key: string]: components["schemas"]["grimoire__graph__context__governor__EntryOut"][];
+                [key: string]: components["schemas"]["ContextEntryOut"][];
             };
             /** Removed */
             removed: {
@@ -3809,6 +3829,103 @@ export interface components {
             /** @description the crystal's lifespan and priority */
             governance?: components["schemas"]["GovernanceIn"] | null;
         };
+        /**
+         * EntryOut
+         * @description A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
+         *     properties as exported, which may be more than these.
+         */
+        EntryOut: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id?: string | null;
+            /** Clade */
+            clade?: string | null;
+            scope?: components["schemas"]["Scope"] | null;
+            category?: components["schemas"]["EntryCategory"] | null;
+            /** Content */
+            content?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Effective Confidence */
+            effective_confidence?: number | null;
+            status?: components["schemas"]["EntryStatus"] | null;
+            /** Validated Count */
+            validated_count?: number | null;
+            /** Contradicted Count */
+            contradicted_count?: number | null;
+            decay_class?: components["schemas"]["DecayClass"] | null;
+            /** Half Life Ms */
+            half_life_ms?: number | null;
+            /** Strength */
+            strength?: number | null;
+            market_regime?: components["schemas"]["MarketRegime"] | null;
+            /** Valid From */
+            valid_from?: string | null;
+            /** Valid Until */
+            valid_until?: string | null;
+            /** Recorded At */
+            recorded_at?: string | null;
+            /** Recorded Until */
+            recorded_until?: string | null;
+            /** Last Accessed At */
+            last_accessed_at?: string | null;
+            /** Updated At */
+            updated_at?: string | null;
+            /** Tags */
+            tags?: string[] | null;
+            provenance?: components["schemas"]["Provenance"] | null;
+            /** Source Golem Id */
+            source_golem_id?: string | null;
+            /** Source Generation */
+            source_generation?: number | null;
+            /** Source Owner Address */
+            source_owner_address?: string | null;
+            /** Is Bloodstain */
+            is_bloodstain?: boolean | null;
+            /** Dream Validated */
+            dream_validated?: boolean | null;
+            /** Admission Id */
+            admission_id?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+            /** Version */
+            version?: number | null;
+            /** Access Count */
+            access_count?: number | null;
+            /** Inherited From */
+            inherited_from?: string | null;
+            /** Inherited From Agent */
+            inherited_from_agent?: string | null;
+            /** Quality Specificity */
+            quality_specificity?: number | null;
+            /** Quality Actionability */
+            quality_actionability?: number | null;
+            /** Quality Novelty */
+            quality_novelty?: number | null;
+            /** Quality Verifiability */
+            quality_verifiability?: number | null;
+            /** Quality Consistency */
+            quality_consistency?: number | null;
+            /** Quality Red Flags */
+            quality_red_flags?: string[] | null;
+            /** Quality Score */
+            quality_score?: number | null;
+            emotion_primary?: components["schemas"]["PlutchikEmotion"] | null;
+            /** Pad */
+            pad?: number[] | null;
+            emotion_phase?: components["schemas"]["BehavioralPhase"] | null;
+            /** Emotion Intensity */
+            emotion_intensity?: number | null;
+            /** Emotion Label */
+            emotion_label?: string | null;
+            /** Parent Episode Ids */
+            parent_episode_ids?: string[] | null;
+            /** Decision Ids */
+            decision_ids?: string[] | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** EntrySource */
         EntrySource: {
             /**
@@ -3826,6 +3943,37 @@ export interface components {
          * @enum {string}
          */
         EntryStatus: "candidate" | "active" | "archived" | "quarantined";
+        /**
+         * EntryVersionOut
+         * @description An earlier version of an entry (an EntryVersion node), times in epoch milliseconds as stored.
+         */
+        EntryVersionOut: {
+            /** Id */
+            id: string;
+            /** Entry Id */
+            entry_id: string;
+            /** Revision */
+            revision: number;
+            /** Content */
+            content: string;
+            /** Market Regime */
+            market_regime?: string | null;
+            /** Valid From */
+            valid_from?: number | null;
+            /**
+             * Valid Until
+             * @description when the refinement replaced it
+             */
+            valid_until?: number | null;
+            /** Recorded At */
+            recorded_at?: number | null;
+            /** Recorded Until */
+            recorded_until?: number | null;
+            /** Reason */
+            reason?: string | null;
+        } & {
+            [key: string]: unknown;
+        };
         /** EpisodeBatch */
         EpisodeBatch: {
             /** Episodes */
@@ -3983,6 +4131,8 @@ export interface components {
             recorded_until?: string | null;
             /** Last Accessed At */
             last_accessed_at?: string | null;
+            /** Updated At */
+            updated_at?: string | null;
             /** Access Count */
             access_count?: number | null;
             /** Audit Id */
@@ -4097,7 +4247,7 @@ export interface components {
         /**
          * EventOut
          * @description One event (graph/events/): what happened to an agent's memory, times in ISO 8601. The stream
-         *     (GET /events/stream) sends the same object as each frame's `data:`.
+         *     (GET /events/stream) sends the same object as each frame's `data:`. The row of cypher/events/list.cypher.
          */
         EventOut: {
             /**
@@ -4112,6 +4262,7 @@ export interface components {
             clade?: string | null;
             /**
              * At
+             * Format: date-time
              * @description when it happened
              */
             at: string;
@@ -5995,6 +6146,33 @@ export interface components {
             kind?: string | null;
             /** Slug */
             slug?: string | null;
+        };
+        /** MemoryVersionOut */
+        MemoryVersionOut: {
+            /** Id */
+            id: string;
+            /** Version */
+            version: number;
+            /** Content */
+            content: string;
+            /** Tokens */
+            tokens: number;
+            /** Pinned */
+            pinned: string[];
+            /** Valid From */
+            valid_from: number;
+            /** Valid Until */
+            valid_until: number;
+            /** Recorded At */
+            recorded_at: number;
+            /** Recorded Until */
+            recorded_until: number;
+            /** Written By */
+            written_by?: string | null;
+            /** Replaced By */
+            replaced_by?: string | null;
+            /** Reason */
+            reason?: string | null;
         };
         /**
          * MentalModelOut
@@ -8772,158 +8950,6 @@ export interface components {
         grimoire__api__schemas__crystals__TrustIn: {
             level: components["schemas"]["TrustLevel"];
         };
-        /**
-         * EntryOut
-         * @description A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
-         *     properties as exported, which may be more than these.
-         */
-        grimoire__api__schemas__entries__EntryOut: {
-            /** Id */
-            id: string;
-            /** Agent Id */
-            agent_id?: string | null;
-            /** Clade */
-            clade?: string | null;
-            scope?: components["schemas"]["Scope"] | null;
-            category?: components["schemas"]["EntryCategory"] | null;
-            /** Content */
-            content?: string | null;
-            /** Confidence */
-            confidence?: number | null;
-            /** Effective Confidence */
-            effective_confidence?: number | null;
-            status?: components["schemas"]["EntryStatus"] | null;
-            /** Validated Count */
-            validated_count?: number | null;
-            /** Contradicted Count */
-            contradicted_count?: number | null;
-            decay_class?: components["schemas"]["DecayClass"] | null;
-            /** Half Life Ms */
-            half_life_ms?: number | null;
-            /** Strength */
-            strength?: number | null;
-            market_regime?: components["schemas"]["MarketRegime"] | null;
-            /** Valid From */
-            valid_from?: string | null;
-            /** Valid Until */
-            valid_until?: string | null;
-            /** Recorded At */
-            recorded_at?: string | null;
-            /** Recorded Until */
-            recorded_until?: string | null;
-            /** Last Accessed At */
-            last_accessed_at?: string | null;
-            /** Updated At */
-            updated_at?: string | null;
-            /** Tags */
-            tags?: string[] | null;
-            provenance?: components["schemas"]["Provenance"] | null;
-            /** Source Golem Id */
-            source_golem_id?: string | null;
-            /** Source Generation */
-            source_generation?: number | null;
-            /** Source Owner Address */
-            source_owner_address?: string | null;
-            /** Is Bloodstain */
-            is_bloodstain?: boolean | null;
-            /** Dream Validated */
-            dream_validated?: boolean | null;
-            /** Admission Id */
-            admission_id?: string | null;
-            /** Audit Id */
-            audit_id?: string | null;
-            /** Version */
-            version?: number | null;
-            /** Access Count */
-            access_count?: number | null;
-            /** Inherited From */
-            inherited_from?: string | null;
-            /** Inherited From Agent */
-            inherited_from_agent?: string | null;
-            /** Quality Specificity */
-            quality_specificity?: number | null;
-            /** Quality Actionability */
-            quality_actionability?: number | null;
-            /** Quality Novelty */
-            quality_novelty?: number | null;
-            /** Quality Verifiability */
-            quality_verifiability?: number | null;
-            /** Quality Consistency */
-            quality_consistency?: number | null;
-            /** Quality Red Flags */
-            quality_red_flags?: string[] | null;
-            /** Quality Score */
-            quality_score?: number | null;
-            emotion_primary?: components["schemas"]["PlutchikEmotion"] | null;
-            /** Pad */
-            pad?: number[] | null;
-            emotion_phase?: components["schemas"]["BehavioralPhase"] | null;
-            /** Emotion Intensity */
-            emotion_intensity?: number | null;
-            /** Emotion Label */
-            emotion_label?: string | null;
-            /** Parent Episode Ids */
-            parent_episode_ids?: string[] | null;
-            /** Decision Ids */
-            decision_ids?: string[] | null;
-        } & {
-            [key: string]: unknown;
-        };
-        /** VersionOut */
-        grimoire__api__schemas__entries__VersionOut: {
-            /** Id */
-            id: string;
-            /** Entry Id */
-            entry_id: string;
-            /** Revision */
-            revision: number;
-            /** Content */
-            content: string;
-            /** Market Regime */
-            market_regime?: string | null;
-            /** Valid From */
-            valid_from?: number | null;
-            /**
-             * Valid Until
-             * @description when the refinement replaced it
-             */
-            valid_until?: number | null;
-            /** Recorded At */
-            recorded_at?: number | null;
-            /** Recorded Until */
-            recorded_until?: number | null;
-            /** Reason */
-            reason?: string | null;
-        } & {
-            [key: string]: unknown;
-        };
-        /** VersionOut */
-        grimoire__api__schemas__memory__VersionOut: {
-            /** Id */
-            id: string;
-            /** Version */
-            version: number;
-            /** Content */
-            content: string;
-            /** Tokens */
-            tokens: number;
-            /** Pinned */
-            pinned: string[];
-            /** Valid From */
-            valid_from: number;
-            /** Valid Until */
-            valid_until: number;
-            /** Recorded At */
-            recorded_at: number;
-            /** Recorded Until */
-            recorded_until: number;
-            /** Written By */
-            written_by?: string | null;
-            /** Replaced By */
-            replaced_by?: string | null;
-            /** Reason */
-            reason?: string | null;
-        };
         /** TrustIn */
         grimoire__api__schemas__proposals__TrustIn: {
             /** @description commit this sub-agent's proposals at once from this confidence up; null: review each */
@@ -8983,26 +9009,6 @@ export interface components {
             missing: string[] | null;
             /** Tick */
             tick: number | null;
-        };
-        /**
-         * EntryOut
-         * @description An entry of the workspace, as disclosed (its full text or its one line).
-         */
-        grimoire__graph__context__governor__EntryOut: {
-            /** Id */
-            id: string;
-            /** Ref */
-            ref: string;
-            category: components["schemas"]["ContextCategory"];
-            /** Text */
-            text: string;
-            /** Tokens */
-            tokens: number;
-            disclosure: components["schemas"]["Disclosure"];
-            /** Score */
-            score: number;
-            /** Source */
-            source: string;
         };
         /**
          * Decision
@@ -9263,7 +9269,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"][];
+                    "application/json": components["schemas"]["EntryOut"][];
                 };
             };
             /** @description Validation Error */
@@ -9427,7 +9433,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9458,7 +9464,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9489,7 +9495,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9524,7 +9530,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__entries__EntryOut"];
+                    "application/json": components["schemas"]["EntryOut"];
                 };
             };
             /** @description Validation Error */
@@ -9625,7 +9631,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__entries__VersionOut"][];
+                    "application/json": components["schemas"]["EntryVersionOut"][];
                 };
             };
             /** @description Validation Error */
@@ -10668,7 +10674,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__api__schemas__memory__VersionOut"][];
+                    "application/json": components["schemas"]["MemoryVersionOut"][];
                 };
             };
             /** @description Validation Error */

@@ -3,7 +3,7 @@ export a graph and let a successor inherit it."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
@@ -28,7 +28,7 @@ class OutcomeIn(BaseModel):
 
 @router.post("/causal/links", response_model=LinksMade, status_code=201,
              summary="Link cause and effect entries (idempotent by id)")
-def add_links(body: LinksIn, db: DbDep, who: Writer) -> dict[str, list[str]]:
+def add_links(body: LinksIn, db: DbDep, who: Writer) -> LinksMade:
     if who.agent_id is None:
         raise Invalid("causal links belong to an agent: use the agent's key")
     # An entry causing itself is InvalidLink (422), an end the caller cannot see LinkNotFound (404).
@@ -39,7 +39,7 @@ def add_links(body: LinksIn, db: DbDep, who: Writer) -> dict[str, list[str]]:
 @router.get("/causal/{entry_id}/consequences", response_model=list[CausalHit],
             summary="What an entry leads to, up to 3 hops, by weight x recency")
 def consequences(entry_id: str, db: DbDep, k: KnowledgeDep, who: Reader,
-                 depth: Annotated[int, Query(ge=1, le=causal.MAX_DEPTH)] = causal.MAX_DEPTH) -> list[dict[str, Any]]:
+                 depth: Annotated[int, Query(ge=1, le=causal.MAX_DEPTH)] = causal.MAX_DEPTH) -> list[CausalHit]:
     return causal.traverse(db, entry_id, direction="forward", depth=depth, config=k.decay,
                            visibility=who.visibility())
 
@@ -47,14 +47,14 @@ def consequences(entry_id: str, db: DbDep, k: KnowledgeDep, who: Reader,
 @router.get("/causal/{entry_id}/causes", response_model=list[CausalHit],
             summary="What leads to an entry, up to 3 hops, by weight x recency")
 def causes(entry_id: str, db: DbDep, k: KnowledgeDep, who: Reader,
-           depth: Annotated[int, Query(ge=1, le=causal.MAX_DEPTH)] = causal.MAX_DEPTH) -> list[dict[str, Any]]:
+           depth: Annotated[int, Query(ge=1, le=causal.MAX_DEPTH)] = causal.MAX_DEPTH) -> list[CausalHit]:
     return causal.traverse(db, entry_id, direction="backward", depth=depth, config=k.decay,
                            visibility=who.visibility())
 
 
 @router.post("/causal/links/{link_id}/outcome", response_model=CausalLinkOut, response_model_exclude_unset=True,
              summary="A verified outcome: evidence, weight and confidence move")
-def outcome(link_id: str, body: OutcomeIn, db: DbDep, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+def outcome(link_id: str, body: OutcomeIn, db: DbDep, k: KnowledgeDep, who: Writer) -> CausalLinkOut:
     return causal.record_outcome(db, link_id, body.confirmed, actor=who.key_id, agent_id=who.agent_id,
                                  config=k.decay, visibility=who.visibility())
 
@@ -68,7 +68,7 @@ def export_graph(agent_id: str, db: DbDep, who: Reader) -> CausalGraph:
 
 @router.post("/agents/{agent_id}/inherit-causal-graph", response_model=Inherited, status_code=201,
              summary="A successor inherits a predecessor's causal graph at confidence 0.3, provenance Predecessor")
-def inherit(agent_id: str, body: CausalGraph, k: KnowledgeDep, who: Writer) -> dict[str, Any]:
+def inherit(agent_id: str, body: CausalGraph, k: KnowledgeDep, who: Writer) -> Inherited:
     require_self_or_admin(who, agent_id)
     db, embedder = k.db, k.embedder
     successor = agents.get(db, agent_id)

@@ -38,7 +38,7 @@ def get_crystal(crystal_id: str, db: DbDep, who: Reader, retriever: RetrieverDep
         raise store.CrystalNotFound(crystal_id)
     retriever.reads.note([crystal_id])  # a read by id is access for relevance (written in batches)
     # What only its owner may read is left out for everyone else; what the item does not have is not shown.
-    return store.Crystal.model_validate(for_viewer(found.model_dump(exclude_unset=True), who.visibility()))
+    return for_viewer(found, who.visibility())
 
 
 @router.post("/crystals/{crystal_id}/lifecycle", response_model=store.Transition,

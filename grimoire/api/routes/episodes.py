@@ -1,14 +1,14 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 
 from grimoire.api.auth import Reader, Writer
 from grimoire.api.deps import DbDep, EmbedderDep, RetrieverDep, ServicesDep
 from grimoire.api.ownership import claim
-from grimoire.api.presentation import present
+from grimoire.api.presentation import for_viewer
 from grimoire.api.schemas.episodes import EpisodeOut, IngestOut
 from grimoire.graph import episodes
 from grimoire.graph.errors import NotFound
@@ -70,12 +70,12 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
             summary="One episode with the entities it mentions; an archived one only with include_archived=true")
 def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep,
                 include_archived: Annotated[bool, Query(description="answer for an archived episode too")] = False,
-                ) -> dict[str, Any]:
+                ) -> EpisodeOut:
     found = episodes.get(db, episode_id, who.visibility())
-    if found is None or (lifecycle.archived(found) and not include_archived):
+    if found is None or (lifecycle.archived(found.model_dump()) and not include_archived):
         raise NotFound(f"no episode {episode_id!r}")
     retriever.reads.note([episode_id])  # a read by id is access for relevance (written in batches)
-    return present(found)
+    return for_viewer(found, None)
 
 
 @router.get("", response_model=list[EpisodeOut], response_model_exclude_unset=True,
@@ -92,11 +92,11 @@ def list_episodes(
     recorded_to: Instant | None = None,
     offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
-) -> list[dict[str, Any]]:
+) -> list[EpisodeOut]:
     rows = episodes.list_episodes(
         db, who.visibility(), agent_id=agent_id, type=type.value if type else None,
         regime=regime.value if regime else None,
         valid_from=to_ms(valid_from), valid_to=to_ms(valid_to), recorded_from=to_ms(recorded_from),
         recorded_to=to_ms(recorded_to), offset=offset, limit=limit,
     )
-    return [present(r) for r in rows]
+    return [for_viewer(r, None) for r in rows]

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Header, Query
 from fastapi.responses import StreamingResponse
 
 from grimoire.api.auth import Reader
 from grimoire.api.deps import DbDep
-from grimoire.api.presentation import present
 from grimoire.api.schemas.events import EventOut
 from grimoire.graph import agents, events
 from grimoire.graph.events import EventType
@@ -41,10 +40,9 @@ def list_events(
     until: Until = None,
     after: After = None,
     limit: Annotated[int, Query(ge=1, le=1_000)] = 100,
-) -> list[dict[str, Any]]:
-    rows = events.list_events(db, who.visibility(), types=type, agent_id=agent_id, since=to_ms(since),
+) -> list[EventOut]:
+    return events.list_events(db, who.visibility(), types=type, agent_id=agent_id, since=to_ms(since),
                               until=to_ms(until), after_id=after.lower() if after else None, limit=limit)
-    return [present(r) for r in rows]
 
 
 @router.get("/stream", response_class=StreamingResponse, responses=SSE,
@@ -64,7 +62,7 @@ async def stream_events(
     resume = last_event_id or after
     frames = events.subscribe(db, who.visibility(), types=type, agent_id=agent_id, since=to_ms(since),
                            until=to_ms(until), after_id=resume.lower() if resume else None, max_seconds=max_seconds,
-                           render=present, still=partial(agents.key_holds, db, who.key_id))
+                           still=partial(agents.key_holds, db, who.key_id))
     return sse(frames)
 
 

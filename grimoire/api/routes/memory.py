@@ -22,13 +22,13 @@ from grimoire.api.schemas.memory import (
     ForgetPreviewIn,
     IdsIn,
     LineIn,
+    MemoryVersionOut,
     MessageIn,
     MessageOut,
     PinIn,
     ReflectIn,
     ReinforceIn,
     ReplaceIn,
-    VersionOut,
 )
 from grimoire.graph.agents import Principal
 from grimoire.graph.errors import NotFound
@@ -69,7 +69,7 @@ def memory_md(agent_id: str, core: CoreMemoryDep, who: Reader) -> PlainTextRespo
                              media_type="text/markdown; charset=utf-8")
 
 
-@router.get("/agents/{agent_id}/core/{block}/versions", response_model=list[VersionOut],
+@router.get("/agents/{agent_id}/core/{block}/versions", response_model=list[MemoryVersionOut],
             summary="A core block's earlier texts, newest first, each closed when the next edit replaced it")
 def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader) -> list[dict[str, Any]]:
     return core.versions(require_reader_of(core.db, who, agent_id), block)

@@ -47,7 +47,7 @@ class PinIn(BaseModel):
     fact: str = Field(min_length=1, max_length=2_000, description="a critical fact (added when the block lacks it)")
 
 
-class VersionOut(BaseModel):
+class MemoryVersionOut(BaseModel):
     id: str
     version: int
     content: str

@@ -90,7 +90,7 @@ class SituationOut(BaseModel):
         return cls(task=r.task, phase=r.phase, regime=r.regime, tick=r.tick, pad=r.pad, affect=affect.states(r.pad))
 
 
-class EntryOut(BaseModel):
+class ContextEntryOut(BaseModel):
     """An entry of the workspace, as disclosed (its full text or its one line)."""
 
     id: str
@@ -103,7 +103,7 @@ class EntryOut(BaseModel):
     source: str
 
     @classmethod
-    def of(cls, e: ContextEntry) -> EntryOut:
+    def of(cls, e: ContextEntry) -> ContextEntryOut:
         return cls(id=e.id, ref=e.ref, category=e.category, text=e.text, tokens=e.tokens, disclosure=e.disclosure,
                    score=round(e.score, 4), source=e.source)
 
@@ -135,14 +135,14 @@ class DeltaOut(BaseModel):
     """What changed from the agent's previous workspace (S2.2)."""
 
     changed_categories: list[ContextCategory]
-    added: dict[str, list[EntryOut]]
+    added: dict[str, list[ContextEntryOut]]
     removed: dict[str, list[str]]
     token_delta: int
 
     @classmethod
     def of(cls, d: delta.WorkspaceDelta) -> DeltaOut:
         return cls(changed_categories=d.changed_categories,
-                   added={c.value: [EntryOut.of(e) for e in es] for c, es in d.added.items()},
+                   added={c.value: [ContextEntryOut.of(e) for e in es] for c, es in d.added.items()},
                    removed={c.value: ids for c, ids in d.removed.items()}, token_delta=d.token_delta)
 
 
@@ -173,7 +173,7 @@ class Assembly(BaseModel):
     allocations: dict[str, float]
     layers: list[Layer]
     budgets: dict[str, int]
-    categories: dict[str, list[EntryOut]]
+    categories: dict[str, list[ContextEntryOut]]
     reasons: list[ReasonOut]
     guidelines: list[str]
     delta: DeltaOut
@@ -216,7 +216,7 @@ class Assembled:
             budget=self.budget, total_tokens=c.tokens, route=c.route.value,
             compaction=Compaction.model_validate(c.compaction) if c.compaction else None,
             allocations=self.allocations, layers=self.layers, budgets={k.value: b for k, b in c.budgets.items()},
-            categories={k.value: [EntryOut.of(e) for e in es] for k, es in ws.entries.items()},
+            categories={k.value: [ContextEntryOut.of(e) for e in es] for k, es in ws.entries.items()},
             reasons=[ReasonOut.of(x) for x in ws.reasons], guidelines=self.guidelines, delta=DeltaOut.of(self.delta),
             text=c.text, timings_ms=self.timings_ms)
 

@@ -4,13 +4,18 @@ made; a subscriber resumes after the last id it saw (graph/events/stream.py)."""
 
 from __future__ import annotations
 
+import json
 import threading
 import uuid
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator, Field
 
 from grimoire.graph.ids import now_ms, uuid7
+from grimoire.graph.model.common import StoredTime
+from grimoire.graph.model.rows import Row
 
 
 class EventType(StrEnum):
@@ -104,3 +109,28 @@ def ingest_result(agent_id: str | None, clade: str | None, *, source: str, stage
                   outcome: dict[str, Any]) -> Event:
     """IngestResult: what an import or an inheritance (`stage`) from `source` wrote (`outcome`: counts)."""
     return Event(EventType.IngestResult, agent_id, clade, {"source": source, "stage": stage, "outcome": outcome})
+
+
+def _payload(value: object) -> object:
+    """A stored payload is one JSON string (a map property cannot nest); none is an empty one."""
+    if value is None or value == "":
+        return {}
+    return json.loads(value) if isinstance(value, str) else value
+
+
+class EventOut(Row):
+    """One event (graph/events/): what happened to an agent's memory, times in ISO 8601. The stream
+    (GET /events/stream) sends the same object as each frame's `data:`. The row of cypher/events/list.cypher."""
+
+    query = "events/list"
+
+    id: str = Field(description="a time-ordered UUIDv7: page on, or resume a stream, after it")
+    type: EventType
+    agent_id: str | None = None
+    clade: str | None = None
+    at: StoredTime = Field(description="when it happened")
+    recorded_at: StoredTime | None = Field(default=None, description="when it was stored")
+    payload: Annotated[dict[str, Any], BeforeValidator(_payload)] = Field(default_factory=dict, description=(
+        "GrimoireWrite: entry_type (entry|episode), category, confidence, source, entry_id or count; "
+        "GrimoireDecay: counts and average confidence before and after; CuratorCycleComplete: pruned, "
+        "promoted and proposed counts; IngestResult: source, stage, outcome"))

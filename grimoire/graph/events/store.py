@@ -9,7 +9,7 @@ from typing import Any
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
-from grimoire.graph.events.model import Event, EventType
+from grimoire.graph.events.model import Event, EventOut, EventType
 from grimoire.graph.ids import now_ms
 from grimoire.graph.visibility import Visibility
 
@@ -30,11 +30,10 @@ def write(tx: Tx, events: Sequence[Event]) -> None:
 
 def list_events(db: Database, visibility: Visibility, *, types: Sequence[EventType | str] | None = None,
                 agent_id: str | None = None, since: int | None = None, until: int | None = None,
-                after_id: str | None = None, limit: int = 100) -> list[dict[str, Any]]:
+                after_id: str | None = None, limit: int = 100) -> list[EventOut]:
     """Events the viewer may see (its own; an admin all), oldest first (ordered by id, which is
     time-ordered), after `after_id` when given; `since` (inclusive) and `until` (exclusive) are epoch
-    milliseconds of `at`. Each: id, type, agent_id, clade, at, recorded_at, payload (a dict)."""
-    found = db.rows("events/list", types=[EventType(t).value for t in types] if types else None,
+    milliseconds of `at`."""
+    return db.typed(EventOut, types=[EventType(t).value for t in types] if types else None,
                     agent_id=agent_id, since=since, until=until, after_id=after_id or "",
                     limit=max(1, min(limit, MAX_LIMIT)), **visibility.params())
-    return [{**r, "payload": json.loads(r["payload"]) if r["payload"] else {}} for r in found]

@@ -18,12 +18,11 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import AsyncIterator, Callable, Sequence
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.errors import Unavailable
-from grimoire.graph.events.model import EventType, lowest_id
+from grimoire.graph.events.model import EventOut, EventType, lowest_id
 from grimoire.graph.events.store import list_events
 from grimoire.graph.ids import now_ms
 from grimoire.graph.visibility import Visibility
@@ -38,11 +37,11 @@ CHECK_SECONDS = 2.0  # how often a stream asks whether its key still holds (`sti
 log = logging.getLogger(__name__)
 
 
-def format_event(event: Mapping[str, Any], last_id: str | None = None) -> str:
+def format_event(event: EventOut, last_id: str | None = None) -> str:
     """One event as an SSE frame: `last_id` (the event's id when not given) as the id to resume after,
-    the event's type as the event name, the event as one line of JSON."""
-    data = json.dumps(dict(event), sort_keys=True, default=str, separators=(",", ":"))
-    return f"id: {_line(last_id or str(event['id']))}\nevent: {_line(str(event['type']))}\ndata: {data}\n\n"
+    the event's type as the event name, the event as one line of JSON (as GET /events answers it)."""
+    data = json.dumps(event.model_dump(mode="json"), sort_keys=True, separators=(",", ":"))
+    return f"id: {_line(last_id or event.id)}\nevent: {_line(event.type.value)}\ndata: {data}\n\n"
 
 
 def format_comment(text: str) -> str:
@@ -59,14 +58,13 @@ async def subscribe(db: Database, visibility: Visibility, *, types: Sequence[Eve
                     after_id: str | None = None, max_seconds: float | None = None,
                     poll_seconds: float = POLL_SECONDS, keepalive_seconds: float = KEEPALIVE_SECONDS,
                     grace_ms: int = GRACE_MS, batch: int = BATCH,
-                    render: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
                     still: Callable[[], bool] | None = None,
                     check_seconds: float = CHECK_SECONDS) -> AsyncIterator[str]:
     """SSE frames of the events `visibility` may see that pass the filters, oldest first: those after
     `after_id` when given, else those from `since` when given, else those made from now on. Ends
     after `max_seconds` (when given), or once `until` is `grace_ms` past; otherwise when the client
     goes (the server cancels the generator), or when `still` (asked every `check_seconds`, in a worker
-    thread) says the subscriber's key no longer holds. `render` shapes each event before it is sent."""
+    thread) says the subscriber's key no longer holds."""
     started = time.monotonic()
     checked = started
     deadline = None if max_seconds is None else started + max_seconds
@@ -90,15 +88,15 @@ async def subscribe(db: Database, visibility: Visibility, *, types: Sequence[Eve
                 page = await asyncio.to_thread(list_events, db, visibility, types=types, agent_id=agent_id,
                                                since=since, until=until, after_id=page_after, limit=batch)
                 for event in page:
-                    if event["id"] in seen:
+                    if event.id in seen:
                         continue
-                    seen.add(event["id"])
-                    last_sent = max(last_sent, event["id"])
-                    yield format_event(render(event) if render else event, last_sent)
+                    seen.add(event.id)
+                    last_sent = max(last_sent, event.id)
+                    yield format_event(event, last_sent)
                     quiet_since = time.monotonic()
                 if len(page) < batch:
                     break
-                page_after = page[-1]["id"]
+                page_after = page[-1].id
             # Read to the end: what commits from now on was made after polled_at - grace_ms.
             lower = max(lower, lowest_id(polled_at - grace_ms))
             seen = {i for i in seen if i > lower}

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Annotated, Any
 
 import numpy as np
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from grimoire.graph.audit import Audit, DeleteRelationships, RelationshipType, SetRelationshipProperties
 from grimoire.graph.audit.versions import counted
@@ -30,6 +30,7 @@ from grimoire.graph.knowledge.entries import Knowledge, admit
 from grimoire.graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, EpochMs, ShortText, StrictModel, Unit
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
+from grimoire.graph.model.rows import Row
 from grimoire.graph.model.vectors import Vector
 from grimoire.graph.visibility import Visibility
 
@@ -117,8 +118,56 @@ def half_life_ms(config: DecayConfig) -> float:
     return config.type_half_life_days[EntryCategory.CausalLink] * DAY_MS
 
 
+# ---------------------------------------------------------------- answers
+
+class LinksMade(BaseModel):
+    ids: list[str]
+    created: list[str]
+
+
+class CausalHit(Row):
+    """An entry reached from the start, scored by its best path (weight x recency, multiplied along it)."""
+
+    query = "causal/traverse"
+
+    id: str
+    category: EntryCategory | None
+    content: str | None
+    score: float
+    depth: int
+    path: list[str]
+    links: list[str]
+
+
+class CausalLinkOut(BaseModel):
+    """A causal link as stored, after a verified outcome."""
+
+    id: str
+    weight: float | None = None
+    evidence: int | None = None
+    confidence: float | None = None
+    lag_blocks: int | None = None
+    lag_ms: int | None = None
+    provenance: Provenance | None = None
+    agent_id: str | None = None
+    scope: Scope | None = None
+    clade: str | None = None
+    created_at: int | None = None
+    updated_at: int | None = None
+    recorded_at: int | None = None
+    confirmed_count: int | None = None
+    contradicted_count: int | None = None
+    inherited_from: str | None = None
+    audit_id: str | None = None
+
+
+class Inherited(BaseModel):
+    entries: list[str]
+    links: list[str]
+
+
 def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, actor: str,
-         visibility: Visibility, provenance: Provenance = Provenance.SelfLearned) -> dict[str, list[str]]:
+         visibility: Visibility, provenance: Provenance = Provenance.SelfLearned) -> LinksMade:
     now = now_ms()
     rows = []
     for lk in links:
@@ -144,25 +193,25 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
         return out
 
     out = db.write(work)
-    return {"ids": [r["id"] for r in out], "created": [r["id"] for r in out if r["created"]]}
+    return LinksMade(ids=[r["id"] for r in out], created=[r["id"] for r in out if r["created"]])
 
 
 def traverse(db: Database, entry_id: str, *, direction: str, depth: int = MAX_DEPTH, config: DecayConfig,
-             visibility: Visibility, now: int | None = None) -> list[dict[str, Any]]:
+             visibility: Visibility, now: int | None = None) -> list[CausalHit]:
     """The walk from a visible entry; an unknown and an invisible one are alike not found."""
     if direction not in ("forward", "backward"):
         raise ValueError("direction is forward (consequences) or backward (causes)")
     if not db.rows("entries/visible_ids", ids=[entry_id], **visibility.params()):
         raise LinkNotFound(f"not found: no entry {entry_id!r}")
-    return db.fetch("causal/traverse", id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
-                  now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility.params())
+    return db.typed(CausalHit, id=entry_id, direction=direction, depth=min(depth, MAX_DEPTH),
+                    now=now or now_ms(), half_life_ms=half_life_ms(config), **visibility.params())
 
 
 def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, agent_id: str | None,
-                   config: DecayConfig, visibility: Visibility) -> dict[str, Any]:
+                   config: DecayConfig, visibility: Visibility) -> CausalLinkOut:
     audit = Audit(action="causal.outcome", actor=actor, agent_id=agent_id)
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> CausalLinkOut:
         rows = [r.data() for r in tx.run(cypher.query("causal/record_outcome"), id=link_id, confirmed=confirmed,
                                          now=audit.at, up=config.upvote_step, down=config.downvote_step,
                                          floor=config.floor, **visibility.params())]
@@ -171,8 +220,7 @@ def record_outcome(db: Database, link_id: str, confirmed: bool, *, actor: str, a
         audit.write(tx, [link_id], f"{'confirmed' if confirmed else 'contradicted'} {link_id}",
                     [SetRelationshipProperties(type=RelationshipType.CAUSES, id=link_id, before=rows[0]["before"])],
                     [counted("link", link_id, rows[0]["was"] + 1)])
-        link: dict[str, Any] = rows[0]["link"]
-        return link
+        return CausalLinkOut.model_validate(rows[0]["link"])
 
     return db.write(work)
 
@@ -189,7 +237,7 @@ def export(db: Database, agent_id: str) -> CausalGraph:
     return CausalGraph(agent_id=agent_id, entries=list(entries.values()), links=links)
 
 
-def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, actor: str) -> dict[str, Any]:
+def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, actor: str) -> Inherited:
     """The predecessor's entries as candidates of the successor's, through the Admission Gate at provenance
     Predecessor (its fixed confidence 0.3; each weighed against what the successor sees, never against the
     original it copies), and its links between the copies the gate kept (a copy merged or skipped stands for the
@@ -223,7 +271,7 @@ def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, act
     originals = {copy_id[e.id]: e.id for e in graph.entries}
     audit = Audit(action="causal.inherit", actor=actor, agent_id=successor, at=now)
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> Inherited:
         tx.run(cypher.query("causal/link_inherited_entries"),
                rows=[{"copy": c, "original": originals[c]} for c in made]).consume()
         links = [r.data() for r in tx.run(cypher.query("causal/inherit_links"), rows=link_rows, audit_id=audit.id)]
@@ -233,7 +281,7 @@ def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, act
                     [DeleteRelationships(type=RelationshipType.CAUSES, ids=created_links)])
         write_events(tx, [ingest_result(successor, clade, source=predecessor, stage="inherit",
                                         outcome={"entries": len(made), "links": len(created_links)})])
-        return {"entries": made, "links": created_links}
+        return Inherited(entries=made, links=created_links)
 
     return k.db.write(work)
 

@@ -28,6 +28,7 @@ from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.knowledge import neighbours, quality
 from grimoire.graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
+from grimoire.graph.knowledge.answers import DecisionRow, EntryListRow, EntryOut, EntryRow, StoredDecisionOut
 from grimoire.graph.knowledge.decay import DecayConfig, half_life_ms
 from grimoire.graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from grimoire.graph.model.common import to_ms
@@ -290,23 +291,19 @@ def _merge_undos(merges: list[dict[str, Any]], targets: dict[str, dict[str, list
 # ---------------------------------------------------------------- reading
 
 
-def get(k: Knowledge, entry_id: str, visibility: Visibility, now: int | None = None) -> dict[str, Any]:
-    rows = k.db.fetch("entries/get", id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility.params())
+def get(k: Knowledge, entry_id: str, visibility: Visibility, now: int | None = None) -> EntryOut:
+    rows = k.db.typed(EntryRow, id=entry_id, now=now or now_ms(), floor=k.decay.floor, **visibility.params())
     if not rows:
         raise EntryNotFound(entry_id)
-    r = rows[0]
-    return {**r["entry"], "effective_confidence": r["effective_confidence"],
-            "parent_episode_ids": r["parent_episode_ids"], "decision_ids": r["decision_ids"]}
+    return rows[0].answer()
 
 
-def list_entries(k: Knowledge, visibility: Visibility, now: int | None = None,
-                 **filters: Any) -> list[dict[str, Any]]:
+def list_entries(k: Knowledge, visibility: Visibility, now: int | None = None, **filters: Any) -> list[EntryOut]:
     params = {"agent_id": None, "category": None, "status": None, "regime": None, "valid_at": None,
               "known_at": None, "min_confidence": None, "offset": 0, "limit": 50}
     params.update(filters)
     params.update(visibility.params())
-    rows = k.db.fetch("entries/list", now=now or now_ms(), floor=k.decay.floor, **params)
-    return [{**r["entry"], "effective_confidence": r["effective_confidence"]} for r in rows]
+    return [r.answer() for r in k.db.typed(EntryListRow, now=now or now_ms(), floor=k.decay.floor, **params)]
 
 
 def effective_confidences(k: Knowledge, ids: list[str], now: int) -> dict[str, float]:
@@ -318,10 +315,10 @@ def effective_confidences(k: Knowledge, ids: list[str], now: int) -> dict[str, f
 
 
 def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, visibility: Visibility,
-                       change: Callable[[dict[str, Any], int], dict[str, Any]]) -> dict[str, Any]:
+                       change: Callable[[dict[str, Any], int], dict[str, Any]]) -> EntryOut:
     """Lock the entry, compute the change in Python, write it and its audit record: one transaction."""
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> EntryOut:
         rows = list(tx.run(cypher.query("entries/lock"), id=entry_id, **visibility.params()))
         if not rows:
             raise EntryNotFound(entry_id)
@@ -335,13 +332,13 @@ def _read_modify_write(k: Knowledge, entry_id: str, action: str, actor: str, vis
         audit.write(tx, [entry_id], f"{action} on {entry_id}",
                     [SetProperties(label=NodeLabel.Entry, id=entry_id,
                                    before={key: before.get(key) for key in changes})], steps)
-        return {**before, **changes}
+        return EntryOut.model_validate({**before, **changes})
 
     return k.db.write(work)
 
 
 def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
-         visibility: Visibility) -> dict[str, Any]:
+         visibility: Visibility) -> EntryOut:
     """Asymmetric: +0.1 and a reset decay clock up, -0.15 down (never below the floor)."""
     up, down = k.decay.upvote_step, k.decay.downvote_step
 
@@ -356,7 +353,7 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
 
 
 def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str,
-                   visibility: Visibility) -> dict[str, Any]:
+                   visibility: Visibility) -> EntryOut:
     """Strength grows only when the entry was used in a decision that went well (+1), or a dream
     validated it (+0.5, and half the decay rate from then on); never on retrieval alone. A verified
     outcome of a decision it informed also moves its confidence (reconsolidation): +0.1 when it went
@@ -387,6 +384,6 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: st
     return _read_modify_write(k, entry_id, "entry.outcome", actor, visibility, change)
 
 
-def get_decision(k: Knowledge, decision_id: str, visibility: Visibility) -> dict[str, Any] | None:
-    rows = k.db.fetch("entries/get_decision", id=decision_id, viewer=visibility.viewer, admin=visibility.admin)
-    return rows[0]["decision"] if rows else None
+def get_decision(k: Knowledge, decision_id: str, visibility: Visibility) -> StoredDecisionOut | None:
+    rows = k.db.typed(DecisionRow, id=decision_id, viewer=visibility.viewer, admin=visibility.admin)
+    return rows[0].decision if rows else None

@@ -30,6 +30,7 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge import quality
+from grimoire.graph.knowledge.answers import EntryListRow, EntryOut, MentalModelOut
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.enums import DecayClass, EntryCategory, EntryStatus, Provenance, Scope
@@ -141,9 +142,24 @@ def ensure(db: Database, embedder: Embedder, *, actor: str = SYSTEM_AGENT) -> Se
     return result
 
 
-def stored(db: Database, visibility: Visibility, *, now: int | None = None,
-           floor: float = 0.05) -> dict[str, dict[str, Any]]:
-    """The stored models the caller sees (all: they are public) by id, without the embedding, with
-    their effective confidence."""
-    rows = db.fetch("entries/mental_models", ids=list(IDS), now=now or now_ms(), floor=floor, **visibility.params())
-    return {r["entry"]["id"]: {**r["entry"], "effective_confidence": r["effective_confidence"]} for r in rows}
+class StoredModelRow(EntryListRow):
+    query = "entries/mental_models"
+
+
+def stored(db: Database, visibility: Visibility, *, now: int | None = None, floor: float = 0.05) -> dict[str, EntryOut]:
+    """The stored models the caller sees (all: they are public) by id, with their effective confidence."""
+    rows = db.typed(StoredModelRow, ids=list(IDS), now=now or now_ms(), floor=floor, **visibility.params())
+    return {r.entry.id: r.answer() for r in rows}
+
+
+def library(db: Database, visibility: Visibility, *, floor: float = 0.05) -> list[MentalModelOut]:
+    """All 13, each with the entry that holds it (its fields null when the entry is missing)."""
+    found = stored(db, visibility, floor=floor)
+    shown = set(MentalModelOut.model_fields) - {"id", "number", "name", "application", "content", "stored"}
+    out = []
+    for m in MODELS:
+        entry = found.get(m.id)
+        fields_ = entry.model_dump(include=shown) if entry is not None else {}
+        out.append(MentalModelOut(id=m.id, number=m.number, name=m.name, application=m.application,
+                                  content=m.content, stored=entry is not None, **fields_))
+    return out

@@ -17,6 +17,7 @@ from grimoire.graph.db.vector_epoch import vectors_changed
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.errors import Conflict, Invalid
 from grimoire.graph.ids import now_ms
+from grimoire.graph.knowledge.answers import EditOut, EntryOut, EntryVersionOut, VersionRow
 from grimoire.graph.model.common import MAX_TEXT, StrictModel
 from grimoire.graph.model.crystal.sensitivity import Sensitivity, tag
 from grimoire.graph.model.enums import MarketRegime, Scope
@@ -82,8 +83,9 @@ def revert_ops(entry: dict[str, Any], changes: dict[str, Any]) -> list[RevertOp]
     return [SetProperties(label=NodeLabel.Entry, id=entry["id"], before={k: entry.get(k) for k in changes})]
 
 
-def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, *, actor: str) -> dict[str, Any]:
-    """An owner's EDIT through the API: `entry` as the caller may see it (graph/knowledge/entries.get)."""
+def edit(db: Database, embedder: Embedder, found: EntryOut, body: EditIn, *, actor: str) -> EditOut:
+    """An owner's EDIT through the API: `found` as the caller may see it (graph/knowledge/entries.get)."""
+    entry = found.model_dump(mode="json")  # what is kept as the before of a change: no time among them
     if entry.get("lifecycle") == "frozen":
         raise FrozenEntry(f"entry {entry['id']} is frozen (immutable): a change is a new version, "
                           f"POST /crystals/{entry['id']}/versions")
@@ -102,12 +104,13 @@ def edit(db: Database, embedder: Embedder, entry: dict[str, Any], body: EditIn, 
         return str(steps[0].before)
 
     version_id: str = db.write(work)
-    return {"entry_id": entry["id"], "version_id": version_id, "revision": (entry.get("revision") or 1) + 1}
+    return EditOut(entry_id=entry["id"], version_id=version_id, revision=(entry.get("revision") or 1) + 1)
 
 
-def rescope(db: Database, entry: dict[str, Any], body: ScopeIn, *, actor: str) -> dict[str, Any]:
+def rescope(db: Database, found: EntryOut, body: ScopeIn, *, actor: str) -> EditOut:
     """The one way an entry's scope changes: its owner (or a person acting for it) says so, explicitly. The scope
     it had is kept as a version, so a read as known before then sees it as it was; audited with its revert."""
+    entry = found.model_dump(mode="json")
     if entry.get("sensitivity") == Sensitivity.confidential and body.scope is not Scope.private:
         raise ConfidentialShare(f"entry {entry['id']} is confidential and stays private; edit its text first")
     if entry.get("lifecycle") == "frozen":
@@ -128,8 +131,8 @@ def rescope(db: Database, entry: dict[str, Any], body: ScopeIn, *, actor: str) -
         return str(steps[0].before)
 
     version_id: str = db.write(work)
-    return {"entry_id": entry["id"], "version_id": version_id, "revision": (entry.get("revision") or 1) + 1}
+    return EditOut(entry_id=entry["id"], version_id=version_id, revision=(entry.get("revision") or 1) + 1)
 
 
-def versions(db: Database, entry_id: str, params: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r["version"] for r in db.fetch("entries/versions", id=entry_id, **params)]
+def versions(db: Database, entry_id: str, params: dict[str, Any]) -> list[EntryVersionOut]:
+    return [r.version for r in db.typed(VersionRow, id=entry_id, **params)]

@@ -5,9 +5,18 @@ from __future__ import annotations
 import math
 import re
 from datetime import UTC, datetime
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    WithJsonSchema,
+    model_validator,
+)
 
 from grimoire.graph.model.enums import BehavioralPhase, EntityKind, PlutchikEmotion
 
@@ -67,6 +76,51 @@ def to_ms(value: datetime | None) -> int | None:
 
 def from_ms(ms: int | None) -> datetime | None:
     return None if ms is None else datetime.fromtimestamp(ms / 1000, tz=UTC)
+
+
+_FIRST = datetime(1, 1, 1, tzinfo=UTC)
+
+
+def stored_time(value: object) -> object:
+    """A stored time (epoch milliseconds) as an aware UTC datetime; one outside what a datetime holds (stored
+    before inputs were bounded) as the nearest time it can hold, never an error. Anything else is left to
+    pydantic (an ISO 8601 string, a datetime)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        try:
+            return datetime.fromtimestamp(value / 1000, tz=UTC)
+        except (OverflowError, OSError, ValueError):
+            return LATEST if value > 0 else _FIRST
+    return value
+
+
+def _iso(value: datetime) -> str:
+    return value.isoformat()
+
+
+StoredTime = Annotated[datetime, BeforeValidator(stored_time), PlainSerializer(_iso, return_type=str, when_used="json"),
+                       WithJsonSchema({"type": "string", "format": "date-time"})]
+"""Every stored time an answer carries as ISO 8601: the node holds epoch milliseconds, the model an aware
+datetime, the wire `datetime.isoformat()` (UTC, `+00:00`)."""
+
+
+def is_vector(key: str) -> bool:
+    """An embedding (`embedding`, a skill's `embedding_semantic`, ...): an answer never carries one — three of them
+    on each skill's episode would outgrow a list, and MCP's event size with it."""
+    return key == "embedding" or key.startswith("embedding_")
+
+
+class StoredNode(BaseModel):
+    """A node's properties as an answer: open (an import restores an item's properties as exported, which may be
+    more than a model declares), never with an embedding; declared times are `StoredTime`s."""
+
+    model_config = ConfigDict(extra="allow")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_vectors(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if not is_vector(k)}
+        return data
 
 
 class EmotionalTag(StrictModel):

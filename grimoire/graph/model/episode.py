@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from grimoire.graph.model.common import (
     MAX_INT,
@@ -17,10 +17,21 @@ from grimoire.graph.model.common import (
     FiniteFloat,
     Instant,
     ShortText,
+    StoredNode,
+    StoredTime,
     StrictModel,
     Unit,
 )
-from grimoire.graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
+from grimoire.graph.model.enums import (
+    BehavioralPhase,
+    EntityKind,
+    EpisodeType,
+    Importance,
+    MarketRegime,
+    Outcome,
+    PlutchikEmotion,
+    Scope,
+)
 from grimoire.graph.model.governance import GovernanceIn
 
 MAX_BATCH = 5_000
@@ -93,3 +104,53 @@ class EpisodeIn(EpisodeSituation):
 
 class EpisodeBatch(StrictModel):
     episodes: Annotated[list[EpisodeIn], Field(min_length=1, max_length=MAX_BATCH)]
+
+
+# ---------------------------------------------------------------- as answered
+
+class MentionOut(BaseModel):
+    id: str
+    kind: EntityKind | None
+    name: str | None
+
+
+class EpisodeOut(StoredNode):
+    """An episode as stored, times in ISO 8601, without its embedding, with the entities it mentions.
+    Open: an import (POST /agents/import) restores an episode's properties as exported, which may
+    be more than these."""
+
+    id: str
+    agent_id: str | None = None
+    clade: str | None = None
+    scope: Scope | None = None
+    type: EpisodeType | None = None
+    text: str | None = None
+    tool: str | None = None
+    outcome: Outcome | None = None
+    outcome_detail: str | None = None
+    chain: str | None = None
+    token_pair: str | None = None
+    tick: int | None = None
+    block: int | None = None
+    importance: Importance | None = None
+    regime: MarketRegime | None = None
+    actions: list[str] | None = None
+    gain: float | None = None
+    consolidated: bool | None = None
+    valid_from: StoredTime | None = None
+    valid_until: StoredTime | None = None
+    valid_from_block: int | None = None
+    valid_until_block: int | None = None
+    time_axis: str | None = None  # "block" or "timestamp": which valid time the episode has
+    recorded_at: StoredTime | None = None
+    recorded_until: StoredTime | None = None
+    last_accessed_at: StoredTime | None = None
+    updated_at: StoredTime | None = None
+    access_count: int | None = None
+    audit_id: str | None = None
+    emotion_primary: PlutchikEmotion | None = None
+    pad: list[float] | None = None
+    emotion_phase: BehavioralPhase | None = None
+    emotion_intensity: float | None = None
+    emotion_label: str | None = None
+    mentions: list[MentionOut] = []

@@ -271,7 +271,7 @@ class Assembly(BaseModel):
     allocations: dict[str, float] = Field(..., title='Allocations')
     layers: list[Layer] = Field(..., title='Layers')
     budgets: dict[str, int] = Field(..., title='Budgets')
-    categories: dict[str, list[GovernorEntryOut]] = Field(..., title='Categories')
+    categories: dict[str, list[ContextEntryOut]] = Field(..., title='Categories')
     reasons: list[ReasonOut] = Field(..., title='Reasons')
     guidelines: list[str] = Field(..., title='Guidelines')
     delta: DeltaOut
@@ -414,6 +414,9 @@ class CausalHit(BaseModel):
     An entry reached from the start, scored by its best path (weight x recency, multiplied along it).
     """
 
+    model_config = ConfigDict(
+        extra='forbid',
+    )
     id: str = Field(..., title='Id')
     category: Literal['Insight', 'Heuristic', 'Warning', 'CausalLink', 'StrategyFragment', 'DreamJournal'] | None
     content: str | None = Field(..., title='Content')
@@ -559,6 +562,23 @@ class ConsolidationModulation(BaseModel):
     decay_resistance: float = Field(..., title='Decay Resistance')
     merge_threshold: float = Field(..., title='Merge Threshold')
     halt_untrusted_ingestion: bool = Field(..., title='Halt Untrusted Ingestion')
+
+
+class ContextEntryOut(BaseModel):
+    """
+    An entry of the workspace, as disclosed (its full text or its one line).
+    """
+
+    id: str = Field(..., title='Id')
+    ref: str = Field(..., title='Ref')
+    category: Literal['invariants', 'strategy', 'playbook', 'episodes', 'insights', 'causal_edges', 'contrarian', 'dream_hypotheses', 'tool_state', 'defi_snapshot', 'mortality', 'affect', 'owner_control'] = (
+        Field(..., title='ContextCategory')
+    )
+    text: str = Field(..., title='Text')
+    tokens: int = Field(..., title='Tokens')
+    disclosure: Literal['full', 'summary', 'excluded'] = Field(..., title='Disclosure')
+    score: float = Field(..., title='Score')
+    source: str = Field(..., title='Source')
 
 
 class ContextFeedbackIn(BaseModel):
@@ -880,7 +900,7 @@ class DeltaOut(BaseModel):
     changed_categories: list[Literal['invariants', 'strategy', 'playbook', 'episodes', 'insights', 'causal_edges', 'contrarian', 'dream_hypotheses', 'tool_state', 'defi_snapshot', 'mortality', 'affect', 'owner_control']] = (
         Field(..., title='Changed Categories')
     )
-    added: dict[str, list[GovernorEntryOut]] = Field(..., title='Added')
+    added: dict[str, list[ContextEntryOut]] = Field(..., title='Added')
     removed: dict[str, list[str]] = Field(..., title='Removed')
     token_delta: int = Field(..., title='Token Delta')
 
@@ -1058,95 +1078,6 @@ class EntityRef(BaseModel):
     name: str | None = Field(None, title='Name')
 
 
-class EntriesEntryOut(BaseModel):
-    """
-    A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
-    properties as exported, which may be more than these.
-    """
-
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    id: str = Field(..., title='Id')
-    agent_id: str | None = Field(None, title='Agent Id')
-    clade: str | None = Field(None, title='Clade')
-    scope: Literal['private', 'shared', 'public'] | None = None
-    category: Literal['Insight', 'Heuristic', 'Warning', 'CausalLink', 'StrategyFragment', 'DreamJournal'] | None = (
-        None
-    )
-    content: str | None = Field(None, title='Content')
-    confidence: float | None = Field(None, title='Confidence')
-    effective_confidence: float | None = Field(None, title='Effective Confidence')
-    status: Literal['candidate', 'active', 'archived', 'quarantined'] | None = None
-    validated_count: int | None = Field(None, title='Validated Count')
-    contradicted_count: int | None = Field(None, title='Contradicted Count')
-    decay_class: Literal['structural', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
-        None
-    )
-    half_life_ms: float | None = Field(None, title='Half Life Ms')
-    strength: float | None = Field(None, title='Strength')
-    market_regime: Literal['bull', 'bear', 'sideways', 'high_vol', 'low_vol', 'crisis'] | None = (
-        None
-    )
-    valid_from: str | None = Field(None, title='Valid From')
-    valid_until: str | None = Field(None, title='Valid Until')
-    recorded_at: str | None = Field(None, title='Recorded At')
-    recorded_until: str | None = Field(None, title='Recorded Until')
-    last_accessed_at: str | None = Field(None, title='Last Accessed At')
-    updated_at: str | None = Field(None, title='Updated At')
-    tags: list[str] | None = Field(None, title='Tags')
-    provenance: Literal['SelfLearned', 'Clade', 'Predecessor', 'StyxQuery', 'Lethe', 'Marketplace', 'Replicant', 'DeathReflection', 'Dream'] | None = (
-        None
-    )
-    source_golem_id: str | None = Field(None, title='Source Golem Id')
-    source_generation: int | None = Field(None, title='Source Generation')
-    source_owner_address: str | None = Field(None, title='Source Owner Address')
-    is_bloodstain: bool | None = Field(None, title='Is Bloodstain')
-    dream_validated: bool | None = Field(None, title='Dream Validated')
-    admission_id: str | None = Field(None, title='Admission Id')
-    audit_id: str | None = Field(None, title='Audit Id')
-    version: int | None = Field(None, title='Version')
-    access_count: int | None = Field(None, title='Access Count')
-    inherited_from: str | None = Field(None, title='Inherited From')
-    inherited_from_agent: str | None = Field(None, title='Inherited From Agent')
-    quality_specificity: float | None = Field(None, title='Quality Specificity')
-    quality_actionability: float | None = Field(None, title='Quality Actionability')
-    quality_novelty: float | None = Field(None, title='Quality Novelty')
-    quality_verifiability: float | None = Field(None, title='Quality Verifiability')
-    quality_consistency: float | None = Field(None, title='Quality Consistency')
-    quality_red_flags: list[str] | None = Field(None, title='Quality Red Flags')
-    quality_score: float | None = Field(None, title='Quality Score')
-    emotion_primary: Literal['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] | None = (
-        None
-    )
-    pad: list[float] | None = Field(None, title='Pad')
-    emotion_phase: Literal['thriving', 'stable', 'conservation', 'declining', 'terminal'] | None = (
-        None
-    )
-    emotion_intensity: float | None = Field(None, title='Emotion Intensity')
-    emotion_label: str | None = Field(None, title='Emotion Label')
-    parent_episode_ids: list[str] | None = Field(None, title='Parent Episode Ids')
-    decision_ids: list[str] | None = Field(None, title='Decision Ids')
-
-
-class EntriesVersionOut(BaseModel):
-    model_config = ConfigDict(
-        extra='allow',
-    )
-    id: str = Field(..., title='Id')
-    entry_id: str = Field(..., title='Entry Id')
-    revision: int = Field(..., title='Revision')
-    content: str = Field(..., title='Content')
-    market_regime: str | None = Field(None, title='Market Regime')
-    valid_from: int | None = Field(None, title='Valid From')
-    valid_until: int | None = Field(
-        None, description='when the refinement replaced it', title='Valid Until'
-    )
-    recorded_at: int | None = Field(None, title='Recorded At')
-    recorded_until: int | None = Field(None, title='Recorded Until')
-    reason: str | None = Field(None, title='Reason')
-
-
 class EntryBatch(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1241,6 +1172,77 @@ class EntryIn(BaseModel):
     )
 
 
+class EntryOut(BaseModel):
+    """
+    A knowledge entry as stored. Open: an import (POST /agents/import) restores an entry's
+    properties as exported, which may be more than these.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str = Field(..., title='Id')
+    agent_id: str | None = Field(None, title='Agent Id')
+    clade: str | None = Field(None, title='Clade')
+    scope: Literal['private', 'shared', 'public'] | None = None
+    category: Literal['Insight', 'Heuristic', 'Warning', 'CausalLink', 'StrategyFragment', 'DreamJournal'] | None = (
+        None
+    )
+    content: str | None = Field(None, title='Content')
+    confidence: float | None = Field(None, title='Confidence')
+    effective_confidence: float | None = Field(None, title='Effective Confidence')
+    status: Literal['candidate', 'active', 'archived', 'quarantined'] | None = None
+    validated_count: int | None = Field(None, title='Validated Count')
+    contradicted_count: int | None = Field(None, title='Contradicted Count')
+    decay_class: Literal['structural', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
+        None
+    )
+    half_life_ms: float | None = Field(None, title='Half Life Ms')
+    strength: float | None = Field(None, title='Strength')
+    market_regime: Literal['bull', 'bear', 'sideways', 'high_vol', 'low_vol', 'crisis'] | None = (
+        None
+    )
+    valid_from: datetime | None = Field(None, title='Valid From')
+    valid_until: datetime | None = Field(None, title='Valid Until')
+    recorded_at: datetime | None = Field(None, title='Recorded At')
+    recorded_until: datetime | None = Field(None, title='Recorded Until')
+    last_accessed_at: datetime | None = Field(None, title='Last Accessed At')
+    updated_at: datetime | None = Field(None, title='Updated At')
+    tags: list[str] | None = Field(None, title='Tags')
+    provenance: Literal['SelfLearned', 'Clade', 'Predecessor', 'StyxQuery', 'Lethe', 'Marketplace', 'Replicant', 'DeathReflection', 'Dream'] | None = (
+        None
+    )
+    source_golem_id: str | None = Field(None, title='Source Golem Id')
+    source_generation: int | None = Field(None, title='Source Generation')
+    source_owner_address: str | None = Field(None, title='Source Owner Address')
+    is_bloodstain: bool | None = Field(None, title='Is Bloodstain')
+    dream_validated: bool | None = Field(None, title='Dream Validated')
+    admission_id: str | None = Field(None, title='Admission Id')
+    audit_id: str | None = Field(None, title='Audit Id')
+    version: int | None = Field(None, title='Version')
+    access_count: int | None = Field(None, title='Access Count')
+    inherited_from: str | None = Field(None, title='Inherited From')
+    inherited_from_agent: str | None = Field(None, title='Inherited From Agent')
+    quality_specificity: float | None = Field(None, title='Quality Specificity')
+    quality_actionability: float | None = Field(None, title='Quality Actionability')
+    quality_novelty: float | None = Field(None, title='Quality Novelty')
+    quality_verifiability: float | None = Field(None, title='Quality Verifiability')
+    quality_consistency: float | None = Field(None, title='Quality Consistency')
+    quality_red_flags: list[str] | None = Field(None, title='Quality Red Flags')
+    quality_score: float | None = Field(None, title='Quality Score')
+    emotion_primary: Literal['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] | None = (
+        None
+    )
+    pad: list[float] | None = Field(None, title='Pad')
+    emotion_phase: Literal['thriving', 'stable', 'conservation', 'declining', 'terminal'] | None = (
+        None
+    )
+    emotion_intensity: float | None = Field(None, title='Emotion Intensity')
+    emotion_label: str | None = Field(None, title='Emotion Label')
+    parent_episode_ids: list[str] | None = Field(None, title='Parent Episode Ids')
+    decision_ids: list[str] | None = Field(None, title='Decision Ids')
+
+
 class EntryOutcomeIn(BaseModel):
     """
     What happened after an entry was retrieved: strength grows only on use + positive outcome.
@@ -1272,6 +1274,28 @@ class EntrySource(BaseModel):
     owner_address: constr(pattern=r'^0x[0-9a-fA-F]{40}$') | None = Field(
         None, title='Owner Address'
     )
+
+
+class EntryVersionOut(BaseModel):
+    """
+    An earlier version of an entry (an EntryVersion node), times in epoch milliseconds as stored.
+    """
+
+    model_config = ConfigDict(
+        extra='allow',
+    )
+    id: str = Field(..., title='Id')
+    entry_id: str = Field(..., title='Entry Id')
+    revision: int = Field(..., title='Revision')
+    content: str = Field(..., title='Content')
+    market_regime: str | None = Field(None, title='Market Regime')
+    valid_from: int | None = Field(None, title='Valid From')
+    valid_until: int | None = Field(
+        None, description='when the refinement replaced it', title='Valid Until'
+    )
+    recorded_at: int | None = Field(None, title='Recorded At')
+    recorded_until: int | None = Field(None, title='Recorded Until')
+    reason: str | None = Field(None, title='Reason')
 
 
 class EpisodeBatch(BaseModel):
@@ -1406,14 +1430,15 @@ class EpisodeOut(BaseModel):
     actions: list[str] | None = Field(None, title='Actions')
     gain: float | None = Field(None, title='Gain')
     consolidated: bool | None = Field(None, title='Consolidated')
-    valid_from: str | None = Field(None, title='Valid From')
-    valid_until: str | None = Field(None, title='Valid Until')
+    valid_from: datetime | None = Field(None, title='Valid From')
+    valid_until: datetime | None = Field(None, title='Valid Until')
     valid_from_block: int | None = Field(None, title='Valid From Block')
     valid_until_block: int | None = Field(None, title='Valid Until Block')
     time_axis: str | None = Field(None, title='Time Axis')
-    recorded_at: str | None = Field(None, title='Recorded At')
-    recorded_until: str | None = Field(None, title='Recorded Until')
-    last_accessed_at: str | None = Field(None, title='Last Accessed At')
+    recorded_at: datetime | None = Field(None, title='Recorded At')
+    recorded_until: datetime | None = Field(None, title='Recorded Until')
+    last_accessed_at: datetime | None = Field(None, title='Last Accessed At')
+    updated_at: datetime | None = Field(None, title='Updated At')
     access_count: int | None = Field(None, title='Access Count')
     audit_id: str | None = Field(None, title='Audit Id')
     emotion_primary: Literal['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] | None = (
@@ -1508,9 +1533,12 @@ class Error(BaseModel):
 class EventOut(BaseModel):
     """
     One event (graph/events/): what happened to an agent's memory, times in ISO 8601. The stream
-    (GET /events/stream) sends the same object as each frame's `data:`.
+    (GET /events/stream) sends the same object as each frame's `data:`. The row of cypher/events/list.cypher.
     """
 
+    model_config = ConfigDict(
+        extra='forbid',
+    )
     id: str = Field(
         ...,
         description='a time-ordered UUIDv7: page on, or resume a stream, after it',
@@ -1521,8 +1549,8 @@ class EventOut(BaseModel):
     )
     agent_id: str | None = Field(None, title='Agent Id')
     clade: str | None = Field(None, title='Clade')
-    at: str = Field(..., description='when it happened', title='At')
-    recorded_at: str | None = Field(
+    at: datetime = Field(..., description='when it happened', title='At')
+    recorded_at: datetime | None = Field(
         None, description='when it was stored', title='Recorded At'
     )
     payload: dict[str, Any] | None = Field(
@@ -2107,23 +2135,6 @@ class GovernanceIn(BaseModel):
     priority: conint(ge=0, le=100) | None = Field(
         0, description='0..100, higher first', title='Priority'
     )
-
-
-class GovernorEntryOut(BaseModel):
-    """
-    An entry of the workspace, as disclosed (its full text or its one line).
-    """
-
-    id: str = Field(..., title='Id')
-    ref: str = Field(..., title='Ref')
-    category: Literal['invariants', 'strategy', 'playbook', 'episodes', 'insights', 'causal_edges', 'contrarian', 'dream_hypotheses', 'tool_state', 'defi_snapshot', 'mortality', 'affect', 'owner_control'] = (
-        Field(..., title='ContextCategory')
-    )
-    text: str = Field(..., title='Text')
-    tokens: int = Field(..., title='Tokens')
-    disclosure: Literal['full', 'summary', 'excluded'] = Field(..., title='Disclosure')
-    score: float = Field(..., title='Score')
-    source: str = Field(..., title='Source')
 
 
 class GraphEntry(BaseModel):
@@ -2979,7 +2990,7 @@ class MentalModelOut(BaseModel):
     effective_confidence: float | None = Field(None, title='Effective Confidence')
     quality_score: float | None = Field(None, title='Quality Score')
     tags: list[str] | None = Field(None, title='Tags')
-    recorded_at: str | None = Field(None, title='Recorded At')
+    recorded_at: datetime | None = Field(None, title='Recorded At')
 
 
 class MentionOut(BaseModel):
@@ -4593,7 +4604,7 @@ class StoredDecisionOut(BaseModel):
     )
     id: str = Field(..., title='Id')
     agent_id: str | None = Field(None, title='Agent Id')
-    at: str | None = Field(None, title='At')
+    at: datetime | None = Field(None, title='At')
     candidate_id: str | None = Field(None, title='Candidate Id')
     candidate_category: Literal['Insight', 'Heuristic', 'Warning', 'CausalLink', 'StrategyFragment', 'DreamJournal'] | None = (
         None

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntriesEntryOut, EntriesVersionOut, EntryBatch, EntryForked, EntryIn, EntryOutcomeIn, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -255,9 +255,9 @@ class Routes:
         """What leads to an entry, up to 3 hops, by weight x recency (GET /causal/{entry_id}/causes)"""
         return self._send(Request('GET', '/causal/{entry_id}/causes', {'entry_id': entry_id}, {'depth': depth}, None, list[CausalHit], None))
 
-    def confirm_entry(self, entry_id: str) -> EntriesEntryOut:
+    def confirm_entry(self, entry_id: str) -> EntryOut:
         """Confirmed again: confidence +0.1, decay clock reset (POST /entries/{entry_id}/upvote)"""
-        return self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
+        return self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
 
     def confirm_link(self, link_id: str, body: CausalOutcomeIn | dict[str, Any]) -> CausalLinkOut:
         """A verified outcome: evidence, weight and confidence move (POST /causal/links/{link_id}/outcome)"""
@@ -279,9 +279,9 @@ class Routes:
         """What moved between two revisions of the policy: allocations per category and what else changed (GET /agents/{agent_id}/context/policy/delta)"""
         return self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, PolicyDelta, None))
 
-    def contradict_entry(self, entry_id: str) -> EntriesEntryOut:
+    def contradict_entry(self, entry_id: str) -> EntryOut:
         """Contradicted: confidence -0.15 (floor 0.05) (POST /entries/{entry_id}/downvote)"""
-        return self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
+        return self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
 
     def core_block_versions(self, agent_id: str, block: str) -> list[MemoryVersionOut]:
         """A core block's earlier texts, newest first, each closed when the next edit replaced it (GET /agents/{agent_id}/core/{block}/versions)"""
@@ -351,13 +351,13 @@ class Routes:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
         return self._send(Request('GET', '/entities/{entity_id:path}/lag', {'entity_id': entity_id}, {'since_block': since_block, 'until_block': until_block, 'known_at': known_at, 'agent_id': agent_id, 'predicate': predicate}, None, EntityLag, None))
 
-    def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntriesEntryOut:
+    def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntryOut:
         """After a decision: strength +1 only if the entry was used and the outcome was positive (POST /entries/{entry_id}/outcome)"""
-        return self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntriesEntryOut, None))
+        return self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntryOut, None))
 
-    def entry_versions(self, entry_id: str) -> list[EntriesVersionOut]:
+    def entry_versions(self, entry_id: str) -> list[EntryVersionOut]:
         """An entry's earlier versions, newest first (GET /entries/{entry_id}/versions)"""
-        return self._send(Request('GET', '/entries/{entry_id}/versions', {'entry_id': entry_id}, {}, None, list[EntriesVersionOut], None))
+        return self._send(Request('GET', '/entries/{entry_id}/versions', {'entry_id': entry_id}, {}, None, list[EntryVersionOut], None))
 
     def evolution_md(self, agent_id: str) -> str:
         """evolution.md: the philosophical evolution of the approved reflections (GET /agents/{agent_id}/reflections/evolution.md)"""
@@ -411,9 +411,9 @@ class Routes:
         """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
         return self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, Crystal, None))
 
-    def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntriesEntryOut:
+    def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
         """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
-        return self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntriesEntryOut, None))
+        return self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntryOut, None))
 
     def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
@@ -538,9 +538,9 @@ class Routes:
         return self._send(Request('GET', '/curator/cycles', {}, {'agent_id': agent_id, 'limit': limit}, None, list[CycleOut], None))
 
     @paged
-    def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntriesEntryOut]:
+    def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntryOut]:
         """Entries by category, status, regime, agent, time and minimum confidence (GET /entries)"""
-        return self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntriesEntryOut], None))
+        return self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntryOut], None))
 
     @paged
     def list_episodes(self, *, agent_id: str | None = None, type: str | None = None, regime: str | None = None, valid_from: datetime | None = None, valid_to: datetime | None = None, recorded_from: datetime | None = None, recorded_to: datetime | None = None, offset: int = 0, limit: int = 50) -> list[EpisodeOut]:
@@ -869,9 +869,9 @@ class AsyncRoutes:
         """What leads to an entry, up to 3 hops, by weight x recency (GET /causal/{entry_id}/causes)"""
         return await self._send(Request('GET', '/causal/{entry_id}/causes', {'entry_id': entry_id}, {'depth': depth}, None, list[CausalHit], None))
 
-    async def confirm_entry(self, entry_id: str) -> EntriesEntryOut:
+    async def confirm_entry(self, entry_id: str) -> EntryOut:
         """Confirmed again: confidence +0.1, decay clock reset (POST /entries/{entry_id}/upvote)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
+        return await self._send(Request('POST', '/entries/{entry_id}/upvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
 
     async def confirm_link(self, link_id: str, body: CausalOutcomeIn | dict[str, Any]) -> CausalLinkOut:
         """A verified outcome: evidence, weight and confidence move (POST /causal/links/{link_id}/outcome)"""
@@ -893,9 +893,9 @@ class AsyncRoutes:
         """What moved between two revisions of the policy: allocations per category and what else changed (GET /agents/{agent_id}/context/policy/delta)"""
         return await self._send(Request('GET', '/agents/{agent_id}/context/policy/delta', {'agent_id': agent_id}, {'from': from_revision, 'to': to_revision}, None, PolicyDelta, None))
 
-    async def contradict_entry(self, entry_id: str) -> EntriesEntryOut:
+    async def contradict_entry(self, entry_id: str) -> EntryOut:
         """Contradicted: confidence -0.15 (floor 0.05) (POST /entries/{entry_id}/downvote)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntriesEntryOut, None))
+        return await self._send(Request('POST', '/entries/{entry_id}/downvote', {'entry_id': entry_id}, {}, None, EntryOut, None))
 
     async def core_block_versions(self, agent_id: str, block: str) -> list[MemoryVersionOut]:
         """A core block's earlier texts, newest first, each closed when the next edit replaced it (GET /agents/{agent_id}/core/{block}/versions)"""
@@ -965,13 +965,13 @@ class AsyncRoutes:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
         return await self._send(Request('GET', '/entities/{entity_id:path}/lag', {'entity_id': entity_id}, {'since_block': since_block, 'until_block': until_block, 'known_at': known_at, 'agent_id': agent_id, 'predicate': predicate}, None, EntityLag, None))
 
-    async def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntriesEntryOut:
+    async def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntryOut:
         """After a decision: strength +1 only if the entry was used and the outcome was positive (POST /entries/{entry_id}/outcome)"""
-        return await self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntriesEntryOut, None))
+        return await self._send(Request('POST', '/entries/{entry_id}/outcome', {'entry_id': entry_id}, {}, body, EntryOut, None))
 
-    async def entry_versions(self, entry_id: str) -> list[EntriesVersionOut]:
+    async def entry_versions(self, entry_id: str) -> list[EntryVersionOut]:
         """An entry's earlier versions, newest first (GET /entries/{entry_id}/versions)"""
-        return await self._send(Request('GET', '/entries/{entry_id}/versions', {'entry_id': entry_id}, {}, None, list[EntriesVersionOut], None))
+        return await self._send(Request('GET', '/entries/{entry_id}/versions', {'entry_id': entry_id}, {}, None, list[EntryVersionOut], None))
 
     async def evolution_md(self, agent_id: str) -> str:
         """evolution.md: the philosophical evolution of the approved reflections (GET /agents/{agent_id}/reflections/evolution.md)"""
@@ -1025,9 +1025,9 @@ class AsyncRoutes:
         """A crystal (episode, memory or entry) with its crystal fields: semantic type, origin, epistemic layer, lifecycle, importance, access, hormonal influence, governance (scope, sensitivity, lifespan, priority); an archived one only with include_archived=true (GET /crystals/{crystal_id})"""
         return await self._send(Request('GET', '/crystals/{crystal_id}', {'crystal_id': crystal_id}, {'include_archived': include_archived}, None, Crystal, None))
 
-    async def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntriesEntryOut:
+    async def get_entry(self, entry_id: str, *, include_archived: bool = False) -> EntryOut:
         """One entry with its effective confidence now; an archived one only with include_archived=true (GET /entries/{entry_id})"""
-        return await self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntriesEntryOut, None))
+        return await self._send(Request('GET', '/entries/{entry_id}', {'entry_id': entry_id}, {'include_archived': include_archived}, None, EntryOut, None))
 
     async def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
@@ -1152,9 +1152,9 @@ class AsyncRoutes:
         return await self._send(Request('GET', '/curator/cycles', {}, {'agent_id': agent_id, 'limit': limit}, None, list[CycleOut], None))
 
     @paged
-    async def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntriesEntryOut]:
+    async def list_entries(self, *, agent_id: str | None = None, category: str | None = None, status: str | None = None, regime: str | None = None, valid_at: datetime | None = None, known_at: datetime | None = None, min_confidence: float | None = None, offset: int = 0, limit: int = 50) -> list[EntryOut]:
         """Entries by category, status, regime, agent, time and minimum confidence (GET /entries)"""
-        return await self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntriesEntryOut], None))
+        return await self._send(Request('GET', '/entries', {}, {'agent_id': agent_id, 'category': category, 'status': status, 'regime': regime, 'valid_at': valid_at, 'known_at': known_at, 'min_confidence': min_confidence, 'offset': offset, 'limit': limit}, None, list[EntryOut], None))
 
     @paged
     async def list_episodes(self, *, agent_id: str | None = None, type: str | None = None, regime: str | None = None, valid_from: datetime | None = None, valid_to: datetime | None = None, recorded_from: datetime | None = None, recorded_to: datetime | None = None, offset: int = 0, limit: int = 50) -> list[EpisodeOut]:

@@ -13,7 +13,6 @@ from fastapi import APIRouter, Request
 from grimoire.api.console.errors import Refused
 from grimoire.api.console.gateway import Gateway, path, together
 from grimoire.api.console.pages.common import Reading
-from grimoire.api.presentation import present
 from grimoire.api.routes.events import EVENT_ID, sse
 from grimoire.graph import console_sessions, events
 from grimoire.graph.events import EventType
@@ -106,6 +105,5 @@ async def live_events(agent_id: str, request: Request, console: Reading, after: 
         resume = None
     frames = events.subscribe(services.db, still.visibility(), agent_id=a,
                               after_id=resume.lower() if resume else None, max_seconds=STREAM_SECONDS,
-                              render=present, still=lambda: console_sessions.holds(services.db, console.session.hash,
-                                                                                   now_ms()))
+                              still=lambda: console_sessions.holds(services.db, console.session.hash, now_ms()))
     return sse(frames)
