@@ -28,7 +28,7 @@ def claim(db: Database, who: Principal, items: Sequence[T]) -> tuple[list[T], st
         agent = agents.get(db, owner)  # type: ignore[arg-type]
         if agent is None:
             raise Invalid(f"no agent {owner!r}: register it first (POST /agents)")
-        clade = agent.get("clade")
+        clade = agent.clade
     else:
         assert who.agent_id is not None
         others = {n for n in named if n is not None and n != who.agent_id}

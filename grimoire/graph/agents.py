@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 from neomodel.exceptions import UniqueProperty
-from pydantic import Field, model_validator
+from pydantic import BaseModel, Field, model_validator
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey, SetProperties, versions
 from grimoire.graph.audit.alerts import configuration_checksum
@@ -25,8 +25,9 @@ from grimoire.graph.db import cypher, ogm
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import Conflict, Invalid, NotFound
-from grimoire.graph.model.common import ID_PATTERN, StrictModel
+from grimoire.graph.model.common import ID_PATTERN, StoredNode, StrictModel
 from grimoire.graph.model.enums import AgentKind, KeyScope
+from grimoire.graph.model.rows import Row
 from grimoire.graph.visibility import Visibility
 
 KEY_PREFIX = "gk"
@@ -185,7 +186,51 @@ class ApiKeyNode(StructuredNode):  # type: ignore[misc]
 MODELS: tuple[type[StructuredNode], ...] = (AgentNode, ApiKeyNode)
 
 
-def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
+# ---------------------------------------------------------------- as answered
+
+class AgentOut(StoredNode):
+    """An agent as stored. Open: an import (POST /agents/import) restores an agent's properties as
+    exported, which may be more than these."""
+
+    id: str
+    name: str | None = None
+    kind: AgentKind | None = None
+    clade: str | None = None
+    generation: int | None = None
+    parent_id: str | None = None
+    created_at: int | None = None
+    audit_id: str | None = None
+    retrievals: int | None = None  # retrievals for a decision so far (contrarian injection counts them)
+    trust_level: str | None = None  # set by the admin (graph/crystals/hormonal_state.py); unset: by kind
+    auto_commit_at: str | None = None  # a sub-agent's: its main agent commits its proposals from this confidence
+
+
+class AgentRow(Row):
+    query = "agents/get"
+    agent: AgentOut
+
+
+class AgentListRow(AgentRow):
+    query = "agents/list"
+
+
+class KeyOut(BaseModel):
+    key: str | None = None  # present once, when the key is made
+    id: str
+    agent_id: str
+    scopes: list[str]
+    created_at: int
+    revoked_at: int | None = None
+    label: str | None = None
+
+
+class RevokedKey(BaseModel):
+    id: str
+    agent_id: str
+    revoked_at: int
+
+
+def register(db: Database, agent: AgentIn, *, actor: str) -> AgentOut:
     if agent.kind == AgentKind.sub and agent.parent_id is None:
         raise InvalidAgent("a sub-agent needs the parent_id of its main agent")
     if agent.parent_id is not None and get(db, agent.parent_id) is None:
@@ -208,14 +253,14 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> dict[str, Any]:
     except UniqueProperty as exc:  # registered by a concurrent request between the look-up and the write
         raise AgentExists(f"agent {agent.id!r} exists already") from exc
     log.info("agent %s registered (clade %s, kind %s) by %s", agent.id, agent.clade, agent.kind.value, actor)
-    return ogm.properties(node)
+    return AgentOut.model_validate(ogm.properties(node))
 
 
-def get(db: Database, agent_id: str) -> dict[str, Any] | None:
-    """Every property the agent has, the model's and those others keep on it (counters, an import's): a
+def get(db: Database, agent_id: str) -> AgentOut | None:
+    """Every property the agent has, the model's and those others keep on it (counters, limits, an import's): a
     read in Cypher, not through neomodel, which keeps only what the model declares."""
-    rows = db.fetch("agents/get", id=agent_id)
-    return rows[0]["agent"] if rows else None
+    rows = db.typed(AgentRow, id=agent_id)
+    return rows[0].agent if rows else None
 
 
 def require(db: Database, agent_id: str) -> str:
@@ -225,12 +270,12 @@ def require(db: Database, agent_id: str) -> str:
     return agent_id
 
 
-def list_agents(db: Database, clade: str | None = None) -> list[dict[str, Any]]:
-    return [r["agent"] for r in db.fetch("agents/list", clade=clade)]
+def list_agents(db: Database, clade: str | None = None) -> list[AgentOut]:
+    return [r.agent for r in db.typed(AgentListRow, clade=clade)]
 
 
-def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[str, dict[str, Any]]:
-    """Returns the key itself (shown this once) and its stored description."""
+def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[str, KeyOut]:
+    """The key itself (shown this once) and its stored description."""
     key_id, secret = secrets.token_hex(8), secrets.token_urlsafe(32)
     audit = Audit(action="key.create", actor=actor, agent_id=agent_id)
 
@@ -251,22 +296,22 @@ def create_key(db: Database, agent_id: str, key: KeyIn, *, actor: str) -> tuple[
     return f"{KEY_PREFIX}_{key_id}_{secret}", _description(node)
 
 
-def _description(key: ApiKeyNode) -> dict[str, Any]:
-    return {k: v for k, v in ogm.properties(key).items() if k != "hash"}
+def _description(key: ApiKeyNode) -> KeyOut:
+    """A key as answered: never its hash (KeyOut does not declare it)."""
+    return KeyOut.model_validate(ogm.properties(key))
 
 
-def list_keys(db: Database, agent_id: str) -> list[dict[str, Any]]:
-    def work(tx: Tx) -> list[dict[str, Any]]:
-        return [{k: v for k, v in _description(n).items() if k != "agent_id"}
-                for n in ApiKeyNode.nodes.filter(agent_id=agent_id).order_by("created_at")]
+def list_keys(db: Database, agent_id: str) -> list[KeyOut]:
+    def work(tx: Tx) -> list[KeyOut]:
+        return [_description(n) for n in ApiKeyNode.nodes.filter(agent_id=agent_id).order_by("created_at")]
 
     return ogm.read(db, work)
 
 
-def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | None:
+def revoke_key(db: Database, key_id: str, *, actor: str) -> RevokedKey | None:
     audit = Audit(action="key.revoke", actor=actor, agent_id=None)
 
-    def work(tx: Tx) -> dict[str, Any] | None:
+    def work(tx: Tx) -> RevokedKey | None:
         # One statement (coalesce): of two revocations at once, only the first sets revoked_at.
         row = tx.run(cypher.query("agents/revoke_key"), id=key_id, now=audit.at).single()
         if row is None:
@@ -282,7 +327,7 @@ def revoke_key(db: Database, key_id: str, *, actor: str) -> dict[str, Any] | Non
         also = f" and ended its {len(ended)} console session{'s' * (len(ended) != 1)}" if ended else ""
         audit.write(tx, [key_id], f"revoked key {key_id}{also}", [RestoreKey(key_id=key_id)] if fresh
                     else [Noop(reason=f"key {key_id} was revoked already")], steps)
-        return row.data()
+        return RevokedKey(id=row["id"], agent_id=row["agent_id"], revoked_at=row["revoked_at"])
 
     revoked = db.write(work)
     if revoked is None:
@@ -312,13 +357,13 @@ def principal_of(key: dict[str, Any], agent: dict[str, Any]) -> Principal:
                      limits=limits_of(agent))
 
 
-def set_limits(db: Database, agent_id: str, limits: LimitsIn, *, actor: str) -> dict[str, Any]:
+def set_limits(db: Database, agent_id: str, limits: LimitsIn, *, actor: str) -> None:
     """The admin sets an agent's limits per key (all three: a null one goes back to the setting), audited with the
     agent's version kept; the earlier values are what undoing it restores."""
     audit = Audit(action="agent.limits", actor=actor, agent_id=agent_id)
     values = {LIMIT_PROPERTIES[name]: value for name, value in limits.model_dump().items()}
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> None:
         steps = versions.keep(tx, Versioned.Agent, [agent_id], now=audit.at, actor=actor, reason="limits",
                               audit_id=audit.id)
         row = tx.run(cypher.query("agents/limits_set"), id=agent_id, values=values).single()
@@ -327,11 +372,9 @@ def set_limits(db: Database, agent_id: str, limits: LimitsIn, *, actor: str) -> 
         before: dict[str, Any] = row["before"]
         audit.write(tx, [agent_id], f"limits {before} → {values}",
                     [SetProperties(label=NodeLabel.Agent, id=agent_id, before=before)], steps)
-        return {"agent_id": agent_id, **limits.model_dump(), "at": audit.at}
 
-    changed: dict[str, Any] = db.write(work)
+    db.write(work)
     log.info("agent %s limits set to %s by %s", agent_id, values, actor)
-    return changed
 
 
 def key_holds(db: Database, key_id: str) -> bool:

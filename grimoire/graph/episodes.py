@@ -31,7 +31,7 @@ from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.episode import EpisodeIn, EpisodeOut, MentionOut
-from grimoire.graph.model.rows import Row
+from grimoire.graph.model.rows import Properties, Row
 from grimoire.graph.visibility import Visibility
 
 CHUNK = 1_000
@@ -61,7 +61,7 @@ def with_ids(episodes: Sequence[EpisodeIn]) -> list[EpisodeIn]:
     return out
 
 
-def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None) -> dict[str, Any]:
+def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None) -> Properties:
     valid_from = to_ms(ep.valid_from) or recorded_at
     from_block = ep.valid_from_block if ep.valid_from_block is not None else ep.block
     props: dict[str, Any] = {
@@ -89,7 +89,7 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: str | None) -> list[dict[str, Any]]:
+def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: str | None) -> list[Properties]:
     rows = []
     for ep, vec in zip(chunk, vectors, strict=True):
         mentions = [{"id": m.canonical_id, "kind": m.kind.value,

@@ -57,6 +57,7 @@ from typing import Any, TypeVar
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.fencing import Fence, under
+from grimoire.graph.model.rows import Record
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -144,7 +145,7 @@ class Leases:
 
     # -- the statements (never fenced themselves: they are what the fences check)
 
-    def _write(self, query: str, **params: Any) -> list[dict[str, Any]]:
+    def _write(self, query: str, **params: Any) -> list[Record]:
         with self.db.session() as s:
             return s.execute_write(lambda tx: [r.data() for r in tx.run(cypher.query(query), params)])
 

@@ -40,6 +40,7 @@ from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms
 from grimoire.graph.model.common import ID_PATTERN
 from grimoire.graph.model.enums import EntityKind, EntryCategory
+from grimoire.graph.model.rows import Properties
 from grimoire.graph.model.vectors import Vector, vector_problem
 
 log = logging.getLogger(__name__)
@@ -84,7 +85,7 @@ class _Record(BaseModel):
 
     @field_validator("properties", check_fields=False)
     @classmethod
-    def _properties(cls, props: dict[str, Any]) -> dict[str, Any]:
+    def _properties(cls, props: dict[str, Any]) -> Properties:
         import re
 
         for key, value in props.items():
@@ -227,7 +228,15 @@ def _import_revert(tx: Tx, by_label: dict[BaseLabel, list[dict[str, Any]]],
     return [*keys, *restored, *created]
 
 
-def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension: int | None = None) -> dict[str, Any]:
+class Imported(BaseModel):
+    agent_id: str
+    nodes: int
+    relationships: int
+    audit_ids: list[str]
+    relationships_skipped: int
+
+
+def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension: int | None = None) -> Imported:
     """Restore an export, all or nothing: every batch (1,000 rows each) runs in one transaction, so
     a refusal half-way (by the database, or the connection dropping) leaves nothing behind. MERGE
     by id, so importing twice changes nothing."""
@@ -270,5 +279,5 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
         raise BadExport(f"refused by the database, nothing written: {exc.message}") from None
     log.info("imported %d nodes and %d relationships of agent %s (%d skipped) by %s", counts["nodes"],
              counts["relationships"], header.agent_id, len(rels) - counts["relationships"], actor)
-    return {"agent_id": header.agent_id, **counts, "audit_ids": [audit.id],
-            "relationships_skipped": len(rels) - counts["relationships"]}
+    return Imported(agent_id=header.agent_id, nodes=counts["nodes"], relationships=counts["relationships"],
+                    audit_ids=[audit.id], relationships_skipped=len(rels) - counts["relationships"])

@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from grimoire.graph.model.rows import Params
+
 PARAMS = ("viewer", "clade", "admin")
 
 
@@ -77,7 +79,7 @@ class Visibility:
         """The admin's view (maintenance, the scheduler): every item."""
         return cls(viewer="", clade="", admin=True)
 
-    def params(self) -> dict[str, Any]:
+    def params(self) -> Params:
         """The Cypher parameters of the rule: $viewer, $clade, $admin."""
         return {"viewer": self.viewer, "clade": self.clade, "admin": self.admin}
 

@@ -12,6 +12,7 @@ from grimoire.graph.db.connection import Database
 from grimoire.graph.metrics import MetricsNotFound, UnknownMetric, compute_agent, read_series, record, record_all
 from grimoire.graph.metrics.catalog import DAY_MS, shift
 from grimoire.graph.metrics.compute import day_of
+from grimoire.graph.model.common import from_ms
 from grimoire.graph.visibility import EVERYONE, Visibility
 
 NOW = 1_773_576_000_000  # 2026-03-15T12:00:00Z
@@ -214,19 +215,19 @@ def test_the_series_is_idempotent_per_day_and_reads_back(db) -> None:
     assert record(db, "ser", NOW, actor="test") == WITH_INPUT
     assert record(db, "ser", NOW + 3_600_000, actor="test") == WITH_INPUT  # same day: overwritten
     rows = read_series(db, "ser", EVERYONE)
-    assert len(rows) == WITH_INPUT and {r["day"] for r in rows} == {TODAY}
-    assert [r["name"] for r in rows] == sorted(r["name"] for r in rows)
-    size = [r for r in rows if r["name"] == "grimoire_size"]
-    assert size == [{"name": "grimoire_size", "day": TODAY, "value": 3.0, "at": NOW + 3_600_000}]
-    assert next(r for r in rows if r["name"] == "admission_rate")["value"] is None  # no data: a gap
+    assert len(rows) == WITH_INPUT and {r.day for r in rows} == {TODAY}
+    assert [r.name for r in rows] == sorted(r.name for r in rows)
+    size = [r.model_dump() for r in rows if r.name == "grimoire_size"]
+    assert size == [{"name": "grimoire_size", "day": TODAY, "value": 3.0, "at": from_ms(NOW + 3_600_000)}]
+    assert next(r for r in rows if r.name == "admission_rate").value is None  # no data: a gap
 
     put(db, entries=[{"id": "e-next", "agent_id": "ser", "status": "active"}])
     record(db, "ser", NOW + DAY_MS, actor="test")
     record(db, "ser", NOW + 2 * DAY_MS, actor="test")
     plot = read_series(db, "ser", Visibility.of("ser", None), name="grimoire_size")
-    assert [(r["day"], r["value"]) for r in plot] == [(TODAY, 3.0), ("2026-03-16", 4.0), ("2026-03-17", 4.0)]
+    assert [(r.day, r.value) for r in plot] == [(TODAY, 3.0), ("2026-03-16", 4.0), ("2026-03-17", 4.0)]
     window = read_series(db, "ser", EVERYONE, name="grimoire_size", since="2026-03-16", until="2026-03-16")
-    assert [r["day"] for r in window] == ["2026-03-16"]
+    assert [r.day for r in window] == ["2026-03-16"]
     assert day_of(NOW + 2 * DAY_MS) == "2026-03-17"
     # Each recording is audited (a Noop revert: samples are derived).
     audits = [r for r in db.run("testing/audit_records") if r["action"] == "metrics.record"]

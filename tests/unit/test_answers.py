@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from grimoire.api.presentation import for_viewer
 from grimoire.graph.events.model import EventOut, EventType
-from grimoire.graph.knowledge.answers import EntryOut, EntryRow
+from grimoire.graph.knowledge.answers import EntryOut, EntryRow, EntryVersionOut
 from grimoire.graph.model.common import LATEST
 from grimoire.graph.model.episode import EpisodeOut
 from grimoire.graph.visibility import Visibility
@@ -69,3 +69,17 @@ def test_an_event_answers_as_the_route_and_the_stream_send_it() -> None:
     [got] = TestClient(app).get("/e").json()
     assert got == json.loads(json.dumps(event.model_dump(mode="json")))
     assert got["at"] == "2023-11-14T22:13:20.123000+00:00" and got["payload"] == {"count": 2}
+
+
+def test_a_versions_kept_state_hides_what_only_the_owner_may_read() -> None:
+    state = json.dumps({"content": "c", "source_owner_address": "0xabc", "agent_id": "a"})
+    v = EntryVersionOut.model_validate({"id": "v1", "entry_id": "e", "revision": 1, "content": "c", "state": state})
+    shown = for_viewer(v, Visibility.of("b", None), owner="a").model_dump(exclude_unset=True)
+    assert json.loads(shown["state"]) == {"content": "c", "agent_id": "a"}
+    assert for_viewer(v, Visibility.of("a", None), owner="a") is v  # the owner reads it whole
+
+
+def test_an_entry_without_a_confidence_reads_as_null_not_an_error() -> None:
+    row = EntryRow.model_validate({"entry": {"id": "imported"}, "effective_confidence": None,
+                                   "parent_episode_ids": [], "decision_ids": []})
+    assert row.answer().effective_confidence is None

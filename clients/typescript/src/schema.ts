@@ -2459,6 +2459,10 @@ export interface components {
             audit_id?: string | null;
             /** Retrievals */
             retrievals?: number | null;
+            /** Trust Level */
+            trust_level?: string | null;
+            /** Auto Commit At */
+            auto_commit_at?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -4234,9 +4238,7 @@ export interface components {
              * Core Lines
              * @description the lines of core memory removed
              */
-            core_lines: {
-                [key: string]: string;
-            }[];
+            core_lines?: components["schemas"]["CoreLineOut"][];
             /**
              * Workspaces
              * @description kept workspaces (in the service's memory) dropped
@@ -6147,7 +6149,10 @@ export interface components {
             /** Slug */
             slug?: string | null;
         };
-        /** MemoryVersionOut */
+        /**
+         * MemoryVersionOut
+         * @description An earlier text of a core block (a CoreBlockVersion), times in epoch milliseconds as stored.
+         */
         MemoryVersionOut: {
             /** Id */
             id: string;
@@ -7535,7 +7540,7 @@ export interface components {
         };
         /**
          * RelevanceOut
-         * @description Section 9's relevance now (graph/memory/relevance.py).
+         * @description Section 9's relevance now, as answered.
          */
         RelevanceOut: {
             /** Score */
@@ -8045,7 +8050,10 @@ export interface components {
              */
             queued: boolean;
         };
-        /** SampleOut */
+        /**
+         * SampleOut
+         * @description One recorded daily sample (cypher/metrics/series.cypher).
+         */
         SampleOut: {
             /** Name */
             name: string;
@@ -8055,6 +8063,7 @@ export interface components {
             value: number | null;
             /**
              * At
+             * Format: date-time
              * @description when the sample was computed (ISO 8601)
              */
             at: string;

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
@@ -12,7 +10,7 @@ from grimoire.graph import agents, transfer
 from grimoire.graph.agents import AgentIn, KeyIn, Principal
 from grimoire.graph.db.connection import Database
 from grimoire.graph.errors import NotFound
-from grimoire.graph.model.enums import KeyScope
+from grimoire.graph.model.enums import AgentKind, KeyScope
 
 router = APIRouter(tags=["agents and keys"])
 
@@ -28,7 +26,7 @@ def require_reader_of(db: Database, who: Principal, agent_id: str) -> str:
     if who.is_admin or who.agent_id == agent_id:
         return agent_id
     me = agents.get(db, who.agent_id) if who.agent_id else None
-    if not (me and me.get("kind") == "sub" and me.get("parent_id") == agent_id):
+    if not (me and me.kind == AgentKind.sub and me.parent_id == agent_id):
         raise HTTPException(403, "only the agent itself, its person, its sub-agents or an admin key may read this")
     return agent_id
 
@@ -52,21 +50,21 @@ def require_person_for(who: Principal, agent_id: str, what: str) -> str:
 
 @router.post("/agents", response_model=AgentOut, response_model_exclude_unset=True, status_code=201,
              summary="Register an agent (admin)")
-def register_agent(agent: AgentIn, db: DbDep, who: Admin) -> dict[str, Any]:
+def register_agent(agent: AgentIn, db: DbDep, who: Admin) -> AgentOut:
     # AgentExists is a 409, InvalidAgent (a sub-agent without a known parent) a 422: api/errors.py.
     return agents.register(db, agent, actor=who.key_id)
 
 
 @router.get("/agents/me", response_model=Me, response_model_exclude_unset=True,
             summary="The principal this key acts as")
-def me(db: DbDep, who: Reader) -> dict[str, Any]:
+def me(db: DbDep, who: Reader) -> Me:
     agent = agents.get(db, who.agent_id) if who.agent_id else None
-    return {"key_id": who.key_id, "scopes": sorted(who.scopes), "admin": who.is_admin, "agent": agent}
+    return Me(key_id=who.key_id, scopes=sorted(who.scopes), admin=who.is_admin, agent=agent)
 
 
 @router.get("/agents", response_model=list[AgentOut], response_model_exclude_unset=True,
             summary="Agents: all for an admin, the own clade's otherwise")
-def list_agents(db: DbDep, who: Reader) -> list[dict[str, Any]]:
+def list_agents(db: DbDep, who: Reader) -> list[AgentOut]:
     return agents.list_agents(db, None if who.is_admin else (who.clade or "\x00"))
 
 
@@ -74,22 +72,22 @@ def list_agents(db: DbDep, who: Reader) -> list[dict[str, Any]]:
              summary="Make an API key for an agent (admin); the key is shown this once")
 def create_key(agent_id: str, body: KeyIn, db: DbDep, who: Admin) -> KeyOut:
     raw, stored = agents.create_key(db, agent_id, body, actor=who.key_id)  # UnknownAgent: a 404
-    return KeyOut(key=raw, **stored)
+    return stored.model_copy(update={"key": raw})
 
 
 @router.get("/agents/{agent_id}/keys", response_model=list[KeyOut], summary="An agent's keys (never the secrets)")
 def list_keys(agent_id: str, db: DbDep, who: Reader) -> list[KeyOut]:
     require_self_or_admin(who, agent_id)
-    return [KeyOut(agent_id=agent_id, **k) for k in agents.list_keys(db, agent_id)]
+    return agents.list_keys(db, agent_id)
 
 
 @router.delete("/keys/{key_id}", response_model=RevokedKey,
                summary="Revoke a key (admin, or the key's agent with a key of no less authority)")
-def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> dict[str, Any]:
-    owner = next((k for k in agents.list_keys(db, who.agent_id) if k["id"] == key_id), None) if who.agent_id else None
+def revoke_key(key_id: str, request: Request, db: DbDep, who: Reader) -> RevokedKey:
+    owner = next((k for k in agents.list_keys(db, who.agent_id) if k.id == key_id), None) if who.agent_id else None
     if not who.is_admin and owner is None:
         raise NotFound(f"no key {key_id!r} of this agent")
-    if not who.is_admin and owner is not None and agents.authority(owner["scopes"]) > who.authority:
+    if not who.is_admin and owner is not None and agents.authority(owner.scopes) > who.authority:
         raise HTTPException(403, "a key revokes only keys of no more authority than its own (read or propose, "
                                  "write, person): revoke this one with a key of at least its authority or the "
                                  "admin's")
@@ -114,7 +112,7 @@ def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
              summary="Import an export (admin); importing twice changes nothing",
              openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
                                             "required": True}})
-async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: Admin) -> dict[str, Any]:
+async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: Admin) -> Imported:
     try:
         body = (await request.body()).decode("utf-8", errors="strict")
     except UnicodeDecodeError as exc:  # not text: a 422 like any bad line, nothing imported

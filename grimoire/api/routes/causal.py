@@ -76,5 +76,5 @@ def inherit(agent_id: str, body: CausalGraph, k: KnowledgeDep, who: Writer) -> I
         raise UnknownAgent(f"no agent {agent_id!r}")
     for e in body.entries:
         check_vector(e.embedding, embedder.dimension, what=f"entry {e.id}: embedding")
-    return causal.inherit(k, body, successor=agent_id, clade=successor.get("clade") or "",
+    return causal.inherit(k, body, successor=agent_id, clade=successor.clade or "",
                           actor=who.key_id)

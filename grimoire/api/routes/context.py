@@ -13,7 +13,7 @@ from grimoire.api.deps import DbDep, ServicesDep
 from grimoire.api.routes.agents import require_acting_for, require_self_or_admin
 from grimoire.api.schemas.context import AssembleIn, FeedbackIn, PolicyIn, SituationIn
 from grimoire.graph import agents
-from grimoire.graph.agents import Principal, UnknownAgent
+from grimoire.graph.agents import AgentOut, Principal, UnknownAgent
 from grimoire.graph.context import feedback, mutations
 from grimoire.graph.context import policy as cp
 from grimoire.graph.context.feedback import Belief, Decision, Outcome, Recorded
@@ -90,7 +90,7 @@ def _request(body: AssembleIn) -> Request:
                                              for c, items in body.supplied.items()})
 
 
-def _agent(db: Any, agent_id: str) -> dict[str, Any]:
+def _agent(db: Any, agent_id: str) -> AgentOut:
     found = agents.get(db, agent_id)
     if found is None:
         raise UnknownAgent(f"no agent {agent_id!r}")
@@ -101,7 +101,7 @@ def _clade(db: Any, who: Principal, agent_id: str) -> str | None:
     """The agent's clade: its own key says it (a key exists only for an agent that does); else read (404)."""
     if who.agent_id == agent_id:
         return who.clade
-    return _agent(db, agent_id).get("clade")
+    return _agent(db, agent_id).clade
 
 
 @router.post("/agents/{agent_id}/context/assemble", response_model=Assembly,

@@ -44,7 +44,7 @@ def run_cycle(request: Request, db: DbDep, who: Writer, body: CycleIn | None = N
     agent = agents.get(db, agent_id)
     if agent is None:
         raise UnknownAgent(f"no agent {agent_id!r}")
-    report = manual_cycle(get_services(request), agent_id, agent.get("clade"), who.key_id)
+    report = manual_cycle(get_services(request), agent_id, agent.clade, who.key_id)
     return {"status": report.status, "cycle": report.cycle, "counts": report.counts, "resumed": report.resumed,
             "seconds": report.seconds}
 

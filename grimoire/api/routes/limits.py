@@ -36,7 +36,7 @@ def get_limits(agent_id: str, request: Request, db: DbDep, who: Reader) -> dict[
     found = agents.get(db, agent_id)
     if found is None:
         raise UnknownAgent(f"no agent {agent_id!r}")
-    return _described(request, agent_id, found)
+    return _described(request, agent_id, found.model_dump())
 
 
 @router.put("/agents/{agent_id}/limits", response_model=LimitsOut,

@@ -71,7 +71,7 @@ def memory_md(agent_id: str, core: CoreMemoryDep, who: Reader) -> PlainTextRespo
 
 @router.get("/agents/{agent_id}/core/{block}/versions", response_model=list[MemoryVersionOut],
             summary="A core block's earlier texts, newest first, each closed when the next edit replaced it")
-def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader) -> list[dict[str, Any]]:
+def block_versions(agent_id: str, block: Block, core: CoreMemoryDep, who: Reader) -> list[MemoryVersionOut]:
     return core.versions(require_reader_of(core.db, who, agent_id), block)
 
 
@@ -185,8 +185,8 @@ def forget(agent_id: str, body: ForgetIn, memory: AgentMemoryDep, services: Serv
     if isinstance(out, Archived):
         return out
     # the workspaces kept in this process may quote what was erased
-    workspaces = services.context.forget_items(agent_id, {*out["deleted"], *out["entities"]})
-    return ErasureReceipt.model_validate({**out, "workspaces": workspaces})
+    workspaces = services.context.forget_items(agent_id, {*out.deleted, *out.entities})
+    return out.model_copy(update={"workspaces": workspaces})
 
 
 @router.post("/agents/{agent_id}/memories/restore", response_model=Restored,

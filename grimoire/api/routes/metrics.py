@@ -14,7 +14,6 @@ from grimoire.api.schemas.metrics import (
     HealthyRange,
     MetricOut,
     MetricsOut,
-    SampleOut,
     SamplesIn,
     SamplesRecorded,
     SeriesOut,
@@ -73,10 +72,9 @@ def get_series(db: DbDep, who: Reader, agent_id: AgentQuery = None,
                since: Annotated[date | None, Query(description="first day (YYYY-MM-DD)")] = None,
                until: Annotated[date | None, Query(description="last day (YYYY-MM-DD)")] = None) -> SeriesOut:
     agent = _agent(db, who, agent_id)
-    rows = metrics.read_series(db, agent, who.visibility(), name=name, since=since.isoformat() if since else None,
-                          until=until.isoformat() if until else None)
-    return SeriesOut(agent_id=agent, samples=[SampleOut(name=r["name"], day=r["day"], value=r["value"],
-                                                        at=_iso(r["at"])) for r in rows])
+    first, last = (since.isoformat() if since else None), (until.isoformat() if until else None)
+    samples = metrics.read_series(db, agent, who.visibility(), name=name, since=first, until=last)
+    return SeriesOut(agent_id=agent, samples=samples)
 
 
 @router.post("/metrics/samples", response_model=SamplesRecorded, status_code=201,

@@ -18,6 +18,7 @@ from grimoire.graph.agents import Principal
 from grimoire.graph.errors import NotFound
 from grimoire.graph.memory import proposals as p
 from grimoire.graph.memory.messages import AgentMemory
+from grimoire.graph.model.enums import AgentKind
 
 router = APIRouter(tags=["proposals"])
 
@@ -27,8 +28,8 @@ def _reader(memory: AgentMemory, who: Principal, agent_id: str) -> str | None:
     if who.is_admin or who.agent_id == agent_id:
         return None
     sub = agents.get(memory.db, who.agent_id) if who.agent_id else None
-    if sub and sub.get("kind") == "sub" and sub.get("parent_id") == agent_id:
-        return str(sub["id"])
+    if sub and sub.kind == AgentKind.sub and sub.parent_id == agent_id:
+        return sub.id
     raise HTTPException(403, "only the main agent, its person, its sub-agents or an admin may read its proposals")
 
 

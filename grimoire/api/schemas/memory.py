@@ -10,6 +10,8 @@ from grimoire.graph.memory.approval import Decision
 from grimoire.graph.memory.blocks import Block
 from grimoire.graph.memory.blocks import BlockOut as BlockOut  # core memory's answers, declared beside it
 from grimoire.graph.memory.blocks import CoreOut as CoreOut
+from grimoire.graph.memory.blocks import MemoryVersionOut as MemoryVersionOut
+from grimoire.graph.memory.forgetting import ErasureReceipt as ErasureReceipt  # a permanent delete's, beside it
 from grimoire.graph.memory.relevance import Reinforcement
 from grimoire.graph.model.common import Instant
 
@@ -45,21 +47,6 @@ class LineIn(BaseModel):
 class PinIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     fact: str = Field(min_length=1, max_length=2_000, description="a critical fact (added when the block lacks it)")
-
-
-class MemoryVersionOut(BaseModel):
-    id: str
-    version: int
-    content: str
-    tokens: int
-    pinned: list[str]
-    valid_from: int
-    valid_until: int
-    recorded_at: int
-    recorded_until: int
-    written_by: str | None = None
-    replaced_by: str | None = None
-    reason: str | None = None
 
 
 # ---------------------------------------------------------------------------------------- messages and stores
@@ -148,36 +135,3 @@ class DecisionIn(BaseModel):
     note: str | None = Field(default=None, max_length=2_000, description="why, for the reflection log")
 
 
-class ErasedNode(BaseModel):
-    label: str = Field(description="the node's kind (Memory, Entity, Version, …)")
-    id: str | None
-    what: str = Field(description="what it was")
-
-
-class RedactedNode(BaseModel):
-    label: str = Field(description="the node's kind (AuditRecord, Version, MemoryReflection, ContextAssembly, …)")
-    id: str | None
-    fields: list[str] = Field(description="the properties whose erased text was replaced by the redaction mark")
-
-
-class DerivedNode(BaseModel):
-    label: str
-    id: str | None
-    outcome: str = Field(description="dropped (derived from the erased items alone) or kept, and how")
-
-
-class ErasureReceipt(BaseModel):
-    """A permanent delete's receipt (graph/audit/erasure.py): every node and record it touched."""
-
-    erasure_id: str = Field(description="the erasure's own audit record (it holds no text)")
-    erased_at: str = Field(description="ISO 8601, to the minute")
-    erased_by: str = Field(description="the key that asked for it")
-    deleted: list[str] = Field(description="the memories deleted (a procedure learned only from them included)")
-    relations: int = Field(description="relations deleted (asserted by the deleted memories alone)")
-    entities: list[str] = Field(description="entities deleted (only the deleted memories touched them)")
-    sha256: dict[str, str] = Field(description="per deleted memory, the SHA-256 of its text: what the trail keeps")
-    removed: list[ErasedNode] = Field(description="every node removed: memories, entities, versions")
-    redacted: list[RedactedNode] = Field(description="every node that held a copy of the erased text, redacted")
-    derived: list[DerivedNode] = Field(description="what was derived from the erased memories: dropped or kept")
-    core_lines: list[dict[str, str]] = Field(description="the lines of core memory removed")
-    workspaces: int = Field(default=0, description="kept workspaces (in the service's memory) dropped")

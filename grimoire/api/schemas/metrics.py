@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from grimoire.graph.metrics.series import SampleOut
 from grimoire.graph.model.common import AgentId
 
 
@@ -36,13 +37,6 @@ class MetricsOut(BaseModel):
     day: str = Field(description="the UTC day of `at`: the day a sample recorded now is kept under")
     alarms: list[str] = Field(description="the names of the metrics whose alarm is raised")
     metrics: list[MetricOut]
-
-
-class SampleOut(BaseModel):
-    name: str
-    day: str
-    value: float | None
-    at: str = Field(description="when the sample was computed (ISO 8601)")
 
 
 class SeriesOut(BaseModel):

@@ -16,6 +16,7 @@ from graphdatascience import GraphDataScience
 from grimoire.graph.db import cypher
 from grimoire.graph.errors import Invalid, NotFound
 from grimoire.graph.model.enums import REL_TYPES
+from grimoire.graph.model.rows import Params
 from grimoire.graph.visibility import (
     EVERYONE,  # what an analysis sees when no key narrows it
     Visibility,
@@ -54,7 +55,7 @@ class ProjectionSpec:
     max_mentions: int = 10_000
     visibility: Visibility = EVERYONE
 
-    def params(self, orientation: Orientation) -> dict[str, Any]:  # the projection statement's Cypher parameters
+    def params(self, orientation: Orientation) -> Params:  # the projection statement's Cypher parameters
         common = {"undirected": ["*"] if orientation == Orientation.undirected else [], **self.visibility.params()}
         if self.kind == GraphKind.topology:
             if self.block is None:

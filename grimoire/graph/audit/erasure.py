@@ -32,14 +32,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from grimoire.graph.audit.vocabulary import iso_minute
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.db.vector_epoch import vectors_changed
-from grimoire.graph.model.rows import Row
+from grimoire.graph.model.rows import Properties, Row
 
 ERASED_ACTION = "memory.delete"  # the audit action of an erasure; its target_ids are the erased items
 SKELETON = frozenset({"id", "agent_id", "action", "verb", "actor", "channel", "approval", "rollback_id",
@@ -78,7 +78,7 @@ class Erasure:
     def mark(self) -> str:
         return f"{MARK_PREFIX}{iso_minute(self.at)} by {self.actor}]"
 
-    def stamp(self, fields: Iterable[str]) -> dict[str, Any]:
+    def stamp(self, fields: Iterable[str]) -> Properties:
         return {"redacted": True, "erased_at": iso_minute(self.at), "erased_by": self.actor, "erasure": self.id,
                 "items": list(self.ids), "sha256": dict(self.hashes), "fields": sorted(fields)}
 
@@ -121,14 +121,10 @@ class Erasure:
                 or any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", line, flags=re.IGNORECASE) for w in self._words()))
 
 
-@dataclass(frozen=True)
-class Redacted:
-    label: str
+class RedactedNode(BaseModel):
+    label: str = Field(description="the node's kind (AuditRecord, Version, MemoryReflection, ContextAssembly, …)")
     id: str | None
-    fields: list[str]
-
-    def out(self) -> dict[str, Any]:
-        return {"label": self.label, "id": self.id, "fields": self.fields}
+    fields: list[str] = Field(description="the properties whose erased text was replaced by the redaction mark")
 
 
 def _label(labels: Sequence[str]) -> str:
@@ -158,7 +154,7 @@ def _redact_injected(value: str, e: Erasure) -> str:
     return e.scrub(json.dumps(items, ensure_ascii=False))
 
 
-def redacted_props(label: str, texts: Mapping[str, Any], e: Erasure) -> dict[str, Any]:
+def redacted_props(label: str, texts: Mapping[str, Any], e: Erasure) -> Properties:
     """The text properties of one node that change, and its stamp; {} when nothing does."""
     named = [*e.ids, *e.entities]
     linked = any(_names(v, named) for vs in texts.values() for v in (vs if isinstance(vs, list) else [vs])
@@ -186,7 +182,7 @@ def redacted_props(label: str, texts: Mapping[str, Any], e: Erasure) -> dict[str
     return out
 
 
-def redact(tx: Tx, e: Erasure) -> tuple[list[Redacted], list[Redacted]]:
+def redact(tx: Tx, e: Erasure) -> tuple[list[RedactedNode], list[RedactedNode]]:
     """Every copy of the erased text in the agent's records, redacted in `tx`; the erased items' versions deleted.
     What was redacted, and what was removed."""
     rows = list(tx.run(cypher.query("audit/redact_candidates"), agent_id=e.agent_id, needles=e.needles(),
@@ -196,13 +192,14 @@ def redact(tx: Tx, e: Erasure) -> tuple[list[Redacted], list[Redacted]]:
         label, texts = _label(row["labels"]), dict(row["texts"])
         if "Version" in row["labels"] and texts.get("item_id") in {*e.ids, *e.entities}:
             doomed.append(row["eid"])
-            removed.append(Redacted(label, row["id"], ["*"]))
+            removed.append(RedactedNode(label=label, id=row["id"], fields=["*"]))
             continue
         props = redacted_props(label, texts, e)
         if props:
             writes.append({"eid": row["eid"], "props": props,
                            "unembed": label == "MemoryProposal" and texts.get("memory_id") in e.ids})
-            redacted.append(Redacted(label, row["id"], sorted(k for k in props if k != "redaction")))
+            changed = sorted(k for k in props if k != "redaction")
+            redacted.append(RedactedNode(label=label, id=row["id"], fields=changed))
     if writes or doomed:
         tx.run(cypher.query("audit/redact_apply"), rows=writes, doomed=doomed).consume()
     vectors_changed(tx)  # no replica keeps an erased item's vector past its next ranking

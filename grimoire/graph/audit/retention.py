@@ -32,7 +32,7 @@ from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms
-from grimoire.graph.model.rows import Row
+from grimoire.graph.model.rows import Properties, Row
 
 log = logging.getLogger(__name__)
 
@@ -156,7 +156,7 @@ class Digest:
                  "## Notable Events", *(self.notable_lines() or ["- none"])]
         return "\n".join(lines) + "\n"
 
-    def row(self, folded_at: int, audit_id: str) -> dict[str, Any]:
+    def row(self, folded_at: int, audit_id: str) -> Properties:
         r = self.reflections
         return {"id": self.id, "agent_id": self.agent_id, "month": month_key(self.start), "start": self.start,
                 "end": self.end, "markdown": self.markdown(), "mutations": self.mutations, "items": len(self.items),

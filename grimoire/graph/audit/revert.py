@@ -42,6 +42,7 @@ from typing import Annotated, Any, Literal, Self
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, model_validator
 
 from grimoire.graph.model.enums import REL_TYPES, EntityKind, EntryCategory
+from grimoire.graph.model.rows import Properties
 
 PROPERTY_NAME = r"^[A-Za-z_][A-Za-z0-9_]{0,63}$"
 PropertyName = Annotated[str, Field(pattern=PROPERTY_NAME)]
@@ -412,7 +413,7 @@ def parse_revert(text: str | bytes) -> list[RevertOp]:
         raise BadRevert(f"not a list of revert operations: {where + ': ' if where else ''}{first['msg']}") from None
 
 
-def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> dict[str, Any]:
+def changed(before: Mapping[str, Any], after: Mapping[str, Any]) -> Properties:
     """The previous values (None: absent) of the properties that differ between two states of an item, but the
     version chain's bookkeeping (graph/audit/versions.py: a rollback never moves it back)."""
     from grimoire.graph.audit.versions import BOOKKEEPING  # versions imports the database layer; revert stays light

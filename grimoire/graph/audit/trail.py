@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel, ConfigDict
 
 from grimoire.graph.audit.alerts import critical_items
 from grimoire.graph.audit.vocabulary import Verb, actions_of, log_line, read_approval, read_tag, verb_of
 from grimoire.graph.db.connection import Database
-from grimoire.graph.model.rows import Row
+from grimoire.graph.model.rows import Params, Row
 
 LIMIT = 500  # records one question returns at most
 FORGOTTEN = (Verb.ARCHIVE, Verb.DELETE, Verb.DECAY)
@@ -35,7 +34,7 @@ class TrailFilter:
     offset: int = 0
     limit: int = 50
 
-    def params(self) -> dict[str, Any]:  # the statements' parameters (cypher/audit/trail*.cypher)
+    def params(self) -> Params:  # the statements' parameters (cypher/audit/trail*.cypher)
         verbs = list(self.verbs) if self.verbs else None
         return {"since": self.since, "until": self.until, "verbs": [v.value for v in verbs] if verbs else None,
                 "actions": actions_of(verbs) if verbs else None, "actor": self.actor, "tag_prefix": self.tag_prefix,

@@ -18,6 +18,7 @@ from pydantic import BaseModel
 from grimoire.graph import observe
 from grimoire.graph.db import bookmarks, cypher, fencing
 from grimoire.graph.errors import Unavailable
+from grimoire.graph.model.rows import Record
 
 T = TypeVar("T")
 R = TypeVar("R", bound=BaseModel)
@@ -189,12 +190,12 @@ class Database:
         with self.timed(work_name(work)), self.session() as s:
             return s.execute_write(fencing.fenced(work))
 
-    def run(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
+    def run(self, query_name: str, /, **params: Any) -> list[Record]:
         """Run the one statement of cypher/<query_name>.cypher in an auto-commit transaction that may
         write (reads use `fetch`, `rows` or `read`)."""
         return self._data(query_name, params, read=False)
 
-    def fetch(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
+    def fetch(self, query_name: str, /, **params: Any) -> list[Record]:
         """A read, in a read session: the one statement of cypher/<query_name>.cypher, each record
         converted as `run` does (nodes and relationships to dicts)."""
         return self._data(query_name, params, read=True)
@@ -218,7 +219,7 @@ class Database:
         if names:
             raise IndexOffline(f"a vector index is being rebuilt, retry shortly: {', '.join(sorted(names))}")
 
-    def _data(self, query_name: str, params: dict[str, Any], *, read: bool) -> list[dict[str, Any]]:
+    def _data(self, query_name: str, params: dict[str, Any], *, read: bool) -> list[Record]:
         self._offline(query_name)
         with self.timed(query_name), self.session(read=read) as s:
             if not read and fencing.active():  # under leases: the statement in a transaction that checks them
@@ -226,7 +227,7 @@ class Database:
                                                                                             params)]))
             return [r.data() for r in s.run(cypher.query(query_name), params)]
 
-    def rows(self, query_name: str, /, **params: Any) -> list[dict[str, Any]]:
+    def rows(self, query_name: str, /, **params: Any) -> list[Record]:
         """A read, in a read session: the one statement of cypher/<query_name>.cypher, whose results
         hold only values (no nodes or relationships); records are zipped with their keys instead of
         converted one by one, several times faster."""

@@ -29,6 +29,7 @@ from neomodel.exceptions import ConstraintValidationFailed
 from grimoire.graph.db import fencing
 from grimoire.graph.db.connection import Database, work_name
 from grimoire.graph.db.tx import Tx
+from grimoire.graph.model.rows import Properties
 
 T = TypeVar("T")
 FIRST_DELAY, MAX_DELAY = 0.05, 1.0  # seconds between tries of a transiently failed transaction, doubling
@@ -108,7 +109,7 @@ def _once(database: Database, work: Callable[[Tx], T], *, write: bool) -> T:
     return out
 
 
-def properties(node: Any) -> dict[str, Any]:
+def properties(node: Any) -> Properties:
     """A neomodel node's properties as stored (by their database names: `id`, not neomodel's `uid`),
     the unset ones left out."""
     out: dict[str, Any] = {}

@@ -4,19 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Any
 
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.events.model import Event, EventOut, EventType
 from grimoire.graph.ids import now_ms
+from grimoire.graph.model.rows import Properties
 from grimoire.graph.visibility import Visibility
 
 MAX_LIMIT = 1_000
 
 
-def rows(events: Sequence[Event]) -> list[dict[str, Any]]:
+def rows(events: Sequence[Event]) -> list[Properties]:
     """The properties of each event's node (payload as a JSON string)."""
     return [{"id": e.id, "type": EventType(e.type).value, "agent_id": e.agent_id, "clade": e.clade, "at": e.at,
              "payload": json.dumps(e.payload, sort_keys=True, default=str)} for e in events]

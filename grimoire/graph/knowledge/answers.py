@@ -111,7 +111,7 @@ class EntryRow(Row):
 
     query = "entries/get"
     entry: EntryOut
-    effective_confidence: float
+    effective_confidence: float | None  # null for an entry without a confidence (an import's)
     parent_episode_ids: list[str]
     decision_ids: list[str]
 
@@ -124,7 +124,7 @@ class EntryRow(Row):
 class EntryListRow(Row):
     query = "entries/list"
     entry: EntryOut
-    effective_confidence: float
+    effective_confidence: float | None  # null for an entry without a confidence (an import's)
 
     def answer(self) -> EntryOut:
         return self.entry.model_copy(update={"effective_confidence": self.effective_confidence})

@@ -30,7 +30,7 @@ from grimoire.graph.knowledge.entries import Knowledge, admit
 from grimoire.graph.model.common import MAX_INT, MAX_LIST, MAX_TEXT, ClientId, EpochMs, ShortText, StrictModel, Unit
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import DecayClass, EntryCategory, EntryStatus, MarketRegime, Provenance, Scope
-from grimoire.graph.model.rows import Row
+from grimoire.graph.model.rows import Properties, Record, Row
 from grimoire.graph.model.vectors import Vector
 from grimoire.graph.visibility import Visibility
 
@@ -181,7 +181,7 @@ def link(db: Database, links: Sequence[LinkIn], *, agent_id: str, clade: str, ac
                                "created_at": now, "updated_at": now, "recorded_at": now}})
     audit = Audit(action="causal.link", actor=actor, agent_id=agent_id, at=now)
 
-    def work(tx: Tx) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[Record]:
         out = [r.data() for r in tx.run(cypher.query("causal/link"), rows=rows, audit_id=audit.id,
                                         **visibility.params())]
         if len(out) != len(rows):
@@ -286,7 +286,7 @@ def inherit(k: Knowledge, graph: CausalGraph, *, successor: str, clade: str, act
     return k.db.write(work)
 
 
-def _inherited_props(e: GraphEntry, predecessor: str) -> dict[str, Any]:
+def _inherited_props(e: GraphEntry, predecessor: str) -> Properties:
     """What a copy keeps of its original that a candidate does not carry."""
     props: dict[str, Any] = {"inherited_from": e.id, "inherited_from_agent": predecessor,
                              "source_golem_id": predecessor, "valid_from": e.valid_from, "valid_until": e.valid_until,

@@ -37,6 +37,7 @@ from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.entry import EntryIn, OutcomeIn
 from grimoire.graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
 from grimoire.graph.model.governance import Lifespan
+from grimoire.graph.model.rows import Properties
 from grimoire.graph.visibility import Visibility
 
 CHUNK = 1_000
@@ -90,7 +91,7 @@ def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) 
 
 
 def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality.QualityScore, now: int,
-                      decision_id: str, clade: str | None) -> dict[str, Any]:
+                      decision_id: str, clade: str | None) -> Properties:
     props: dict[str, Any] = {
         "agent_id": e.agent_id, "clade": clade, "scope": e.scope.value, "category": e.category.value,
         "content": e.content,
@@ -118,7 +119,7 @@ def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality
     return {key: v for key, v in props.items() if v is not None}
 
 
-def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> dict[str, Any]:
+def _decision_properties(e: EntryIn, d: EntryDecision, now: int) -> Properties:
     r = d.result
     props: dict[str, Any] = {
         "id": d.decision_id, "agent_id": e.agent_id, "at": now, "candidate_id": d.candidate_id,
@@ -342,7 +343,7 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
     """Asymmetric: +0.1 and a reset decay clock up, -0.15 down (never below the floor)."""
     up, down = k.decay.upvote_step, k.decay.downvote_step
 
-    def change(e: dict[str, Any], now: int) -> dict[str, Any]:
+    def change(e: dict[str, Any], now: int) -> Properties:
         if direction == VoteDirection.up:
             return {"confidence": min(1.0, e["confidence"] + up), "validated_count": e["validated_count"] + 1,
                     "last_accessed_at": now}
@@ -360,7 +361,7 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: st
     well, -0.15 when it did not, as a vote would."""
     up, down = k.decay.upvote_step, k.decay.downvote_step
 
-    def change(e: dict[str, Any], now: int) -> dict[str, Any]:
+    def change(e: dict[str, Any], now: int) -> Properties:
         changes: dict[str, Any] = {}
         strength = e["strength"]
         if outcome.used_in_decision and outcome.outcome == Outcome.positive:

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass, field
-from typing import Any
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
 from grimoire.graph.db import cypher
@@ -35,6 +34,7 @@ from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.enums import DecayClass, EntryCategory, EntryStatus, Provenance, Scope
 from grimoire.graph.model.governance import Lifespan
+from grimoire.graph.model.rows import Properties
 from grimoire.graph.visibility import Visibility
 
 SYSTEM_AGENT = "grimoire"
@@ -89,7 +89,7 @@ class SeedResult:
     audit_id: str | None = None
 
 
-def properties(m: MentalModel, now: int) -> dict[str, Any]:
+def properties(m: MentalModel, now: int) -> Properties:
     """The entry's properties, in the shape admission writes (graph/knowledge/entries.py)."""
     q = quality.score(m.content, 1.0)
     return {
@@ -155,11 +155,12 @@ def stored(db: Database, visibility: Visibility, *, now: int | None = None, floo
 def library(db: Database, visibility: Visibility, *, floor: float = 0.05) -> list[MentalModelOut]:
     """All 13, each with the entry that holds it (its fields null when the entry is missing)."""
     found = stored(db, visibility, floor=floor)
-    shown = set(MentalModelOut.model_fields) - {"id", "number", "name", "application", "content", "stored"}
+    shown = set(MentalModelOut.model_fields) - {"id", "number", "name", "application", "stored"}
     out = []
     for m in MODELS:
         entry = found.get(m.id)
-        fields_ = entry.model_dump(include=shown) if entry is not None else {}
+        # The entry's own fields win: its content as edited is what retrieval matches.
+        kept = {"content": m.content, **(entry.model_dump(include=shown, exclude_none=True) if entry else {})}
         out.append(MentalModelOut(id=m.id, number=m.number, name=m.name, application=m.application,
-                                  content=m.content, stored=entry is not None, **fields_))
+                                  stored=entry is not None, **kept))
     return out

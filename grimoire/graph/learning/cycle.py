@@ -28,6 +28,7 @@ from grimoire.graph.ids import now_ms
 from grimoire.graph.learning import decay, distill, netting, operations, promote, reflexion
 from grimoire.graph.learning.operations import Cycle
 from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.rows import Properties
 
 log = logging.getLogger(__name__)
 PHASES = ("reflexion", "distill", "net", "promote", "decay")
@@ -228,7 +229,7 @@ def cycle_done(learning: Learning, cycle_id: str) -> set[str]:
     return {p for p in PHASES if c.get(f"done_{p}")}
 
 
-def _flat(phase: str, result: Any) -> dict[str, Any]:
+def _flat(phase: str, result: Any) -> Properties:
     """A phase's result as properties of the cycle node (numbers only)."""
     if isinstance(result, int):
         return {f"{phase}_count": result}

@@ -18,6 +18,7 @@ from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms, uuid7
+from grimoire.graph.model.rows import Properties, Record
 
 PHASE_BASE = {"distill": 0, "net": 100_000, "promote": 200_000, "decay": 300_000}
 
@@ -62,7 +63,7 @@ class Cycle:
                    actor=props["actor"])
 
 
-def _row(cycle: Cycle, op: Op, seq: int) -> dict[str, Any]:
+def _row(cycle: Cycle, op: Op, seq: int) -> Properties:
     after = op.changes.get("confidence")
     props = {"op": op.op, "phase": op.phase, "agent_id": cycle.agent_id, "reason": op.reason,
              "episode_ids": op.episode_ids[:1000], "episode_count": len(op.episode_ids), "seq": seq,
@@ -115,7 +116,7 @@ def write(db: Database, cycle: Cycle, ops: list[Op], *, first_seq: int, action: 
     return written
 
 
-def fit(rows: list[dict[str, Any]], batch: int) -> list[dict[str, Any]]:
+def fit(rows: list[dict[str, Any]], batch: int) -> list[Record]:
     """Pending-delta rows (an entry and its deltas) that one transaction of at most `batch` rows takes:
     an operation per entry and a mark per delta. An entry with more deltas than fit takes what fits;
     the rest stay pending for the next transaction."""

@@ -27,6 +27,7 @@ from grimoire.graph.learning.distill import MAX_PARENTS
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, MarketRegime
+from grimoire.graph.model.rows import Properties
 
 log = logging.getLogger(__name__)
 HISTORY = 10
@@ -73,7 +74,7 @@ def _reflection_id(ep: dict[str, Any]) -> str:
     return f"reflexion:{ep['id']}"[:200]
 
 
-def _deltas(ep: dict[str, Any], informed: list[str], verdict: str, now: int) -> list[dict[str, Any]]:
+def _deltas(ep: dict[str, Any], informed: list[str], verdict: str, now: int) -> list[Properties]:
     out = []
     vote = {"positive": "up", "negative": "down"}.get(ep.get("outcome") or "")
     for entry_id in sorted(informed):

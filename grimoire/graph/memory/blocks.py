@@ -168,3 +168,20 @@ class CoreOut(BaseModel):
     cap: int = Field(default=CAP_TOKENS, description="the cap on the four blocks' tokens together")
     tokens: int = Field(description="the four blocks' tokens together")
     blocks: list[BlockOut]
+
+
+class MemoryVersionOut(BaseModel):
+    """An earlier text of a core block (a CoreBlockVersion), times in epoch milliseconds as stored."""
+
+    id: str
+    version: int
+    content: str
+    tokens: int
+    pinned: list[str]
+    valid_from: int
+    valid_until: int
+    recorded_at: int
+    recorded_until: int
+    written_by: str | None = None
+    replaced_by: str | None = None
+    reason: str | None = None

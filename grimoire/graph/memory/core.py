@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties, alerts, versions
 from grimoire.graph.audit.versions import Versioned
@@ -26,6 +25,7 @@ from grimoire.graph.memory.blocks import (
     BlockOut,
     CoreOut,
     Edit,
+    MemoryVersionOut,
     StaleVersion,
     apply,
     fits,
@@ -100,11 +100,12 @@ class CoreMemory:
         counted = self.count_tokens([text])[0]
         return counted + sum(-(-len(word) // 4) - 1 for word in text.split() if len(word) > LONG_WORD)
 
-    def versions(self, agent_id: str, block: Block) -> list[dict[str, Any]]:
+    def versions(self, agent_id: str, block: Block) -> list[MemoryVersionOut]:
         """The block's earlier texts, newest first (the version chain's CoreBlockVersion nodes, with their fields)."""
         fields = CoreBlockVersion.defined_properties(rels=False, aliases=False)
         names = {prop.get_db_property_name(attr) for attr, prop in fields.items()}
-        return [{k: v for k, v in version.model_dump().items() if k in names and v is not None}
+        return [MemoryVersionOut.model_validate({k: v for k, v in version.model_dump().items()
+                                                 if k in names and v is not None})
                 for version in versions.history(self.db, block_id(agent_id, block), agent_id)]
 
     def markdown(self, agent_id: str) -> str:

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from pydantic import BaseModel, Field
 
 from grimoire.graph.audit import ArchiveMemories, Audit, Noop, RestoreMemories, erasure, versions
+from grimoire.graph.audit.erasure import RedactedNode
 from grimoire.graph.audit.versions import Versioned
 from grimoire.graph.audit.vocabulary import iso_minute
 from grimoire.graph.db import cypher
@@ -50,6 +50,35 @@ class CoreLine:
 class CoreLineOut(BaseModel):
     block: str
     line: str
+
+
+class ErasedNode(BaseModel):
+    label: str = Field(description="the node's kind (Memory, Entity, Version, …)")
+    id: str | None
+    what: str = Field(description="what it was")
+
+
+class DerivedNode(BaseModel):
+    label: str
+    id: str | None
+    outcome: str = Field(description="dropped (derived from the erased items alone) or kept, and how")
+
+
+class ErasureReceipt(BaseModel):
+    """A permanent delete's receipt (graph/audit/erasure.py): every node and record it touched."""
+
+    erasure_id: str = Field(description="the erasure's own audit record (it holds no text)")
+    erased_at: str = Field(description="ISO 8601, to the minute")
+    erased_by: str = Field(description="the key that asked for it")
+    deleted: list[str] = Field(description="the memories deleted (a procedure learned only from them included)")
+    relations: int = Field(description="relations deleted (asserted by the deleted memories alone)")
+    entities: list[str] = Field(description="entities deleted (only the deleted memories touched them)")
+    sha256: dict[str, str] = Field(description="per deleted memory, the SHA-256 of its text: what the trail keeps")
+    removed: list[ErasedNode] = Field(description="every node removed: memories, entities, versions")
+    redacted: list[RedactedNode] = Field(description="every node that held a copy of the erased text, redacted")
+    derived: list[DerivedNode] = Field(description="what was derived from the erased memories: dropped or kept")
+    core_lines: list[CoreLineOut] = Field(default_factory=list, description="the lines of core memory removed")
+    workspaces: int = Field(default=0, description="kept workspaces (in the service's memory) dropped")
 
 
 class MatchRow(Row):
@@ -130,7 +159,7 @@ class Forgetting:
         out = self.db.write(lambda tx: archive_in(tx, agent_id, ids, actor=actor, now=now, tag=tag, trigger=trigger))
         dropped = self._drop_lines(agent_id, core_lines, actor, "archived: forgotten at the user's request", tag,
                                    trigger)
-        return out.model_copy(update={"core_lines": [CoreLineOut.model_validate(c) for c in dropped]})
+        return out.model_copy(update={"core_lines": dropped})
 
     def restore(self, agent_id: str, ids: Sequence[str], *, actor: str) -> Restored:
         audit = Audit(action="memory.restore", actor=actor, agent_id=agent_id)
@@ -148,7 +177,7 @@ class Forgetting:
         return self.db.write(work)
 
     def delete(self, agent_id: str, ids: Sequence[str], *, core_lines: Sequence[CoreLine] = (), actor: str,
-               tag: str | None = None, trigger: str | None = None) -> dict[str, Any]:
+               tag: str | None = None, trigger: str | None = None) -> ErasureReceipt:
         """An erasure (graph/audit/erasure.py): the memories, what hangs off them alone and every copy of what they
         said go; the lines of core memory go first (each its own edit, skipped when gone already), then the rest
         in one transaction with its audit record. The receipt says what was removed, redacted, dropped or kept."""
@@ -160,10 +189,9 @@ class Forgetting:
         # the erasure's own record holds no text: not even the words the user named it by
         audit = Audit(action=erasure.ERASED_ACTION, actor=actor, agent_id=agent_id, tag=tag,
                       trigger=f"user confirmed erasing {len(doomed)} memories" if trigger else None)
-        erased_lines = [c["line"].strip() for c in dropped] + [c.line.strip() for c in core_lines]
+        erased_lines = [c.line.strip() for c in dropped] + [c.line.strip() for c in core_lines]
         out = self.db.write(lambda tx: _erase(tx, agent_id, doomed, audit, erased_lines))
-        out["core_lines"] = dropped
-        return out
+        return out.model_copy(update={"core_lines": dropped})
 
     # ------------------------------------------------------------------ helpers
 
@@ -194,7 +222,7 @@ class Forgetting:
         return self._core_lines(agent_id, terms(target))
 
     def _drop_lines(self, agent_id: str, core_lines: Sequence[CoreLine], actor: str, reason: str,
-                    tag: str | None = None, trigger: str | None = None) -> list[dict[str, str]]:
+                    tag: str | None = None, trigger: str | None = None) -> list[CoreLineOut]:
         dropped = []
         for c in core_lines:
             try:
@@ -202,7 +230,7 @@ class Forgetting:
                                trigger=trigger)
             except (NotFound, Conflict):
                 continue  # edited or pinned meanwhile: nothing to remove
-            dropped.append(c.out().model_dump())
+            dropped.append(c.out())
         return dropped
 
 
@@ -225,7 +253,7 @@ def archive_in(tx: Tx, agent_id: str, ids: Sequence[str], *, actor: str, now: in
 
 
 def _erase(tx: Tx, agent_id: str, doomed: list[str], audit: Audit,
-           lines: list[str]) -> dict[str, Any]:
+           lines: list[str]) -> ErasureReceipt:
     said = [dict(r) for r in tx.run(cypher.query("memory/erase_texts"), agent_id=agent_id, ids=doomed)]
     if not said:
         raise NotFound("none of these memories exists")
@@ -247,16 +275,15 @@ def _erase(tx: Tx, agent_id: str, doomed: list[str], audit: Audit,
                 f"permanently deleted {len(deleted)} memories, {row['relations'] if row else 0} relations and "
                 f"{len(entities)} entities at the user's request; redacted {len(redacted)} records",
                 [Noop(reason="permanently deleted at the user's request: nothing is kept to restore")], gone_versions)
-    return {"erasure_id": audit.id, "erased_at": iso_minute(audit.at), "erased_by": audit.actor,
-            "deleted": deleted, "relations": int(row["relations"]) if row else 0, "entities": entities,
-            "sha256": dict(e.hashes),
-            "removed": [*({"label": "Memory", "id": i, "what": "the memory, its embedding and its versions"}
-                          for i in deleted),
-                         *({"label": "Entity", "id": i, "what": "an entity only the erased memories touched"}
-                           for i in entities),
-                         *({"label": r.label, "id": r.id, "what": "a version of an erased item"} for r in removed)],
-            "redacted": [r.out() for r in redacted],
-            "derived": list(derived["derived"]) if derived else []}
+    return ErasureReceipt(
+        erasure_id=audit.id, erased_at=iso_minute(audit.at), erased_by=audit.actor, deleted=deleted,
+        relations=int(row["relations"]) if row else 0, entities=entities, sha256=dict(e.hashes),
+        removed=[*(ErasedNode(label="Memory", id=i, what="the memory, its embedding and its versions")
+                   for i in deleted),
+                 *(ErasedNode(label="Entity", id=i, what="an entity only the erased memories touched")
+                   for i in entities),
+                 *(ErasedNode(label=r.label, id=r.id, what="a version of an erased item") for r in removed)],
+        redacted=redacted, derived=[DerivedNode.model_validate(d) for d in (derived["derived"] if derived else [])])
 
 
 def _in_state(tx: Tx, agent_id: str, ids: Sequence[str], *, archived: bool) -> list[str]:

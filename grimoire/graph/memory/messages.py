@@ -25,7 +25,15 @@ from grimoire.graph.memory import stores
 from grimoire.graph.memory.approval import Approvals
 from grimoire.graph.memory.blocks import Append, Block, person_name
 from grimoire.graph.memory.core import CoreMemory
-from grimoire.graph.memory.forgetting import APPLY, Archived, CoreLine, ForgetPreview, Forgetting, FoundMemory
+from grimoire.graph.memory.forgetting import (
+    APPLY,
+    Archived,
+    CoreLine,
+    ErasureReceipt,
+    ForgetPreview,
+    Forgetting,
+    FoundMemory,
+)
 from grimoire.graph.memory.proposals import Proposals
 from grimoire.graph.memory.recall import Recall, RecallAnswer, terms
 from grimoire.graph.memory.reflection import Reflections
@@ -179,7 +187,7 @@ class AgentMemory:
                                       "I have nothing from this conversation to forget."))
 
     def forget(self, agent_id: str, *, actor: str, target: str | None = None, ids: list[str] | None = None,
-               core_lines: list[CoreLine] | None = None, permanent: bool = False) -> Archived | dict[str, Any]:
+               core_lines: list[CoreLine] | None = None, permanent: bool = False) -> Archived | ErasureReceipt:
         """Apply a confirmed forget: the memories named (or all a target's preview found) archived, or
         deleted when `permanent`."""
         self._require_agent(agent_id)

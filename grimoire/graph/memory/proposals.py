@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from grimoire.graph.agents import AgentOut
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
 from grimoire.graph.audit.versions import Versioned
 from grimoire.graph.audit.vocabulary import Approval, one_line
@@ -35,6 +36,8 @@ from grimoire.graph.memory.models import MemoryProposal
 from grimoire.graph.memory.recall import terms
 from grimoire.graph.memory.relevance import Arrival
 from grimoire.graph.memory.routing import Confidence, Router, Store
+from grimoire.graph.model.enums import AgentKind
+from grimoire.graph.model.rows import Properties
 
 SIMILAR = 0.6        # cosine above which two proposals are about the same thing
 RANK = {Confidence.low: 0, Confidence.medium: 1, Confidence.high: 2}
@@ -136,17 +139,17 @@ class Proposals:
     embedder: Embedder
     router: Router
 
-    def main_of(self, sub_agent: dict[str, Any]) -> str:
-        parent = sub_agent.get("parent_id")
-        if sub_agent.get("kind") != "sub" or not parent:
-            raise Invalid(f"agent {sub_agent['id']!r} is not a sub-agent: a main agent writes its own memory")
-        return str(parent)
+    def main_of(self, sub_agent: AgentOut) -> str:
+        parent = sub_agent.parent_id
+        if sub_agent.kind != AgentKind.sub or not parent:
+            raise Invalid(f"agent {sub_agent.id!r} is not a sub-agent: a main agent writes its own memory")
+        return parent
 
-    def propose(self, main_id: str, sub: dict[str, Any], p: ProposalIn, *, actor: str) -> Proposal:
+    def propose(self, main_id: str, sub: AgentOut, p: ProposalIn, *, actor: str) -> Proposal:
         """A sub-agent's proposal to its main agent's memory: stored pending (or flagged as a conflict), or
         committed at once when the main agent trusts this sub-agent at its confidence."""
         if self.main_of(sub) != main_id:
-            raise Invalid(f"{sub['id']!r} works for {sub.get('parent_id')!r}, not {main_id!r}")
+            raise Invalid(f"{sub.id!r} works for {sub.parent_id!r}, not {main_id!r}")
         c = self.router.classify(p.content, explicit=p.trigger != "auto-detect")
         store = _storable(p.store or c.store)
         entities = list(p.entities) if p.entities is not None else [e.canonical_id for e in c.entities]
@@ -155,7 +158,7 @@ class Proposals:
         vector = self.embedder.embed([p.content])[0].tolist()  # before the transaction opens
         at = now_ms()
         uid = uuid7()
-        name = str(sub["id"])
+        name = sub.id
 
         def work(tx: Tx) -> Proposal:
             tx.run(cypher.query("memory/lock_core"), agent_id=main_id).consume()  # numbers in order
@@ -184,7 +187,7 @@ class Proposals:
             return seen_by_sub(out(node), own)
 
         made = ogm.write(self.db, work)
-        trusted_at = sub.get("auto_commit_at")
+        trusted_at = sub.auto_commit_at
         if (made.status is Status.pending and trusted_at
                 and RANK[confidence] >= RANK[Confidence(trusted_at)]):
             return self.decide(main_id, uid, Decision.commit, actor=actor, auto=True)
@@ -302,7 +305,7 @@ def _storable(store: Store) -> Store:
     return Store.semantic if store is Store.core else store
 
 
-def _before(node: MemoryProposal) -> dict[str, Any]:
+def _before(node: MemoryProposal) -> Properties:
     return {"status": node.status, "decided_at": node.decided_at, "decided_by": node.decided_by,
             "reason": node.reason, "memory_id": node.memory_id, "committed_store": node.committed_store}
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from grimoire.graph.memory.routing import Store
 
 DAY_MS = 86_400_000
@@ -53,6 +55,15 @@ SEARCHABLE = frozenset({Status.active, Status.fading})
 EXPLICIT = frozenset({Status.active, Status.fading, Status.dormant})
 
 
+class RelevanceOut(BaseModel):
+    """Section 9's relevance now, as answered."""
+
+    score: float
+    status: str = Field(description="active, fading, dormant or archived")
+    raw: float = Field(description="before the cap at 1.0")
+    days_since_access: float
+
+
 @dataclass(frozen=True)
 class Relevance:
     score: float
@@ -60,9 +71,9 @@ class Relevance:
     raw: float           # before the cap at 1.0
     days: float          # since the last access
 
-    def out(self) -> dict[str, Any]:
-        return {"score": round(self.score, 4), "status": self.status.value, "raw": round(self.raw, 4),
-                "days_since_access": round(self.days, 2)}
+    def out(self) -> RelevanceOut:
+        return RelevanceOut(score=round(self.score, 4), status=self.status.value, raw=round(self.raw, 4),
+                            days_since_access=round(self.days, 2))
 
 
 def status_of(score: float) -> Status:

@@ -35,13 +35,13 @@ from grimoire.graph.events import episodes_written
 from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.memory import relevance
-from grimoire.graph.memory.relevance import Arrival
+from grimoire.graph.memory.relevance import Arrival, RelevanceOut
 from grimoire.graph.memory.routing import CONFIDENCE_VALUE, Classification, Confidence, Entity, Store
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.enums import EntityKind
 from grimoire.graph.model.governance import Lifespan
-from grimoire.graph.model.rows import Row
+from grimoire.graph.model.rows import Properties, Record, Row
 
 CHUNK = 1_000
 HUB = 100    # an entity named by this many memories links nothing (section 9.4's "connects to the memory")
@@ -95,7 +95,7 @@ def _fact_id(agent_id: str, memory_id: str, subject: str, relation: str, obj: st
     return f"mrel:{digest}"
 
 
-def properties(memory: NewMemory, recorded_at: int) -> dict[str, Any]:
+def properties(memory: NewMemory, recorded_at: int) -> Properties:
     c = memory.classification
     source = (Source.user_explicit if memory.arrival is Arrival.explicit else
               Source.reflection if memory.arrival is Arrival.inferred else Source.conversation)
@@ -125,7 +125,7 @@ def properties(memory: NewMemory, recorded_at: int) -> dict[str, Any]:
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _row(memory: NewMemory, vector: list[float], recorded_at: int) -> dict[str, Any]:
+def _row(memory: NewMemory, vector: list[float], recorded_at: int) -> Properties:
     c = memory.classification
     user = user_entity(memory.user)
 
@@ -182,12 +182,12 @@ class Written:
     audit_ids: list[str]
 
 
-def rows_for(memories: Sequence[NewMemory], vectors: np.ndarray, recorded_at: int) -> list[dict[str, Any]]:
+def rows_for(memories: Sequence[NewMemory], vectors: np.ndarray, recorded_at: int) -> list[Properties]:
     return [_row(m, v.tolist(), recorded_at) for m, v in zip(memories, vectors, strict=True)]
 
 
 def write_in(tx: Tx, memories: Sequence[NewMemory], rows: list[dict[str, Any]],
-             audit: Audit) -> list[dict[str, Any]]:
+             audit: Audit) -> list[Record]:
     """Memories written inside a transaction another change shares (a reflection's approval), with the
     audit record; the rows' embeddings were computed before it opened."""
     created = [dict(r) for r in tx.run(cypher.query("memory/remember"), rows=rows, audit_id=audit.id,
@@ -229,7 +229,7 @@ def write(db: Database, embedder: Embedder, memories: Sequence[NewMemory], *, ac
                       tag=tag, trigger=trigger)
 
         def work(tx: Tx, chunk: list[NewMemory] = chunk, rows: list[dict[str, Any]] = rows,
-                 audit: Audit = audit) -> list[dict[str, Any]]:
+                 audit: Audit = audit) -> list[Record]:
             return write_in(tx, chunk, rows, audit)
 
         created = db.write(work)
@@ -300,15 +300,6 @@ class StoredMemory(BaseModel):
     def _no_vector(cls, data: Any) -> Any:
         """The statements project `embedding: null`: never part of the memory."""
         return {k: v for k, v in data.items() if k != "embedding"} if isinstance(data, dict) else data
-
-
-class RelevanceOut(BaseModel):
-    """Section 9's relevance now (graph/memory/relevance.py)."""
-
-    score: float
-    status: str = Field(description="active, fading, dormant or archived")
-    raw: float = Field(description="before the cap at 1.0")
-    days_since_access: float
 
 
 class Memory(StoredMemory):

@@ -13,6 +13,7 @@ from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import NotFound
 from grimoire.graph.metrics.catalog import CATALOG, DAY_MS, WEEK_MS, Metric, Reading, shift
+from grimoire.graph.model.rows import Params, Record
 from grimoire.graph.visibility import Visibility
 
 # The windows of ../shared/spec/grimoire.md: most metrics look back 7 days; the PnL rolls over 30.
@@ -48,7 +49,7 @@ def require_own(visibility: Visibility, agent_id: str) -> None:
         raise MetricsNotFound(f"no metrics for agent {agent_id!r}")
 
 
-def _params(m: Metric, agent_id: str, now: int, day: str) -> dict[str, Any]:
+def _params(m: Metric, agent_id: str, now: int, day: str) -> Params:
     return {"agent_id": agent_id, "now": now, "window_ms": WINDOWS_MS.get(m.name, WEEK_MS), "day": day,
             "history_from": shift(day, -m.history_days), "min_ticks": MIN_TICKS}
 
@@ -67,7 +68,7 @@ def compute_agent(db: Database, agent_id: str, now: int) -> list[MetricValue]:
     day = day_of(now)
     runnable = [m for m in CATALOG if m.cypher is not None]
 
-    def work(tx: Tx) -> dict[str, dict[str, Any]]:
+    def work(tx: Tx) -> dict[str, Record]:
         rows: dict[str, dict[str, Any]] = {}
         for m in runnable:
             assert m.cypher is not None

@@ -8,7 +8,8 @@ knowledge, so each recording's audit record carries a Noop revert."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from pydantic import Field
 
 from grimoire.graph.audit import Audit, Noop
 from grimoire.graph.audit.versions import counted
@@ -18,6 +19,8 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import Invalid
 from grimoire.graph.metrics.catalog import NAMES
 from grimoire.graph.metrics.compute import MetricValue, compute_agent, day_of, require_own
+from grimoire.graph.model.common import StoredTime
+from grimoire.graph.model.rows import Row
 from grimoire.graph.visibility import Visibility
 
 SCHEDULER = "scheduler"  # the actor of the daily job's audit records
@@ -82,10 +85,20 @@ def record_all(db: Database, now: int, *, actor: str = SCHEDULER) -> int:
     return sum(record(db, agent_id, now, actor=actor) for agent_id in agent_ids(db))
 
 
+class SampleOut(Row):
+    """One recorded daily sample (cypher/metrics/series.cypher)."""
+
+    query = "metrics/series"
+    name: str
+    day: str
+    value: float | None
+    at: StoredTime = Field(description="when the sample was computed (ISO 8601)")
+
+
 def read_series(db: Database, agent_id: str, visibility: Visibility, *, name: str | None = None,
-           since: str | None = None, until: str | None = None) -> list[dict[str, Any]]:
+                since: str | None = None, until: str | None = None) -> list[SampleOut]:
     """The agent's samples (by name, then day), optionally of one metric and between two days inclusive."""
     require_own(visibility, agent_id)
     if name is not None and name not in NAMES:
         raise UnknownMetric(f"no metric named {name!r}; the metrics are {', '.join(NAMES)}")
-    return db.rows("metrics/series", agent_id=agent_id, name=name, since=since, until=until, **visibility.params())
+    return db.typed(SampleOut, agent_id=agent_id, name=name, since=since, until=until, **visibility.params())

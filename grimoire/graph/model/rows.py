@@ -6,7 +6,7 @@ that the statement's RETURN keys are the model's fields, so a key renamed on one
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeAlias
 
 from pydantic import BaseModel, ConfigDict
 
@@ -24,3 +24,16 @@ class Row(BaseModel):
         super().__init_subclass__(**kwargs)
         if cls.__dict__.get("query"):
             Row.registry[f"{cls.__module__}.{cls.__qualname__}"] = cls
+
+
+# Open maps that say why they are open. A function in graph/ returns `dict[str, Any]` only while its answer is still
+# to be typed (tests/unit/test_typed_edges.py counts them down); these three are open by nature and never an answer
+# a route passes on.
+Properties: TypeAlias = dict[str, Any]
+"""A node's or relationship's properties on their way into Neo4j (a write's parameter map, SET as given), or the
+earlier values of some of them kept to undo a change."""
+Params: TypeAlias = dict[str, Any]
+"""The parameters of a Cypher statement, by name."""
+Record: TypeAlias = dict[str, Any]
+"""A record as the driver returns it, before it is typed (`Database.run`, `fetch`, `rows`; `Database.typed` types
+it into a Row)."""

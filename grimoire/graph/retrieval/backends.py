@@ -11,6 +11,7 @@ from typing import Any
 
 from grimoire.graph.db.connection import Database, IndexOffline
 from grimoire.graph.db.lucene import escape_lucene, matchable, scope_clauses, scoped
+from grimoire.graph.model.rows import Record
 from grimoire.graph.retrieval.config import RetrievalConfig
 from grimoire.graph.retrieval.reach import Reach, ReachCache, measure
 from grimoire.graph.visibility import PARAMS as VISIBILITY_PARAMS
@@ -22,7 +23,7 @@ BM25_MAX_CANDIDATES = 1_000  # the most it asks for a caller who sees a small sh
 
 
 def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any],
-           reach: Reach | None = None, exact_below: int = 0, exact_fallback_below: int = 0) -> list[dict[str, Any]]:
+           reach: Reach | None = None, exact_below: int = 0, exact_fallback_below: int = 0) -> list[Record]:
     """The `top` best visible items. With the caller's reach known (graph/retrieval/reach.py): none
     when it sees nothing, an exact ranking when it sees at most `exact_below` items, else an index
     search asked for enough candidates for its visible share, widened (five times, at most twice)
@@ -48,7 +49,7 @@ def vector(db: Database, embedding: list[float], top: int, factor: int, params: 
 
 
 def vector_measured(db: Database, embedding: list[float], top: int, params: dict[str, Any],
-                    config: RetrievalConfig, reaches: ReachCache | None = None) -> list[dict[str, Any]]:
+                    config: RetrievalConfig, reaches: ReachCache | None = None) -> list[Record]:
     """`vector` for one caller, its reach measured first (or reused from `reaches`), with the configured
     thresholds: /search and the adaptive decision's coverage (the modes measure the reach beside the
     embedding)."""
@@ -64,7 +65,7 @@ def exact_query(params: dict[str, Any]) -> str:
 
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
-         reach: Reach | None = None, memories: bool = False) -> list[dict[str, Any]]:
+         reach: Reach | None = None, memories: bool = False) -> list[Record]:
     """The best `top` visible hits. The indexes hand back only hits the caller may see (`scope_of`), so a
     caller seeing a small share of the store gets its own best matches: about `factor` x `top` of them first,
     and when the other filters leave fewer than `top` (memories only, a status), once more as many as the
@@ -97,7 +98,7 @@ def _viewer(params: dict[str, Any]) -> Visibility:
 
 
 def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any], step: int = 5,
-              **query: Any) -> list[dict[str, Any]]:
+              **query: Any) -> list[Record]:
     """The rows of an index query asking each index for `first` hits, then `step` times more (up to `limit`;
     0: `limit` at once) each time the filters leave fewer than `top`."""
     candidates = min(first, limit)
@@ -108,7 +109,7 @@ def _widening(db: Database, name: str, top: int, first: int, limit: int, params:
         candidates = min(candidates * step, limit) if step else limit
 
 
-def _best_first(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _best_first(rows: list[dict[str, Any]]) -> list[Record]:
     # The queries order before they project each row's properties; keep that order explicit here.
     return sorted(rows, key=lambda r: (-r["score"], r["id"]))
 
@@ -143,7 +144,7 @@ def named_entities(db: Database, text: str, visibility: Visibility, limit: int =
 
 
 def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: Sequence[str], block: int | None,
-          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = ()) -> list[dict[str, Any]]:
+          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = ()) -> list[Record]:
     """Neighbours of the strongest hits first (by the hit's rank; in a thread, only those about the
     `focus` entities when there are any), then items around the seed entities (by similarity to the
     query)."""

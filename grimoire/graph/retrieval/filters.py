@@ -5,13 +5,14 @@ an entry reads as it was recorded then (`as_known`): its text, confidence and sc
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.model.common import MAX_INT, AgentId, StrictModel, Unit
 from grimoire.graph.model.enums import EntryCategory, EntryStatus, MarketRegime
+from grimoire.graph.model.rows import Params
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.visibility import Visibility
 
@@ -61,7 +62,7 @@ class RetrievalFilters(StrictModel):
         default=None, description="RAPTOR levels: 0 the leaves (episodes and ordinary entries), 1 the summary "
                                   "insights the Curator's compression writes; e.g. [1] for the summary level only")
 
-    def params(self, visibility: Visibility) -> dict[str, Any]:
+    def params(self, visibility: Visibility) -> Params:
         return {
             **visibility.params(), "labels": [LABELS[k] for k in self.kinds],
             "categories": [c.value for c in self.categories] if self.categories else None,

@@ -10,10 +10,10 @@ unbounded, comparable only within one query)."""
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.model.enums import EntryStatus
+from grimoire.graph.model.rows import Params, Record
 from grimoire.graph.retrieval import backends, reach
 from grimoire.graph.retrieval.config import RetrievalConfig
 from grimoire.graph.retrieval.filters import RetrievalFilters
@@ -27,20 +27,20 @@ class Kind(StrEnum):
     entries = "entries"
 
 
-def _params(kind: Kind, visibility: Visibility) -> dict[str, Any]:
+def _params(kind: Kind, visibility: Visibility) -> Params:
     """Visibility and the kind only: entries of every status, any time (retrieval's defaults leave
     archived and quarantined entries out; search does not)."""
     return RetrievalFilters(kinds=[kind.value], statuses=list(EntryStatus)).params(visibility)
 
 
 def vector(db: Database, kind: Kind, embedding: list[float], k: int, visibility: Visibility,
-           config: RetrievalConfig = DEFAULT) -> list[dict[str, Any]]:
+           config: RetrievalConfig = DEFAULT) -> list[Record]:
     """The k visible items nearest the embedding, best first, each scored by cosine in [-1, 1]."""
     return backends.vector_measured(db, embedding, k, _params(kind, visibility), config)
 
 
 def fulltext(db: Database, kind: Kind, text: str, k: int, visibility: Visibility,
-             config: RetrievalConfig = DEFAULT) -> list[dict[str, Any]]:
+             config: RetrievalConfig = DEFAULT) -> list[Record]:
     """The k visible items best matching the text (BM25), best first; Lucene syntax in the text is
     searched for, not interpreted (graph/db/lucene.py)."""
     params = _params(kind, visibility)

@@ -24,6 +24,7 @@ from grimoire.graph.db.lucene import escape_lucene
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import NotFound
 from grimoire.graph.ids import now_ms
+from grimoire.graph.model.rows import Properties
 from grimoire.graph.topology.answers import ResolvedEntity
 from grimoire.graph.topology.model import EntityIn
 from grimoire.graph.visibility import ENTITY_PREDICATE, Visibility
@@ -43,7 +44,7 @@ class EntityNotFound(NotFound):
         self.entity_id = entity_id
 
 
-def entity_row(e: EntityIn) -> dict[str, Any]:  # a row of Cypher parameters (topology/upsert_entities's $rows)
+def entity_row(e: EntityIn) -> Properties:  # a row of Cypher parameters (topology/upsert_entities's $rows)
     aliases = list(dict.fromkeys([*e.aliases, *([e.symbol] if e.symbol else [])]))
     return {"id": e.canonical_id, "kind": e.kind.value, "name": e.name, "symbol": e.symbol, "aliases": aliases,
             "chain_id": e.chain_id, "address": e.address.lower() if e.address else None}

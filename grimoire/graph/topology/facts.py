@@ -26,6 +26,7 @@ from grimoire.graph.errors import NotFound
 from grimoire.graph.ids import now_ms
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.enums import REL_TYPES, Predicate
+from grimoire.graph.model.rows import Properties, Record
 from grimoire.graph.topology.answers import FactAbout, FactVersion, Invalidated
 from grimoire.graph.topology.entities import visible_ids
 from grimoire.graph.topology.freshness import FactConfig, with_effective_confidence
@@ -73,7 +74,7 @@ def types_for(predicates: Sequence[Predicate]) -> list[str]:
     return [REL_TYPES[p] for p in predicates] or ALL_TYPES
 
 
-def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> dict[str, Any]:  # Cypher parameters ($rows)
+def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> Properties:  # Cypher parameters ($rows)
     scalar = f.scalar()
     return {
         "fact_id": f.id or f.derived_id(owner.fact_key()), "type": f.rel_type, "name": f.name, "subject": f.subject,
@@ -112,7 +113,7 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
         audit = Audit(action="fact.assert", actor=actor, agent_id=owner.agent_id)
 
         def work(tx: Tx, chunk: list[dict[str, Any]] = chunk,
-                 audit: Audit = audit) -> tuple[list[dict[str, Any]], list[str]]:
+                 audit: Audit = audit) -> tuple[list[Record], list[str]]:
             again = [r.data() for r in tx.run(cypher.query("topology/reinforce_facts"), rows=chunk, min_gap=gap,
                                               **visibility.params())]
             out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id,

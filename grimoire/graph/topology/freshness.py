@@ -38,6 +38,7 @@ from pydantic import BaseModel, Field
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.model.enums import REL_TYPES, Predicate
+from grimoire.graph.model.rows import Record
 from grimoire.graph.topology.answers import EntityLag, FactLag, LagSummary
 from grimoire.graph.visibility import Visibility
 
@@ -71,7 +72,7 @@ def effective_confidence(confidence: float | None, last_reinforced: int | None, 
     return max(config.floor, confidence * math.exp(-elapsed / config.half_life_ms))
 
 
-def with_effective_confidence(fact: dict[str, Any], now: int, config: FactConfig) -> dict[str, Any]:  # a row read
+def with_effective_confidence(fact: dict[str, Any], now: int, config: FactConfig) -> Record:  # a row read
     """The fact with `last_reinforced` (its recorded time until reinforced) and `effective_confidence`."""
     last = fact.get("last_reinforced")
     if last is None:

@@ -61,6 +61,8 @@ class AgentOut(BaseModel):
     created_at: int | None = Field(None, title='Created At')
     audit_id: str | None = Field(None, title='Audit Id')
     retrievals: int | None = Field(None, title='Retrievals')
+    trust_level: str | None = Field(None, title='Trust Level')
+    auto_commit_at: str | None = Field(None, title='Auto Commit At')
 
 
 class AlertRecord(BaseModel):
@@ -1514,8 +1516,8 @@ class ErasureReceipt(BaseModel):
         description='what was derived from the erased memories: dropped or kept',
         title='Derived',
     )
-    core_lines: list[dict[str, str]] = Field(
-        ..., description='the lines of core memory removed', title='Core Lines'
+    core_lines: list[CoreLineOut] | None = Field(
+        None, description='the lines of core memory removed', title='Core Lines'
     )
     workspaces: int | None = Field(
         0,
@@ -2950,6 +2952,10 @@ class MemoryEntity(BaseModel):
 
 
 class MemoryVersionOut(BaseModel):
+    """
+    An earlier text of a core block (a CoreBlockVersion), times in epoch milliseconds as stored.
+    """
+
     id: str = Field(..., title='Id')
     version: int = Field(..., title='Version')
     content: str = Field(..., title='Content')
@@ -3959,7 +3965,7 @@ class RelatedEpisode(BaseModel):
 
 class RelevanceOut(BaseModel):
     """
-    Section 9's relevance now (graph/memory/relevance.py).
+    Section 9's relevance now, as answered.
     """
 
     score: float = Field(..., title='Score')
@@ -4378,10 +4384,17 @@ class RunAccepted(BaseModel):
 
 
 class SampleOut(BaseModel):
+    """
+    One recorded daily sample (cypher/metrics/series.cypher).
+    """
+
+    model_config = ConfigDict(
+        extra='forbid',
+    )
     name: str = Field(..., title='Name')
     day: str = Field(..., title='Day')
     value: float | None = Field(..., title='Value')
-    at: str = Field(
+    at: datetime = Field(
         ..., description='when the sample was computed (ISO 8601)', title='At'
     )
 

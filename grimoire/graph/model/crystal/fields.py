@@ -9,11 +9,11 @@ rule), its confidence and decay class stay the entry's, its provenance chain sta
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
 
 from grimoire.graph.model.crystal import hormones
 from grimoire.graph.model.crystal.importance import frequency
 from grimoire.graph.model.crystal.lifecycle import INITIAL
+from grimoire.graph.model.rows import Properties
 
 
 class SemanticType(StrEnum):
@@ -68,7 +68,7 @@ MEMORY_TYPES: dict[str, SemanticType] = {
 }
 
 
-def behavioural(text: str, *, session: bool, now: int, access_count: int = 0) -> dict[str, Any]:
+def behavioural(text: str, *, session: bool, now: int, access_count: int = 0) -> Properties:
     """The behavioural fields every crystal starts with: generated, its importance f(n) (no time has passed), its
     hormonal influence detected in the text and the emotional valence derived from it, no steering reward yet,
     unverified."""
@@ -82,7 +82,7 @@ def behavioural(text: str, *, session: bool, now: int, access_count: int = 0) ->
     }
 
 
-def for_episode(episode_type: str, text: str, now: int) -> dict[str, Any]:
+def for_episode(episode_type: str, text: str, now: int) -> Properties:
     conversation = episode_type == "conversation"
     return {"semantic_type": SemanticType.episode.value,
             "origin": (Origin.session if conversation else Origin.indexed).value,
@@ -90,14 +90,14 @@ def for_episode(episode_type: str, text: str, now: int) -> dict[str, Any]:
             **behavioural(text, session=conversation, now=now)}
 
 
-def for_entry(category: str, provenance: str, content: str, now: int, *, mental_model: bool = False) -> dict[str, Any]:
+def for_entry(category: str, provenance: str, content: str, now: int, *, mental_model: bool = False) -> Properties:
     semantic, layer = ENTRY_TYPES.get(category, (SemanticType.general, EpistemicLayer.world_fact))
     return {"semantic_type": semantic.value, "origin": ORIGIN_OF_PROVENANCE.get(provenance, Origin.inferred).value,
             "epistemic_layer": (EpistemicLayer.mental_model if mental_model else layer).value,
             **behavioural(content, session=False, now=now)}
 
 
-def for_memory(memory_type: str, store: str, text: str, explicit: bool, now: int) -> dict[str, Any]:
+def for_memory(memory_type: str, store: str, text: str, explicit: bool, now: int) -> Properties:
     """A memory said in a session: its oxytocin baseline; what the user asked to remember is a directive, user
     input; what was inferred is the LLM's (or the rules')."""
     semantic = SemanticType.task_pattern if store == "procedural" else MEMORY_TYPES.get(memory_type,

@@ -13,10 +13,11 @@ from typing import Any
 
 from grimoire.graph.model.crystal.sensitivity import Sensitivity, tag
 from grimoire.graph.model.governance import GovernanceIn, Lifespan
+from grimoire.graph.model.rows import Properties
 
 
 def govern(text: str, scope: str, asked: GovernanceIn | None, now: int, *,
-           default_lifespan: Lifespan = Lifespan.decay) -> dict[str, Any]:
+           default_lifespan: Lifespan = Lifespan.decay) -> Properties:
     """The governance properties of a crystal written now with this text and the scope its writer asked for."""
     g = asked or GovernanceIn()
     sensitivity = tag(text)
