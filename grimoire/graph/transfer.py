@@ -17,8 +17,9 @@ from enum import StrEnum
 from typing import Annotated, Any, Literal
 
 from neo4j.exceptions import ClientError
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
+from grimoire.graph.agents import AgentOut
 from grimoire.graph.audit import (
     Audit,
     DeleteNodes,
@@ -38,8 +39,10 @@ from grimoire.graph.errors import Invalid
 from grimoire.graph.events import ingest_result
 from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms
+from grimoire.graph.knowledge.answers import EntryOut, StoredDecisionOut
 from grimoire.graph.model.common import ID_PATTERN
 from grimoire.graph.model.enums import EntityKind, EntryCategory
+from grimoire.graph.model.episode import EpisodeOut
 from grimoire.graph.model.rows import Properties
 from grimoire.graph.model.vectors import Vector, vector_problem
 
@@ -124,6 +127,24 @@ class NodeRecord(_Record):
     @property
     def base(self) -> BaseLabel:
         return next(BaseLabel(x) for x in self.labels if x in BaseLabel.__members__)
+
+    @model_validator(mode="after")
+    def _answerable(self) -> NodeRecord:
+        """A node is read back as its answer model (an agent, an entry, an episode, a decision): one whose properties
+        that model refuses (a kind it does not know, a generation of 1.5) is refused here, not a 500 at every read."""
+        model = _answers().get(self.base)
+        if model is not None:
+            try:
+                model.model_validate({**self.properties, "id": self.id})
+            except ValidationError as exc:
+                raise ValueError(f"a {self.base.value} this service could not read back: "
+                                 f"{exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
+        return self
+
+
+def _answers() -> dict[BaseLabel, type[BaseModel]]:
+    return {BaseLabel.Agent: AgentOut, BaseLabel.Entry: EntryOut, BaseLabel.Episode: EpisodeOut,
+            BaseLabel.AdmissionDecision: StoredDecisionOut}
 
 
 class RelRecord(_Record):

@@ -75,6 +75,13 @@ def test_a_bad_line_imports_nothing(api, db) -> None:
         (json.dumps({"record": "node", "labels": ["Episode"], "id": "x", "properties": {"a b": 1}}), "identifier"),
         ('{"record": "node", "labels": ["Episode"], "id": "x", "properties": {"gain": NaN}}', "finite"),
         ("not json at all", "line"),
+        # a node this service could not read back as its answer (an agent of an unknown kind, a generation of 1.5)
+        (json.dumps({"record": "node", "labels": ["Agent"], "id": "odd", "properties": {"kind": "person"}}),
+         "could not read back"),
+        (json.dumps({"record": "node", "labels": ["Agent"], "id": "odd", "properties": {"generation": 1.5}}),
+         "could not read back"),
+        (json.dumps({"record": "node", "labels": ["Entry"], "id": "e", "properties": {"scope": "everyone"}}),
+         "could not read back"),
     ]:
         body = "\n".join(lines[:5] + [bad] + lines[5:])
         r = api.client.post("/agents/import", headers={**api.admin, "content-type": "application/x-ndjson"},

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import pytest
 
 from grimoire.graph.errors import Invalid
-from grimoire.graph.memory.approval import Decision, Verdict, chosen
+from grimoire.graph.memory.approval import ApprovalDecision, Verdict, chosen
 from grimoire.graph.memory.reflection_format import Evolution, Item, ItemKind, Summary, fit, render
 
 
@@ -45,18 +45,18 @@ ITEMS = [Item("f1-1", ItemKind.fact, "x", {"summary": "s"}), Item("a1-1", ItemKi
 
 
 def test_the_verdicts() -> None:
-    assert [i.id for i in chosen(ITEMS, Verdict(Decision.approve))] == ["f1-1", "a1-1", "p1-1"]
-    assert chosen(ITEMS, Verdict(Decision.reject)) == []
-    assert [i.id for i in chosen(ITEMS, Verdict(Decision.approve_part, items=["a1-1"]))] == ["a1-1"]
-    changed = chosen(ITEMS, Verdict(Decision.approve_with_changes, exclude=["a1-1"],
+    assert [i.id for i in chosen(ITEMS, Verdict(ApprovalDecision.approve))] == ["f1-1", "a1-1", "p1-1"]
+    assert chosen(ITEMS, Verdict(ApprovalDecision.reject)) == []
+    assert [i.id for i in chosen(ITEMS, Verdict(ApprovalDecision.approve_part, items=["a1-1"]))] == ["a1-1"]
+    changed = chosen(ITEMS, Verdict(ApprovalDecision.approve_with_changes, exclude=["a1-1"],
                                     changes={"p1-1": {"steps": ["b", "c"]}}))
     assert [(i.id, i.data.get("steps")) for i in changed] == [("f1-1", None), ("p1-1", ["b", "c"])]
-    for bad in (Verdict(Decision.approve_part), Verdict(Decision.approve_part, items=["nope"]),
-                Verdict(Decision.approve, exclude=["a1-1"]), Verdict(Decision.approve_with_changes),
-                Verdict(Decision.approve_with_changes, changes={"a1-1": {"memory_id": "other"}}),
-                Verdict(Decision.approve_with_changes, changes={"p1-1": {"steps": 5}}),
-                Verdict(Decision.approve_with_changes, changes={"p1-1": {"steps": "Run tests"}}),
-                Verdict(Decision.approve_with_changes, changes={"p1-1": {"steps": []}}),
-                Verdict(Decision.approve_with_changes, changes={"f1-1": {"summary": " "}})):
+    for bad in (Verdict(ApprovalDecision.approve_part), Verdict(ApprovalDecision.approve_part, items=["nope"]),
+                Verdict(ApprovalDecision.approve, exclude=["a1-1"]), Verdict(ApprovalDecision.approve_with_changes),
+                Verdict(ApprovalDecision.approve_with_changes, changes={"a1-1": {"memory_id": "other"}}),
+                Verdict(ApprovalDecision.approve_with_changes, changes={"p1-1": {"steps": 5}}),
+                Verdict(ApprovalDecision.approve_with_changes, changes={"p1-1": {"steps": "Run tests"}}),
+                Verdict(ApprovalDecision.approve_with_changes, changes={"p1-1": {"steps": []}}),
+                Verdict(ApprovalDecision.approve_with_changes, changes={"f1-1": {"summary": " "}})):
         with pytest.raises(Invalid):
             chosen(ITEMS, bad)

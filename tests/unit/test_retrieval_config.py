@@ -13,7 +13,7 @@ import pytest
 from grimoire.graph.retrieval import rerank
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.config import AdaptiveDecisionConfig, RetrievalConfig
-from grimoire.graph.retrieval.decision import Decision, decide
+from grimoire.graph.retrieval.decision import RetrievalDecision, decide
 from grimoire.graph.settings import Settings
 
 RETRIEVAL = Path(__file__).resolve().parents[2] / "grimoire" / "graph" / "retrieval"
@@ -30,13 +30,13 @@ def test_the_settings_override_the_moved_constants(monkeypatch: pytest.MonkeyPat
 
 
 def test_the_adaptive_decision_reads_its_thresholds() -> None:
-    assert decide(0.7, 0.2, 0) == Decision.light                                   # the spec's defaults
-    assert decide(0.7, 0.2, 0, AdaptiveDecisionConfig(full_curiosity=0.6)) == Decision.full
-    assert decide(0.5, 0.2, 10) == Decision.light
-    assert decide(0.5, 0.2, 10, AdaptiveDecisionConfig(covered_curiosity=0.6)) == Decision.semantic_only
-    assert decide(0.05, 0.2, 10) == Decision.none
-    assert decide(0.05, 0.2, 10, AdaptiveDecisionConfig(routine_arousal=0.1)) == Decision.semantic_only
-    assert decide(0.5, 0.75, 0, AdaptiveDecisionConfig(full_arousal=0.8)) == Decision.light
+    assert decide(0.7, 0.2, 0) == RetrievalDecision.light                                   # the spec's defaults
+    assert decide(0.7, 0.2, 0, AdaptiveDecisionConfig(full_curiosity=0.6)) == RetrievalDecision.full
+    assert decide(0.5, 0.2, 10) == RetrievalDecision.light
+    assert decide(0.5, 0.2, 10, AdaptiveDecisionConfig(covered_curiosity=0.6)) == RetrievalDecision.semantic_only
+    assert decide(0.05, 0.2, 10) == RetrievalDecision.none
+    assert decide(0.05, 0.2, 10, AdaptiveDecisionConfig(routine_arousal=0.1)) == RetrievalDecision.semantic_only
+    assert decide(0.5, 0.75, 0, AdaptiveDecisionConfig(full_arousal=0.8)) == RetrievalDecision.light
 
 
 def test_quality_falls_back_to_the_configured_importance() -> None:

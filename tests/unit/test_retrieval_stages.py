@@ -11,7 +11,7 @@ from grimoire.graph.knowledge.decay import DAY_MS, DecayConfig
 from grimoire.graph.retrieval import budget, rerank
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.config import RetrievalConfig
-from grimoire.graph.retrieval.decision import Decision, decide, replay_utility
+from grimoire.graph.retrieval.decision import RetrievalDecision, decide, replay_utility
 from grimoire.graph.retrieval.fusion import rrf, rrf_ceiling
 from grimoire.graph.retrieval.modes import four_factor, generative_agents
 
@@ -121,10 +121,10 @@ def test_four_factor_and_generative_agents_scores() -> None:
 
 
 def test_adaptive_decision_and_replay_utility() -> None:
-    assert decide(0.9, 0.0, 0) == Decision.full
-    assert decide(0.3, 0.9, 10) == Decision.semantic_only
-    assert decide(0.05, 0.1, 10) == Decision.none
-    assert decide(0.5, 0.8, 0) == Decision.full
-    assert decide(0.5, 0.2, 0) == Decision.light
+    assert decide(0.9, 0.0, 0) == RetrievalDecision.full
+    assert decide(0.3, 0.9, 10) == RetrievalDecision.semantic_only
+    assert decide(0.05, 0.1, 10) == RetrievalDecision.none
+    assert decide(0.5, 0.8, 0) == RetrievalDecision.full
+    assert decide(0.5, 0.2, 0) == RetrievalDecision.light
     assert replay_utility(-50, 100, 10) == pytest.approx(0.05)
     assert replay_utility(100, 100, 0.2) == pytest.approx(1.0)  # need is capped at one hour

@@ -2634,6 +2634,11 @@ export interface components {
             expected_version?: number | null;
         };
         /**
+         * ApprovalDecision
+         * @enum {string}
+         */
+        ApprovalDecision: "approve" | "approve_with_changes" | "approve_part" | "reject";
+        /**
          * Archived
          * @description A confirmed forget that archives: what left every search path (kept, restorable).
          */
@@ -3001,6 +3006,14 @@ export interface components {
             /** Audit Id */
             audit_id?: string | null;
         };
+        /** CausalOutcomeIn */
+        CausalOutcomeIn: {
+            /**
+             * Confirmed
+             * @description the predicted effect was observed (true) or not (false)
+             */
+            confirmed: boolean;
+        };
         /**
          * Centrality
          * @description The entity's PageRank in the newest written topology run at or before the block.
@@ -3168,6 +3181,47 @@ export interface components {
             score: number;
             /** Source */
             source: string;
+        };
+        /**
+         * ContextFeedbackIn
+         * @description A decision made with a workspace, and how it went (Loop 1).
+         */
+        ContextFeedbackIn: {
+            /** Assembly Id */
+            assembly_id: string;
+            /**
+             * Response
+             * @description the model's response: what it quoted or paraphrased counts as referenced
+             */
+            response?: string | null;
+            /**
+             * Cited
+             * @description ids or refs (h1, e3, …) of the items the response cited
+             */
+            cited?: string[];
+            /**
+             * Quality
+             * @description the outcome's quality; 0.5 or more is good; unset: not known yet (no belief moves)
+             */
+            quality?: number | null;
+            /**
+             * Cost
+             * @description the inference's cost
+             * @default 0
+             */
+            cost?: number;
+            /**
+             * Missing
+             * @description missing-context signals: what the decision lacked
+             */
+            missing?: string[];
+            /**
+             * Over Contexted
+             * @default false
+             */
+            over_contexted?: boolean;
+            /** Tick */
+            tick?: number | null;
         };
         /** CoreLineIn */
         CoreLineIn: {
@@ -3360,6 +3414,10 @@ export interface components {
             /** At */
             at: number;
         };
+        /** CrystalsTrustIn */
+        CrystalsTrustIn: {
+            level: components["schemas"]["TrustLevel"];
+        };
         /**
          * Curiosity
          * @description curiosity = modifier + lag_term: the distance modifier (the spec's, additive) plus a capped term
@@ -3458,7 +3516,7 @@ export interface components {
         /** DecisionIn */
         DecisionIn: {
             /** @description approve, approve_with_changes, approve_part or reject (section 10.6) */
-            decision: components["schemas"]["grimoire__graph__memory__approval__Decision"];
+            decision: components["schemas"]["ApprovalDecision"];
             /**
              * Items
              * @description approve_part: the proposals to apply, by their ids
@@ -3929,6 +3987,25 @@ export interface components {
             decision_ids?: string[] | null;
         } & {
             [key: string]: unknown;
+        };
+        /**
+         * EntryOutcomeIn
+         * @description What happened after an entry was retrieved: strength grows only on use + positive outcome.
+         */
+        EntryOutcomeIn: {
+            /** Used In Decision */
+            used_in_decision: boolean;
+            outcome: components["schemas"]["Outcome"];
+            /**
+             * Dream Validated
+             * @default false
+             */
+            dream_validated?: boolean;
+            /**
+             * Episode Id
+             * @description the episode that recorded the outcome
+             */
+            episode_id?: string | null;
         };
         /** EntrySource */
         EntrySource: {
@@ -4611,6 +4688,46 @@ export interface components {
         FactsIn: {
             /** Facts */
             facts: components["schemas"]["FactIn"][];
+        };
+        /**
+         * FeedbackDecision
+         * @description A decision record (Loop 1): what was injected and referenced, the outcome, cost and missing context.
+         */
+        FeedbackDecision: {
+            /** Id */
+            id: string;
+            /** Assembly Id */
+            assembly_id: string | null;
+            /** At */
+            at: number;
+            /** Task */
+            task: string | null;
+            /** Phase */
+            phase: string | null;
+            /** Regime */
+            regime: string | null;
+            /** Policy Revision */
+            policy_revision: number | null;
+            /** Mutation Id */
+            mutation_id: string | null;
+            /** Injected Tokens */
+            injected_tokens: {
+                [key: string]: number;
+            };
+            /** Referenced */
+            referenced: components["schemas"]["Reference"][];
+            /** Influenced */
+            influenced: string[] | null;
+            /** Outcome Quality */
+            outcome_quality: number | null;
+            /** Cost */
+            cost: number | null;
+            /** Over Contexted */
+            over_contexted: boolean | null;
+            /** Missing */
+            missing: string[] | null;
+            /** Tick */
+            tick: number | null;
         };
         /** FeedbackOut */
         FeedbackOut: {
@@ -7044,10 +7161,15 @@ export interface components {
             /** Committed Store */
             committed_store?: string | null;
         };
+        /**
+         * ProposalDecision
+         * @enum {string}
+         */
+        ProposalDecision: "commit" | "reject" | "defer";
         /** ProposalDecisionIn */
         ProposalDecisionIn: {
             /** @description commit, reject or defer (to the reflection engine) */
-            decision: components["schemas"]["grimoire__graph__memory__proposals__Decision"];
+            decision: components["schemas"]["ProposalDecision"];
             /** @description commit to this store instead of the suggested one */
             store?: components["schemas"]["Store"] | null;
             /**
@@ -7082,6 +7204,11 @@ export interface components {
             confidence?: components["schemas"]["Confidence"] | null;
             /** Core Worthy */
             core_worthy?: boolean | null;
+        };
+        /** ProposalsTrustIn */
+        ProposalsTrustIn: {
+            /** @description commit this sub-agent's proposals at once from this confidence up; null: review each */
+            auto_commit_at: components["schemas"]["Confidence"] | null;
         };
         /**
          * Provenance
@@ -7657,6 +7784,11 @@ export interface components {
              */
             summary_episode_slots?: number;
         };
+        /**
+         * RetrievalDecision
+         * @enum {string}
+         */
+        RetrievalDecision: "full" | "semantic_only" | "light" | "none";
         /** RetrievalFilters */
         RetrievalFilters: {
             /**
@@ -7799,7 +7931,7 @@ export interface components {
         /** RetrievalResult */
         RetrievalResult: {
             /** @description the adaptive decision, when asked for */
-            decision: components["schemas"]["grimoire__graph__retrieval__decision__Decision"] | null;
+            decision: components["schemas"]["RetrievalDecision"] | null;
             /** Mode */
             mode: string;
             /** Results */
@@ -7836,6 +7968,21 @@ export interface components {
              * @description candidates ranked beyond k (with explain)
              */
             beyond_k?: number | null;
+        };
+        /** RetrieveFeedbackIn */
+        RetrieveFeedbackIn: {
+            /**
+             * Decision Id
+             * @description the decision_id a retrieval for a decision returned
+             */
+            decision_id: string;
+            /**
+             * Useful
+             * @description whether what it returned was useful to the decision
+             */
+            useful?: boolean | null;
+            /** @description or the decision's outcome: positive counts as useful, negative as not; neutral and descriptive teach nothing */
+            outcome?: components["schemas"]["Outcome"] | null;
         };
         /** RetrievedItem */
         RetrievedItem: {
@@ -8906,153 +9053,6 @@ export interface components {
             /** Results */
             results: components["schemas"]["WrittenResult"][];
         };
-        /** OutcomeIn */
-        grimoire__api__routes__causal__OutcomeIn: {
-            /**
-             * Confirmed
-             * @description the predicted effect was observed (true) or not (false)
-             */
-            confirmed: boolean;
-        };
-        /**
-         * FeedbackIn
-         * @description A decision made with a workspace, and how it went (Loop 1).
-         */
-        grimoire__api__schemas__context__FeedbackIn: {
-            /** Assembly Id */
-            assembly_id: string;
-            /**
-             * Response
-             * @description the model's response: what it quoted or paraphrased counts as referenced
-             */
-            response?: string | null;
-            /**
-             * Cited
-             * @description ids or refs (h1, e3, …) of the items the response cited
-             */
-            cited?: string[];
-            /**
-             * Quality
-             * @description the outcome's quality; 0.5 or more is good; unset: not known yet (no belief moves)
-             */
-            quality?: number | null;
-            /**
-             * Cost
-             * @description the inference's cost
-             * @default 0
-             */
-            cost?: number;
-            /**
-             * Missing
-             * @description missing-context signals: what the decision lacked
-             */
-            missing?: string[];
-            /**
-             * Over Contexted
-             * @default false
-             */
-            over_contexted?: boolean;
-            /** Tick */
-            tick?: number | null;
-        };
-        /** TrustIn */
-        grimoire__api__schemas__crystals__TrustIn: {
-            level: components["schemas"]["TrustLevel"];
-        };
-        /** TrustIn */
-        grimoire__api__schemas__proposals__TrustIn: {
-            /** @description commit this sub-agent's proposals at once from this confidence up; null: review each */
-            auto_commit_at: components["schemas"]["Confidence"] | null;
-        };
-        /** FeedbackIn */
-        grimoire__api__schemas__retrieve_feedback__FeedbackIn: {
-            /**
-             * Decision Id
-             * @description the decision_id a retrieval for a decision returned
-             */
-            decision_id: string;
-            /**
-             * Useful
-             * @description whether what it returned was useful to the decision
-             */
-            useful?: boolean | null;
-            /** @description or the decision's outcome: positive counts as useful, negative as not; neutral and descriptive teach nothing */
-            outcome?: components["schemas"]["Outcome"] | null;
-        };
-        /**
-         * Decision
-         * @description A decision record (Loop 1): what was injected and referenced, the outcome, cost and missing context.
-         */
-        grimoire__graph__context__feedback__Decision: {
-            /** Id */
-            id: string;
-            /** Assembly Id */
-            assembly_id: string | null;
-            /** At */
-            at: number;
-            /** Task */
-            task: string | null;
-            /** Phase */
-            phase: string | null;
-            /** Regime */
-            regime: string | null;
-            /** Policy Revision */
-            policy_revision: number | null;
-            /** Mutation Id */
-            mutation_id: string | null;
-            /** Injected Tokens */
-            injected_tokens: {
-                [key: string]: number;
-            };
-            /** Referenced */
-            referenced: components["schemas"]["Reference"][];
-            /** Influenced */
-            influenced: string[] | null;
-            /** Outcome Quality */
-            outcome_quality: number | null;
-            /** Cost */
-            cost: number | null;
-            /** Over Contexted */
-            over_contexted: boolean | null;
-            /** Missing */
-            missing: string[] | null;
-            /** Tick */
-            tick: number | null;
-        };
-        /**
-         * Decision
-         * @enum {string}
-         */
-        grimoire__graph__memory__approval__Decision: "approve" | "approve_with_changes" | "approve_part" | "reject";
-        /**
-         * Decision
-         * @enum {string}
-         */
-        grimoire__graph__memory__proposals__Decision: "commit" | "reject" | "defer";
-        /**
-         * OutcomeIn
-         * @description What happened after an entry was retrieved: strength grows only on use + positive outcome.
-         */
-        grimoire__graph__model__entry__OutcomeIn: {
-            /** Used In Decision */
-            used_in_decision: boolean;
-            outcome: components["schemas"]["Outcome"];
-            /**
-             * Dream Validated
-             * @default false
-             */
-            dream_validated?: boolean;
-            /**
-             * Episode Id
-             * @description the episode that recorded the outcome
-             */
-            episode_id?: string | null;
-        };
-        /**
-         * Decision
-         * @enum {string}
-         */
-        grimoire__graph__retrieval__decision__Decision: "full" | "semantic_only" | "light" | "none";
         /**
          * Problem
          * @description Every error's body: RFC 9457 problem details (api/errors.py).
@@ -9529,7 +9529,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["grimoire__graph__model__entry__OutcomeIn"];
+                "application/json": components["schemas"]["EntryOutcomeIn"];
             };
         };
         responses: {
@@ -10427,7 +10427,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["grimoire__api__routes__causal__OutcomeIn"];
+                "application/json": components["schemas"]["CausalOutcomeIn"];
             };
         };
         responses: {
@@ -10559,7 +10559,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["grimoire__api__schemas__retrieve_feedback__FeedbackIn"];
+                "application/json": components["schemas"]["RetrieveFeedbackIn"];
             };
         };
         responses: {
@@ -12168,7 +12168,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["grimoire__api__schemas__proposals__TrustIn"];
+                "application/json": components["schemas"]["ProposalsTrustIn"];
             };
         };
         responses: {
@@ -13117,7 +13117,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["grimoire__api__schemas__context__FeedbackIn"];
+                "application/json": components["schemas"]["ContextFeedbackIn"];
             };
         };
         responses: {
@@ -13160,7 +13160,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["grimoire__graph__context__feedback__Decision"][];
+                    "application/json": components["schemas"]["FeedbackDecision"][];
                 };
             };
             /** @description Validation Error */
@@ -13737,7 +13737,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["grimoire__api__schemas__crystals__TrustIn"];
+                "application/json": components["schemas"]["CrystalsTrustIn"];
             };
         };
         responses: {

@@ -22,7 +22,7 @@ from grimoire.graph.model.vectors import check_vector
 router = APIRouter(tags=["causal graph"])
 
 
-class OutcomeIn(BaseModel):
+class CausalOutcomeIn(BaseModel):
     confirmed: bool = Field(description="the predicted effect was observed (true) or not (false)")
 
 
@@ -54,7 +54,7 @@ def causes(entry_id: str, db: DbDep, k: KnowledgeDep, who: Reader,
 
 @router.post("/causal/links/{link_id}/outcome", response_model=CausalLinkOut, response_model_exclude_unset=True,
              summary="A verified outcome: evidence, weight and confidence move")
-def outcome(link_id: str, body: OutcomeIn, db: DbDep, k: KnowledgeDep, who: Writer) -> CausalLinkOut:
+def outcome(link_id: str, body: CausalOutcomeIn, db: DbDep, k: KnowledgeDep, who: Writer) -> CausalLinkOut:
     return causal.record_outcome(db, link_id, body.confirmed, actor=who.key_id, agent_id=who.agent_id,
                                  config=k.decay, visibility=who.visibility())
 

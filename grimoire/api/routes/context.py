@@ -11,12 +11,12 @@ from fastapi import APIRouter, Query, Response
 from grimoire.api.auth import Reader
 from grimoire.api.deps import DbDep, ServicesDep
 from grimoire.api.routes.agents import require_acting_for, require_self_or_admin
-from grimoire.api.schemas.context import AssembleIn, FeedbackIn, PolicyIn, SituationIn
+from grimoire.api.schemas.context import AssembleIn, ContextFeedbackIn, PolicyIn, SituationIn
 from grimoire.graph import agents
 from grimoire.graph.agents import AgentOut, Principal, UnknownAgent
 from grimoire.graph.context import feedback, mutations
 from grimoire.graph.context import policy as cp
-from grimoire.graph.context.feedback import Belief, Decision, Outcome, Recorded
+from grimoire.graph.context.feedback import Belief, FeedbackDecision, Outcome, Recorded
 from grimoire.graph.context.governor import Assembly, Preassembled, Request
 from grimoire.graph.context.mutations import Mutation, Staged
 from grimoire.graph.context.recalibration import Recalibrated, Unchanged
@@ -128,7 +128,7 @@ def preassemble(agent_id: str, body: AssembleIn, services: ServicesDep, who: Rea
              summary="Loop 1: a decision made with a workspace — what it referenced (cited, quoted or paraphrased), "
                      "its outcome, cost and missing context; moves the Beta beliefs of its categories in its regime "
                      "(audited); a mutation's trial, a compression guideline, Loop 2 on a regime change")
-def context_feedback(agent_id: str, body: FeedbackIn, services: ServicesDep, who: Reader) -> Recorded:
+def context_feedback(agent_id: str, body: ContextFeedbackIn, services: ServicesDep, who: Reader) -> Recorded:
     owner = require_acting_for(who, agent_id, "recording a decision's outcome")
     clade = _clade(services.db, who, owner)
     outcome = Outcome(assembly_id=body.assembly_id, response=body.response, cited=tuple(body.cited),
@@ -137,11 +137,11 @@ def context_feedback(agent_id: str, body: FeedbackIn, services: ServicesDep, who
     return services.context.feedback(owner, clade, outcome, actor=who.key_id)
 
 
-@router.get("/agents/{agent_id}/context/decisions", response_model=list[Decision],
+@router.get("/agents/{agent_id}/context/decisions", response_model=list[FeedbackDecision],
             summary="The agent's decision records (Loop 1), newest first: what was injected and referenced, the "
                     "outcome, cost and missing context")
 def context_decisions(agent_id: str, db: DbDep, who: Reader,
-                      limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[Decision]:
+                      limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[FeedbackDecision]:
     require_self_or_admin(who, agent_id)
     return feedback.decisions(db, agents.require(db, agent_id), limit)
 

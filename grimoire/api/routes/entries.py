@@ -21,7 +21,7 @@ from grimoire.graph.knowledge import entries, versions
 from grimoire.graph.knowledge.entries import EntryDecision
 from grimoire.graph.model.common import Instant, to_ms
 from grimoire.graph.model.crystal import lifecycle
-from grimoire.graph.model.entry import EntryBatch, EntryIn, OutcomeIn
+from grimoire.graph.model.entry import EntryBatch, EntryIn, EntryOutcomeIn
 from grimoire.graph.model.enums import EntryCategory, EntryStatus, MarketRegime, VoteDirection
 
 router = APIRouter(tags=["knowledge entries"])
@@ -123,7 +123,7 @@ def downvote(entry_id: str, k: KnowledgeDep, who: Writer) -> EntryOut:
 
 @router.post("/entries/{entry_id}/outcome", response_model=EntryOut, response_model_exclude_unset=True,
              summary="After a decision: strength +1 only if the entry was used and the outcome was positive")
-def outcome(entry_id: str, body: OutcomeIn, k: KnowledgeDep, who: Writer) -> EntryOut:
+def outcome(entry_id: str, body: EntryOutcomeIn, k: KnowledgeDep, who: Writer) -> EntryOut:
     return for_viewer(entries.record_outcome(k, entry_id, body, actor=who.key_id, visibility=who.visibility()),
                       who.visibility())
 

@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from grimoire.api.auth import Admin, KeyCache, Reader
 from grimoire.api.deps import DbDep
 from grimoire.api.routes.agents import require_acting_for, require_self_or_admin
-from grimoire.api.schemas.crystals import HormoneEventIn, TrustIn, WeatherIn
+from grimoire.api.schemas.crystals import CrystalsTrustIn, HormoneEventIn, WeatherIn
 from grimoire.graph import agents
 from grimoire.graph.crystals import hormonal_state as hs
 
@@ -55,7 +55,7 @@ def end_weather(db: DbDep, who: Admin) -> hs.WeatherEnded:
 
 @router.put("/agents/{agent_id}/trust-level", response_model=hs.TrustSet,
             summary="An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on")
-def set_trust(agent_id: str, body: TrustIn, db: DbDep, who: Admin, request: Request) -> hs.TrustSet:
+def set_trust(agent_id: str, body: CrystalsTrustIn, db: DbDep, who: Admin, request: Request) -> hs.TrustSet:
     changed = hs.set_trust(db, agent_id, body.level, actor=who.key_id)
     cache: KeyCache = request.app.state.key_cache
     cache.drop_agent(agent_id)  # its keys' principals carry the level

@@ -12,7 +12,7 @@ from fastapi.responses import PlainTextResponse
 from grimoire.api.auth import Proposer, Reader
 from grimoire.api.deps import AgentMemoryDep
 from grimoire.api.routes.agents import require_acting_for, require_person_for
-from grimoire.api.schemas.proposals import ProposalDecisionIn, ProposalIn, TrustIn
+from grimoire.api.schemas.proposals import ProposalDecisionIn, ProposalIn, ProposalsTrustIn
 from grimoire.graph import agents
 from grimoire.graph.agents import Principal
 from grimoire.graph.errors import NotFound
@@ -78,6 +78,6 @@ def decide(agent_id: str, proposal_id: str, body: ProposalDecisionIn, memory: Ag
 
 @router.put("/agents/{agent_id}/subagents/{sub_id}/trust", response_model=p.Trust,
             summary="Auto-commit (13.4): a sub-agent's proposals from this confidence up are committed at once")
-def trust(agent_id: str, sub_id: str, body: TrustIn, memory: AgentMemoryDep, who: Reader) -> p.Trust:
+def trust(agent_id: str, sub_id: str, body: ProposalsTrustIn, memory: AgentMemoryDep, who: Reader) -> p.Trust:
     main = require_acting_for(who, agent_id, "trusting a sub-agent")
     return memory.proposals.trust(main, sub_id, body.auto_commit_at, actor=who.key_id)

@@ -8,7 +8,7 @@ from fastapi import APIRouter
 from grimoire.api.auth import Reader, Writer
 from grimoire.api.deps import RetrieverDep
 from grimoire.api.schemas.retrieve import RetrievalRequest, RetrievalResult
-from grimoire.api.schemas.retrieve_feedback import FeedbackIn, FeedbackOut, WeightsOut
+from grimoire.api.schemas.retrieve_feedback import FeedbackOut, RetrieveFeedbackIn, WeightsOut
 
 router = APIRouter(tags=["retrieval"])
 
@@ -26,7 +26,7 @@ def retrieve(body: RetrievalRequest, retriever: RetrieverDep, who: Reader) -> Re
 @router.post("/retrieve/feedback", response_model=FeedbackOut,
              summary="Whether a decision's retrieval was useful: one Hedge step on the agent's "
                      "Generative Agents weights (once per decision, audited)")
-def feedback(body: FeedbackIn, retriever: RetrieverDep, who: Writer) -> FeedbackOut:
+def feedback(body: RetrieveFeedbackIn, retriever: RetrieverDep, who: Writer) -> FeedbackOut:
     # A decision the key may not see, or none, is a 404 (graph/retrieval/feedback.py DecisionNotFound).
     r = retriever.feedback(body.decision_id, useful=body.useful, outcome=body.outcome.value if body.outcome else None,
                            visibility=who.visibility(), actor=who.key_id)

@@ -101,7 +101,7 @@ class AssembleIn(SituationIn):
         return self
 
 
-class FeedbackIn(StrictModel):
+class ContextFeedbackIn(StrictModel):
     """A decision made with a workspace, and how it went (Loop 1)."""
 
     assembly_id: Annotated[str, Field(min_length=1, max_length=100)]

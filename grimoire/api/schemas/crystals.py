@@ -65,5 +65,5 @@ class WeatherIn(StrictModel):
     reason: Reason
 
 
-class TrustIn(StrictModel):
+class CrystalsTrustIn(StrictModel):
     level: TrustLevel

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from grimoire.graph.memory.approval import Decision
+from grimoire.graph.memory.approval import ApprovalDecision
 from grimoire.graph.memory.blocks import Block
 from grimoire.graph.memory.blocks import BlockOut as BlockOut  # core memory's answers, declared beside it
 from grimoire.graph.memory.blocks import CoreOut as CoreOut
@@ -124,7 +124,8 @@ class ReflectIn(BaseModel):
 
 class DecisionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    decision: Decision = Field(description="approve, approve_with_changes, approve_part or reject (section 10.6)")
+    decision: ApprovalDecision = Field(
+        description="approve, approve_with_changes, approve_part or reject (section 10.6)")
     items: list[str] | None = Field(default=None, max_length=1_000,
                                     description="approve_part: the proposals to apply, by their ids")
     exclude: list[str] = Field(default_factory=list, max_length=1_000,

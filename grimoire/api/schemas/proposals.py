@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from grimoire.graph.memory.proposals import Decision
+from grimoire.graph.memory.proposals import ProposalDecision
 from grimoire.graph.memory.routing import Confidence, Store
 
 
@@ -23,12 +23,12 @@ class ProposalIn(BaseModel):
 
 class ProposalDecisionIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    decision: Decision = Field(description="commit, reject or defer (to the reflection engine)")
+    decision: ProposalDecision = Field(description="commit, reject or defer (to the reflection engine)")
     store: Store | None = Field(default=None, description="commit to this store instead of the suggested one")
     reason: str | None = Field(default=None, max_length=1_000, description="why (a rejection's reason)")
 
 
-class TrustIn(BaseModel):
+class ProposalsTrustIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     auto_commit_at: Confidence | None = Field(
         description="commit this sub-agent's proposals at once from this confidence up; null: review each")

@@ -11,7 +11,7 @@ from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import Outcome
 
 
-class FeedbackIn(StrictModel):
+class RetrieveFeedbackIn(StrictModel):
     decision_id: Annotated[str, Field(min_length=1, max_length=200)] = Field(
         description="the decision_id a retrieval for a decision returned")
     useful: bool | None = Field(default=None, description="whether what it returned was useful to the decision")
@@ -19,7 +19,7 @@ class FeedbackIn(StrictModel):
                                                               "negative as not; neutral and descriptive teach nothing")
 
     @model_validator(mode="after")
-    def _one(self) -> FeedbackIn:
+    def _one(self) -> RetrieveFeedbackIn:
         if (self.useful is None) == (self.outcome is None):
             raise ValueError("give useful or outcome, one of them")
         return self

@@ -22,7 +22,7 @@ from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms, uuid7
-from grimoire.graph.model.rows import Properties
+from grimoire.graph.model.rows import FreeForm
 from grimoire.graph.observe import Stopwatch
 from grimoire.graph.visibility import EVERYONE, Visibility
 
@@ -41,7 +41,7 @@ class Analysis:
     limit: int = 100
 
     @property
-    def used_params(self) -> Properties:  # the run's `parameters`: a free-form map of knob -> value
+    def used_params(self) -> FreeForm:  # the run's `parameters`: a free-form map of knob -> value
         used = {k: getattr(self.params, k) for k in SPECS[self.algorithm].used}
         return {**used, "orientation": (self.orientation or SPECS[self.algorithm].orientation).value}
 

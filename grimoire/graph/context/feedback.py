@@ -96,14 +96,14 @@ class DecisionRow(Row):
     decision: StoredDecision
 
 
-class Decision(StoredDecision):
+class FeedbackDecision(StoredDecision):
     """A decision record (Loop 1): what was injected and referenced, the outcome, cost and missing context."""
 
     injected_tokens: dict[str, int]         # type: ignore[assignment]
     referenced: list[referencing.Reference]  # type: ignore[assignment]
 
     @classmethod
-    def of(cls, d: StoredDecision) -> Decision:
+    def of(cls, d: StoredDecision) -> FeedbackDecision:
         return cls.model_validate({**d.model_dump(), "injected_tokens": json.loads(d.injected_tokens or "{}"),
                                    "referenced": json.loads(d.referenced or "[]")})
 
@@ -120,9 +120,9 @@ class Belief(Row):
     updated_at: int | None                  # ms
 
 
-def decisions(db: Database, agent_id: str, limit: int) -> list[Decision]:
+def decisions(db: Database, agent_id: str, limit: int) -> list[FeedbackDecision]:
     """The agent's decision records, newest first."""
-    return [Decision.of(r.decision) for r in db.typed(DecisionRow, agent_id=agent_id, limit=limit)]
+    return [FeedbackDecision.of(r.decision) for r in db.typed(DecisionRow, agent_id=agent_id, limit=limit)]
 
 
 def beliefs(db: Database, agent_id: str) -> list[Belief]:

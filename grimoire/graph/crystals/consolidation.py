@@ -30,7 +30,7 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms
 from grimoire.graph.model.crystal.importance import ConsolidationConfig
 from grimoire.graph.model.crystal.lifecycle import Lifecycle
-from grimoire.graph.model.rows import Record
+from grimoire.graph.model.rows import Params, Record
 from grimoire.graph.observe import Stopwatch
 
 log = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ class PassSummary(BaseModel):
         return cls.model_validate(vars(report))
 
 
-def pick_merges(pairs: list[dict[str, Any]]) -> list[Record]:
+def pick_merges(pairs: list[dict[str, Any]]) -> list[Params]:
     """Greedy, closest pairs first: each crystal is merged at most once per pass, as winner (the more important
     one; the smaller id on a tie) or as loser."""
     used: set[str] = set()
@@ -178,7 +178,7 @@ class ConsolidationEngine:
         return promoted
 
     def _apply(self, tx: Tx, kind: Kind, moves: list[dict[str, Any]],
-               now: int) -> list[Record]:
+               now: int) -> list[Params]:
         """The page's moves, per owner, each audited; the moves made (a crystal's state is checked again)."""
         done: list[dict[str, Any]] = []
         for owner in sorted({m["agent_id"] or "" for m in moves}):

@@ -36,7 +36,7 @@ from grimoire.graph.model.common import MAX_LIST
 from grimoire.graph.model.crystal.lifecycle import Lifecycle, check
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, Provenance, Scope
-from grimoire.graph.model.rows import Properties, Row
+from grimoire.graph.model.rows import FreeForm, Row
 from grimoire.graph.visibility import Visibility
 
 MAX_DEPTH = 5
@@ -134,7 +134,7 @@ class Judged(BaseModel):
     status: str | None
 
 
-def _metadata(raw: Any) -> Properties:  # free-form: the JSON a link's writer stored
+def _metadata(raw: Any) -> FreeForm:  # free-form: the JSON a link's writer stored
     if not raw:
         return {}
     try:

@@ -20,7 +20,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
-from neo4j import READ_ACCESS, WRITE_ACCESS, Record
+from neo4j import READ_ACCESS, WRITE_ACCESS
+from neo4j import Record as DriverRecord
 from neo4j.exceptions import DriverError, Neo4jError
 from neomodel import db as neo
 from neomodel import get_config
@@ -29,7 +30,7 @@ from neomodel.exceptions import ConstraintValidationFailed
 from grimoire.graph.db import fencing
 from grimoire.graph.db.connection import Database, work_name
 from grimoire.graph.db.tx import Tx
-from grimoire.graph.model.rows import Properties
+from grimoire.graph.model.rows import Record
 
 T = TypeVar("T")
 FIRST_DELAY, MAX_DELAY = 0.05, 1.0  # seconds between tries of a transiently failed transaction, doubling
@@ -46,13 +47,13 @@ def bind(database: Database) -> None:
 class Fetched:
     """A statement's records, read in full by neomodel (`Rows`)."""
 
-    def __init__(self, records: list[Record]) -> None:
+    def __init__(self, records: list[DriverRecord]) -> None:
         self.records = records
 
-    def __iter__(self) -> Iterator[Record]:
+    def __iter__(self) -> Iterator[DriverRecord]:
         return iter(self.records)
 
-    def single(self) -> Record | None:
+    def single(self) -> DriverRecord | None:
         return self.records[0] if self.records else None
 
     def consume(self) -> None:
@@ -67,7 +68,7 @@ class SharedTx:
             rows, keys = neo.cypher_query(query, {**(parameters or {}), **kwparameters}, handle_unique=False)
         except ConstraintValidationFailed as exc:  # neomodel's wrapping: the driver's own error, as elsewhere
             raise (exc.__cause__ or exc) from None
-        return Fetched([Record(zip(keys or (), row, strict=True))  # type: ignore[no-untyped-call]
+        return Fetched([DriverRecord(zip(keys or (), row, strict=True))  # type: ignore[no-untyped-call]
                         for row in rows or []])
 
 
@@ -109,7 +110,7 @@ def _once(database: Database, work: Callable[[Tx], T], *, write: bool) -> T:
     return out
 
 
-def properties(node: Any) -> Properties:
+def properties(node: Any) -> Record:
     """A neomodel node's properties as stored (by their database names: `id`, not neomodel's `uid`),
     the unset ones left out."""
     out: dict[str, Any] = {}

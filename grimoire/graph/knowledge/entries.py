@@ -34,7 +34,7 @@ from grimoire.graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReas
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
-from grimoire.graph.model.entry import EntryIn, OutcomeIn
+from grimoire.graph.model.entry import EntryIn, EntryOutcomeIn
 from grimoire.graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
 from grimoire.graph.model.governance import Lifespan
 from grimoire.graph.model.rows import Properties
@@ -353,7 +353,7 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
     return _read_modify_write(k, entry_id, f"entry.{direction.value}vote", actor, visibility, change)
 
 
-def record_outcome(k: Knowledge, entry_id: str, outcome: OutcomeIn, *, actor: str,
+def record_outcome(k: Knowledge, entry_id: str, outcome: EntryOutcomeIn, *, actor: str,
                    visibility: Visibility) -> EntryOut:
     """Strength grows only when the entry was used in a decision that went well (+1), or a dream
     validated it (+0.5, and half the decay rate from then on); never on retrieval alone. A verified

@@ -42,7 +42,7 @@ from grimoire.graph.memory.routing import Classification, Confidence, Entity, Me
 from grimoire.graph.model.enums import EntityKind, MemoryRelation
 
 
-class Decision(StrEnum):
+class ApprovalDecision(StrEnum):
     approve = "approve"
     approve_with_changes = "approve_with_changes"
     approve_part = "approve_part"
@@ -55,7 +55,7 @@ EDITABLE = {ItemKind.fact: {"summary"}, ItemKind.procedure: {"trigger", "steps",
 
 @dataclass
 class Verdict:
-    decision: Decision
+    decision: ApprovalDecision
     items: list[str] | None = None                  # approve_part: the ones applied
     exclude: list[str] = field(default_factory=list)  # approve_with_changes: the ones left out
     changes: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -69,13 +69,13 @@ def chosen(items: Sequence[Item], v: Verdict) -> list[Item]:
     unknown = sorted(named - ids)
     if unknown:
         raise Invalid(f"no such proposal in this reflection: {', '.join(unknown[:5])}")
-    if v.decision is Decision.reject:
+    if v.decision is ApprovalDecision.reject:
         return []
-    if v.decision is Decision.approve_part:
+    if v.decision is ApprovalDecision.approve_part:
         if not v.items:
             raise Invalid("approve_part names the proposals to apply (items)")
         picked = [i for i in items if i.id in set(v.items)]
-    elif v.decision is Decision.approve_with_changes:
+    elif v.decision is ApprovalDecision.approve_with_changes:
         if not v.exclude and not v.changes:
             raise Invalid("approve_with_changes needs changes or exclusions; plain approval is `approve`")
         picked = [i for i in items if i.id not in set(v.exclude)]
@@ -225,9 +225,9 @@ APPLIERS: tuple[tuple[frozenset[ItemKind], Applier], ...] = (  # in this order, 
 
 
 def _status(verdict: Verdict, skipped: dict[str, str]) -> str:
-    if verdict.decision is Decision.reject:
+    if verdict.decision is ApprovalDecision.reject:
         return "rejected"
-    return "approved" if verdict.decision is not Decision.approve_part and not skipped else "partial"
+    return "approved" if verdict.decision is not ApprovalDecision.approve_part and not skipped else "partial"
 
 
 def _record_decision(run: Applying, node: MemoryReflection, verdict: Verdict, picked: list[Item],
@@ -236,7 +236,7 @@ def _record_decision(run: Applying, node: MemoryReflection, verdict: Verdict, pi
     before = {"status": node.status, "decision": node.decision, "decided_at": node.decided_at,
               "decided_by": node.decided_by, "applied": list(node.applied or []), "changes": node.changes,
               "note": node.note}
-    decided = Audit("memory.reflection.reject" if verdict.decision is Decision.reject
+    decided = Audit("memory.reflection.reject" if verdict.decision is ApprovalDecision.reject
                     else "memory.reflection.decide", run.actor, run.agent_id, trigger=run.because)
     steps = versions.keep(run.tx, Versioned.MemoryReflection, [node.uid], now=decided.at, actor=run.actor,
                           reason=run.because, audit_id=decided.id)

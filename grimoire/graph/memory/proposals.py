@@ -55,7 +55,7 @@ class Status(StrEnum):
     rejected = "rejected"
 
 
-class Decision(StrEnum):
+class ProposalDecision(StrEnum):
     commit = "commit"
     reject = "reject"
     defer = "defer"
@@ -190,7 +190,7 @@ class Proposals:
         trusted_at = sub.auto_commit_at
         if (made.status is Status.pending and trusted_at
                 and RANK[confidence] >= RANK[Confidence(trusted_at)]):
-            return self.decide(main_id, uid, Decision.commit, actor=actor, auto=True)
+            return self.decide(main_id, uid, ProposalDecision.commit, actor=actor, auto=True)
         return made
 
     def memory_for(self, node: MemoryProposal, clade: str | None, store: Store | None = None) -> stores.NewMemory:
@@ -207,27 +207,27 @@ class Proposals:
             self.db, lambda tx: MemoryProposal.nodes.get_or_none(uid=proposal_id, agent_id=main_id))
         return _still_open(node, main_id, proposal_id)
 
-    def decide(self, main_id: str, proposal_id: str, decision: Decision, *, actor: str, store: Store | None = None,
-               reason: str | None = None, auto: bool = False) -> Proposal:
+    def decide(self, main_id: str, proposal_id: str, decision: ProposalDecision, *, actor: str,
+               store: Store | None = None, reason: str | None = None, auto: bool = False) -> Proposal:
         """13.3: commit (to the suggested store or `store`), reject (with a reason) or defer a proposal."""
         node = self.open_proposal(main_id, proposal_id)
         memory = None
         rows: list[dict[str, Any]] = []
-        if decision is Decision.commit:
+        if decision is ProposalDecision.commit:
             agent = self.db.fetch("agents/get", id=main_id)[0]["agent"]
             memory = self.memory_for(node, agent.get("clade"), store)
             rows = stores.rows_for([memory], self.embedder.embed([memory.text()]), now_ms())  # before the tx
         how = "auto-commit" if auto else decision.value
 
         def work(tx: Tx) -> Proposal:
-            if decision is Decision.commit and memory is not None:
+            if decision is ProposalDecision.commit and memory is not None:
                 return commit_in(tx, main_id, proposal_id, memory, rows, actor=actor,
                                  tag=f"bot:commit-from:{node.from_agent}" if auto else None,
                                  trigger=f"proposal #{node.number} ({how})", reason=reason)
             fresh = _locked(tx, main_id, proposal_id)
             before = _before(fresh)
             fresh.decided_at, fresh.decided_by, fresh.reason = now_ms(), actor, reason
-            if decision is Decision.reject:
+            if decision is ProposalDecision.reject:
                 fresh.status, action = Status.rejected.value, "memory.proposal.reject"
                 summary = f"rejected proposal #{fresh.number}" + (f" — {reason}" if reason else "")
             else:

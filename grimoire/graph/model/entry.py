@@ -65,7 +65,7 @@ class EntryBatch(StrictModel):
     entries: Annotated[list[EntryIn], Field(min_length=1, max_length=MAX_BATCH)]
 
 
-class OutcomeIn(StrictModel):
+class EntryOutcomeIn(StrictModel):
     """What happened after an entry was retrieved: strength grows only on use + positive outcome."""
 
     used_in_decision: bool

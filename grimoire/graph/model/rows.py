@@ -27,13 +27,16 @@ class Row(BaseModel):
 
 
 # Open maps that say why they are open. A function in graph/ returns `dict[str, Any]` only while its answer is still
-# to be typed (tests/unit/test_typed_edges.py counts them down); these three are open by nature and never an answer
-# a route passes on.
+# to be typed (tests/unit/test_typed_edges.py counts them down); these four are open by nature, and no route's answer
+# is one (a free-form map may be a field of an answer model).
 Properties: TypeAlias = dict[str, Any]
 """A node's or relationship's properties on their way into Neo4j (a write's parameter map, SET as given), or the
 earlier values of some of them kept to undo a change."""
 Params: TypeAlias = dict[str, Any]
-"""The parameters of a Cypher statement, by name."""
+"""The parameters of a Cypher statement, by name, or one row of a list parameter (an UNWIND's)."""
 Record: TypeAlias = dict[str, Any]
-"""A record as the driver returns it, before it is typed (`Database.run`, `fetch`, `rows`; `Database.typed` types
-it into a Row)."""
+"""What the database holds for a record or a node as read, before it is typed (`Database.run`, `fetch`, `rows`, a
+neomodel node's properties; `Database.typed` types a record into a Row, a caller the rest into its model)."""
+FreeForm: TypeAlias = dict[str, Any]
+"""A map whose keys its writer chose (a provenance link's metadata, an algorithm's parameters): kept and answered
+as given."""

@@ -10,24 +10,24 @@ from grimoire.graph.retrieval.config import AdaptiveDecisionConfig
 DEFAULT = AdaptiveDecisionConfig()
 
 
-class Decision(StrEnum):
+class RetrievalDecision(StrEnum):
     full = "full"                    # vector + BM25 + graph
     semantic_only = "semantic_only"  # knowledge entries only, no episodes
     light = "light"                  # a small k
     none = "none"                    # nothing: routine and well covered
 
 
-def decide(curiosity: float, arousal: float, coverage: int, t: AdaptiveDecisionConfig = DEFAULT) -> Decision:
+def decide(curiosity: float, arousal: float, coverage: int, t: AdaptiveDecisionConfig = DEFAULT) -> RetrievalDecision:
     """The spec's rules in its order, at the thresholds of RetrievalConfig.adaptive; `none` is added for the
     routine case it describes (nothing new, well covered, calm) but does not spell out."""
     if curiosity > t.full_curiosity:
-        return Decision.full
+        return RetrievalDecision.full
     if coverage > t.covered and curiosity < t.covered_curiosity:
-        return (Decision.none if curiosity <= t.routine_curiosity and arousal <= t.routine_arousal
-                else Decision.semantic_only)
+        return (RetrievalDecision.none if curiosity <= t.routine_curiosity and arousal <= t.routine_arousal
+                else RetrievalDecision.semantic_only)
     if arousal > t.full_arousal:
-        return Decision.full
-    return Decision.light
+        return RetrievalDecision.full
+    return RetrievalDecision.light
 
 
 def replay_utility(gain: float, max_gain: float, hours_since_replayed: float) -> float:

@@ -23,7 +23,7 @@ from grimoire.graph.retrieval import backends, budget, hedge, items, lookup, mod
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.config import RetrievalConfig
 from grimoire.graph.retrieval.context import Context, QueryVector
-from grimoire.graph.retrieval.decision import Decision, decide
+from grimoire.graph.retrieval.decision import RetrievalDecision, decide
 from grimoire.graph.retrieval.exact import HeldVectors
 from grimoire.graph.retrieval.feedback import FeedbackResult, record_factors, reward_of
 from grimoire.graph.retrieval.feedback import feedback as learn_from
@@ -82,11 +82,11 @@ class Retriever:
             decision = decide(req.curiosity, req.arousal if req.arousal is not None else (req.mood or [0, 0, 0])[1],
                               req.coverage if req.coverage is not None else self._coverage(embedding(), visibility),
                               self.config.adaptive)
-            if decision == Decision.none:
+            if decision == RetrievalDecision.none:
                 return RetrievalResult(decision=decision, mode=req.mode, results=[], cut=[], tokens=0)
-            if decision == Decision.light:
+            if decision == RetrievalDecision.light:
                 k = min(k, self.config.light_k)
-            if decision == Decision.semantic_only:
+            if decision == RetrievalDecision.semantic_only:
                 filters = filters.model_copy(update={"kinds": ["entries"]})
         ctx = Context(db=self.db, config=config, decay=self.decay, req=req, visibility=visibility,
                       filters=filters, k=k, now=now_ms(), embedding=embedding, clock=Stopwatch("retrieval"),
@@ -126,7 +126,7 @@ class Retriever:
         rows = backends.vector_measured(self.db, embedding, t.coverage_k, params, self.config, self.reaches)
         return sum(1 for r in rows if r["score"] >= t.coverage_cosine)
 
-    def _finish(self, ctx: Context, found: list[Candidate], decision: Decision | None,
+    def _finish(self, ctx: Context, found: list[Candidate], decision: RetrievalDecision | None,
                 agent_id: str | None) -> RetrievalResult:
         req = ctx.req
         found = as_known(self.db, found, ctx.filters.known_as_of, ctx.visibility)  # as recorded then, if asked

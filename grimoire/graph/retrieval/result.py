@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from grimoire.graph.retrieval.decision import Decision
+from grimoire.graph.retrieval.decision import RetrievalDecision
 
 
 class Explanation(BaseModel):
@@ -53,7 +53,7 @@ class RetrievedItem(BaseModel):
 
 
 class RetrievalResult(BaseModel):
-    decision: Decision | None = Field(description="the adaptive decision, when asked for")
+    decision: RetrievalDecision | None = Field(description="the adaptive decision, when asked for")
     mode: str
     results: list[RetrievedItem]
     tokens: int = Field(description="the results' tokens in all")

@@ -846,7 +846,7 @@ class DecisionIn(BaseModel):
         Field(
             ...,
             description='approve, approve_with_changes, approve_part or reject (section 10.6)',
-            title='Decision',
+            title='ApprovalDecision',
         )
     )
     items: list[str] | None = Field(
@@ -3598,7 +3598,7 @@ class ProposalDecisionIn(BaseModel):
     decision: Literal['commit', 'reject', 'defer'] = Field(
         ...,
         description='commit, reject or defer (to the reflection engine)',
-        title='Decision',
+        title='ProposalDecision',
     )
     store: Literal['core', 'episodic', 'semantic', 'procedural', 'vault'] | None = (
         Field(None, description='commit to this store instead of the suggested one')
@@ -4204,7 +4204,7 @@ class RetrievalResult(BaseModel):
     )
 
 
-class RetrieveFeedbackFeedbackIn(BaseModel):
+class RetrieveFeedbackIn(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
     )
