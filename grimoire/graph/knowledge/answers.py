@@ -75,7 +75,6 @@ class EntryOut(StoredNode):
     decision_ids: list[str] | None = None  # GET /entries/{id} only
 
 
-
 class StoredDecisionOut(StoredNode):
     """An admission decision as kept, with one factor_<name> per factor score. Open: an import
     restores a decision's properties as exported."""
