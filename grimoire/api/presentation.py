@@ -4,7 +4,7 @@ answer models' business: `StoredTime` and `StoredNode`, graph/model/common.py.)"
 from __future__ import annotations
 
 import json
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -26,7 +26,7 @@ def for_viewer(item: M, visibility: Visibility | None, owner: str | None = None)
     state = _state_for_anyone(kept.get("state"))
     if not any(key in kept for key in OWNER_ONLY) and state is None:
         return item
-    out = {k: v for k, v in kept.items() if k not in OWNER_ONLY}
+    out = _for_anyone(kept)
     if state is not None:
         out["state"] = state
     return type(item).model_validate(out)
@@ -42,7 +42,11 @@ def _state_for_anyone(state: object) -> str | None:
         return None
     if not isinstance(props, dict) or not any(key in props for key in OWNER_ONLY):
         return None
-    return json.dumps({k: v for k, v in props.items() if k not in OWNER_ONLY}, sort_keys=True)
+    return json.dumps(_for_anyone(props), sort_keys=True)
+
+
+def _for_anyone(props: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in props.items() if k not in OWNER_ONLY}
 
 
 def owns(visibility: Visibility | None, agent_id: str | None) -> bool:

@@ -61,6 +61,12 @@ class BaseLabel(StrEnum):
     AdmissionDecision = "AdmissionDecision"
 
 
+ANSWERS: dict[BaseLabel, type[BaseModel]] = {
+    BaseLabel.Agent: AgentOut, BaseLabel.Entry: EntryOut, BaseLabel.Episode: EpisodeOut,
+    BaseLabel.AdmissionDecision: StoredDecisionOut}
+"""The model each kind of node is read back as (an Entity has none of its own)."""
+
+
 class RelType(StrEnum):
     MENTIONS = "MENTIONS"
     DERIVED_FROM = "DERIVED_FROM"
@@ -132,7 +138,7 @@ class NodeRecord(_Record):
     def _answerable(self) -> NodeRecord:
         """A node is read back as its answer model (an agent, an entry, an episode, a decision): one whose properties
         that model refuses (a kind it does not know, a generation of 1.5) is refused here, not a 500 at every read."""
-        model = _answers().get(self.base)
+        model = ANSWERS.get(self.base)
         if model is not None:
             try:
                 model.model_validate({**self.properties, "id": self.id})
@@ -140,11 +146,6 @@ class NodeRecord(_Record):
                 raise ValueError(f"a {self.base.value} this service could not read back: "
                                  f"{exc.errors()[0]['loc']}: {exc.errors()[0]['msg']}") from None
         return self
-
-
-def _answers() -> dict[BaseLabel, type[BaseModel]]:
-    return {BaseLabel.Agent: AgentOut, BaseLabel.Entry: EntryOut, BaseLabel.Episode: EpisodeOut,
-            BaseLabel.AdmissionDecision: StoredDecisionOut}
 
 
 class RelRecord(_Record):

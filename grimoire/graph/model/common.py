@@ -87,7 +87,7 @@ def stored_time(value: object) -> object:
     pydantic (an ISO 8601 string, a datetime)."""
     if isinstance(value, int) and not isinstance(value, bool):
         try:
-            return datetime.fromtimestamp(value / 1000, tz=UTC)
+            return from_ms(value)
         except (OverflowError, OSError, ValueError):
             return LATEST if value > 0 else _FIRST
     return value
