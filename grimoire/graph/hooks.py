@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError
 
 from grimoire.graph import episodes
 from grimoire.graph.db.connection import Database
@@ -43,7 +43,7 @@ from grimoire.graph.model.common import (
     Unit,
     from_ms,
 )
-from grimoire.graph.model.enums import EpisodeType, Importance, Outcome, Scope
+from grimoire.graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
 from grimoire.graph.model.episode import EpisodeIn, EpisodeSituation
 from grimoire.graph.visibility import Visibility
 
@@ -102,6 +102,57 @@ class CompactIn(StrictModel):
     warnings: Annotated[int, Field(ge=0, le=MAX_ITEMS)] = 50
     heuristics: Annotated[int, Field(ge=0, le=MAX_ITEMS)] = 100
     mental_models: bool = Field(default=True, description="the 13 core mental models' names and applications")
+
+
+class PreservedEntry(BaseModel):
+    id: str
+    agent_id: str | None
+    scope: Scope | None
+    content: str | None
+    confidence: float | None
+    effective_confidence: float  # now, after decay
+    strategy: str | None = None
+    market_regime: MarketRegime | None = None
+    own: bool  # false: shared with the agent's clade by another agent
+    recorded_at: int | None  # ms
+    is_bloodstain: bool | None = None
+    validated_count: int | None = None
+
+
+class PreservedEpisode(BaseModel):
+    id: str
+    type: EpisodeType | None
+    text: str | None
+    tool: str | None = None
+    outcome: Outcome | None = None
+    tick: int | None = None
+    block: int | None = None
+    regime: MarketRegime | None = None
+    strategy: str | None = None
+    interrupted: bool | None = None
+    decision_id: str | None = None
+    importance: Importance | None = None
+    valid_from: int | None  # ms
+    recorded_at: int | None  # ms
+
+
+class PreservedMentalModel(BaseModel):
+    id: str
+    number: int
+    name: str
+    application: str
+
+
+class CompactState(BaseModel):
+    """What must survive a context compaction, as data and as the markdown block to put back."""
+
+    agent_id: str
+    at: int  # ms: when it was read
+    warnings: list[PreservedEntry]
+    heuristics: list[PreservedEntry]
+    episodes: list[PreservedEpisode]  # the last N unconsolidated, oldest first
+    mental_models: list[PreservedMentalModel]
+    markdown: str
 
 
 @dataclass
@@ -172,7 +223,7 @@ def after_turn(db: Database, embedder: Embedder, turn: TurnIn, *, agent_id: str,
 
 
 def before_compact(db: Database, request: CompactIn, *, agent_id: str, clade: str | None, floor: float = 0.05,
-                   now: int | None = None) -> dict[str, Any]:
+                   now: int | None = None) -> CompactState:
     """The agent's state to keep across a compaction, read in the agent's own view."""
     at = now or now_ms()
     view = Visibility.of(agent_id, clade)
@@ -186,7 +237,7 @@ def before_compact(db: Database, request: CompactIn, *, agent_id: str, clade: st
         "mental_models": models,
     }
     state["markdown"] = render(state)
-    return state
+    return CompactState.model_validate(state)
 
 
 def _short(text: str | None, limit: int = TEXT_IN_MARKDOWN) -> str:

@@ -25,12 +25,12 @@ def health(request: Request, db: DbDep, embedder: EmbedderDep) -> Health:
     except (DatabaseUnavailable, *UNAVAILABLE_ERRORS) as exc:  # a 503 (api/errors.py), saying where it looked
         raise Unavailable(f"Neo4j at {db.target.uri} is unreachable: {exc}") from exc
     services = get_services(request)
-    reasons = degraded(info["indexes"], db.rebuilding, services.scheduler.jobs(),
+    reasons = degraded(info.indexes, db.rebuilding, services.scheduler.jobs(),
                        services.settings.scheduler_enabled, services.scheduler.running)
     return Health(
         status="degraded" if reasons else "ok",
         replica=replica_id(),
         degraded=reasons,
         embedding=EmbeddingInfo(model=embedder.model_name, dimension=embedder.dimension),
-        **info,
+        neo4j=info.neo4j, gds_version=info.gds_version, apoc_version=info.apoc_version, indexes=info.indexes,
     )

@@ -4,8 +4,6 @@ only; the admin names the agent."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
 from grimoire.api.auth import Reader, Writer
@@ -20,15 +18,15 @@ router = APIRouter(prefix="/hooks", tags=["hooks"])
 
 @router.post("/after_turn", response_model=TurnWritten, status_code=201,
              summary="Pi hook after_turn: write one agent turn as one batch of episodes (idempotent by turn id)")
-def after_turn(turn: TurnIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> dict[str, Any]:
+def after_turn(turn: TurnIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> TurnWritten:
     [turn], owner, clade = claim(db, who, [turn])
     result = hooks.after_turn(db, embedder, turn, agent_id=owner, clade=clade, actor=who.key_id)
-    return {**vars(result), "last_id": result.last_id}
+    return TurnWritten(**vars(result), last_id=result.last_id)
 
 
 @router.post("/before_compact", response_model=CompactState,
              summary="Pi hook session(before_compact): the agent's warnings, playbook heuristics and recent "
                      "unconsolidated episodes to keep across a context compaction (read-only)")
-def before_compact(body: CompactIn, k: KnowledgeDep, who: Reader) -> dict[str, Any]:
+def before_compact(body: CompactIn, k: KnowledgeDep, who: Reader) -> CompactState:
     [body], owner, clade = claim(k.db, who, [body])
     return hooks.before_compact(k.db, body, agent_id=owner, clade=clade, floor=k.decay.floor)

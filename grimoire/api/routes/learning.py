@@ -85,12 +85,12 @@ def get_playbook(db: DbDep, who: Reader, agent_id: str | None = None) -> PlainTe
 
 @router.get("/strategies", response_model=list[StrategyOut],
             summary="The agent's strategies with their Performance-Safety Ratio (packaging above 0.90)")
-def list_strategies(db: DbDep, who: Reader, agent_id: str | None = None) -> list[dict[str, Any]]:
-    return [r.as_dict() for r in strategies.records(db, _agent(who, agent_id))]
+def list_strategies(db: DbDep, who: Reader, agent_id: str | None = None) -> list[StrategyOut]:
+    return [r.out() for r in strategies.records(db, _agent(who, agent_id))]
 
 
 @router.get("/strategies/{strategy}/package", response_model=StrategyPackageOut,
             responses={409: {"description": "the strategy's PSR has not passed 0.90"}},
             summary="A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links")
-def strategy_package(strategy: str, db: DbDep, who: Reader, agent_id: str | None = None) -> dict[str, Any]:
+def strategy_package(strategy: str, db: DbDep, who: Reader, agent_id: str | None = None) -> StrategyPackageOut:
     return strategies.package(db, _agent(who, agent_id), strategy, who.visibility())

@@ -5,7 +5,7 @@ shared read) and propose what they would write (api/routes/proposals.py)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, BackgroundTasks, HTTPException, Query
 from fastapi.responses import PlainTextResponse
@@ -117,7 +117,7 @@ def unpin_fact(agent_id: str, body: PinIn, core: CoreMemoryDep, who: WriterOrPer
 @router.post("/agents/{agent_id}/messages", response_model=MessageOut, response_model_exclude_none=True,
              summary="Pass a user's message: remember, recall, forget (a preview) or reflect, by its phrase")
 def message(agent_id: str, body: MessageIn, memory: AgentMemoryDep, who: Writer,
-            background: BackgroundTasks) -> dict[str, Any]:
+            background: BackgroundTasks) -> MessageOut:
     # a recall's reinforcement (bookkeeping) is written after the answer is sent
     return memory.message(_own(who, agent_id), body.text, actor=who.key_id, at=to_ms(body.at),
                           session_id=body.session_id, defer=background.add_task)

@@ -53,7 +53,7 @@ def _at(at: datetime | None) -> int:
 @router.post("/agents/{agent_id}/workspace", response_model=ImportOut,
              summary="Import a Markdown workspace (section 3's layout) into the agent's memory; every file is "
                      "validated first (422: each problem's file and line, nothing written)")
-def import_workspace(agent_id: str, body: Workspace, memory: AgentMemoryDep, who: Writer) -> dict[str, Any]:
+def import_workspace(agent_id: str, body: Workspace, memory: AgentMemoryDep, who: Writer) -> ImportOut:
     return workspace.import_workspace(memory.db, memory.embedder, memory.core, _own(who, agent_id), body.files,
                                       actor=who.key_id)
 

@@ -6,19 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-
-class Neo4jInfo(BaseModel):
-    version: str | None
-    edition: str | None
-    uri: str
-    database: str
-
-
-class IndexInfo(BaseModel):
-    name: str
-    type: str
-    state: str
-    population_percent: float
+from grimoire.graph.health import IndexInfo, Neo4jInfo
 
 
 class EmbeddingInfo(BaseModel):

@@ -6,6 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from grimoire.graph.learning.strategies import StrategyOut as StrategyOut  # declared beside what computes it
+from grimoire.graph.learning.strategies import StrategyPackageOut as StrategyPackageOut
+
 
 class CycleIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -47,28 +50,3 @@ class OperationOut(BaseModel):
     changes: dict[str, Any] = Field(default_factory=dict)
     detail: dict[str, Any] = Field(default_factory=dict)
     seq: int
-
-
-class StrategyOut(BaseModel):
-    strategy: str
-    decided: int = Field(description="episodes of the strategy with a positive or negative outcome")
-    positives: int
-    safety_failures: int = Field(description="negative outcomes at critical or emergency importance")
-    performance: float
-    safety: float
-    psr: float = Field(description="Performance-Safety Ratio: performance x safety")
-    eligible: bool = Field(description="PSR above 0.90 over at least 20 decided episodes: it can be packaged")
-
-
-class StrategyPackageOut(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    format: str
-    agent_id: str
-    strategy: str
-    performance: StrategyOut
-    playbook_section: str
-    heuristics: list[dict[str, Any]]
-    warnings: list[dict[str, Any]]
-    insights: list[dict[str, Any]]
-    causal_links: list[dict[str, Any]]
-    digest: str = Field(description="sha-256 of the artifact: the same graph packages the same bytes")

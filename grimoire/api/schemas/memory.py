@@ -12,6 +12,7 @@ from grimoire.graph.memory.blocks import BlockOut as BlockOut  # core memory's a
 from grimoire.graph.memory.blocks import CoreOut as CoreOut
 from grimoire.graph.memory.blocks import MemoryVersionOut as MemoryVersionOut
 from grimoire.graph.memory.forgetting import ErasureReceipt as ErasureReceipt  # a permanent delete's, beside it
+from grimoire.graph.memory.messages import MessageOut as MessageOut  # declared beside what answers it
 from grimoire.graph.memory.relevance import Reinforcement
 from grimoire.graph.model.common import Instant
 
@@ -57,24 +58,6 @@ class MessageIn(BaseModel):
     at: Instant | None = Field(default=None, description="when it was said; default: now")
     session_id: str | None = Field(default=None, min_length=1, max_length=200,
                                    description="the conversation: memories of one session follow each other")
-
-
-class MessageOut(BaseModel):
-    intent: str = Field(description="remember, auto (memorable, no phrase), forget, delete, reflect, recall, none")
-    phrase: str | None = Field(description="the trigger phrase that fired (section 8.1)")
-    content: str = Field(description="the message without the phrase")
-    classification: dict[str, Any] | None = Field(default=None, description="section 8.2's structured output")
-    memory_id: str | None = None
-    store: str | None = None
-    core: dict[str, Any] | None = Field(default=None, description="the line added to core memory, or why not")
-    linked: list[str] | None = Field(default=None, description="earlier memories this one reinforced (9.4)")
-    audit_id: str | None = None
-    memories: list[dict[str, Any]] | None = Field(
-        default=None, description="every memory the message wrote: one per statement (a compound one is split), "
-                                  "each with its classification, id, store, core line and audit id")
-    recall: dict[str, Any] | None = Field(default=None, description="a recall question's results (section 11)")
-    forget: dict[str, Any] | None = Field(default=None, description="what a forget would take; nothing changed")
-    reflect: dict[str, Any] | None = Field(default=None, description="a reflection asked for (section 10)")
 
 
 class ForgetPreviewIn(BaseModel):

@@ -7,6 +7,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from grimoire.graph.memory.workspace import ImportOut as ImportOut  # declared beside the import
+
 MAX_FILES = 20_000
 MAX_FILE = 2_000_000  # characters; the request's size limit (BodySizeLimit) bounds the whole
 
@@ -22,14 +24,3 @@ class Workspace(BaseModel):
         "relative path -> the file's text: MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, "
         "memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, "
         "memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)"))
-
-
-class ImportOut(BaseModel):
-    agent_id: str
-    created: dict[str, int] = Field(description="memories written, by store")
-    unchanged: int = Field(description="items imported before with the same content: left as they are")
-    core_blocks: list[str] = Field(description="the core blocks MEMORY.md changed")
-    entities: int = Field(description="entities the memories name")
-    relations: int = Field(description="index.md's edges, each asserted by a semantic memory")
-    skipped: dict[str, str] = Field(description="files of the spec's layout not imported, and why")
-    audit_ids: list[str] = Field(description="the audit records of the memories' writes (core edits have their own)")

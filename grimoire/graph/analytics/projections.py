@@ -16,7 +16,7 @@ from graphdatascience import GraphDataScience
 from grimoire.graph.db import cypher
 from grimoire.graph.errors import Invalid, NotFound
 from grimoire.graph.model.enums import REL_TYPES
-from grimoire.graph.model.rows import Params
+from grimoire.graph.model.rows import Params, Properties
 from grimoire.graph.visibility import (
     EVERYONE,  # what an analysis sees when no key narrows it
     Visibility,
@@ -67,7 +67,7 @@ class ProjectionSpec:
             return {**common, "agent_id": self.agent_id}
         return {**common, "agent_id": self.agent_id, "max_mentions": self.max_mentions}
 
-    def describe(self) -> dict[str, Any]:  # the view's fields of a Run (answers.py), merged into it
+    def describe(self) -> Properties:  # the view's fields of a Run node (answers.py), SET with the rest
         return {"graph": self.kind.value, "block": self.block, "known_at": self.known_at, "agent_id": self.agent_id}
 
 

@@ -28,6 +28,7 @@ from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import Conflict, NotFound
 from grimoire.graph.ids import now_ms, uuid7
+from grimoire.graph.model.rows import Record
 
 AUDITOR = "system:audit"  # who raises an alert (12.5's `system:audit`)
 CRITICAL_BLOCKS = ("identity", "critical")  # core blocks (graph/memory/blocks.py Block) that are critical items
@@ -81,7 +82,7 @@ def configuration_checksum(configuration: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(values, ensure_ascii=False, default=str).encode()).hexdigest()
 
 
-def _observed(db: Database, agent_id: str | None) -> list[tuple[dict[str, Any], str]]:
+def _observed(db: Database, agent_id: str | None) -> list[tuple[Record, str]]:
     """Each critical item that keeps a checksum (blocks, agents' configuration), with the checksum of what is
     stored now; items written before checksums were kept are left out."""
     out = []

@@ -37,7 +37,7 @@ from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.entry import EntryIn, EntryOutcomeIn
 from grimoire.graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
 from grimoire.graph.model.governance import Lifespan
-from grimoire.graph.model.rows import Properties
+from grimoire.graph.model.rows import Properties, Record
 from grimoire.graph.visibility import Visibility
 
 CHUNK = 1_000
@@ -79,7 +79,7 @@ class EntryDecision:
     quality: quality.QualityScore | None = None
 
 
-def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) -> dict[str, dict[str, Any]]:
+def _check_parents(k: Knowledge, entries: Sequence[EntryIn], clade: str | None) -> dict[str, Record]:
     wanted = sorted({pid for e in entries for pid in e.parent_episode_ids})
     found = {r["id"]: r for r in k.db.rows("episodes/existing", ids=wanted)} if wanted else {}
     for e in entries:

@@ -28,7 +28,7 @@ from grimoire.graph.ids import now_ms
 from grimoire.graph.learning import decay, distill, netting, operations, promote, reflexion
 from grimoire.graph.learning.operations import Cycle
 from grimoire.graph.learning.state import Learning
-from grimoire.graph.model.rows import Properties
+from grimoire.graph.model.rows import Properties, Record
 
 log = logging.getLogger(__name__)
 PHASES = ("reflexion", "distill", "net", "promote", "decay")
@@ -101,7 +101,7 @@ class Curator:
             return True
         return False
 
-    def last(self, agent_id: str) -> dict[str, Any] | None:
+    def last(self, agent_id: str) -> Record | None:
         rows = self.learning.db.fetch("learning/last_cycle", agent_id=agent_id)
         return rows[0]["cycle"] if rows else None
 
@@ -158,10 +158,10 @@ class Curator:
                  "new_episodes": row[0]["new_episodes"]}
         audit = Audit(action="curator.open", actor=actor, agent_id=agent_id)
 
-        def work(tx: Tx) -> dict[str, Any]:
+        def work(tx: Tx) -> Record:
             row = tx.run(cypher.query("learning/create_cycle"), props=props).single()
             assert row is not None
-            made: dict[str, Any] = row["cycle"]
+            made: Record = row["cycle"]
             audit.write(tx, [props["id"]], f"cycle {props['id']} opened",
                         [DeleteNodes(label=NodeLabel.CuratorCycle, ids=[props["id"]])])
             return made
@@ -179,7 +179,7 @@ class Curator:
             return promote.run(self.learning, cycle)
         return decay.run(self.learning, cycle)
 
-    def _finish(self, cycle: Cycle) -> dict[str, Any]:
+    def _finish(self, cycle: Cycle) -> Record:
         counts = operations.stored(self.learning.db, cycle.id)
         state = self.learning.db.fetch("learning/last_cycle", agent_id=cycle.agent_id)[0]["cycle"]
         done = {"status": "complete", "finished_at": now_ms(),
@@ -198,14 +198,14 @@ class Curator:
             "reasoner_fallbacks": sorted({*state.get("distill_fallbacks", []), *state.get("reflexion_fallbacks", [])})})
         audit = Audit(action="curator.complete", actor=cycle.actor, agent_id=cycle.agent_id)
 
-        def work(tx: Tx) -> dict[str, Any]:
+        def work(tx: Tx) -> Record:
             row = tx.run(cypher.query("learning/finish_cycle"), id=cycle.id, props=done).single()
             assert row is not None
             events.write(tx, [decayed, complete])
             audit.write(tx, [cycle.id], f"cycle {cycle.id} complete",
                         [SetProperties(label=NodeLabel.CuratorCycle, id=cycle.id,
                                        before={"status": "running", "finished_at": None})])
-            result: dict[str, Any] = row["cycle"]
+            result: Record = row["cycle"]
             return result
 
         return self.learning.db.write(work)

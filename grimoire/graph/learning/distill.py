@@ -38,6 +38,7 @@ from grimoire.graph.learning.operations import PHASE_BASE, Cycle, Op, apply, op_
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, MarketRegime, Scope
+from grimoire.graph.model.rows import Properties
 
 log = logging.getLogger(__name__)
 MAX_PARENTS = 100  # an entry names at most this many source episodes (the newest)
@@ -76,7 +77,7 @@ def _ids(episodes: Sequence[Episode]) -> list[str]:
 
 def _lesson_entry(learning: Learning, cycle: Cycle, key: str, lesson: Lesson, episodes: Sequence[Episode],
                   regime: str | None, evidence_regime: str | None,
-                  strategy: str | None) -> tuple[EntryIn, dict[str, Any]]:
+                  strategy: str | None) -> tuple[EntryIn, Properties]:
     entry = EntryIn(id=entry_id(cycle, "lesson", key, regime), agent_id=cycle.agent_id, scope=Scope.private,
                     category=lesson.category, content=lesson.content,
                     market_regime=MarketRegime(regime) if regime else None, strategy=strategy,

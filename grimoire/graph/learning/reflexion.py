@@ -27,7 +27,7 @@ from grimoire.graph.learning.distill import MAX_PARENTS
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, MarketRegime
-from grimoire.graph.model.rows import Properties
+from grimoire.graph.model.rows import Properties, Record
 
 log = logging.getLogger(__name__)
 HISTORY = 10
@@ -141,7 +141,7 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
     audit = Audit(action="learning.reflexion", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
                   at=now)
 
-    def work(tx: Tx) -> list[dict[str, Any]]:
+    def work(tx: Tx) -> list[Record]:
         made = [rec.data() for rec in tx.run(cypher.query("learning/write_reflections"), rows=records,
                                              audit_id=audit.id)]
         created = [m["id"] for m in made]

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.errors import Conflict, NotFound
@@ -23,6 +25,31 @@ from grimoire.graph.visibility import Visibility
 
 THRESHOLD = 0.90
 MIN_DECIDED = 20
+
+
+class StrategyOut(BaseModel):
+    strategy: str
+    decided: int = Field(description="episodes of the strategy with a positive or negative outcome")
+    positives: int
+    safety_failures: int = Field(description="negative outcomes at critical or emergency importance")
+    performance: float
+    safety: float
+    psr: float = Field(description="Performance-Safety Ratio: performance x safety")
+    eligible: bool = Field(description="PSR above 0.90 over at least 20 decided episodes: it can be packaged")
+
+
+class StrategyPackageOut(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    format: str
+    agent_id: str
+    strategy: str
+    performance: StrategyOut
+    playbook_section: str
+    heuristics: list[dict[str, Any]]
+    warnings: list[dict[str, Any]]
+    insights: list[dict[str, Any]]
+    causal_links: list[dict[str, Any]]
+    digest: str = Field(description="sha-256 of the artifact: the same graph packages the same bytes")
 
 
 class NotEligible(Conflict):
@@ -52,9 +79,10 @@ class StrategyRecord:
     def eligible(self) -> bool:
         return self.decided >= MIN_DECIDED and self.psr > THRESHOLD
 
-    def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "performance": round(self.performance, 6), "safety": round(self.safety, 6),
-                "psr": self.psr, "eligible": self.eligible}
+    def out(self) -> StrategyOut:
+        return StrategyOut(strategy=self.strategy, decided=self.decided, positives=self.positives,
+                           safety_failures=self.safety_failures, performance=round(self.performance, 6),
+                           safety=round(self.safety, 6), psr=self.psr, eligible=self.eligible)
 
 
 def records(db: Database, agent_id: str) -> list[StrategyRecord]:
@@ -62,7 +90,7 @@ def records(db: Database, agent_id: str) -> list[StrategyRecord]:
             for r in db.fetch("learning/strategy_performance", agent_id=agent_id, since=0)]
 
 
-def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) -> dict[str, Any]:
+def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) -> StrategyPackageOut:
     """The artifact, stable for a given graph (its digest names its content)."""
     record = next((r for r in records(db, agent_id) if r.strategy == strategy), None)
     if record is None:
@@ -75,13 +103,13 @@ def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) 
     links = sorted({json.dumps(lk, sort_keys=True) for r in rows for lk in r["links"] if lk})
     section = _section(playbook.render(db, agent_id, visibility), strategy)
     body = {"format": "grimoire.strategy/1", "agent_id": agent_id, "strategy": strategy,
-            "performance": record.as_dict(), "playbook_section": section,
+            "performance": record.out().model_dump(), "playbook_section": section,
             "heuristics": [e for e in entries if e["category"] == "Heuristic" and e.get("in_playbook")],
             "warnings": [e for e in entries if e["category"] == "Warning"],
             "insights": [e for e in entries if e["category"] not in ("Heuristic", "Warning")],
             "causal_links": [json.loads(lk) for lk in links]}
-    body["digest"] = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
-    return body
+    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
+    return StrategyPackageOut.model_validate({**body, "digest": digest})
 
 
 def _section(text: str, strategy: str) -> str:

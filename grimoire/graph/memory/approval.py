@@ -40,6 +40,7 @@ from grimoire.graph.memory.reflection_format import Item, ItemKind, Reflection
 from grimoire.graph.memory.relevance import Arrival
 from grimoire.graph.memory.routing import Classification, Confidence, Entity, MemoryType, Procedure, Relation, Store
 from grimoire.graph.model.enums import EntityKind, MemoryRelation
+from grimoire.graph.model.rows import Properties
 
 
 class ApprovalDecision(StrEnum):
@@ -293,10 +294,10 @@ class Approvals:
         return ogm.write(self.db, work)
 
     def _proposals(self, agent_id: str, clade: str | None, picked: list[Item]
-                   ) -> tuple[list[tuple[Item, stores.NewMemory, list[dict[str, Any]]]], dict[str, str]]:
+                   ) -> tuple[list[tuple[Item, stores.NewMemory, list[Properties]]], dict[str, str]]:
         """The deferred proposals an approval commits, each with its memory embedded (before the transaction);
         those decided since the reflection was proposed are skipped, and why."""
-        committing: list[tuple[Item, stores.NewMemory, list[dict[str, Any]]]] = []
+        committing: list[tuple[Item, stores.NewMemory, list[Properties]]] = []
         closed: dict[str, str] = {}
         for i in picked:
             if i.kind is not ItemKind.proposal or self.proposals is None:

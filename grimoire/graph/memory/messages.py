@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from pydantic import BaseModel, Field
+
+from grimoire.graph.agents import AgentOut
 from grimoire.graph.audit import Access
 from grimoire.graph.audit.vocabulary import one_line
 from grimoire.graph.db import cypher
@@ -56,6 +59,24 @@ class Reinforced(Row):
     access_count: int
 
 
+class MessageOut(BaseModel):
+    intent: str = Field(description="remember, auto (memorable, no phrase), forget, delete, reflect, recall, none")
+    phrase: str | None = Field(description="the trigger phrase that fired (section 8.1)")
+    content: str = Field(description="the message without the phrase")
+    classification: dict[str, Any] | None = Field(default=None, description="section 8.2's structured output")
+    memory_id: str | None = None
+    store: str | None = None
+    core: dict[str, Any] | None = Field(default=None, description="the line added to core memory, or why not")
+    linked: list[str] | None = Field(default=None, description="earlier memories this one reinforced (9.4)")
+    audit_id: str | None = None
+    memories: list[dict[str, Any]] | None = Field(
+        default=None, description="every memory the message wrote: one per statement (a compound one is split), "
+                                  "each with its classification, id, store, core line and audit id")
+    recall: dict[str, Any] | None = Field(default=None, description="a recall question's results (section 11)")
+    forget: dict[str, Any] | None = Field(default=None, description="what a forget would take; nothing changed")
+    reflect: dict[str, Any] | None = Field(default=None, description="a reflection asked for (section 10)")
+
+
 @dataclass
 class AgentMemory:
     db: Database
@@ -67,7 +88,7 @@ class AgentMemory:
     reflections: Reflections
     approvals: Approvals
     proposals: Proposals      # sub-agents' proposals to this memory (section 13)
-    _agents: dict[str, tuple[float, dict[str, Any], str]] = field(default_factory=dict, repr=False)
+    _agents: dict[str, tuple[float, AgentOut, str]] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
         self.core.listeners.append(self._core_written)
@@ -79,7 +100,7 @@ class AgentMemory:
     # ------------------------------------------------------------------ messages
 
     def message(self, agent_id: str, text: str, *, actor: str, at: int | None = None,
-                session_id: str | None = None, defer: Defer | None = None) -> dict[str, Any]:
+                session_id: str | None = None, defer: Defer | None = None) -> MessageOut:
         """What the message does, with the trigger that fired and its outcome. `defer` runs bookkeeping (the
         reinforcement of what a recall returned) after the answer is sent; without it, before."""
         trigger = detect(text)
@@ -95,10 +116,10 @@ class AgentMemory:
             out["forget"] = self._forget_preview(agent_id, trigger, session_id).model_dump(exclude_unset=True)
         elif trigger.intent is Intent.reflect:
             out["reflect"] = self._reflect(agent_id, trigger.content or None, actor)
-        return out
+        return MessageOut.model_validate(out)
 
     def remember(self, agent_id: str, trigger: Trigger, said: str, *, actor: str, at: int,
-                 session_id: str | None) -> dict[str, Any]:
+                 session_id: str | None) -> dict[str, Any]:  # open: MessageOut's nested maps keep their nulls
         """One memory per statement: a compound one ("my wallet is X and I prefer low-risk pools") is split into
         its clauses (triggers.clauses), each classified and written on its own, so that forgetting one leaves the
         others; a procedure's steps or a vault item stay whole. The answer is the first memory's, with every
@@ -114,9 +135,10 @@ class AgentMemory:
         return {**written[0], "memories": written}
 
     def _remember_one(self, agent_id: str, content: str, said: str, explicit: bool, user: str, *, actor: str,
-                      at: int, session_id: str | None, classification: Classification | None) -> dict[str, Any]:
+                      at: int, session_id: str | None, classification: Classification | None
+                      ) -> dict[str, Any]:  # open: one of MessageOut.memories, its nulls kept on the wire
         agent, _ = self._agent_and_user(agent_id)
-        clade = agent.get("clade")
+        clade = agent.clade
         tag = "bot:trigger-remember" if explicit else "bot:auto-detect"  # the actor's role in the trail (12.3)
         because = f"user said {_quoted(said)}"
         if classification is None:
@@ -209,7 +231,8 @@ class AgentMemory:
         return self.forgetting.archive(agent_id, ids, core_lines=core_lines, actor=actor, now=now_ms(), tag=tag,
                                        trigger=because)
 
-    def _reflect(self, agent_id: str, about: str | None, actor: str) -> dict[str, Any]:
+    def _reflect(self, agent_id: str, about: str | None,
+                 actor: str) -> dict[str, Any]:  # open: MessageOut.reflect, proposed or already waiting
         """A reflection asked for by phrase: proposed now, pending until the person decides; the one pending
         already when there is one."""
         try:
@@ -224,7 +247,7 @@ class AgentMemory:
 
     # ------------------------------------------------------------------ helpers
 
-    def _agent_and_user(self, agent_id: str) -> tuple[dict[str, Any], str]:
+    def _agent_and_user(self, agent_id: str) -> tuple[AgentOut, str]:
         """The agent (NotFound when there is none) and the person's name, read from the identity block
         ("- Name: Alex", "My name is Alex"), else "user": one round trip, kept for AGENT_TTL seconds (a new
         name counts from the next read; an agent is never deleted)."""
@@ -234,11 +257,11 @@ class AgentMemory:
         rows = self.db.fetch("memory/agent_and_name", agent_id=agent_id, identity_id=f"{agent_id}:core:identity")
         if not rows or rows[0]["agent"] is None:
             raise NotFound(f"no agent {agent_id!r}")
-        found = dict(rows[0]["agent"]), person_name(rows[0]["identity"] or "", USER)
+        found = AgentOut.model_validate(dict(rows[0]["agent"])), person_name(rows[0]["identity"] or "", USER)
         self._agents[agent_id] = (time.monotonic() + AGENT_TTL, *found)
         return found
 
-    def _require_agent(self, agent_id: str) -> dict[str, Any]:
+    def _require_agent(self, agent_id: str) -> AgentOut:
         return self._agent_and_user(agent_id)[0]
 
 

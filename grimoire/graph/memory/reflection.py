@@ -224,7 +224,7 @@ class Reflections:
         return summary, themes
 
     def _facts(self, memories: list[dict[str, Any]], relations: list[dict[str, Any]],
-               user: str) -> list[dict[str, Any]]:
+               user: str) -> list[dict[str, Any]]:  # open: Item.data, keyed by its kind (reflection_format)
         """Relations the episodes state that the graph does not hold yet, one fact per episode."""
         known = {(r["s"], r["relation"], r["o"]) for r in relations}
         me = user_entity(user)
@@ -249,7 +249,7 @@ class Reflections:
         return facts
 
     def _core_changes(self, core: dict[Block, BlockOut], memories: list[dict[str, Any]],
-                      graph: dict[str, Any], now: int) -> list[dict[str, Any]]:
+                      graph: dict[str, Any], now: int) -> list[dict[str, Any]]:  # open: Item.data, by kind
         """Phase 4: active context and critical facts rewritten, under the cap."""
         stale = {f"- {m['text']}" for m in graph["core"] if m.get("core_block") == Block.context.value
                  and not m.get("archived_at") and relevance.of(m, now).status in (Status.dormant, Status.archived)}
@@ -371,7 +371,8 @@ def _meta(past: list[Reflection], themes: list[str], relations: list[dict[str, A
     return Evolution(learning, understanding, theme, MILESTONES.get(number)), caps
 
 
-def _patterns(memories: list[dict[str, Any]], procedure_tags: list[list[str]]) -> list[dict[str, Any]]:
+def _patterns(memories: list[dict[str, Any]],
+              procedure_tags: list[list[str]]) -> list[dict[str, Any]]:  # open: Item.data, by kind
     """Episodes of the same kind of work on one topic, three or more: proposed as a procedure."""
     covered = {t for tags in procedure_tags for t in (tags or [])}
     groups: dict[str, list[dict[str, Any]]] = {}
@@ -394,7 +395,7 @@ def _patterns(memories: list[dict[str, Any]], procedure_tags: list[list[str]]) -
     return out
 
 
-def _contradictions(relations: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _contradictions(relations: list[dict[str, Any]]) -> list[dict[str, Any]]:  # open: Item.data, by kind
     held = {(r["s"], r["relation"], r["o"]): r for r in relations}
     out = []
     for a, b in OPPOSITES:

@@ -38,7 +38,7 @@ class Item:
     line: str                         # how the summary shows it
     data: dict[str, Any] = field(default_factory=dict)
 
-    def out(self) -> dict[str, Any]:
+    def out(self) -> dict[str, Any]:  # open: stored as JSON on the reflection and read back by `of`
         return {"id": self.id, "kind": self.kind.value, "line": self.line, "data": self.data}
 
     @classmethod

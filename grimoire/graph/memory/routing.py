@@ -108,7 +108,7 @@ class Classification:
     router: str = "rule-based"
     fallback: str | None = None          # why the rules answered for the model
 
-    def out(self) -> dict[str, Any]:
+    def out(self) -> dict[str, Any]:  # open: MessageOut.classification, its nulls kept on the wire
         """Section 8.2's structured output (and what this service adds: type, block, procedure, router)."""
         out: dict[str, Any] = {
             "store": self.store.value, "entities": [e.out() for e in self.entities],

@@ -43,6 +43,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from pydantic import BaseModel, Field
+
+from grimoire.graph import agents
+from grimoire.graph.agents import AgentOut
 from grimoire.graph.audit import Audit, NodeLabel, SetProperties
 from grimoire.graph.db import cypher, ogm
 from grimoire.graph.db.connection import Database
@@ -51,7 +55,7 @@ from grimoire.graph.embeddings import Embedder
 from grimoire.graph.errors import Conflict, NotFound
 from grimoire.graph.ids import now_ms
 from grimoire.graph.memory import relevance, stores
-from grimoire.graph.memory.blocks import Block, Replace, normalise
+from grimoire.graph.memory.blocks import Block, BlockOut, Replace, normalise
 from grimoire.graph.memory.core import CoreMemory
 from grimoire.graph.memory.relevance import Arrival
 from grimoire.graph.memory.routing import (
@@ -455,27 +459,46 @@ def zipped(files: Files, at: int) -> bytes:
 
 # ---------------------------------------------------------------------------------------- the graph
 
-def _agent(db: Database, agent_id: str) -> dict[str, Any]:
-    rows = db.fetch("agents/get", id=agent_id)
-    if not rows:
+class ImportOut(BaseModel):
+    agent_id: str
+    created: dict[str, int] = Field(description="memories written, by store")
+    unchanged: int = Field(description="items imported before with the same content: left as they are")
+    core_blocks: list[str] = Field(description="the core blocks MEMORY.md changed")
+    entities: int = Field(description="entities the memories name")
+    relations: int = Field(description="index.md's edges, each asserted by a semantic memory")
+    skipped: dict[str, str] = Field(description="files of the spec's layout not imported, and why")
+    audit_ids: list[str] = Field(description="the audit records of the memories' writes (core edits have their own)")
+
+
+def _agent(db: Database, agent_id: str) -> AgentOut:
+    found = agents.get(db, agent_id)
+    if found is None:
         raise NotFound(f"no agent {agent_id!r}")
-    return dict(rows[0]["agent"])
+    return found
 
 
-def _core_edits(core: CoreMemory, agent_id: str, contents: dict[Block, str]) -> dict[str, Any]:
+@dataclass(frozen=True)
+class CoreCheck:
+    """Core memory as it stands and the new blocks' token counts, checked against the cap before anything is written."""
+
+    state: dict[Block, BlockOut]
+    tokens: dict[Block, int]
+
+
+def _core_edits(core: CoreMemory, agent_id: str, contents: dict[Block, str]) -> CoreCheck:
     """The blocks' new token counts, checked against the cap (422: the file is too long), and the current state."""
     state = core.read(agent_id)
     tokens = {b: core.tokens(normalise(contents[b])) for b in Block}
     if sum(tokens.values()) > core.cap:
         raise WorkspaceInvalid([f"{MEMORY_MD} line 1: core memory would hold {sum(tokens.values())} tokens, "
                                 f"{sum(tokens.values()) - core.cap} over its cap of {core.cap}"])
-    return {"state": {Block(b.block): b for b in state.blocks}, "tokens": tokens}
+    return CoreCheck({Block(b.block): b for b in state.blocks}, tokens)
 
 
 def _write_core(core: CoreMemory, agent_id: str, contents: dict[Block, str], pinned: list[str],
-                checked: dict[str, Any], actor: str) -> list[str]:
+                checked: CoreCheck, actor: str) -> list[str]:
     """The four blocks replaced in one transaction: the ones that shrink first, so none passes the cap on the way."""
-    state, tokens = checked["state"], checked["tokens"]
+    state, tokens = checked.state, checked.tokens
     order = sorted(Block, key=lambda b: tokens[b] - state[b].tokens)
     was_pinned = list(state[Block.critical].pinned)
     changed = [b.value for b in order if normalise(contents[b]) != state[b].content
@@ -554,7 +577,7 @@ def _write(db: Database, embedder: Embedder, agent_id: str, planned: Sequence[Pl
 
 
 def import_workspace(db: Database, embedder: Embedder, core: CoreMemory, agent_id: str, files: Files, *,
-                     actor: str, now: int | None = None) -> dict[str, Any]:
+                     actor: str, now: int | None = None) -> ImportOut:
     """Validate every file, then write: core memory, the memories, their decay inputs. 422 names every problem
     with its file and line, 409 an item imported before with other content; either way nothing is written."""
     ws = parse_workspace(files)
@@ -564,7 +587,7 @@ def import_workspace(db: Database, embedder: Embedder, core: CoreMemory, agent_i
     refs = [{"minute": m, "day": day_of(m)} for m in missing_references(ws)]
     found = {int(r["minute"]): str(r["id"])
              for r in (db.fetch("memory/workspace_said_at", agent_id=agent_id, refs=refs) if refs else [])}
-    planned = plan(ws, agent_id, agent.get("clade"), at, found)
+    planned = plan(ws, agent_id, agent.clade, at, found)
     existing = _existing(db, agent_id, planned)
     core_changed = _write_core(core, agent_id, ws.core[0], ws.core[1], checked, actor) if ws.core and checked else []
     new = [p.memory for p in planned if p.memory.id not in existing]
@@ -572,9 +595,9 @@ def import_workspace(db: Database, embedder: Embedder, core: CoreMemory, agent_i
     created: dict[str, int] = {}
     for m in new:
         created[m.store.value] = created.get(m.store.value, 0) + 1
-    return {"agent_id": agent_id, "created": created, "unchanged": len(existing), "core_blocks": core_changed,
-            "entities": len({e.slug for p in planned for e in p.memory.classification.entities}),
-            "relations": len(ws.index.edges), "skipped": ws.skipped, "audit_ids": audit_ids}
+    return ImportOut(agent_id=agent_id, created=created, unchanged=len(existing), core_blocks=core_changed,
+                     entities=len({e.slug for p in planned for e in p.memory.classification.entities}),
+                     relations=len(ws.index.edges), skipped=ws.skipped, audit_ids=audit_ids)
 
 
 def _stored(row: Mapping[str, Any]) -> Stored:

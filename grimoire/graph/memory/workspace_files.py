@@ -815,7 +815,8 @@ def _route(path: str) -> tuple[str, str] | None:
     return None
 
 
-def _read_files(files: Files, problems: Problems) -> dict[str, Any]:
+def _read_files(files: Files, problems: Problems) -> Workspace:
+    """Each file parsed on its own (its problems noted); the checks across files come after."""
     got: dict[str, Any] = {"core": None, "episodes": [], "index": Index((), ()), "entities": {}, "procedures": [],
                            "vault": [], "decay": DecayFile(None, {}, {}), "skipped": {}}
     layout = ("MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, memory/graph/relations.md, "
@@ -855,15 +856,14 @@ def _read_files(files: Files, problems: Problems) -> dict[str, Any]:
             got["procedures" if kind == "procedure" else "vault"].append(parsed)
         else:
             problems.add(path, None, f"a {kind} file's name is letters, digits, '-' and '_', not {name}.md")
-    return got
+    return Workspace(got["core"], tuple(got["episodes"]), got["index"], got["entities"], tuple(got["procedures"]),
+                     tuple(got["vault"]), got["decay"], got["skipped"])
 
 
 def parse_workspace(files: Files) -> Workspace:
     """Every file parsed and checked against the others; WorkspaceInvalid (422) names every problem."""
     problems = Problems()
-    got = _read_files(files, problems)
-    ws = Workspace(got["core"], tuple(got["episodes"]), got["index"], got["entities"], tuple(got["procedures"]),
-                   tuple(got["vault"]), got["decay"], got["skipped"])
+    ws = _read_files(files, problems)
     _check_registry(ws, problems)
     _check_decay(ws, problems)
     problems.raise_any()

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
+from grimoire.graph.model.rows import FreeForm
+
 DAY_MS = 86_400_000
 WEEK_MS = 7 * DAY_MS
 EPSILON = 1e-9  # float noise: a series of equal values is not declining
@@ -63,8 +65,8 @@ class Metric:
     no_input: str | None = None  # why this store cannot compute it
     derived: Callable[[Reading], dict[str, Any]] | None = None  # detail computed from the series
 
-    def details(self, reading: Reading) -> dict[str, Any]:
-        """The Cypher's detail with what `derived` adds from the series."""
+    def details(self, reading: Reading) -> FreeForm:
+        """The Cypher's detail with what `derived` adds from the series (keys each metric's statement chooses)."""
         extra = self.derived(reading) if self.derived is not None and reading.value is not None else {}
         return {**reading.detail, **extra}
 

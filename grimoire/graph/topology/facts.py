@@ -150,7 +150,7 @@ def invalidate(db: Database, fact_id: str, at_block: int, *, actor: str, agent_i
     fact of another owner is not found, as an unknown one."""
     audit = Audit(action="fact.invalidate", actor=actor, agent_id=agent_id)
 
-    def work(tx: Tx) -> dict[str, Any]:
+    def work(tx: Tx) -> Record:
         at = now or now_ms()
         rows = [r.data() for r in tx.run(cypher.query("topology/invalidate_fact"), fact_id=fact_id, at_block=at_block,
                                          now=at, audit_id=audit.id, **visibility.params())]
