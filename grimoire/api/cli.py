@@ -230,7 +230,7 @@ def cmd_readme_table(args: argparse.Namespace, settings: Settings) -> int:
     """A table README.md shows, generated: printed, or (--write) rewritten in the README."""
     from grimoire.api import readme
 
-    name = readme.CONFIG_TABLE if args.command == "config" else readme.ROUTE_TABLE
+    name = {"config": readme.CONFIG_TABLE, "routes": readme.ROUTE_TABLE, "spec": readme.SPEC_TABLE}[args.command]
     if not args.write:
         _say(readme.generated(name))
         return 0
@@ -356,7 +356,9 @@ def build_parser() -> argparse.ArgumentParser:
     context.set_defaults(func=_remote(remote.context))
 
     for name, text in (("config", "the settings (environment variables) as README's configuration table"),
-                       ("routes", "the REST routes as README's route table")):
+                       ("routes", "the REST routes as README's route table"),
+                       ("spec", "the documents' constants beside the code's, and where they differ, as README's "
+                                "spec table")):
         p = sub.add_parser(name, help=text)
         p.add_argument("action", choices=["table"])
         p.add_argument("--write", action="store_true", help="rewrite the table in README.md instead of printing it")

@@ -1,8 +1,9 @@
 """The generated parts of README.md: the configuration table, made from the Settings model's fields
-(name, default, description), and the route table, made from the app's OpenAPI schema.
+(name, default, description); the route table, made from the app's OpenAPI schema; and the documents' constants
+beside the code's with the list of where the project differs (graph/spec_values.py).
 
-`grimoire config table --write` and `grimoire routes table --write` rewrite them in place between
-their markers; tests/unit/test_readme.py fails when README.md differs from what they generate.
+`grimoire config table --write`, `grimoire routes table --write` and `grimoire spec table --write` rewrite them in
+place between their markers; tests/unit/test_readme.py fails when README.md differs from what they generate.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from grimoire.graph.settings import PROJECT_ROOT, Settings
 README = PROJECT_ROOT / "README.md"
 CONFIG_TABLE = "config-table"
 ROUTE_TABLE = "route-table"
-COMMANDS = {CONFIG_TABLE: "grimoire config table --write", ROUTE_TABLE: "grimoire routes table --write"}
+SPEC_TABLE = "spec-table"
+COMMANDS = {CONFIG_TABLE: "grimoire config table --write", ROUTE_TABLE: "grimoire routes table --write",
+            SPEC_TABLE: "grimoire spec table --write"}
 
 
 class MissingSection(LookupError):
@@ -65,6 +68,26 @@ def route_table(openapi: dict[str, Any]) -> str:
     return "\n".join(["| route | what |", "|---|---|", *rows])
 
 
+def _number(value: Any) -> str:
+    return f"`{value:g}`" if isinstance(value, float) else f"`{value}`"
+
+
+def spec_table() -> str:
+    """The documents' constants beside the code's (a row each, the note saying why where they differ), then every
+    place the project differs from the documents: the constants that differ and the behaviours."""
+    from grimoire.graph import spec_values as sv
+
+    rows = [f"| `{c.code}` | {_number(c.value())} | {_cell(c.doc_text)} | {c.document}:{c.line} | "
+            f"{'differs' if c.differs else 'same'}{': ' + _cell(c.why) if c.why else ''} |" for c in sv.CONSTANTS]
+    table = ["| constant (where the code holds it) | code | document | where | |", "|---|---|---|---|---|", *rows]
+    differ = [f"- **`{c.code}`** ({c.document}:{c.line}, {_cell(c.doc_text)}; the code: {_number(c.value())}): "
+              f"{_cell(c.why or '')}" for c in sv.CONSTANTS if c.differs]
+    behave = [f"- **{_cell(d.topic)}** ({d.document}:{d.line}). The document: {_cell(d.document_says)}. The code: "
+              f"{_cell(d.code_does)}. Why: {_cell(d.why)}" for d in sv.DIFFERENCES]
+    return "\n".join([*table, "", "Where the project still differs from the documents, and why:", "", *differ,
+                      *behave])
+
+
 def app_route_table() -> str:
     from grimoire.api.app import create_app
 
@@ -96,7 +119,7 @@ def with_section(text: str, name: str, body: str) -> str:
 
 
 def generated(name: str) -> str:
-    return config_table() if name == CONFIG_TABLE else app_route_table()
+    return {CONFIG_TABLE: config_table, ROUTE_TABLE: app_route_table, SPEC_TABLE: spec_table}[name]()
 
 
 def write(name: str, path: Path = README) -> bool:

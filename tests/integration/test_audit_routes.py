@@ -141,6 +141,13 @@ def _propose_reflection(w: World) -> Call:
     return lambda: w.post(f"/agents/{AGENT}/reflections", json={})
 
 
+def _end_session(w: World) -> Call:
+    agent = "walker-ends"  # an agent of its own: the walk's agent has a reflection pending already
+    h = w.api.headers(agent, CLADE)
+    w.ok(w.post(f"/agents/{agent}/messages", headers=h, json={"text": "Remember that the session ends at noon."}))
+    return lambda: w.post(f"/agents/{agent}/sessions/end", headers=h)
+
+
 def _acknowledge(w: World) -> Call:
     w.ok(w.api.client.put(f"/agents/{AGENT}/core/identity", headers=w.h, json={"content": "- Name: Sam"}))
     alert = w.ok(w.post(f"/agents/{AGENT}/sessions"))["alerts"][0]["id"]
@@ -361,6 +368,7 @@ MUTATING: dict[str, Case] = {
     "POST /agents/{agent_id}/forget": _forget,
     "POST /agents/{agent_id}/memories/restore": _restore,
     "POST /agents/{agent_id}/reflections": _propose_reflection,
+    "POST /agents/{agent_id}/sessions/end": _end_session,
     "POST /agents/{agent_id}/reflections/{reflection_id}/decision": _decide_reflection,
     "POST /agents/{agent_id}/workspace": _workspace,
     "POST /agents/{agent_id}/proposals": _call("POST", f"/agents/{AGENT}/proposals", {

@@ -234,7 +234,9 @@ def _query(params: dict[str, Any]) -> Any:
 # (a list of them). A route absent here (and from NOT_WALKED) fails test_every_read_route_is_walked.
 PLACEHOLDERS = {
     "agent_id": _agents,
-    "episode_id": lambda w, v: w.ids("episode"), "entry_id": lambda w, v: w.ids("entry"),
+    # the probes too: their predictions are what Reflexion judges (GET /episodes/{episode_id}/reflection)
+    "episode_id": lambda w, v: w.ids("episode") + [i.id for i in w.items if "-probe" in i.id],
+    "entry_id": lambda w, v: w.ids("entry"),
     "crystal_id": lambda w, v: w.ids("episode", "entry", "memory"),
     "item_id": lambda w, v: w.ids("episode", "entry", "memory"), "memory_id": lambda w, v: w.ids("memory"),
     "decision_id": lambda w, v: w.decisions, "block": lambda w, v: ["critical", "persona"],

@@ -69,6 +69,37 @@ def test_a_decision_record_and_its_beliefs(api: Api) -> None:
     post(api, "feedback", {"assembly_id": ws["assembly_id"], "quality": 1.5}, status=422)
 
 
+def test_the_outcome_verification_block_and_the_model_tier(api: Api) -> None:
+    """context-governor.md S3.4: a prediction of 0.5 at confidence 0.8 against 0.2 from a 0.3 baseline is off by 0.3,
+    the wrong way, and the categories the workspace injected but the response never referenced are named for more
+    room; S5.3: a T0 turn (a probe, no model call) records nothing and moves no belief, a T1 one keeps its tier."""
+    ids = seed(api)
+    ws = post(api, "assemble", {"task": "swap", "regime": "bull", "query": QUERY, "supplied": SUPPLIED})
+    out = post(api, "feedback", {"assembly_id": ws["assembly_id"], "cited": [ids["h1"]], "quality": 0.8,
+                                 "model_tier": "T1", "prediction": {"value": 0.5, "baseline": 0.3,
+                                                                    "confidence": 0.8}, "actual": 0.2})
+    v = out["verification"]
+    assert v["prediction_error"] == pytest.approx(0.3) and v["was_correct_direction"] is False
+    assert v["calibration_delta"] == pytest.approx(0.3 / 0.81)
+    assert [r["category"] for r in out["referenced"]] == ["playbook"]
+    assert v["ignored_categories"] == sorted(set(ws["categories"]) - {"playbook"})
+    assert v["recommendation"] == "Increase allocation for: " + ", ".join(v["ignored_categories"])
+    assert get(api, "decisions")[0]["model_tier"] == "T1"
+    close = post(api, "feedback", {"assembly_id": ws["assembly_id"], "quality": 0.8, "actual": 0.45,
+                                   "prediction": {"value": 0.5, "baseline": 0.3, "confidence": 0.9}})
+    assert close["verification"]["was_correct_direction"] is True
+    assert close["verification"]["recommendation"] == "Current allocations adequate"
+    assert post(api, "feedback", {"assembly_id": ws["assembly_id"]})["verification"] is None  # no prediction
+    before = {(b["regime"], b["category"]): b["alpha"] + b["beta"] for b in get(api, "beliefs")}
+    decided = len(get(api, "decisions"))
+    probe = post(api, "feedback", {"assembly_id": ws["assembly_id"], "quality": 0.9, "model_tier": "T0"})
+    assert probe["decision_id"] is None and probe["skipped"].startswith("T0") and probe["beliefs"] == {}
+    assert len(get(api, "decisions")) == decided
+    assert {(b["regime"], b["category"]): b["alpha"] + b["beta"] for b in get(api, "beliefs")} == before
+    post(api, "feedback", {"assembly_id": ws["assembly_id"], "actual": 0.2}, status=422)  # half a comparison
+    post(api, "feedback", {"assembly_id": ws["assembly_id"], "model_tier": "T9"}, status=422)
+
+
 def test_a_simulated_run_moves_the_allocations_toward_what_good_decisions_used(api: Api) -> None:
     """Five cycles of eight decisions: the playbook cited before every good outcome, the insights never. Each
     cycle's Loop 2 is a revision; the playbook grows and the insights shrink, no category by more than 0.02."""

@@ -145,6 +145,12 @@ def test_strength_grows_only_on_use_with_a_positive_outcome(client) -> None:
                                                      "dream_validated": True}).json()
     assert dreamt["strength"] == 2.5 and dreamt["dream_validated"] is True
     assert dreamt["half_life_ms"] == 2 * 7 * DAY_MS  # an Insight's 7 days, at half the rate
+    assert dreamt["dream_count"] == 1 and dreamt["last_dreamed_at"] is not None  # the dream path counts
+    assert "dream_count" not in used or not used["dream_count"]  # a waking decision is not a dream
+    twice = client.post("/entries/s/outcome", json={"used_in_decision": False, "outcome": "neutral",
+                                                    "dream_validated": True}).json()
+    assert twice["dream_count"] == 2 and twice["last_dreamed_at"] >= dreamt["last_dreamed_at"]
+    assert twice["half_life_ms"] == dreamt["half_life_ms"]  # the slower rate is given once
     assert client.post("/entries/s/outcome", json={"used_in_decision": True}).status_code == 422
 
 

@@ -152,6 +152,7 @@ LEAKS = "test_isolation.py::test_admission_votes_decisions_and_export_do_not_lea
 READ_ROUTES = {
     "GET /episodes": "test_isolation.py::test_by_id_and_lists",
     "GET /episodes/{episode_id}": "test_isolation.py::test_by_id_and_lists",
+    "GET /episodes/{episode_id}/reflection": "test_reflexion.py::test_the_verdict_is_read_by_who_may_see_the_episode",
     "GET /entries": "test_isolation.py::test_by_id_and_lists",
     "GET /entries/{entry_id}": "test_isolation.py::test_by_id_and_lists",
     "GET /entries/{entry_id}/versions": LEARNING,

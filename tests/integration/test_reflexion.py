@@ -53,3 +53,30 @@ def test_a_systematic_miss_proposes_one_candidate_insight(api: Api, db) -> None:
     decision = api.client.get(f"/admission/decisions/{insight['admission_id']}", headers=h)
     assert decision.status_code == 200, decision.text
     assert decision.json()["outcome"] == "admitted"
+
+
+def test_the_verdict_is_read_by_who_may_see_the_episode(api: Api) -> None:
+    """GET /episodes/{id}/reflection answers Reflexion's verdict, deviation and queued deltas; another agent (and
+    another clade) gets a 404 for a private episode as for an unknown one, as does an episode without a verdict."""
+    h = api.headers(AGENT, CLADE)
+    informed = {"id": "rx-read-h", "agent_id": AGENT, "category": "Heuristic", "scope": "private",
+                "content": "When swapping WETH/USDC on uniswap in a bull regime, expect about 10 bps of return."}
+    r = api.client.post("/entries", headers=h, json=informed)
+    assert r.status_code in (200, 201), r.text
+    miss = _episode(7, "sushi-swap", 10.0, -70.0) | {"id": "rx-read"}
+    miss["prediction"] = {**miss["prediction"], "informed_by": ["rx-read-h"]}
+    plain = {"id": "rx-plain", "type": "observation", "text": "no prediction here"}
+    r = api.client.post("/episodes/batch", headers=h, json={"episodes": [miss, plain]})
+    assert r.status_code == 201, r.text
+    r = api.client.get("/episodes/rx-read/reflection", headers=h)
+    assert r.status_code == 200, r.text
+    got = r.json()
+    assert got["episode_id"] == "rx-read" and got["verdict"] == "wrong" and got["direction_correct"] is False
+    assert got["expected"] == 10.0 and got["actual"] == -70.0 and got["metric"] == "return_bps"
+    assert {d["entry_id"] for d in got["deltas"]} == {"rx-read-h"}
+    assert any(d["op"] == "adjust" and d["verdict"] == "wrong" for d in got["deltas"]), got["deltas"]
+    assert api.client.get("/episodes/rx-plain/reflection", headers=h).status_code == 404
+    for other in (api.headers("golem-other", CLADE), api.headers("golem-far", "clade-far")):
+        r = api.client.get("/episodes/rx-read/reflection", headers=other)
+        assert r.status_code == 404, r.text
+    assert api.client.get("/episodes/rx-read/reflection", headers=api.admin).status_code == 200

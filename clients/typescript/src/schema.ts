@@ -73,6 +73,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/episodes/{episode_id}/reflection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision */
+        get: operations["episode_reflection_episodes__episode_id__reflection_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/entries": {
         parameters: {
             query?: never;
@@ -1348,8 +1365,25 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Start a session: the critical items' checksums verified, and the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged */
+        /** Start a session: the critical items' checksums verified, the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits for the batch review (13.3): open proposals and the reflection waiting for approval */
         post: operations["start_session_agents__agent_id__sessions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/sessions/end": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** End a session: a reflection over what it added (10.1 'Session end'), pending approval; none when nothing was remembered since the last reflection or one is waiting */
+        post: operations["end_session_agents__agent_id__sessions_end_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3222,6 +3256,18 @@ export interface components {
             over_contexted?: boolean;
             /** Tick */
             tick?: number | null;
+            /**
+             * Model Tier
+             * @description the cognitive tier that decided: T0 is a probe with no model call, and Loop 1 skips it (nothing recorded, no belief moves)
+             */
+            model_tier?: ("T0" | "T1" | "T2") | null;
+            /** @description what the decision predicted; with `actual`, the answer's `verification` compares them (context-governor.md S3.4) */
+            prediction?: components["schemas"]["Prediction"] | null;
+            /**
+             * Actual
+             * @description what happened
+             */
+            actual?: number | null;
         };
         /** CoreLineIn */
         CoreLineIn: {
@@ -3321,6 +3367,8 @@ export interface components {
             is_verified?: boolean | null;
             /** Dream Count */
             dream_count?: number | null;
+            /** Last Dreamed At */
+            last_dreamed_at?: number | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -3947,6 +3995,10 @@ export interface components {
             is_bloodstain?: boolean | null;
             /** Dream Validated */
             dream_validated?: boolean | null;
+            /** Dream Count */
+            dream_count?: number | null;
+            /** Last Dreamed At */
+            last_dreamed_at?: string | null;
             /** Admission Id */
             admission_id?: string | null;
             /** Audit Id */
@@ -4728,6 +4780,8 @@ export interface components {
             missing: string[] | null;
             /** Tick */
             tick: number | null;
+            /** Model Tier */
+            model_tier: string | null;
         };
         /** FeedbackOut */
         FeedbackOut: {
@@ -5076,6 +5130,8 @@ export interface components {
             is_verified?: boolean | null;
             /** Dream Count */
             dream_count?: number | null;
+            /** Last Dreamed At */
+            last_dreamed_at?: number | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -6050,6 +6106,8 @@ export interface components {
             is_verified?: boolean | null;
             /** Dream Count */
             dream_count?: number | null;
+            /** Last Dreamed At */
+            last_dreamed_at?: number | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -6746,6 +6804,31 @@ export interface components {
          * @enum {string}
          */
         Outcome: "positive" | "negative" | "neutral" | "descriptive";
+        /** OutcomeVerification */
+        OutcomeVerification: {
+            /**
+             * Prediction Error
+             * @description |predicted - actual|
+             */
+            prediction_error: number;
+            /**
+             * Was Correct Direction
+             * @description prediction and outcome on the same side of the baseline
+             */
+            was_correct_direction: boolean;
+            /**
+             * Ignored Categories
+             * @description injected in the workspace, not referenced by the response
+             */
+            ignored_categories: string[];
+            /**
+             * Calibration Delta
+             * @description prediction_error / (confidence + 0.01): large when sure and wrong
+             */
+            calibration_delta: number;
+            /** Recommendation */
+            recommendation: string;
+        };
         /** Override */
         Override: {
             /** Level */
@@ -7009,6 +7092,27 @@ export interface components {
          * @enum {string}
          */
         Predicate: "DeployedBy" | "TokenFlow" | "OracleDependency" | "PriceCorrelation" | "GovernanceControl" | "CollateralBacking" | "HasPosition" | "IsRouterFor" | "Custom";
+        /**
+         * Prediction
+         * @description What the decision predicted: a value, the baseline it moves from, and how sure it was.
+         */
+        Prediction: {
+            /**
+             * Value
+             * @description the predicted value
+             */
+            value: number;
+            /**
+             * Baseline
+             * @description the value before: the direction is read against it
+             */
+            baseline: number;
+            /**
+             * Confidence
+             * @description how sure the prediction was, 0 to 1
+             */
+            confidence: number;
+        };
         /**
          * PredictionIn
          * @description What the agent predicted before acting, and (once verified) what happened: Reflexion's input.
@@ -7486,10 +7590,20 @@ export interface components {
          * @description A decision's record (Loop 1) and what followed from it: a mutation judged, a guideline learned, Loop 2.
          */
         Recorded: {
-            /** Decision Id */
-            decision_id: string;
+            /**
+             * Decision Id
+             * @description the decision record; none for a T0 turn (nothing is learned)
+             */
+            decision_id: string | null;
             /** Assembly Id */
             assembly_id: string;
+            /**
+             * Skipped
+             * @description why nothing was recorded (a T0 turn: no model call)
+             */
+            skipped?: string | null;
+            /** @description the prediction beside the outcome (context-governor.md S3.4), when one was given */
+            verification?: components["schemas"]["OutcomeVerification"] | null;
             /** Referenced */
             referenced: components["schemas"]["Reference"][];
             /** Influenced */
@@ -7629,6 +7743,57 @@ export interface components {
             skipped?: {
                 [key: string]: string;
             } | null;
+        };
+        /**
+         * ReflectionOut
+         * @description Reflexion's verdict on an episode's prediction and what it means for the entries that informed the decision
+         *     (those the viewer may see).
+         */
+        ReflectionOut: {
+            /** Id */
+            id: string;
+            /** Episode Id */
+            episode_id: string;
+            /** Metric */
+            metric?: string | null;
+            /** Expected */
+            expected?: number | null;
+            /** Actual */
+            actual?: number | null;
+            /** Tolerance */
+            tolerance?: number | null;
+            /** Deviation */
+            deviation?: number | null;
+            /** Within Tolerance */
+            within_tolerance?: boolean | null;
+            /** Direction Correct */
+            direction_correct?: boolean | null;
+            /** Verdict */
+            verdict: string;
+            /** Interpretation */
+            interpretation?: string | null;
+            /** Reasoner */
+            reasoner?: string | null;
+            /** Fallback */
+            fallback?: string | null;
+            /** At */
+            at?: string | null;
+            /** Deltas */
+            deltas?: components["schemas"]["ReflexionDelta"][];
+        };
+        /** ReflexionDelta */
+        ReflexionDelta: {
+            /** Entry Id */
+            entry_id: string;
+            /**
+             * Op
+             * @description up, down or adjust: what the verdict does to the entry when the Curator applies it
+             */
+            op: string;
+            /** Verdict */
+            verdict?: string | null;
+            /** Reason */
+            reason?: string | null;
         };
         /** ReinforceIn */
         ReinforceIn: {
@@ -8306,11 +8471,21 @@ export interface components {
              */
             samples: components["schemas"]["SampleOut"][];
         };
+        /** SessionEnded */
+        SessionEnded: {
+            /** Agent Id */
+            agent_id: string;
+            /** Ended At */
+            ended_at: number;
+            /** @description the reflection the session's end proposed (trigger session_end), pending approval; none when nothing was remembered since the last one or one waits */
+            reflection?: components["schemas"]["Reflection"] | null;
+        };
         /**
-         * SessionStart
-         * @description A session started: the critical items verified, and the alerts waiting for the user (12.5).
+         * SessionOpened
+         * @description A session started: the critical items verified, the alerts waiting for the user (12.5), and what waits for
+         *     the batch review (13.3): the open proposals to the agent's memory and the reflection waiting for approval.
          */
-        SessionStart: {
+        SessionOpened: {
             /** Agent Id */
             agent_id: string;
             /** Started At */
@@ -8319,6 +8494,13 @@ export interface components {
             raised: number;
             /** Alerts */
             alerts: components["schemas"]["AlertRecord"][];
+            /**
+             * Pending Proposals
+             * @description sub-agents' proposals not yet decided, by number
+             */
+            pending_proposals?: components["schemas"]["Proposal"][];
+            /** @description the reflection waiting for approval */
+            pending_reflection?: components["schemas"]["Reflection"] | null;
         };
         /**
          * SituationIn
@@ -8411,6 +8593,8 @@ export interface components {
             is_verified?: boolean | null;
             /** Dream Count */
             dream_count?: number | null;
+            /** Last Dreamed At */
+            last_dreamed_at?: number | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -9240,6 +9424,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["EpisodeOut"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    episode_reflection_episodes__episode_id__reflection_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                episode_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReflectionOut"];
                 };
             };
             /** @description Validation Error */
@@ -11873,7 +12088,38 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionStart"];
+                    "application/json": components["schemas"]["SessionOpened"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    end_session_agents__agent_id__sessions_end_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionEnded"];
                 };
             };
             /** @description Validation Error */

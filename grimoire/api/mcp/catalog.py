@@ -123,6 +123,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     R("list_episodes", "GET /episodes", "Episodes this key may see, newest first, filtered by agent, type, "
       "regime, valid and recorded time."),
     R("get_episode", "GET /episodes/{episode_id}", "One episode by id, with its mentions and entries."),
+    R("get_episode_reflection", "GET /episodes/{episode_id}/reflection", "Reflexion's verdict on an episode's "
+      "prediction: correct, miscalibrated or wrong, with its deviation and the operations queued on the entries "
+      "that informed the decision."),
     R("add_entries", "POST /entries/batch", "Add knowledge entries (insights, heuristics, warnings, causal "
       "links, strategy fragments), up to 1,000 at once. Each goes through admission: admitted, merged into a "
       "near duplicate, skipped, or rejected, with the reason.", "write", idempotent=True, default=True,
@@ -161,8 +164,10 @@ TOOLS: tuple[ToolSpec, ...] = (
       "taught in one call.", "write"),
     R("before_compact", "POST /hooks/before_compact", "The before-compaction hook: save what the agent must "
       "keep before its context window is compacted.", "write"),
-    R("start_session", f"POST {A}/sessions", "Start a session: its id groups the changes made in it (a person "
-      "can roll a session back).", "write"),
+    R("start_session", f"POST {A}/sessions", "Start a session: the critical items verified, the alerts waiting "
+      "for the person, and what waits for a batch review (open proposals, the reflection to approve).", "write"),
+    R("end_session", f"POST {A}/sessions/end", "End a session: a reflection over what it added, pending the "
+      "person's approval (none when nothing new was remembered).", "write"),
     # ---------------------------------------------------------------- reflection, proposals, approval
     R("reflect", f"POST {A}/reflections", "Reflect on recent memories: a reflection with proposed changes, "
       "staged for the agent's person to approve.", "write"),

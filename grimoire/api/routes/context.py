@@ -133,7 +133,8 @@ def context_feedback(agent_id: str, body: ContextFeedbackIn, services: ServicesD
     clade = _clade(services.db, who, owner)
     outcome = Outcome(assembly_id=body.assembly_id, response=body.response, cited=tuple(body.cited),
                       quality=body.quality, cost=body.cost, missing=tuple(body.missing),
-                      over_contexted=body.over_contexted, tick=body.tick)
+                      over_contexted=body.over_contexted, tick=body.tick, model_tier=body.model_tier,
+                      prediction=body.prediction, actual=body.actual)
     return services.context.feedback(owner, clade, outcome, actor=who.key_id)
 
 

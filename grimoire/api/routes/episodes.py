@@ -9,9 +9,10 @@ from grimoire.api.auth import Reader, Writer
 from grimoire.api.deps import DbDep, EmbedderDep, RetrieverDep, ServicesDep
 from grimoire.api.ownership import claim
 from grimoire.api.presentation import for_viewer
-from grimoire.api.schemas.episodes import EpisodeOut, IngestOut
+from grimoire.api.schemas.episodes import EpisodeOut, IngestOut, ReflectionOut
 from grimoire.graph import episodes
 from grimoire.graph.errors import NotFound
+from grimoire.graph.learning import reflexion
 from grimoire.graph.model.common import Instant, to_ms
 from grimoire.graph.model.crystal import lifecycle
 from grimoire.graph.model.enums import EpisodeType, MarketRegime
@@ -76,6 +77,17 @@ def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep
         raise NotFound(f"no episode {episode_id!r}")
     retriever.reads.note([episode_id])  # a read by id is access for relevance (written in batches)
     return for_viewer(found, None)
+
+
+@router.get("/{episode_id}/reflection", response_model=ReflectionOut,
+            summary="Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation "
+                    "and the operations it queued on the entries that informed the decision")
+def episode_reflection(episode_id: str, db: DbDep, who: Reader) -> ReflectionOut:
+    found = reflexion.of_episode(db, episode_id, who.visibility())
+    if found is None:
+        raise NotFound(f"no reflection on episode {episode_id!r} (no such episode this key may see, or its "
+                       "prediction has no verified outcome yet)")
+    return found
 
 
 @router.get("", response_model=list[EpisodeOut], response_model_exclude_unset=True,

@@ -3,12 +3,13 @@ allocations are asked for."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 
 from grimoire.graph.context.affect import Pad
 from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskType
+from grimoire.graph.context.verification import Prediction
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
 
@@ -116,3 +117,16 @@ class ContextFeedbackIn(StrictModel):
         default_factory=list, description="missing-context signals: what the decision lacked")
     over_contexted: bool = False
     tick: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    model_tier: Literal["T0", "T1", "T2"] | None = Field(
+        default=None, description="the cognitive tier that decided: T0 is a probe with no model call, and Loop 1 "
+                                  "skips it (nothing recorded, no belief moves)")
+    prediction: Prediction | None = Field(default=None, description="what the decision predicted; with `actual`, "
+                                          "the answer's `verification` compares them (context-governor.md S3.4)")
+    actual: Annotated[float, Field(allow_inf_nan=False)] | None = Field(default=None,
+                                                                        description="what happened")
+
+    @model_validator(mode="after")
+    def _both(self) -> ContextFeedbackIn:
+        if (self.prediction is None) != (self.actual is None):
+            raise ValueError("give a prediction and the actual value together, or neither")
+        return self

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
+from grimoire.graph.learning.reflexion import ReflectionOut, ReflexionDelta
 from grimoire.graph.model.episode import EpisodeOut, MentionOut
 
-__all__ = ["EpisodeOut", "IngestOut", "MentionOut"]
+__all__ = ["EpisodeOut", "IngestOut", "MentionOut", "ReflectionOut", "ReflexionDelta"]
 
 
 class IngestOut(BaseModel):

@@ -26,6 +26,7 @@ from grimoire.graph.context import guidelines, mutations, recalibration, referen
 from grimoire.graph.context import policy as cp
 from grimoire.graph.context.categories import ContextCategory
 from grimoire.graph.context.config import GovernorConfig
+from grimoire.graph.context.verification import OutcomeVerification, Prediction, verify
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
@@ -35,6 +36,7 @@ from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.model.rows import Row
 
 GOOD = 0.5
+SKIPPED_TIER = "T0"
 
 
 class AssemblyNotFound(NotFound):
@@ -51,13 +53,19 @@ class Outcome:
     missing: Sequence[str] = ()           # missing-context signals
     over_contexted: bool = False
     tick: int | None = None
+    model_tier: str | None = None         # T0 (a probe, no model call), T1, T2: the cognitive tier that decided
+    prediction: Prediction | None = None
+    actual: float | None = None           # what happened, beside the prediction
 
 
 class Recorded(BaseModel):
     """A decision's record (Loop 1) and what followed from it: a mutation judged, a guideline learned, Loop 2."""
 
-    decision_id: str
+    decision_id: str | None = Field(description="the decision record; none for a T0 turn (nothing is learned)")
     assembly_id: str
+    skipped: str | None = Field(default=None, description="why nothing was recorded (a T0 turn: no model call)")
+    verification: OutcomeVerification | None = Field(
+        default=None, description="the prediction beside the outcome (context-governor.md S3.4), when one was given")
     referenced: list[referencing.Reference]
     influenced: list[str]
     outcome: str | None                     # good | bad | None (not known yet)
@@ -89,6 +97,7 @@ class StoredDecision(BaseModel):
     over_contexted: bool | None
     missing: list[str] | None
     tick: int | None
+    model_tier: str | None
 
 
 class DecisionRow(Row):
@@ -171,6 +180,10 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
     if not rows:
         raise AssemblyNotFound(f"no workspace {outcome.assembly_id!r} was assembled for {agent_id}")
     a, last_regime = rows[0].assembly, rows[0].last_regime
+    if outcome.model_tier == SKIPPED_TIER:  # S5.3 after_turn: a probe-only turn made no model call to learn from
+        return Recorded(decision_id=None, assembly_id=outcome.assembly_id, skipped=f"{SKIPPED_TIER}: a probe-only "
+                        "turn made no model call; Loop 1 learns nothing from it", referenced=[], influenced=[],
+                        outcome=None, beliefs={})
     injected: list[dict[str, Any]] = json.loads(a.injected or "[]")
     refs = referencing.detect(injected, outcome.response, outcome.cited, embed)
     good = None if outcome.quality is None else outcome.quality >= GOOD
@@ -187,7 +200,7 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
                 "injected_tokens": json.dumps(tokens, sort_keys=True),
                 "referenced": json.dumps([asdict(r) for r in refs]), "influenced": influenced,
                 "outcome_quality": outcome.quality, "cost": outcome.cost, "over_contexted": outcome.over_contexted,
-                "missing": list(outcome.missing), "tick": outcome.tick}
+                "missing": list(outcome.missing), "tick": outcome.tick, "model_tier": outcome.model_tier}
     beliefs = [{"id": _belief_id(agent_id, regime, c), "agent_id": agent_id, "regime": regime, "category": c}
                for c in sorted(tokens)] if good is not None else []
 
@@ -217,7 +230,7 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
     threshold = config.beta_filter
     out = Recorded(decision_id=decision_id, assembly_id=outcome.assembly_id, referenced=refs,
                    influenced=influenced, outcome=None if good is None else ("good" if good else "bad"),
-                   beliefs=after, audit_id=audit.id,
+                   beliefs=after, audit_id=audit.id, verification=_verified(outcome, tokens, refs),
                    crossed=[c for c, v in after.items() if (v < threshold) != (before[c] < threshold)])
     # what follows the record is its consequence, each its own audited change; one refused (a policy revised at
     # the same moment) is reported, not raised: the decision itself is recorded
@@ -238,6 +251,13 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
         out.loop2 = attempt("loop2", lambda: recalibration.recalibrate(db, agent_id, clade, config,
                                                                        trigger="regime_change", tick=outcome.tick))
     return out
+
+
+def _verified(outcome: Outcome, tokens: dict[str, int], refs: Sequence[referencing.Reference]
+              ) -> OutcomeVerification | None:
+    if outcome.prediction is None or outcome.actual is None:
+        return None
+    return verify(outcome.prediction, outcome.actual, tokens, (r.category for r in refs))
 
 
 def _squeezed(a: AssemblyRecord, injected: list[dict[str, Any]]) -> dict[str, int]:

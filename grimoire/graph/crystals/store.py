@@ -71,6 +71,7 @@ class CrystalFields(BaseModel):
     steering_reward: float | None = None
     is_verified: bool | None = None
     dream_count: int | None = None
+    last_dreamed_at: int | None = None
     provenance_operation: str | None = None
     provenance_actor: str | None = None
     stable_skill_id: str | None = None

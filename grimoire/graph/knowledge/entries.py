@@ -371,8 +371,9 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: EntryOutcomeIn, *, acto
         elif outcome.used_in_decision and outcome.outcome == Outcome.negative:
             changes.update(contradicted_count=e["contradicted_count"] + 1,
                            confidence=max(k.decay.floor, e["confidence"] - down))
-        if outcome.dream_validated:
+        if outcome.dream_validated:  # the dream path (knowledge-crystals.md: dreamCount, lastDreamedAt)
             strength += k.decay.dream_strength_step
+            changes.update(dream_count=int(e.get("dream_count") or 0) + 1, last_dreamed_at=now)
             if not e.get("dream_validated"):
                 changes["dream_validated"] = True
                 changes["half_life_ms"] = half_life_ms(

@@ -17,20 +17,74 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
 from grimoire.graph.db import cypher
+from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.entries import admit
 from grimoire.graph.knowledge.reasoner import Comparison
 from grimoire.graph.learning.distill import MAX_PARENTS
 from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.common import StoredTime
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, MarketRegime
-from grimoire.graph.model.rows import Properties, Record
+from grimoire.graph.model.rows import Properties, Record, Row
+from grimoire.graph.visibility import Visibility
 
 log = logging.getLogger(__name__)
 HISTORY = 10
+
+
+
+class ReflexionDelta(BaseModel):
+    entry_id: str
+    op: str = Field(description="up, down or adjust: what the verdict does to the entry when the Curator applies it")
+    verdict: str | None = None
+    reason: str | None = None
+
+
+class StoredReflection(BaseModel):
+    """Reflexion's verdict on an episode's prediction (grimoire.md, "Reflexion"): the comparison and its verdict
+    (correct, miscalibrated, wrong), as stored."""
+
+    id: str
+    episode_id: str
+    metric: str | None = None
+    expected: float | None = None
+    actual: float | None = None
+    tolerance: float | None = None
+    deviation: float | None = None
+    within_tolerance: bool | None = None
+    direction_correct: bool | None = None
+    verdict: str
+    interpretation: str | None = None
+    reasoner: str | None = None
+    fallback: str | None = None
+    at: StoredTime | None = None
+
+
+class ReflectionOut(StoredReflection):
+    """Reflexion's verdict on an episode's prediction and what it means for the entries that informed the decision
+    (those the viewer may see)."""
+
+    deltas: list[ReflexionDelta] = Field(default_factory=list)
+
+
+class EpisodeReflectionRow(Row):
+    query = "learning/episode_reflection"
+    reflection: StoredReflection | None
+    deltas: list[ReflexionDelta]
+
+
+def of_episode(db: Database, episode_id: str, visibility: Visibility) -> ReflectionOut | None:
+    """The episode's Reflection, if the viewer may see the episode and Reflexion has judged its prediction."""
+    rows = db.typed(EpisodeReflectionRow, id=episode_id, **visibility.params())
+    if not rows or rows[0].reflection is None:
+        return None
+    return ReflectionOut(**dict(rows[0].reflection), deltas=rows[0].deltas)
 
 
 @dataclass

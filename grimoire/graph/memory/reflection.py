@@ -82,6 +82,7 @@ class Trigger(StrEnum):
     phrase = "phrase"
     schedule = "schedule"
     threshold = "threshold"
+    session_end = "session_end"
 
 
 @dataclass(frozen=True)
@@ -298,12 +299,22 @@ class Reflections:
         any new memory since a reflection at least 20 hours old."""
         hour = datetime.fromtimestamp(now / 1000, tz=UTC).hour
         out = []
-        for r in self.db.fetch("memory/reflection_due"):
+        for r in self.db.fetch("memory/reflection_due", agent_id=None):
             if int(r["new"]) >= self.config.threshold:
                 out.append((str(r["agent_id"]), Trigger.threshold))
             elif hour == self.config.hour_utc and now - int(r["last"] or 0) >= 20 * 3_600_000:
                 out.append((str(r["agent_id"]), Trigger.schedule))
         return out
+
+    def at_session_end(self, agent_id: str, *, actor: str, now: int | None = None) -> Reflection | None:
+        """moltbot-memory.md 10.1 "Session end": a reflection over what the session added, pending until the person
+        decides; none when nothing was remembered since the last reflection or one is waiting already."""
+        if not self.db.fetch("memory/reflection_due", agent_id=agent_id):
+            return None
+        try:
+            return self.reflect(agent_id, trigger=Trigger.session_end, actor=actor, now=now)
+        except Conflict:  # one became pending meanwhile (a phrase, the scheduler): that one is the session's
+            return None
 
     def run_due(self, now: int | None = None, cancelled: Callable[[], bool] = lambda: False,
                 claim: Callable[[str], AbstractContextManager[bool]] | None = None) -> str:

@@ -619,6 +619,16 @@ class ContextFeedbackIn(BaseModel):
     )
     over_contexted: bool | None = Field(False, title='Over Contexted')
     tick: conint(ge=0, le=9007199254740992) | None = Field(None, title='Tick')
+    model_tier: Literal['T0', 'T1', 'T2'] | None = Field(
+        None,
+        description='the cognitive tier that decided: T0 is a probe with no model call, and Loop 1 skips it (nothing recorded, no belief moves)',
+        title='Model Tier',
+    )
+    prediction: Prediction | None = Field(
+        None,
+        description="what the decision predicted; with `actual`, the answer's `verification` compares them (context-governor.md S3.4)",
+    )
+    actual: float | None = Field(None, description='what happened', title='Actual')
 
 
 class CoreLineIn(BaseModel):
@@ -690,6 +700,7 @@ class Crystal(BaseModel):
     steering_reward: float | None = Field(None, title='Steering Reward')
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
+    last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')
@@ -1219,6 +1230,8 @@ class EntryOut(BaseModel):
     source_owner_address: str | None = Field(None, title='Source Owner Address')
     is_bloodstain: bool | None = Field(None, title='Is Bloodstain')
     dream_validated: bool | None = Field(None, title='Dream Validated')
+    dream_count: int | None = Field(None, title='Dream Count')
+    last_dreamed_at: datetime | None = Field(None, title='Last Dreamed At')
     admission_id: str | None = Field(None, title='Admission Id')
     audit_id: str | None = Field(None, title='Audit Id')
     version: int | None = Field(None, title='Version')
@@ -1831,6 +1844,7 @@ class FeedbackDecision(BaseModel):
     over_contexted: bool | None = Field(..., title='Over Contexted')
     missing: list[str] | None = Field(..., title='Missing')
     tick: int | None = Field(..., title='Tick')
+    model_tier: str | None = Field(..., title='Model Tier')
 
 
 class FeedbackOut(BaseModel):
@@ -2084,6 +2098,7 @@ class FoundSkill(BaseModel):
     steering_reward: float | None = Field(None, title='Steering Reward')
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
+    last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')
@@ -2817,6 +2832,7 @@ class ListedSkill(BaseModel):
     steering_reward: float | None = Field(None, title='Steering Reward')
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
+    last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')
@@ -3272,6 +3288,28 @@ class OperationOut(BaseModel):
     seq: int = Field(..., title='Seq')
 
 
+class OutcomeVerification(BaseModel):
+    prediction_error: float = Field(
+        ..., description='|predicted - actual|', title='Prediction Error'
+    )
+    was_correct_direction: bool = Field(
+        ...,
+        description='prediction and outcome on the same side of the baseline',
+        title='Was Correct Direction',
+    )
+    ignored_categories: list[str] = Field(
+        ...,
+        description='injected in the workspace, not referenced by the response',
+        title='Ignored Categories',
+    )
+    calibration_delta: float = Field(
+        ...,
+        description='prediction_error / (confidence + 0.01): large when sure and wrong',
+        title='Calibration Delta',
+    )
+    recommendation: str = Field(..., title='Recommendation')
+
+
 class Override(BaseModel):
     level: float = Field(..., title='Level')
     until: int = Field(..., title='Until')
@@ -3464,6 +3502,22 @@ class Preassembled(BaseModel):
     total_tokens: int = Field(..., title='Total Tokens')
     policy_revision: int = Field(..., title='Policy Revision')
     timings_ms: dict[str, float] = Field(..., title='Timings Ms')
+
+
+class Prediction(BaseModel):
+    """
+    What the decision predicted: a value, the baseline it moves from, and how sure it was.
+    """
+
+    value: float = Field(..., description='the predicted value', title='Value')
+    baseline: float = Field(
+        ...,
+        description='the value before: the direction is read against it',
+        title='Baseline',
+    )
+    confidence: confloat(ge=0.0, le=1.0) = Field(
+        ..., description='how sure the prediction was, 0 to 1', title='Confidence'
+    )
 
 
 class PredictionIn(BaseModel):
@@ -3838,8 +3892,21 @@ class Recorded(BaseModel):
     A decision's record (Loop 1) and what followed from it: a mutation judged, a guideline learned, Loop 2.
     """
 
-    decision_id: str = Field(..., title='Decision Id')
+    decision_id: str | None = Field(
+        ...,
+        description='the decision record; none for a T0 turn (nothing is learned)',
+        title='Decision Id',
+    )
     assembly_id: str = Field(..., title='Assembly Id')
+    skipped: str | None = Field(
+        None,
+        description='why nothing was recorded (a T0 turn: no model call)',
+        title='Skipped',
+    )
+    verification: OutcomeVerification | None = Field(
+        None,
+        description='the prediction beside the outcome (context-governor.md S3.4), when one was given',
+    )
     referenced: list[Reference] = Field(..., title='Referenced')
     influenced: list[str] = Field(..., title='Influenced')
     outcome: str | None = Field(..., title='Outcome')
@@ -3923,6 +3990,40 @@ class Reflection(BaseModel):
         description="a decision's answer: per proposal id, why it was not applied (decided meanwhile, gone, changed)",
         title='Skipped',
     )
+
+
+class ReflectionOut(BaseModel):
+    """
+    Reflexion's verdict on an episode's prediction and what it means for the entries that informed the decision
+    (those the viewer may see).
+    """
+
+    id: str = Field(..., title='Id')
+    episode_id: str = Field(..., title='Episode Id')
+    metric: str | None = Field(None, title='Metric')
+    expected: float | None = Field(None, title='Expected')
+    actual: float | None = Field(None, title='Actual')
+    tolerance: float | None = Field(None, title='Tolerance')
+    deviation: float | None = Field(None, title='Deviation')
+    within_tolerance: bool | None = Field(None, title='Within Tolerance')
+    direction_correct: bool | None = Field(None, title='Direction Correct')
+    verdict: str = Field(..., title='Verdict')
+    interpretation: str | None = Field(None, title='Interpretation')
+    reasoner: str | None = Field(None, title='Reasoner')
+    fallback: str | None = Field(None, title='Fallback')
+    at: datetime | None = Field(None, title='At')
+    deltas: list[ReflexionDelta] | None = Field(None, title='Deltas')
+
+
+class ReflexionDelta(BaseModel):
+    entry_id: str = Field(..., title='Entry Id')
+    op: str = Field(
+        ...,
+        description='up, down or adjust: what the verdict does to the entry when the Curator applies it',
+        title='Op',
+    )
+    verdict: str | None = Field(None, title='Verdict')
+    reason: str | None = Field(None, title='Reason')
 
 
 class ReinforceIn(BaseModel):
@@ -4464,15 +4565,33 @@ class SeriesOut(BaseModel):
     )
 
 
-class SessionStart(BaseModel):
+class SessionEnded(BaseModel):
+    agent_id: str = Field(..., title='Agent Id')
+    ended_at: int = Field(..., title='Ended At')
+    reflection: Reflection | None = Field(
+        None,
+        description="the reflection the session's end proposed (trigger session_end), pending approval; none when nothing was remembered since the last one or one waits",
+    )
+
+
+class SessionOpened(BaseModel):
     """
-    A session started: the critical items verified, and the alerts waiting for the user (12.5).
+    A session started: the critical items verified, the alerts waiting for the user (12.5), and what waits for
+    the batch review (13.3): the open proposals to the agent's memory and the reflection waiting for approval.
     """
 
     agent_id: str = Field(..., title='Agent Id')
     started_at: int = Field(..., title='Started At')
     raised: int = Field(..., title='Raised')
     alerts: list[AlertRecord] = Field(..., title='Alerts')
+    pending_proposals: list[Proposal] | None = Field(
+        None,
+        description="sub-agents' proposals not yet decided, by number",
+        title='Pending Proposals',
+    )
+    pending_reflection: Reflection | None = Field(
+        None, description='the reflection waiting for approval'
+    )
 
 
 class SituationIn(BaseModel):
@@ -4546,6 +4665,7 @@ class Skill(BaseModel):
     steering_reward: float | None = Field(None, title='Steering Reward')
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
+    last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionOpened, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -83,6 +83,7 @@ ROUTES: dict[str, str] = {
     'GET /entries/{entry_id}/versions': 'entry_versions',
     'GET /episodes': 'list_episodes',
     'GET /episodes/{episode_id}': 'get_episode',
+    'GET /episodes/{episode_id}/reflection': 'get_episode_reflection',
     'GET /events': 'list_events',
     'GET /events/stream': 'stream_events',
     'GET /facts/{fact_id}': 'get_fact_history',
@@ -129,6 +130,7 @@ ROUTES: dict[str, str] = {
     'POST /agents/{agent_id}/reflections/{reflection_id}/decision': 'decide_reflection',
     'POST /agents/{agent_id}/rollback': 'rollback',
     'POST /agents/{agent_id}/sessions': 'start_session',
+    'POST /agents/{agent_id}/sessions/end': 'end_session',
     'POST /agents/{agent_id}/workspace': 'import_workspace',
     'POST /analytics/cascade': 'cascade',
     'POST /analytics/{algorithm}': 'run_analysis',
@@ -343,6 +345,10 @@ class Routes:
         """End the network cortisol override now (admin) (DELETE /hormones/network)"""
         return self._send(Request('DELETE', '/hormones/network', {}, {}, None, WeatherEnded, None))
 
+    def end_session(self, agent_id: str) -> SessionEnded:
+        """End a session: a reflection over what it added (10.1 'Session end'), pending approval; none when nothing was remembered since the last reflection or one is waiting (POST /agents/{agent_id}/sessions/end)"""
+        return self._send(Request('POST', '/agents/{agent_id}/sessions/end', {'agent_id': agent_id}, {}, None, SessionEnded, None))
+
     def entity_episodes(self, entity_id: str, *, limit: int = 100) -> list[RelatedEpisode]:
         """Episodes mentioning an entity and entries derived from them (visible ones only) (GET /entities/{entity_id:path}/related)"""
         return self._send(Request('GET', '/entities/{entity_id:path}/related', {'entity_id': entity_id}, {'limit': limit}, None, list[RelatedEpisode], None))
@@ -418,6 +424,10 @@ class Routes:
     def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
         return self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
+
+    def get_episode_reflection(self, episode_id: str) -> ReflectionOut:
+        """Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
+        return self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {}, None, ReflectionOut, None))
 
     def get_fact_history(self, fact_id: str) -> list[FactVersion]:
         """Every version of a fact, on both time axes (GET /facts/{fact_id})"""
@@ -756,9 +766,9 @@ class Routes:
         """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
         return self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
-    def start_session(self, agent_id: str) -> SessionStart:
-        """Start a session: the critical items' checksums verified, and the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged (POST /agents/{agent_id}/sessions)"""
-        return self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionStart, None))
+    def start_session(self, agent_id: str) -> SessionOpened:
+        """Start a session: the critical items' checksums verified, the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits for the batch review (13.3): open proposals and the reflection waiting for approval (POST /agents/{agent_id}/sessions)"""
+        return self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionOpened, None))
 
     def strategy_package(self, strategy: str, *, agent_id: str | None = None) -> StrategyPackageOut:
         """A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links (GET /strategies/{strategy}/package)"""
@@ -957,6 +967,10 @@ class AsyncRoutes:
         """End the network cortisol override now (admin) (DELETE /hormones/network)"""
         return await self._send(Request('DELETE', '/hormones/network', {}, {}, None, WeatherEnded, None))
 
+    async def end_session(self, agent_id: str) -> SessionEnded:
+        """End a session: a reflection over what it added (10.1 'Session end'), pending approval; none when nothing was remembered since the last reflection or one is waiting (POST /agents/{agent_id}/sessions/end)"""
+        return await self._send(Request('POST', '/agents/{agent_id}/sessions/end', {'agent_id': agent_id}, {}, None, SessionEnded, None))
+
     async def entity_episodes(self, entity_id: str, *, limit: int = 100) -> list[RelatedEpisode]:
         """Episodes mentioning an entity and entries derived from them (visible ones only) (GET /entities/{entity_id:path}/related)"""
         return await self._send(Request('GET', '/entities/{entity_id:path}/related', {'entity_id': entity_id}, {'limit': limit}, None, list[RelatedEpisode], None))
@@ -1032,6 +1046,10 @@ class AsyncRoutes:
     async def get_episode(self, episode_id: str, *, include_archived: bool = False) -> EpisodeOut:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
         return await self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
+
+    async def get_episode_reflection(self, episode_id: str) -> ReflectionOut:
+        """Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
+        return await self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {}, None, ReflectionOut, None))
 
     async def get_fact_history(self, fact_id: str) -> list[FactVersion]:
         """Every version of a fact, on both time axes (GET /facts/{fact_id})"""
@@ -1370,9 +1388,9 @@ class AsyncRoutes:
         """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
         return await self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
-    async def start_session(self, agent_id: str) -> SessionStart:
-        """Start a session: the critical items' checksums verified, and the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged (POST /agents/{agent_id}/sessions)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionStart, None))
+    async def start_session(self, agent_id: str) -> SessionOpened:
+        """Start a session: the critical items' checksums verified, the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits for the batch review (13.3): open proposals and the reflection waiting for approval (POST /agents/{agent_id}/sessions)"""
+        return await self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionOpened, None))
 
     async def strategy_package(self, strategy: str, *, agent_id: str | None = None) -> StrategyPackageOut:
         """A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links (GET /strategies/{strategy}/package)"""

@@ -1,0 +1,46 @@
+"""A session's two ends for an agent's memory (moltbot-memory.md). At the start: the critical items verified and the
+alerts waiting (12.5, graph/audit/alerts.py), and what waits for a batch review, the recommended default of 13.3
+("main agent processes pending memories at the start of each session"): the sub-agents' open proposals and the
+reflection waiting for approval. At the end (10.1 "Session end"): a reflection over what the session added."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+from grimoire.graph.audit import alerts
+from grimoire.graph.audit.alerts import SessionStart
+from grimoire.graph.ids import now_ms
+from grimoire.graph.memory import proposals as p
+from grimoire.graph.memory.messages import AgentMemory
+from grimoire.graph.memory.reflection_format import Reflection
+
+PENDING_AT_START = 500  # open proposals listed at a session's start (as pending.md lists them)
+
+
+class SessionOpened(SessionStart):
+    """A session started: the critical items verified, the alerts waiting for the user (12.5), and what waits for
+    the batch review (13.3): the open proposals to the agent's memory and the reflection waiting for approval."""
+
+    pending_proposals: list[p.Proposal] = Field(default_factory=list,
+                                                description="sub-agents' proposals not yet decided, by number")
+    pending_reflection: Reflection | None = Field(default=None, description="the reflection waiting for approval")
+
+
+class SessionEnded(BaseModel):
+    agent_id: str
+    ended_at: int
+    reflection: Reflection | None = Field(
+        default=None, description="the reflection the session's end proposed (trigger session_end), pending "
+                                  "approval; none when nothing was remembered since the last one or one waits")
+
+
+def start(memory: AgentMemory, agent_id: str) -> SessionOpened:
+    began = alerts.start_session(memory.db, agent_id)
+    waiting = memory.proposals.list(agent_id, status=list(p.OPEN), limit=PENDING_AT_START)
+    return SessionOpened(**dict(began), pending_proposals=waiting,
+                         pending_reflection=memory.reflections.pending(agent_id))
+
+
+def end(memory: AgentMemory, agent_id: str, *, actor: str) -> SessionEnded:
+    return SessionEnded(agent_id=agent_id, ended_at=now_ms(),
+                        reflection=memory.reflections.at_session_end(agent_id, actor=actor))

@@ -1,0 +1,299 @@
+"""The design documents' numbers beside the code's (issue 39): every constant the documents give a value for, read from
+the code where it lives (a config model's default, or a module's constant), with the document's value, file and line,
+and, where the two differ or the document gives no number, why. Also the places where the project's behaviour (not
+one number) differs from the documents, and why. README.md's tables are generated from here
+(`grimoire spec table --write`, api/readme.py), and tests/unit/test_spec_values.py fails when a constant no longer
+resolves, when one differs from its document without saying why, or when a document's line no longer states it."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from dataclasses import dataclass, fields, is_dataclass
+from typing import Any
+
+from pydantic import BaseModel
+
+from grimoire.graph.context.config import GovernorConfig
+from grimoire.graph.crystals.config import CrystalsConfig
+from grimoire.graph.knowledge.admission import AdmissionConfig
+from grimoire.graph.knowledge.decay import DecayConfig
+from grimoire.graph.learning.config import LearningConfig
+from grimoire.graph.memory.reflection import ReflectionConfig
+from grimoire.graph.retrieval import RetrievalConfig
+from grimoire.graph.topology.freshness import FactConfig
+from grimoire.graph.upkeep.config import UpkeepConfig
+
+MODELS: dict[str, Any] = {m.__name__: m for m in (
+    AdmissionConfig, CrystalsConfig, DecayConfig, FactConfig, GovernorConfig, LearningConfig, ReflectionConfig,
+    RetrievalConfig, UpkeepConfig)}
+DOCUMENTS = ("grimoire.md", "context-governor.md", "moltbot-memory.md", "knowledge-crystals.md")
+
+
+@dataclass(frozen=True)
+class Constant:
+    """A value the code holds at `code` and the document states at `document`:`line`.
+
+    `code` is `Model.field[.key...]` (a config model's default: a dict's key or a nested model's field after it)
+    or `package.module:NAME[.key]` (a module's constant). `doc_value` is the document's value in the code's unit,
+    None when the document names the thing without a number; `why` says why the code differs (required then)."""
+
+    code: str
+    document: str
+    line: int
+    doc_value: float | None
+    doc_text: str
+    why: str | None = None
+
+    def value(self) -> Any:
+        return code_value(self.code)
+
+    @property
+    def differs(self) -> bool:
+        value = self.value()
+        return self.doc_value is None or not math.isclose(float(value), self.doc_value, rel_tol=1e-9)
+
+
+@dataclass(frozen=True)
+class Difference:
+    """A place where what the code does (not one number) is not what the document says, and why."""
+
+    topic: str
+    document: str
+    line: int
+    document_says: str
+    code_does: str
+    why: str
+
+
+def _step(value: Any, name: str) -> Any:
+    if isinstance(value, dict):
+        return value[next(k for k in value if str(getattr(k, "value", k)) == name)]
+    return getattr(value, name)
+
+
+def code_value(path: str) -> Any:
+    """The value the code holds at `path` (see Constant)."""
+    if ":" in path:
+        module, rest = path.split(":", 1)
+        head, *keys = rest.split(".")
+        value = getattr(importlib.import_module(module), head)
+    else:
+        head, *keys = path.split(".")
+        value = MODELS[head]()
+    for key in keys:
+        value = _step(value, key)
+    if isinstance(value, BaseModel) or is_dataclass(value):
+        names = [f.name for f in fields(value)] if is_dataclass(value) else list(type(value).model_fields)
+        raise ValueError(f"{path} is a group ({', '.join(names)}), not a value: name one of its fields")
+    return value
+
+
+CONSTANTS: tuple[Constant, ...] = (
+    Constant("DecayConfig.class_half_life_days.regime_conditional", "grimoire.md", 230, 21.0, "B 21 days",
+             "grimoire.md gives ~14 days at line 220 (Four Decay Classes) and B = 21 days at line 230 "
+             "(Demurrage); the code follows line 220 and keeps it a setting (decay.py docstring). Half-lives are "
+             "stored on each entry when written, so changing the default only affects new entries."),
+    Constant("DecayConfig.class_half_life_days.tactical", "grimoire.md", 221, 7.0, "7 days"),
+    Constant("DecayConfig.class_half_life_days.ephemeral", "grimoire.md", 222, 1.0, "24 hours"),
+    Constant("DecayConfig.type_half_life_days.Episode", "grimoire.md", 243, 2.0, "48 hours"),
+    Constant("DecayConfig.type_half_life_days.Warning", "grimoire.md", 246, 30.0, "30 days"),
+    Constant("DecayConfig.dream_factor", "grimoire.md", 232, 2.0, "D 0.5x std (half the decay rate)"),
+    Constant("DecayConfig.bloodstain_factor", "grimoire.md", 247, 3.0, "3x slower"),
+    Constant("DecayConfig.floor", "grimoire.md", 262, 0.05, "effective_confidence at 0.05"),
+    Constant("DecayConfig.upvote_step", "grimoire.md", 839, 0.1, "+0.1"),
+    Constant("DecayConfig.downvote_step", "grimoire.md", 839, 0.15, "-0.15"),
+    Constant("AdmissionConfig.weights.future_utility", "grimoire.md", 288, 0.25, "0.25"),
+    Constant("AdmissionConfig.weights.factual_confidence", "grimoire.md", 289, 0.25, "0.25"),
+    Constant("AdmissionConfig.weights.semantic_novelty", "grimoire.md", 290, 0.2, "0.20"),
+    Constant("AdmissionConfig.weights.temporal_recency", "grimoire.md", 291, 0.15, "0.15"),
+    Constant("AdmissionConfig.weights.content_type_prior", "grimoire.md", 292, 0.15, "0.15"),
+    Constant("AdmissionConfig.reject_below", "grimoire.md", 304, 0.45, "below 0.45 -> rejected"),
+    Constant("AdmissionConfig.standard_above", "grimoire.md", 304, 0.55, "above 0.55 -> standard confidence"),
+    Constant("AdmissionConfig.merge_above", "grimoire.md", 290, 0.9, "cosine > 0.9 -> MERGE"),
+    Constant("AdmissionConfig.skip_above", "grimoire.md", 290, 0.95, "> 0.95 -> SKIP"),
+    Constant("AdmissionConfig.firewall_factual_below", "grimoire.md", 306, 0.3, "factual confidence < 0.3"),
+    Constant("AdmissionConfig.factor_thresholds.future_utility", "grimoire.md", 288, 0.4, "> 0.4"),
+    Constant("AdmissionConfig.factor_thresholds.factual_confidence", "grimoire.md", 289, 0.3, "> 0.3"),
+    Constant("AdmissionConfig.factor_thresholds.temporal_recency", "grimoire.md", 291, 0.2, "> 0.2"),
+    Constant("grimoire.graph.knowledge.quality:WEIGHTS.specificity", "grimoire.md", 315, 0.25, "0.25"),
+    Constant("grimoire.graph.knowledge.quality:WEIGHTS.actionability", "grimoire.md", 316, 0.25, "0.25"),
+    Constant("grimoire.graph.knowledge.quality:WEIGHTS.novelty", "grimoire.md", 317, 0.2, "0.20"),
+    Constant("grimoire.graph.knowledge.quality:WEIGHTS.verifiability", "grimoire.md", 318, 0.15, "0.15"),
+    Constant("grimoire.graph.knowledge.quality:WEIGHTS.consistency", "grimoire.md", 319, 0.15, "0.15"),
+    Constant("RetrievalConfig.rerank.rrf", "grimoire.md", 1135, 0.3, "rrf * 0.30"),
+    Constant("RetrievalConfig.rerank.effective_confidence", "grimoire.md", 1135, 0.25, "effective_confidence * 0.25"),
+    Constant("RetrievalConfig.rerank.quality", "grimoire.md", 1136, 0.2, "quality_score * 0.20"),
+    Constant("RetrievalConfig.rerank.recency", "grimoire.md", 1136, 0.15, "recency_boost * 0.15"),
+    Constant("RetrievalConfig.rerank.regime_match", "grimoire.md", 1137, 0.1, "regime_match * 0.10"),
+    Constant("RetrievalConfig.bloodstain_boost", "grimoire.md", 1290, 1.2, "1.2x retrieval score boost"),
+    Constant("RetrievalConfig.rrf_k", "grimoire.md", 1133, 60, "SUM 1/(60 + rank_i)"),
+    Constant("RetrievalConfig.contrarian_every", "grimoire.md", 1286, 100, "every 100 ticks",
+             "Same number, other unit: the service counts an agent's retrievals ('every Nth retrieval of an "
+             "agent', retrieval/config.py), since it does not see the agent's ticks when it retrieves."),
+    Constant("RetrievalConfig.zeigarnik_boost", "grimoire.md", 55, None, "Zeigarnik effect, no number",
+             "grimoire.md:55 describes the Zeigarnik effect only qualitatively; the 1.2 boost for interrupted "
+             "episodes is the project's own and no measurement of it is in bench/results."),
+    Constant("LearningConfig.every_ticks", "grimoire.md", 1400, 50, "every 50 ticks"),
+    Constant("LearningConfig.promote_at.Insight", "grimoire.md", 1424, 0.6, "Insights at confidence >= 0.6"),
+    Constant("LearningConfig.promote_at.Heuristic", "grimoire.md", 1425, 0.7, "Heuristics at confidence >= 0.7"),
+    Constant("LearningConfig.demote_below", "grimoire.md", 1431, 0.4, "below 0.4 confidence -> demote"),
+    Constant("LearningConfig.low_cycles", "grimoire.md", 1430, 3, "below 0.1 for 3+ cycles -> archive"),
+    Constant("LearningConfig.prune_quality", "grimoire.md", 1440, 0.05, "quality_score < 0.05"),
+    Constant("LearningConfig.prune_access", "grimoire.md", 1440, 2, "access_count < 2"),
+    Constant("LearningConfig.lesson_confidence", "grimoire.md", 839, 0.6, "new insights start at confidence 0.6",
+             "grimoire.md says 0.6 at line 839 but 0.5 at lines 1380 (Reflexion step 5, Insight Extraction) and "
+             "1391 (ExpeL ADD); the code follows line 1391."),
+    Constant("grimoire.graph.learning.strategies:THRESHOLD", "grimoire.md", 1450, 0.9, "PSR exceeds 0.90"),
+    Constant("grimoire.graph.learning.strategies:MIN_DECIDED", "grimoire.md", 1450, None,
+             "PSR named without a formula",
+             "The document gives no PSR formula and no sample size; the project's PSR needs at least 20 decided "
+             "episodes so that a lucky handful does not qualify (strategies.py docstring)."),
+    Constant("GovernorConfig.soft_budget_tokens", "context-governor.md", 1163, 8000, "default: 8000"),
+    Constant("GovernorConfig.max_allocation_delta", "context-governor.md", 1169, 0.02, "default: 0.02"),
+    Constant("GovernorConfig.beta_filter", "context-governor.md", 297, 0.3, "Beta.value() < 0.3"),
+    Constant("grimoire.graph.context.compaction:THRESHOLD", "context-governor.md", 355, 0.8, "context_pressure > 0.8"),
+    Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.invariants", "context-governor.md", 201, 0.15,
+             "(Invariants, 0.15)"),
+    Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.playbook", "context-governor.md", 203, 0.15,
+             "(Playbook, 0.15)"),
+    Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.contrarian", "context-governor.md", 207, 0.04,
+             "(Contrarian, 0.04)"),
+    Constant("grimoire.graph.memory.relevance:LAMBDA", "moltbot-memory.md", 347, 0.03, "recommended: 0.03"),
+    Constant("grimoire.graph.memory.blocks:CAP_TOKENS", "moltbot-memory.md", 102, 3000, "Hard-capped at 3,000 tokens"),
+    Constant("ReflectionConfig.threshold", "moltbot-memory.md", 408, None, "exceeds N unprocessed entries",
+             "The document leaves N open; 20 unprocessed memories is the project's own "
+             "(GRIMOIRE_REFLECTION_THRESHOLD)."),
+    Constant("ReflectionConfig.hour_utc", "moltbot-memory.md", 405, 3, "3:00 AM local time",
+             "Same hour, but UTC: agents carry no time zone, so the nightly reflection is due at 03:00 UTC "
+             "(GRIMOIRE_REFLECTION_HOUR)."),
+    Constant("ReflectionConfig.budget", "moltbot-memory.md", 410, 8000, "8,000 tokens of processing output"),
+    Constant("CrystalsConfig.decay_rate", "knowledge-crystals.md", 215, 5e-10, "Default: 5e-10 (~16-day half-life)"),
+    Constant("CrystalsConfig.promote_threshold", "knowledge-crystals.md", 216, 0.7, "Default: 0.7"),
+    Constant("CrystalsConfig.forget_threshold", "knowledge-crystals.md", 217, 0.02, "Default: 0.02"),
+    Constant("CrystalsConfig.merge_overlap_threshold", "knowledge-crystals.md", 218, 0.92, "Default: 0.92"),
+    Constant("CrystalsConfig.emotion_decay_resistance", "knowledge-crystals.md", 219, 0.5, "Default: 0.5"),
+    Constant("CrystalsConfig.consolidation_interval_minutes", "knowledge-crystals.md", 197, 30.0, "every 30 minutes"),
+    Constant("grimoire.graph.model.crystal.hormones:HALF_LIFE_MS.dopamine", "knowledge-crystals.md", 155, 1800000,
+             "30 min"),
+    Constant("grimoire.graph.model.crystal.hormones:HALF_LIFE_MS.cortisol", "knowledge-crystals.md", 156, 3600000,
+             "60 min"),
+    Constant("FactConfig.half_life_days", "grimoire.md", 246, None, "none for facts (Warnings: 30 days)",
+             "The documents give facts no half-life; the project borrows the warnings' 30 days (the slowest "
+             "non-structural class) because a fact nobody has seen again in months deserves less trust than a "
+             "fresh one (topology/freshness.py docstring)."),
+    Constant("grimoire.graph.context.verification:CONFIDENCE_FLOOR", "context-governor.md", 479, 0.01,
+             "prediction_error / (prediction.confidence + 0.01)"),
+    Constant("grimoire.graph.context.verification:ADVICE_ABOVE", "context-governor.md", 480, 0.2,
+             "if prediction_error > 0.2"),
+)
+
+DIFFERENCES: tuple[Difference, ...] = (
+    Difference("structural entries never decay", "grimoire.md", 231,
+               "C = 90 days for structural facts (and line 236 maps C = Structural)",
+               "structural entries get no half-life (half_life_ms null) and never decay",
+               "grimoire.md itself says 'Structural: No decay' at line 219 and 'structural-class entries which "
+               "never decay' at line 1408; the 13 mental models are structural and must stay always available "
+               "(line 1481)."),
+    Difference("live-confirmed entries decay at half the rate", "grimoire.md", 232,
+               "D 0.5x std for dream-validated and live-confirmed entries",
+               "only dream-validated entries and Dream provenance get the x2 half-life; upvotes and positive "
+               "outcomes do not",
+               "'live-confirmed' is not defined by the document, and half-lives are stored when an entry is "
+               "written, so applying it would mean recomputing the stored half-life on every confirming path."),
+    Difference("final retrieval score", "grimoire.md", 325,
+               "final_score = effective_confidence * quality_score * relevance_similarity",
+               "an additive rerank: rrf 0.30 + confidence 0.25 + quality 0.20 + recency 0.15 + regime 0.10, x1.2 "
+               "bloodstain",
+               "grimoire.md contradicts itself: the Hybrid Retrieval Pipeline (line 1135) gives the weighted sum;"
+               " the code follows line 1135 and the rerank module cites it."),
+    Difference("admission per-factor thresholds", "grimoire.md", 288,
+               "a Threshold column (> 0.4, > 0.3, 0.5-0.9, > 0.2) beside each factor",
+               "failing a threshold adds a low_* (or off_topic) flag to the decision; only the composite bands "
+               "reject",
+               "the 'How computed' column says 'flag' for factual confidence and novelty; rejecting at factual <="
+               " 0.3 would pre-empt the hallucination firewall (line 306), and a novelty gate would reject every "
+               "agent's first entry."),
+    Difference("pruning quality", "grimoire.md", 1444,
+               "quality used for pruning: confidence x (validated / (validated + contradicted + 1))",
+               "prunes on the entry's artifact quality_score (< 0.05) with fewer than 2 accesses",
+               "line 1440 names quality_score, the artifact score; under line 1444 a fresh entry (validated 0) "
+               "scores 0 and every entry read fewer than twice would be pruned at the first Curator cycle."),
+    Difference("Performance-Safety Ratio", "grimoire.md", 1450,
+               "PSR exceeds 0.90 (no formula)",
+               "PSR = performance x safety over the strategy's decided episodes, at least 20 of them",
+               "the document names PSR without a formula; the formula is the project's own (strategies.py "
+               "docstring)."),
+    Difference("ExpeL distillation trigger", "grimoire.md", 1388,
+               "after every 10 episodes within a strategy",
+               "distillation runs inside the Curator cycle, every 50 ticks or on the 600 s sweep",
+               "the document's Curator Cycle Pipeline (line 1418) puts DISTILL in the 50-tick cycle, and line "
+               "1412 calls consolidating every 10 ticks cramming; the code follows the pipeline."),
+    Difference("ExpeL ADD writes an Insight", "grimoire.md", 1391,
+               "ADD: create new Insight at confidence 0.5",
+               "the rule-based ADD writes a Heuristic ('Use ...') or a Warning ('Avoid ...') at 0.5; compression "
+               "writes Insights",
+               "the Curator pipeline's DISTILL does heuristic extraction (line 1420) and PLAYBOOK.md is compiled "
+               "from heuristics, which an Insight-only ADD would never feed."),
+    Difference("access counted on search hits", "knowledge-crystals.md", 55,
+               "accessCount: times retrieved in search results",
+               "access_count / last_accessed_at move only on a retrieval for a decision; other reads go to "
+               "read_count / last_read_at, flushed every 30 s, and importance uses both",
+               "grimoire.md:256 makes lastAccessed the last retrieval for a DECIDING context and the decay clock "
+               "restarts only then (audit/access.py docstring)."),
+    Difference("consolidation transaction", "knowledge-crystals.md", 212,
+               "all score updates, transitions and merges in a single SQLite transaction",
+               "one transaction per page of 1,000 crystals (and per batch of merges), each with its audit records",
+               "one Neo4j transaction over a large store would hold its write locks and heap for seconds and "
+               "block requests; paging keeps a pass bounded (README: 110,000 crystals in 19.5 s)."),
+    Difference("injection route", "context-governor.md", 351,
+               "Full only when pressure < 0.5 AND task complexity Low; turn phase consulted",
+               "route(pressure): full below 0.5, rag above 0.8, hybrid otherwise; no task complexity or turn phase",
+               "the service's requests carry no task complexity or turn phase, and in the document's own function"
+               " the turn-phase branch returns Hybrid, the same as the default (line 359)."),
+    Difference("context item ranking", "context-governor.md", 1239,
+               "score = pragmatic_value + epistemic_value + affective_bias + mortality_urgency (EFE)",
+               "relevance x 0.5 + recency x 0.3 + confidence x 0.2 (context/items.py)",
+               "context-governor.md contradicts itself: S3.2 (line 316) gives the fixed weights; the code follows"
+               " line 316, and has no pragmatic, epistemic or vitality inputs."),
+    Difference("Beta filter always on", "context-governor.md", 297,
+               "Filter: remove items below Beta.value() < 0.3",
+               "one second in ten (EXPLORE_EVERY 10) the filter leaves nothing out",
+               "the project's own exploration: a category left out for good could never show that it helps again "
+               "(context/governor.py left_out)."),
+    Difference("recall size and minimum score", "moltbot-memory.md", 1009,
+               "max search results 20; min search score 0.3 (line 1010)",
+               "recall returns k = 10 by default (at most 100) and applies no minimum score",
+               "a 0.3 floor on match x relevance would hide most fading memories, which line 360 says stay "
+               "searchable."),
+    Difference("fact invalidation", "grimoire.md", 472,
+               "an active triple with the same (subject, predicate) and a conflicting object is invalidated",
+               "only exclusive predicates (OracleDependency, DeployedBy by default, or exclusive=true) close the "
+               "active fact",
+               "multi-valued predicates (TokenFlow, CollateralBacking, HasPosition, PriceCorrelation) would "
+               "otherwise close each other."),
+    Difference("memory crystals private", "knowledge-crystals.md", 6,
+               "memory crystals (episode, preference, relationship, fact, goal) are private and never leave the "
+               "node",
+               "episodes, memories and entries keep the scope they are written with; only confidential text is "
+               "forced private",
+               "grimoire.md shares knowledge across the clade (line 1426: warnings propagate to the clade "
+               "namespace), and warnings and causal links map to the 'fact' crystal type."),
+    Difference("decay status transitions audited", "moltbot-memory.md", 642,
+               "the decay system (system:decay) records each status transition",
+               "a memory's status (active/fading/dormant/archived) is computed at read time; no transition is "
+               "stored or audited",
+               "status follows from the relevance formula at any moment, so the project computes it rather than "
+               "storing it."),
+    Difference("critical files", "moltbot-memory.md", 1012,
+               "alert on SOUL.md, IDENTITY.md and config changes",
+               "checksums and alerts cover the agent's configuration and the identity and critical-facts core "
+               "blocks; the service stores no SOUL.md",
+               "the service keeps core memory as blocks (identity, context, persona, critical), not workspace "
+               "files."),
+)
+
+
+def unexplained(constants: tuple[Constant, ...] = CONSTANTS) -> list[str]:
+    """Constants whose code differs from their document (or whose document gives no number) without saying why."""
+    return [c.code for c in constants if c.differs and not c.why]
