@@ -9,5 +9,6 @@ WITH e, x ORDER BY e.id, x.id
 WITH e, collect(x) AS ds
 ORDER BY e.id
 LIMIT $limit
-RETURN e {.id, .confidence, .validated_count, .contradicted_count, .last_accessed_at, .category} AS entry,
+RETURN e {.id, .confidence, .validated_count, .contradicted_count, .last_accessed_at, .category, .half_life_ms,
+          .live_confirmed, .dream_validated, .provenance} AS entry,
        [d IN ds | d {.id, .op, .count, .source, .verdict, .episode_ids}] AS deltas

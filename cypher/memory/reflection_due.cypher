@@ -12,5 +12,5 @@ CALL (a, last) {
   RETURN count(m) AS new
 }
 WITH a, last, new WHERE new > 0
-RETURN a.id AS agent_id, last, new
+RETURN a.id AS agent_id, a.timezone AS timezone, last, new
 ORDER BY agent_id

@@ -13,10 +13,11 @@ import logging
 import secrets
 from dataclasses import dataclass
 from typing import Annotated, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from neomodel import ArrayProperty, IntegerProperty, RelationshipTo, StringProperty, StructuredNode
 from neomodel.exceptions import UniqueProperty
-from pydantic import BaseModel, Field, model_validator
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, Noop, RestoreKey, RevokeKey, SetProperties, versions
 from grimoire.graph.audit.alerts import configuration_checksum
@@ -42,6 +43,19 @@ class AgentIn(StrictModel):
     generation: Annotated[int, Field(ge=0, le=1_000_000)] = 0
     parent_id: Annotated[str, Field(pattern=ID_PATTERN)] | None = Field(
         default=None, description="the main agent a sub-agent works for")
+    timezone: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
+        default=None, description="the agent's (its person's) IANA time zone, e.g. Europe/Berlin: the nightly "
+                                  "reflection runs at its local hour (moltbot-memory.md 10.1); unset: UTC")
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_zone(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                ZoneInfo(value)
+            except (ZoneInfoNotFoundError, ValueError) as exc:
+                raise ValueError(f"not an IANA time zone: {value!r}") from exc
+        return value
 
 
 class KeyIn(StrictModel):
@@ -167,6 +181,7 @@ class AgentNode(StructuredNode):  # type: ignore[misc]
     created_at = IntegerProperty()
     audit_id = StringProperty()
     checksum = StringProperty()  # of its configuration: a critical item, verified at start-up (graph/audit/alerts.py)
+    timezone = StringProperty()  # IANA; unset: UTC
 
 
 class ApiKeyNode(StructuredNode):  # type: ignore[misc]
@@ -203,6 +218,7 @@ class AgentOut(StoredNode):
     retrievals: int | None = None  # retrievals for a decision so far (contrarian injection counts them)
     trust_level: str | None = None  # set by the admin (graph/crystals/hormonal_state.py); unset: by kind
     auto_commit_at: str | None = None  # a sub-agent's: its main agent commits its proposals from this confidence
+    timezone: str | None = None  # IANA: the nightly reflection runs at its local hour; unset: UTC
 
 
 class AgentRow(Row):
@@ -241,7 +257,7 @@ def register(db: Database, agent: AgentIn, *, actor: str) -> AgentOut:
         if AgentNode.nodes.get_or_none(uid=agent.id) is not None:
             raise AgentExists(f"agent {agent.id!r} exists already")
         configuration = {"name": agent.name, "kind": agent.kind.value, "clade": agent.clade,
-                         "generation": agent.generation, "parent_id": agent.parent_id}
+                         "generation": agent.generation, "parent_id": agent.parent_id, "timezone": agent.timezone}
         node: AgentNode = AgentNode(uid=agent.id, **configuration, created_at=audit.at, audit_id=audit.id,
                                     checksum=configuration_checksum(configuration)).save()
         audit.write(tx, [agent.id], f"registered agent {agent.id}",

@@ -121,7 +121,7 @@ def build_memory(settings: Settings, db: Database, embedder: Embedder, core: Cor
     router = build_router(settings)
     proposals = Proposals(db, embedder, router)
     reflections = Reflections(db, core, router, ReflectionConfig(threshold=settings.reflection_threshold,
-                                                                 hour_utc=settings.reflection_hour_utc))
+                                                                 hour=settings.reflection_hour))
     return AgentMemory(db=db, embedder=embedder, core=core, router=router, recall=Recall(db, hybrid, keyword, context),
                        forgetting=Forgetting(db, core), reflections=reflections,
                        approvals=Approvals(db, embedder, core, proposals), proposals=proposals)
@@ -214,7 +214,8 @@ def schedule(services: Services) -> None:
     scheduler.add(Job("memory.reflection", 3_600.0,
                       lambda: services.memory.reflections.run_due(cancelled=stopping, claim=reflection_claim),
                       f"a pending reflection for every agent with {settings.reflection_threshold} memories or more "
-                      f"since its last one, and nightly at {settings.reflection_hour_utc}:00 UTC for those with any",
+                      f"since its last one, and nightly at {settings.reflection_hour}:00 (each agent's time zone, "
+                      "UTC when it has none) for those with any",
                       lease="per_agent"))
     scheduler.add(Job("metrics.daily", 86_400.0, lambda: f"{metrics.record_all(services.db, now_ms())} samples",
                       "today's cognitive quality metrics of every agent, kept as a daily series",

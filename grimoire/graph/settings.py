@@ -183,9 +183,10 @@ class Settings(BaseSettings):
         default=20, ge=1, le=100_000, alias="GRIMOIRE_REFLECTION_THRESHOLD",
         description="Memories recorded since an agent's last reflection that start a new one (the scheduler checks "
                     "hourly; the reflection waits for the person's approval).")
-    reflection_hour_utc: int = Field(
+    reflection_hour: int = Field(
         default=3, ge=0, le=23, alias="GRIMOIRE_REFLECTION_HOUR",
-        description="The hour (UTC) of the nightly reflection, for agents with memories since their last one.")
+        description="The hour of the nightly reflection, in each agent's time zone (its `timezone`; UTC when it has "
+                    "none), for agents with memories since their last one.")
     access_log_retention_days: float = Field(
         default=30, gt=0, alias="GRIMOIRE_ACCESS_LOG_RETENTION_DAYS",
         description="How long access records are kept; a daily job deletes older ones.")

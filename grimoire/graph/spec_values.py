@@ -91,12 +91,14 @@ def code_value(path: str) -> Any:
 
 CONSTANTS: tuple[Constant, ...] = (
     Constant("DecayConfig.class_half_life_days.regime_conditional", "grimoire.md", 230, 21.0, "B 21 days",
-             "grimoire.md gives ~14 days at line 220 (Four Decay Classes) and B = 21 days at line 230 "
-             "(Demurrage); the code follows line 220 and keeps it a setting (decay.py docstring). Half-lives are "
-             "stored on each entry when written, so changing the default only affects new entries."),
+             "Same as Demurrage's B; the first table (line 220) says ~14 days, which GRIMOIRE_DECAY can set. "
+             "Half-lives are stored on each entry when written: entries written before keep theirs."),
+    Constant("DecayConfig.class_half_life_days.cyclical", "grimoire.md", 231, 90.0, "C 90 days"),
     Constant("DecayConfig.class_half_life_days.tactical", "grimoire.md", 221, 7.0, "7 days"),
     Constant("DecayConfig.class_half_life_days.ephemeral", "grimoire.md", 222, 1.0, "24 hours"),
     Constant("DecayConfig.type_half_life_days.Episode", "grimoire.md", 243, 2.0, "48 hours"),
+    Constant("DecayConfig.type_half_life_days.Insight", "grimoire.md", 244, 7.0, "Insights 7 days"),
+    Constant("DecayConfig.type_half_life_days.Heuristic", "grimoire.md", 245, 14.0, "Heuristics 14 days"),
     Constant("DecayConfig.type_half_life_days.Warning", "grimoire.md", 246, 30.0, "30 days"),
     Constant("DecayConfig.dream_factor", "grimoire.md", 232, 2.0, "D 0.5x std (half the decay rate)"),
     Constant("DecayConfig.bloodstain_factor", "grimoire.md", 247, 3.0, "3x slower"),
@@ -113,6 +115,14 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("AdmissionConfig.merge_above", "grimoire.md", 290, 0.9, "cosine > 0.9 -> MERGE"),
     Constant("AdmissionConfig.skip_above", "grimoire.md", 290, 0.95, "> 0.95 -> SKIP"),
     Constant("AdmissionConfig.firewall_factual_below", "grimoire.md", 306, 0.3, "factual confidence < 0.3"),
+    Constant("AdmissionConfig.low_band_confidence", "grimoire.md", 304, 0.3, "0.45-0.55 -> admitted at confidence 0.3"),
+    Constant("AdmissionConfig.off_topic_below", "grimoire.md", 290, 0.5, "< 0.5 -> flag off-topic"),
+    Constant("AdmissionConfig.type_priors.Warning", "grimoire.md", 297, 0.9, "Warning 0.9"),
+    Constant("AdmissionConfig.type_priors.CausalLink", "grimoire.md", 298, 0.7, "Causal Link 0.7"),
+    Constant("AdmissionConfig.type_priors.Heuristic", "grimoire.md", 299, 0.6, "Heuristic 0.6"),
+    Constant("AdmissionConfig.type_priors.Insight", "grimoire.md", 300, 0.5, "Insight 0.5"),
+    Constant("AdmissionConfig.type_priors.StrategyFragment", "grimoire.md", 301, 0.4, "Strategy Fragment 0.4"),
+    Constant("AdmissionConfig.ephemeral_prior", "grimoire.md", 302, 0.2, "Observation (ephemeral) 0.2"),
     Constant("AdmissionConfig.factor_thresholds.future_utility", "grimoire.md", 288, 0.4, "> 0.4"),
     Constant("AdmissionConfig.factor_thresholds.factual_confidence", "grimoire.md", 289, 0.3, "> 0.3"),
     Constant("AdmissionConfig.factor_thresholds.temporal_recency", "grimoire.md", 291, 0.2, "> 0.2"),
@@ -164,9 +174,7 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("ReflectionConfig.threshold", "moltbot-memory.md", 408, None, "exceeds N unprocessed entries",
              "The document leaves N open; 20 unprocessed memories is the project's own "
              "(GRIMOIRE_REFLECTION_THRESHOLD)."),
-    Constant("ReflectionConfig.hour_utc", "moltbot-memory.md", 405, 3, "3:00 AM local time",
-             "Same hour, but UTC: agents carry no time zone, so the nightly reflection is due at 03:00 UTC "
-             "(GRIMOIRE_REFLECTION_HOUR)."),
+    Constant("ReflectionConfig.hour", "moltbot-memory.md", 405, 3, "3:00 AM local time"),
     Constant("ReflectionConfig.budget", "moltbot-memory.md", 410, 8000, "8,000 tokens of processing output"),
     Constant("CrystalsConfig.decay_rate", "knowledge-crystals.md", 215, 5e-10, "Default: 5e-10 (~16-day half-life)"),
     Constant("CrystalsConfig.promote_threshold", "knowledge-crystals.md", 216, 0.7, "Default: 0.7"),
@@ -186,21 +194,20 @@ CONSTANTS: tuple[Constant, ...] = (
              "prediction_error / (prediction.confidence + 0.01)"),
     Constant("grimoire.graph.context.verification:ADVICE_ABOVE", "context-governor.md", 480, 0.2,
              "if prediction_error > 0.2"),
+    Constant("grimoire.graph.context.recalibration:REGIME_RECORDS", "context-governor.md", 921, 20,
+             "regime_records.len() < 20"),
+    Constant("grimoire.graph.context.recalibration:GOOD_QUALITY", "context-governor.md", 923, 0.7, "q > 0.7"),
+    Constant("grimoire.graph.context.recalibration:REGIME_GOOD", "context-governor.md", 925, 5,
+             "good_records.len() < 5"),
 )
 
 DIFFERENCES: tuple[Difference, ...] = (
-    Difference("structural entries never decay", "grimoire.md", 231,
-               "C = 90 days for structural facts (and line 236 maps C = Structural)",
-               "structural entries get no half-life (half_life_ms null) and never decay",
+    Difference("structural entries never decay", "grimoire.md", 236,
+               "A = Tactical, B = RegimeConditional, C = Structural (C: 90 days, line 231)",
+               "structural entries get no half-life and never decay; C's 90 days is the class cyclical",
                "grimoire.md itself says 'Structural: No decay' at line 219 and 'structural-class entries which "
                "never decay' at line 1408; the 13 mental models are structural and must stay always available "
-               "(line 1481)."),
-    Difference("live-confirmed entries decay at half the rate", "grimoire.md", 232,
-               "D 0.5x std for dream-validated and live-confirmed entries",
-               "only dream-validated entries and Dream provenance get the x2 half-life; upvotes and positive "
-               "outcomes do not",
-               "'live-confirmed' is not defined by the document, and half-lives are stored when an entry is "
-               "written, so applying it would mean recomputing the stored half-life on every confirming path."),
+               "(line 1481). An entry whose structural fact an upgrade can change is written cyclical."),
     Difference("final retrieval score", "grimoire.md", 325,
                "final_score = effective_confidence * quality_score * relevance_similarity",
                "an additive rerank: rrf 0.30 + confidence 0.25 + quality 0.20 + recency 0.15 + regime 0.10, x1.2 "
@@ -237,8 +244,9 @@ DIFFERENCES: tuple[Difference, ...] = (
                "from heuristics, which an Insight-only ADD would never feed."),
     Difference("access counted on search hits", "knowledge-crystals.md", 55,
                "accessCount: times retrieved in search results",
-               "access_count / last_accessed_at move only on a retrieval for a decision; other reads go to "
-               "read_count / last_read_at, flushed every 30 s, and importance uses both",
+               "access_count / last_accessed_at move only on a retrieval for a decision; every other read (a "
+               "search, a retrieval, a read by id, a list, a workspace given) goes to read_count / last_read_at, "
+               "flushed every 30 s, and importance uses both",
                "grimoire.md:256 makes lastAccessed the last retrieval for a DECIDING context and the decay clock "
                "restarts only then (audit/access.py docstring)."),
     Difference("consolidation transaction", "knowledge-crystals.md", 212,

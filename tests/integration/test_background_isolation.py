@@ -246,6 +246,7 @@ PLACEHOLDERS = {
 REQUESTS: dict[str, Any] = {
     "GET /episodes": _query({"limit": 1000}), "GET /entries": _query({"limit": 1000}),
     "GET /episodes/{episode_id}": _query({"include_archived": True}),
+    "GET /episodes/{episode_id}/reflection": _query({"include_archived": True}),
     "GET /entries/{entry_id}": _query({"include_archived": True}),
     "GET /crystals/{crystal_id}": _query({"include_archived": True}),
     "GET /agents/{agent_id}/memories": _query({"include_archived": True, "limit": 500}),

@@ -98,6 +98,9 @@ def test_the_outcome_verification_block_and_the_model_tier(api: Api) -> None:
     assert {(b["regime"], b["category"]): b["alpha"] + b["beta"] for b in get(api, "beliefs")} == before
     post(api, "feedback", {"assembly_id": ws["assembly_id"], "actual": 0.2}, status=422)  # half a comparison
     post(api, "feedback", {"assembly_id": ws["assembly_id"], "model_tier": "T9"}, status=422)
+    huge = {"assembly_id": ws["assembly_id"], "prediction": {"value": 1e308, "baseline": 0, "confidence": 0.5},
+            "actual": -1e308}
+    post(api, "feedback", huge, status=422)  # refused before anything is recorded, not a 500 after
 
 
 def test_a_simulated_run_moves_the_allocations_toward_what_good_decisions_used(api: Api) -> None:
@@ -153,6 +156,32 @@ def test_a_regime_change_runs_loop2_and_reports_the_override(api: Api) -> None:
     assert override["previous_regime"] == "bull" and override["new_regime"] == "crisis"
     assert override["allocations_applied"] == {"mortality": 0.06, "contrarian": 0.01, "dream_hypotheses": 0.01}
     assert any(e["payload"]["trigger"] == "regime_change" for e in events if e["type"] == "context:policy_updated")
+
+
+def test_a_regime_change_learns_the_regimes_policy_from_twenty_decisions(api: Api) -> None:
+    """S4 learn_regime_policy at Loop 2 on a regime change: back in a regime with 20 decisions recorded, 5 or more of
+    them good (quality over 0.7), the regime's override becomes the good decisions' token shares, normalised; a
+    regime with fewer keeps its override."""
+    seed(api)
+    for n in range(20):
+        ws = post(api, "assemble", {"regime": "bear", "query": f"{QUERY} {n}", "preassembled": False})
+        post(api, "feedback", {"assembly_id": ws["assembly_id"], "quality": 0.9 if n % 3 == 0 else 0.4})
+    bull = post(api, "assemble", {"regime": "bull", "query": QUERY})
+    first = post(api, "feedback", {"assembly_id": bull["assembly_id"], "quality": 0.8})
+    assert first["loop2"]["regime_policy"] is None  # one decision in bull: nothing to learn from
+    bear_before = get(api, "policy")["regime_overrides"].get("bear")
+    back = post(api, "assemble", {"regime": "bear", "query": QUERY})
+    out = post(api, "feedback", {"assembly_id": back["assembly_id"], "quality": 0.8})
+    learned = out["loop2"]["regime_policy"]
+    assert learned and sum(learned.values()) == pytest.approx(1.0, abs=1e-5)
+    good = [d for d in get(api, "decisions", limit=100) if d["regime"] == "bear" and d["outcome_quality"] > 0.7]
+    tokens: dict[str, int] = {}
+    for d in good:
+        for c, t in d["injected_tokens"].items():
+            tokens[c] = tokens.get(c, 0) + t
+    assert learned == pytest.approx({c: t / sum(tokens.values()) for c, t in tokens.items()}, abs=1e-6)
+    policy = get(api, "policy")
+    assert policy["regime_overrides"]["bear"] == pytest.approx(learned) and learned != bear_before
 
 
 def test_loop3_stages_mutations_that_later_outcomes_validate_or_refute(api: Api) -> None:

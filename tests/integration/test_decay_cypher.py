@@ -44,7 +44,7 @@ def test_cypher_computes_the_same_effective_confidence(db, embedder) -> None:
     got = effective_confidences(k, [f"decay-{n}" for n in elapsed], NOW)
     by_hand = {
         "tactical": 0.8 * math.exp(-7 / 7),
-        "regime": 0.8 * math.exp(-3 / (14 * 2.0)),
+        "regime": 0.8 * math.exp(-3 / (21 * 2.0)),  # B: 21 days
         "structural": 0.8,
         "warning": 0.8 * math.exp(-45 / 30),
         "dream": 0.8 * math.exp(-10 / (14 * 2 * 1.5)),

@@ -154,6 +154,21 @@ def test_strength_grows_only_on_use_with_a_positive_outcome(client) -> None:
     assert client.post("/entries/s/outcome", json={"used_in_decision": True}).status_code == 422
 
 
+def test_a_live_confirmation_halves_the_decay_rate_once(client) -> None:
+    """grimoire.md class D: an upvote (or a decision that went well) confirms the entry live, and it decays at half
+    the standard rate from then on; a second confirmation, or a dream after it, does not halve it again."""
+    client.post("/entries", json=entry("lc", GAS))
+    start = client.get("/entries/lc").json()
+    assert start["half_life_ms"] == 7 * DAY_MS and not start.get("live_confirmed")
+    up = client.post("/entries/lc/upvote").json()
+    assert up["half_life_ms"] == 14 * DAY_MS and up["live_confirmed"] is True
+    assert client.post("/entries/lc/upvote").json()["half_life_ms"] == 14 * DAY_MS
+    dreamt = client.post("/entries/lc/outcome", json={"used_in_decision": False, "outcome": "neutral",
+                                                      "dream_validated": True}).json()
+    assert dreamt["half_life_ms"] == 14 * DAY_MS
+    assert client.post("/entries/lc/downvote").json()["half_life_ms"] == 14 * DAY_MS  # a contradiction undoes nothing
+
+
 def _iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat()
 

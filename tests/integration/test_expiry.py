@@ -137,3 +137,34 @@ def test_an_entry_under_0_1_leaves_retrieval_at_once(api: Api, db: Database) -> 
         assert "faded" not in got and {"fresh", "ground"} <= got, (mode, got)
         cut = {x["id"]: x["explain"]["cut"] for x in r.json()["cut"]}
         assert "below 0.1" in cut["faded"], (mode, cut)
+
+
+def test_a_workspace_and_a_list_are_reads_too(api: Api, db: Database) -> None:
+    """knowledge-crystals.md accessCount, "on every read an agent makes": an assembled workspace (built or served
+    kept) and a list count what they return, after the access.reads flush; the decay clock does not move."""
+    agent, clade = "lister", "clade-list"
+    h = api.headers(agent, clade)
+    texts = {"listed": "Morpho Blue markets isolate each collateral's risk in its own market",
+             "assembled": "Aave v3 e-mode lifts the LTV of correlated stablecoin pairs to 97 percent"}
+    r = api.client.post("/entries", headers=h, json={"id": "listed", "category": "Insight",
+                                                     "content": texts["listed"]})
+    assert r.status_code == 201, r.text
+    r = api.client.post("/entries", headers=h, json={"id": "assembled", "category": "Warning",
+                                                     "content": texts["assembled"]})
+    assert r.status_code == 201, r.text
+    before = {e: api.client.get(f"/crystals/{e}", headers=h).json() for e in texts}
+    _flush(api)  # those reads by id written, then set aside: only what follows counts
+    db.run("testing/set_crystal_props", rows=[{"id": e, "props": {"read_count": 0}} for e in texts])
+    listed = api.client.get("/entries", headers=h, params={"agent_id": agent, "category": "Insight"}).json()
+    assert [e["id"] for e in listed] == ["listed"]
+    _flush(api)  # the list alone, before the workspace (which may give it too)
+    assert api.client.get("/crystals/listed", headers=h).json()["read_count"] == 1
+    ws = api.client.post(f"/agents/{agent}/context/assemble", headers=h, json={"query": texts["assembled"]})
+    assert ws.status_code == 200, ws.text
+    given = {e["id"] for c in ws.json()["categories"].values() for e in c}
+    assert "assembled" in given, given
+    _flush(api)
+    assert api.client.get("/crystals/assembled", headers=h).json()["read_count"] == 1  # the workspace's read
+    for eid in texts:
+        crystal = api.client.get(f"/crystals/{eid}", headers=h).json()
+        assert crystal["last_accessed_at"] == before[eid]["last_accessed_at"]  # not a decision's access

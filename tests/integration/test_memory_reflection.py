@@ -197,7 +197,7 @@ def test_a_reflection_proposes_and_only_a_person_decides(api: Api, db) -> None:
 def test_the_scheduler_reflects_past_the_threshold_and_nightly(api: Api, db) -> None:
     h = api.headers(AGENT, CLADE)
     services = api.client.app.state.services
-    engine = Reflections(db, services.core_memory, services.memory.router, ReflectionConfig(threshold=3, hour_utc=3))
+    engine = Reflections(db, services.core_memory, services.memory.router, ReflectionConfig(threshold=3, hour=3))
     say(api, h, "Remember that I prefer tea.")
     noon = int(datetime.now(UTC).replace(hour=12, minute=0).timestamp() * 1000)
     assert engine.due(noon) == []                                    # one memory: under the threshold
@@ -234,3 +234,28 @@ def test_reflections_are_the_agents_own(api: Api) -> None:
     assert decide(api, other_person, rid, decision="reject").status_code == 403
     assert api.client.get(f"/agents/stranger/reflections/{rid}", headers=other).status_code == 404
     assert decide(api, api.admin, rid, decision="reject").status_code == 200
+
+
+def test_the_nightly_reflection_runs_at_the_agents_local_hour(api: Api, db) -> None:
+    """moltbot-memory.md 10.1, "3:00 AM local time": an agent registered in Asia/Tokyo is due at 03:00 there (18:00
+    UTC), not at 03:00 UTC; one without a time zone at 03:00 UTC; a zone that is not IANA's is refused."""
+    r = api.client.post("/agents", headers=api.admin, json={"id": "tokyo-bot", "name": "tokyo-bot", "clade": CLADE,
+                                                             "timezone": "Asia/Tokyo"})
+    assert r.status_code == 201 and r.json()["timezone"] == "Asia/Tokyo", r.text
+    bad = api.client.post("/agents", headers=api.admin, json={"id": "mars-bot", "name": "m", "clade": CLADE,
+                                                               "timezone": "Mars/Olympus"})
+    assert bad.status_code == 422 and "time zone" in bad.text
+    r = api.client.post("/agents/tokyo-bot/messages", headers=api.headers("tokyo-bot", CLADE),
+                        json={"text": "Remember that I prefer matcha."})
+    assert r.status_code == 200, r.text
+    say(api, api.headers(AGENT, CLADE), "Remember that I prefer tea.")
+    services = api.client.app.state.services
+    engine = Reflections(db, services.core_memory, services.memory.router, ReflectionConfig(threshold=50, hour=3))
+    day = datetime.now(UTC) + timedelta(days=1)
+    tokyo_3am = int(day.replace(hour=18, minute=5).timestamp() * 1000)   # 03:05 the next day in Tokyo
+    utc_3am = int(day.replace(hour=3, minute=5).timestamp() * 1000)
+    assert [(a, t.value) for a, t in engine.due(tokyo_3am)] == [("tokyo-bot", "schedule")]
+    assert [(a, t.value) for a, t in engine.due(utc_3am)] == [(AGENT, "schedule")]
+    made = engine.reflect("tokyo-bot", trigger=engine.due(tokyo_3am)[0][1], actor="test", now=tokyo_3am)
+    nxt = day + timedelta(days=1)
+    assert f"**Next scheduled reflection**: {nxt:%Y-%m-%d} 18:00" in made.markdown, made.markdown  # 03:00 in Tokyo

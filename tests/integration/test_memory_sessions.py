@@ -36,6 +36,10 @@ def test_a_session_starts_with_the_batch_review_and_ends_with_a_reflection(api: 
     assert start["pending_reflection"]["id"] == reflection["id"]
     assert api.client.post(f"/agents/{MAIN}/sessions/end", headers=api.headers("someone-else", CLADE)
                            ).status_code == 403
+    reader = api.headers(MAIN, CLADE, scopes=("read",))  # ending proposes a reflection: a write
+    assert api.client.post(f"/agents/{MAIN}/sessions/end", headers=reader).status_code == 403
+    assert api.client.post(f"/agents/{MAIN}/sessions", headers=reader).status_code == 200  # starting reads
+    assert api.client.post("/agents/nobody-here/sessions/end", headers=api.admin).status_code == 404
 
 
 def test_a_session_that_remembered_nothing_ends_without_a_reflection(api: Api) -> None:

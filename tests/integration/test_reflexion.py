@@ -66,7 +66,9 @@ def test_the_verdict_is_read_by_who_may_see_the_episode(api: Api) -> None:
     miss = _episode(7, "sushi-swap", 10.0, -70.0) | {"id": "rx-read"}
     miss["prediction"] = {**miss["prediction"], "informed_by": ["rx-read-h"]}
     plain = {"id": "rx-plain", "type": "observation", "text": "no prediction here"}
-    r = api.client.post("/episodes/batch", headers=h, json={"episodes": [miss, plain]})
+    shared = _episode(8, "sushi-swap", 10.0, -90.0) | {"id": "rx-shared", "scope": "shared"}
+    shared["prediction"] = {**shared["prediction"], "informed_by": ["rx-read-h"]}
+    r = api.client.post("/episodes/batch", headers=h, json={"episodes": [miss, plain, shared]})
     assert r.status_code == 201, r.text
     r = api.client.get("/episodes/rx-read/reflection", headers=h)
     assert r.status_code == 200, r.text
@@ -80,3 +82,8 @@ def test_the_verdict_is_read_by_who_may_see_the_episode(api: Api) -> None:
         r = api.client.get("/episodes/rx-read/reflection", headers=other)
         assert r.status_code == 404, r.text
     assert api.client.get("/episodes/rx-read/reflection", headers=api.admin).status_code == 200
+    # a clade mate sees the shared episode's verdict, but not what it did to the owner's private entry
+    mate = api.client.get("/episodes/rx-shared/reflection", headers=api.headers("golem-other", CLADE))
+    assert mate.status_code == 200 and mate.json()["verdict"] == "wrong" and mate.json()["deltas"] == [], mate.text
+    own = api.client.get("/episodes/rx-shared/reflection", headers=h).json()
+    assert {d["entry_id"] for d in own["deltas"]} == {"rx-read-h"}

@@ -21,7 +21,7 @@ ANSWERS = {
     ("get", "/agents/{agent_id}/audit/critical"): "CriticalChanges",
     ("get", "/agents/{agent_id}/audit/digests"): "AuditDigest",
     ("get", "/audit/digests"): "AuditDigest",
-    ("post", "/agents/{agent_id}/sessions"): "SessionOpened",
+    ("post", "/agents/{agent_id}/sessions"): "SessionStart",
     ("post", "/agents/{agent_id}/sessions/end"): "SessionEnded",
     ("get", "/agents/{agent_id}/alerts"): "AlertRecord",
     ("post", "/agents/{agent_id}/alerts/{alert_id}/acknowledge"): "AlertRecord",

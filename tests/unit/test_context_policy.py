@@ -19,6 +19,7 @@ from grimoire.graph.context.categories import (
 )
 from grimoire.graph.context.categories import ContextCategory as C
 from grimoire.graph.context.policy import Policy, Situation, resolve
+from grimoire.graph.context.recalibration import Record, learn_regime_policy
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
 
 
@@ -200,3 +201,18 @@ def test_the_delta_between_two_workspaces() -> None:
     assert compute(second, second).changed_categories == [] and compute(second, second).token_delta == 0
     everything = compute(None, first)
     assert everything.changed_categories == [C.invariants, C.playbook, C.episodes] and everything.removed == {}
+
+
+def test_a_regime_policy_is_learned_from_twenty_decisions_five_of_them_good() -> None:
+    """context-governor.md S4 learn_regime_policy: under 20 records, or under 5 with quality over 0.7, nothing; else
+    the tokens the good decisions injected per category, normalised."""
+    def rec(quality: float | None, injected: dict[str, int]) -> Record:
+        return Record(injected=injected, referenced=frozenset(), quality=quality, cost=0.0, missing=())
+
+    good = rec(0.8, {"playbook": 300, "episodes": 100, "not-a-category": 50})
+    poor = rec(0.4, {"insights": 1_000})
+    assert learn_regime_policy([good] * 5 + [poor] * 14) is None           # 19 records
+    assert learn_regime_policy([good] * 4 + [poor] * 16) is None           # 20, only 4 good
+    assert learn_regime_policy([good] * 4 + [rec(0.7, {"playbook": 1})] + [poor] * 15) is None  # 0.7 is not over
+    learned = learn_regime_policy([good] * 5 + [poor] * 15)
+    assert learned == {C.episodes: pytest.approx(100 / 450), C.playbook: pytest.approx(300 / 450)}  # over all

@@ -71,8 +71,12 @@ def test_three_up_and_one_down_net_plus_two() -> None:
     assert op.detail["net"] == 2 and op.changes["confidence"] == pytest.approx(0.7)
     assert op.changes["validated_count"] == 4 and op.changes["contradicted_count"] == 1
     assert op.changes["last_accessed_at"] == CYCLE.now and op.episode_ids == ["ep0", "ep1", "ep2", "ep3"]
+    assert op.changes["live_confirmed"] is True and "half_life_ms" not in op.changes  # no half-life read: none set
+    timed = netting.net_op({**entry, "half_life_ms": 14 * 86_400_000}, deltas, CYCLE, 0.1, 0.15, 0.05)
+    assert timed.changes["half_life_ms"] == 28 * 86_400_000 and timed.before["half_life_ms"] == 14 * 86_400_000
     down = netting.net_op(entry, [{"id": f"x{i}", "op": "down", "count": 1} for i in range(5)], CYCLE, 0.1, 0.15, 0.05)
     assert down.changes["confidence"] == 0.05 and "last_accessed_at" not in down.changes  # the floor
+    assert "live_confirmed" not in down.changes  # a net down confirms nothing
     assert op_id(CYCLE.id, op) != op_id(CYCLE.id, down)  # keyed by the deltas it nets
 
 

@@ -4,6 +4,7 @@ and README.md's table and list are what the registry generates."""
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from pathlib import Path
@@ -30,6 +31,16 @@ def _numbers(text: str) -> set[float]:
     return {float(n.replace(",", "")) for n in _NUMBER.findall(text)}
 
 
+# How a document's number becomes the code's unit: as is, a percentage, hours as days, seconds, minutes, hours or
+# days as milliseconds; or its reciprocal (a rate x0.5 is a half-life x2).
+UNITS = (1.0, 0.01, 1 / 24, 1_000.0, 60_000.0, 3_600_000.0, 86_400_000.0)
+
+
+def _in_units(number: float, value: float) -> bool:
+    return any(math.isclose(n * unit, value, rel_tol=1e-9) for n in (number, 1 / number if number else 0.0)
+               for unit in UNITS)
+
+
 @pytest.mark.parametrize("c", sv.CONSTANTS, ids=lambda c: c.code)
 def test_each_constant_is_the_codes_value_and_its_documents_words(c: sv.Constant) -> None:
     value = c.value()
@@ -37,6 +48,8 @@ def test_each_constant_is_the_codes_value_and_its_documents_words(c: sv.Constant
     assert c.document in sv.DOCUMENTS
     stated = _numbers(_line(c.document, c.line))
     assert _numbers(c.doc_text) <= stated, f"{c.document}:{c.line} does not state {c.doc_text!r}"
+    if c.doc_value is not None:  # the value compared with the code is one the document's words give
+        assert any(_in_units(n, c.doc_value) for n in _numbers(c.doc_text)), (c.doc_text, c.doc_value)
 
 
 def test_a_constant_that_differs_says_why() -> None:
@@ -44,6 +57,7 @@ def test_a_constant_that_differs_says_why() -> None:
     silent = sv.Constant("DecayConfig.class_half_life_days.tactical", "grimoire.md", 221, 5.0, "5 days")
     assert sv.unexplained((silent,)) == ["DecayConfig.class_half_life_days.tactical"]
     assert sv.unexplained((sv.Constant("DecayConfig.floor", "grimoire.md", 262, None, "a floor"),)) != []
+    assert _in_units(21, 21.0) and _in_units(30, 1_800_000) and _in_units(0.5, 2.0) and not _in_units(21, 14.0)
 
 
 def test_the_code_value_is_read_not_written_down() -> None:

@@ -25,7 +25,7 @@ from grimoire.api.mcp.routes_index import ROUTERS
 
 ROOT = Path(__file__).resolve().parents[2]
 DICT_RETURNS_AT_MOST = 9  # lower it as functions return models (issue 38 began at 287 of 1,597)
-OPEN_MAPS_AT_MOST = 76  # Properties, Params, Record, FreeForm: open by nature, named for why
+OPEN_MAPS_AT_MOST = 77  # Properties, Params, Record, FreeForm: open by nature, named for why
 OPEN_MAPS = ("Properties", "Params", "Record", "FreeForm")
 
 LOOSE_ROUTES = frozenset({

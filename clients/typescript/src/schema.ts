@@ -2464,6 +2464,11 @@ export interface components {
              * @description the main agent a sub-agent works for
              */
             parent_id?: string | null;
+            /**
+             * Timezone
+             * @description the agent's (its person's) IANA time zone, e.g. Europe/Berlin: the nightly reflection runs at its local hour (moltbot-memory.md 10.1); unset: UTC
+             */
+            timezone?: string | null;
         };
         /**
          * AgentKind
@@ -2497,6 +2502,8 @@ export interface components {
             trust_level?: string | null;
             /** Auto Commit At */
             auto_commit_at?: string | null;
+            /** Timezone */
+            timezone?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -3560,7 +3567,7 @@ export interface components {
          * DecayClass
          * @enum {string}
          */
-        DecayClass: "structural" | "regime_conditional" | "tactical" | "ephemeral";
+        DecayClass: "structural" | "cyclical" | "regime_conditional" | "tactical" | "ephemeral";
         /** DecisionIn */
         DecisionIn: {
             /** @description approve, approve_with_changes, approve_part or reject (section 10.6) */
@@ -3995,6 +4002,8 @@ export interface components {
             is_bloodstain?: boolean | null;
             /** Dream Validated */
             dream_validated?: boolean | null;
+            /** Live Confirmed */
+            live_confirmed?: boolean | null;
             /** Dream Count */
             dream_count?: number | null;
             /** Last Dreamed At */
@@ -7439,6 +7448,10 @@ export interface components {
                 [key: string]: number;
             };
             metrics: components["schemas"]["Metrics"];
+            /** Regime Policy */
+            regime_policy?: {
+                [key: string]: number;
+            } | null;
         };
         /** RecallAnswer */
         RecallAnswer: {
@@ -8481,11 +8494,11 @@ export interface components {
             reflection?: components["schemas"]["Reflection"] | null;
         };
         /**
-         * SessionOpened
+         * SessionStart
          * @description A session started: the critical items verified, the alerts waiting for the user (12.5), and what waits for
          *     the batch review (13.3): the open proposals to the agent's memory and the reflection waiting for approval.
          */
-        SessionOpened: {
+        SessionStart: {
             /** Agent Id */
             agent_id: string;
             /** Started At */
@@ -9439,7 +9452,10 @@ export interface operations {
     };
     episode_reflection_episodes__episode_id__reflection_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description for an archived episode too */
+                include_archived?: boolean;
+            };
             header?: never;
             path: {
                 episode_id: string;
@@ -12088,7 +12104,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SessionOpened"];
+                    "application/json": components["schemas"]["SessionStart"];
                 };
             };
             /** @description Validation Error */

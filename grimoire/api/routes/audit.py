@@ -10,10 +10,11 @@ from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
 from pydantic import BaseModel, Field
 
-from grimoire.api.auth import Admin, Reader
+from grimoire.api.auth import Admin, Reader, WriterOrPerson
 from grimoire.api.deps import AgentMemoryDep, DbDep, EmbedderDep, get_db, get_services
 from grimoire.api.routes.agents import require_person_for, require_self_or_admin
 from grimoire.api.schemas.rollback import RollbackIn
+from grimoire.graph import agents
 from grimoire.graph.agents import KeyScope, Principal
 from grimoire.graph.audit import alerts, retention, versions
 from grimoire.graph.audit.alerts import AlertRecord
@@ -25,7 +26,7 @@ from grimoire.graph.audit.vocabulary import Verb
 from grimoire.graph.errors import Invalid
 from grimoire.graph.memory import sessions
 from grimoire.graph.memory.recall import terms
-from grimoire.graph.memory.sessions import SessionEnded, SessionOpened
+from grimoire.graph.memory.sessions import SessionEnded, SessionStart
 from grimoire.graph.model.common import Instant, to_ms
 
 router = APIRouter(tags=["audit"])
@@ -151,19 +152,19 @@ def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[TrailRecor
 
 # ---------------------------------------------------------------------------------------- sessions and alerts
 
-@router.post("/agents/{agent_id}/sessions", response_model=SessionOpened, response_model_exclude_none=True,
+@router.post("/agents/{agent_id}/sessions", response_model=SessionStart, response_model_exclude_none=True,
              summary="Start a session: the critical items' checksums verified, the alerts waiting for the user "
                      "(12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits "
                      "for the batch review (13.3): open proposals and the reflection waiting for approval")
-def start_session(agent_id: str, memory: AgentMemoryDep, who: Reader) -> SessionOpened:
-    return sessions.start(memory, _own(who, agent_id))
+def start_session(agent_id: str, memory: AgentMemoryDep, who: Reader) -> SessionStart:
+    return sessions.start(memory, agents.require(memory.db, _own(who, agent_id)))
 
 
 @router.post("/agents/{agent_id}/sessions/end", response_model=SessionEnded, response_model_exclude_none=True,
              summary="End a session: a reflection over what it added (10.1 'Session end'), pending approval; none "
                      "when nothing was remembered since the last reflection or one is waiting")
-def end_session(agent_id: str, memory: AgentMemoryDep, who: Reader) -> SessionEnded:
-    return sessions.end(memory, _own(who, agent_id), actor=who.key_id)
+def end_session(agent_id: str, memory: AgentMemoryDep, who: WriterOrPerson) -> SessionEnded:
+    return sessions.end(memory, agents.require(memory.db, _own(who, agent_id)), actor=who.key_id)
 
 
 @router.get("/agents/{agent_id}/alerts", response_model=list[AlertRecord], response_model_exclude_none=True,

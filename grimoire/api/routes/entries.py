@@ -88,6 +88,7 @@ def get_entry(entry_id: str, k: KnowledgeDep, who: Reader, retriever: RetrieverD
 def list_entries(
     k: KnowledgeDep,
     who: Reader,
+    retriever: RetrieverDep,
     agent_id: str | None = None,
     category: EntryCategory | None = None,
     status: EntryStatus | None = None,
@@ -104,6 +105,7 @@ def list_entries(
         regime=regime.value if regime else None, valid_at=to_ms(valid_at), known_at=to_ms(known_at),
         min_confidence=min_confidence, offset=offset, limit=limit,
     )
+    retriever.reads.note([r.id for r in rows])  # a list read is access for relevance too (written in batches)
     return [for_viewer(r, who.visibility()) for r in rows]
 
 

@@ -82,7 +82,12 @@ def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep
 @router.get("/{episode_id}/reflection", response_model=ReflectionOut,
             summary="Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation "
                     "and the operations it queued on the entries that informed the decision")
-def episode_reflection(episode_id: str, db: DbDep, who: Reader) -> ReflectionOut:
+def episode_reflection(episode_id: str, db: DbDep, who: Reader,
+                       include_archived: Annotated[bool, Query(description="for an archived episode too")] = False,
+                       ) -> ReflectionOut:
+    episode = episodes.get(db, episode_id, who.visibility())
+    if episode is None or (lifecycle.archived(episode.model_dump()) and not include_archived):
+        raise NotFound(f"no episode {episode_id!r}")  # as GET /episodes/{id} answers: a forgotten one stays so
     found = reflexion.of_episode(db, episode_id, who.visibility())
     if found is None:
         raise NotFound(f"no reflection on episode {episode_id!r} (no such episode this key may see, or its "
@@ -95,6 +100,7 @@ def episode_reflection(episode_id: str, db: DbDep, who: Reader) -> ReflectionOut
 def list_episodes(
     db: DbDep,
     who: Reader,
+    retriever: RetrieverDep,
     agent_id: str | None = None,
     type: EpisodeType | None = None,  # noqa: A002
     regime: MarketRegime | None = None,
@@ -111,4 +117,5 @@ def list_episodes(
         valid_from=to_ms(valid_from), valid_to=to_ms(valid_to), recorded_from=to_ms(recorded_from),
         recorded_to=to_ms(recorded_to), offset=offset, limit=limit,
     )
+    retriever.reads.note([r.id for r in rows])  # a list read is access for relevance too (written in batches)
     return [for_viewer(r, None) for r in rows]

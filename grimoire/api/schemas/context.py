@@ -9,7 +9,7 @@ from pydantic import Field, model_validator
 
 from grimoire.graph.context.affect import Pad
 from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskType
-from grimoire.graph.context.verification import Prediction
+from grimoire.graph.context.verification import BOUND, Prediction
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
 
@@ -122,8 +122,7 @@ class ContextFeedbackIn(StrictModel):
                                   "skips it (nothing recorded, no belief moves)")
     prediction: Prediction | None = Field(default=None, description="what the decision predicted; with `actual`, "
                                           "the answer's `verification` compares them (context-governor.md S3.4)")
-    actual: Annotated[float, Field(allow_inf_nan=False)] | None = Field(default=None,
-                                                                        description="what happened")
+    actual: Annotated[float, Field(ge=-BOUND, le=BOUND)] | None = Field(default=None, description="what happened")
 
     @model_validator(mode="after")
     def _both(self) -> ContextFeedbackIn:

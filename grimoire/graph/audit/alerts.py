@@ -55,8 +55,9 @@ class AlertRecord(BaseModel):
     acknowledged_by: str | None = None
 
 
-class SessionStart(BaseModel):
-    """A session started: the critical items verified, and the alerts waiting for the user (12.5)."""
+class AlertsAtStart(BaseModel):
+    """A session's start as the audit layer sees it: the critical items verified, and the alerts waiting for the user
+    (12.5); graph/memory/sessions.py adds what waits for the batch review."""
 
     agent_id: str
     started_at: int
@@ -69,6 +70,7 @@ def as_record(alert: Alert) -> AlertRecord:
 
 
 CONFIGURATION = ("name", "kind", "clade", "generation", "parent_id")  # an agent's configuration: its node's fields
+ADDED = ("timezone",)  # configuration added later: in the checksum when set
 
 
 def checksum(content: str, pinned: Sequence[str]) -> str:
@@ -77,8 +79,10 @@ def checksum(content: str, pinned: Sequence[str]) -> str:
 
 
 def configuration_checksum(configuration: dict[str, Any]) -> str:
-    """An agent's configuration, hashed: written when it is registered, compared at start-up and session start."""
+    """An agent's configuration, hashed: written when it is registered, compared at start-up and session start. The
+    settings added since (ADDED) count once set, so an agent registered before them keeps the checksum it has."""
     values = [configuration.get(k) for k in CONFIGURATION]
+    values += [[k, configuration[k]] for k in ADDED if configuration.get(k) is not None]
     return hashlib.sha256(json.dumps(values, ensure_ascii=False, default=str).encode()).hexdigest()
 
 
@@ -167,10 +171,10 @@ def all_of(db: Database, agent_id: str, limit: int = 100) -> list[AlertRecord]:
                                     Alert.nodes.filter(agent_id=agent_id).order_by("-at")[:limit]])
 
 
-def start_session(db: Database, agent_id: str) -> SessionStart:
+def start_session(db: Database, agent_id: str) -> AlertsAtStart:
     """12.5 at a session's start: the agent's critical items verified, and every alert still to acknowledge."""
     raised = verify(db, agent_id)
-    return SessionStart(agent_id=agent_id, started_at=now_ms(), raised=len(raised), alerts=pending(db, agent_id))
+    return AlertsAtStart(agent_id=agent_id, started_at=now_ms(), raised=len(raised), alerts=pending(db, agent_id))
 
 
 def acknowledge(db: Database, agent_id: str, alert_id: str, *, actor: str) -> AlertRecord:

@@ -249,7 +249,8 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
         out.guideline = attempt("guideline", lambda: _learn_guideline(db, agent_id, a, outcome, injected, actor))
     if config.loop2_on_regime_change and last_regime is not None and last_regime != a.regime:
         out.loop2 = attempt("loop2", lambda: recalibration.recalibrate(db, agent_id, clade, config,
-                                                                       trigger="regime_change", tick=outcome.tick))
+                                                                       trigger="regime_change", tick=outcome.tick,
+                                                                       regime=a.regime))
     return out
 
 

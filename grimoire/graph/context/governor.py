@@ -329,12 +329,21 @@ class Governor:
             built = kept.built
             given = self._given.get(agent_id)
             self._given[agent_id] = built.composed.workspace
+            self._read(built)
             return replace(built, source="preassembled", request=request,
                            delta=delta.compute(given, built.composed.workspace) if given is not None else built.delta,
                            timings_ms={"total": watch.total_ms()})
         built = self.build(agent_id, clade, request, "cold")
         self._given[agent_id] = built.composed.workspace
+        self._read(built)
         return built
+
+    def _read(self, built: Assembled) -> None:
+        """A workspace given to the agent is a read of what it holds: access for each crystal's relevance
+        (knowledge-crystals.md accessCount; graph/audit/access.py), noted here and written in batches off the path.
+        Only what the service found: an id the caller supplied names nothing it was given. Not a decision's access:
+        the decay clocks stay where they are."""
+        self.retriever.reads.note([e.id for e in built.composed.workspace.all() if e.source == "grimoire"])
 
     def preassemble(self, agent_id: str, clade: str | None, request: Request) -> Assembled:
         """Build the agent's workspace ahead of its next request (kept, not given)."""

@@ -12,7 +12,11 @@ allocations the revision stores, not only for the adjustments.
 
 An item "influenced" the decision when it was referenced and the outcome was not bad (quality under 0.5): what
 went into a poor decision is not evidence for more of it. Runs on the scheduler (every loop2_interval_hours) and
-when a decision's regime differs from the one before (loop2_on_regime_change)."""
+when a decision's regime differs from the one before (loop2_on_regime_change).
+
+On a regime change it also learns the new regime's policy from experience (S4, learn_regime_policy): with at least
+20 decisions recorded in that regime, 5 of them good (quality over 0.7), the tokens the good ones injected per
+category, normalised, become the regime's override; fewer, and the regime keeps the override it had."""
 
 from __future__ import annotations
 
@@ -29,11 +33,13 @@ from grimoire.graph.context.categories import Allocations, ContextCategory
 from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.overrides import normalize
 from grimoire.graph.db.connection import Database
+from grimoire.graph.model.enums import MarketRegime
 from grimoire.graph.model.rows import Row
 
 FLOOR = 0.01
 SIGNAL_BOOST = 0.005
 RARE, FREQUENT = 0.1, 0.6
+REGIME_RECORDS, REGIME_GOOD, GOOD_QUALITY = 20, 5, 0.7  # learn_regime_policy's (the document's)
 
 # Missing-context signals, read as the category they ask for (signal_maps_to_category).
 SIGNAL_WORDS: dict[ContextCategory, tuple[str, ...]] = {
@@ -64,6 +70,7 @@ class Recalibrated(BaseModel):
     adjustments: dict[str, float]
     delta: dict[str, float]
     metrics: cp.Metrics
+    regime_policy: dict[str, float] | None = None  # the regime's override learned at a regime change, if any
 
 
 class Unchanged(BaseModel):
@@ -125,6 +132,32 @@ def of_row(row: DecisionRead) -> Record:
                   quality=row.outcome_quality, cost=float(row.cost or 0.0), missing=tuple(row.missing or []))
 
 
+def learn_regime_policy(records: Sequence[Record]) -> Allocations | None:
+    """S4 learn_regime_policy: a regime's allocations from the decisions made in it — none under 20 of them or
+    under 5 good ones (quality over 0.7); else the tokens the good ones injected per category over all they injected
+    (as the document normalises: before it leaves out what is no category, so the shares may sum under 1)."""
+    if len(records) < REGIME_RECORDS:
+        return None
+    good = [r for r in records if r.quality is not None and r.quality > GOOD_QUALITY]
+    if len(good) < REGIME_GOOD:
+        return None
+    known = {c.value for c in ContextCategory}
+    tokens: dict[str, float] = {}
+    for r in good:
+        for category, n in r.injected.items():
+            tokens[category] = tokens.get(category, 0.0) + float(n)
+    total = sum(tokens.values())
+    if total <= 0:
+        return None
+    return {ContextCategory(c): round(n / total, 6) for c, n in sorted(tokens.items()) if c in known}
+
+
+def _regime_learned(db: Database, agent_id: str, regime: str | None, window: int) -> Allocations | None:
+    if regime is None:
+        return None
+    return learn_regime_policy([of_row(r) for r in decisions_since(db, agent_id, 0, window) if r.regime == regime])
+
+
 def adjustments(records: Sequence[Record], cap: float) -> dict[ContextCategory, float]:
     stats: dict[str, list[float]] = {}   # category → [injected, referenced, tokens]
     for r in records:
@@ -180,7 +213,8 @@ def metrics(records: Sequence[Record], now: int) -> cp.Metrics:
 
 
 def recalibrate(db: Database, agent_id: str, clade: str | None, config: GovernorConfig, *, trigger: str,
-                actor: str = "context.loop2", tick: int | None = None) -> Recalibrated | None:
+                actor: str = "context.loop2", tick: int | None = None, regime: str | None = None
+                ) -> Recalibrated | None:
     """Loop 2 for one agent over its decisions since the policy was last validated: a new revision (audited, with
     context:policy_updated and context:feedback_loop in its transaction), or None when there was nothing to read."""
     policy = cp.current(db, agent_id)
@@ -195,16 +229,22 @@ def recalibrate(db: Database, agent_id: str, clade: str | None, config: Governor
     # validated up to the newest decision read: one recorded while this ran is read next time
     changed.metrics = metrics(records, max(r.at for r in rows))
     moved = {c.value: round(changed.allocations[c] - policy.allocations.get(c, 0.0), 6) for c in changed.allocations}
+    learned = _regime_learned(db, agent_id, regime, config.record_window)  # `regime`: the one just entered
+    reason = f"loop 2 ({trigger}): {len(records)} decisions"
+    if learned is not None and regime is not None:
+        changed.regime_overrides = {**policy.regime_overrides, MarketRegime(regime): learned}
+        reason += f"; the {regime} regime's policy learned from its decisions"
 
     def report(old: cp.Policy, new: cp.Policy) -> list[Any]:
         return [context_events.policy_updated(agent_id, clade, revision=new.revision, trigger=trigger, delta=moved),
                 context_events.feedback_loop(agent_id, clade, loop_id=2, tick=tick, record_count=len(records),
                                              adjustments={c.value: round(v, 6) for c, v in moves.items()})]
 
-    new = cp.revise(db, agent_id, changed, actor=actor, reason=f"loop 2 ({trigger}): {len(records)} decisions",
+    new = cp.revise(db, agent_id, changed, actor=actor, reason=reason,
                     base=policy.revision, events=report)
     return Recalibrated(revision=new.revision, trigger=trigger, records=len(records),
-                        adjustments={c.value: round(v, 6) for c, v in moves.items()}, delta=moved, metrics=new.metrics)
+                        adjustments={c.value: round(v, 6) for c, v in moves.items()}, delta=moved, metrics=new.metrics,
+                        regime_policy={c.value: v for c, v in learned.items()} if learned is not None else None)
 
 
 def due_agents(db: Database) -> list[AgentWithDecisions]:

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, Field
 
+BOUND = 1e12  # a prediction's values, and the outcome's: any error between them stays finite
 ADVICE_ABOVE = 0.2   # prediction error past which the block recommends more room (the document's)
 CONFIDENCE_FLOOR = 0.01  # added to the confidence so a zero-confidence guess does not divide by zero (the document's)
 
@@ -18,8 +19,8 @@ CONFIDENCE_FLOOR = 0.01  # added to the confidence so a zero-confidence guess do
 class Prediction(BaseModel):
     """What the decision predicted: a value, the baseline it moves from, and how sure it was."""
 
-    value: float = Field(allow_inf_nan=False, description="the predicted value")
-    baseline: float = Field(allow_inf_nan=False, description="the value before: the direction is read against it")
+    value: float = Field(ge=-BOUND, le=BOUND, description="the predicted value")
+    baseline: float = Field(ge=-BOUND, le=BOUND, description="the value before: the direction is read against it")
     confidence: float = Field(ge=0, le=1, description="how sure the prediction was, 0 to 1")
 
 

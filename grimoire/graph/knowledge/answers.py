@@ -53,6 +53,7 @@ class EntryOut(StoredNode):
     source_owner_address: str | None = None
     is_bloodstain: bool | None = None
     dream_validated: bool | None = None
+    live_confirmed: bool | None = None  # upvoted or used well: half the decay rate (grimoire.md class D)
     dream_count: int | None = None  # dreams that validated it (the dream path: a dream-validated outcome)
     last_dreamed_at: StoredTime | None = None
     admission_id: str | None = None

@@ -8,20 +8,26 @@ Cypher side needs only the line above; see cypher/entries/*.cypher. Resolution:
 - structural entries never decay (half_life_ms is null);
 - an entry's explicit decay class is the most specific statement of how fast it goes stale,
   so its half-life wins; without one, the entry type's half-life applies;
-- dream-validated entries (and Dream provenance) decay at half the rate (half-life x2);
+- dream-validated entries (and Dream provenance) and live-confirmed ones (upvoted, or used in a decision that went
+  well) decay at half the rate (half-life x2), once: class D is a modifier, not a class of its own;
 - bloodstain entries (DeathReflection + is_bloodstain) decay three times slower (x3);
 - quality below 0.3 decays twice as fast (x0.5).
-The spec's two tables disagree on the regime-conditional half-life (~14 days in "Four Decay
-Classes", 21 in "Demurrage"); the former is the default and it is a setting.
+The spec's two tables disagree. The regime-conditional half-life is ~14 days in "Four Decay Classes" and 21 in
+"Demurrage" (B): 21 is the default, 14 a setting (GRIMOIRE_DECAY). Structural knowledge never decays in the first
+table and in the Curator's (the 13 mental models are structural and always available); Demurrage's C, 90 days for
+structural facts that an upgrade can still change, is the class `cyclical`.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator
 
 from grimoire.graph.model.enums import DecayClass, EntryCategory, Provenance
+from grimoire.graph.model.rows import Properties
 
 DAY_MS = 86_400_000
 
@@ -37,23 +43,40 @@ HOUR_MS = 3_600_000
 EPISODE = "Episode"
 
 
+CLASS_HALF_LIFE_DAYS: dict[DecayClass, float] = {
+    DecayClass.cyclical: 90.0,
+    DecayClass.regime_conditional: 21.0,
+    DecayClass.tactical: 7.0,
+    DecayClass.ephemeral: 1.0,
+}
+TYPE_HALF_LIFE_DAYS: dict[str, float] = {
+    EPISODE: 2.0,                         # 48 hours
+    EntryCategory.Insight: 7.0,
+    EntryCategory.Heuristic: 14.0,
+    EntryCategory.Warning: 30.0,
+    # Not in the spec's table: causal links are regime-conditional knowledge,
+    # fragments and dream journals speculative (tactical).
+    EntryCategory.CausalLink: 14.0,
+    EntryCategory.StrategyFragment: 7.0,
+    EntryCategory.DreamJournal: 7.0,
+}
+
+
 class DecayConfig(BaseModel):
-    class_half_life_days: dict[DecayClass, float] = Field(default_factory=lambda: {
-        DecayClass.regime_conditional: 14.0,
-        DecayClass.tactical: 7.0,
-        DecayClass.ephemeral: 1.0,
-    })
-    type_half_life_days: dict[str, float] = Field(default_factory=lambda: {
-        EPISODE: 2.0,                         # 48 hours
-        EntryCategory.Insight: 7.0,
-        EntryCategory.Heuristic: 14.0,
-        EntryCategory.Warning: 30.0,
-        # Not in the spec's table: causal links are regime-conditional knowledge,
-        # fragments and dream journals speculative (tactical).
-        EntryCategory.CausalLink: 14.0,
-        EntryCategory.StrategyFragment: 7.0,
-        EntryCategory.DreamJournal: 7.0,
-    })
+    # A setting names the half-lives it changes; the others keep their defaults.
+    class_half_life_days: dict[DecayClass, float] = Field(default_factory=lambda: dict(CLASS_HALF_LIFE_DAYS))
+    type_half_life_days: dict[str, float] = Field(default_factory=lambda: dict(TYPE_HALF_LIFE_DAYS))
+
+    @field_validator("class_half_life_days")
+    @classmethod
+    def _classes_over_defaults(cls, given: dict[DecayClass, float]) -> dict[DecayClass, float]:
+        return {**CLASS_HALF_LIFE_DAYS, **given}
+
+    @field_validator("type_half_life_days")
+    @classmethod
+    def _types_over_defaults(cls, given: dict[str, float]) -> dict[str, float]:
+        return {**TYPE_HALF_LIFE_DAYS, **given}
+
     floor: float = 0.05
     dream_factor: float = 2.0
     bloodstain_factor: float = 3.0
@@ -72,6 +95,7 @@ def half_life_ms(
     *,
     provenance: Provenance | None = None,
     dream_validated: bool = False,
+    confirmed: bool = False,
     is_bloodstain: bool = False,
     quality: float | None = None,
     config: DecayConfig | None = None,
@@ -82,13 +106,25 @@ def half_life_ms(
         return None
     days = cfg.class_half_life_days[decay_class] if decay_class else cfg.type_half_life_days[str(kind)]
     value = days * DAY_MS
-    if dream_validated or provenance == Provenance.Dream:
+    if dream_validated or confirmed or provenance == Provenance.Dream:
         value *= cfg.dream_factor
     if is_bloodstain and provenance == Provenance.DeathReflection:
         value *= cfg.bloodstain_factor
     if quality is not None and quality < cfg.low_quality_threshold:
         value *= cfg.low_quality_factor
     return value
+
+
+def confirmed(entry: Mapping[str, Any], config: DecayConfig) -> Properties:
+    """The changes that mark an entry confirmed live (class D: half the decay rate from then on), once: nothing for
+    one confirmed before, and no slower half-life for one a dream validated already (the modifier does not stack)."""
+    if entry.get("live_confirmed"):
+        return {}
+    out: Properties = {"live_confirmed": True}
+    halved = entry.get("dream_validated") or entry.get("provenance") == Provenance.Dream.value
+    if entry.get("half_life_ms") is not None and not halved:
+        out["half_life_ms"] = float(entry["half_life_ms"]) * config.dream_factor
+    return out
 
 
 def retention(now_ms: int, last_accessed_ms: int, half_life: float | None, strength: float) -> float:

@@ -29,7 +29,7 @@ from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.knowledge import neighbours, quality
 from grimoire.graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
 from grimoire.graph.knowledge.answers import DecisionRow, EntryListRow, EntryOut, EntryRow, StoredDecisionOut
-from grimoire.graph.knowledge.decay import DecayConfig, half_life_ms
+from grimoire.graph.knowledge.decay import DecayConfig, confirmed, half_life_ms
 from grimoire.graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
@@ -346,7 +346,7 @@ def vote(k: Knowledge, entry_id: str, direction: VoteDirection, *, actor: str,
     def change(e: dict[str, Any], now: int) -> Properties:
         if direction == VoteDirection.up:
             return {"confidence": min(1.0, e["confidence"] + up), "validated_count": e["validated_count"] + 1,
-                    "last_accessed_at": now}
+                    "last_accessed_at": now, **confirmed(e, k.decay)}
         return {"confidence": max(k.decay.floor, e["confidence"] - down),
                 "contradicted_count": e["contradicted_count"] + 1}
 
@@ -367,7 +367,7 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: EntryOutcomeIn, *, acto
         if outcome.used_in_decision and outcome.outcome == Outcome.positive:
             strength += 1.0
             changes.update(validated_count=e["validated_count"] + 1, last_accessed_at=now,
-                           confidence=min(1.0, e["confidence"] + up))
+                           confidence=min(1.0, e["confidence"] + up), **confirmed(e, k.decay))
         elif outcome.used_in_decision and outcome.outcome == Outcome.negative:
             changes.update(contradicted_count=e["contradicted_count"] + 1,
                            confidence=max(k.decay.floor, e["confidence"] - down))

@@ -38,7 +38,6 @@ log = logging.getLogger(__name__)
 HISTORY = 10
 
 
-
 class ReflexionDelta(BaseModel):
     entry_id: str
     op: str = Field(description="up, down or adjust: what the verdict does to the entry when the Curator applies it")

@@ -22,14 +22,16 @@ memories), the last two from the service's scheduler (`due`)."""
 from __future__ import annotations
 
 import json
+import logging
 import math
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime, timedelta, tzinfo
 from enum import StrEnum
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
 from grimoire.graph.db import cypher, ogm
@@ -71,6 +73,8 @@ MILESTONES = {10: "First evolution summary: the initial patterns of how I learn 
               100: "Deep retrospective."}
 OPPOSITES = ((MemoryRelation.prefers, MemoryRelation.avoids),
              (MemoryRelation.confident_about, MemoryRelation.uncertain_about))
+log = logging.getLogger(__name__)
+
 # a proposal's id: prefix, reflection number, index
 PREFIX = {ItemKind.fact: "f", ItemKind.procedure: "p", ItemKind.confirm: "k", ItemKind.archive: "a",
           ItemKind.contradiction: "x", ItemKind.core: "c", ItemKind.proposal: "s"}
@@ -88,7 +92,7 @@ class Trigger(StrEnum):
 @dataclass(frozen=True)
 class ReflectionConfig:
     threshold: int = 20          # unprocessed memories that start a reflection
-    hour_utc: int = 3            # the nightly reflection's hour
+    hour: int = 3                # the nightly reflection's hour, in the agent's time zone (UTC when it has none)
     budget: int = BUDGET_TOKENS
 
 
@@ -111,6 +115,18 @@ def read_reflection(db: Database, agent_id: str, reflection_id: str) -> Reflecti
     if found is None:
         raise NotFound(f"no reflection {reflection_id!r}")
     return found
+
+
+def _zone(name: str | None) -> tzinfo:
+    """An agent's time zone (checked when it was registered); UTC when it has none, or one this machine does not
+    know (an import from elsewhere): the nightly job goes on for the others."""
+    if not name:
+        return UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        log.warning("unknown time zone %r: the agent's nightly reflection runs at UTC", name)
+        return UTC
 
 
 class Reflections:
@@ -139,13 +155,15 @@ class Reflections:
                 now: int | None = None) -> Reflection:
         """A new pending reflection (Conflict when one is pending: it is never replaced or auto-applied)."""
         at = now if now is not None else now_ms()
-        if not self.db.fetch("agents/get", id=agent_id):
+        agent = self.db.fetch("agents/get", id=agent_id)
+        if not agent:
             raise NotFound(f"no agent {agent_id!r}")
+        zone = _zone(agent[0]["agent"].get("timezone"))
         past = self.all(agent_id)
         if any(r.status == "pending" for r in past):
             raise Conflict("a reflection is pending: approve or reject it first")
         since = max((r.recorded_at for r in past), default=0)
-        summary, themes = self._propose(agent_id, past, since, at)
+        summary, themes = self._propose(agent_id, past, since, at, zone)
         summary = fit(summary, self.core.count_tokens)
         markdown = render(summary)
         node_id = uuid7()
@@ -171,7 +189,8 @@ class Reflections:
 
         return ogm.write(self.db, work)
 
-    def _propose(self, agent_id: str, past: list[Reflection], since: int, now: int) -> tuple[Summary, list[str]]:
+    def _propose(self, agent_id: str, past: list[Reflection], since: int, now: int,
+                 zone: tzinfo = UTC) -> tuple[Summary, list[str]]:
         # Phase 1: survey
         new = self.db.fetch("memory/reflection_new", agent_id=agent_id, since=since, limit=2000)
         memories = [dict(r["memory"]) for r in new]
@@ -221,7 +240,7 @@ class Reflections:
         entities = len({x for r in graph["relations"] for x in (r["s"], r["o"])}) or int(graph["entities"])
         summary = Summary(number=number, at=now, items=items, evolution=evolution, questions=questions,
                           episodes=len(memories), entities=entities, procedures=int(graph["procedures"]),
-                          reviewed=len(past), next_at=self._next(now), budget=self.config.budget)
+                          reviewed=len(past), next_at=self._next(now, zone), budget=self.config.budget)
         return summary, themes
 
     def _facts(self, memories: list[dict[str, Any]], relations: list[dict[str, Any]],
@@ -285,9 +304,9 @@ class Reflections:
         others = sum(t for b, t in tokens.items() if b is not block)
         return others + self.core.tokens("\n".join(text) + "\n") > self.core.cap
 
-    def _next(self, now: int) -> int:
-        at = datetime.fromtimestamp(now / 1000, tz=UTC)
-        nxt = at.replace(hour=self.config.hour_utc, minute=0, second=0, microsecond=0)
+    def _next(self, now: int, zone: tzinfo = UTC) -> int:
+        at = datetime.fromtimestamp(now / 1000, tz=zone)
+        nxt = at.replace(hour=self.config.hour, minute=0, second=0, microsecond=0)
         if nxt <= at:
             nxt += timedelta(days=1)
         return int(nxt.timestamp() * 1000)
@@ -295,14 +314,15 @@ class Reflections:
     # ------------------------------------------------------------------ the scheduler's triggers
 
     def due(self, now: int) -> list[tuple[str, Trigger]]:
-        """Agents a reflection is due for: unprocessed memories past the threshold, or, at the nightly hour,
-        any new memory since a reflection at least 20 hours old."""
-        hour = datetime.fromtimestamp(now / 1000, tz=UTC).hour
+        """Agents a reflection is due for: unprocessed memories past the threshold, or, at the nightly hour in the
+        agent's time zone (moltbot-memory.md 10.1: "3:00 AM local time"), any new memory since a reflection at least
+        20 hours old."""
         out = []
         for r in self.db.fetch("memory/reflection_due", agent_id=None):
+            hour = datetime.fromtimestamp(now / 1000, tz=_zone(r["timezone"])).hour
             if int(r["new"]) >= self.config.threshold:
                 out.append((str(r["agent_id"]), Trigger.threshold))
-            elif hour == self.config.hour_utc and now - int(r["last"] or 0) >= 20 * 3_600_000:
+            elif hour == self.config.hour and now - int(r["last"] or 0) >= 20 * 3_600_000:
                 out.append((str(r["agent_id"]), Trigger.schedule))
         return out
 

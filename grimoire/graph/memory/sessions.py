@@ -8,7 +8,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from grimoire.graph.audit import alerts
-from grimoire.graph.audit.alerts import SessionStart
+from grimoire.graph.audit.alerts import AlertsAtStart
 from grimoire.graph.ids import now_ms
 from grimoire.graph.memory import proposals as p
 from grimoire.graph.memory.messages import AgentMemory
@@ -17,7 +17,7 @@ from grimoire.graph.memory.reflection_format import Reflection
 PENDING_AT_START = 500  # open proposals listed at a session's start (as pending.md lists them)
 
 
-class SessionOpened(SessionStart):
+class SessionStart(AlertsAtStart):
     """A session started: the critical items verified, the alerts waiting for the user (12.5), and what waits for
     the batch review (13.3): the open proposals to the agent's memory and the reflection waiting for approval."""
 
@@ -34,10 +34,10 @@ class SessionEnded(BaseModel):
                                   "approval; none when nothing was remembered since the last one or one waits")
 
 
-def start(memory: AgentMemory, agent_id: str) -> SessionOpened:
+def start(memory: AgentMemory, agent_id: str) -> SessionStart:
     began = alerts.start_session(memory.db, agent_id)
     waiting = memory.proposals.list(agent_id, status=list(p.OPEN), limit=PENDING_AT_START)
-    return SessionOpened(**dict(began), pending_proposals=waiting,
+    return SessionStart(**dict(began), pending_proposals=waiting,
                          pending_reflection=memory.reflections.pending(agent_id))
 
 

@@ -54,10 +54,11 @@ class EntryCategory(StrEnum):
 
 
 class DecayClass(StrEnum):
-    structural = "structural"
-    regime_conditional = "regime_conditional"
-    tactical = "tactical"
-    ephemeral = "ephemeral"
+    structural = "structural"                  # never decays (grimoire.md "Four Decay Classes")
+    cyclical = "cyclical"                      # C: 90 days (grimoire.md "Demurrage Decay Classes")
+    regime_conditional = "regime_conditional"  # B: 21 days
+    tactical = "tactical"                      # A: 7 days
+    ephemeral = "ephemeral"                    # 24 hours
 
 
 class Provenance(StrEnum):

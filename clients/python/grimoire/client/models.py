@@ -41,6 +41,11 @@ class AgentIn(BaseModel):
     parent_id: constr(pattern=r'^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$') | None = Field(
         None, description='the main agent a sub-agent works for', title='Parent Id'
     )
+    timezone: constr(min_length=1, max_length=64) | None = Field(
+        None,
+        description="the agent's (its person's) IANA time zone, e.g. Europe/Berlin: the nightly reflection runs at its local hour (moltbot-memory.md 10.1); unset: UTC",
+        title='Timezone',
+    )
 
 
 class AgentOut(BaseModel):
@@ -63,6 +68,7 @@ class AgentOut(BaseModel):
     retrievals: int | None = Field(None, title='Retrievals')
     trust_level: str | None = Field(None, title='Trust Level')
     auto_commit_at: str | None = Field(None, title='Auto Commit At')
+    timezone: str | None = Field(None, title='Timezone')
 
 
 class AlertRecord(BaseModel):
@@ -628,7 +634,9 @@ class ContextFeedbackIn(BaseModel):
         None,
         description="what the decision predicted; with `actual`, the answer's `verification` compares them (context-governor.md S3.4)",
     )
-    actual: float | None = Field(None, description='what happened', title='Actual')
+    actual: confloat(ge=-1000000000000.0, le=1000000000000.0) | None = Field(
+        None, description='what happened', title='Actual'
+    )
 
 
 class CoreLineIn(BaseModel):
@@ -1137,7 +1145,8 @@ class EntryIn(BaseModel):
     )
     content: constr(min_length=1, max_length=20000) = Field(..., title='Content')
     decay_class: (
-        Literal['structural', 'regime_conditional', 'tactical', 'ephemeral'] | None
+        Literal['structural', 'cyclical', 'regime_conditional', 'tactical', 'ephemeral']
+        | None
     ) = Field(None, description="default: the entry type's half-life")
     market_regime: Literal['bull', 'bear', 'sideways', 'high_vol', 'low_vol', 'crisis'] | None = (
         None
@@ -1207,7 +1216,7 @@ class EntryOut(BaseModel):
     status: Literal['candidate', 'active', 'archived', 'quarantined'] | None = None
     validated_count: int | None = Field(None, title='Validated Count')
     contradicted_count: int | None = Field(None, title='Contradicted Count')
-    decay_class: Literal['structural', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
+    decay_class: Literal['structural', 'cyclical', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
         None
     )
     half_life_ms: float | None = Field(None, title='Half Life Ms')
@@ -1230,6 +1239,7 @@ class EntryOut(BaseModel):
     source_owner_address: str | None = Field(None, title='Source Owner Address')
     is_bloodstain: bool | None = Field(None, title='Is Bloodstain')
     dream_validated: bool | None = Field(None, title='Dream Validated')
+    live_confirmed: bool | None = Field(None, title='Live Confirmed')
     dream_count: int | None = Field(None, title='Dream Count')
     last_dreamed_at: datetime | None = Field(None, title='Last Dreamed At')
     admission_id: str | None = Field(None, title='Admission Id')
@@ -2176,7 +2186,7 @@ class GraphEntry(BaseModel):
     status: Literal['candidate', 'active', 'archived', 'quarantined'] | None = Field(
         'active', title='EntryStatus'
     )
-    decay_class: Literal['structural', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
+    decay_class: Literal['structural', 'cyclical', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
         None
     )
     market_regime: Literal['bull', 'bear', 'sideways', 'high_vol', 'low_vol', 'crisis'] | None = (
@@ -3005,7 +3015,7 @@ class MentalModelOut(BaseModel):
         None
     )
     status: Literal['candidate', 'active', 'archived', 'quarantined'] | None = None
-    decay_class: Literal['structural', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
+    decay_class: Literal['structural', 'cyclical', 'regime_conditional', 'tactical', 'ephemeral'] | None = (
         None
     )
     confidence: float | None = Field(None, title='Confidence')
@@ -3509,8 +3519,10 @@ class Prediction(BaseModel):
     What the decision predicted: a value, the baseline it moves from, and how sure it was.
     """
 
-    value: float = Field(..., description='the predicted value', title='Value')
-    baseline: float = Field(
+    value: confloat(ge=-1000000000000.0, le=1000000000000.0) = Field(
+        ..., description='the predicted value', title='Value'
+    )
+    baseline: confloat(ge=-1000000000000.0, le=1000000000000.0) = Field(
         ...,
         description='the value before: the direction is read against it',
         title='Baseline',
@@ -3788,6 +3800,7 @@ class Recalibrated(BaseModel):
     adjustments: dict[str, float] = Field(..., title='Adjustments')
     delta: dict[str, float] = Field(..., title='Delta')
     metrics: Metrics
+    regime_policy: dict[str, float] | None = Field(None, title='Regime Policy')
 
 
 class RecallAnswer(BaseModel):
@@ -4574,7 +4587,7 @@ class SessionEnded(BaseModel):
     )
 
 
-class SessionOpened(BaseModel):
+class SessionStart(BaseModel):
     """
     A session started: the critical items verified, the alerts waiting for the user (12.5), and what waits for
     the batch review (13.3): the open proposals to the agent's memory and the reflection waiting for approval.

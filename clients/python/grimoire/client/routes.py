@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionOpened, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -425,9 +425,9 @@ class Routes:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
         return self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
 
-    def get_episode_reflection(self, episode_id: str) -> ReflectionOut:
+    def get_episode_reflection(self, episode_id: str, *, include_archived: bool = False) -> ReflectionOut:
         """Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
-        return self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {}, None, ReflectionOut, None))
+        return self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {'include_archived': include_archived}, None, ReflectionOut, None))
 
     def get_fact_history(self, fact_id: str) -> list[FactVersion]:
         """Every version of a fact, on both time axes (GET /facts/{fact_id})"""
@@ -766,9 +766,9 @@ class Routes:
         """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
         return self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
-    def start_session(self, agent_id: str) -> SessionOpened:
+    def start_session(self, agent_id: str) -> SessionStart:
         """Start a session: the critical items' checksums verified, the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits for the batch review (13.3): open proposals and the reflection waiting for approval (POST /agents/{agent_id}/sessions)"""
-        return self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionOpened, None))
+        return self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionStart, None))
 
     def strategy_package(self, strategy: str, *, agent_id: str | None = None) -> StrategyPackageOut:
         """A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links (GET /strategies/{strategy}/package)"""
@@ -1047,9 +1047,9 @@ class AsyncRoutes:
         """One episode with the entities it mentions; an archived one only with include_archived=true (GET /episodes/{episode_id})"""
         return await self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
 
-    async def get_episode_reflection(self, episode_id: str) -> ReflectionOut:
+    async def get_episode_reflection(self, episode_id: str, *, include_archived: bool = False) -> ReflectionOut:
         """Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
-        return await self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {}, None, ReflectionOut, None))
+        return await self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {'include_archived': include_archived}, None, ReflectionOut, None))
 
     async def get_fact_history(self, fact_id: str) -> list[FactVersion]:
         """Every version of a fact, on both time axes (GET /facts/{fact_id})"""
@@ -1388,9 +1388,9 @@ class AsyncRoutes:
         """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
         return await self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
-    async def start_session(self, agent_id: str) -> SessionOpened:
+    async def start_session(self, agent_id: str) -> SessionStart:
         """Start a session: the critical items' checksums verified, the alerts waiting for the user (12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits for the batch review (13.3): open proposals and the reflection waiting for approval (POST /agents/{agent_id}/sessions)"""
-        return await self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionOpened, None))
+        return await self._send(Request('POST', '/agents/{agent_id}/sessions', {'agent_id': agent_id}, {}, None, SessionStart, None))
 
     async def strategy_package(self, strategy: str, *, agent_id: str | None = None) -> StrategyPackageOut:
         """A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links (GET /strategies/{strategy}/package)"""
