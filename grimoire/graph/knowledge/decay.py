@@ -67,16 +67,6 @@ class DecayConfig(BaseModel):
     class_half_life_days: dict[DecayClass, float] = Field(default_factory=lambda: dict(CLASS_HALF_LIFE_DAYS))
     type_half_life_days: dict[str, float] = Field(default_factory=lambda: dict(TYPE_HALF_LIFE_DAYS))
 
-    @field_validator("class_half_life_days")
-    @classmethod
-    def _classes_over_defaults(cls, given: dict[DecayClass, float]) -> dict[DecayClass, float]:
-        return {**CLASS_HALF_LIFE_DAYS, **given}
-
-    @field_validator("type_half_life_days")
-    @classmethod
-    def _types_over_defaults(cls, given: dict[str, float]) -> dict[str, float]:
-        return {**TYPE_HALF_LIFE_DAYS, **given}
-
     floor: float = 0.05
     dream_factor: float = 2.0
     bloodstain_factor: float = 3.0
@@ -87,6 +77,16 @@ class DecayConfig(BaseModel):
     downvote_step: float = 0.15
     # Strength: +1 per use in a decision with a positive outcome, +0.5 per dream validation.
     dream_strength_step: float = 0.5
+
+    @field_validator("class_half_life_days")
+    @classmethod
+    def _classes_over_defaults(cls, given: dict[DecayClass, float]) -> dict[DecayClass, float]:
+        return {**CLASS_HALF_LIFE_DAYS, **given}
+
+    @field_validator("type_half_life_days")
+    @classmethod
+    def _types_over_defaults(cls, given: dict[str, float]) -> dict[str, float]:
+        return {**TYPE_HALF_LIFE_DAYS, **given}
 
 
 def half_life_ms(
