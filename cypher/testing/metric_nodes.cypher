@@ -8,6 +8,7 @@
 :param cycles => [];
 :param operations => [];
 :param samples => [];
+:param mutations => [];
 UNWIND $decisions AS d CREATE (n:AdmissionDecision) SET n = d;
 UNWIND $entries AS e CREATE (n:Entry) SET n = e;
 UNWIND $episodes AS e CREATE (n:Episode) SET n = e;
@@ -19,4 +20,5 @@ MATCH (c:CuratorCycle {id: o.cycle_id}), (e:Entry {id: o.entry_id})
 CREATE (n:CuratorOperation)-[:IN_CYCLE]->(c)
 SET n = o
 CREATE (n)-[:ON]->(e);
-UNWIND $samples AS s CREATE (n:MetricSample) SET n = s
+UNWIND $samples AS s CREATE (n:MetricSample) SET n = s;
+UNWIND $mutations AS m CREATE (n:ContextMutation) SET n = m

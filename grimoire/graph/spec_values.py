@@ -170,6 +170,11 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.contrarian", "context-governor.md", 207, 0.04,
              "(Contrarian, 0.04)"),
     Constant("grimoire.graph.memory.relevance:LAMBDA", "moltbot-memory.md", 347, 0.03, "recommended: 0.03"),
+    Constant("grimoire.graph.memory.recall:RESULTS", "moltbot-memory.md", 1009, 20, "Max search results 20"),
+    Constant("grimoire.graph.memory.recall:MIN_SEARCH_SCORE", "moltbot-memory.md", 1010, 0.3,
+             "Min search score 0.3",
+             "Same value, read as the search score (a result's match, before relevance): a floor on match x "
+             "relevance would hide the fading memories that line 360 keeps searchable."),
     Constant("grimoire.graph.memory.blocks:CAP_TOKENS", "moltbot-memory.md", 102, 3000, "Hard-capped at 3,000 tokens"),
     Constant("ReflectionConfig.threshold", "moltbot-memory.md", 408, None, "exceeds N unprocessed entries",
              "The document leaves N open; 20 unprocessed memories is the project's own "
@@ -269,11 +274,12 @@ DIFFERENCES: tuple[Difference, ...] = (
                "one second in ten (EXPLORE_EVERY 10) the filter leaves nothing out",
                "the project's own exploration: a category left out for good could never show that it helps again "
                "(context/governor.py left_out)."),
-    Difference("recall size and minimum score", "moltbot-memory.md", 1009,
-               "max search results 20; min search score 0.3 (line 1010)",
-               "recall returns k = 10 by default (at most 100) and applies no minimum score",
-               "a 0.3 floor on match x relevance would hide most fading memories, which line 360 says stay "
-               "searchable."),
+    Difference("three cognitive metrics without input", "grimoire.md", 1495,
+               "reflection consistency, DecisionCache hit rate (line 1496) and threat coverage (line 1498)",
+               "served with value null and the reason (GET /metrics: no_input); dream yield is computed from Loop "
+               "3's staged mutations",
+               "the service stores no regenerated reflections, has no decision cache or tick tiers, and keeps no "
+               "registry of Tier 1 threats or dream rehearsals to count."),
     Difference("fact invalidation", "grimoire.md", 472,
                "an active triple with the same (subject, predicate) and a conflicting object is invalidated",
                "only exclusive predicates (OracleDependency, DeployedBy by default, or exclusive=true) close the "

@@ -111,6 +111,10 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
     w.ok(w.post("/episodes/batch", json={"episodes": [  # a strategy packages after 20 decided episodes
         {"id": f"walk-dca-{i}", "type": "action", "strategy": "walk-dca", "outcome": "positive",
          "text": f"Bought 0.1 WETH on the weekly schedule, week {i}"} for i in range(24)]}))
+    w.ok(w.post("/episodes", json={"id": "walk-predicted", "type": "action", "tool": "walk-swap",  # Reflexion judges
+                                   "text": "Swapped WETH for USDC, predicted 10 bps",
+                                   "prediction": {"metric": "return_bps", "expected": 10, "actual": -50,
+                                                  "tolerance": 5}}))
     return {
         "whoami": (h, {}), "memory_stats": (h, {}), "service_health": (h, {}),
         "recall": (h, {"q": "vault"}), "get_retrieval_weights": (h, {}),
@@ -119,6 +123,7 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
         "list_context_decisions": (h, {}), "list_beliefs": (h, {}), "list_context_mutations": (h, {}),
         "get_core_memory": (h, {}), "core_block_versions": (h, {"block": "context"}),
         "list_episodes": (h, {"limit": 2}), "get_episode": (h, {"episode_id": "walk-ep"}),
+        "get_episode_reflection": (h, {"episode_id": "walk-predicted"}),
         "get_admission_decision": (h, {"decision_id": entry["decision_ids"][0]}),
         "list_entries": (h, {"limit": 2}), "get_entry": (h, {"entry_id": "walk-gas"}),
         "entry_versions": (h, {"entry_id": "walk-gas"}),

@@ -17,11 +17,10 @@ from grimoire.graph.visibility import EVERYONE, Visibility
 
 NOW = 1_773_576_000_000  # 2026-03-15T12:00:00Z
 TODAY = "2026-03-15"
-WITH_INPUT = 7
+WITH_INPUT = 8
 NO_INPUT = {"reflection_consistency": "no regenerated reflections are stored",
-            "decision_cache_hit_rate": "no DecisionCache", "dream_yield": "no dream cycles",
-            "threat_coverage": "no threat rehearsals"}
-LISTS = ("decisions", "entries", "episodes", "access", "reflections", "cycles", "operations", "samples")
+            "decision_cache_hit_rate": "no DecisionCache", "threat_coverage": "no threat rehearsals"}
+LISTS = ("decisions", "entries", "episodes", "access", "reflections", "cycles", "operations", "samples", "mutations")
 
 
 def put(db: Database, **lists: list[dict[str, Any]]) -> None:
@@ -198,6 +197,23 @@ def test_prediction_accuracy_of_the_last_7_days(db) -> None:
     assert (m.healthy, m.alarm) == (False, False)  # not above 90%, not below 80%
     b = metrics(db, "pb")["prediction_accuracy"]
     assert b.value == pytest.approx(0.7) and (b.healthy, b.alarm) == (False, True)
+
+
+def test_dream_yield_is_the_share_of_staged_mutations_validated(db) -> None:
+    """Loop 3's staged mutations decided in the last 7 days (by decided_at): validated over decided; one staged and
+    not decided, or decided before the window, does not count."""
+    day = 86_400_000
+    put(db, mutations=[
+        {"id": f"dy-{i}", "agent_id": "dy", "status": s, "created_at": NOW - 9 * day,
+         "decided_at": NOW - (i + 1) * 3_600_000} for i, s in enumerate(["validated"] + ["refuted"] * 4)] + [
+        {"id": "dy-old", "agent_id": "dy", "status": "validated", "created_at": NOW - 20 * day,
+         "decided_at": NOW - 10 * day},
+        {"id": "dy-staged", "agent_id": "dy", "status": "staged", "created_at": NOW - day}])
+    m = metrics(db, "dy")["dream_yield"]
+    assert m.value == pytest.approx(0.2) and m.detail == {"decided": 5, "validated": 1}
+    assert (m.healthy, m.alarm) == (True, False)  # 10-30%
+    put(db, mutations=[{"id": "dz-1", "agent_id": "dz", "status": "refuted", "decided_at": NOW - day}])
+    assert (metrics(db, "dz")["dream_yield"].value, metrics(db, "dz")["dream_yield"].alarm) == (0.0, True)
 
 
 def test_an_agent_without_data_has_null_metrics_and_no_alarm(db) -> None:

@@ -18,7 +18,7 @@ from grimoire.graph.metrics.catalog import (
 )
 
 DAY = "2026-03-15"
-NO_INPUT = {"reflection_consistency", "decision_cache_hit_rate", "dream_yield", "threat_coverage"}
+NO_INPUT = {"reflection_consistency", "decision_cache_hit_rate", "threat_coverage"}
 
 
 def judge(name: str, value: float | None, history: dict[int, float | None] | None = None,
@@ -32,7 +32,8 @@ def judge(name: str, value: float | None, history: dict[int, float | None] | Non
 
 def test_the_catalog_is_the_spec_table() -> None:
     assert set(NAMES) == {"admission_rate", "average_quality_7d", "grimoire_size", "retrieval_hit_rate",
-                          "heuristic_survival", "external_metric_trend", "prediction_accuracy", *NO_INPUT}
+                          "heuristic_survival", "external_metric_trend", "prediction_accuracy", "dream_yield",
+                          *NO_INPUT}
     assert len(NAMES) == len(CATALOG) == 11
 
 

@@ -11223,6 +11223,8 @@ export interface operations {
                 type?: components["schemas"]["QueryType"];
                 explicit?: boolean;
                 k?: number;
+                /** @description the least search score (match, before relevance) a result needs */
+                min_score?: number;
             };
             header?: never;
             path: {

@@ -152,7 +152,7 @@ def every_record(trail: TrailDep, flt: FilterDep, who: Admin) -> list[TrailRecor
 
 # ---------------------------------------------------------------------------------------- sessions and alerts
 
-@router.post("/agents/{agent_id}/sessions", response_model=SessionStart, response_model_exclude_none=True,
+@router.post("/agents/{agent_id}/sessions", response_model=SessionStart, response_model_exclude_unset=True,
              summary="Start a session: the critical items' checksums verified, the alerts waiting for the user "
                      "(12.5: 'Heads up — … was modified. Was this intentional?') until acknowledged, and what waits "
                      "for the batch review (13.3): open proposals and the reflection waiting for approval")
@@ -160,7 +160,7 @@ def start_session(agent_id: str, memory: AgentMemoryDep, who: Reader) -> Session
     return sessions.start(memory, agents.require(memory.db, _own(who, agent_id)))
 
 
-@router.post("/agents/{agent_id}/sessions/end", response_model=SessionEnded, response_model_exclude_none=True,
+@router.post("/agents/{agent_id}/sessions/end", response_model=SessionEnded, response_model_exclude_unset=True,
              summary="End a session: a reflection over what it added (10.1 'Session end'), pending approval; none "
                      "when nothing was remembered since the last reflection or one is waiting")
 def end_session(agent_id: str, memory: AgentMemoryDep, who: WriterOrPerson) -> SessionEnded:

@@ -38,7 +38,7 @@ from grimoire.graph.memory.approval import Verdict
 from grimoire.graph.memory.blocks import Append, Block, EditLine, Replace, Unchanged
 from grimoire.graph.memory.forgetting import Archived, CoreLine, ForgetPreview, Restored
 from grimoire.graph.memory.messages import Reinforced
-from grimoire.graph.memory.recall import RecallAnswer
+from grimoire.graph.memory.recall import MIN_SEARCH_SCORE, RESULTS, RecallAnswer
 from grimoire.graph.memory.reflection import Trigger
 from grimoire.graph.memory.reflection_format import Reflection
 from grimoire.graph.memory.routing import Store
@@ -156,9 +156,12 @@ def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reade
 def recall(agent_id: str, memory: AgentMemoryDep, who: Reader,
            q: Annotated[str, Query(min_length=1, max_length=2_000)],
            type: QueryType = QueryType.general, explicit: bool = False,
-           k: Annotated[int, Query(ge=1, le=100)] = 10) -> RecallAnswer:
+           k: Annotated[int, Query(ge=1, le=100)] = RESULTS,
+           min_score: Annotated[float, Query(ge=0.0, le=1.0, description=(
+               "the least search score (match, before relevance) a result needs"))] = MIN_SEARCH_SCORE,
+           ) -> RecallAnswer:
     owner = require_reader_of(memory.db, who, agent_id)
-    return memory.recall.recall(owner, q, type, explicit=explicit, k=k, now=now_ms())
+    return memory.recall.recall(owner, q, type, explicit=explicit, k=k, min_match=min_score, now=now_ms())
 
 
 @router.post("/agents/{agent_id}/memories/reinforce", response_model=list[Reinforced],

@@ -38,7 +38,7 @@ from grimoire.graph.memory.forgetting import (
     FoundMemory,
 )
 from grimoire.graph.memory.proposals import Proposals
-from grimoire.graph.memory.recall import Recall, RecallAnswer, terms
+from grimoire.graph.memory.recall import RESULTS, Recall, RecallAnswer, terms
 from grimoire.graph.memory.reflection import Reflections
 from grimoire.graph.memory.reflection import Trigger as ReflectionTrigger
 from grimoire.graph.memory.relevance import Arrival, Reinforcement
@@ -168,7 +168,7 @@ class AgentMemory:
     # ------------------------------------------------------------------ recall and reinforcement
 
     def recall_for(self, agent_id: str, query: str, query_type: QueryType, *, explicit: bool, actor: str,
-                   k: int = 10, defer: Defer | None = None) -> RecallAnswer:
+                   k: int = RESULTS, defer: Defer | None = None) -> RecallAnswer:
         self._require_agent(agent_id)
         result = self.recall.recall(agent_id, query, query_type, explicit=explicit, k=k, now=now_ms())
         if explicit and result.results:  # the user referenced them by asking

@@ -54,6 +54,9 @@ def lucene_all(words: list[str]) -> str:
     return " AND ".join(escape_lucene(w) for w in words)
 
 
+RESULTS = 20  # moltbot-memory.md 16, "Max search results"
+MIN_SEARCH_SCORE = 0.3  # "Min search score": on the match, before relevance
+
 @dataclass(frozen=True)
 class Hit:
     memory: dict[str, Any]
@@ -213,7 +216,10 @@ STRATEGIES: dict[QueryType, Strategy] = {s.query_type: s for s in (
 @dataclass
 class Recall:
     """Recall for one agent: the query type's strategy, the hybrid retrieval when it finds nothing, ranked
-    by match × relevance, archived never, dormant only when explicit."""
+    by match × relevance, archived never, dormant only when explicit. Up to 20 results, each with a search score
+    (`match`) of 0.3 at least (moltbot-memory.md 16: "Max search results 20", "Min search score 0.3"): the floor
+    is on how well it matched, not on match × relevance, which would hide the fading memories that section 9.2
+    keeps searchable."""
 
     db: Database
     hybrid: Callable[[str, str, int], list[str]]   # agent id, query, k -> memory ids (the service's retriever)
@@ -226,7 +232,7 @@ class Recall:
         self.strategies[QueryType.latest] = LatestRecall(context=self.context, keyword=self.keyword)
 
     def recall(self, agent_id: str, query: str, query_type: QueryType = QueryType.general, *, explicit: bool = False,
-               k: int = 10, now: int) -> RecallAnswer:
+               k: int = RESULTS, min_match: float = MIN_SEARCH_SCORE, now: int) -> RecallAnswer:
         strategy = self.strategies.get(query_type)
         found = strategy.find(self.db, agent_id, query, k) if strategy else Found([])
         strategy_name = query_type.value
@@ -236,6 +242,8 @@ class Recall:
         allowed = EXPLICIT if explicit else SEARCHABLE
         ranked: dict[str, Recalled] = {}
         for hit in found.hits:
+            if hit.match < min_match:
+                continue
             memory = as_memory(hit.memory, now)
             if relevance.Status(memory.relevance.status) not in allowed:
                 continue

@@ -34,13 +34,17 @@ class SessionEnded(BaseModel):
                                   "approval; none when nothing was remembered since the last one or one waits")
 
 
+# Answered with what is set (as the reflection and proposal routes answer): a stored reflection's nulls are its own,
+# and what is not there is left out rather than null.
 def start(memory: AgentMemory, agent_id: str) -> SessionStart:
     began = alerts.start_session(memory.db, agent_id)
     waiting = memory.proposals.list(agent_id, status=list(p.OPEN), limit=PENDING_AT_START)
+    reflection = memory.reflections.pending(agent_id)
     return SessionStart(**dict(began), pending_proposals=waiting,
-                         pending_reflection=memory.reflections.pending(agent_id))
+                        **({"pending_reflection": reflection} if reflection is not None else {}))
 
 
 def end(memory: AgentMemory, agent_id: str, *, actor: str) -> SessionEnded:
+    reflection = memory.reflections.at_session_end(agent_id, actor=actor)
     return SessionEnded(agent_id=agent_id, ended_at=now_ms(),
-                        reflection=memory.reflections.at_session_end(agent_id, actor=actor))
+                        **({"reflection": reflection} if reflection is not None else {}))

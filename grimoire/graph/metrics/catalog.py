@@ -162,6 +162,11 @@ def external_trend(r: Reading) -> Verdict:
     return Verdict(healthy=healthy, alarm=consecutive_declines(r, 14) >= 14)
 
 
+def dream_yield(r: Reading) -> Verdict:
+    v = _value(r)
+    return Verdict(healthy=_between(v, 0.1, 0.3), alarm=v < 0.05 or v > 0.5)
+
+
 def prediction_accuracy(r: Reading) -> Verdict:
     v = _value(r)
     return Verdict(healthy=v > 0.9, alarm=v < 0.8)
@@ -236,9 +241,10 @@ CATALOG: tuple[Metric, ...] = (
         no_input="no DecisionCache: the store has no decision cache and no tiers of ticks (T2-eligible)"),
     Metric(
         name="dream_yield", title="Dream yield",
-        computation="% staged revisions reaching validated", healthy_range="10-30%", alarm_rule="< 5% or > 50%",
-        unit="fraction", low=0.1, high=0.3,
-        no_input="no dream cycles: nothing stages revisions for dreaming (entries carry only a dream_validated flag)"),
+        computation="% staged revisions reaching validated: the agent's staged context-policy mutations (Loop 3, "
+                    "which context-governor.md runs in dream cycles) decided in the last 7 days that were validated",
+        healthy_range="10-30%", alarm_rule="< 5% or > 50%", unit="fraction", low=0.1, high=0.3,
+        cypher="metrics/dream_yield", rule=dream_yield),
     Metric(
         name="threat_coverage", title="Threat coverage",
         computation="% Tier 1 threats rehearsed in last 7 dream cycles", healthy_range="100%", alarm_rule="< 100%",

@@ -642,9 +642,9 @@ class Routes:
         """Loop 2 now: the policy recalibrated from the decisions since it was last validated — a new revision, each category moved by at most 0.02 (none when there is nothing new to read) (POST /agents/{agent_id}/context/recalibrate)"""
         return self._send(Request('POST', '/agents/{agent_id}/context/recalibrate', {'agent_id': agent_id}, {}, None, Recalibrated | Unchanged, None))
 
-    def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 10) -> RecallAnswer:
+    def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 20, min_score: float = 0.3) -> RecallAnswer:
         """Recall by query type (section 11.1), ranked by match x relevance; archived never, dormant only when explicit (GET /agents/{agent_id}/recall)"""
-        return self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k}, None, RecallAnswer, None))
+        return self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k, 'min_score': min_score}, None, RecallAnswer, None))
 
     def record_episode(self, body: EpisodeIn | dict[str, Any]) -> IngestOut:
         """Record one episode (idempotent by id) (POST /episodes)"""
@@ -1264,9 +1264,9 @@ class AsyncRoutes:
         """Loop 2 now: the policy recalibrated from the decisions since it was last validated — a new revision, each category moved by at most 0.02 (none when there is nothing new to read) (POST /agents/{agent_id}/context/recalibrate)"""
         return await self._send(Request('POST', '/agents/{agent_id}/context/recalibrate', {'agent_id': agent_id}, {}, None, Recalibrated | Unchanged, None))
 
-    async def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 10) -> RecallAnswer:
+    async def recall(self, agent_id: str, q: str, *, type: str = 'general', explicit: bool = False, k: int = 20, min_score: float = 0.3) -> RecallAnswer:
         """Recall by query type (section 11.1), ranked by match x relevance; archived never, dormant only when explicit (GET /agents/{agent_id}/recall)"""
-        return await self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k}, None, RecallAnswer, None))
+        return await self._send(Request('GET', '/agents/{agent_id}/recall', {'agent_id': agent_id}, {'q': q, 'type': type, 'explicit': explicit, 'k': k, 'min_score': min_score}, None, RecallAnswer, None))
 
     async def record_episode(self, body: EpisodeIn | dict[str, Any]) -> IngestOut:
         """Record one episode (idempotent by id) (POST /episodes)"""
