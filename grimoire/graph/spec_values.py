@@ -305,6 +305,78 @@ DIFFERENCES: tuple[Difference, ...] = (
                "blocks; the service stores no SOUL.md",
                "the service keeps core memory as blocks (identity, context, persona, critical), not workspace "
                "files."),
+    # Not built yet: listed until it lands (issue 39), each what the document asks and what the code does today.
+    Difference("mental models always in context", "grimoire.md", 1481,
+               "the 13 core mental models are always loaded in the golem's context",
+               "they are public structural entries every agent sees, in retrieval when relevant and in the "
+               "before-compaction state, not a fixed block of every assembled workspace",
+               "not built yet: a fixed, cache-stable block must be fitted into the workspace's budgets."),
+    Difference("Reflexion's invariant checking and snapshots", "grimoire.md", 1374,
+               "step 2: invariant violations record a safety_incident episode at confidence 1.0; step 1 compares "
+               "pre- and post-state snapshots (line 1330)",
+               "Reflexion compares a prediction with its outcome; no invariants or chain snapshots are taken",
+               "not built yet: episodes carry no pre/post state or declared bounds to check."),
+    Difference("two-tier language model", "grimoire.md", 1382,
+               "a cheap model for routine observations, an expensive one for anomalies (beyond 2 sigma) and "
+               "regime transitions",
+               "one optional language model (GRIMOIRE_REASONER_URL), the rule-based Reasoner without it",
+               "not built yet: a second model and the surprise measure that picks it."),
+    Difference("strategies shared, not only packaged", "grimoire.md", 1450,
+               "a strategy past PSR 0.90 packaged as an artifact to share",
+               "GET /strategies/{strategy}/package builds the artifact; clade members cannot import it",
+               "not built yet: an import that admits the package's entries for the importer (through the gate)."),
+    Difference("lazy enrichment at ingestion", "grimoire.md", 1100,
+               "episodes searchable at once, their extraction (entities, links) deferred and done later",
+               "an episode's mentions and embedding are written in the ingesting request",
+               "not built yet: a pending state and a background enrichment job."),
+    Difference("co-occurrence inference", "grimoire.md", 759,
+               "episodes of two protocols co-occurring within a 3-block window imply a TokenFlow or "
+               "OracleDependency relation",
+               "relations come only from facts asserted or loaded",
+               "not built yet."),
+    Difference("per-task context strategy map", "context-governor.md", 275,
+               "a ContextStrategyMap per task: collections, per-collection maxima, ranking weights, traverse flag",
+               "one policy per agent with task, phase and regime overrides of the allocations",
+               "not built yet: the overrides cover the allocations, not the collections and weights."),
+    Difference("injection routing inputs", "context-governor.md", 343,
+               "route_context_injection takes task complexity and the turn phase",
+               "the route follows context pressure only (see 'injection route')",
+               "not built yet: the requests carry neither."),
+    Difference("Loop 3 replay gate", "context-governor.md", 894,
+               "an alternative is staged when replay scores it 0.15 over the decision's quality",
+               "every alternative is staged and waking decisions judge it",
+               "not built yet: there is no replay without a language model."),
+    Difference("ReasoningChain and citations", "context-governor.md", 1216,
+               "providers' reasoning normalised into a ReasoningChain; citations as search-result blocks with "
+               "grimoire:// sources (line 1204)",
+               "workspaces give each item a short ref (h1, e2) that a response cites",
+               "not built yet."),
+    Difference("entity pages", "moltbot-memory.md", 189,
+               "an entity file with summary, facts, timeline, open questions and relations",
+               "entity pages are written on workspace export from what was imported, not generated from memory",
+               "not built yet: generating the summary and questions from the memories."),
+    Difference("review modes", "moltbot-memory.md", 804,
+               "auto-commit, batch (the default) and manual review of sub-agents' proposals",
+               "auto-commit for a trusted sub-agent above a confidence, else the main agent decides; the "
+               "session start lists what waits (batch); no manual mode for a person",
+               "not built yet: a per-agent review mode."),
+    Difference("payload source and hash", "knowledge-crystals.md", 28,
+               "a crystal's source file, line range and content hash; dedup by hash before cosine (line 29)",
+               "crystals dedup by cosine (the admission gate's and consolidation's)",
+               "not built yet."),
+
+    Difference("crystal fields not yet kept", "knowledge-crystals.md", 59,
+               "curiosity boost, last ripple count, epistemic-layer ranking, verification and bounty fields, "
+               "priority read by retrieval and consolidation, provenance chain and peer origin (lines 59-70, 118-121)",
+               "the fields are stored where the code has them (epistemic layer, is_verified, priority) but none of "
+               "these is read by retrieval or consolidation, and the rest are not kept",
+               "not built yet: each needs a value the document leaves open (no thresholds or multipliers given)."),
+    Difference("consistency by regenerating", "grimoire.md", 319,
+               "consistency: for high-stakes claims, regenerate 3x and compare embeddings",
+               "consistency is the evidence signal 1 - contradicted / (validated + contradicted + 1) (line 112)",
+               "not built yet: it needs a language model; the document keeps it for Curator promotions (line "
+               "323)."),
+
 )
 
 
