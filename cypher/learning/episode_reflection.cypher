@@ -1,6 +1,7 @@
 // Reflexion's verdict on one episode (its prediction beside the verified outcome), if the viewer may see the
 // episode: its own, shared within its clade, or public. The Delta operations it produced are those on entries
-// the viewer may see too.
+// the viewer may see too; and whether the episode is archived (its lifecycle fields), which the route answers as
+// GET /episodes/{id} does.
 :param id => 'ep-1';
 :param viewer => 'golem-1';
 :param clade => 'clade-a';
@@ -8,7 +9,8 @@
 MATCH (ep:Episode {id: $id})
 WHERE $admin OR ep.agent_id = $viewer OR ep.scope = 'public' OR (ep.scope = 'shared' AND ep.clade = $clade)
 OPTIONAL MATCH (r:Reflection)-[:REFLECTS_ON]->(ep)
-RETURN r {.id, .episode_id, .metric, .expected, .actual, .tolerance, .deviation, .within_tolerance,
+RETURN ep {.lifecycle, .archived_at, .status} AS episode,
+       r {.id, .episode_id, .metric, .expected, .actual, .tolerance, .deviation, .within_tolerance,
           .direction_correct, .verdict, .interpretation, .reasoner, .fallback, .at} AS reflection,
        [(r)-[:PRODUCED]->(d:Delta)-[:ON]->(e:Entry)
         WHERE $admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade)

@@ -55,7 +55,7 @@ def test_a_systematic_miss_proposes_one_candidate_insight(api: Api, db) -> None:
     assert decision.json()["outcome"] == "admitted"
 
 
-def test_the_verdict_is_read_by_who_may_see_the_episode(api: Api) -> None:
+def test_the_verdict_is_read_by_who_may_see_the_episode(api: Api, db) -> None:
     """GET /episodes/{id}/reflection answers Reflexion's verdict, deviation and queued deltas; another agent (and
     another clade) gets a 404 for a private episode as for an unknown one, as does an episode without a verdict."""
     h = api.headers(AGENT, CLADE)
@@ -87,3 +87,7 @@ def test_the_verdict_is_read_by_who_may_see_the_episode(api: Api) -> None:
     assert mate.status_code == 200 and mate.json()["verdict"] == "wrong" and mate.json()["deltas"] == [], mate.text
     own = api.client.get("/episodes/rx-shared/reflection", headers=h).json()
     assert {d["entry_id"] for d in own["deltas"]} == {"rx-read-h"}
+    db.run("testing/set_crystal_props", rows=[{"id": "rx-read", "props": {"archived_at": 1}}])  # forgotten
+    assert api.client.get("/episodes/rx-read/reflection", headers=h).status_code == 404
+    kept = api.client.get("/episodes/rx-read/reflection", headers=h, params={"include_archived": True})
+    assert kept.status_code == 200, kept.text

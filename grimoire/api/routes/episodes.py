@@ -85,13 +85,10 @@ def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep
 def episode_reflection(episode_id: str, db: DbDep, who: Reader,
                        include_archived: Annotated[bool, Query(description="for an archived episode too")] = False,
                        ) -> ReflectionOut:
-    episode = episodes.get(db, episode_id, who.visibility())
-    if episode is None or (lifecycle.archived(episode.model_dump()) and not include_archived):
-        raise NotFound(f"no episode {episode_id!r}")  # as GET /episodes/{id} answers: a forgotten one stays so
-    found = reflexion.of_episode(db, episode_id, who.visibility())
+    found = reflexion.of_episode(db, episode_id, who.visibility(), include_archived=include_archived)
     if found is None:
-        raise NotFound(f"no reflection on episode {episode_id!r} (no such episode this key may see, or its "
-                       "prediction has no verified outcome yet)")
+        raise NotFound(f"no reflection on episode {episode_id!r} (no such episode this key may see, an archived one "
+                       "without include_archived, or no verified outcome of its prediction yet)")
     return found
 
 

@@ -29,6 +29,7 @@ from grimoire.graph.knowledge.reasoner import Comparison
 from grimoire.graph.learning.distill import MAX_PARENTS
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.common import StoredTime
+from grimoire.graph.model.crystal.lifecycle import archived
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, MarketRegime
 from grimoire.graph.model.rows import Properties, Record, Row
@@ -74,14 +75,17 @@ class ReflectionOut(StoredReflection):
 
 class EpisodeReflectionRow(Row):
     query = "learning/episode_reflection"
+    episode: dict[str, Any]  # its lifecycle fields, for lifecycle.archived
     reflection: StoredReflection | None
     deltas: list[ReflexionDelta]
 
 
-def of_episode(db: Database, episode_id: str, visibility: Visibility) -> ReflectionOut | None:
-    """The episode's Reflection, if the viewer may see the episode and Reflexion has judged its prediction."""
+def of_episode(db: Database, episode_id: str, visibility: Visibility, *,
+               include_archived: bool = False) -> ReflectionOut | None:
+    """The episode's Reflection, if the viewer may see the episode (an archived one only when asked, as GET
+    /episodes/{id} answers) and Reflexion has judged its prediction: one read."""
     rows = db.typed(EpisodeReflectionRow, id=episode_id, **visibility.params())
-    if not rows or rows[0].reflection is None:
+    if not rows or rows[0].reflection is None or (archived(rows[0].episode) and not include_archived):
         return None
     return ReflectionOut(**dict(rows[0].reflection), deltas=rows[0].deltas)
 
