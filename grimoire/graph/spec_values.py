@@ -163,6 +163,18 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("GovernorConfig.max_allocation_delta", "context-governor.md", 1169, 0.02, "default: 0.02"),
     Constant("GovernorConfig.beta_filter", "context-governor.md", 297, 0.3, "Beta.value() < 0.3"),
     Constant("grimoire.graph.context.compaction:THRESHOLD", "context-governor.md", 355, 0.8, "context_pressure > 0.8"),
+    Constant("grimoire.graph.context.categories:TURN_PHASE_MULTIPLIERS.decide.episodes", "context-governor.md", 1053,
+             1.4, "(Episodes, 1.4)"),
+    Constant("grimoire.graph.context.categories:TURN_PHASE_MULTIPLIERS.analyze.playbook", "context-governor.md", 1045,
+             1.5, "(Playbook, 1.5)"),
+    Constant("grimoire.graph.context.categories:TURN_PHASE_MULTIPLIERS.execute.tool_state", "context-governor.md",
+             1061, 1.5, "(ToolState, 1.5)"),
+    Constant("grimoire.graph.context.categories:TURN_PHASE_MULTIPLIERS.reflect.contrarian", "context-governor.md",
+             1068, 1.2, "(Contrarian, 1.2)"),
+    Constant("GovernorConfig.mental_models_max_share", "grimoire.md", 1481, None,
+             "These 13 models are always loaded in the golem's context",
+             "the document gives the block no budget; the project's 10 % holds the full block (390 tokens) from a "
+             "3,900-token budget and the names (66) from 660, so the text still never exceeds the budget."),
     Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.invariants", "context-governor.md", 201, 0.15,
              "(Invariants, 0.15)"),
     Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.playbook", "context-governor.md", 203, 0.15,
@@ -259,11 +271,11 @@ DIFFERENCES: tuple[Difference, ...] = (
                "one transaction per page of 1,000 crystals (and per batch of merges), each with its audit records",
                "one Neo4j transaction over a large store would hold its write locks and heap for seconds and "
                "block requests; paging keeps a pass bounded (README: 110,000 crystals in 19.5 s)."),
-    Difference("injection route", "context-governor.md", 351,
-               "Full only when pressure < 0.5 AND task complexity Low; turn phase consulted",
-               "route(pressure): full below 0.5, rag above 0.8, hybrid otherwise; no task complexity or turn phase",
-               "the service's requests carry no task complexity or turn phase, and in the document's own function"
-               " the turn-phase branch returns Hybrid, the same as the default (line 359)."),
+    Difference("injection route", "context-governor.md", 359,
+               "DECIDE and REFLECT phases benefit from full episodic context: return Hybrid",
+               "the turn phase does not change the route; it shapes the categories' shares by S5.2's multipliers",
+               "the spec's own branch returns Hybrid, the same as its default on the next line, so following it "
+               "gives the same route for every phase."),
     Difference("context item ranking", "context-governor.md", 1239,
                "score = pragmatic_value + epistemic_value + affective_bias + mortality_urgency (EFE)",
                "relevance x 0.5 + recency x 0.3 + confidence x 0.2 (context/items.py)",
@@ -306,11 +318,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "the service keeps core memory as blocks (identity, context, persona, critical), not workspace "
                "files."),
     # Not built yet: listed until it lands (issue 39), each what the document asks and what the code does today.
-    Difference("mental models always in context", "grimoire.md", 1481,
-               "the 13 core mental models are always loaded in the golem's context",
-               "they are public structural entries every agent sees, in retrieval when relevant and in the "
-               "before-compaction state, not a fixed block of every assembled workspace",
-               "not built yet: a fixed, cache-stable block must be fitted into the workspace's budgets."),
     Difference("Reflexion's invariant checking and snapshots", "grimoire.md", 1374,
                "step 2: invariant violations record a safety_incident episode at confidence 1.0; step 1 compares "
                "pre- and post-state snapshots (line 1330)",
@@ -338,10 +345,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "a ContextStrategyMap per task: collections, per-collection maxima, ranking weights, traverse flag",
                "one policy per agent with task, phase and regime overrides of the allocations",
                "not built yet: the overrides cover the allocations, not the collections and weights."),
-    Difference("injection routing inputs", "context-governor.md", 343,
-               "route_context_injection takes task complexity and the turn phase",
-               "the route follows context pressure only (see 'injection route')",
-               "not built yet: the requests carry neither."),
     Difference("Loop 3 replay gate", "context-governor.md", 894,
                "an alternative is staged when replay scores it 0.15 over the decision's quality",
                "every alternative is staged and waking decisions judge it",

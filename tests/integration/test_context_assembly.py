@@ -76,7 +76,8 @@ def test_a_workspace_from_the_grimoire_and_the_caller(api: Api) -> None:
     assert [e["disclosure"] for e in episodes] == ["full"] * 3 + ["summary"] * 7
     assert [e["id"] for e in episodes[:3]] == [f"{AGENT}-ep-{i}" for i in (11, 10, 9)]
     text = out["text"]
-    assert text.startswith('<invariants phase="stable">') and "<recent_episodes>" in text
+    assert text.startswith("<mental_models>") and "<recent_episodes>" in text
+    assert text.split("</mental_models>\n", 1)[1].startswith('<invariants phase="stable">')
     assert "<older_episodes>" in text and '<heuristic ref="h' in text
     assert text.index("<invariants") < text.index("<playbook>") < text.index("<mortality>")
     # the reasons: every category, with what it was given, used, included and excluded
@@ -85,8 +86,9 @@ def test_a_workspace_from_the_grimoire_and_the_caller(api: Api) -> None:
     assert "nothing relevant found" in reasons["dream_hypotheses"]["reason"]
     assert reasons["strategy"]["reason"].endswith("nothing supplied")
     assert all(r["tokens_used"] <= r["tokens_allocated"] for r in reasons.values())
-    assert sum(r["tokens_used"] for r in reasons.values()) == out["total_tokens"]
-    assert out["delta"]["changed_categories"] and out["delta"]["token_delta"] == out["total_tokens"]
+    assert sum(r["tokens_used"] for r in reasons.values()) + out["mental_models"]["tokens"] == out["total_tokens"]
+    assert out["delta"]["changed_categories"]
+    assert out["delta"]["token_delta"] == out["total_tokens"] - out["mental_models"]["tokens"]   # a fixed block
 
     # the same situation again, built anew: nothing changed, so the delta is empty
     again = assemble(api, task="swap", phase="stable", regime="bull", query="swap ETH for USDC on Uniswap",
@@ -121,7 +123,7 @@ def test_compaction_under_pressure_keeps_hard_context_whole(api: Api) -> None:
                     context_tokens=10_000, max_context_tokens=100_000, preassembled=False)
     tight = assemble(api, query="swap ETH for USDC on Uniswap", supplied=supplied, budget=8000,
                      context_tokens=85_000, max_context_tokens=100_000, preassembled=False)
-    assert calm["route"] == "full" and calm["compaction"] is None
+    assert calm["route"] == "hybrid" and calm["compaction"] is None   # the task's complexity not given: not low
     assert tight["route"] == "rag" and tight["compaction"]["compacted_tokens"] < tight["compaction"][
         "original_tokens"]
     assert "episodes" in tight["compaction"]["categories_compressed"]
@@ -143,6 +145,32 @@ def test_compaction_under_pressure_keeps_hard_context_whole(api: Api) -> None:
     assert kinds.count("context:compacted") == 1 and kinds.count("context:assembled") == 2
 
 
+def test_the_turn_phase_and_the_tasks_complexity_route_and_shape_the_workspace(api: Api) -> None:
+    """context-governor.md route_context_injection and S5.2: full injection only for a task of low complexity at
+    low pressure; the pipeline step's multipliers last, so Execute gives the contrarian and affect categories
+    nothing, and the record keeps the turn phase."""
+    seed(api)
+    body = {"query": "swap ETH for USDC on Uniswap", "supplied": SUPPLIED, "context_tokens": 10_000,
+            "max_context_tokens": 100_000, "preassembled": False, "pad": {"pleasure": -0.5}}
+    low = assemble(api, task_complexity="low", **body)
+    high = assemble(api, task_complexity="high", **body)
+    assert low["route"] == "full" and high["route"] == "hybrid"
+    assert low["situation"]["complexity"] == "low"
+    plain = assemble(api, **body)
+    execute = assemble(api, turn_phase="execute", **body)
+    decide = assemble(api, turn_phase="decide", **body)
+    assert execute["layers"][-1]["layer"] == "turn:execute" and execute["situation"]["turn_phase"] == "execute"
+    assert execute["allocations"]["contrarian"] == execute["allocations"]["affect"] == 0.0
+    assert plain["allocations"]["contrarian"] > 0 and "contrarian" not in execute["categories"]
+    assert execute["allocations"]["tool_state"] > plain["allocations"]["tool_state"]
+    assert decide["allocations"]["episodes"] > plain["allocations"]["episodes"]
+    assert api.db.rows("testing/context_assembly", id=execute["assembly_id"]) == [
+        {"turn_phase": "execute", "route": "hybrid"}]
+    bad = api.client.post(f"/agents/{AGENT}/context/assemble", headers=api.headers(AGENT, CLADE),
+                          json={"turn_phase": "dance", "task_complexity": "extreme"})
+    assert bad.status_code == 422 and "turn_phase" in bad.text and "task_complexity" in bad.text
+
+
 def test_a_tight_budget_gives_what_is_left_to_what_was_cut_before_dropping_it(api: Api) -> None:
     # Before: at 300 tokens, 111 were used and the episodes, mortality and the owner's controls were dropped ("its
     # summary would exceed the category's budget") with 189 unused. Now what the categories leave unused goes to
@@ -159,7 +187,7 @@ def test_a_tight_budget_gives_what_is_left_to_what_was_cut_before_dropping_it(ap
     given = [name for name, r in reasons.items() if "the other categories left unused" in r["reason"]]
     assert {"mortality", "owner_control", "episodes"} <= set(given), given
     assert all(r["tokens_used"] <= r["tokens_allocated"] for r in reasons.values())
-    assert sum(r["tokens_used"] for r in reasons.values()) == out["total_tokens"]
+    assert sum(r["tokens_used"] for r in reasons.values()) + out["mental_models"]["tokens"] == out["total_tokens"]
     # and little is left over (before: 189 of the 300)
     left = 300 - out["total_tokens"]
     assert left < 0.25 * 300, (left, {n: r["reason"] for n, r in reasons.items() if r["items_excluded"]})

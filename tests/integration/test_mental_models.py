@@ -84,21 +84,48 @@ def test_every_agent_retrieves_them_by_default(seeded: Api) -> None:
         assert "mental-model:kelly-criterion" in [x["id"] for x in r.json()["results"]], r.json()
         got = seeded.client.get("/entries/mental-model:inversion", headers=h)
         assert got.status_code == 200 and got.json()["mental_model"] is True
-        # and in the workspace the agent is given for a decision: among its insights, no filter asked for
+        # and in the workspace the agent is given for a decision: the fixed block, first, not again as insights
         ws = seeded.client.post(f"/agents/{agent}/context/assemble", headers=h, json={
             "query": "how large a position given my edge and the odds", "preassembled": False})
         assert ws.status_code == 200, ws.text
         insights = [e["id"] for e in ws.json()["categories"].get("insights", [])]
-        assert "mental-model:kelly-criterion" in insights, ws.json()["reasons"]
-        assert "<insights>" in ws.json()["text"] and "Kelly" in ws.json()["text"]
-    # Today a model is in a workspace when the query is near it (retrieved like any insight), not on every
-    # query: issue 39 asks for them always; this checks only what holds now.
+        assert not set(insights) & set(mental_models.IDS), insights
+        assert ws.json()["mental_models"]["ids"] == list(mental_models.IDS)
+        assert ws.json()["text"].startswith("<mental_models>") and 'name="Kelly Criterion"' in ws.json()["text"]
     # A valid-time filter far in the past keeps them: a reasoning frame is valid at any time.
     h = seeded.headers("mm-a", "clade-a")
     r = seeded.client.post("/retrieve", headers=h, json={
         "text": "pre-mortem before entering a position", "k": 3, "no_budget": True,
         "filters": {"valid_at": DAY, "kinds": ["entries"], "categories": ["Insight"]}})
     assert "mental-model:inversion" in [x["id"] for x in r.json()["results"]], r.json()
+
+
+def test_always_in_an_assembled_workspace(seeded: Api, db: Database, neo4j_server: Neo4jUnderTest,
+                                          embedder: Embedder) -> None:
+    """grimoire.md: "These 13 models are always loaded in the golem's context" — with no query, with a query far
+    from all of them, and with a small budget (their names on one line); off only when the setting says so."""
+    h = seeded.headers("mm-c", "clade-c")
+    for body in ({}, {"query": "the colour of the sky at noon"}, {"task": "swap", "phase": "stable"}):
+        ws = seeded.client.post("/agents/mm-c/context/assemble", headers=h, json={**body, "preassembled": False})
+        assert ws.status_code == 200, ws.text
+        block = ws.json()["mental_models"]
+        assert block["form"] == "full" and block["ids"] == list(mental_models.IDS) and block["tokens"] > 0
+        text = ws.json()["text"]
+        assert text.startswith("<mental_models>") and text.count("<model ") == 13
+        assert ws.json()["total_tokens"] <= ws.json()["budget"] == 8000
+    small = seeded.client.post("/agents/mm-c/context/assemble", headers=h,
+                               json={"budget": 1000, "preassembled": False}).json()
+    assert small["mental_models"]["form"] == "names" and small["text"].startswith("<mental_models>First Principles;")
+    assert small["total_tokens"] <= 1000
+    tiny = seeded.client.post("/agents/mm-c/context/assemble", headers=h,
+                              json={"budget": 200, "preassembled": False}).json()
+    assert tiny["mental_models"]["form"] == "omitted" and "mental_models" not in tiny["text"]
+    settings = neo4j_server.settings(admin_key=ADMIN_KEY)
+    settings.context.mental_models_in_context = False
+    with TestClient(create_app(settings, db=db, embedder=embedder)) as c:
+        off = c.post("/agents/mm-c/context/assemble", headers=Api(c, db).headers("mm-c", "clade-c"),
+                     json={"preassembled": False}).json()
+    assert off["mental_models"]["form"] == "omitted" and "<mental_models>" not in off["text"]
 
 
 def test_off_when_the_setting_says_so(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> None:

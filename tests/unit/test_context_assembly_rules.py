@@ -14,14 +14,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimoire.graph.context import compaction, guidelines, mutations, recalibration, referencing
+from grimoire.graph.context import compaction, guidelines, mutations, recalibration, referencing, scaffold
 from grimoire.graph.context.assembly import Plan, compose, shares
-from grimoire.graph.context.categories import DEFAULT_ALLOCATIONS
+from grimoire.graph.context.categories import DEFAULT_ALLOCATIONS, TaskComplexity
 from grimoire.graph.context.categories import ContextCategory as C
 from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.items import Item, one_line
 from grimoire.graph.context.overrides import normalize
 from grimoire.graph.embeddings import get_embedder
+from grimoire.graph.knowledge import mental_models
 
 WORDS = ("swap", "ETH", "USDC", "slippage", "liquidity", "0x5f3e", "pool's", "<oracle>", "12.5%", "gas", "déjà")
 
@@ -77,7 +78,8 @@ def test_compaction_keeps_hard_context_and_shrinks_soft_context() -> None:
     candidates = {c: _items(c, [60] * 8, 7) for c in C}
     plan = Plan(budget=4000, allocations=normalize(DEFAULT_ALLOCATIONS), pressure=0.9)
     out = compose(candidates, plan, count)
-    calm = compose(candidates, Plan(budget=4000, allocations=normalize(DEFAULT_ALLOCATIONS), pressure=0.3), count)
+    calm = compose(candidates, Plan(budget=4000, allocations=normalize(DEFAULT_ALLOCATIONS), pressure=0.3,
+                                    complexity=TaskComplexity.low), count)
     assert out.route == compaction.Route.rag and calm.route == compaction.Route.full and calm.compaction is None
     assert out.compaction is not None and out.compaction["compacted_tokens"] < out.compaction["original_tokens"]
     whole = compose(candidates, Plan(budget=4000, allocations=normalize(DEFAULT_ALLOCATIONS)), count)
@@ -91,6 +93,39 @@ def test_compaction_keeps_hard_context_and_shrinks_soft_context() -> None:
                                          protected=frozenset({C.playbook})), count)
     assert protected.budgets[C.playbook] == shares(plan)[C.playbook]            # a guideline keeps it whole
     assert compaction.route(None) == compaction.Route.hybrid and compaction.route(0.6) == compaction.Route.hybrid
+
+
+def test_the_route_is_full_only_for_a_low_complexity_task_at_low_pressure() -> None:
+    """context-governor.md route_context_injection: Full needs pressure < 0.5 AND TaskComplexity::Low."""
+    low, medium, high = TaskComplexity.low, TaskComplexity.medium, TaskComplexity.high
+    assert compaction.route(0.3, low) == compaction.Route.full
+    assert compaction.route(0.3, medium) == compaction.route(0.3, high) == compaction.Route.hybrid
+    assert compaction.route(0.3) == compaction.Route.hybrid                  # not given: not low
+    assert compaction.route(0.5, low) == compaction.Route.hybrid
+    assert compaction.route(0.85, low) == compaction.route(0.85) == compaction.Route.rag
+    assert compaction.route(None, low) == compaction.Route.hybrid
+
+
+def test_the_mental_models_block_goes_first_and_the_budget_still_holds() -> None:
+    """The 13 models are a fixed block at the start of the text, outside the categories' share of the budget, in
+    the fullest form that fits its share; the whole text never exceeds the budget."""
+    candidates = {c: _items(c, [60] * 8, 3) for c in C}
+    for budget, form in ((8000, scaffold.Form.full), (1000, scaffold.Form.names), (100, scaffold.Form.omitted)):
+        head = scaffold.fit(budget, 0.1, count)
+        assert head.form == form
+        out = compose(candidates, Plan(budget=budget - head.tokens, allocations=normalize(DEFAULT_ALLOCATIONS),
+                                       head=head.text, head_tokens=head.tokens), count)
+        assert count([out.text])[0] == out.tokens <= budget
+        if form == scaffold.Form.full:
+            assert out.text.startswith("<mental_models>\n<model ref=\"mm1\" name=\"First Principles\">")
+            assert all(f'name="{m.name}"' in out.text for m in mental_models.MODELS)
+            assert out.text.count("<model ") == 13
+        elif form == scaffold.Form.names:
+            assert out.text.startswith("<mental_models>First Principles; Inversion;")
+        else:
+            assert "mental_models" not in out.text and head.out().ids == []
+    # the same text every time: the prefix a model's prompt cache keeps
+    assert scaffold.fit(8000, 0.1, count).text == scaffold.fit(9000, 0.1, count).text == scaffold.full_text()
 
 
 def test_a_threshold_cuts_long_items_to_one_line() -> None:

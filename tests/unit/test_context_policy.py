@@ -15,7 +15,9 @@ from grimoire.graph.context.categories import (
     DEFAULT_ALLOCATIONS,
     DEFAULT_PHASE_OVERRIDES,
     DEFAULT_REGIME_OVERRIDES,
+    TURN_PHASE_MULTIPLIERS,
     TaskType,
+    TurnPhase,
 )
 from grimoire.graph.context.categories import ContextCategory as C
 from grimoire.graph.context.policy import Policy, Situation, resolve
@@ -166,6 +168,25 @@ def test_a_policys_retrieval_and_compression_are_models_checked_when_read() -> N
     assert stored["retrieval"] == {"similarity_threshold": 0.3, "max_episode_count": 10, "min_insight_confidence": 0.4,
                                    "max_causal_depth": 3, "full_episode_slots": 3, "summary_episode_slots": 7}
     assert stored["metrics"] == {"decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0}
+
+
+def test_the_turn_phase_multipliers_shape_the_shares_last() -> None:
+    """S5.2 phase_multipliers: the pipeline step's multiplier on each category after affect, normalised; Execute
+    gives the contrarian, dream and affect categories nothing, Decide gives episodes 1.4 and tool state 0.5."""
+    base = resolve(Policy(), Situation())
+    assert TURN_PHASE_MULTIPLIERS[TurnPhase.decide][C.episodes] == 1.4
+    assert TURN_PHASE_MULTIPLIERS[TurnPhase.analyze][C.playbook] == 1.5
+    for phase, multipliers in TURN_PHASE_MULTIPLIERS.items():
+        got = resolve(Policy(), Situation(turn_phase=phase))
+        assert got.layers[-1].layer == f"turn:{phase.value}" and got.composed == base.composed
+        weighted = {c: base.allocations[c.value] * m for c, m in multipliers.items()}
+        total = sum(weighted.values())
+        assert got.allocations == pytest.approx({c.value: v / total for c, v in weighted.items()})
+    execute = resolve(Policy(), Situation(turn_phase=TurnPhase.execute)).allocations
+    assert execute["contrarian"] == execute["dream_hypotheses"] == execute["affect"] == 0.0
+    decide = resolve(Policy(), Situation(turn_phase=TurnPhase.decide)).allocations
+    assert decide["episodes"] / decide["tool_state"] == pytest.approx(
+        base.allocations["episodes"] * 1.4 / (base.allocations["tool_state"] * 0.5))
 
 
 def test_a_situation_is_declared_once() -> None:

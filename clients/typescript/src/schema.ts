@@ -2715,6 +2715,10 @@ export interface components {
              *     }
              */
             pad?: components["schemas"]["PadIn"];
+            /** @description the decision pipeline's step (analyze, decide, execute, reflect): its multipliers shape the categories' shares (S5.2) */
+            turn_phase?: components["schemas"]["TurnPhase"] | null;
+            /** @description the task's complexity: only a low one is injected in full below 50% context pressure (the route) */
+            task_complexity?: components["schemas"]["TaskComplexity"] | null;
             /**
              * Query
              * @description what the decision is about: the Grimoire's categories are searched by it
@@ -2774,6 +2778,7 @@ export interface components {
             /** Route */
             route: string;
             compaction: components["schemas"]["Compaction"] | null;
+            mental_models: components["schemas"]["ScaffoldOut"];
             /** Allocations */
             allocations: {
                 [key: string]: number;
@@ -4979,6 +4984,11 @@ export interface components {
             /** At */
             at: number;
         };
+        /**
+         * Form
+         * @enum {string}
+         */
+        Form: "full" | "names" | "omitted";
         /** FoundMemory */
         FoundMemory: {
             /** Id */
@@ -8414,6 +8424,19 @@ export interface components {
             recorded: number;
         };
         /**
+         * ScaffoldOut
+         * @description The mental models' block of a workspace: in which form it went in, its tokens, the models it names.
+         */
+        ScaffoldOut: {
+            form: components["schemas"]["Form"];
+            /** Tokens */
+            tokens: number;
+            /** Ids */
+            ids: string[];
+            /** Reason */
+            reason: string;
+        };
+        /**
          * Scope
          * @description Who may see an item: its owner only, its owner's clade, or everyone.
          * @enum {string}
@@ -8532,6 +8555,10 @@ export interface components {
              *     }
              */
             pad?: components["schemas"]["PadIn"];
+            /** @description the decision pipeline's step (analyze, decide, execute, reflect): its multipliers shape the categories' shares (S5.2) */
+            turn_phase?: components["schemas"]["TurnPhase"] | null;
+            /** @description the task's complexity: only a low one is injected in full below 50% context pressure (the route) */
+            task_complexity?: components["schemas"]["TaskComplexity"] | null;
         };
         /**
          * SituationOut
@@ -8541,6 +8568,8 @@ export interface components {
             task: components["schemas"]["TaskType"] | null;
             phase: components["schemas"]["BehavioralPhase"] | null;
             regime: components["schemas"]["MarketRegime"] | null;
+            turn_phase: components["schemas"]["TurnPhase"] | null;
+            complexity: components["schemas"]["TaskComplexity"] | null;
             /** Tick */
             tick: number | null;
             pad: components["schemas"]["Pad"];
@@ -8852,6 +8881,11 @@ export interface components {
             summary?: string | null;
         };
         /**
+         * TaskComplexity
+         * @enum {string}
+         */
+        TaskComplexity: "low" | "medium" | "high";
+        /**
          * TaskType
          * @enum {string}
          */
@@ -9078,6 +9112,12 @@ export interface components {
              */
             at?: string | null;
         };
+        /**
+         * TurnPhase
+         * @description The step of the decision pipeline a turn is in (S5.2), not the agent's behavioural phase.
+         * @enum {string}
+         */
+        TurnPhase: "analyze" | "decide" | "execute" | "reflect";
         /** TurnWritten */
         TurnWritten: {
             /** Turn Id */

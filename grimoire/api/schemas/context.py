@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field, model_validator
 
 from grimoire.graph.context.affect import Pad
-from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskType
+from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskComplexity, TaskType, TurnPhase
 from grimoire.graph.context.verification import BOUND, Prediction
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
@@ -63,6 +63,10 @@ class SituationIn(StrictModel):
     phase: BehavioralPhase | None = None
     regime: MarketRegime | None = None
     pad: PadIn = PadIn()
+    turn_phase: TurnPhase | None = Field(default=None, description="the decision pipeline's step (analyze, decide, "
+                                         "execute, reflect): its multipliers shape the categories' shares (S5.2)")
+    task_complexity: TaskComplexity | None = Field(default=None, description="the task's complexity: only a low "
+                                                   "one is injected in full below 50% context pressure (the route)")
 
 
 SUPPLIABLE = ("invariants", "strategy", "defi_snapshot", "mortality", "tool_state", "owner_control", "affect")

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grimoire.graph.context import compaction, ordering, render
-from grimoire.graph.context.categories import ContextCategory
+from grimoire.graph.context.categories import ContextCategory, TaskComplexity
 from grimoire.graph.context.compaction import Route
 from grimoire.graph.context.disclosure import Disclosure
 from grimoire.graph.context.items import Item
@@ -40,7 +40,10 @@ class Plan:
     floors: Mapping[ContextCategory, int] = field(default_factory=dict)       # tokens at least
     empty: Mapping[ContextCategory, str] = field(default_factory=dict)        # why a category has no candidates
     pressure: float | None = None
+    complexity: TaskComplexity | None = None   # the task's: only a low one is injected in full (the route)
     block_attrs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    head: str = ""          # a fixed block rendered first (graph/context/scaffold.py), outside `budget`
+    head_tokens: int = 0
 
 
 @dataclass
@@ -186,7 +189,7 @@ def _layout(c: ContextCategory, s: Selection) -> list[tuple[Line, Disclosure]]:
 
 
 def _render(selections: Mapping[ContextCategory, Selection], plan: Plan) -> str:
-    blocks = []
+    blocks = [plan.head]
     for c in render.ORDER:
         laid = _layout(c, selections[c])
         if not laid:
@@ -237,10 +240,14 @@ def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, co
         extra = _slack(selections, lines, overheads, budgets, plan)
     text = _render(selections, plan)
     # the lines and tags add up to the text with an additive tokenizer; otherwise it is counted whole, and trimmed
-    tokens = sum(s.tokens for s in selections.values()) if tokens_of.additive else tokens_of.whole(text)
-    while tokens > plan.budget and _trim(selections):
+    def counted() -> int:
+        return (plan.head_tokens + sum(s.tokens for s in selections.values()) if tokens_of.additive
+                else tokens_of.whole(text))
+
+    tokens = counted()
+    while tokens > plan.budget + plan.head_tokens and _trim(selections):
         text = _render(selections, plan)
-        tokens = sum(s.tokens for s in selections.values()) if tokens_of.additive else tokens_of.whole(text)
+        tokens = counted()
     workspace = Workspace(overhead=sum(selections[c].tags for c in ContextCategory))
     for c in render.ORDER:
         laid = _layout(c, selections[c])
@@ -251,7 +258,7 @@ def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, co
                              ref=x.ref, score=x.item.score, source=x.item.source) for x, d in laid]
     workspace.reasons = [_reason(c, selections[c], given[c], extra.get(c, 0), budgets[c], plan, report)
                          for c in ContextCategory]
-    return Composed(workspace, text, tokens, budgets, compaction.route(p), report)
+    return Composed(workspace, text, tokens, budgets, compaction.route(p, plan.complexity), report)
 
 
 def _reason(c: ContextCategory, s: Selection, given: int, extra: int, now: int, plan: Plan,

@@ -40,6 +40,38 @@ class TaskType(StrEnum):
     sim = "sim"
 
 
+class TurnPhase(StrEnum):
+    """The step of the decision pipeline a turn is in (S5.2), not the agent's behavioural phase."""
+
+    analyze = "analyze"
+    decide = "decide"
+    execute = "execute"
+    reflect = "reflect"
+
+
+class TaskComplexity(StrEnum):
+    low = "low"
+    medium = "medium"
+    high = "high"
+
+
+_ORDER = ("invariants", "strategy", "playbook", "episodes", "insights", "causal_edges", "contrarian",
+          "dream_hypotheses", "tool_state", "defi_snapshot", "mortality", "affect", "owner_control")
+
+
+def _row(*values: float) -> dict[ContextCategory, float]:
+    return {ContextCategory(c): v for c, v in zip(_ORDER, values, strict=True)}
+
+
+# S5.2 phase_multipliers: how much of each category to inject per pipeline step (the spec's table, its order)
+TURN_PHASE_MULTIPLIERS: dict[TurnPhase, dict[ContextCategory, float]] = {
+    TurnPhase.analyze: _row(1.0, 0.8, 1.5, 0.8, 0.8, 0.6, 0.4, 0.3, 0.8, 1.3, 0.6, 0.4, 1.0),
+    TurnPhase.decide: _row(1.0, 1.0, 0.8, 1.4, 1.2, 1.3, 0.8, 0.5, 0.5, 0.8, 0.8, 0.6, 1.0),
+    TurnPhase.execute: _row(1.0, 0.5, 0.3, 0.3, 0.3, 0.2, 0.0, 0.0, 1.5, 0.5, 0.3, 0.0, 1.0),
+    TurnPhase.reflect: _row(0.5, 0.5, 0.8, 1.0, 1.0, 1.0, 1.2, 0.8, 0.3, 0.3, 0.5, 1.0, 0.5),
+}
+
+
 class ModelPreference(StrEnum):
     cheap_first = "cheap_first"
     balanced = "balanced"

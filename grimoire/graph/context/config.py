@@ -40,3 +40,7 @@ class GovernorConfig(BaseModel):
     pad_shift: float = Field(default=0.1, ge=0, le=2, description="a PAD move (Euclidean) beyond this makes the "
                              "kept workspace stale")
     record_window: int = Field(default=500, ge=1, le=100_000, description="Loop 2 reads at most this many records")
+    mental_models_in_context: bool = Field(default=True, description="the 13 core mental models go first in every "
+                                           "workspace, a fixed block (grimoire.md: always loaded)")
+    mental_models_max_share: float = Field(default=0.1, gt=0, le=1, description="the most of a workspace's budget "
+                                           "the mental models' block takes: past it, their names on one line")

@@ -23,11 +23,11 @@ from typing import Any, TypedDict
 from pydantic import BaseModel
 
 from grimoire.graph.audit import Access
-from grimoire.graph.context import affect, compaction, delta, feedback, mutations, recalibration, sources
+from grimoire.graph.context import affect, compaction, delta, feedback, mutations, recalibration, scaffold, sources
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import guidelines as context_guidelines
 from grimoire.graph.context.assembly import Composed, Plan, compose
-from grimoire.graph.context.categories import ContextCategory, TaskType
+from grimoire.graph.context.categories import ContextCategory, TaskComplexity, TaskType, TurnPhase
 from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.disclosure import Disclosure
 from grimoire.graph.context.policy import Layer, Policy, Resolved, Situation, policy_id, resolve
@@ -42,6 +42,7 @@ from grimoire.graph.errors import GrimoireError
 from grimoire.graph.events.model import Event
 from grimoire.graph.events.store import write as write_events
 from grimoire.graph.ids import now_ms, uuid7
+from grimoire.graph.knowledge import mental_models
 from grimoire.graph.knowledge.causal import half_life_ms as causal_half_life_ms
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
 from grimoire.graph.model.rows import Row
@@ -69,6 +70,7 @@ class Request(Situation):
     def key(self) -> str:
         """The request less its mood and tick: what a kept workspace must match."""
         body = {"task": self.task, "phase": self.phase, "regime": self.regime, "query": self.query,
+                "turn_phase": self.turn_phase, "complexity": self.complexity,
                 "budget": self.budget, "context_tokens": self.context_tokens, "max": self.max_context_tokens,
                 "supplied": {c.value: [[s.id, s.text, s.summary] for s in items]
                              for c, items in sorted(self.supplied.items())}}
@@ -81,13 +83,16 @@ class SituationOut(BaseModel):
     task: TaskType | None
     phase: BehavioralPhase | None
     regime: MarketRegime | None
+    turn_phase: TurnPhase | None
+    complexity: TaskComplexity | None
     tick: int | None
     pad: affect.Pad
     affect: list[str]
 
     @classmethod
     def of(cls, r: Request) -> SituationOut:
-        return cls(task=r.task, phase=r.phase, regime=r.regime, tick=r.tick, pad=r.pad, affect=affect.states(r.pad))
+        return cls(task=r.task, phase=r.phase, regime=r.regime, turn_phase=r.turn_phase, complexity=r.complexity,
+                   tick=r.tick, pad=r.pad, affect=affect.states(r.pad))
 
 
 class ContextEntryOut(BaseModel):
@@ -170,6 +175,7 @@ class Assembly(BaseModel):
     total_tokens: int
     route: str
     compaction: Compaction | None
+    mental_models: scaffold.ScaffoldOut
     allocations: dict[str, float]
     layers: list[Layer]
     budgets: dict[str, int]
@@ -201,6 +207,7 @@ class Assembled:
     mutation_id: str | None
     request: Request
     budget: int
+    mental_models: scaffold.Scaffold
     allocations: dict[str, float]
     layers: list[Layer]
     composed: Composed
@@ -215,7 +222,8 @@ class Assembled:
             policy_revision=self.revision, mutation_id=self.mutation_id, situation=SituationOut.of(self.request),
             budget=self.budget, total_tokens=c.tokens, route=c.route.value,
             compaction=Compaction.model_validate(c.compaction) if c.compaction else None,
-            allocations=self.allocations, layers=self.layers, budgets={k.value: b for k, b in c.budgets.items()},
+            mental_models=self.mental_models.out(), allocations=self.allocations, layers=self.layers,
+            budgets={k.value: b for k, b in c.budgets.items()},
             categories={k.value: [ContextEntryOut.of(e) for e in es] for k, es in ws.entries.items()},
             reasons=[ReasonOut.of(x) for x in ws.reasons], guidelines=self.guidelines, delta=DeltaOut.of(self.delta),
             text=c.text, timings_ms=self.timings_ms)
@@ -452,11 +460,16 @@ class Governor:
         for c, given in request.supplied.items():
             found[c] = sources.supplied(c, given) + found.get(c, [])
         found[C.affect] = [sources.affect_item(request.pad), *found.get(C.affect, [])]
+        budget = request.budget or self.config.soft_budget_tokens
+        head = (scaffold.fit(budget, self.config.mental_models_max_share, self.tokens)
+                if self.config.mental_models_in_context else scaffold.NONE)
+        if head.text:   # in their block, not again among the insights
+            found = {c: [i for i in items if i.id not in mental_models.IDS] for c, items in found.items()}
         task = request.task.value if request.task else None
         protected = context_guidelines.protected(policy.guidelines, task, request.regime.value if request.regime
                                                  else None)
         plan = Plan(
-            budget=request.budget or self.config.soft_budget_tokens, allocations=allocations,
+            budget=budget - head.tokens, allocations=allocations, head=head.text, head_tokens=head.tokens,
             masking=(r.full_episode_slots, r.summary_episode_slots),
             thresholds={C.episodes: policy.compression.episode_summary_threshold,
                         C.insights: policy.compression.insight_summary_threshold},
@@ -466,6 +479,7 @@ class Governor:
             if self.config.enable_contrarian_injection and request.pad.pleasure < 0 else {},
             empty=self._empty(request, embedding is not None),
             pressure=compaction.pressure(request.context_tokens, request.max_context_tokens),
+            complexity=request.complexity,
             block_attrs={"invariants": {"phase": request.phase.value}} if request.phase else {})
         composed = compose(found, plan, self.tokens)
         lap("compose")
@@ -474,7 +488,7 @@ class Governor:
             previous = workspace_of(json.loads(state.previous.injected or "[]"), state.previous.total_tokens)
         built = Assembled(
             id=uuid7(), agent_id=agent_id, at=since, source=source, revision=policy.revision,
-            mutation_id=mutation, request=request, budget=plan.budget,
+            mutation_id=mutation, request=request, budget=budget, mental_models=head,
             allocations={c.value: round(v, 6) for c, v in allocations.items()}, layers=resolved.layers,
             composed=composed, delta=delta.compute(previous, composed.workspace),
             guidelines=[g.text for g in policy.guidelines
@@ -517,6 +531,7 @@ class Governor:
         record = {"id": built.id, "agent_id": built.agent_id, "at": built.at, "recorded_at": now_ms(),
                   "source": built.source, "task": r.task.value if r.task else None,
                   "phase": r.phase.value if r.phase else None, "regime": r.regime.value if r.regime else None,
+                  "turn_phase": r.turn_phase.value if r.turn_phase else None,
                   "pad": [r.pad.pleasure, r.pad.arousal, r.pad.dominance], "tick": r.tick, "query": r.query,
                   "budget": built.budget, "total_tokens": built.composed.tokens, "route": built.composed.route.value,
                   "policy_revision": built.revision, "mutation_id": built.mutation_id,

@@ -28,11 +28,14 @@ from grimoire.graph.context.categories import (
     DEFAULT_PHASE_OVERRIDES,
     DEFAULT_REGIME_OVERRIDES,
     DEFAULT_TASK_OVERRIDES,
+    TURN_PHASE_MULTIPLIERS,
     Allocations,
     CompressionConfig,
     ModelPreference,
     RetrievalConfig,
+    TaskComplexity,
     TaskType,
+    TurnPhase,
 )
 from grimoire.graph.context.guidelines import Guideline
 from grimoire.graph.context.models import ContextPolicy, ContextPolicyRevision
@@ -125,10 +128,12 @@ class Situation:
     phase: BehavioralPhase | None = None
     regime: MarketRegime | None = None
     pad: affect.Pad = affect.Pad()
+    turn_phase: TurnPhase | None = None
+    complexity: TaskComplexity | None = None
 
 
 class Layer(BaseModel):
-    layer: str                   # task:<type>, phase:<phase> or regime:<regime>
+    layer: str                   # task:<type>, phase:<phase>, regime:<regime> or turn:<turn phase>
     set: dict[str, float]        # what it set, per category
 
 
@@ -144,7 +149,8 @@ class Resolved(BaseModel):
 
 def resolve(policy: Policy, situation: Situation) -> Resolved:
     """The allocations one decision gets: base → task → phase → regime (later wins), normalised; then the affect
-    modulation. Each layer is shown with what it set, and the allocations after the overrides and after affect."""
+    modulation; then the turn phase's multipliers (S5.2), normalised. Each layer is shown with what it set, and the
+    allocations after the overrides and after affect and the turn phase."""
     tables: list[tuple[str, StrEnum | None, Mapping[Any, Allocations]]] = [
         ("task", situation.task, policy.task_overrides), ("phase", situation.phase, policy.phase_overrides),
         ("regime", situation.regime, policy.regime_overrides)]
@@ -152,8 +158,13 @@ def resolve(policy: Policy, situation: Situation) -> Resolved:
               if key is not None and key in table]
     composed = overrides.compose(policy.allocations, layers)
     final = affect.modulate(situation.pad, composed)
-    return Resolved(revision=policy.revision,
-                    layers=[Layer(layer=s.layer, set={c.value: v for c, v in s.values.items()}) for s in layers],
+    shown = [Layer(layer=s.layer, set={c.value: v for c, v in s.values.items()}) for s in layers]
+    if situation.turn_phase is not None:   # S5.2: the pipeline step's share of each category, last
+        multipliers = TURN_PHASE_MULTIPLIERS[situation.turn_phase]
+        final = overrides.normalize({c: v * multipliers.get(c, 1.0) for c, v in final.items()})
+        shown.append(Layer(layer=f"turn:{situation.turn_phase.value}",
+                           set={c.value: v for c, v in multipliers.items()}))
+    return Resolved(revision=policy.revision, layers=shown,
                     composed={c.value: v for c, v in composed.items()}, affect=affect.states(situation.pad),
                     allocations={c.value: v for c, v in final.items()})
 

@@ -226,6 +226,14 @@ class AssembleIn(BaseModel):
     pad: PadIn | None = Field(
         {'pleasure': 0.0, 'arousal': 0.0, 'dominance': 0.0}, validate_default=True
     )
+    turn_phase: Literal['analyze', 'decide', 'execute', 'reflect'] | None = Field(
+        None,
+        description="the decision pipeline's step (analyze, decide, execute, reflect): its multipliers shape the categories' shares (S5.2)",
+    )
+    task_complexity: Literal['low', 'medium', 'high'] | None = Field(
+        None,
+        description="the task's complexity: only a low one is injected in full below 50% context pressure (the route)",
+    )
     query: constr(min_length=1, max_length=4000) | None = Field(
         None,
         description="what the decision is about: the Grimoire's categories are searched by it",
@@ -276,6 +284,7 @@ class Assembly(BaseModel):
     total_tokens: int = Field(..., title='Total Tokens')
     route: str = Field(..., title='Route')
     compaction: Compaction | None
+    mental_models: ScaffoldOut
     allocations: dict[str, float] = Field(..., title='Allocations')
     layers: list[Layer] = Field(..., title='Layers')
     budgets: dict[str, int] = Field(..., title='Budgets')
@@ -4531,6 +4540,17 @@ class SamplesRecorded(BaseModel):
     )
 
 
+class ScaffoldOut(BaseModel):
+    """
+    The mental models' block of a workspace: in which form it went in, its tokens, the models it names.
+    """
+
+    form: Literal['full', 'names', 'omitted'] = Field(..., title='Form')
+    tokens: int = Field(..., title='Tokens')
+    ids: list[str] = Field(..., title='Ids')
+    reason: str = Field(..., title='Reason')
+
+
 class ScopeIn(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -4628,6 +4648,14 @@ class SituationIn(BaseModel):
     pad: PadIn | None = Field(
         {'pleasure': 0.0, 'arousal': 0.0, 'dominance': 0.0}, validate_default=True
     )
+    turn_phase: Literal['analyze', 'decide', 'execute', 'reflect'] | None = Field(
+        None,
+        description="the decision pipeline's step (analyze, decide, execute, reflect): its multipliers shape the categories' shares (S5.2)",
+    )
+    task_complexity: Literal['low', 'medium', 'high'] | None = Field(
+        None,
+        description="the task's complexity: only a low one is injected in full below 50% context pressure (the route)",
+    )
 
 
 class SituationOut(BaseModel):
@@ -4638,6 +4666,8 @@ class SituationOut(BaseModel):
     task: Literal['swap', 'lp_rebalance', 'risk_check', 'vault_deposit', 'vault_withdraw', 'strategy_review', 'dream', 'sim'] | None
     phase: Literal['thriving', 'stable', 'conservation', 'declining', 'terminal'] | None
     regime: Literal['bull', 'bear', 'sideways', 'high_vol', 'low_vol', 'crisis'] | None
+    turn_phase: Literal['analyze', 'decide', 'execute', 'reflect'] | None
+    complexity: Literal['low', 'medium', 'high'] | None
     tick: int | None = Field(..., title='Tick')
     pad: Pad
     affect: list[str] = Field(..., title='Affect')
