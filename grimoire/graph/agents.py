@@ -182,6 +182,7 @@ class AgentNode(StructuredNode):  # type: ignore[misc]
     audit_id = StringProperty()
     checksum = StringProperty()  # of its configuration: a critical item, verified at start-up (graph/audit/alerts.py)
     timezone = StringProperty()  # IANA; unset: UTC
+    review_mode = StringProperty()  # auto | batch | manual (graph/memory/proposals.py); unset: batch
 
 
 class ApiKeyNode(StructuredNode):  # type: ignore[misc]
@@ -219,6 +220,7 @@ class AgentOut(StoredNode):
     trust_level: str | None = None  # set by the admin (graph/crystals/hormonal_state.py); unset: by kind
     auto_commit_at: str | None = None  # a sub-agent's: its main agent commits its proposals from this confidence
     timezone: str | None = None  # IANA: the nightly reflection runs at its local hour; unset: UTC
+    review_mode: str | None = None  # a main agent's: how its sub-agents' proposals are reviewed; unset: batch
 
 
 class AgentRow(Row):

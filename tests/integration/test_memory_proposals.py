@@ -19,8 +19,8 @@ def sub_agent(api: Api, name: str, parent: str = MAIN) -> dict[str, str]:
     return api.headers(name, CLADE, scopes=("read", "propose"))  # registered above: this makes its key
 
 
-def propose(api: Api, h: dict[str, str], **body: Any) -> dict[str, Any]:
-    r = api.client.post(f"/agents/{MAIN}/proposals", headers=h, json=body)
+def propose(api: Api, h: dict[str, str], to: str = MAIN, **body: Any) -> dict[str, Any]:
+    r = api.client.post(f"/agents/{to}/proposals", headers=h, json=body)
     assert r.status_code == 201, r.text
     return dict(r.json())
 
@@ -101,6 +101,7 @@ def test_a_trusted_sub_agent_is_committed_at_once_above_its_confidence(api: Api)
     coder = sub_agent(api, "coder")
     r = api.client.put(f"/agents/{MAIN}/subagents/coder/trust", headers=main, json={"auto_commit_at": "high"})
     assert r.status_code == 200, r.text
+    assert api.client.put(f"/agents/{MAIN}/review-mode", headers=main, json={"mode": "auto"}).status_code == 200
     auto = propose(api, coder, content="The staging server is staging.acme.dev", confidence="high",
                    store="semantic")
     assert auto["status"] == "committed" and auto["memory_id"]

@@ -1527,6 +1527,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/review-mode": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual */
+        put: operations["set_review_mode_agents__agent_id__review_mode_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/analytics/cascade": {
         parameters: {
             query?: never;
@@ -2504,6 +2521,8 @@ export interface components {
             auto_commit_at?: string | null;
             /** Timezone */
             timezone?: string | null;
+            /** Review Mode */
+            review_mode?: string | null;
         } & {
             [key: string]: unknown;
         };
@@ -8216,6 +8235,26 @@ export interface components {
             contrarian?: boolean;
             explain?: components["schemas"]["Explanation"] | null;
         };
+        /**
+         * ReviewMode
+         * @enum {string}
+         */
+        ReviewMode: "auto" | "batch" | "manual";
+        /** ReviewModeIn */
+        ReviewModeIn: {
+            /** @description auto: a trusted sub-agent's proposals committed at once from its confidence; batch (the default): held for the review at a session's start and end; manual: held for the person, not listed by sessions */
+            mode: components["schemas"]["ReviewMode"];
+        };
+        /**
+         * ReviewModeSet
+         * @description A main agent's review mode (13.4) and the one it replaced.
+         */
+        ReviewModeSet: {
+            /** Agent Id */
+            agent_id: string;
+            mode: components["schemas"]["ReviewMode"];
+            before: components["schemas"]["ReviewMode"];
+        };
         /** RevokedKey */
         RevokedKey: {
             /** Id */
@@ -8515,6 +8554,12 @@ export interface components {
             ended_at: number;
             /** @description the reflection the session's end proposed (trigger session_end), pending approval; none when nothing was remembered since the last one or one waits */
             reflection?: components["schemas"]["Reflection"] | null;
+            review_mode: components["schemas"]["ReviewMode"];
+            /**
+             * Pending Proposals
+             * @description sub-agents' proposals not yet decided, for the batch review at the session's end (13.4)
+             */
+            pending_proposals?: components["schemas"]["Proposal"][];
         };
         /**
          * SessionStart
@@ -8530,6 +8575,8 @@ export interface components {
             raised: number;
             /** Alerts */
             alerts: components["schemas"]["AlertRecord"][];
+            /** @description how proposals are reviewed (13.4): manual lists none here */
+            review_mode: components["schemas"]["ReviewMode"];
             /**
              * Pending Proposals
              * @description sub-agents' proposals not yet decided, by number
@@ -12483,6 +12530,41 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Trust"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    set_review_mode_agents__agent_id__review_mode_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReviewModeIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewModeSet"];
                 };
             };
             /** @description Validation Error */

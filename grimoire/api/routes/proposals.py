@@ -12,7 +12,7 @@ from fastapi.responses import PlainTextResponse
 from grimoire.api.auth import Proposer, Reader
 from grimoire.api.deps import AgentMemoryDep
 from grimoire.api.routes.agents import require_acting_for, require_person_for
-from grimoire.api.schemas.proposals import ProposalDecisionIn, ProposalIn, ProposalsTrustIn
+from grimoire.api.schemas.proposals import ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ReviewModeIn
 from grimoire.graph import agents
 from grimoire.graph.agents import Principal
 from grimoire.graph.errors import NotFound
@@ -81,3 +81,11 @@ def decide(agent_id: str, proposal_id: str, body: ProposalDecisionIn, memory: Ag
 def trust(agent_id: str, sub_id: str, body: ProposalsTrustIn, memory: AgentMemoryDep, who: Reader) -> p.Trust:
     main = require_acting_for(who, agent_id, "trusting a sub-agent")
     return memory.proposals.trust(main, sub_id, body.auto_commit_at, actor=who.key_id)
+
+
+@router.put("/agents/{agent_id}/review-mode", response_model=p.ReviewModeSet,
+            summary="How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual")
+def set_review_mode(agent_id: str, body: ReviewModeIn, memory: AgentMemoryDep, who: Reader) -> p.ReviewModeSet:
+    main = require_acting_for(who, agent_id, "setting the review mode")
+    agents.require(memory.db, main)
+    return memory.proposals.set_mode(main, body.mode, actor=who.key_id)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from grimoire.graph.memory.proposals import ProposalDecision
+from grimoire.graph.memory.proposals import ProposalDecision, ReviewMode
 from grimoire.graph.memory.routing import Confidence, Store
 
 
@@ -32,3 +32,10 @@ class ProposalsTrustIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
     auto_commit_at: Confidence | None = Field(
         description="commit this sub-agent's proposals at once from this confidence up; null: review each")
+
+
+class ReviewModeIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    mode: ReviewMode = Field(description="auto: a trusted sub-agent's proposals committed at once from its "
+                                         "confidence; batch (the default): held for the review at a session's "
+                                         "start and end; manual: held for the person, not listed by sessions")

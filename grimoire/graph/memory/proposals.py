@@ -7,8 +7,12 @@ memory router where the sub-agent left a field out. A proposal whose subject ano
 with a negation or a value the other contradicts, and close in meaning (embedding similarity), is flagged as
 a conflict and linked to it (13.6). The main agent commits a proposal to the suggested store or another,
 rejects it with a reason, or defers it (13.3); each is audited (PROPOSE as `subagent:NAME`, COMMIT as
-`bot:commit-from:NAME`, REJECT). A sub-agent the main agent trusts is committed at once at or above a
-confidence (13.4's auto-commit). pending-memories.md renders the queue in 13.2's format."""
+`bot:commit-from:NAME`, REJECT). pending-memories.md renders the queue in 13.2's format.
+
+13.4's review modes, the main agent's setting: `auto` commits a trusted sub-agent's proposal at once at or above
+the confidence it is trusted from; `batch` (the default, "recommended") holds every proposal for the review at a
+session's start and end, which list them; `manual` holds them for the person, and the sessions list none. In every
+mode the decision itself takes a person's key or the admin's (one rule, issue 36)."""
 
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, Field
 
+from grimoire.graph import agents
 from grimoire.graph.agents import AgentOut
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties, versions
 from grimoire.graph.audit.versions import Versioned
@@ -53,6 +58,19 @@ class Status(StrEnum):
     deferred = "deferred"
     committed = "committed"
     rejected = "rejected"
+
+
+class ReviewMode(StrEnum):
+    auto = "auto"        # trusted sub-agents' proposals committed at once from their confidence
+    batch = "batch"      # held for the review at a session's start and end (the default)
+    manual = "manual"    # held for the person; the sessions do not list them
+
+
+DEFAULT_REVIEW = ReviewMode.batch
+
+
+def review_mode(agent: AgentOut | None) -> ReviewMode:
+    return ReviewMode(agent.review_mode) if agent is not None and agent.review_mode else DEFAULT_REVIEW
 
 
 class ProposalDecision(StrEnum):
@@ -116,6 +134,14 @@ class Proposal(BaseModel):
     reason: str | None = None
     memory_id: str | None = Field(default=None, description="the memory a commit wrote")
     committed_store: str | None = None
+
+
+class ReviewModeSet(BaseModel):
+    """A main agent's review mode (13.4) and the one it replaced."""
+
+    agent_id: str
+    mode: ReviewMode
+    before: ReviewMode
 
 
 class Trust(BaseModel):
@@ -188,7 +214,7 @@ class Proposals:
 
         made = ogm.write(self.db, work)
         trusted_at = sub.auto_commit_at
-        if (made.status is Status.pending and trusted_at
+        if (made.status is Status.pending and trusted_at and self.mode(main_id) is ReviewMode.auto
                 and RANK[confidence] >= RANK[Confidence(trusted_at)]):
             return self.decide(main_id, uid, ProposalDecision.commit, actor=actor, auto=True)
         return made
@@ -255,6 +281,26 @@ class Proposals:
             return [seen_by_sub(out(n), own) for n in found.filter(from_agent=from_agent).order_by("number")[:limit]]
 
         return ogm.read(self.db, work)
+
+    def mode(self, main_id: str) -> ReviewMode:
+        return review_mode(agents.get(self.db, main_id))
+
+    def set_mode(self, main_id: str, mode: ReviewMode, *, actor: str) -> ReviewModeSet:
+        """13.4: how the main agent's proposals are reviewed from now on (versioned and audited)."""
+        def work(tx: Tx) -> ReviewModeSet:
+            audit = Audit("agent.review_mode", actor, main_id)
+            steps = versions.keep(tx, Versioned.Agent, [main_id], now=audit.at, actor=actor,
+                                  reason="review mode changed", audit_id=audit.id)
+            row = tx.run(cypher.query("proposals/review_mode"), main=main_id, mode=mode.value).single()
+            if row is None:
+                raise Invalid(f"{main_id!r} is a sub-agent: only a main agent reviews proposals")
+            audit.write(tx, [main_id], f"{main_id}'s proposals reviewed in {mode.value} mode",
+                        [SetProperties(label=NodeLabel.Agent, id=main_id, before={"review_mode": row["before"]})],
+                        steps)
+            return ReviewModeSet(agent_id=main_id, mode=mode,
+                                 before=ReviewMode(row["before"]) if row["before"] else DEFAULT_REVIEW)
+
+        return self.db.write(work)
 
     def trust(self, main_id: str, sub_id: str, at: Confidence | None, *, actor: str) -> Trust:
         """13.4: commit this sub-agent's proposals at once from this confidence up (None: review them all)."""

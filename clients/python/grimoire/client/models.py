@@ -69,6 +69,7 @@ class AgentOut(BaseModel):
     trust_level: str | None = Field(None, title='Trust Level')
     auto_commit_at: str | None = Field(None, title='Auto Commit At')
     timezone: str | None = Field(None, title='Timezone')
+    review_mode: str | None = Field(None, title='Review Mode')
 
 
 class AlertRecord(BaseModel):
@@ -4379,6 +4380,27 @@ class RetrievedItem(BaseModel):
     explain: Explanation | None = None
 
 
+class ReviewModeIn(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    mode: Literal['auto', 'batch', 'manual'] = Field(
+        ...,
+        description="auto: a trusted sub-agent's proposals committed at once from its confidence; batch (the default): held for the review at a session's start and end; manual: held for the person, not listed by sessions",
+        title='ReviewMode',
+    )
+
+
+class ReviewModeSet(BaseModel):
+    """
+    A main agent's review mode (13.4) and the one it replaced.
+    """
+
+    agent_id: str = Field(..., title='Agent Id')
+    mode: Literal['auto', 'batch', 'manual'] = Field(..., title='ReviewMode')
+    before: Literal['auto', 'batch', 'manual'] = Field(..., title='ReviewMode')
+
+
 class RevokedKey(BaseModel):
     id: str = Field(..., title='Id')
     agent_id: str = Field(..., title='Agent Id')
@@ -4605,6 +4627,12 @@ class SessionEnded(BaseModel):
         None,
         description="the reflection the session's end proposed (trigger session_end), pending approval; none when nothing was remembered since the last one or one waits",
     )
+    review_mode: Literal['auto', 'batch', 'manual'] = Field(..., title='ReviewMode')
+    pending_proposals: list[Proposal] | None = Field(
+        None,
+        description="sub-agents' proposals not yet decided, for the batch review at the session's end (13.4)",
+        title='Pending Proposals',
+    )
 
 
 class SessionStart(BaseModel):
@@ -4617,6 +4645,11 @@ class SessionStart(BaseModel):
     started_at: int = Field(..., title='Started At')
     raised: int = Field(..., title='Raised')
     alerts: list[AlertRecord] = Field(..., title='Alerts')
+    review_mode: Literal['auto', 'batch', 'manual'] = Field(
+        ...,
+        description='how proposals are reviewed (13.4): manual lists none here',
+        title='ReviewMode',
+    )
     pending_proposals: list[Proposal] | None = Field(
         None,
         description="sub-agents' proposals not yet decided, by number",

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -171,6 +171,7 @@ ROUTES: dict[str, str] = {
     'PUT /agents/{agent_id}/context/policy': 'set_context_policy',
     'PUT /agents/{agent_id}/core/{block}': 'rewrite_core_block',
     'PUT /agents/{agent_id}/limits': 'set_agent_limits',
+    'PUT /agents/{agent_id}/review-mode': 'set_review_mode',
     'PUT /agents/{agent_id}/subagents/{sub_id}/trust': 'trust_subagent',
     'PUT /agents/{agent_id}/trust-level': 'set_trust_level',
     'PUT /hormones/network': 'set_network_weather',
@@ -749,6 +750,10 @@ class Routes:
     def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> NetworkOverride:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
+
+    def set_review_mode(self, agent_id: str, body: ReviewModeIn | dict[str, Any]) -> ReviewModeSet:
+        """How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (PUT /agents/{agent_id}/review-mode)"""
+        return self._send(Request('PUT', '/agents/{agent_id}/review-mode', {'agent_id': agent_id}, {}, body, ReviewModeSet, None))
 
     def set_trust_level(self, agent_id: str, body: CrystalsTrustIn | dict[str, Any]) -> TrustSet:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
@@ -1371,6 +1376,10 @@ class AsyncRoutes:
     async def set_network_weather(self, body: WeatherIn | dict[str, Any]) -> NetworkOverride:
         """Set the network cortisol override for a duration (admin): effective cortisol at least its level, skill ingestion by agents below trusted halted (PUT /hormones/network)"""
         return await self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
+
+    async def set_review_mode(self, agent_id: str, body: ReviewModeIn | dict[str, Any]) -> ReviewModeSet:
+        """How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (PUT /agents/{agent_id}/review-mode)"""
+        return await self._send(Request('PUT', '/agents/{agent_id}/review-mode', {'agent_id': agent_id}, {}, body, ReviewModeSet, None))
 
     async def set_trust_level(self, agent_id: str, body: CrystalsTrustIn | dict[str, Any]) -> TrustSet:
         """An agent's trust level (admin): below trusted, its skill ingestion halts while the override is on (PUT /agents/{agent_id}/trust-level)"""
