@@ -349,10 +349,10 @@ DIFFERENCES: tuple[Difference, ...] = (
                "an alternative is staged when replay scores it 0.15 over the decision's quality",
                "every alternative is staged and waking decisions judge it",
                "not built yet: there is no replay without a language model."),
-    Difference("ReasoningChain and citations", "context-governor.md", 1216,
-               "providers' reasoning normalised into a ReasoningChain; citations as search-result blocks with "
-               "grimoire:// sources (line 1204)",
-               "workspaces give each item a short ref (h1, e2) that a response cites",
+    Difference("ReasoningChain", "context-governor.md", 1216,
+               "providers' reasoning normalised into a ReasoningChain kept for dream replay",
+               "no reasoning is stored; citations are built (each workspace item a search_result block with a "
+               "grimoire:// source, the longest-unchanged first)",
                "not built yet."),
     Difference("entity pages", "moltbot-memory.md", 189,
                "an entity file with summary, facts, timeline, open questions and relations",

@@ -67,6 +67,15 @@ def test_a_decision_record_and_its_beliefs(api: Api) -> None:
     assert records and records[0]["action"] == "context.feedback"
     post(api, "feedback", {"assembly_id": "no-such-workspace", "quality": 0.5}, status=404)
     post(api, "feedback", {"assembly_id": ws["assembly_id"], "quality": 1.5}, status=422)
+    # the workspace's items as citable search results; a citation's source counts as cited
+    sources = [b["source"] for b in ws["search_results"]]
+    assert f"grimoire://{AGENT}/heuristic/{ids['h0']}" in sources and all(
+        b["type"] == "search_result" and b["citations"] == {"enabled": True} for b in ws["search_results"])
+    every = [e for es in ws["categories"].values() for e in es if e["source"] == "grimoire"]
+    assert len(sources) == len(every)
+    by_source = post(api, "feedback", {"assembly_id": ws["assembly_id"], "quality": 0.8,
+                                       "cited": [f"grimoire://{AGENT}/heuristic/{ids['h0']}"]})
+    assert (ids["h0"], "cited") in {(r["entry_id"], r["via"]) for r in by_source["referenced"]}
 
 
 def test_the_outcome_verification_block_and_the_model_tier(api: Api) -> None:

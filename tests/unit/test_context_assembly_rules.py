@@ -14,13 +14,22 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from grimoire.graph.context import compaction, guidelines, mutations, recalibration, referencing, scaffold
+from grimoire.graph.context import (
+    citations,
+    compaction,
+    guidelines,
+    mutations,
+    recalibration,
+    referencing,
+    scaffold,
+)
 from grimoire.graph.context.assembly import Plan, compose, shares
 from grimoire.graph.context.categories import DEFAULT_ALLOCATIONS, TaskComplexity
 from grimoire.graph.context.categories import ContextCategory as C
 from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.items import Item, one_line
 from grimoire.graph.context.overrides import normalize
+from grimoire.graph.context.workspace import ContextEntry
 from grimoire.graph.embeddings import get_embedder
 from grimoire.graph.knowledge import mental_models
 
@@ -188,6 +197,33 @@ def test_references_are_cited_quoted_or_paraphrased() -> None:
     assert got["h-gas"] == "cited" and got["i-depth"] == "quoted" and got["s-dca"] == "similar"
     assert "e-old" not in got
     assert {r.entry_id for r in referencing.detect(injected, None, ["e1"], embedder.embed)} == {"e-old"}  # type: ignore[attr-defined]
+    # a citation's search-result source names the item too
+    cited = referencing.detect(injected, None, ["grimoire://golem-1/insight/i-depth"], embedder.embed)  # type: ignore[attr-defined]
+    assert [(r.entry_id, r.via) for r in cited] == [("i-depth", "cited")]
+
+
+def test_citations_are_search_results_stable_first() -> None:
+    """context-governor.md's Memory Citation Mechanics: each Grimoire item a search_result block with a grimoire://
+    source and citations enabled, the longest-unchanged first (the prompt cache's prefix); the caller's and the
+    service's items are not sources."""
+    entries = [
+        ContextEntry(id="h-new", category=C.playbook, text="Split large swaps.", tokens=5, tag="heuristic",
+                     since=3_000),
+        ContextEntry(id="e-old", category=C.episodes, text="Swapped 2 ETH.", tokens=4, tag="episode", since=1_000),
+        ContextEntry(id="cage", category=C.invariants, text="Max 3 positions.", tokens=4, source="caller",
+                     tag="invariant", since=0),
+        ContextEntry(id="mood", category=C.affect, text="calm", tokens=1, source="service", tag="affect"),
+        ContextEntry(id="i-mid", category=C.insights, text="Fees rise with volatility.", tokens=5, tag="insight",
+                     since=2_000),
+    ]
+    got = citations.blocks("golem-1", entries)
+    assert [b.source for b in got] == ["grimoire://golem-1/episode/e-old", "grimoire://golem-1/insight/i-mid",
+                                       "grimoire://golem-1/heuristic/h-new"]
+    assert got[0].model_dump() == {"type": "search_result", "source": "grimoire://golem-1/episode/e-old",
+                                   "title": "[EPISODE] e-old", "content": [{"type": "text", "text": "Swapped 2 ETH."}],
+                                   "citations": {"enabled": True}}
+    assert citations.cited_id("grimoire://golem-1/insight/i-mid") == "i-mid" and citations.cited_id("h1") == "h1"
+    assert citations.cited_id("grimoire://broken") == "grimoire://broken"
 
 
 # ---------------------------------------------------------------------------------------------- Loop 3

@@ -2819,6 +2819,8 @@ export interface components {
             delta: components["schemas"]["DeltaOut"];
             /** Text */
             text: string;
+            /** Search Results */
+            search_results: components["schemas"]["SearchResultBlock"][];
             /** Timings Ms */
             timings_ms: {
                 [key: string]: number;
@@ -3121,6 +3123,14 @@ export interface components {
                 [key: string]: string;
             };
         };
+        /** CitationsSetting */
+        CitationsSetting: {
+            /**
+             * Enabled
+             * @default true
+             */
+            enabled?: boolean;
+        };
         /** CompactIn */
         CompactIn: {
             /**
@@ -3261,7 +3271,7 @@ export interface components {
             response?: string | null;
             /**
              * Cited
-             * @description ids or refs (h1, e3, …) of the items the response cited
+             * @description ids, refs (h1, e3, …) or search-result sources (grimoire://…) of the items the response cited
              */
             cited?: string[];
             /**
@@ -8536,6 +8546,33 @@ export interface components {
              */
             k?: number;
         };
+        /**
+         * SearchResultBlock
+         * @description One Grimoire item as an Anthropic search_result content block.
+         */
+        SearchResultBlock: {
+            /**
+             * Type
+             * @default search_result
+             * @constant
+             */
+            type?: "search_result";
+            /**
+             * Source
+             * @description grimoire://{namespace}/{type}/{id}: a citation names it; feedback's `cited` takes it as it is
+             */
+            source: string;
+            /** Title */
+            title: string;
+            /** Content */
+            content: components["schemas"]["TextContent"][];
+            /**
+             * @default {
+             *       "enabled": true
+             *     }
+             */
+            citations?: components["schemas"]["CitationsSetting"];
+        };
         /** SeriesOut */
         SeriesOut: {
             /** Agent Id */
@@ -8937,6 +8974,17 @@ export interface components {
          * @enum {string}
          */
         TaskType: "swap" | "lp_rebalance" | "risk_check" | "vault_deposit" | "vault_withdraw" | "strategy_review" | "dream" | "sim";
+        /** TextContent */
+        TextContent: {
+            /**
+             * Type
+             * @default text
+             * @constant
+             */
+            type?: "text";
+            /** Text */
+            text: string;
+        };
         /** TopologyPath */
         TopologyPath: {
             /** Depth */

@@ -113,7 +113,8 @@ class ContextFeedbackIn(StrictModel):
     response: Annotated[str, Field(max_length=100_000)] | None = Field(
         default=None, description="the model's response: what it quoted or paraphrased counts as referenced")
     cited: Annotated[list[Annotated[str, Field(max_length=300)]], Field(max_length=500)] = Field(
-        default_factory=list, description="ids or refs (h1, e3, …) of the items the response cited")
+        default_factory=list, description="ids, refs (h1, e3, …) or search-result sources (grimoire://…) of "
+                                          "the items the response cited")
     quality: Fraction | None = Field(default=None, description="the outcome's quality; 0.5 or more is good; "
                                                                "unset: not known yet (no belief moves)")
     cost: Annotated[float, Field(ge=0, le=1e9)] = Field(default=0.0, description="the inference's cost")

@@ -23,7 +23,17 @@ from typing import Any, TypedDict
 from pydantic import BaseModel
 
 from grimoire.graph.audit import Access
-from grimoire.graph.context import affect, compaction, delta, feedback, mutations, recalibration, scaffold, sources
+from grimoire.graph.context import (
+    affect,
+    citations,
+    compaction,
+    delta,
+    feedback,
+    mutations,
+    recalibration,
+    scaffold,
+    sources,
+)
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import guidelines as context_guidelines
 from grimoire.graph.context.assembly import Composed, Plan, compose
@@ -184,6 +194,7 @@ class Assembly(BaseModel):
     guidelines: list[str]
     delta: DeltaOut
     text: str
+    search_results: list[citations.SearchResultBlock]
     timings_ms: dict[str, float]
 
 
@@ -226,7 +237,7 @@ class Assembled:
             budgets={k.value: b for k, b in c.budgets.items()},
             categories={k.value: [ContextEntryOut.of(e) for e in es] for k, es in ws.entries.items()},
             reasons=[ReasonOut.of(x) for x in ws.reasons], guidelines=self.guidelines, delta=DeltaOut.of(self.delta),
-            text=c.text, timings_ms=self.timings_ms)
+            text=c.text, search_results=citations.blocks(self.agent_id, ws.all()), timings_ms=self.timings_ms)
 
     def kept(self) -> Preassembled:
         return Preassembled(assembly_id=self.id, agent_id=self.agent_id, total_tokens=self.composed.tokens,

@@ -1,7 +1,8 @@
 """What a decision used of its workspace (context-governor.md S4, "How referenced is detected"): an item counts
-as referenced when the response cites it (its id or its ref, h1, e3, … — given as cited ids or written in the
-response), quotes it (eight words in a row), or paraphrases it (a response sentence whose embedding is more than
-0.8 similar to the item's text, cosine). Approximate by design: a false negative costs little."""
+as referenced when the response cites it (its id, its ref, h1, e3, …, or its search result's grimoire:// source —
+given as cited or written in the response), quotes it (eight words in a row), or paraphrases it (a response
+sentence whose embedding is more than 0.8 similar to the item's text, cosine). Approximate by design: a false
+negative costs little."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+
+from grimoire.graph.context import citations
 
 SIMILAR = 0.8
 QUOTE_WORDS = 8
@@ -43,7 +46,7 @@ def detect(injected: Sequence[Mapping[str, Any]], response: str | None, cited: S
     """Each injected item (category `c`, id, ref, shown text `x`) the response referenced, once, by the first
     way found: cited, quoted, similar."""
     found: dict[str, Reference] = {}
-    named = {c.strip().lower() for c in cited if c.strip()}
+    named = {citations.cited_id(c).lower() for c in cited if c.strip()}
     text = response or ""
     tokens = set(_words(text))
     for item in injected:

@@ -20,6 +20,8 @@ class ContextEntry:
     ref: str = ""              # its short name in the rendered text (h1, e2, …): what a response cites
     score: float = 0.0         # its rank score (S3.2)
     source: str = "grimoire"   # grimoire | caller | service
+    tag: str = ""              # the element it is rendered as (heuristic, episode, …): its citation's type
+    since: int = 0             # since when it holds in this form (ms): its place among the citations
 
 
 @dataclass(frozen=True)

@@ -294,6 +294,7 @@ class Assembly(BaseModel):
     guidelines: list[str] = Field(..., title='Guidelines')
     delta: DeltaOut
     text: str = Field(..., title='Text')
+    search_results: list[SearchResultBlock] = Field(..., title='Search Results')
     timings_ms: dict[str, float] = Field(..., title='Timings Ms')
 
 
@@ -505,6 +506,10 @@ class ChangesOut(BaseModel):
     )
 
 
+class CitationsSetting(BaseModel):
+    enabled: bool | None = Field(True, title='Enabled')
+
+
 class CompactIn(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -615,7 +620,7 @@ class ContextFeedbackIn(BaseModel):
     )
     cited: list[constr(max_length=300)] | None = Field(
         None,
-        description='ids or refs (h1, e3, …) of the items the response cited',
+        description='ids, refs (h1, e3, …) or search-result sources (grimoire://…) of the items the response cited',
         max_length=500,
         title='Cited',
     )
@@ -4613,6 +4618,22 @@ class SearchIn(BaseModel):
     k: conint(ge=1, le=100) | None = Field(10, title='K')
 
 
+class SearchResultBlock(BaseModel):
+    """
+    One Grimoire item as an Anthropic search_result content block.
+    """
+
+    type: Literal['search_result'] = Field('search_result', title='Type')
+    source: str = Field(
+        ...,
+        description="grimoire://{namespace}/{type}/{id}: a citation names it; feedback's `cited` takes it as it is",
+        title='Source',
+    )
+    title: str = Field(..., title='Title')
+    content: list[TextContent] = Field(..., title='Content')
+    citations: CitationsSetting | None = Field({'enabled': True}, validate_default=True)
+
+
 class SeriesOut(BaseModel):
     agent_id: str = Field(..., title='Agent Id')
     samples: list[SampleOut] = Field(
@@ -4904,6 +4925,11 @@ class SuppliedIn(BaseModel):
         description="its one line; default: the text's first sentence",
         title='Summary',
     )
+
+
+class TextContent(BaseModel):
+    type: Literal['text'] = Field('text', title='Type')
+    text: str = Field(..., title='Text')
 
 
 class TopologyPath(BaseModel):
