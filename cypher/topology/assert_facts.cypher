@@ -1,7 +1,8 @@
 // Assert facts in order. A fact the writer sees already (by fact_id), or whose object the subject
 // already holds in a fact the writer sees, changes nothing; what the writer cannot see plays no part.
-// For an exclusive predicate, each active fact with another object is closed at the new fact's
-// valid_from without losing what was believed before (the old version is expired in recorded time,
+// Unless the new fact is multi-valued (row.exclusive false: its predicate is one of GRIMOIRE_FACTS
+// multi_valued, or it said exclusive: false), each active fact of the same subject and predicate with
+// another object is closed at the new fact's valid_from without losing what was believed before (the old version is expired in recorded time,
 // expired_at, and a closed copy with valid_to set is recorded beside it) — but only a fact the writer
 // owns (or, for the admin and loaders, $world, a world fact), and none wider than the new fact's scope:
 // a private assertion never changes what others see.

@@ -37,6 +37,7 @@ from grimoire.graph.replica import replica_id
 from grimoire.graph.retrieval import RetrievalFilters, RetrievalRequest, Retriever, build
 from grimoire.graph.scheduler import Job, Scheduler, access_log_pruning
 from grimoire.graph.settings import Settings
+from grimoire.graph.topology import inference
 from grimoire.graph.upkeep.vector_indexes import VectorUpkeep
 from grimoire.graph.visibility import Visibility
 
@@ -245,6 +246,13 @@ def schedule(services: Services) -> None:
     scheduler.add(Job("crystals.purge", 86_400.0, lambda: str(services.crystals.purge(stopping)),
                       f"delete expired and archived crystals {crystals.purge_retention_days:g} days after, with "
                       f"their versions", first_after_seconds=900.0))
+    cooc = settings.facts.co_occurrence
+    if cooc.enabled:
+        scheduler.add(Job("topology.cooccurrence", cooc.interval_minutes * 60.0,
+                          lambda: str(inference.infer(services.db, settings.facts, cancelled=stopping)),
+                          f"protocols whose episodes consistently co-occur within {cooc.window_blocks} blocks (at "
+                          f"least {cooc.min_count} episode pairs, {cooc.min_share:.0%} of their episodes) get an "
+                          "inferred TokenFlow fact, within each visibility partition", first_after_seconds=660.0))
     if settings.vector_upkeep.enabled:
         upkeep = VectorUpkeep(services.db, services.embedder.dimension, settings.vector_upkeep,
                               settings.vector_quantization)

@@ -222,9 +222,15 @@ class Settings(BaseSettings):
                     "(spec defaults).")
     facts: FactConfig = Field(
         default_factory=FactConfig, alias="GRIMOIRE_FACTS",
-        description="JSON overriding how world facts age: the confidence half-life in days (30), its floor (0.05), "
-                    "how long after an assertion a re-assertion reinforces (60 min), and the information-lag term "
-                    "of curiosity (cap 0.5, scale 15 min).")
+        description="JSON overriding how world facts age and close: the confidence half-life in days (30), its "
+                    "floor (0.05), how long after an assertion a re-assertion reinforces (60 min), the information-lag "
+                    "term of curiosity (cap 0.5, scale 15 min); `multi_valued`, the predicates whose facts are sets "
+                    "(TokenFlow, CollateralBacking, HasPosition, PriceCorrelation, GovernanceControl, IsRouterFor: "
+                    "another object closes nothing; any other predicate's new object closes the active fact); and "
+                    "`co_occurrence`, the inference of TokenFlow facts from episodes (every 30 min; a window of 3 "
+                    "blocks, the document's; 'consistently' is the project's own: at least 3 co-occurring episode "
+                    "pairs and half the episodes of the two protocols; confidence 0.3; protocols are entities of kind "
+                    "Contract, Pool, Oracle, Vault, Governance, Bridge or Reserve; `enabled: false` turns it off).")
     vector_upkeep: UpkeepConfig = Field(
         default_factory=UpkeepConfig, alias="GRIMOIRE_VECTOR_UPKEEP",
         description="JSON overriding when the service rebuilds a vector index on its own (graph/upkeep/): looked at "

@@ -203,6 +203,11 @@ CONSTANTS: tuple[Constant, ...] = (
              "30 min"),
     Constant("grimoire.graph.model.crystal.hormones:HALF_LIFE_MS.cortisol", "knowledge-crystals.md", 156, 3600000,
              "60 min"),
+    Constant("FactConfig.co_occurrence.window_blocks", "grimoire.md", 759, 3.0, "within a 3-block window"),
+    Constant("FactConfig.co_occurrence.min_count", "grimoire.md", 759, None, "consistently co-occur",
+             "The document gives 'consistently' no number; the project's own: at least 3 co-occurring episode "
+             "pairs, and (co_occurrence.min_share) half of the two protocols' episodes taking part, so one "
+             "coincidence or a hub mentioned beside everything infers nothing (topology/cooccurrence.py)."),
     Constant("FactConfig.half_life_days", "grimoire.md", 246, None, "none for facts (Warnings: 30 days)",
              "The documents give facts no half-life; the project borrows the warnings' 30 days (the slowest "
              "non-structural class) because a fact nobody has seen again in months deserves less trust than a "
@@ -294,10 +299,12 @@ DIFFERENCES: tuple[Difference, ...] = (
                "registry of Tier 1 threats or dream rehearsals to count."),
     Difference("fact invalidation", "grimoire.md", 472,
                "an active triple with the same (subject, predicate) and a conflicting object is invalidated",
-               "only exclusive predicates (OracleDependency, DeployedBy by default, or exclusive=true) close the "
-               "active fact",
-               "multi-valued predicates (TokenFlow, CollateralBacking, HasPosition, PriceCorrelation) would "
-               "otherwise close each other."),
+               "every predicate closes the active fact with another object (valid_to set to the new valid_from, "
+               "the old version kept), except the multi-valued ones (GRIMOIRE_FACTS multi_valued: TokenFlow, "
+               "CollateralBacking, HasPosition, PriceCorrelation, GovernanceControl, IsRouterFor by default), and a "
+               "fact's own `exclusive` says otherwise",
+               "for a predicate whose facts are sets another object is no conflict: a pool has many collateral "
+               "reserves, and the Aave data has governance modules controlling several contracts each."),
     Difference("memory crystals private", "knowledge-crystals.md", 6,
                "memory crystals (episode, preference, relationship, fact, goal) are private and never leave the "
                "node",
@@ -336,11 +343,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "episodes searchable at once, their extraction (entities, links) deferred and done later",
                "an episode's mentions and embedding are written in the ingesting request",
                "not built yet: a pending state and a background enrichment job."),
-    Difference("co-occurrence inference", "grimoire.md", 759,
-               "episodes of two protocols co-occurring within a 3-block window imply a TokenFlow or "
-               "OracleDependency relation",
-               "relations come only from facts asserted or loaded",
-               "not built yet."),
     Difference("per-task context strategy map", "context-governor.md", 275,
                "a ContextStrategyMap per task: collections, per-collection maxima, ranking weights, traverse flag",
                "one policy per agent with task, phase and regime overrides of the allocations",

@@ -15,6 +15,7 @@ import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -146,6 +147,42 @@ def _own_world(w: World, o: str, key: str) -> None:
     _episode(w, o, "twin-private2", "private", TWIN)
     _memory(w, o)
     _strategy(w, o)
+    _co_occurring(w, o, key)
+
+
+def _co_occurring(w: World, o: str, key: str) -> None:
+    """For the co-occurrence inference: in each scope, two pools of this owner's whose episodes fall 2 blocks apart
+    on three occasions (each scope's far from the others'), and a confidential pair (a key in a shared episode's
+    text: kept private, and fed to no inference)."""
+    base = 100_000 * (list(OWNERS).index(o) + 1)
+    for n, (name, scope) in enumerate((*((s, s) for s in SCOPES), ("secret", "shared"))):
+        secret = name == "secret"
+        batch = [{"id": f"ep-{o}-co{name}{i}{side}-z", "scope": scope, "type": "observation", "chain": "1",
+                  "block": base + 10_000 * n + 100 * i + (2 if side == "b" else 0),
+                  "mentions": [{"kind": "Pool", "name": f"bg {o} {name} {side}"}],
+                  "text": f"Pool {side} of agent {o} moved{f' for signer {key}' if secret else ''} "
+                          f"MK{o}co{name}{i}{side}ep"}
+                 for i in range(3) for side in "ab"]
+        _post(w.api, w.headers[o], "/episodes/batch", {"episodes": batch})
+        w.items += [Item(e["id"], "episode", o, scope, str(e["text"]).rsplit(" ", 1)[1], secret, by_id=False)
+                    for e in batch]
+
+
+def _inferred_facts_keep_their_partition(w: World, db: Database) -> None:
+    """The co-occurrence job inferred one fact per owner and scope, in that partition, none from the confidential
+    episodes; each viewer sees exactly those of its partitions among them."""
+    facts = db.rows("testing/inferred_facts")
+    got = {(r["subject"], r["scope"], r["agent_id"], r["clade"]) for r in facts}
+    want = {(f"pool:bg {o} {s} a", s, agent(o) if s == "private" else "co-occurrence",
+             OWNERS[o] if s != "public" else "") for o in OWNERS for s in SCOPES}
+    assert got == want, (got ^ want)
+    for viewer in OWNERS:
+        for r in facts:
+            sees = (r["scope"] == "public" or r["agent_id"] == agent(viewer)
+                    or (r["scope"] == "shared" and r["clade"] == OWNERS[viewer]))
+            res = w.api.client.get(f"/entities/{quote(r['subject'])}/facts", headers=w.headers[viewer])
+            shown = res.status_code == 200 and r["fact_id"] in {f["fact_id"] for f in res.json()}
+            assert shown is sees, (viewer, r)
 
 
 def _strategy(w: World, o: str) -> None:
@@ -269,7 +306,8 @@ REQUESTS: dict[str, Any] = {
     "POST /agents/{agent_id}/context/preassemble": lambda w, v: [("json", {"query": "aave oracle"})],
 }
 REQUESTS["POST /hooks/before_compact"] = lambda w, v: [("json", {"episodes": 100})]
-# Read routes with nothing of the items above to show: the world graph and analyses (no entity or fact here),
+# Read routes with nothing of the items above to show: the world graph and analyses (its entities and facts, the
+# co-occurrence inference's among them, are checked by _inferred_facts_keep_their_partition),
 # skills (none is crystallised by a background job), the caller's own key and keys list, the admin's lists.
 NOT_WALKED = {
     "GET /entities/{entity_id}/related", "GET /entities/{entity_id}/facts", "GET /entities/{entity_id}/lag",
@@ -381,6 +419,7 @@ def test_the_background_widens_nothing_and_every_read_route_keeps_the_partition(
     assert twins["ep-a-twin-private2-z"]["parent_id"] == "ep-a-twin-private-z" or \
         twins["ep-a-twin-private-z"]["parent_id"] == "ep-a-twin-private2-z", twins
     assert not _widened(before, after)
+    _inferred_facts_keep_their_partition(world, db)
     answered: dict[str, int] = {}
     for viewer in (*OWNERS, SUB):
         assert not (leaks := walk(world, viewer, answered)), (viewer, leaks)

@@ -418,6 +418,7 @@ SEEN_THROUGH = {
     "retrieval/graph_neighbours": "returns no entity: given ids only narrow a thread",
     "topology/invalidate_fact": "the subject of a visible fact",
     "topology/assert_facts": "the writer's own subject and object; $viewer narrows which facts it may close",
+    "topology/inferred_known": "returns no entity: which inferred fact ids are taken or held in the partition's view",
 }
 
 

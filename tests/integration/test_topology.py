@@ -158,3 +158,75 @@ def test_private_facts_stay_private(api, world) -> None:
         assert (api.client.get("/facts/f-secret", headers=h).status_code == 200) is sees
         on_pos = api.client.get(f"/entities/{quote(POS)}/facts", headers=h).json()
         assert ("f-secret" in {f["fact_id"] for f in on_pos}) is sees
+
+
+def _facts(api, h, entity: str, predicate: str) -> list[tuple[str | None, object, int, int | None]]:
+    r = api.client.get(f"/entities/{quote(entity)}/facts", headers=h, params={"predicate": predicate})
+    assert r.status_code == 200, r.text
+    return sorted(((f["object"], f["value"], f["valid_from"], f["valid_to"]) for f in r.json()
+                   if f["subject"] == entity), key=str)
+
+
+def test_a_new_object_closes_the_active_fact_of_a_predicate_that_is_not_multi_valued(api, world, db) -> None:
+    """grimoire.md's assert_fact: (s, p, o2) closes the active (s, p, o1) at o2's valid_from — for every
+    predicate, not only the once-exclusive ones: a Custom fact with no `exclusive` closes too."""
+    h = world
+    r = api.client.post("/facts", headers=h, json={"facts": [
+        {"id": "f-ltv-2", "subject": R, "predicate": "Custom", "name": "LTV", "value": 0.8, "valid_from": 300,
+         "scope": "public"}]})
+    assert r.status_code == 201 and r.json()["created"] == ["f-ltv-2"] and r.json()["closed"] == 1, r.text
+    # another name (Underlying) is another statement: it stays
+    assert _facts(api, h, R, "Custom") == sorted([(None, 0.75, 50, 300), (None, 0.8, 300, None),
+                                                  (USDC, None, 50, None)], key=str)
+    versions = api.client.get("/facts/f-ltv", headers=h).json()  # closed, never overwritten
+    assert [(v["version"], v["valid_to"], v["expired_at"] is None, v["closed_by"]) for v in versions] == [
+        (1, None, False, None), (2, 300, True, "f-ltv-2")]
+    # The closing was audited in the assertion's own record, and undoes with it.
+    record = [a for a in db.rows("testing/audit_records") if a["action"] == "fact.assert" and
+              "f-ltv-2" in a["target_ids"]]
+    assert len(record) == 1 and "closed 1" in record[0]["summary"], record
+
+
+def test_a_multi_valued_predicate_holds_many_objects_unless_a_fact_says_exclusive(api, world) -> None:
+    h = world
+    r2 = "reserve:m weth"
+    assert api.client.post("/entities", headers=h, json={"entities": [{"kind": "Reserve", "name": "M WETH"}]}
+                           ).status_code == 201
+    r = api.client.post("/facts", headers=h, json={"facts": [
+        {"id": "f-backing-2", "subject": POOL, "predicate": "CollateralBacking", "object": r2, "valid_from": 60,
+         "scope": "public"},
+        {"id": "f-governs-1", "subject": POOL, "predicate": "GovernanceControl", "object": R, "valid_from": 60,
+         "scope": "public"},
+        {"id": "f-governs-2", "subject": POOL, "predicate": "GovernanceControl", "object": r2, "valid_from": 70,
+         "scope": "public"}]})
+    assert r.status_code == 201 and r.json()["closed"] == 0, r.text
+    assert _facts(api, h, POOL, "CollateralBacking") == [(R, None, 50, None), (r2, None, 60, None)]
+    assert _facts(api, h, POOL, "GovernanceControl") == [(R, None, 60, None), (r2, None, 70, None)]
+    # A fact may still say it is the only one: it closes the others of its predicate.
+    r = api.client.post("/facts", headers=h, json={"facts": [
+        {"id": "f-backing-only", "subject": POOL, "predicate": "CollateralBacking", "object": USDC,
+         "valid_from": 400, "exclusive": True, "scope": "public"}]})
+    assert r.status_code == 201 and r.json()["closed"] == 2, r.text
+    assert _facts(api, h, POOL, "CollateralBacking") == sorted([(R, None, 50, 400), (r2, None, 60, 400),
+                                                                (USDC, None, 400, None)], key=str)
+
+
+def test_the_multi_valued_predicates_are_a_setting(db) -> None:
+    """GRIMOIRE_FACTS `multi_valued`: without TokenFlow in it, a second flow closes the first."""
+    from grimoire.graph.model.enums import Predicate
+    from grimoire.graph.topology import entities, facts
+    from grimoire.graph.topology.facts import Owner
+    from grimoire.graph.topology.freshness import FactConfig
+    from grimoire.graph.topology.model import EntityIn, FactIn
+
+    a, b, c, d = entities.upsert(db, [EntityIn(kind="Pool", name=n) for n in "abcd"], actor="test", public=True)
+    owner = Owner("test", world=True)
+
+    def flow(fid: str, obj: str, block: int, cfg: FactConfig) -> int:
+        return facts.assert_facts(db, [FactIn(id=fid, subject=a, predicate=Predicate.TokenFlow, object=obj,
+                                              valid_from=block, scope="public")],
+                                  owner=owner, actor="test", freshness=cfg).closed
+
+    assert flow("flow-1", b, 10, FactConfig()) == 0
+    assert flow("flow-2", c, 20, FactConfig()) == 0  # a set by default
+    assert flow("flow-3", d, 30, FactConfig(multi_valued=[])) == 2

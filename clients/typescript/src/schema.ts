@@ -479,7 +479,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Assert facts in order; each closes the active facts it contradicts (exclusive predicates) */
+        /** Assert facts in order; each closes the active fact of its subject and predicate with another object (not for multi-valued predicates) */
         post: operations["assert_facts_facts_post"];
         delete?: never;
         options?: never;
@@ -4610,6 +4610,10 @@ export interface components {
             scope: components["schemas"]["Scope"] | null;
             /** Clade */
             clade: string | null;
+            /** Inferred */
+            inferred?: string | null;
+            /** Co Occurrences */
+            co_occurrences?: number | null;
             subject_entity: components["schemas"]["EntityBrief"] | null;
             object_entity: components["schemas"]["EntityBrief"] | null;
         };
@@ -4648,7 +4652,7 @@ export interface components {
             valid_to?: number | null;
             /**
              * Exclusive
-             * @description one object at a time; the predicate's default
+             * @description one object at a time: asserting it closes the active fact of the same subject and predicate with another object. Default: true, except for the multi-valued predicates (GRIMOIRE_FACTS `multi_valued`)
              */
             exclusive?: boolean | null;
             /** Source Episode */
@@ -4765,6 +4769,10 @@ export interface components {
             scope: components["schemas"]["Scope"] | null;
             /** Clade */
             clade: string | null;
+            /** Inferred */
+            inferred?: string | null;
+            /** Co Occurrences */
+            co_occurrences?: number | null;
         };
         /** FactsAsserted */
         FactsAsserted: {

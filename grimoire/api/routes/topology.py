@@ -70,7 +70,8 @@ def resolve(db: DbDep, who: Reader, q: Annotated[str, Query(min_length=1, max_le
 
 
 @router.post("/facts", response_model=FactsAsserted, status_code=201,
-             summary="Assert facts in order; each closes the active facts it contradicts (exclusive predicates)")
+             summary="Assert facts in order; each closes the active fact of its subject and predicate with another "
+                     "object (not for multi-valued predicates)")
 def assert_facts(body: FactsIn, db: DbDep, who: Writer, cfg: FactsDep) -> dict[str, Any]:
     result = facts.assert_facts(db, body.facts, owner=_owner(who), actor=who.key_id, visibility=who.visibility(),
                                 freshness=cfg)

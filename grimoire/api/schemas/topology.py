@@ -33,5 +33,5 @@ class FactsAsserted(BaseModel):
     fact_ids: list[str]
     created: list[str]
     unchanged: list[str]
-    closed: int  # active facts of exclusive predicates the new ones closed
+    closed: int  # active facts with another object the new ones closed (none for multi-valued predicates)
     reinforced: list[str]  # facts already believed that this assertion reinforced (their decay clock restarts)

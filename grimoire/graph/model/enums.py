@@ -188,10 +188,14 @@ REL_TYPES: dict[Predicate, str] = {
     Predicate.Custom: "CUSTOM",
 }
 
-# Predicates whose subject holds one object at a time (a reserve has one price oracle, a contract
-# one deployer): asserting a new object closes the old fact. The others (token flows, positions,
-# correlations) hold many. A fact may say otherwise with `exclusive`.
-EXCLUSIVE_BY_DEFAULT: frozenset[Predicate] = frozenset({Predicate.OracleDependency, Predicate.DeployedBy})
+# Predicates whose subject holds many objects at once (grimoire.md's assert_fact closes the active fact of any
+# (subject, predicate) asserted with another object; these are the sets where another object is no conflict): a
+# pool's token flows and collateral, an owner's positions, correlated reserves, the contracts one governance module
+# controls (the Aave data has 30 such), the protocols one router routes through. The default of the
+# GRIMOIRE_FACTS setting `multi_valued`; a fact may say otherwise with `exclusive`.
+MULTI_VALUED_BY_DEFAULT: tuple[Predicate, ...] = (
+    Predicate.TokenFlow, Predicate.CollateralBacking, Predicate.HasPosition, Predicate.PriceCorrelation,
+    Predicate.GovernanceControl, Predicate.IsRouterFor)
 
 
 class Direction(StrEnum):

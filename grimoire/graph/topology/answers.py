@@ -50,6 +50,8 @@ class FactVersion(BaseModel):
     agent_id: str | None
     scope: Scope | None
     clade: str | None
+    inferred: str | None = None  # how an inferred fact was found ("co_occurrence"); null when stated
+    co_occurrences: int | None = None  # a co-occurrence inference's episode pairs when it was made
 
 
 class EntityBrief(BaseModel):

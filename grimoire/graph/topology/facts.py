@@ -14,7 +14,7 @@ A fact's confidence decays unless it is reinforced: re-asserting a fact already 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -25,7 +25,7 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.errors import NotFound
 from grimoire.graph.ids import now_ms
 from grimoire.graph.model.common import to_ms
-from grimoire.graph.model.enums import REL_TYPES, Predicate
+from grimoire.graph.model.enums import MULTI_VALUED_BY_DEFAULT, REL_TYPES, Predicate
 from grimoire.graph.model.rows import Properties, Record
 from grimoire.graph.topology.answers import FactAbout, FactVersion, Invalidated
 from grimoire.graph.topology.entities import visible_ids
@@ -74,34 +74,40 @@ def types_for(predicates: Sequence[Predicate]) -> list[str]:
     return [REL_TYPES[p] for p in predicates] or ALL_TYPES
 
 
-def fact_row(f: FactIn, owner: Owner, recorded_at: int) -> Properties:  # Cypher parameters ($rows)
+def fact_row(f: FactIn, owner: Owner, recorded_at: int,
+             multi_valued: Collection[Predicate] = MULTI_VALUED_BY_DEFAULT) -> Properties:  # Cypher parameters
     scalar = f.scalar()
     return {
         "fact_id": f.id or f.derived_id(owner.fact_key()), "type": f.rel_type, "name": f.name, "subject": f.subject,
         "object": f.object, "value_id": scalar[0] if scalar else None, "value": scalar[1] if scalar else None,
         "value_type": (f.value_type.value if f.value_type else None), "valid_from": f.valid_from,
-        "valid_to": f.valid_to, "recorded_at": recorded_at, "exclusive": f.is_exclusive,
+        "valid_to": f.valid_to, "recorded_at": recorded_at, "exclusive": f.closes_others(multi_valued),
         "props": {"predicate": f.predicate.value, "confidence": f.confidence, "approximate": f.approximate,
                   "valid_from_source": f.valid_from_source, "source_episode": f.source_episode,
                   "valid_from_time": to_ms(f.valid_from_time),
                   "scope": f.scope.value, "agent_id": owner.agent_id, "clade": owner.clade,
-                  **({"world": True} if owner.world else {})},
+                  **({"world": True} if owner.world else {}), **f.extra_properties()},
     }
 
 
 def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: str,
                  recorded_at: Sequence[int] | int | None = None,
-                 visibility: Visibility = EVERYONE, freshness: FactConfig | None = None) -> AssertResult:
-    """In order, in transactions of CHUNK. An exclusive fact closes only the owner's facts (a world owner's:
-    world facts too) of no wider scope, and what the writer cannot see never changes the answer.
+                 visibility: Visibility = EVERYONE, freshness: FactConfig | None = None,
+                 reinforce: bool = True) -> AssertResult:
+    """In order, in transactions of CHUNK. A fact closes the subject's active fact of its predicate with another
+    object (grimoire.md's assert_fact) unless its predicate is multi-valued (`freshness.multi_valued`) or it says
+    otherwise (`exclusive`); it closes only the owner's facts (a world owner's: world facts too) of no wider scope,
+    and what the writer cannot see never changes the answer.
     `recorded_at` is now unless a loader replays history
     (then one time per fact: when Grimoire learned it). Entities the writer may not see (its
     `visibility`) are as missing as unknown ones: a fact shows both its ends to whoever sees it.
-    A fact already believed (that the writer sees) is reinforced instead (`freshness` says how often)."""
-    gap = (freshness or FactConfig()).reinforce_gap_ms
+    A fact already believed (that the writer sees) is reinforced instead (`freshness` says how often), unless
+    `reinforce` is off (an inference re-run is no new evidence, and must not touch another partition's fact)."""
+    cfg = freshness or FactConfig()
+    gap = cfg.reinforce_gap_ms
     times = ([recorded_at] * len(facts) if isinstance(recorded_at, int) else
              list(recorded_at) if recorded_at is not None else [now_ms()] * len(facts))
-    rows = [fact_row(f, owner, t) for f, t in zip(facts, times, strict=True)]
+    rows = [fact_row(f, owner, t, cfg.multi_valued) for f, t in zip(facts, times, strict=True)]
     result = AssertResult(fact_ids=[r["fact_id"] for r in rows])
     ids = {r["subject"] for r in rows} | {r["object"] for r in rows if r["object"]}
     known = visible_ids(db, ids, visibility)
@@ -115,7 +121,7 @@ def assert_facts(db: Database, facts: Sequence[FactIn], *, owner: Owner, actor: 
         def work(tx: Tx, chunk: list[dict[str, Any]] = chunk,
                  audit: Audit = audit) -> tuple[list[Record], list[str]]:
             again = [r.data() for r in tx.run(cypher.query("topology/reinforce_facts"), rows=chunk, min_gap=gap,
-                                              **visibility.params())]
+                                              **visibility.params())] if reinforce else []
             out = [r.data() for r in tx.run(cypher.query("topology/assert_facts"), rows=chunk, audit_id=audit.id,
                                             world=owner.world, **visibility.params())]
             reinforced = list(dict.fromkeys(r["fact_id"] for r in again))
@@ -169,7 +175,7 @@ F = TypeVar("F", bound=FactVersion)
 FACT_FIELDS = ("fact_id", "id", "version", "predicate", "name", "type", "subject", "object", "value", "valid_from",
                "valid_to", "recorded_at", "expired_at", "confidence", "effective_confidence", "last_reinforced",
                "reinforcements", "approximate", "valid_from_source", "valid_from_time", "source_episode",
-               "superseded_by", "closed_by", "agent_id", "scope", "clade")
+               "superseded_by", "closed_by", "agent_id", "scope", "clade", "inferred", "co_occurrences")
 
 
 def _assert_revert(tx: Tx, rows: list[dict[str, Any]], out: list[dict[str, Any]],

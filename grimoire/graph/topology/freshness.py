@@ -37,9 +37,10 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from grimoire.graph.db.connection import Database
-from grimoire.graph.model.enums import REL_TYPES, Predicate
+from grimoire.graph.model.enums import MULTI_VALUED_BY_DEFAULT, REL_TYPES, Predicate
 from grimoire.graph.model.rows import Record
 from grimoire.graph.topology.answers import EntityLag, FactLag, LagSummary
+from grimoire.graph.topology.cooccurrence import CoOccurrenceConfig
 from grimoire.graph.visibility import Visibility
 
 DAY_MS = 86_400_000
@@ -53,6 +54,12 @@ class FactConfig(BaseModel):
         default=60.0, ge=0, description="a re-assertion sooner than this after the last one does not reinforce")
     lag_cap: float = Field(default=0.5, ge=0, le=1, description="the largest lag term of the curiosity composite")
     lag_scale_minutes: float = Field(default=15.0, gt=0, description="the lag at which the term reaches 63% of its cap")
+    multi_valued: list[Predicate] = Field(
+        default_factory=lambda: list(MULTI_VALUED_BY_DEFAULT), max_length=len(Predicate),
+        description="predicates whose subject holds many objects at once: asserting another object closes nothing. "
+                    "Every other predicate closes the subject's active fact with another object (grimoire.md)")
+    co_occurrence: CoOccurrenceConfig = Field(
+        default_factory=CoOccurrenceConfig, description="relations inferred from episodes that co-occur in blocks")
 
     @property
     def half_life_ms(self) -> float:

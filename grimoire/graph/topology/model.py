@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+from collections.abc import Collection
 from typing import Annotated
 
 from pydantic import Field, model_validator
 
 from grimoire.graph.model.common import MAX_LIST, ClientId, EntityMention, Instant, ShortText, StrictModel, Unit
-from grimoire.graph.model.enums import EXCLUSIVE_BY_DEFAULT, REL_TYPES, Direction, Predicate, Scope, ValueType
+from grimoire.graph.model.enums import REL_TYPES, Direction, Predicate, Scope, ValueType
 
 MAX_FACTS = 5_000
 Block = Annotated[int, Field(ge=0, le=10**12)]
@@ -35,7 +36,10 @@ class FactIn(StrictModel):
     value_type: ValueType | None = None
     valid_from: Block
     valid_to: Block | None = None
-    exclusive: bool | None = Field(default=None, description="one object at a time; the predicate's default")
+    exclusive: bool | None = Field(
+        default=None, description="one object at a time: asserting it closes the active fact of the same subject and "
+                                  "predicate with another object. Default: true, except for the multi-valued "
+                                  "predicates (GRIMOIRE_FACTS `multi_valued`)")
     source_episode: ClientId | None = None
     confidence: Unit = 1.0
     approximate: bool = Field(default=False, description="valid time estimated (e.g. from a commit time)")
@@ -63,9 +67,14 @@ class FactIn(StrictModel):
     def rel_type(self) -> str:
         return REL_TYPES[self.predicate]
 
-    @property
-    def is_exclusive(self) -> bool:
-        return self.predicate in EXCLUSIVE_BY_DEFAULT if self.exclusive is None else self.exclusive
+    def closes_others(self, multi_valued: Collection[Predicate]) -> bool:
+        """Whether asserting it closes the subject's active fact of this predicate with another object: its own
+        `exclusive` when given, else every predicate but the multi-valued ones (grimoire.md's assert_fact)."""
+        return self.predicate not in multi_valued if self.exclusive is None else self.exclusive
+
+    def extra_properties(self) -> dict[str, str | int | float | bool]:
+        """Properties beyond the API's fields that the fact keeps (an inference's provenance): none here."""
+        return {}
 
     def scalar(self) -> tuple[str, str | float | bool] | None:
         """The Value node's id and value for a scalar object."""

@@ -1708,6 +1708,8 @@ class FactAbout(BaseModel):
     agent_id: str | None = Field(..., title='Agent Id')
     scope: Literal['private', 'shared', 'public'] | None
     clade: str | None = Field(..., title='Clade')
+    inferred: str | None = Field(None, title='Inferred')
+    co_occurrences: int | None = Field(None, title='Co Occurrences')
     subject_entity: EntityBrief | None
     object_entity: EntityBrief | None
 
@@ -1750,7 +1752,7 @@ class FactIn(BaseModel):
     valid_to: conint(ge=0, le=1000000000000) | None = Field(None, title='Valid To')
     exclusive: bool | None = Field(
         None,
-        description="one object at a time; the predicate's default",
+        description='one object at a time: asserting it closes the active fact of the same subject and predicate with another object. Default: true, except for the multi-valued predicates (GRIMOIRE_FACTS `multi_valued`)',
         title='Exclusive',
     )
     source_episode: constr(pattern=r'^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$') | None = (
@@ -1831,6 +1833,8 @@ class FactVersion(BaseModel):
     agent_id: str | None = Field(..., title='Agent Id')
     scope: Literal['private', 'shared', 'public'] | None
     clade: str | None = Field(..., title='Clade')
+    inferred: str | None = Field(None, title='Inferred')
+    co_occurrences: int | None = Field(None, title='Co Occurrences')
 
 
 class FactsAsserted(BaseModel):

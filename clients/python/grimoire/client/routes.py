@@ -223,7 +223,7 @@ class Routes:
         return self._send(Request('POST', '/agents/{agent_id}/context/assemble', {'agent_id': agent_id}, {}, body, Assembly, None))
 
     def assert_facts(self, body: FactsIn | dict[str, Any]) -> FactsAsserted:
-        """Assert facts in order; each closes the active facts it contradicts (exclusive predicates) (POST /facts)"""
+        """Assert facts in order; each closes the active fact of its subject and predicate with another object (not for multi-valued predicates) (POST /facts)"""
         return self._send(Request('POST', '/facts', {}, {}, body, FactsAsserted, None))
 
     def audit_critical(self, agent_id: str) -> CriticalChanges:
@@ -849,7 +849,7 @@ class AsyncRoutes:
         return await self._send(Request('POST', '/agents/{agent_id}/context/assemble', {'agent_id': agent_id}, {}, body, Assembly, None))
 
     async def assert_facts(self, body: FactsIn | dict[str, Any]) -> FactsAsserted:
-        """Assert facts in order; each closes the active facts it contradicts (exclusive predicates) (POST /facts)"""
+        """Assert facts in order; each closes the active fact of its subject and predicate with another object (not for multi-valued predicates) (POST /facts)"""
         return await self._send(Request('POST', '/facts', {}, {}, body, FactsAsserted, None))
 
     async def audit_critical(self, agent_id: str) -> CriticalChanges:

@@ -1,0 +1,98 @@
+"""Co-occurrence of protocols in episodes (grimoire.md, "Graph Maintenance", source 2): "if episodes involving
+protocol A consistently co-occur with episodes involving protocol B within a 3-block window, that implies a
+TokenFlow or OracleDependency relationship". Pure: the counting; graph/topology/inference.py reads the episodes and
+asserts what it finds.
+
+Within one visibility partition and one chain (block numbers of two chains say nothing about each other), a
+*co-occurrence* of protocols A and B is a pair of distinct episodes, one mentioning A and the other B, whose blocks
+are at most `window_blocks` apart. An episode that mentions both is not one on its own: the document speaks of
+episodes co-occurring. "Consistently" is the project's own reading (the document gives no number): at least
+`min_count` such episode pairs, and at least `min_share` of the episodes mentioning A or B taking part in one — so a
+hub mentioned by every episode (a governance controller) does not relate to everything near it.
+
+The relation inferred is TokenFlow: of the document's two it is the one a subject holds many of, so an inference
+never closes a stated fact (an OracleDependency would close the subject's oracle). Its direction is not inferred: the
+subject is the smaller id.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from grimoire.graph.model.enums import EntityKind
+
+WINDOW_BLOCKS = 3  # grimoire.md line 759
+PROTOCOL_KINDS = (EntityKind.Contract, EntityKind.Pool, EntityKind.Oracle, EntityKind.Vault, EntityKind.Governance,
+                  EntityKind.Bridge, EntityKind.Reserve)
+
+
+class CoOccurrenceConfig(BaseModel):
+    enabled: bool = Field(default=True, description="run the inference on the scheduler")
+    window_blocks: int = Field(default=WINDOW_BLOCKS, ge=0, le=1_000,
+                               description="two episodes co-occur when their blocks are at most this far apart")
+    min_count: int = Field(default=3, ge=1, le=1_000_000,
+                           description="'consistently': at least this many co-occurring episode pairs")
+    min_share: float = Field(default=0.5, ge=0, le=1,
+                             description="'consistently': at least this share of the episodes mentioning either "
+                                         "protocol co-occur with one of the other's")
+    confidence: float = Field(default=0.3, gt=0, le=1, description="the inferred fact's confidence")
+    interval_minutes: float = Field(default=30.0, gt=0, le=7 * 24 * 60, description="how often the inference runs")
+    kinds: list[EntityKind] = Field(default_factory=lambda: list(PROTOCOL_KINDS), min_length=1,
+                                    max_length=len(EntityKind),
+                                    description="the entity kinds that count as protocols (tokens do not: a token "
+                                                "is mentioned beside everything)")
+
+
+@dataclass(frozen=True)
+class Episode:
+    id: str
+    block: int
+    protocols: frozenset[str]
+
+
+@dataclass
+class Pair:
+    """Protocols `a` < `b`: their co-occurring episode pairs, the episodes in them, the first block seen."""
+
+    a: str
+    b: str
+    count: int = 0
+    episodes: set[str] = field(default_factory=set)
+    first_block: int | None = None
+    share: float = 0.0
+
+
+def co_occurrences(episodes: Sequence[Episode], window: int) -> dict[tuple[str, str], Pair]:
+    """Every pair of protocols with at least one co-occurrence among `episodes` (one partition, one chain)."""
+    eps = sorted(episodes, key=lambda e: (e.block, e.id))
+    pairs: dict[tuple[str, str], Pair] = {}
+    for i, first in enumerate(eps):
+        for j in range(i + 1, len(eps)):
+            second = eps[j]
+            if second.block - first.block > window:
+                break
+            keys = {(min(a, b), max(a, b)) for a in first.protocols for b in second.protocols if a != b}
+            for key in keys:  # one episode pair counts once for a protocol pair, whichever mentions which
+                p = pairs.get(key) or pairs.setdefault(key, Pair(*key))
+                p.count += 1
+                p.episodes.update((first.id, second.id))
+                p.first_block = first.block if p.first_block is None else min(p.first_block, first.block)
+    return pairs
+
+
+def consistent(episodes: Sequence[Episode], config: CoOccurrenceConfig) -> list[Pair]:
+    """The pairs that co-occur consistently (module docstring), each with its share, by protocol ids."""
+    mentioning: dict[str, set[str]] = defaultdict(set)
+    for e in episodes:
+        for p in e.protocols:
+            mentioning[p].add(e.id)
+    out: list[Pair] = []
+    for pair in co_occurrences(episodes, config.window_blocks).values():
+        pair.share = len(pair.episodes) / len(mentioning[pair.a] | mentioning[pair.b])
+        if pair.count >= config.min_count and pair.share >= config.min_share:
+            out.append(pair)
+    return sorted(out, key=lambda pair: (pair.a, pair.b))
