@@ -1,4 +1,5 @@
-// Reflexion's verdict on one episode (its prediction beside the verified outcome), if the viewer may see the
+// Reflexion's verdict on one episode (its prediction beside the verified outcome, its snapshots compared, the
+// invariants that did not hold and the safety_incident episode they recorded), if the viewer may see the
 // episode: its own, shared within its clade, or public. The Delta operations it produced are those on entries
 // the viewer may see too; and whether the episode is archived (its lifecycle fields), which the route answers as
 // GET /episodes/{id} does.
@@ -11,7 +12,8 @@ WHERE $admin OR ep.agent_id = $viewer OR ep.scope = 'public' OR (ep.scope = 'sha
 OPTIONAL MATCH (r:Reflection)-[:REFLECTS_ON]->(ep)
 RETURN ep {.lifecycle, .archived_at, .status} AS episode,
        r {.id, .episode_id, .metric, .expected, .actual, .tolerance, .deviation, .within_tolerance,
-          .direction_correct, .verdict, .interpretation, .reasoner, .fallback, .at} AS reflection,
+          .direction_correct, .verdict, .interpretation, .reasoner, .fallback, .state_deviations,
+          .invariants_checked, .violations, .incident_id, .at} AS reflection,
        [(r)-[:PRODUCED]->(d:Delta)-[:ON]->(e:Entry)
         WHERE $admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'shared' AND e.clade = $clade)
         | d {.entry_id, .op, .verdict, .reason}] AS deltas

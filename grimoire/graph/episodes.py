@@ -8,6 +8,7 @@ record in each transaction. While one chunk is written, the next one is embedded
 from __future__ import annotations
 
 import contextvars
+import json
 import logging
 from collections import Counter
 from collections.abc import Iterator, Sequence
@@ -86,6 +87,13 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
         pr = ep.prediction
         props.update(prediction_metric=pr.metric, prediction_expected=pr.expected, prediction_actual=pr.actual,
                      prediction_tolerance=pr.tolerance, informed_by=list(pr.informed_by))
+    # Reflexion's snapshots and invariants, as JSON (a property cannot be a map; EpisodeOut reads them back)
+    if ep.pre_state is not None:
+        props["pre_state"] = json.dumps(ep.pre_state, sort_keys=True)
+    if ep.post_state is not None:
+        props["post_state"] = json.dumps(ep.post_state, sort_keys=True)
+    if ep.invariants:
+        props["invariants"] = json.dumps([i.model_dump(exclude_none=True) for i in ep.invariants])
     return {k: v for k, v in props.items() if v is not None}
 
 

@@ -154,6 +154,8 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("LearningConfig.lesson_confidence", "grimoire.md", 839, 0.6, "new insights start at confidence 0.6",
              "grimoire.md says 0.6 at line 839 but 0.5 at lines 1380 (Reflexion step 5, Insight Extraction) and "
              "1391 (ExpeL ADD); the code follows line 1391."),
+    Constant("grimoire.graph.learning.reflexion:INCIDENT_CONFIDENCE", "grimoire.md", 1374, 1.0,
+             "safety_incident Episode at confidence 1.0"),
     Constant("grimoire.graph.learning.strategies:THRESHOLD", "grimoire.md", 1450, 0.9, "PSR exceeds 0.90"),
     Constant("grimoire.graph.learning.strategies:MIN_DECIDED", "grimoire.md", 1450, None,
              "PSR named without a formula",
@@ -324,12 +326,18 @@ DIFFERENCES: tuple[Difference, ...] = (
                "blocks; the service stores no SOUL.md",
                "the service keeps core memory as blocks (identity, context, persona, critical), not workspace "
                "files."),
+    Difference("Reflexion's invariant templates", "grimoire.md", 1374,
+               "all invariants hold after execution: token amount bounds, balance change limits, no unexpected "
+               "contract interactions (Trace2Inv's 23 templates across 8 categories); the verifier snapshots the "
+               "chain's state itself before and after (line 1326)",
+               "an episode carries the snapshots (pre_state, post_state: named numbers) and declares its "
+               "invariants as bounds on them: token amount bounds (min, max) and balance change limits "
+               "(max_change, max_change_bps); Reflexion compares the snapshots and checks the bounds, and a "
+               "violation records a safety_incident episode at importance emergency and confidence 1.0",
+               "the service reads no chain: the agent's verifier takes the snapshots and sends them with the "
+               "episode; contract interactions need the transaction's logs, which an episode does not carry, and "
+               "the other template categories need traces."),
     # Not built yet: listed until it lands (issue 39), each what the document asks and what the code does today.
-    Difference("Reflexion's invariant checking and snapshots", "grimoire.md", 1374,
-               "step 2: invariant violations record a safety_incident episode at confidence 1.0; step 1 compares "
-               "pre- and post-state snapshots (line 1330)",
-               "Reflexion compares a prediction with its outcome; no invariants or chain snapshots are taken",
-               "not built yet: episodes carry no pre/post state or declared bounds to check."),
     Difference("two-tier language model", "grimoire.md", 1382,
                "a cheap model for routine observations, an expensive one for anomalies (beyond 2 sigma) and "
                "regime transitions",

@@ -1,12 +1,13 @@
 """Isolation over the background (issue 36): three agents — two of one clade, one of another — and a sub-agent,
 each owner with private, shared, public and confidential episodes, entries and memories (a private Warning that
-holds an API key among them), lessons for the Curator to distil, promote and offer, predictions for Reflexion, and
-near-duplicates across owners and scopes for the consolidation engine. Every scheduler job runs; then every read
-route of the isolation registry (tests/integration/test_isolation.py's READ_ROUTES) is walked as each agent: no
-2xx answer holds anything of another owner's private or confidential items (their ids or their text), and no item's
-scope, clade or owner changed — derived items take the narrowest of their sources' scopes, merges stay within one
-owner, scope and clade. Also: a near-duplicate written by one agent is never merged into another's entry by the
-Admission Gate, and the merge statement itself refuses a merge across partitions."""
+holds an API key among them), lessons for the Curator to distil, promote and offer, predictions for Reflexion, broken
+invariants (Reflexion's safety_incident episodes), and near-duplicates across owners and scopes for the consolidation
+engine. Every scheduler job runs; then every read route of the isolation registry
+(tests/integration/test_isolation.py's READ_ROUTES) is walked as each agent: no 2xx answer holds anything of another
+owner's private or confidential items (their ids or their text), and no item's scope, clade or owner changed —
+derived items take the narrowest of their sources' scopes, merges stay within one owner, scope and clade. Also: a
+near-duplicate written by one agent is never merged into another's entry by the Admission Gate, and the merge
+statement itself refuses a merge across partitions."""
 
 from __future__ import annotations
 
@@ -141,6 +142,11 @@ def _own_world(w: World, o: str, key: str) -> None:
         _episode(w, o, f"probe{i}", "private", f"Predicted the USDC yield for agent {o}, probe {i}",
                  tool=f"probe-{i}", regime="bull", outcome="negative",
                  prediction={"expected": 20, "actual": -60, "tolerance": 5, "informed_by": [informed]})
+    # Reflexion's invariants (issue 39): one broken in every scope and on a confidential episode; each records a
+    # safety_incident episode in its source's scope, never wider (testing/partitions follows INCIDENT_OF).
+    for scope in SCOPES:
+        _broken(w, o, f"inv-{scope}", scope, f"Agent {o} rebalanced the {scope} vault")
+    _broken(w, o, "inv-key", "shared", f"Rebalanced with the signer of agent {o}: {key}", confidential=True)
     # Near-duplicates for the consolidation engine: one text in every scope, and twice in the private one.
     for scope in SCOPES:
         _episode(w, o, f"twin-{scope}", scope, TWIN)
@@ -183,6 +189,15 @@ def _inferred_facts_keep_their_partition(w: World, db: Database) -> None:
             res = w.api.client.get(f"/entities/{quote(r['subject'])}/facts", headers=w.headers[viewer])
             shown = res.status_code == 200 and r["fact_id"] in {f["fact_id"] for f in res.json()}
             assert shown is sees, (viewer, r)
+
+
+def _broken(w: World, o: str, name: str, scope: str, text: str, confidential: bool = False) -> None:
+    """An episode whose invariant did not hold, and the safety_incident Reflexion recorded for it (its id is the
+    marker: its text names the source's id, which every answer to who may not see it must leave out too)."""
+    eid = _episode(w, o, name, scope, text, confidential, pre_state={"balance:WETH": 10.0},
+                   post_state={"balance:WETH": 4.0}, invariants=[{"key": "balance:WETH", "min": 5}])
+    incident = f"safety-incident:{eid}"
+    w.items.append(Item(incident, "episode", o, scope, incident, confidential))
 
 
 def _strategy(w: World, o: str) -> None:

@@ -94,7 +94,7 @@ def test_held_vectors_keep_the_most_recently_used_and_expire() -> None:
 _SETS = re.compile(r"setNodeVectorProperty\(\s*\w+\s*,\s*'embedding'|REMOVE\s+\w+\.embedding"
                    r"|(MERGE|CREATE)\s*\(\w*\)-\[:FOLLOWS\]")
 # Statements that set a vector or a turn before only on a node they create (a new key: nothing held can be stale).
-CREATING = {"episodes/ingest", "entries/create", "memory/remember", "crystals/new_version"}
+CREATING = {"episodes/ingest", "entries/create", "memory/remember", "crystals/new_version", "learning/write_incidents"}
 # Statements that change a stored vector, a text or a turn before in place, and the module that runs each with
 # vectors_changed(tx) in the same transaction.
 IN_PLACE = {"entries/edit": "graph/knowledge/versions.py", "rollback/set_embedding": "graph/audit/rollback.py",

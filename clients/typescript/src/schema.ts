@@ -80,7 +80,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision */
+        /** Reflexion's verdict on the episode: its prediction's (correct, miscalibrated, wrong) and deviation, its state snapshots compared, the invariants that did not hold (and the safety_incident episode they recorded), and the operations it queued on the entries that informed the decision */
         get: operations["episode_reflection_episodes__episode_id__reflection_get"];
         put?: never;
         post?: never;
@@ -4225,6 +4225,25 @@ export interface components {
             decision_id?: string | null;
             prediction?: components["schemas"]["PredictionIn"] | null;
             /**
+             * Pre State
+             * @description the values the action touched, before it (token balances, pool reserves): Reflexion compares them with post_state
+             */
+            pre_state?: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Post State
+             * @description the same values after the action
+             */
+            post_state?: {
+                [key: string]: number;
+            } | null;
+            /**
+             * Invariants
+             * @description bounds that must hold after the action; Reflexion records a safety_incident episode when one does not
+             */
+            invariants?: components["schemas"]["InvariantIn"][];
+            /**
              * Causal Link Id
              * @description a causal link this outcome confirms (positive) or contradicts (negative)
              */
@@ -4321,6 +4340,23 @@ export interface components {
             emotion_intensity?: number | null;
             /** Emotion Label */
             emotion_label?: string | null;
+            /** Confidence */
+            confidence?: number | null;
+            /** Pre State */
+            pre_state?: {
+                [key: string]: number;
+            } | null;
+            /** Post State */
+            post_state?: {
+                [key: string]: number;
+            } | null;
+            /** Invariants */
+            invariants?: components["schemas"]["InvariantOut"][] | null;
+            /**
+             * Source Episode Id
+             * @description a safety_incident's: the episode whose invariants it reports broken
+             */
+            source_episode_id?: string | null;
             /**
              * Mentions
              * @default []
@@ -4333,7 +4369,7 @@ export interface components {
          * EpisodeType
          * @enum {string}
          */
-        EpisodeType: "observation" | "action" | "regime_shift" | "clade_alert" | "replicant_report" | "coordination_intent" | "conversation";
+        EpisodeType: "observation" | "action" | "regime_shift" | "clade_alert" | "replicant_report" | "coordination_intent" | "conversation" | "safety_incident";
         /** ErasedNode */
         ErasedNode: {
             /**
@@ -5589,6 +5625,79 @@ export interface components {
             at_block: number;
             /** Versions */
             versions: components["schemas"]["FactVersion"][];
+        };
+        /**
+         * InvariantCategory
+         * @description The document's invariant categories that a snapshot of numbers can express.
+         * @enum {string}
+         */
+        InvariantCategory: "token_amount_bound" | "balance_change_limit";
+        /**
+         * InvariantIn
+         * @description A bound the value of `key` must respect after the action: a token amount bound (min, max) or a balance change
+         *     limit (max_change, max_change_bps against pre_state). At least one bound.
+         */
+        InvariantIn: {
+            /**
+             * Key
+             * @description what the value is, e.g. balance:WETH, pool:WETH/USDC:reserve0
+             */
+            key: string;
+            /**
+             * Min
+             * @description the value after must not be below it
+             */
+            min?: number | null;
+            /**
+             * Max
+             * @description the value after must not be above it
+             */
+            max?: number | null;
+            /**
+             * Max Change
+             * @description |after - before| must not exceed it
+             */
+            max_change?: number | null;
+            /**
+             * Max Change Bps
+             * @description |after - before| / |before| in basis points must not exceed it (any change from zero exceeds it)
+             */
+            max_change_bps?: number | null;
+        };
+        /**
+         * InvariantOut
+         * @description An invariant as the episode declared it.
+         */
+        InvariantOut: {
+            /** Key */
+            key: string;
+            /** Min */
+            min?: number | null;
+            /** Max */
+            max?: number | null;
+            /** Max Change */
+            max_change?: number | null;
+            /** Max Change Bps */
+            max_change_bps?: number | null;
+        };
+        /**
+         * InvariantViolation
+         * @description An invariant that did not hold: which bound, its limit and the value that broke it (unset: the value is
+         *     missing after, or a change from zero, which no relative limit admits).
+         */
+        InvariantViolation: {
+            /** Key */
+            key: string;
+            category: components["schemas"]["InvariantCategory"];
+            /**
+             * Bound
+             * @description min, max, max_change, max_change_bps, or present (the value is missing after)
+             */
+            bound: string;
+            /** Limit */
+            limit?: number | null;
+            /** Actual */
+            actual?: number | null;
         };
         /**
          * Irreversible
@@ -7829,13 +7938,33 @@ export interface components {
             /** Direction Correct */
             direction_correct?: boolean | null;
             /** Verdict */
-            verdict: string;
+            verdict?: string | null;
             /** Interpretation */
             interpretation?: string | null;
             /** Reasoner */
             reasoner?: string | null;
             /** Fallback */
             fallback?: string | null;
+            /**
+             * State Deviations
+             * @description step 1: each value of the episode's pre_state and post_state, its change
+             */
+            state_deviations?: components["schemas"]["StateDeviation"][];
+            /**
+             * Invariants Checked
+             * @description step 2: how many invariants the episode declared; unset: none
+             */
+            invariants_checked?: number | null;
+            /**
+             * Violations
+             * @description step 2: the invariants that did not hold
+             */
+            violations?: components["schemas"]["InvariantViolation"][];
+            /**
+             * Incident Id
+             * @description the safety_incident episode the violations recorded
+             */
+            incident_id?: string | null;
             /** At */
             at?: string | null;
             /** Deltas */
@@ -8828,6 +8957,23 @@ export interface components {
             };
             /** Fields */
             fields: string[];
+        };
+        /**
+         * StateDeviation
+         * @description One value of the snapshots: before, after, the change and the change relative to before in basis points
+         *     (unset when before is zero or either side lacks the value).
+         */
+        StateDeviation: {
+            /** Key */
+            key: string;
+            /** Pre */
+            pre?: number | null;
+            /** Post */
+            post?: number | null;
+            /** Change */
+            change?: number | null;
+            /** Change Bps */
+            change_bps?: number | null;
         };
         /**
          * Status

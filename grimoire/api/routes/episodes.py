@@ -48,8 +48,9 @@ def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: 
 def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade: str | None, created: list[str],
            actor: str) -> None:
     """What a new episode teaches at once (`items` with the ids they were stored under): Reflexion on its
-    verified prediction (per episode), the retrieval weights' Hedge step from the outcome of the decision it
-    records (its decision_id), and a Curator cycle on the scheduler when the agent's ticks call for one."""
+    verified prediction and its state snapshots and invariants (per episode), the retrieval weights' Hedge step
+    from the outcome of the decision it records (its decision_id), and a Curator cycle on the scheduler when the
+    agent's ticks call for one."""
     if not owner or not created:
         return
     new = set(created)
@@ -62,8 +63,10 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
                 learn_from_decision(services.db, ep.decision_id, reward, visibility=view, actor=actor,
                                     config=services.settings.retrieval)
     fresh = [ep for ep in items if ep.id in new]
-    predicted = [str(ep.id) for ep in fresh if ep.prediction is not None and ep.prediction.actual is not None]
-    if services.curator.after_ingest(owner, predicted, ticked=any(ep.tick is not None for ep in fresh), actor=actor):
+    # Reflexion judges a verified prediction, and a state snapshot after the action (its invariants)
+    judged = [str(ep.id) for ep in fresh
+              if (ep.prediction is not None and ep.prediction.actual is not None) or ep.post_state is not None]
+    if services.curator.after_ingest(owner, judged, ticked=any(ep.tick is not None for ep in fresh), actor=actor):
         services.scheduler.trigger("curator.ticks")
 
 
@@ -80,15 +83,17 @@ def get_episode(episode_id: str, db: DbDep, who: Reader, retriever: RetrieverDep
 
 
 @router.get("/{episode_id}/reflection", response_model=ReflectionOut,
-            summary="Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation "
-                    "and the operations it queued on the entries that informed the decision")
+            summary="Reflexion's verdict on the episode: its prediction's (correct, miscalibrated, wrong) and "
+                    "deviation, its state snapshots compared, the invariants that did not hold (and the "
+                    "safety_incident episode they recorded), and the operations it queued on the entries that "
+                    "informed the decision")
 def episode_reflection(episode_id: str, db: DbDep, who: Reader,
                        include_archived: Annotated[bool, Query(description="for an archived episode too")] = False,
                        ) -> ReflectionOut:
     found = reflexion.of_episode(db, episode_id, who.visibility(), include_archived=include_archived)
     if found is None:
         raise NotFound(f"no reflection on episode {episode_id!r} (no such episode this key may see, an archived one "
-                       "without include_archived, or no verified outcome of its prediction yet)")
+                       "without include_archived, or neither a verified outcome of its prediction nor a post_state)")
     return found
 
 

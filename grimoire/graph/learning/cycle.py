@@ -82,10 +82,10 @@ class Curator:
     # ------------------------------------------------------------------ triggers
 
     def after_ingest(self, agent_id: str, predicted: list[str], *, ticked: bool, actor: str) -> bool:
-        """Reflexion on the new episodes that carry a verified prediction (`predicted`), and whether the agent's
-        ticks call for a cycle (every `every_ticks`); the caller asks the scheduler to run it. New episodes without
-        a tick cannot move the agent's latest tick (`ticked` false): neither question is asked of the graph then,
-        which is most batches (each question reads every episode of the agent's)."""
+        """Reflexion on the new episodes that carry a verified prediction or a post_state (`predicted`), and whether
+        the agent's ticks call for a cycle (every `every_ticks`); the caller asks the scheduler to run it. New
+        episodes without a tick cannot move the agent's latest tick (`ticked` false): neither question is asked of
+        the graph then, which is most batches (each question reads every episode of the agent's)."""
         if predicted:
             reflexion.reflect(self.learning, agent_id, actor=actor, ids=predicted)
         if not ticked:

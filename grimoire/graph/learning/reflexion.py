@@ -8,35 +8,55 @@ The comparison produces pending delta operations on the entries that informed th
 prediction's `informed_by` and the entries its retrieval for the decision returned, the agent's own):
 a vote from the decision's outcome (up when positive, down when negative) and an adjustment from the
 prediction's verdict (correct, or wrong/miscalibrated), which the Curator nets and applies.
-Idempotent: one Reflection per episode, deltas keyed by episode and entry."""
+Idempotent: one Reflection per episode, deltas keyed by episode and entry.
+
+An episode may also carry snapshots of the state it acted on and the invariants that must hold after it
+(graph/model/state.py): step 1 compares the snapshots (each value's deviation), step 2 checks the invariants
+(graph/learning/invariants.py), and both go into the Reflection. Any violation records a safety_incident episode
+(importance emergency, confidence 1.0, the document's "confidence 1.0") in the source episode's scope and clade, never
+wider (a confidential episode's incident is private and confidential too), linked to it (INCIDENT_OF), in the
+transaction that writes the Reflection and under its audit record: one incident per episode, as one Reflection."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
-from typing import Any
+from datetime import UTC, datetime
+from typing import Annotated, Any
 
-from pydantic import BaseModel, Field
+import numpy as np
+from pydantic import BaseModel, BeforeValidator, Field
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
+from grimoire.graph.episodes import episode_properties
+from grimoire.graph.events import episodes_written
+from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.entries import admit
 from grimoire.graph.knowledge.reasoner import Comparison
 from grimoire.graph.learning.distill import MAX_PARENTS
+from grimoire.graph.learning.invariants import InvariantViolation, StateDeviation, check, compare, describe
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.common import StoredTime
 from grimoire.graph.model.crystal.lifecycle import archived
+from grimoire.graph.model.crystal.sensitivity import Sensitivity
 from grimoire.graph.model.entry import EntryIn
-from grimoire.graph.model.enums import EntryCategory, MarketRegime
+from grimoire.graph.model.enums import EntryCategory, EpisodeType, Importance, MarketRegime, Outcome, Scope
+from grimoire.graph.model.episode import EpisodeIn
+from grimoire.graph.model.governance import GovernanceIn, Lifespan
 from grimoire.graph.model.rows import Properties, Record, Row
+from grimoire.graph.model.state import InvariantOut
 from grimoire.graph.visibility import Visibility
 
 log = logging.getLogger(__name__)
 HISTORY = 10
+INCIDENT_CONFIDENCE = 1.0  # a violated invariant is a fact, not a guess (grimoire.md step 2: "confidence 1.0")
 
 
 class ReflexionDelta(BaseModel):
@@ -46,9 +66,18 @@ class ReflexionDelta(BaseModel):
     reason: str | None = None
 
 
+def _from_json(value: Any) -> Any:
+    """A list stored as JSON (a property cannot hold maps); none stored: an empty list."""
+    if value is None:
+        return []
+    return json.loads(value) if isinstance(value, str) else value
+
+
 class StoredReflection(BaseModel):
-    """Reflexion's verdict on an episode's prediction (grimoire.md, "Reflexion"): the comparison and its verdict
-    (correct, miscalibrated, wrong), as stored."""
+    """Reflexion's verdict on an episode (grimoire.md, "Reflexion"), as stored: its prediction's comparison and verdict
+    (correct, miscalibrated, wrong; unset for an episode without a prediction), the comparison of its state
+    snapshots (step 1) and the invariants that did not hold (step 2), with the safety_incident episode they
+    recorded."""
 
     id: str
     episode_id: str
@@ -59,10 +88,17 @@ class StoredReflection(BaseModel):
     deviation: float | None = None
     within_tolerance: bool | None = None
     direction_correct: bool | None = None
-    verdict: str
+    verdict: str | None = None
     interpretation: str | None = None
     reasoner: str | None = None
     fallback: str | None = None
+    state_deviations: Annotated[list[StateDeviation], BeforeValidator(_from_json)] = Field(
+        default_factory=list, description="step 1: each value of the episode's pre_state and post_state, its change")
+    invariants_checked: int | None = Field(default=None, description="step 2: how many invariants the episode "
+                                                                     "declared; unset: none")
+    violations: Annotated[list[InvariantViolation], BeforeValidator(_from_json)] = Field(
+        default_factory=list, description="step 2: the invariants that did not hold")
+    incident_id: str | None = Field(default=None, description="the safety_incident episode the violations recorded")
     at: StoredTime | None = None
 
 
@@ -96,6 +132,7 @@ class ReflexionReport:
     deltas: int = 0
     insights: list[str] = field(default_factory=list)     # candidate insights the gate admitted
     fallbacks: list[str] = field(default_factory=list)    # why a configured language model was not used
+    incidents: list[str] = field(default_factory=list)    # safety_incident episodes recorded
 
 
 def _comparisons(learning: Learning, eps: list[dict[str, Any]]) -> list[Comparison]:
@@ -160,36 +197,105 @@ def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | N
             return report
 
 
+def _incident_id(episode_id: str) -> str:
+    """The safety_incident's id, one per source episode (ids are at most 128 characters: a long one is hashed)."""
+    out = f"safety-incident:{episode_id}"
+    return out if len(out) <= 128 else f"safety-incident:{hashlib.sha256(episode_id.encode()).hexdigest()}"
+
+
+@dataclass(frozen=True)
+class Incident:
+    """A safety_incident episode to write: its id, the episode it reports on, its properties (no embedding)."""
+
+    id: str
+    source_id: str
+    props: Properties
+
+
+def _incident(ep: dict[str, Any], violations: list[InvariantViolation], now: int) -> Incident:
+    """The safety_incident episode a violation records (without its embedding): the source episode's owner, clade
+    and scope (never wider: a confidential source keeps its incident confidential, and so private), its situation
+    and valid time, importance emergency and confidence 1.0, permanent (the consolidation engine never forgets it).
+    Its text names the keys and numbers only, nothing of the source's own text."""
+    incident = EpisodeIn(
+        id=_incident_id(ep["id"]), agent_id=ep["agent_id"], scope=Scope(ep.get("scope") or Scope.private.value),
+        type=EpisodeType.safety_incident, outcome=Outcome.negative, importance=Importance.emergency,
+        confidence=INCIDENT_CONFIDENCE,
+        text=f"Safety incident: {len(violations)} invariant violation(s) after episode {ep['id']}"
+             f"{' (' + ep['tool'] + ')' if ep.get('tool') else ''}: {describe(violations)}."[:20_000],
+        tool=ep.get("tool"), tick=ep.get("tick"), block=ep.get("block"), strategy=ep.get("strategy"),
+        regime=MarketRegime(ep["regime"]) if ep.get("regime") else None, chain=ep.get("chain"),
+        token_pair=ep.get("token_pair"), valid_from=datetime.fromtimestamp(ep["valid_from"] / 1000, UTC),
+        valid_from_block=ep.get("valid_from_block"), governance=GovernanceIn(lifespan=Lifespan.permanent))
+    props = episode_properties(incident, now, ep.get("clade"))
+    props["valid_from"] = ep["valid_from"]  # exactly the source's (no round trip through a datetime)
+    props["source_episode_id"] = ep["id"]
+    if ep.get("sensitivity") == Sensitivity.confidential.value:
+        props.update(sensitivity=Sensitivity.confidential.value, scope=Scope.private.value)
+    return Incident(id=str(incident.id), source_id=ep["id"], props=props)
+
+
+def _snapshots(ep: dict[str, Any]) -> tuple[list[StateDeviation], int | None, list[InvariantViolation]]:
+    """Steps 1-2 on the episode's snapshots: the deviations, how many invariants it declared, those broken."""
+    pre, post = _from_json(ep.get("pre_state")) or None, _from_json(ep.get("post_state")) or None
+    declared = [InvariantOut.model_validate(i) for i in _from_json(ep.get("invariants"))]
+    if pre is None and post is None and not declared:
+        return [], None, []
+    return compare(pre, post), len(declared) or None, check(declared, pre, post)
+
+
 def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, report: ReflexionReport) -> None:
     now = now_ms()
     records: list[dict[str, Any]] = []
+    incidents: list[Incident] = []
     # A pattern that holds over several of the batch's comparisons (a systematic miss of one series in one
     # regime, to one side) is proposed once, with the newest comparison's numbers and every episode that showed it:
     # the gate would skip the near-copies anyway, after embedding each of them.
     patterns: dict[tuple[str, str | None, bool], tuple[str, dict[str, Any], list[str]]] = {}
-    for r, c in zip(rows, _comparisons(learning, [r["episode"] for r in rows]), strict=True):
+    predicted = [r for r in rows if r["episode"].get("prediction_actual") is not None]
+    comparisons = dict(zip([r["episode"]["id"] for r in predicted],
+                           _comparisons(learning, [r["episode"] for r in predicted]) if predicted else [],
+                           strict=True))
+    for r in rows:
         ep, informed = r["episode"], r["informed"]
-        text, lesson, judged = learning.knowledge.reasoner.reflect(c)
-        if judged.fallback:
-            report.fallbacks.append(judged.fallback)
-        props = {"agent_id": ep["agent_id"], "clade": ep.get("clade"), "scope": ep.get("scope"),
-                 "episode_id": ep["id"], "metric": c.metric, "expected": c.expected, "actual": c.actual,
-                 "tolerance": c.tolerance, "deviation": c.deviation, "within_tolerance": c.within_tolerance,
-                 "direction_correct": c.direction_correct, "verdict": c.verdict, "tool": ep.get("tool"),
-                 "token_pair": ep.get("token_pair"), "series": _series(ep), "regime": ep.get("regime"),
-                 "tick": ep.get("tick"),
-                 "outcome": ep.get("outcome"), "interpretation": text, "reasoner": judged.reasoner,
-                 "fallback": judged.fallback, "informed": informed, "valid_from": ep["valid_from"],
-                 "at": now, "recorded_at": now}
+        deviations, checked, violations = _snapshots(ep)
+        props: dict[str, Any] = {
+            "agent_id": ep["agent_id"], "clade": ep.get("clade"), "scope": ep.get("scope"), "episode_id": ep["id"],
+            "tool": ep.get("tool"), "token_pair": ep.get("token_pair"), "regime": ep.get("regime"),
+            "tick": ep.get("tick"), "outcome": ep.get("outcome"), "informed": informed,
+            "valid_from": ep["valid_from"], "at": now, "recorded_at": now,
+            "state_deviations": json.dumps([d.model_dump(exclude_none=True) for d in deviations]) if deviations
+            else None,
+            "invariants_checked": checked,
+            "violations": json.dumps([v.model_dump(mode="json", exclude_none=True) for v in violations])
+            if violations else None,
+            "incident_id": _incident_id(ep["id"]) if violations else None}
+        if violations:
+            incidents.append(_incident(ep, violations, now))
+        c = comparisons.get(ep["id"])
+        deltas: list[Properties] = []
+        if c is not None:
+            text, lesson, judged = learning.knowledge.reasoner.reflect(c)
+            if judged.fallback:
+                report.fallbacks.append(judged.fallback)
+            props.update({"metric": c.metric, "expected": c.expected, "actual": c.actual, "tolerance": c.tolerance,
+                          "deviation": c.deviation, "within_tolerance": c.within_tolerance,
+                          "direction_correct": c.direction_correct, "verdict": c.verdict, "series": _series(ep),
+                          "interpretation": text, "reasoner": judged.reasoner, "fallback": judged.fallback})
+            deltas = _deltas(ep, informed, c.verdict, now)
+            if lesson is not None:
+                # The pattern's side is its newest miss's (the last misses lie to one side): an underestimate and
+                # an overestimate of one series in one batch are two lessons.
+                key = (_series(ep), ep.get("regime"), c.actual > c.expected)
+                shown = [*patterns[key][2], ep["id"]] if key in patterns else [ep["id"]]
+                patterns[key] = (lesson.content, ep, shown[-MAX_PARENTS:])
         records.append({"id": _reflection_id(ep), "episode_id": ep["id"],
-                        "props": {k: v for k, v in props.items() if v is not None},
-                        "deltas": _deltas(ep, informed, c.verdict, now)})
-        if lesson is not None:
-            # The pattern's side is its newest miss's (the last misses lie to one side): an underestimate and
-            # an overestimate of one series in one batch are two lessons.
-            key = (_series(ep), ep.get("regime"), c.actual > c.expected)
-            shown = [*patterns[key][2], ep["id"]] if key in patterns else [ep["id"]]
-            patterns[key] = (lesson.content, ep, shown[-MAX_PARENTS:])
+                        "props": {k: v for k, v in props.items() if v is not None}, "deltas": deltas})
+    # The incidents' embeddings before the transaction opens.
+    vectors = (learning.knowledge.embedder.embed([i.props["text"] for i in incidents]) if incidents
+               else np.zeros((0, 0), dtype=np.float32))
+    incident_rows = [{"id": i.id, "source_id": i.source_id, "props": i.props, "embedding": vec.tolist()}
+                     for i, vec in zip(incidents, vectors, strict=True)]
     lessons = [EntryIn(id=f"reflexion-{ep['id']}"[:128], agent_id=ep["agent_id"], category=EntryCategory.Insight,
                        content=content, market_regime=MarketRegime(ep["regime"]) if ep.get("regime") else None,
                        parent_episode_ids=shown, tags=["reflexion"], confidence=0.5)
@@ -198,23 +304,34 @@ def _reflect_batch(learning: Learning, rows: list[dict[str, Any]], actor: str, r
     audit = Audit(action="learning.reflexion", actor=actor, agent_id=owners.pop() if len(owners) == 1 else None,
                   at=now)
 
-    def work(tx: Tx) -> list[Record]:
+    def work(tx: Tx) -> tuple[list[Record], list[str]]:
         made = [rec.data() for rec in tx.run(cypher.query("learning/write_reflections"), rows=records,
                                              audit_id=audit.id)]
         created = [m["id"] for m in made]
         delta_ids = [d["id"] for rec in records if rec["id"] in created for d in rec["deltas"]]
-        audit.write(tx, created, f"{len(created)} reflections, {len(delta_ids)} deltas",
-                    [DeleteNodes(label=NodeLabel.Delta, ids=delta_ids),
+        # An incident only with its Reflection: the episode a concurrent run reflected on has its incident already.
+        reflected = {rec["episode_id"] for rec in records if rec["id"] in created}
+        raised = [rec["id"] for rec in tx.run(cypher.query("learning/write_incidents"), audit_id=audit.id,
+                                              rows=[i for i in incident_rows if i["source_id"] in reflected])]
+        audit.write(tx, created + raised, f"{len(created)} reflections, {len(delta_ids)} deltas, "
+                                          f"{len(raised)} safety incidents",
+                    [DeleteNodes(label=NodeLabel.Episode, ids=raised),
+                     DeleteNodes(label=NodeLabel.Delta, ids=delta_ids),
                      DeleteNodes(label=NodeLabel.Reflection, ids=created)])
-        return made
+        owners = Counter((i["props"].get("agent_id"), i["props"].get("clade")) for i in incident_rows
+                         if i["id"] in raised)
+        write_events(tx, [episodes_written(agent, clade, n, source="reflexion")
+                          for (agent, clade), n in owners.items()])
+        return made, raised
 
-    made = learning.db.write(work)
+    made, raised = learning.db.write(work)
     report.reflections += [m["id"] for m in made]
     report.deltas += sum(m["deltas"] for m in made)
+    report.incidents += raised
     if lessons:
         clade = rows[0]["episode"].get("clade")
         for d in admit(learning.knowledge, lessons, actor=actor, clade=clade, chunk=max(1, learning.config.batch // 3)):
             if d.result.writes_entry and not d.existing:
                 report.insights.append(d.candidate_id)
-    log.info("reflexion: %d reflections, %d deltas, %d candidate insights", len(made), report.deltas,
-             len(report.insights))
+    log.info("reflexion: %d reflections, %d deltas, %d candidate insights, %d safety incidents", len(made),
+             report.deltas, len(report.insights), len(raised))

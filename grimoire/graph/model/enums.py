@@ -17,6 +17,7 @@ class EpisodeType(StrEnum):
     replicant_report = "replicant_report"
     coordination_intent = "coordination_intent"
     conversation = "conversation"  # chat agents
+    safety_incident = "safety_incident"  # Reflexion's: an invariant an episode declared did not hold
 
 
 class Outcome(StrEnum):

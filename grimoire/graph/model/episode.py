@@ -33,6 +33,14 @@ from grimoire.graph.model.enums import (
     Scope,
 )
 from grimoire.graph.model.governance import GovernanceIn
+from grimoire.graph.model.state import (
+    MAX_INVARIANTS,
+    InvariantIn,
+    StateSnapshot,
+    StoredInvariants,
+    StoredSnapshot,
+    check_declared,
+)
 
 MAX_BATCH = 5_000
 
@@ -81,6 +89,13 @@ class EpisodeIn(EpisodeSituation):
     decision_id: ClientId | None = Field(default=None, description="the retrieval for the decision this episode "
                                                                    "records (RetrievalResult.decision_id)")
     prediction: PredictionIn | None = None
+    pre_state: StateSnapshot | None = Field(
+        default=None, description="the values the action touched, before it (token balances, pool reserves): "
+                                  "Reflexion compares them with post_state")
+    post_state: StateSnapshot | None = Field(default=None, description="the same values after the action")
+    invariants: Annotated[list[InvariantIn], Field(max_length=MAX_INVARIANTS)] = Field(
+        default_factory=list, description="bounds that must hold after the action; Reflexion records a "
+                                          "safety_incident episode when one does not")
     causal_link_id: Annotated[str, Field(min_length=1, max_length=200)] | None = Field(
         default=None, description="a causal link this outcome confirms (positive) or contradicts (negative)")
     valid_from: Instant | None = Field(default=None, description="when it happened; default: now")
@@ -99,6 +114,7 @@ class EpisodeIn(EpisodeSituation):
         start = self.valid_from_block if self.valid_from_block is not None else self.block
         if start is not None and self.valid_until_block is not None and self.valid_until_block < start:
             raise ValueError("valid_until_block is before valid_from_block")
+        check_declared(self.pre_state, self.post_state, self.invariants)
         return self
 
 
@@ -153,4 +169,10 @@ class EpisodeOut(StoredNode):
     emotion_phase: BehavioralPhase | None = None
     emotion_intensity: float | None = None
     emotion_label: str | None = None
+    confidence: float | None = None
+    pre_state: StoredSnapshot = None
+    post_state: StoredSnapshot = None
+    invariants: StoredInvariants = None
+    source_episode_id: str | None = Field(default=None, description="a safety_incident's: the episode whose "
+                                                                      "invariants it reports broken")
     mentions: list[MentionOut] = []

@@ -1378,7 +1378,7 @@ class EpisodeIn(BaseModel):
         description="Who may see an item: its owner only, its owner's clade, or everyone.",
         title='Scope',
     )
-    type: Literal['observation', 'action', 'regime_shift', 'clade_alert', 'replicant_report', 'coordination_intent', 'conversation'] = (
+    type: Literal['observation', 'action', 'regime_shift', 'clade_alert', 'replicant_report', 'coordination_intent', 'conversation', 'safety_incident'] = (
         Field(..., title='EpisodeType')
     )
     text: constr(min_length=1, max_length=20000) = Field(..., title='Text')
@@ -1412,6 +1412,20 @@ class EpisodeIn(BaseModel):
         title='Decision Id',
     )
     prediction: PredictionIn | None = None
+    pre_state: (
+        dict[constr(pattern=r'^\S(?:.*\S)?$', min_length=1, max_length=100), float]
+        | None
+    ) = Field(None, description='the values the action touched, before it (token balances, pool reserves): Reflexion compares them with post_state', title='Pre State')
+    post_state: (
+        dict[constr(pattern=r'^\S(?:.*\S)?$', min_length=1, max_length=100), float]
+        | None
+    ) = Field(None, description='the same values after the action', title='Post State')
+    invariants: list[InvariantIn] | None = Field(
+        None,
+        description='bounds that must hold after the action; Reflexion records a safety_incident episode when one does not',
+        max_length=64,
+        title='Invariants',
+    )
     causal_link_id: constr(min_length=1, max_length=200) | None = Field(
         None,
         description='a causal link this outcome confirms (positive) or contradicts (negative)',
@@ -1452,7 +1466,7 @@ class EpisodeOut(BaseModel):
     agent_id: str | None = Field(None, title='Agent Id')
     clade: str | None = Field(None, title='Clade')
     scope: Literal['private', 'shared', 'public'] | None = None
-    type: Literal['observation', 'action', 'regime_shift', 'clade_alert', 'replicant_report', 'coordination_intent', 'conversation'] | None = (
+    type: Literal['observation', 'action', 'regime_shift', 'clade_alert', 'replicant_report', 'coordination_intent', 'conversation', 'safety_incident'] | None = (
         None
     )
     text: str | None = Field(None, title='Text')
@@ -1490,6 +1504,15 @@ class EpisodeOut(BaseModel):
     )
     emotion_intensity: float | None = Field(None, title='Emotion Intensity')
     emotion_label: str | None = Field(None, title='Emotion Label')
+    confidence: float | None = Field(None, title='Confidence')
+    pre_state: dict[str, float] | None = Field(None, title='Pre State')
+    post_state: dict[str, float] | None = Field(None, title='Post State')
+    invariants: list[InvariantOut] | None = Field(None, title='Invariants')
+    source_episode_id: str | None = Field(
+        None,
+        description="a safety_incident's: the episode whose invariants it reports broken",
+        title='Source Episode Id',
+    )
     mentions: list[MentionOut] | None = Field(
         [], title='Mentions', validate_default=True
     )
@@ -2436,6 +2459,71 @@ class Invalidated(BaseModel):
     fact_id: str = Field(..., title='Fact Id')
     at_block: int = Field(..., title='At Block')
     versions: list[FactVersion] = Field(..., title='Versions')
+
+
+class InvariantIn(BaseModel):
+    """
+    A bound the value of `key` must respect after the action: a token amount bound (min, max) or a balance change
+    limit (max_change, max_change_bps against pre_state). At least one bound.
+    """
+
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    key: constr(pattern=r'^\S(?:.*\S)?$', min_length=1, max_length=100) = (
+        Field(
+            ...,
+            description='what the value is, e.g. balance:WETH, pool:WETH/USDC:reserve0',
+            title='Key',
+        )
+    )
+    min: float | None = Field(
+        None, description='the value after must not be below it', title='Min'
+    )
+    max: float | None = Field(
+        None, description='the value after must not be above it', title='Max'
+    )
+    max_change: confloat(ge=0.0, le=1e+300) | None = Field(
+        None, description='|after - before| must not exceed it', title='Max Change'
+    )
+    max_change_bps: confloat(ge=0.0, le=1e+300) | None = Field(
+        None,
+        description='|after - before| / |before| in basis points must not exceed it (any change from zero exceeds it)',
+        title='Max Change Bps',
+    )
+
+
+class InvariantOut(BaseModel):
+    """
+    An invariant as the episode declared it.
+    """
+
+    key: str = Field(..., title='Key')
+    min: float | None = Field(None, title='Min')
+    max: float | None = Field(None, title='Max')
+    max_change: float | None = Field(None, title='Max Change')
+    max_change_bps: float | None = Field(None, title='Max Change Bps')
+
+
+class InvariantViolation(BaseModel):
+    """
+    An invariant that did not hold: which bound, its limit and the value that broke it (unset: the value is
+    missing after, or a change from zero, which no relative limit admits).
+    """
+
+    key: str = Field(..., title='Key')
+    category: Literal['token_amount_bound', 'balance_change_limit'] = Field(
+        ...,
+        description="The document's invariant categories that a snapshot of numbers can express.",
+        title='InvariantCategory',
+    )
+    bound: str = Field(
+        ...,
+        description='min, max, max_change, max_change_bps, or present (the value is missing after)',
+        title='Bound',
+    )
+    limit: float | None = Field(None, title='Limit')
+    actual: float | None = Field(None, title='Actual')
 
 
 class Irreversible(BaseModel):
@@ -3599,7 +3687,7 @@ class PreservedEntry(BaseModel):
 
 class PreservedEpisode(BaseModel):
     id: str = Field(..., title='Id')
-    type: Literal['observation', 'action', 'regime_shift', 'clade_alert', 'replicant_report', 'coordination_intent', 'conversation'] | None
+    type: Literal['observation', 'action', 'regime_shift', 'clade_alert', 'replicant_report', 'coordination_intent', 'conversation', 'safety_incident'] | None
     text: str | None = Field(..., title='Text')
     tool: str | None = Field(None, title='Tool')
     outcome: Literal['positive', 'negative', 'neutral', 'descriptive'] | None = None
@@ -4039,10 +4127,28 @@ class ReflectionOut(BaseModel):
     deviation: float | None = Field(None, title='Deviation')
     within_tolerance: bool | None = Field(None, title='Within Tolerance')
     direction_correct: bool | None = Field(None, title='Direction Correct')
-    verdict: str = Field(..., title='Verdict')
+    verdict: str | None = Field(None, title='Verdict')
     interpretation: str | None = Field(None, title='Interpretation')
     reasoner: str | None = Field(None, title='Reasoner')
     fallback: str | None = Field(None, title='Fallback')
+    state_deviations: list[StateDeviation] | None = Field(
+        None,
+        description="step 1: each value of the episode's pre_state and post_state, its change",
+        title='State Deviations',
+    )
+    invariants_checked: int | None = Field(
+        None,
+        description='step 2: how many invariants the episode declared; unset: none',
+        title='Invariants Checked',
+    )
+    violations: list[InvariantViolation] | None = Field(
+        None, description='step 2: the invariants that did not hold', title='Violations'
+    )
+    incident_id: str | None = Field(
+        None,
+        description='the safety_incident episode the violations recorded',
+        title='Incident Id',
+    )
     at: datetime | None = Field(None, title='At')
     deltas: list[ReflexionDelta] | None = Field(None, title='Deltas')
 
@@ -4827,6 +4933,19 @@ class Stamp(BaseModel):
     fields: list[str] = Field(..., title='Fields')
 
 
+class StateDeviation(BaseModel):
+    """
+    One value of the snapshots: before, after, the change and the change relative to before in basis points
+    (unset when before is zero or either side lacks the value).
+    """
+
+    key: str = Field(..., title='Key')
+    pre: float | None = Field(None, title='Pre')
+    post: float | None = Field(None, title='Post')
+    change: float | None = Field(None, title='Change')
+    change_bps: float | None = Field(None, title='Change Bps')
+
+
 class StoredDecisionOut(BaseModel):
     """
     An admission decision as kept, with one factor_<name> per factor score. Open: an import
@@ -5106,6 +5225,7 @@ class TurnItem(BaseModel):
             'replicant_report',
             'coordination_intent',
             'conversation',
+            'safety_incident',
         ]
         | None
     ) = Field(None, description='the episode type; default: from the kind (message: conversation, tool_call: action, tool_result and observation: observation)')

@@ -427,7 +427,7 @@ class Routes:
         return self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
 
     def get_episode_reflection(self, episode_id: str, *, include_archived: bool = False) -> ReflectionOut:
-        """Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
+        """Reflexion's verdict on the episode: its prediction's (correct, miscalibrated, wrong) and deviation, its state snapshots compared, the invariants that did not hold (and the safety_incident episode they recorded), and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
         return self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {'include_archived': include_archived}, None, ReflectionOut, None))
 
     def get_fact_history(self, fact_id: str) -> list[FactVersion]:
@@ -1053,7 +1053,7 @@ class AsyncRoutes:
         return await self._send(Request('GET', '/episodes/{episode_id}', {'episode_id': episode_id}, {'include_archived': include_archived}, None, EpisodeOut, None))
 
     async def get_episode_reflection(self, episode_id: str, *, include_archived: bool = False) -> ReflectionOut:
-        """Reflexion's verdict on the episode's prediction (correct, miscalibrated, wrong), its deviation and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
+        """Reflexion's verdict on the episode: its prediction's (correct, miscalibrated, wrong) and deviation, its state snapshots compared, the invariants that did not hold (and the safety_incident episode they recorded), and the operations it queued on the entries that informed the decision (GET /episodes/{episode_id}/reflection)"""
         return await self._send(Request('GET', '/episodes/{episode_id}/reflection', {'episode_id': episode_id}, {'include_archived': include_archived}, None, ReflectionOut, None))
 
     async def get_fact_history(self, fact_id: str) -> list[FactVersion]:
