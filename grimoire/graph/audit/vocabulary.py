@@ -121,6 +121,7 @@ VERBS: dict[str, Verb] = {
     "memory.proposal.defer": Verb.EDIT,
     "memory.proposal.reject": Verb.REJECT,
     "agent.trust": Verb.EDIT,
+    "agent.review_mode": Verb.EDIT,
     "mental_models.seed": Verb.CREATE,
     "metrics.record": Verb.CREATE,
     "retrieval.weights.feedback": Verb.EDIT,
