@@ -1,5 +1,6 @@
-// "Why did you forget about X?" (section 12.7): the agent's archived memories whose text has every term,
-// and the records that archived, deleted or decayed them (or whose summary names X), newest first.
+// "Why did you forget about X?" (section 12.7): the agent's archived memories whose text has every term (a person
+// archived them, or the decay system recorded them archived: graph/memory/decay_status.py), and the records that
+// archived, deleted or decayed them (or whose summary names X), newest first.
 // Each record with the fields cypher/audit/trail.cypher gives it (graph/audit/trail.py StoredRecord).
 :param agent_id => 'agent-a';
 :param terms => ['painting'];
@@ -8,8 +9,8 @@
 :param limit => 50;
 CALL () {
   MATCH (m:Memory {agent_id: $agent_id})
-  WHERE m.archived_at IS NOT NULL AND all(t IN $terms WHERE toLower(m.text) CONTAINS t)
-  RETURN collect(m.id) AS ids, collect(m {.id, .text, .archived_at}) AS memories
+  WHERE (m.archived_at IS NOT NULL OR m.decay_status = 'archived') AND all(t IN $terms WHERE toLower(m.text) CONTAINS t)
+  RETURN collect(m.id) AS ids, collect(m {.id, .text, .archived_at, .decay_status}) AS memories
 }
 CALL (ids) {
   MATCH (a:AuditRecord {agent_id: $agent_id})

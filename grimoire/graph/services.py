@@ -25,6 +25,7 @@ from grimoire.graph.knowledge.llm import ChatClient, LanguageModelReasoner
 from grimoire.graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from grimoire.graph.learning import sweep
 from grimoire.graph.learning.cycle import Curator, CycleReport
+from grimoire.graph.memory import decay_status
 from grimoire.graph.memory.approval import Approvals
 from grimoire.graph.memory.core import CoreMemory
 from grimoire.graph.memory.forgetting import Forgetting
@@ -218,6 +219,11 @@ def schedule(services: Services) -> None:
                       f"since its last one, and nightly at {settings.reflection_hour}:00 (each agent's time zone, "
                       "UTC when it has none) for those with any",
                       lease="per_agent"))
+    scheduler.add(Job("memory.decay", settings.memory_decay_interval_hours * 3_600.0,
+                      lambda: str(decay_status.record(services.db, cancelled=stopping)),
+                      "record every memory's decay status transition (active, fading, dormant, archived) since the "
+                      "last run: its new status on the memory and a DECAY audit record by system:decay",
+                      first_after_seconds=180.0))
     scheduler.add(Job("metrics.daily", 86_400.0, lambda: f"{metrics.record_all(services.db, now_ms())} samples",
                       "today's cognitive quality metrics of every agent, kept as a daily series",
                       first_after_seconds=300.0))

@@ -19,6 +19,7 @@ from grimoire.graph.embeddings import DEFAULT_MODEL, EmbeddingOptions
 from grimoire.graph.knowledge.admission import AdmissionConfig
 from grimoire.graph.knowledge.decay import DecayConfig
 from grimoire.graph.learning.config import LearningConfig
+from grimoire.graph.memory.decay_status import EVERY_HOURS as MEMORY_DECAY_EVERY_HOURS
 from grimoire.graph.retrieval import RetrievalConfig
 from grimoire.graph.topology.freshness import FactConfig
 from grimoire.graph.upkeep.config import UpkeepConfig
@@ -187,6 +188,11 @@ class Settings(BaseSettings):
         default=3, ge=0, le=23, alias="GRIMOIRE_REFLECTION_HOUR",
         description="The hour of the nightly reflection, in each agent's time zone (its `timezone`; UTC when it has "
                     "none), for agents with memories since their last one.")
+    memory_decay_interval_hours: float = Field(
+        default=MEMORY_DECAY_EVERY_HOURS, gt=0, le=24 * 30, alias="GRIMOIRE_MEMORY_DECAY_INTERVAL_HOURS",
+        description="How often the decay system records memories' status transitions (active, fading, dormant, "
+                    "archived: each move a DECAY audit record by `system:decay`, once per period across replicas). "
+                    "Reads compute a memory's status when they read it either way.")
     access_log_retention_days: float = Field(
         default=30, gt=0, alias="GRIMOIRE_ACCESS_LOG_RETENTION_DAYS",
         description="How long access records are kept; a daily job deletes older ones.")

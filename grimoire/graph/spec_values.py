@@ -184,6 +184,26 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("grimoire.graph.context.categories:DEFAULT_ALLOCATIONS.contrarian", "context-governor.md", 207, 0.04,
              "(Contrarian, 0.04)"),
     Constant("grimoire.graph.memory.relevance:LAMBDA", "moltbot-memory.md", 347, 0.03, "recommended: 0.03"),
+    Constant("grimoire.graph.memory.relevance:BASE_RELEVANCE.explicit", "moltbot-memory.md", 346, 1.0,
+             "1.0 for explicit"),
+    Constant("grimoire.graph.memory.relevance:BASE_RELEVANCE.detected", "moltbot-memory.md", 346, 0.7,
+             "0.7 for auto-detected"),
+    Constant("grimoire.graph.memory.relevance:BASE_RELEVANCE.inferred", "moltbot-memory.md", 346, 0.5,
+             "0.5 for inferred"),
+    Constant("grimoire.graph.memory.relevance:TYPE_WEIGHT.core", "moltbot-memory.md", 351, 1.5, "Core: 1.5"),
+    Constant("grimoire.graph.memory.relevance:TYPE_WEIGHT.episodic", "moltbot-memory.md", 352, 0.8, "Episodic: 0.8"),
+    Constant("grimoire.graph.memory.relevance:TYPE_WEIGHT.semantic", "moltbot-memory.md", 353, 1.2, "Semantic: 1.2"),
+    Constant("grimoire.graph.memory.relevance:TYPE_WEIGHT.procedural", "moltbot-memory.md", 354, 1.0,
+             "Procedural: 1.0"),
+    Constant("grimoire.graph.memory.relevance:ACTIVE_FROM", "moltbot-memory.md", 359, 0.5, "1.0 - 0.5 Active"),
+    Constant("grimoire.graph.memory.relevance:FADING_FROM", "moltbot-memory.md", 360, 0.2, "0.5 - 0.2 Fading"),
+    Constant("grimoire.graph.memory.relevance:DORMANT_FROM", "moltbot-memory.md", 361, 0.05, "0.2 - 0.05 Dormant"),
+    Constant("grimoire.graph.memory.decay_status:EVERY_HOURS", "moltbot-memory.md", 662, None,
+             "2026-02-03T03:01Z DECAY system:decay",
+             "The document gives the decay system no period; its audit.log example records a DECAY run at 03:01, "
+             "a minute after the nightly 3:00 reflection (line 405), so the project records transitions daily "
+             "(GRIMOIRE_MEMORY_DECAY_INTERVAL_HOURS). Reads compute a memory's status when they read it, so the "
+             "period only sets how soon a transition is recorded."),
     Constant("grimoire.graph.memory.recall:RESULTS", "moltbot-memory.md", 1009, 20, "Max search results 20"),
     Constant("grimoire.graph.memory.recall:MIN_SEARCH_SCORE", "moltbot-memory.md", 1010, 0.3,
              "Min search score 0.3",
@@ -314,12 +334,12 @@ DIFFERENCES: tuple[Difference, ...] = (
                "forced private",
                "grimoire.md shares knowledge across the clade (line 1426: warnings propagate to the clade "
                "namespace), and warnings and causal links map to the 'fact' crystal type."),
-    Difference("decay status transitions audited", "moltbot-memory.md", 642,
-               "the decay system (system:decay) records each status transition",
-               "a memory's status (active/fading/dormant/archived) is computed at read time; no transition is "
-               "stored or audited",
-               "status follows from the relevance formula at any moment, so the project computes it rather than "
-               "storing it."),
+    Difference("decay transitions: one record per memory", "moltbot-memory.md", 662,
+               "one audit.log line per decay run: '2 entries transitioned: fading→dormant'",
+               "the decay system (memory.decay, daily) records one DECAY record by system:decay per memory whose "
+               "status moved, its owner's, summary 'fading→dormant'; reads still compute the status when they read",
+               "an audit record belongs to one owner (each agent's trail shows its own memories only), and one "
+               "naming its memory is what 'why did you forget X' (line 710) finds."),
     Difference("critical files", "moltbot-memory.md", 1012,
                "alert on SOUL.md, IDENTITY.md and config changes",
                "checksums and alerts cover the agent's configuration and the identity and critical-facts core "

@@ -1,8 +1,9 @@
 """Isolation over the background (issue 36): three agents — two of one clade, one of another — and a sub-agent,
 each owner with private, shared, public and confidential episodes, entries and memories (a private Warning that
 holds an API key among them), lessons for the Curator to distil, promote and offer, predictions for Reflexion, broken
-invariants (Reflexion's safety_incident episodes), and near-duplicates across owners and scopes for the consolidation
-engine. Every scheduler job runs; then every read route of the isolation registry
+invariants (Reflexion's safety_incident episodes), near-duplicates across owners and scopes for the consolidation
+engine, and memories unread for a month for the decay system. Every scheduler job runs; then every read route of
+the isolation registry
 (tests/integration/test_isolation.py's READ_ROUTES) is walked as each agent: no 2xx answer holds anything of another
 owner's private or confidential items (their ids or their text), and no item's scope, clade or owner changed —
 derived items take the narrowest of their sources' scopes, merges stay within one owner, scope and clade. Also: a
@@ -225,6 +226,9 @@ def world(api: Api, db: Database) -> World:
     now = now_ms()
     db.run("testing/set_crystal_props", rows=[{"id": i.id, "props": {"access_count": 30, "last_accessed_at": now}}
                                               for i in w.items if "twin" in i.id])
+    # Every memory unread for 30 days: fading (under 0.5), a transition for the decay system to record.
+    db.run("testing/set_crystal_props", rows=[{"id": i.id, "props": {"last_accessed_at": now - 30 * DAY}}
+                                              for i in w.items if i.kind == "memory"])
     return w
 
 
@@ -435,6 +439,13 @@ def test_the_background_widens_nothing_and_every_read_route_keeps_the_partition(
         twins["ep-a-twin-private-z"]["parent_id"] == "ep-a-twin-private2-z", twins
     assert not _widened(before, after)
     _inferred_facts_keep_their_partition(world, db)
+    # The decay system recorded each owner's memory going fading in that owner's trail, and only there.
+    for o in OWNERS:
+        mine = [i.id for i in world.items if i.kind == "memory" and i.owner == o]
+        r = api.client.get(f"/agents/{agent(o)}/audit", headers=world.headers[o], params={"actor": "system:decay"})
+        assert r.status_code == 200, r.text
+        assert [(x["target_ids"], x["verb"], x["summary"].split(":")[0]) for x in r.json()] == [
+            (mine, "DECAY", "active→fading")], r.json()
     answered: dict[str, int] = {}
     for viewer in (*OWNERS, SUB):
         assert not (leaks := walk(world, viewer, answered)), (viewer, leaks)

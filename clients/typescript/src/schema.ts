@@ -5027,8 +5027,16 @@ export interface components {
             id: string;
             /** Text */
             text: string | null;
-            /** Archived At */
+            /**
+             * Archived At
+             * @description when a person archived it (none: the decay system did)
+             */
             archived_at: number | null;
+            /**
+             * Decay Status
+             * @description the status the decay system last recorded
+             */
+            decay_status?: string | null;
         };
         /** ForkIn */
         ForkIn: {
@@ -5143,6 +5151,16 @@ export interface components {
             sensitivity?: string | null;
             /** Audit Id */
             audit_id?: string | null;
+            /**
+             * Decay Status
+             * @description the status the decay system last recorded (active, fading, dormant, archived; `relevance.status` is the one now)
+             */
+            decay_status?: string | null;
+            /**
+             * Decay Status At
+             * @description when that status was recorded (epoch ms)
+             */
+            decay_status_at?: number | null;
             /**
              * Archived At
              * @description when it was forgotten (archived), epoch ms
@@ -6461,6 +6479,16 @@ export interface components {
             /** Audit Id */
             audit_id?: string | null;
             /**
+             * Decay Status
+             * @description the status the decay system last recorded (active, fading, dormant, archived; `relevance.status` is the one now)
+             */
+            decay_status?: string | null;
+            /**
+             * Decay Status At
+             * @description when that status was recorded (epoch ms)
+             */
+            decay_status_at?: number | null;
+            /**
              * Archived At
              * @description when it was forgotten (archived), epoch ms
              */
@@ -7713,6 +7741,16 @@ export interface components {
             sensitivity?: string | null;
             /** Audit Id */
             audit_id?: string | null;
+            /**
+             * Decay Status
+             * @description the status the decay system last recorded (active, fading, dormant, archived; `relevance.status` is the one now)
+             */
+            decay_status?: string | null;
+            /**
+             * Decay Status At
+             * @description when that status was recorded (epoch ms)
+             */
+            decay_status_at?: number | null;
             /**
              * Archived At
              * @description when it was forgotten (archived), epoch ms

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 from grimoire.graph.audit import channel as channels
 from grimoire.graph.audit.revert import RevertOp, dump_revert
@@ -12,6 +13,28 @@ from grimoire.graph.audit.vocabulary import Approval, verb_of
 from grimoire.graph.db import cypher
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms, uuid7
+
+
+class AuditNode(TypedDict):
+    """An audit record's node as cypher/audit/record.cypher creates it."""
+
+    id: str
+    at: int
+    actor: str
+    agent_id: str | None
+    action: str
+    verb: str
+    tag: str | None
+    trigger: str | None
+    approval: str | None
+    target_ids: list[str]
+    summary: str
+    revert: str
+    before_versions: list[str]
+    after_versions: list[str]
+    rollback_id: str | None
+    session_id: str | None
+    channel: str
 
 
 @dataclass
@@ -33,14 +56,20 @@ class Audit:
         """`revert`: what undoes this mutation, in the order to run (graph/audit/revert.py); operations
         with nothing to do are left out, so an empty list says there is nothing to undo. `versions`: each
         touched item's version before and after (graph/audit/versions.py)."""
+        tx.run(cypher.query("audit/record"), audit=self.node(target_ids, summary, revert, versions)).consume()
+
+    def node(self, target_ids: list[str], summary: str, revert: Sequence[RevertOp],
+                   versions: Sequence[Step] = ()) -> AuditNode:
+        """The record's node as `write` creates it: for a statement that writes many records with its change
+        (one UNWIND row each, graph/memory/decay_status.py)."""
         stepped = {s.item for s in versions}
         implicit = [s for s in implied(target_ids, revert) if s.item not in stepped]
         before, after = columns(target_ids, [*implicit, *versions])
-        tx.run(cypher.query("audit/record"), audit={
+        return {
             "id": self.id, "at": self.at, "actor": self.actor, "agent_id": self.agent_id,
             "action": self.action, "verb": verb_of(self.action).value, "tag": self.tag, "trigger": self.trigger,
             "approval": self.approval.value if self.approval else None,
             "target_ids": target_ids, "summary": summary, "revert": dump_revert(revert),
             "before_versions": before, "after_versions": after, "rollback_id": self.rollback_id,
             "session_id": self.session_id, "channel": self.channel,
-        }).consume()
+        }

@@ -93,6 +93,12 @@ class RecordRow(Row):
     record: UndoableRecord
 
 
+# Records a rollback rolls over without a conflict: an alert's acknowledgement, and a memory's decay status
+# transition (graph/memory/decay_status.py: the status follows from the relevance inputs the rollback restores,
+# and the decay system's next run records it).
+ROLLED_OVER = ["alert.acknowledge", "memory.decay"]
+
+
 class LaterRow(Row):
     query = "rollback/later_changes"
     record: Brief
@@ -384,7 +390,7 @@ def conflicts(db: Database, agent_id: str, p: Plan) -> list[Brief]:
         return []
     undone = [s.record.id for s in p.steps]
     rows = db.typed(LaterRow, agent_id=agent_id, since=min(first_touch.values()), items=list(first_touch),
-                    excluded=undone, verbs=["ALERT"])
+                    excluded=undone, verbs=["ALERT"], actions=ROLLED_OVER)
     return [row.record for row in rows
             if any(row.record.at >= first_touch.get(i, row.record.at + 1) for i in row.record.target_ids or [])]
 

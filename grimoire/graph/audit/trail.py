@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from grimoire.graph.audit.alerts import critical_items
 from grimoire.graph.audit.vocabulary import Verb, actions_of, log_line, read_approval, read_tag, verb_of
@@ -134,7 +134,8 @@ def shaped(row: KeyedRecord, critical: set[str] | None = None) -> TrailRecord:
 class ForgottenMemory(BaseModel):
     id: str
     text: str | None
-    archived_at: int | None
+    archived_at: int | None = Field(description="when a person archived it (none: the decay system did)")
+    decay_status: str | None = Field(default=None, description="the status the decay system last recorded")
 
 
 class ForgottenRow(Row):

@@ -109,6 +109,7 @@ VERBS: dict[str, Verb] = {
     "memory.archive": Verb.ARCHIVE,
     "memory.delete": Verb.DELETE,
     "memory.restore": Verb.REVERT,
+    "memory.decay": Verb.DECAY,                   # the decay system recorded a memory's status transition (9.2)
     "memory.reflection.propose": Verb.PROPOSE,
     "memory.reflection.apply": Verb.CREATE,
     "memory.reflection.decide": Verb.COMMIT,

@@ -50,7 +50,10 @@ class Reinforcement(StrEnum):
 BASE_RELEVANCE = {Arrival.explicit: 1.0, Arrival.detected: 0.7, Arrival.inferred: 0.5}
 TYPE_WEIGHT = {Store.core: 1.5, Store.episodic: 0.8, Store.semantic: 1.2, Store.procedural: 1.0}
 NEVER_DECAYS = frozenset({Store.vault})
-THRESHOLDS = ((0.5, Status.active), (0.2, Status.fading), (0.05, Status.dormant))
+ACTIVE_FROM = 0.5    # 9.2: 1.0 - 0.5 active
+FADING_FROM = 0.2    # 0.5 - 0.2 fading
+DORMANT_FROM = 0.05  # 0.2 - 0.05 dormant; below it archived (section 16's "Decay archive threshold")
+THRESHOLDS = ((ACTIVE_FROM, Status.active), (FADING_FROM, Status.fading), (DORMANT_FROM, Status.dormant))
 SEARCHABLE = frozenset({Status.active, Status.fading})
 EXPLICIT = frozenset({Status.active, Status.fading, Status.dormant})
 

@@ -111,6 +111,11 @@ def properties(memory: NewMemory, recorded_at: int) -> Properties:
         "confidence": CONFIDENCE_VALUE[c.confidence], "tags": list(c.tags), "source": source,
         "arrival": memory.arrival.value, "base_relevance": relevance.BASE_RELEVANCE[memory.arrival],
         "pinned": c.store is Store.vault, "session_id": memory.session_id,
+        # its status when written, which the decay system's transitions start from (graph/memory/decay_status.py)
+        "decay_status": relevance.relevance(store=c.store, base=relevance.BASE_RELEVANCE[memory.arrival],
+                                            access_count=1, last_accessed=memory.at, now=recorded_at,
+                                            pinned=c.store is Store.vault).status.value,
+        "decay_status_at": recorded_at,
         "core_block": c.core_block.value if c.core_block and c.store is Store.core else None,
         "router": c.router,
     }
@@ -292,6 +297,10 @@ class StoredMemory(BaseModel):
     lifecycle: str | None = None
     sensitivity: str | None = None
     audit_id: str | None = None
+    decay_status: str | None = Field(
+        default=None, description="the status the decay system last recorded (active, fading, dormant, archived; "
+                                  "`relevance.status` is the one now)")
+    decay_status_at: int | None = Field(default=None, description="when that status was recorded (epoch ms)")
     archived_at: int | None = Field(default=None, description="when it was forgotten (archived), epoch ms")
     archived_by: str | None = None
 

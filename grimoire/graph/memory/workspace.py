@@ -189,6 +189,8 @@ class _Planner:
                                   learned_from=learned_from, id=memory_id(self.agent_id, key))
         props = {"access_count": d.access_count, "last_accessed_at": d.last_accessed, "base_relevance": d.base,
                  "pinned": d.pinned or c.store is Store.vault, "workspace_key": key,
+                 # the status these inputs give now: the decay system's transitions start from it
+                 "decay_status": d.relevance(self.now).status.value, "decay_status_at": self.now,
                  "workspace_hash": _digest(c, extra)}
         props.update({f"workspace_{k}": v for k, v in extra.items() if v is not None})
         return Planned(memory, key, path, line, props)

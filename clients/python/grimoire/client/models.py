@@ -2023,7 +2023,16 @@ class Forgotten(BaseModel):
 class ForgottenMemory(BaseModel):
     id: str = Field(..., title='Id')
     text: str | None = Field(..., title='Text')
-    archived_at: int | None = Field(..., title='Archived At')
+    archived_at: int | None = Field(
+        ...,
+        description='when a person archived it (none: the decay system did)',
+        title='Archived At',
+    )
+    decay_status: str | None = Field(
+        None,
+        description='the status the decay system last recorded',
+        title='Decay Status',
+    )
 
 
 class ForkIn(BaseModel):
@@ -2099,6 +2108,16 @@ class FoundMemory(BaseModel):
     lifecycle: str | None = Field(None, title='Lifecycle')
     sensitivity: str | None = Field(None, title='Sensitivity')
     audit_id: str | None = Field(None, title='Audit Id')
+    decay_status: str | None = Field(
+        None,
+        description='the status the decay system last recorded (active, fading, dormant, archived; `relevance.status` is the one now)',
+        title='Decay Status',
+    )
+    decay_status_at: int | None = Field(
+        None,
+        description='when that status was recorded (epoch ms)',
+        title='Decay Status At',
+    )
     archived_at: int | None = Field(
         None,
         description='when it was forgotten (archived), epoch ms',
@@ -3062,6 +3081,16 @@ class Memory(BaseModel):
     lifecycle: str | None = Field(None, title='Lifecycle')
     sensitivity: str | None = Field(None, title='Sensitivity')
     audit_id: str | None = Field(None, title='Audit Id')
+    decay_status: str | None = Field(
+        None,
+        description='the status the decay system last recorded (active, fading, dormant, archived; `relevance.status` is the one now)',
+        title='Decay Status',
+    )
+    decay_status_at: int | None = Field(
+        None,
+        description='when that status was recorded (epoch ms)',
+        title='Decay Status At',
+    )
     archived_at: int | None = Field(
         None,
         description='when it was forgotten (archived), epoch ms',
@@ -3975,6 +4004,16 @@ class Recalled(BaseModel):
     lifecycle: str | None = Field(None, title='Lifecycle')
     sensitivity: str | None = Field(None, title='Sensitivity')
     audit_id: str | None = Field(None, title='Audit Id')
+    decay_status: str | None = Field(
+        None,
+        description='the status the decay system last recorded (active, fading, dormant, archived; `relevance.status` is the one now)',
+        title='Decay Status',
+    )
+    decay_status_at: int | None = Field(
+        None,
+        description='when that status was recorded (epoch ms)',
+        title='Decay Status At',
+    )
     archived_at: int | None = Field(
         None,
         description='when it was forgotten (archived), epoch ms',
