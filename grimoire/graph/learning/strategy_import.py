@@ -27,11 +27,21 @@ from grimoire.graph.learning.strategies import StrategyPackageOut
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.entry import EntryIn, EntrySource
 from grimoire.graph.model.enums import EntryCategory, MarketRegime, Provenance, Scope
-from grimoire.graph.model.rows import Properties
 from grimoire.graph.visibility import Visibility
 
 SCOPE_RANK = {Scope.private: 0, Scope.shared: 1, Scope.public: 2}
 ALREADY = "already_imported"
+
+
+class ImportSource(BaseModel):
+    """The properties an imported copy carries besides a candidate's: where it came from."""
+
+    imported_from: str
+    imported_from_agent: str
+    import_strategy: str
+    import_digest: str
+    source_confidence: float | None = None
+    requested_scope: str | None = None  # the scope asked for, when the source's was narrower
 
 
 class StrategyImportIn(StrictModel):
@@ -96,7 +106,7 @@ def import_package(k: Knowledge, body: StrategyImportIn, *, importer: AgentOut, 
         confidence=round(min(1.0, float(e.get("confidence") or 0.0) * weight), 6),
         source=EntrySource(golem_id=owner.id)) for e in fresh]
     extra = {copies[str(e["id"])]: _provenance_props(e, owner.id, package, body.scope, scopes[str(e["id"])])
-             for e in fresh}
+             .model_dump(exclude_none=True) for e in fresh}
     # The source entry (which the importer may see, when shared) is what the copy copies, not its duplicate.
     decisions = admit(k, candidates, actor=actor, clade=importer.clade or None, extra=extra,
                       copy_of={copies[str(e["id"])]: str(e["id"]) for e in fresh}) if candidates else []
@@ -105,13 +115,13 @@ def import_package(k: Knowledge, body: StrategyImportIn, *, importer: AgentOut, 
     for e in sources:
         source_id, cid = str(e["id"]), copies[str(e["id"])]
         d = by_candidate.get(cid)
-        fresh_decision = d is not None and not d.existing
-        answers.append(ImportedEntry(
-            source_id=source_id, category=EntryCategory(e["category"]), candidate_id=cid,
-            outcome=d.result.outcome.value if d is not None and fresh_decision else ALREADY,
-            entry_id=d.entry_id if d is not None else decided.get(cid),
-            confidence=d.result.confidence if fresh_decision and d is not None else None,
-            scope=scopes[source_id], decision_id=d.decision_id if fresh_decision and d is not None else None))
+        made = {"source_id": source_id, "category": EntryCategory(e["category"]), "candidate_id": cid,
+                "scope": scopes[source_id]}
+        if d is None or d.existing:  # decided by an earlier import: nothing decided again
+            answers.append(ImportedEntry(**made, outcome=ALREADY, entry_id=d.entry_id if d else decided.get(cid)))
+        else:
+            answers.append(ImportedEntry(**made, outcome=d.result.outcome.value, entry_id=d.entry_id,
+                                         confidence=d.result.confidence, decision_id=d.decision_id))
     admitted = [d.candidate_id for d in decisions if d.result.writes_entry and not d.existing]
     return StrategyImported(agent_id=importer.id, source_agent_id=owner.id, strategy=package.strategy,
                             digest=package.digest, provenance=Provenance.Clade, weight=weight, admitted=admitted,
@@ -137,11 +147,8 @@ def _provenance(given: Any, weights: dict[Provenance, float]) -> Provenance:
 
 
 def _provenance_props(entry: dict[str, Any], owner: str, package: StrategyPackageOut, asked: Scope,
-                      scope: Scope) -> Properties:
+                      scope: Scope) -> ImportSource:
     """What the copy keeps of where it came from: the source entry and agent, the strategy, the package's digest."""
-    props: dict[str, Any] = {"imported_from": str(entry["id"]), "imported_from_agent": owner,
-                             "import_strategy": package.strategy, "import_digest": package.digest,
-                             "source_confidence": entry.get("confidence")}
-    if scope != asked:
-        props["requested_scope"] = asked.value
-    return {key: v for key, v in props.items() if v is not None}
+    return ImportSource(imported_from=str(entry["id"]), imported_from_agent=owner, import_strategy=package.strategy,
+                        import_digest=package.digest, source_confidence=entry.get("confidence"),
+                        requested_scope=asked.value if scope != asked else None)
