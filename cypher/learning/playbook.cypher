@@ -9,5 +9,5 @@ WHERE ($admin OR e.agent_id = $viewer) AND e.status = 'active'
 OPTIONAL MATCH (e)-[:DERIVED_FROM]->(ep:Episode)
 WITH e, count(ep) AS episodes
 RETURN e {.id, .category, .content, .confidence, .validated_count, .contradicted_count, .provenance, .strategy,
-          .market_regime, .revision, .source_golem_id} AS entry, episodes
+          .market_regime, .revision, .source_golem_id, .sensitivity} AS entry, episodes
 ORDER BY e.strategy, e.category, e.confidence DESC, e.id

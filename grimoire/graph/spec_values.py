@@ -157,6 +157,8 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("grimoire.graph.learning.reflexion:INCIDENT_CONFIDENCE", "grimoire.md", 1374, 1.0,
              "safety_incident Episode at confidence 1.0"),
     Constant("grimoire.graph.learning.strategies:THRESHOLD", "grimoire.md", 1450, 0.9, "PSR exceeds 0.90"),
+    Constant("AdmissionConfig.provenance_weight.Clade", "grimoire.md", 1505, 0.8,
+             "Vault, Clade, and Lethe entries are weighted (1.0x, 0.8x, 0.5x)"),
     Constant("grimoire.graph.learning.strategies:MIN_DECIDED", "grimoire.md", 1450, None,
              "PSR named without a formula",
              "The document gives no PSR formula and no sample size; the project's PSR needs at least 20 decided "
@@ -340,6 +342,16 @@ DIFFERENCES: tuple[Difference, ...] = (
                "status moved, its owner's, summary 'fading→dormant'; reads still compute the status when they read",
                "an audit record belongs to one owner (each agent's trail shows its own memories only), and one "
                "naming its memory is what 'why did you forget X' (line 710) finds."),
+    Difference("strategy package: JSON, shared in the clade", "grimoire.md", 1450,
+               "a strategy past PSR 0.90 packaged as a tradeable artifact (ONNX model + JSON config + EAS "
+               "attestation), shared free within the clade",
+               "GET /strategies/{strategy}/package builds a JSON artifact named by its sha-256 digest; another agent "
+               "of the owner's clade imports it (POST /agents/{agent_id}/strategies/import), each entry through the "
+               "Admission Gate at 0.8x its confidence; the package's causal links are not recreated between the "
+               "copies",
+               "the ONNX model and the EAS attestation belong to the marketplace ([HARDENED], not built); the "
+               "importer's copies are candidates its own cycles validate (line 823), and links between them are "
+               "its own to make (POST /causal/links)."),
     Difference("critical files", "moltbot-memory.md", 1012,
                "alert on SOUL.md, IDENTITY.md and config changes",
                "checksums and alerts cover the agent's configuration and the identity and critical-facts core "
@@ -363,10 +375,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "regime transitions",
                "one optional language model (GRIMOIRE_REASONER_URL), the rule-based Reasoner without it",
                "not built yet: a second model and the surprise measure that picks it."),
-    Difference("strategies shared, not only packaged", "grimoire.md", 1450,
-               "a strategy past PSR 0.90 packaged as an artifact to share",
-               "GET /strategies/{strategy}/package builds the artifact; clade members cannot import it",
-               "not built yet: an import that admits the package's entries for the importer (through the gate)."),
     Difference("lazy enrichment at ingestion", "grimoire.md", 1100,
                "episodes searchable at once, their extraction (entities, links) deferred and done later",
                "an episode's mentions and embedding are written in the ingesting request",

@@ -112,6 +112,21 @@ def _import(w: World) -> Call:
                                      headers={**w.api.admin, "content-type": "application/x-ndjson"})
 
 
+def _strategy_import(w: World) -> Call:
+    """A clade mate's package: 20 decided episodes of a strategy and an active warning of it (what its Curator
+    would have validated), imported by another agent of the clade."""
+    owner, mate = w.api.headers("walker-dca", CLADE), w.api.headers("walker-mate", CLADE)
+    w.ok(w.post("/episodes/batch", headers=owner, json={"episodes": [
+        {"id": f"walk-dca-ep-{i}", "type": "action", "strategy": "walk-dca", "outcome": "positive",
+         "text": f"Bought 0.1 WETH on the weekly schedule, week {i}"} for i in range(20)]}))
+    w.ok(w.post("/entries", headers=owner, json={
+        "id": "walk-dca-warning", "category": "Warning", "strategy": "walk-dca",
+        "content": "Skip the weekly WETH buy when mainnet gas is above 80 gwei"}))
+    w.api.db.run("testing/set_entry_props", id="walk-dca-warning", props={"status": "active", "confidence": 0.6})
+    package = w.ok(w.api.client.get("/strategies/walk-dca/package", headers=owner))
+    return lambda: w.post("/agents/walker-mate/strategies/import", headers=mate, json={"package": package})
+
+
 def _key_revoke(w: World) -> Call:
     made = w.ok(w.api.client.post(f"/agents/{AGENT}/keys", headers=w.api.admin, json={"scopes": ["read"]}))
     return lambda: w.api.client.delete(f"/keys/{made['id']}", headers=w.api.admin)
@@ -348,6 +363,7 @@ MUTATING: dict[str, Case] = {
     "POST /causal/links": _link,
     "POST /causal/links/{link_id}/outcome": _link_outcome,
     "POST /agents/{agent_id}/inherit-causal-graph": _inherit,
+    "POST /agents/{agent_id}/strategies/import": _strategy_import,
     "POST /entities": _call("POST", "/entities", {"entities": [{"kind": "Token", "name": "WALK"}]}),
     "POST /facts": lambda w: (lambda body: lambda: w.post("/facts", json=body))(_facts(w, 1)),
     "POST /facts/{fact_id}/invalidate": _invalidate,

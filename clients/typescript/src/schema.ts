@@ -1877,6 +1877,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/strategies/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import a clade mate's strategy package: each entry a candidate of the agent's through the Admission Gate at 0.8x its confidence (clade knowledge), with its provenance; idempotent */
+        post: operations["import_strategy_agents__agent_id__strategies_import_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{agent_id}/context/policy": {
         parameters: {
             query?: never;
@@ -4054,6 +4071,16 @@ export interface components {
             inherited_from?: string | null;
             /** Inherited From Agent */
             inherited_from_agent?: string | null;
+            /** Imported From */
+            imported_from?: string | null;
+            /** Imported From Agent */
+            imported_from_agent?: string | null;
+            /** Import Strategy */
+            import_strategy?: string | null;
+            /** Import Digest */
+            import_digest?: string | null;
+            /** Source Confidence */
+            source_confidence?: number | null;
             /** Quality Specificity */
             quality_specificity?: number | null;
             /** Quality Actionability */
@@ -5600,6 +5627,38 @@ export interface components {
             audit_ids: string[];
             /** Relationships Skipped */
             relationships_skipped: number;
+        };
+        /** ImportedEntry */
+        ImportedEntry: {
+            /**
+             * Source Id
+             * @description the package's entry (the owner's)
+             */
+            source_id: string;
+            category: components["schemas"]["EntryCategory"];
+            /**
+             * Candidate Id
+             * @description the importer's copy: derived from the importer and the source's revision
+             */
+            candidate_id: string;
+            /**
+             * Outcome
+             * @description the gate's outcome (admitted, admitted_low, merged, skipped, rejected, quarantined), or already_imported when decided by an earlier import
+             */
+            outcome: string;
+            /**
+             * Entry Id
+             * @description the entry written, or merged into / duplicated
+             */
+            entry_id?: string | null;
+            /**
+             * Confidence
+             * @description what a written entry got
+             */
+            confidence?: number | null;
+            scope: components["schemas"]["Scope"];
+            /** Decision Id */
+            decision_id?: string | null;
         };
         /** IndexInfo */
         IndexInfo: {
@@ -9074,6 +9133,47 @@ export interface components {
             explanation?: string | null;
         } & {
             [key: string]: unknown;
+        };
+        /** StrategyImportIn */
+        StrategyImportIn: {
+            /** @description the package as GET /strategies/{strategy}/package returned it to its owner, digest included */
+            package: components["schemas"]["StrategyPackageOut"];
+            /**
+             * @description the imported entries' scope, narrowed to each source entry's (never wider)
+             * @default private
+             */
+            scope?: components["schemas"]["Scope"];
+        };
+        /** StrategyImported */
+        StrategyImported: {
+            /**
+             * Agent Id
+             * @description the importer
+             */
+            agent_id: string;
+            /**
+             * Source Agent Id
+             * @description the package's owner
+             */
+            source_agent_id: string;
+            /** Strategy */
+            strategy: string;
+            /** Digest */
+            digest: string;
+            /** @description what the copies are weighed as: the clade's knowledge */
+            provenance: components["schemas"]["Provenance"];
+            /**
+             * Weight
+             * @description the clade weight each source confidence is multiplied by (grimoire.md: 0.8x)
+             */
+            weight: number;
+            /**
+             * Admitted
+             * @description entries this import wrote (none when it was imported before)
+             */
+            admitted: string[];
+            /** Entries */
+            entries: components["schemas"]["ImportedEntry"][];
         };
         /** StrategyOut */
         StrategyOut: {
@@ -13485,6 +13585,59 @@ export interface operations {
                 };
             };
             /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    import_strategy_agents__agent_id__strategies_import_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StrategyImportIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StrategyImported"];
+                };
+            };
+            /** @description the importer is not of the package owner's clade */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not the owner's current package (stale or forged), or the strategy's PSR no longer passes 0.90 */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description the digest does not match the package's content, or the owner imports its own package */
             422: {
                 headers: {
                     [name: string]: unknown;

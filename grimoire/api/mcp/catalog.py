@@ -252,6 +252,9 @@ TOOLS: tuple[ToolSpec, ...] = (
     R("get_playbook", "GET /playbook", "The agent's playbook (PLAYBOOK.md): its best heuristics and warnings."),
     R("list_strategies", "GET /strategies", "Strategies with their fragments and performance."),
     R("strategy_package", "GET /strategies/{strategy}/package", "A strategy's knowledge package."),
+    R("import_strategy", f"POST {A}/strategies/import", "Import a clade mate's strategy package (as its owner "
+      "fetched it): each entry a candidate of this agent's through the Admission Gate at 0.8x its confidence, "
+      "with its provenance; the same package twice admits nothing.", "write", idempotent=True),
     R("list_mental_models", "GET /mental-models", "The mental models (DeFi's core causal models)."),
     # ---------------------------------------------------------------- events, metrics, scheduler
     R("list_events", "GET /events", "Events (writes, admissions, cycles, ...) this key may see, by type, "

@@ -1,29 +1,31 @@
-"""The learning loop over REST: run a Curator cycle, read cycles back with their operations, and the
-agent's PLAYBOOK.md (text/markdown)."""
+"""The learning loop over REST: run a Curator cycle, read cycles back with their operations, the
+agent's PLAYBOOK.md (text/markdown), its strategies and their packages, and a clade mate's package imported."""
 
 from __future__ import annotations
 
 import json
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import PlainTextResponse
 
 from grimoire.api.auth import Reader, Writer
-from grimoire.api.deps import DbDep, get_services
+from grimoire.api.deps import DbDep, KnowledgeDep, get_services
 from grimoire.api.routes.agents import require_self_or_admin
 from grimoire.api.schemas.learning import (
     CycleIn,
     CycleOut,
     CycleReportOut,
     OperationOut,
+    StrategyImported,
+    StrategyImportIn,
     StrategyOut,
     StrategyPackageOut,
 )
 from grimoire.graph import agents
 from grimoire.graph.agents import Principal, UnknownAgent
 from grimoire.graph.errors import Invalid, NotFound
-from grimoire.graph.learning import playbook, strategies
+from grimoire.graph.learning import playbook, strategies, strategy_import
 from grimoire.graph.services import manual_cycle
 
 router = APIRouter(tags=["learning"])
@@ -94,3 +96,23 @@ def list_strategies(db: DbDep, who: Reader, agent_id: str | None = None) -> list
             summary="A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links")
 def strategy_package(strategy: str, db: DbDep, who: Reader, agent_id: str | None = None) -> StrategyPackageOut:
     return strategies.package(db, _agent(who, agent_id), strategy, who.visibility())
+
+
+@router.post("/agents/{agent_id}/strategies/import", response_model=StrategyImported, status_code=201,
+             responses={403: {"description": "the importer is not of the package owner's clade"},
+                        409: {"description": "not the owner's current package (stale or forged), or the strategy's "
+                                             "PSR no longer passes 0.90"},
+                        422: {"description": "the digest does not match the package's content, or the owner imports "
+                                             "its own package"}},
+             summary="Import a clade mate's strategy package: each entry a candidate of the agent's through the "
+                     "Admission Gate at 0.8x its confidence (clade knowledge), with its provenance; idempotent")
+def import_strategy(agent_id: str, body: StrategyImportIn, k: KnowledgeDep, who: Writer) -> StrategyImported:
+    require_self_or_admin(who, agent_id)
+    importer = agents.get(k.db, agent_id)
+    if importer is None:
+        raise UnknownAgent(f"no agent {agent_id!r}")
+    owner = agents.get(k.db, body.package.agent_id)
+    # Strategy sharing is free within the clade, and only there: an unknown owner gets the same answer.
+    if owner is None or not importer.clade or owner.clade != importer.clade:
+        raise HTTPException(403, "only an agent of the package owner's clade may import its strategy package")
+    return strategy_import.import_package(k, body, importer=importer, owner=owner, actor=who.key_id)

@@ -8,6 +8,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from grimoire.graph.learning.strategies import StrategyOut as StrategyOut  # declared beside what computes it
 from grimoire.graph.learning.strategies import StrategyPackageOut as StrategyPackageOut
+from grimoire.graph.learning.strategy_import import ImportedEntry as ImportedEntry
+from grimoire.graph.learning.strategy_import import StrategyImported as StrategyImported
+from grimoire.graph.learning.strategy_import import StrategyImportIn as StrategyImportIn
 
 
 class CycleIn(BaseModel):

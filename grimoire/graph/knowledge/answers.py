@@ -62,6 +62,11 @@ class EntryOut(StoredNode):
     access_count: int | None = None
     inherited_from: str | None = None
     inherited_from_agent: str | None = None
+    imported_from: str | None = None  # a clade mate's strategy package imported: the source entry (its owner's)
+    imported_from_agent: str | None = None
+    import_strategy: str | None = None
+    import_digest: str | None = None  # the package's sha-256
+    source_confidence: float | None = None  # the source entry's confidence, before the clade's 0.8x
     quality_specificity: float | None = None
     quality_actionability: float | None = None
     quality_novelty: float | None = None

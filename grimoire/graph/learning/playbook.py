@@ -11,6 +11,7 @@ from typing import Any
 from grimoire.graph.db.connection import Database
 from grimoire.graph.visibility import Visibility
 
+CONFIDENTIAL = "confidential"  # graph/model/crystal/sensitivity.py's tag: never shared, not even in a package
 HEADER = ("Procedural memory compiled by the Curator from the graph: heuristics promoted at confidence 0.7 or "
           "more after local validation, and the active warnings. Rewritten from the graph; edit the entries, "
           "not this file.")
@@ -34,10 +35,13 @@ def _order(item: tuple[dict[str, Any], int]) -> tuple[float, str]:
     return (-round(float(item[0]["confidence"]), 6), item[0]["id"])
 
 
-def render(db: Database, agent_id: str, visibility: Visibility) -> str:
+def render(db: Database, agent_id: str, visibility: Visibility, *, shareable: bool = False) -> str:
+    """`shareable`: the playbook as it may leave its owner (a strategy package), without confidential entries."""
     sections: dict[str | None, dict[str, list[tuple[dict[str, Any], int]]]] = defaultdict(lambda: defaultdict(list))
     for r in db.fetch("learning/playbook", agent_id=agent_id, **visibility.params()):
         e = r["entry"]
+        if shareable and e.get("sensitivity") == CONFIDENTIAL:
+            continue
         sections[e.get("strategy")][e["category"]].append((e, r["episodes"]))
     out = [f"# PLAYBOOK.md — {agent_id}", "", HEADER, ""]
     names: list[str | None] = [None, *sorted(s for s in sections if s is not None)]

@@ -1,6 +1,7 @@
 """Strategy packaging (../shared/spec/grimoire.md, "Strategy Generation"): when a strategy's
 Performance-Safety Ratio passes 0.90, the strategy can be packaged as an exportable artifact — its
-PLAYBOOK.md section, its active heuristics, warnings and insights, and the causal links between them.
+PLAYBOOK.md section, its active heuristics, warnings and insights (never a confidential one), and the causal
+links between them. A clade mate imports it through the Admission Gate (graph/learning/strategy_import.py).
 The spec's ONNX model and EAS attestation are a marketplace's business; this is the [CORE] part:
 an artifact to share within the clade.
 
@@ -101,15 +102,19 @@ def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) 
     rows = db.fetch("learning/strategy_package", agent_id=agent_id, strategy=strategy)
     entries = [r["entry"] for r in rows]
     links = sorted({json.dumps(lk, sort_keys=True) for r in rows for lk in r["links"] if lk})
-    section = _section(playbook.render(db, agent_id, visibility), strategy)
+    section = _section(playbook.render(db, agent_id, visibility, shareable=True), strategy)
     body = {"format": "grimoire.strategy/1", "agent_id": agent_id, "strategy": strategy,
             "performance": record.out().model_dump(), "playbook_section": section,
             "heuristics": [e for e in entries if e["category"] == "Heuristic" and e.get("in_playbook")],
             "warnings": [e for e in entries if e["category"] == "Warning"],
             "insights": [e for e in entries if e["category"] not in ("Heuristic", "Warning")],
             "causal_links": [json.loads(lk) for lk in links]}
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
-    return StrategyPackageOut.model_validate({**body, "digest": digest})
+    return StrategyPackageOut.model_validate({**body, "digest": digest_of(body)})
+
+
+def digest_of(body: dict[str, Any]) -> str:
+    """The sha-256 of a package's content (everything but its digest), as canonical JSON."""
+    return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
 
 
 def _section(text: str, strategy: str) -> str:

@@ -1263,6 +1263,11 @@ class EntryOut(BaseModel):
     access_count: int | None = Field(None, title='Access Count')
     inherited_from: str | None = Field(None, title='Inherited From')
     inherited_from_agent: str | None = Field(None, title='Inherited From Agent')
+    imported_from: str | None = Field(None, title='Imported From')
+    imported_from_agent: str | None = Field(None, title='Imported From Agent')
+    import_strategy: str | None = Field(None, title='Import Strategy')
+    import_digest: str | None = Field(None, title='Import Digest')
+    source_confidence: float | None = Field(None, title='Source Confidence')
     quality_specificity: float | None = Field(None, title='Quality Specificity')
     quality_actionability: float | None = Field(None, title='Quality Actionability')
     quality_novelty: float | None = Field(None, title='Quality Novelty')
@@ -2446,6 +2451,43 @@ class Imported(BaseModel):
     relationships: int = Field(..., title='Relationships')
     audit_ids: list[str] = Field(..., title='Audit Ids')
     relationships_skipped: int = Field(..., title='Relationships Skipped')
+
+
+class ImportedEntry(BaseModel):
+    source_id: str = Field(
+        ..., description="the package's entry (the owner's)", title='Source Id'
+    )
+    category: Literal['Insight', 'Heuristic', 'Warning', 'CausalLink', 'StrategyFragment', 'DreamJournal'] = (
+        Field(
+            ...,
+            description="The GrimoireEntry union's discriminator; each value is also a node label.",
+            title='EntryCategory',
+        )
+    )
+    candidate_id: str = Field(
+        ...,
+        description="the importer's copy: derived from the importer and the source's revision",
+        title='Candidate Id',
+    )
+    outcome: str = Field(
+        ...,
+        description="the gate's outcome (admitted, admitted_low, merged, skipped, rejected, quarantined), or already_imported when decided by an earlier import",
+        title='Outcome',
+    )
+    entry_id: str | None = Field(
+        None,
+        description='the entry written, or merged into / duplicated',
+        title='Entry Id',
+    )
+    confidence: float | None = Field(
+        None, description='what a written entry got', title='Confidence'
+    )
+    scope: Literal['private', 'shared', 'public'] = Field(
+        ...,
+        description="Who may see an item: its owner only, its owner's clade, or everyone.",
+        title='Scope',
+    )
+    decision_id: str | None = Field(None, title='Decision Id')
 
 
 class IndexInfo(BaseModel):
@@ -5025,6 +5067,48 @@ class StoredDecisionOut(BaseModel):
     max_similarity: float | None = Field(None, title='Max Similarity')
     reasoner: str | None = Field(None, title='Reasoner')
     explanation: str | None = Field(None, title='Explanation')
+
+
+class StrategyImportIn(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    package: StrategyPackageOut = Field(
+        ...,
+        description='the package as GET /strategies/{strategy}/package returned it to its owner, digest included',
+    )
+    scope: Literal['private', 'shared', 'public'] | None = Field(
+        'private',
+        description="the imported entries' scope, narrowed to each source entry's (never wider)",
+        title='Scope',
+    )
+
+
+class StrategyImported(BaseModel):
+    agent_id: str = Field(..., description='the importer', title='Agent Id')
+    source_agent_id: str = Field(
+        ..., description="the package's owner", title='Source Agent Id'
+    )
+    strategy: str = Field(..., title='Strategy')
+    digest: str = Field(..., title='Digest')
+    provenance: Literal['SelfLearned', 'Clade', 'Predecessor', 'StyxQuery', 'Lethe', 'Marketplace', 'Replicant', 'DeathReflection', 'Dream'] = (
+        Field(
+            ...,
+            description="what the copies are weighed as: the clade's knowledge",
+            title='Provenance',
+        )
+    )
+    weight: float = Field(
+        ...,
+        description='the clade weight each source confidence is multiplied by (grimoire.md: 0.8x)',
+        title='Weight',
+    )
+    admitted: list[str] = Field(
+        ...,
+        description='entries this import wrote (none when it was imported before)',
+        title='Admitted',
+    )
+    entries: list[ImportedEntry] = Field(..., title='Entries')
 
 
 class StrategyOut(BaseModel):

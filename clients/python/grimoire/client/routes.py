@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -131,6 +131,7 @@ ROUTES: dict[str, str] = {
     'POST /agents/{agent_id}/rollback': 'rollback',
     'POST /agents/{agent_id}/sessions': 'start_session',
     'POST /agents/{agent_id}/sessions/end': 'end_session',
+    'POST /agents/{agent_id}/strategies/import': 'import_strategy',
     'POST /agents/{agent_id}/workspace': 'import_workspace',
     'POST /analytics/cascade': 'cascade',
     'POST /analytics/{algorithm}': 'run_analysis',
@@ -481,6 +482,10 @@ class Routes:
     def import_agent(self, body: str | bytes) -> Imported:
         """Import an export (admin); importing twice changes nothing (POST /agents/import)"""
         return self._send(Request('POST', '/agents/import', {}, {}, body, Imported, "application/x-ndjson"))
+
+    def import_strategy(self, agent_id: str, body: StrategyImportIn | dict[str, Any]) -> StrategyImported:
+        """Import a clade mate's strategy package: each entry a candidate of the agent's through the Admission Gate at 0.8x its confidence (clade knowledge), with its provenance; idempotent (POST /agents/{agent_id}/strategies/import)"""
+        return self._send(Request('POST', '/agents/{agent_id}/strategies/import', {'agent_id': agent_id}, {}, body, StrategyImported, None))
 
     def import_workspace(self, agent_id: str, body: Workspace | dict[str, Any]) -> ImportOut:
         """Import a Markdown workspace (section 3's layout) into the agent's memory; every file is validated first (422: each problem's file and line, nothing written) (POST /agents/{agent_id}/workspace)"""
@@ -1107,6 +1112,10 @@ class AsyncRoutes:
     async def import_agent(self, body: str | bytes) -> Imported:
         """Import an export (admin); importing twice changes nothing (POST /agents/import)"""
         return await self._send(Request('POST', '/agents/import', {}, {}, body, Imported, "application/x-ndjson"))
+
+    async def import_strategy(self, agent_id: str, body: StrategyImportIn | dict[str, Any]) -> StrategyImported:
+        """Import a clade mate's strategy package: each entry a candidate of the agent's through the Admission Gate at 0.8x its confidence (clade knowledge), with its provenance; idempotent (POST /agents/{agent_id}/strategies/import)"""
+        return await self._send(Request('POST', '/agents/{agent_id}/strategies/import', {'agent_id': agent_id}, {}, body, StrategyImported, None))
 
     async def import_workspace(self, agent_id: str, body: Workspace | dict[str, Any]) -> ImportOut:
         """Import a Markdown workspace (section 3's layout) into the agent's memory; every file is validated first (422: each problem's file and line, nothing written) (POST /agents/{agent_id}/workspace)"""
