@@ -23,6 +23,7 @@ from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.entries import Knowledge
 from grimoire.graph.knowledge.llm import ChatClient, LanguageModelReasoner
 from grimoire.graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
+from grimoire.graph.knowledge.tiers import TieredReasoner
 from grimoire.graph.learning import sweep
 from grimoire.graph.learning.cycle import Curator, CycleReport
 from grimoire.graph.memory import decay_status
@@ -70,12 +71,19 @@ def connect(settings: Settings) -> Database:
 
 
 def build_reasoner(settings: Settings) -> Reasoner:
-    """The rule-based Reasoner, or the language-model one (rules behind it) when GRIMOIRE_REASONER_URL is set."""
-    if not settings.reasoner_url:
-        return RuleBasedReasoner()
-    key = settings.reasoner_api_key.get_secret_value() if settings.reasoner_api_key else None
-    return LanguageModelReasoner(ChatClient(settings.reasoner_url, settings.reasoner_model, key,
-                                            settings.reasoner_timeout_seconds))
+    """The rule-based Reasoner, or the language-model one (rules behind it) when GRIMOIRE_REASONER_URL is set; with
+    GRIMOIRE_ESCALATED_REASONER_URL too, two tiers: that model for anomalous outcomes, the other for the rest."""
+    routine: Reasoner = RuleBasedReasoner()
+    if settings.reasoner_url:
+        key = settings.reasoner_api_key.get_secret_value() if settings.reasoner_api_key else None
+        routine = LanguageModelReasoner(ChatClient(settings.reasoner_url, settings.reasoner_model, key,
+                                                   settings.reasoner_timeout_seconds))
+    if not settings.escalated_reasoner_url:
+        return routine
+    key = (settings.escalated_reasoner_api_key.get_secret_value() if settings.escalated_reasoner_api_key
+           else None)
+    return TieredReasoner(routine, LanguageModelReasoner(ChatClient(
+        settings.escalated_reasoner_url, settings.escalated_reasoner_model, key, settings.reasoner_timeout_seconds)))
 
 
 def build_knowledge(settings: Settings, db: Database, embedder: Embedder) -> Knowledge:

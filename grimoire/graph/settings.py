@@ -162,6 +162,17 @@ class Settings(BaseSettings):
     reasoner_timeout_seconds: float = Field(
         default=10.0, gt=0, alias="GRIMOIRE_REASONER_TIMEOUT_SECONDS",
         description="How long the language-model Reasoner waits for an answer before the rule-based one answers.")
+    escalated_reasoner_url: str | None = Field(
+        default=None, alias="GRIMOIRE_ESCALATED_REASONER_URL", pattern=r"^https?://",
+        description="The expensive tier of the two-tier model (grimoire.md, Reflexion): an OpenAI-compatible API "
+                    "asked to interpret only anomalous outcomes (a deviation beyond 2 sigma of its series' earlier "
+                    "ones); GRIMOIRE_REASONER_URL (or the rules) answers the rest. Unset: one tier.")
+    escalated_reasoner_model: str = Field(
+        default="gpt-4o", alias="GRIMOIRE_ESCALATED_REASONER_MODEL",
+        description="The model the expensive tier names in its requests (with GRIMOIRE_ESCALATED_REASONER_URL).")
+    escalated_reasoner_api_key: SecretStr | None = Field(
+        default=None, alias="GRIMOIRE_ESCALATED_REASONER_API_KEY",
+        description="Sent as `Authorization: Bearer` to the expensive tier's API. Unset: no Authorization header.")
 
     workers: int = Field(
         default=0, ge=0, le=256, alias="GRIMOIRE_WORKERS",

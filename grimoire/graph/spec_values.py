@@ -156,6 +156,8 @@ CONSTANTS: tuple[Constant, ...] = (
              "1391 (ExpeL ADD); the code follows line 1391."),
     Constant("grimoire.graph.learning.reflexion:INCIDENT_CONFIDENCE", "grimoire.md", 1374, 1.0,
              "safety_incident Episode at confidence 1.0"),
+    Constant("grimoire.graph.knowledge.tiers:SIGMAS", "grimoire.md", 1382, 2.0,
+             "outside the expected distribution by more than 2 sigma"),
     Constant("grimoire.graph.learning.strategies:THRESHOLD", "grimoire.md", 1450, 0.9, "PSR exceeds 0.90"),
     Constant("AdmissionConfig.provenance_weight.Clade", "grimoire.md", 1505, 0.8,
              "Vault, Clade, and Lethe entries are weighted (1.0x, 0.8x, 0.5x)"),
@@ -371,10 +373,13 @@ DIFFERENCES: tuple[Difference, ...] = (
                "the other template categories need traces."),
     # Not built yet: listed until it lands (issue 39), each what the document asks and what the code does today.
     Difference("two-tier language model", "grimoire.md", 1382,
-               "a cheap model for routine observations, an expensive one for anomalies (beyond 2 sigma) and "
-               "regime transitions",
-               "one optional language model (GRIMOIRE_REASONER_URL), the rule-based Reasoner without it",
-               "not built yet: a second model and the surprise measure that picks it."),
+               "Haiku for routine observations, Opus for anomalous outcomes and regime transitions; Conservation "
+               "uses Haiku only; a Thriving golem escalates beyond 2 sigma",
+               "two optional tiers (GRIMOIRE_REASONER_URL, GRIMOIRE_ESCALATED_REASONER_URL), the rules without "
+               "them: the expensive one interprets an outcome beyond 2 sigma of its series' earlier deviations "
+               "(at least 3), the cheap one everything else",
+               "the service knows no vitality phase to scale by, and a series' earlier predictions carry no regime "
+               "to see a transition in."),
     Difference("lazy enrichment at ingestion", "grimoire.md", 1100,
                "episodes searchable at once, their extraction (entities, links) deferred and done later",
                "an episode's mentions and embedding are written in the ingesting request",

@@ -73,3 +73,34 @@ def test_the_admission_decision_records_the_reasoner_and_its_fallback(
     else:
         assert utility == pytest.approx(0.9)  # the rule-based answer: 0.3 + 0.2 + 0.2 + 0.1 + 0.1
     assert stored["factor_future_utility"] == pytest.approx(utility)
+
+
+def test_two_tiers_the_expensive_model_only_for_an_anomalous_outcome(
+        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
+    """grimoire.md's two-tier model: the cheap model interprets routine outcomes; an outcome beyond 2 sigma of its
+    series' earlier deviations goes to the expensive one (GRIMOIRE_ESCALATED_REASONER_URL)."""
+    from fastapi.testclient import TestClient
+
+    from grimoire.api.app import create_app
+
+    with FakeChat().running() as expensive:
+        settings = neo4j_server.settings(
+            admin_key=ADMIN_KEY, reasoner_url=fake.url, reasoner_model="cheap-model",
+            escalated_reasoner_url=expensive.url, escalated_reasoner_model="expensive-model",
+            reasoner_timeout_seconds=5.0)
+        with TestClient(create_app(settings, db=db, embedder=embedder)) as c:
+            api = Api(c, db)
+            h = api.headers("golem-tiers", "clade-tiers")
+            # four outcomes within a few bps of the prediction, then one 300 bps off: only the last is anomalous
+            actuals = [12.0, 8.0, 11.0, 9.0, -290.0]
+            for i, actual in enumerate(actuals, start=1):
+                r = c.post("/episodes", headers=h, json={
+                    "id": f"tier-{i}", "type": "action", "tool": "uni-swap", "token_pair": "WETH/USDC",
+                    "valid_from": f"2026-11-0{i}T12:00:00Z", "text": f"swap {i}: predicted 10 bps, got {actual}",
+                    "prediction": {"metric": "return_bps", "expected": 10.0, "actual": actual, "tolerance": 50}})
+                assert r.status_code == 201, r.text
+    by = {r["episode_id"]: r["reasoner"] for r in db.fetch("testing/reflections", agent_id="golem-tiers")}
+    assert by == {**{f"tier-{i}": "language-model:cheap-model" for i in range(1, 5)},
+                  "tier-5": "language-model:expensive-model"}, by
+    asked = [b for b, _ in expensive.requests if '"interpretation"' in b["messages"][-1]["content"]]
+    assert len(asked) == 1 and "-290" in asked[0]["messages"][-1]["content"]

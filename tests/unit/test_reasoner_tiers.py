@@ -1,0 +1,47 @@
+"""The two-tier model (graph/knowledge/tiers.py): an outcome beyond 2 sigma of its series' earlier deviations is
+anomalous, and only its reflection goes to the expensive tier; fewer than three earlier say nothing."""
+
+from __future__ import annotations
+
+import math
+
+from grimoire.graph.knowledge.reasoner import ClusterSummary, Comparison, Judged, Lesson, RuleBasedReasoner
+from grimoire.graph.knowledge.tiers import TieredReasoner, anomalous, surprise
+
+
+def _c(actual: float, history: tuple[tuple[float, float], ...]) -> Comparison:
+    return Comparison(metric="return_bps", expected=10.0, actual=actual, tolerance=50.0, history=history)
+
+
+STEADY = ((10.0, 12.0), (10.0, 8.0), (10.0, 11.0), (10.0, 9.0))   # deviations +2, -2, +1, -1: sd 1.83
+
+
+def test_surprise_is_the_distance_from_the_series_in_standard_deviations() -> None:
+    assert surprise(_c(10.0, STEADY)) == 0.0
+    assert surprise(_c(13.0, STEADY)) == 3.0 / math.sqrt(10 / 3)
+    assert not anomalous(_c(13.0, STEADY))          # 1.64 sigma
+    assert anomalous(_c(-290.0, STEADY)) and anomalous(_c(14.0, STEADY))   # 164 and 2.19 sigma
+    assert surprise(_c(-290.0, STEADY[:2])) is None and not anomalous(_c(-290.0, STEADY[:2]))
+    flat = ((10.0, 10.0),) * 3
+    assert surprise(_c(10.0, flat)) is None and surprise(_c(11.0, flat)) == math.inf
+
+
+class Named(RuleBasedReasoner):
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def reflect(self, comparison: Comparison) -> tuple[str, Lesson | None, Judged]:
+        text, lesson, _ = super().reflect(comparison)
+        return text, lesson, Judged(self.name)
+
+    def distill(self, cluster: ClusterSummary) -> tuple[Lesson | None, Judged]:
+        return None, Judged(self.name)
+
+
+def test_only_an_anomalous_reflection_is_escalated() -> None:
+    tiers = TieredReasoner(Named("cheap"), Named("expensive"))
+    assert tiers.reflect(_c(11.0, STEADY))[2].reasoner == "cheap"
+    assert tiers.reflect(_c(-290.0, STEADY))[2].reasoner == "expensive"
+    assert tiers.reflect(_c(-290.0, ()))[2].reasoner == "cheap"      # no distribution yet
+    assert tiers.distill(ClusterSummary.__new__(ClusterSummary))[1].reasoner == "cheap"
+    assert tiers.name == "tiered:cheap|expensive"
