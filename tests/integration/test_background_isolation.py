@@ -149,12 +149,14 @@ def _own_world(w: World, o: str, key: str) -> None:
 
 
 def _strategy(w: World, o: str) -> None:
-    """Twenty decided episodes of one strategy, all well: its PSR passes 0.90 and it can be packaged."""
-    batch = [{"id": f"ep-{o}-strat{i}-z", "scope": "private", "type": "action", "tool": "bg-dca", "chain": "1",
+    """Twenty decided episodes of one strategy, all well: its PSR passes 0.90 and it can be packaged, and ExpeL
+    (past 10 episodes) distils it; two of them are shared, one public: its Insight stays private."""
+    scopes = ["shared", "shared", "public"] + ["private"] * 17
+    batch = [{"id": f"ep-{o}-strat{i}-z", "scope": scopes[i], "type": "action", "tool": "bg-dca", "chain": "1",
               "token_pair": "WETH/USDC", "strategy": "bg-strategy", "outcome": "positive", "gain": 3.0,
               "text": f"Bought WETH on the weekly schedule, step {i} MK{o}strat{i}ep"} for i in range(20)]
     _post(w.api, w.headers[o], "/episodes/batch", {"episodes": batch})
-    w.items += [Item(e["id"], "episode", o, "private", f"MK{o}strat{i}ep", by_id=False) for i, e in enumerate(batch)]
+    w.items += [Item(e["id"], "episode", o, scopes[i], f"MK{o}strat{i}ep", by_id=False) for i, e in enumerate(batch)]
 
 
 @pytest.fixture
@@ -381,6 +383,10 @@ def test_the_background_widens_nothing_and_every_read_route_keeps_the_partition(
     assert twins["ep-a-twin-private2-z"]["parent_id"] == "ep-a-twin-private-z" or \
         twins["ep-a-twin-private-z"]["parent_id"] == "ep-a-twin-private2-z", twins
     assert not _widened(before, after)
+    # ExpeL distilled each owner's strategy into an Insight of its own, private (its sources are partly shared).
+    expel = [r for r in after.values() if "expel" in (r["tags"] or [])]
+    assert sorted(r["agent_id"] for r in expel) == sorted(agent(o) for o in OWNERS), expel
+    assert all(r["scope"] == "private" and r["sources"] for r in expel), expel
     answered: dict[str, int] = {}
     for viewer in (*OWNERS, SUB):
         assert not (leaks := walk(world, viewer, answered)), (viewer, leaks)

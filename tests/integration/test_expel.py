@@ -78,7 +78,7 @@ def test_the_tenth_episode_of_a_strategy_distils_it_into_an_insight_at_half_conf
     # Audited in the operations' transaction, and the distillation's opening and closing too.
     audit = api.client.get(f"/agents/{AGENT}/audit", headers=api.admin, params={"limit": 500}).json()
     actions = {r["action"] for r in (audit if isinstance(audit, list) else audit["records"])}
-    assert {"curator.expel.open", "curator.expel", "curator.expel.complete"} <= actions, actions
+    assert {"curator.expel_open", "curator.expel", "curator.expel_complete"} <= actions, actions
     # Another agent, of the same clade, sees none of it.
     mate = api.headers("golem-expel-mate", CLADE)
     assert api.client.get(f"/entries/{add['entry_id']}", headers=mate).status_code == 404

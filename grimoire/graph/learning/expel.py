@@ -38,7 +38,7 @@ from grimoire.graph.learning.operations import PHASE_BASE, Cycle
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.learning.sweep import Claim, alone
 from grimoire.graph.model.enums import EntryCategory
-from grimoire.graph.model.rows import Record
+from grimoire.graph.model.rows import Record, Row
 
 log = logging.getLogger(__name__)
 ACTOR = "curator"
@@ -56,19 +56,29 @@ def counter_id(agent_id: str, strategy: str) -> str:
     return f"{agent_id}|{strategy}"
 
 
+class StrategyDue(Row):
+    """A strategy past the count (or with a distillation left open), and its agent's clade."""
+
+    query = "learning/strategies_due"
+    agent_id: str
+    strategy: str
+    clade: str | None
+
+
 @dataclass
 class ExpelReport:
     status: str                      # complete, not_due
-    cycle: Record | None = None
+    cycle_id: str | None = None
+    restarts_at: int | None = None   # the strategy's count after it (episodes recorded meanwhile)
     counts: dict[str, int] = field(default_factory=dict)
     episodes: int = 0
     clusters: int = 0
     resumed: bool = False
 
 
-def due(db: Database, every: int, agent_id: str | None = None) -> list[Record]:
-    """The strategies past the count (or with a distillation left open): agent_id, strategy, clade."""
-    return db.fetch("learning/strategies_due", every=every, agent_id=agent_id)
+def due(db: Database, every: int, agent_id: str | None = None) -> list[StrategyDue]:
+    """The strategies past the count (or with a distillation left open)."""
+    return db.typed(StrategyDue, every=every, agent_id=agent_id)
 
 
 def key_of(strategy: str, ep: Episode) -> str:
@@ -83,16 +93,16 @@ def distill_strategy(learning: Learning, agent_id: str, strategy: str, *, clade:
     if not rows:
         return ExpelReport("not_due")
     counter, latest = rows[0]["counter"], rows[0]["latest"]
-    if counter.get("open"):
-        opened = learning.db.fetch("learning/cycle", id=counter["open"])
-        cycle, props, resumed = Cycle.of(opened[0]["cycle"]), opened[0]["cycle"], True
+    if counter.get("open"):  # stopped midway: resumed with its clock and watermark (the count is not closed yet)
+        cycle, resumed = Cycle.of(learning.db.fetch("learning/cycle", id=counter["open"])[0]["cycle"]), True
     elif counter["episodes"] >= learning.config.expel_every:
-        props = _open(learning, counter, latest, clade, actor, now)
-        cycle, resumed = Cycle.of(props), False
+        cycle, resumed = _open(learning, counter, latest, clade, actor, now), False
     else:
         return ExpelReport("not_due")
+    # Since the last distillation's watermark (the counter's until this one closes).
     eps = [Episode.of(r) for r in learning.db.rows("learning/strategy_episodes", agent_id=agent_id,
-                                                   strategy=strategy, since=props["since"], through=cycle.through)]
+                                                   strategy=strategy, since=counter["through"],
+                                                   through=cycle.through)]
     groups: dict[str, list[Episode]] = defaultdict(list)
     for ep in eps:
         groups[key_of(strategy, ep)].append(ep)
@@ -104,8 +114,9 @@ def distill_strategy(learning: Learning, agent_id: str, strategy: str, *, clade:
     for chunk in distill._transactions(plans, cfg.batch):
         distill._record(learning, cycle, chunk, seq, consolidate=False, action="curator.expel")
         seq += sum(len(plan.ops) + len(plan.adds) + len(plan.edits) for plan in chunk)
-    done = _finish(learning, cycle, counter, {"episodes_read": len(eps), "clusters": len(groups)})
-    report = ExpelReport("complete", done, operations.stored(learning.db, cycle.id), len(eps), len(groups), resumed)
+    restarts_at = _finish(learning, cycle, counter, {"episodes_read": len(eps), "clusters": len(groups)})
+    report = ExpelReport("complete", cycle.id, restarts_at, operations.stored(learning.db, cycle.id), len(eps),
+                         len(groups), resumed)
     log.info("ExpeL %s: %d episodes of %s, %d clusters: %s", cycle.id, len(eps), strategy, len(groups), report.counts)
     return report
 
@@ -127,7 +138,7 @@ def _plans(learning: Learning, cycle: Cycle, groups: dict[str, list[Episode]]) -
 
 
 def _open(learning: Learning, counter: Record, latest: int | None, clade: str | None, actor: str,
-          now: int | None) -> Record:
+          now: int | None) -> Cycle:
     agent_id, strategy = counter["agent_id"], counter["strategy"]
     seq = int(counter.get("distillations") or 0) + 1
     digest = hashlib.sha1(strategy.encode()).hexdigest()[:12]
@@ -136,27 +147,28 @@ def _open(learning: Learning, counter: Record, latest: int | None, clade: str | 
              "since": counter["through"], "through": latest if latest is not None else counter["through"],
              "counted": counter["episodes"], "new_episodes": counter["episodes"], "trigger": TRIGGER,
              "actor": actor, "status": "running", "started_at": now_ms()}
-    audit = Audit(action="curator.expel.open", actor=actor, agent_id=agent_id)
+    audit = Audit(action="curator.expel_open", actor=actor, agent_id=agent_id)
 
-    def work(tx: Tx) -> Record:
+    def work(tx: Tx) -> Cycle:
         row = tx.run(cypher.query("learning/open_distillation"), counter_id=counter["id"], props=props).single()
         assert row is not None
         audit.write(tx, [props["id"], counter["id"]], f"ExpeL distillation {props['id']} of strategy {strategy!r} "
                     f"opened after {counter['episodes']} episodes",
                     [DeleteNodes(label=NodeLabel.CuratorCycle, ids=[props["id"]]),
                      SetProperties(label=NodeLabel.StrategyCounter, id=counter["id"], before={"open": None})])
-        made: Record = row["cycle"]
-        return made
+        return Cycle.of(row["cycle"])
 
-    return learning.db.write(work)
+    opened: Cycle = learning.db.write(work)
+    return opened
 
 
-def _finish(learning: Learning, cycle: Cycle, counter: Record, extra: dict[str, Any]) -> Record | None:
+def _finish(learning: Learning, cycle: Cycle, counter: Record, extra: dict[str, Any]) -> int | None:
+    """Closes the distillation; the strategy's count it restarts at (None: closed already)."""
     done = {"status": "complete", "finished_at": now_ms(), **extra}
     before = {k: counter.get(k) for k in ("episodes", "through", "distillations", "distilled_at")}
-    audit = Audit(action="curator.expel.complete", actor=cycle.actor, agent_id=cycle.agent_id)
+    audit = Audit(action="curator.expel_complete", actor=cycle.actor, agent_id=cycle.agent_id)
 
-    def work(tx: Tx) -> Record | None:
+    def work(tx: Tx) -> int | None:
         row = tx.run(cypher.query("learning/finish_distillation"), counter_id=counter["id"], id=cycle.id,
                      props=done).single()
         if row is None:  # finished already (a concurrent run by hand): nothing to close
@@ -168,18 +180,18 @@ def _finish(learning: Learning, cycle: Cycle, counter: Record, extra: dict[str, 
                                            **{k: None for k in extra}}),
                      SetProperties(label=NodeLabel.StrategyCounter, id=counter["id"],
                                    before={**before, "open": cycle.id})])
-        result: Record = row["cycle"]
-        return result
+        return int(row["counter"]["episodes"])
 
-    return learning.db.write(work)
+    restarts_at: int | None = learning.db.write(work)
+    return restarts_at
 
 
 def run_due(learning: Learning, *, cancelled: Callable[[], bool] = lambda: False, claim: Claim = alone,
             order: Callable[[list[str]], list[str]] = list) -> str:
     """The scheduler's job: a distillation for every strategy past the count, each agent under its lease."""
-    by_agent: dict[str, list[Record]] = defaultdict(list)
+    by_agent: dict[str, list[StrategyDue]] = defaultdict(list)
     for row in due(learning.db, learning.config.expel_every):
-        by_agent[row["agent_id"]].append(row)
+        by_agent[row.agent_id].append(row)
     ran = elsewhere = 0
     for agent_id in order(sorted(by_agent)):
         if cancelled():
@@ -191,6 +203,6 @@ def run_due(learning: Learning, *, cancelled: Callable[[], bool] = lambda: False
             for row in by_agent[agent_id]:
                 if cancelled():
                     break
-                report = distill_strategy(learning, agent_id, row["strategy"], clade=row["clade"])
+                report = distill_strategy(learning, agent_id, row.strategy, clade=row.clade)
                 ran += report.status == "complete"
     return f"{ran} distillations" + (f", {elsewhere} agents on other replicas" if elsewhere else "")
