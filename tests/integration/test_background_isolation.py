@@ -190,8 +190,8 @@ def _run_every_job(api: Api) -> dict[str, str | None]:
     reflections.config = dataclasses.replace(reflections.config, threshold=1)
     scheduler = services.scheduler
     names = [j.name for j in scheduler.jobs()]
-    for name in names:
-        assert scheduler.trigger(name)
+    for name in names:  # an ingest may have asked for one already (curator.expel, curator.ticks): one run
+        assert scheduler.trigger(name) or scheduler.job(name).triggered
     ran = scheduler.run_due()
     assert sorted(ran) == sorted(names), (ran, names)
     return {name: scheduler.job(name).last_error for name in names}
