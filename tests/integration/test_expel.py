@@ -113,3 +113,24 @@ def test_the_count_and_what_add_writes_are_settings(db, neo4j_server, embedder) 
         [cycle] = _expel_cycles(api, h)
         ops = c.get(f"/curator/cycles/{cycle['id']}/operations", headers=h).json()
         assert [(op["op"], op["category"]) for op in ops] == [("ADD", "Warning")], ops
+
+
+def test_a_distillation_stopped_midway_is_resumed_and_adds_nothing_twice(api: Api) -> None:
+    from grimoire.graph.learning import expel
+
+    h = api.headers(AGENT, CLADE)
+    learning = api.client.app.state.services.curator.learning
+    _post(api, h, *[_episode(i) for i in range(10)])
+    rows = api.db.rows("learning/strategy_counter", agent_id=AGENT, strategy="dca")
+    # Opened by a replica that then died, before it wrote anything else.
+    opened = expel._open(learning, rows[0]["counter"], rows[0]["latest"], CLADE, "curator", None)
+    assert _counter(api)["open"] == opened.id
+    _post(api, h, _episode(10))                    # recorded meanwhile: counts toward the next distillation
+    assert _run_job(api) == "1 distillations"
+    [cycle] = _expel_cycles(api, h)
+    assert cycle["id"] == opened.id and cycle["status"] == "complete" and cycle["through"] == opened.through
+    ops = api.client.get(f"/curator/cycles/{cycle['id']}/operations", headers=h).json()
+    assert [(op["op"], op["category"], op["episode_count"]) for op in ops] == [("ADD", "Insight", 10)], ops
+    counter = _counter(api)
+    assert counter["episodes"] == 1 and "open" not in counter   # the 11th still counts
+    assert _run_job(api) == "0 distillations"
