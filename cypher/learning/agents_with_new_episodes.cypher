@@ -3,6 +3,7 @@
 // clade: what a periodic sweep runs cycles for.
 MATCH (a:Agent)
 OPTIONAL MATCH (c:CuratorCycle {agent_id: a.id})
+WHERE c.kind IS NULL  // ExpeL's distillations of one strategy have their own watermark
 WITH a, max(c.through) AS through, max(c.seq) AS seq,
      collect(CASE WHEN c.status = 'running' THEN c.seq END) AS open
 WHERE seq IN open

@@ -6,5 +6,5 @@
 MATCH (c:CuratorCycle {agent_id: $agent_id})
 WHERE $admin OR c.agent_id = $viewer
 RETURN c {.*} AS cycle
-ORDER BY c.seq DESC
+ORDER BY c.started_at DESC, c.seq DESC  // ExpeL's distillations number their own
 LIMIT $limit

@@ -28,6 +28,8 @@ CALL (ref) {
   UNION
   MATCH (n:CuratorOperation {id: ref.id}) WHERE ref.label = 'CuratorOperation' RETURN n
   UNION
+  MATCH (n:StrategyCounter {id: ref.id}) WHERE ref.label = 'StrategyCounter' RETURN n
+  UNION
   MATCH (n:EntryVersion {id: ref.id}) WHERE ref.label = 'EntryVersion' RETURN n
   UNION
   MATCH (n:CoreBlock {id: ref.id}) WHERE ref.label = 'CoreBlock' RETURN n

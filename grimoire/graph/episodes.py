@@ -118,6 +118,12 @@ def _write_chunk(tx: Tx, rows: list[dict[str, Any]], audit: Audit) -> list[str]:
     made = set(created)  # one GrimoireWrite per owner of the episodes created (one per chunk, as a rule)
     owners = Counter((r["props"].get("agent_id"), r["props"].get("clade")) for r in rows if r["id"] in made)
     write_events(tx, [episodes_written(agent, clade, n) for (agent, clade), n in owners.items()])
+    # ExpeL's trigger (graph/learning/expel.py): the created episodes counted per agent and strategy, in this
+    # transaction, so a re-sent episode counts nothing and every replica sees the count.
+    strategies = Counter((r["props"].get("agent_id"), r["props"].get("strategy")) for r in rows if r["id"] in made)
+    counts = [{"agent_id": a, "strategy": s, "n": n} for (a, s), n in sorted(strategies.items()) if a and s]
+    if counts:
+        tx.run(cypher.query("learning/count_strategy_episodes"), counts=counts, now=audit.at).consume()
     for agent, _ in owners:  # the hormonal events the new episodes show spike their agent (knowledge crystals)
         texts = [r["props"]["text"] for r in rows if r["id"] in made and r["props"].get("agent_id") == agent]
         if agent:

@@ -24,7 +24,7 @@ from grimoire.graph.knowledge.entries import Knowledge
 from grimoire.graph.knowledge.llm import ChatClient, LanguageModelReasoner
 from grimoire.graph.knowledge.reasoner import Reasoner, RuleBasedReasoner
 from grimoire.graph.knowledge.tiers import TieredReasoner
-from grimoire.graph.learning import sweep
+from grimoire.graph.learning import expel, sweep
 from grimoire.graph.learning.cycle import Curator, CycleReport
 from grimoire.graph.memory import decay_status
 from grimoire.graph.memory.approval import Approvals
@@ -221,6 +221,11 @@ def schedule(services: Services) -> None:
                       lambda: sweep.sweep(services.curator, cancelled=stopping, claim=curator_claim,
                                           order=leases.holder_order),
                       "a Curator cycle for every agent with episodes since its last one", lease="per_agent"))
+    scheduler.add(Job("curator.expel", settings.learning.expel_interval_seconds,
+                      lambda: expel.run_due(services.curator.learning, cancelled=stopping, claim=leases.unit,
+                                            order=leases.holder_order),
+                      f"ExpeL: distil an agent's strategy after every {settings.learning.expel_every} episodes of it "
+                      "(an Insight at 0.5 from a pattern across 3 or more; triggered by ingest)", lease="per_agent"))
     scheduler.add(Job("memory.reflection", 3_600.0,
                       lambda: services.memory.reflections.run_due(cancelled=stopping, claim=reflection_claim),
                       f"a pending reflection for every agent with {settings.reflection_threshold} memories or more "

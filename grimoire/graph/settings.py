@@ -224,8 +224,10 @@ class Settings(BaseSettings):
     learning: LearningConfig = Field(
         default_factory=LearningConfig, alias="GRIMOIRE_LEARNING",
         description="JSON overriding any of the learning loop's thresholds: the Curator's cycle every 50 ticks of an "
-                    "agent and a sweep every 600 s, clusters of 3, coherence 0.7, promotion at 0.6/0.7, demotion "
-                    "under 0.4, archiving under 0.1 for 3 cycles (spec defaults).")
+                    "agent and a sweep every 600 s, ExpeL after every 10 episodes of a strategy (`expel_every`) "
+                    "ADDing an Insight (`expel_add`: `insight`, or `lesson` for a Heuristic or Warning), clusters of "
+                    "3, coherence 0.7, promotion at 0.6/0.7, demotion under 0.4, archiving under 0.1 for 3 cycles "
+                    "(spec defaults).")
     context: GovernorConfig = Field(
         default_factory=GovernorConfig, alias="GRIMOIRE_CONTEXT",
         description="JSON overriding any of the Context Governor's settings (S7): the soft budget (8,000 tokens), "

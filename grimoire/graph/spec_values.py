@@ -158,6 +158,9 @@ CONSTANTS: tuple[Constant, ...] = (
              "safety_incident Episode at confidence 1.0"),
     Constant("grimoire.graph.knowledge.tiers:SIGMAS", "grimoire.md", 1382, 2.0,
              "outside the expected distribution by more than 2 sigma"),
+    Constant("LearningConfig.expel_every", "grimoire.md", 1388, 10, "After every 10 episodes within a strategy"),
+    Constant("LearningConfig.min_cluster", "grimoire.md", 1391, 3, "Novel pattern across 3+ episodes"),
+    Constant("LearningConfig.lesson_confidence", "grimoire.md", 1391, 0.5, "Create new Insight at confidence 0.5"),
     Constant("grimoire.graph.learning.strategies:THRESHOLD", "grimoire.md", 1450, 0.9, "PSR exceeds 0.90"),
     Constant("AdmissionConfig.provenance_weight.Clade", "grimoire.md", 1505, 0.8,
              "Vault, Clade, and Lethe entries are weighted (1.0x, 0.8x, 0.5x)"),
@@ -279,17 +282,14 @@ DIFFERENCES: tuple[Difference, ...] = (
                "PSR = performance x safety over the strategy's decided episodes, at least 20 of them",
                "the document names PSR without a formula; the formula is the project's own (strategies.py "
                "docstring)."),
-    Difference("ExpeL distillation trigger", "grimoire.md", 1388,
-               "after every 10 episodes within a strategy",
-               "distillation runs inside the Curator cycle, every 50 ticks or on the 600 s sweep",
-               "the document's Curator Cycle Pipeline (line 1418) puts DISTILL in the 50-tick cycle, and line "
-               "1412 calls consolidating every 10 ticks cramming; the code follows the pipeline."),
     Difference("ExpeL ADD writes an Insight", "grimoire.md", 1391,
                "ADD: create new Insight at confidence 0.5",
-               "the rule-based ADD writes a Heuristic ('Use ...') or a Warning ('Avoid ...') at 0.5; compression "
-               "writes Insights",
-               "the Curator pipeline's DISTILL does heuristic extraction (line 1420) and PLAYBOOK.md is compiled "
-               "from heuristics, which an Insight-only ADD would never feed."),
+               "ExpeL's distillation (every 10 episodes of a strategy) ADDs an Insight at 0.5 (GRIMOIRE_LEARNING "
+               "expel_add: lesson writes a Heuristic or Warning instead); the 50-tick Curator cycle's DISTILL still "
+               "ADDs a Heuristic ('Use ...') or a Warning ('Avoid ...') at 0.5, and compression writes Insights",
+               "the document's Curator Cycle Pipeline (line 1420) has DISTILL do heuristic extraction and PLAYBOOK.md "
+               "is compiled from heuristics, which an Insight-only ADD would never feed; ExpeL leaves the episodes "
+               "unconsolidated for that cycle (graph/learning/expel.py)."),
     Difference("access counted on search hits", "knowledge-crystals.md", 55,
                "accessCount: times retrieved in search results",
                "access_count / last_accessed_at move only on a retrieval for a decision; every other read (a "

@@ -12,7 +12,7 @@ from grimoire.api.presentation import for_viewer
 from grimoire.api.schemas.episodes import EpisodeOut, IngestOut, ReflectionOut
 from grimoire.graph import episodes
 from grimoire.graph.errors import NotFound
-from grimoire.graph.learning import reflexion
+from grimoire.graph.learning import expel, reflexion
 from grimoire.graph.model.common import Instant, to_ms
 from grimoire.graph.model.crystal import lifecycle
 from grimoire.graph.model.enums import EpisodeType, MarketRegime
@@ -68,6 +68,10 @@ def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade:
               if (ep.prediction is not None and ep.prediction.actual is not None) or ep.post_state is not None]
     if services.curator.after_ingest(owner, judged, ticked=any(ep.tick is not None for ep in fresh), actor=actor):
         services.scheduler.trigger("curator.ticks")
+    # ExpeL: a strategy whose count (raised in the ingest's transaction) reached `expel_every` is distilled on the
+    # scheduler, not here: the caller does not wait for the Reasoner and the Admission Gate.
+    if any(ep.strategy for ep in fresh) and expel.due(services.db, services.settings.learning.expel_every, owner):
+        services.scheduler.trigger("curator.expel")
 
 
 @router.get("/{episode_id}", response_model=EpisodeOut, response_model_exclude_unset=True,

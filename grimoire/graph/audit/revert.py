@@ -67,6 +67,7 @@ class NodeLabel(StrEnum):
     Delta = "Delta"
     CuratorCycle = "CuratorCycle"
     CuratorOperation = "CuratorOperation"
+    StrategyCounter = "StrategyCounter"
     EntryVersion = "EntryVersion"
     CoreBlock = "CoreBlock"
     CoreBlockVersion = "CoreBlockVersion"

@@ -85,6 +85,9 @@ VERBS: dict[str, Verb] = {
     "curator.causal": Verb.EDIT,
     "curator.decay": Verb.DECAY,
     "curator.distill": Verb.CREATE,
+    "curator.expel": Verb.CREATE,            # ExpeL's distillation of one strategy (graph/learning/expel.py)
+    "curator.expel_open": Verb.CREATE,
+    "curator.expel_complete": Verb.EDIT,
     "curator.edit": Verb.EDIT,
     "curator.net": Verb.MERGE,
     "curator.promote": Verb.EDIT,

@@ -4,6 +4,8 @@ overrides them."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import BaseModel, Field
 
 from grimoire.graph.model.enums import EntryCategory
@@ -30,6 +32,15 @@ class LearningConfig(BaseModel):
     episode_confidence: float = 0.6        # an episode without a stated confidence counts this
     lesson_confidence: float = 0.5         # ADD: a new lesson's confidence
     edit_share: float = 0.7                # a lesson is refined when this share of its cluster contradicts it
+    # ExpeL (grimoire.md:1388-1391): after every `expel_every` episodes recorded within a strategy (counted per agent
+    # and strategy since its last distillation), that strategy's recent episodes are distilled on the scheduler.
+    expel_every: int = Field(default=10, ge=1, description="ExpeL distils an agent's strategy after this many new "
+                             "episodes of it (grimoire.md: every 10 episodes within a strategy)")
+    expel_add: Literal["insight", "lesson"] = Field(
+        default="insight", description="what ExpeL's ADD writes: an Insight (the document's operation) or, as the "
+        "Curator cycle's DISTILL does, a Heuristic ('Use ...') or a Warning ('Avoid ...')")
+    expel_interval_seconds: float = Field(default=60.0, gt=0, description="the scheduler looks for strategies past "
+                                          "`expel_every` this often (ingest also asks for a run at once)")
     # Votes net per entry (3 up and 1 down nets +2): +0.1 per net up, -0.15 per net down.
     upvote_step: float = 0.1
     downvote_step: float = 0.15

@@ -56,6 +56,8 @@ class Planned:
     edits: list[tuple[Op, dict[str, Any], dict[str, Any]]] = field(default_factory=list)  # op, lesson, changes
     deltas: list[dict[str, Any]] = field(default_factory=list)
     fallbacks: list[str] = field(default_factory=list)   # why a configured language model was not used
+    category: EntryCategory | None = None  # what ADD writes: None, the Reasoner's lesson (Heuristic, Warning)
+    tags: list[str] = field(default_factory=lambda: ["curator"])
 
 
 @dataclass
@@ -75,13 +77,17 @@ def _ids(episodes: Sequence[Episode]) -> list[str]:
     return [ep.id for ep in episodes]
 
 
-def _lesson_entry(learning: Learning, cycle: Cycle, key: str, lesson: Lesson, episodes: Sequence[Episode],
+def _lesson_entry(learning: Learning, cycle: Cycle, plan: Planned, lesson: Lesson, episodes: Sequence[Episode],
                   regime: str | None, evidence_regime: str | None,
                   strategy: str | None) -> tuple[EntryIn, Properties]:
+    # Private: the narrowest scope, whatever its episodes' (only the agent's own are distilled).
+    key = plan.key
     entry = EntryIn(id=entry_id(cycle, "lesson", key, regime), agent_id=cycle.agent_id, scope=Scope.private,
-                    category=lesson.category, content=lesson.content,
+                    category=plan.category or lesson.category,
+                    content=f"Within strategy {strategy}: {lesson.content}" if plan.category and strategy
+                    else lesson.content,
                     market_regime=MarketRegime(regime) if regime else None, strategy=strategy,
-                    parent_episode_ids=_ids(episodes)[:MAX_PARENTS], tags=["curator", "lesson"],
+                    parent_episode_ids=_ids(episodes)[:MAX_PARENTS], tags=[*plan.tags, "lesson"],
                     confidence=learning.config.lesson_confidence)
     extra = {"lesson_key": key, "polarity": lesson.polarity, "evidence_regime": evidence_regime,
              "created_in": cycle.id, "level": 0}
@@ -91,9 +97,9 @@ def _lesson_entry(learning: Learning, cycle: Cycle, key: str, lesson: Lesson, ep
 def _add(learning: Learning, cycle: Cycle, plan: Planned, lesson: Lesson, episodes: Sequence[Episode],
          regime: str | None, why: str) -> None:
     s = clusters.summary(plan.key, episodes)
-    entry, extra = _lesson_entry(learning, cycle, plan.key, lesson, episodes, regime,
+    entry, extra = _lesson_entry(learning, cycle, plan, lesson, episodes, regime,
                                  clusters.dominant([ep.regime for ep in episodes]), s.strategy)
-    op = Op("ADD", "distill", entry.id, why, episode_ids=_ids(episodes), category=lesson.category.value,
+    op = Op("ADD", "distill", entry.id, why, episode_ids=_ids(episodes), category=entry.category.value,
             detail={"lesson_key": plan.key, "regime": regime, "positives": s.positives, "negatives": s.negatives})
     plan.adds.append((entry, extra, op))
 
@@ -110,9 +116,12 @@ def _vote(cycle: Cycle, plan: Planned, lesson: dict[str, Any], up: bool, episode
 
 
 def plan_cluster(learning: Learning, cycle: Cycle, key: str, episodes: list[Episode],
-                 lessons: list[dict[str, Any]]) -> Planned:
+                 lessons: list[dict[str, Any]], *, category: EntryCategory | None = None,
+                 tags: Sequence[str] = ("curator",)) -> Planned:
+    """A cluster's operations; `category` is what ADD writes (None: the Reasoner's lesson, a Heuristic or a
+    Warning, as the Curator cycle's DISTILL does; ExpeL's distillation writes an Insight, graph/learning/expel.py)."""
     cfg, reasoner = learning.config, learning.knowledge.reasoner
-    plan = Planned(key, episodes)
+    plan = Planned(key, episodes, category=category, tags=list(tags))
     by_regime = {lesson.get("market_regime"): lesson for lesson in lessons}
     covered: dict[str, list[Episode]] = defaultdict(list)
     uncovered: list[Episode] = []
@@ -298,11 +307,13 @@ def _transactions(plans: list[Planned], batch: int) -> list[list[Planned]]:
     return out
 
 
-def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) -> int:
+def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int, *, consolidate: bool = True,
+            action: str = "curator.distill") -> int:
     """Some clusters' operations, vote deltas and edits, and their episodes consolidated: one transaction
     of at most `batch` rows. A cluster of more episodes than that is consolidated in further transactions
     of `batch` episodes after its operations; the clusters' keys are noted on the cycle with them, so
-    that a re-run after a kill in between consolidates the rest without planning it again (`run`)."""
+    that a re-run after a kill in between consolidates the rest without planning it again (`run`). ExpeL's
+    distillation (`consolidate` false) leaves the episodes to the Curator cycle."""
     batch = learning.config.batch
     edits = [edit for plan in plans for edit in plan.edits]
     vectors = learning.knowledge.embedder.embed([changes["content"] for _, _, changes in edits])
@@ -311,10 +322,10 @@ def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) ->
     deltas = [d for plan in plans for d in plan.deltas]
     episode_ids = [ep.id for plan in plans for ep in plan.episodes]
     room = max(0, batch - sum(map(_op_rows, plans)))
-    first, rest = episode_ids[:room], episode_ids[room:]
+    first, rest = (episode_ids[:room], episode_ids[room:]) if consolidate else ([], [])
 
     def work(tx: Tx) -> int:
-        applied = set(apply(tx, cycle, ops, first_seq=seq, action="curator.distill"))
+        applied = set(apply(tx, cycle, ops, first_seq=seq, action=action))
         for op, lesson, changes in edits:
             if op_id(cycle.id, op) not in applied:
                 continue
@@ -325,7 +336,9 @@ def _record(learning: Learning, cycle: Cycle, plans: list[Planned], seq: int) ->
                             steps)
         if deltas:
             tx.run(cypher.query("learning/write_deltas"), deltas=deltas).consume()
-        tx.run(cypher.query("learning/note_distilled"), cycle_id=cycle.id, keys=[plan.key for plan in plans]).consume()
+        if consolidate:
+            tx.run(cypher.query("learning/note_distilled"), cycle_id=cycle.id,
+                   keys=[plan.key for plan in plans]).consume()
         return _mark(tx, first, cycle) if first else 0
 
     consolidated: int = learning.db.write(work)
