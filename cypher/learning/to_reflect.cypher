@@ -19,7 +19,7 @@ CALL (ep, named) {
 }
 RETURN ep {.id, .agent_id, .clade, .scope, .sensitivity, .tool, .token_pair, .chain, .regime, .strategy, .outcome,
            .tick, .block, .valid_from, .valid_from_block, .recorded_at, .prediction_metric, .prediction_expected,
-           .prediction_actual, .prediction_tolerance, .pre_state, .post_state, .invariants} AS episode,
+           .prediction_actual, .prediction_tolerance, .pre_state, .post_state, .invariants, .emotion_phase} AS episode,
        informed
 ORDER BY ep.recorded_at, ep.id
 LIMIT $limit

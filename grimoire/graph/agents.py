@@ -32,6 +32,9 @@ from grimoire.graph.model.rows import Row
 from grimoire.graph.visibility import Visibility
 
 KEY_PREFIX = "gk"
+# The service's own writers: no agent registers under them (graph/knowledge/mental_models.py SYSTEM_AGENT, the
+# co-occurrence inference's shared facts in graph/topology/inference.py; background actors are system:<job>).
+RESERVED_IDS = frozenset({"grimoire", "co-occurrence"})
 log = logging.getLogger(__name__)
 
 
@@ -46,6 +49,14 @@ class AgentIn(StrictModel):
     timezone: Annotated[str, Field(min_length=1, max_length=64)] | None = Field(
         default=None, description="the agent's (its person's) IANA time zone, e.g. Europe/Berlin: the nightly "
                                   "reflection runs at its local hour (moltbot-memory.md 10.1); unset: UTC")
+
+    @field_validator("id")
+    @classmethod
+    def _not_reserved(cls, value: str) -> str:
+        if value in RESERVED_IDS or value.startswith("system:"):
+            raise ValueError(f"{value!r} is reserved: the service writes under it (its own knowledge, inferred "
+                             "facts, background jobs)")
+        return value
 
     @field_validator("timezone")
     @classmethod

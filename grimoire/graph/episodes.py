@@ -31,6 +31,7 @@ from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
+from grimoire.graph.model.enums import EpisodeType
 from grimoire.graph.model.episode import EpisodeIn, EpisodeOut, MentionOut
 from grimoire.graph.model.rows import Properties, Row
 from grimoire.graph.visibility import Visibility
@@ -136,9 +137,17 @@ def _chunks(items: list[EpisodeIn], size: int) -> Iterator[list[EpisodeIn]]:
         yield items[start:start + size]
 
 
+INCIDENT_PREFIX = "safety-incident:"   # Reflexion's own episodes (graph/learning/reflexion.py): never a writer's
+
+
 def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, actor: str,
            clade: str | None = None, chunk_size: int = CHUNK) -> IngestResult:
-    """`clade` is the owner's, kept on each episode so visibility filters need no join."""
+    """`clade` is the owner's, kept on each episode so visibility filters need no join. A safety incident is
+    Reflexion's to record: an episode of that type, or under its ids, is refused (a 422), so none can pre-empt one."""
+    for ep in episodes:
+        if ep.type == EpisodeType.safety_incident or (ep.id or "").startswith(INCIDENT_PREFIX):
+            raise Invalid(f"episode {ep.id or ''}: safety_incident episodes (ids {INCIDENT_PREFIX}…) are recorded "
+                          "by Reflexion when an invariant breaks, not written")
     items = with_ids(episodes)
     result = IngestResult(ids=[ep.id for ep in items])  # type: ignore[misc]
     pending: Future[tuple[list[str], str]] | None = None

@@ -354,6 +354,15 @@ DIFFERENCES: tuple[Difference, ...] = (
                "the ONNX model and the EAS attestation belong to the marketplace ([HARDENED], not built); the "
                "importer's copies are candidates its own cycles validate (line 823), and links between them are "
                "its own to make (POST /causal/links)."),
+    Difference("co-occurrence inference's reading", "grimoire.md", 759,
+               "episodes involving protocol A consistently co-occur with episodes involving protocol B within a "
+               "3-block window: a TokenFlow or OracleDependency relationship",
+               "pairs of episodes at most 3 blocks apart, in one visibility partition and chain; 'consistently' is "
+               "at least 3 such pairs and at least half of the episodes mentioning either protocol; the relation is "
+               "always TokenFlow, undirected (its subject the smaller entity id), at confidence 0.3",
+               "the document gives no count, share, confidence or direction, and co-occurrence alone cannot tell a "
+               "token flow from an oracle dependency or which way it runs; the numbers are GRIMOIRE_FACTS "
+               "co_occurrence settings."),
     Difference("critical files", "moltbot-memory.md", 1012,
                "alert on SOUL.md, IDENTITY.md and config changes",
                "checksums and alerts cover the agent's configuration and the identity and critical-facts core "
@@ -377,9 +386,10 @@ DIFFERENCES: tuple[Difference, ...] = (
                "uses Haiku only; a Thriving golem escalates beyond 2 sigma",
                "two optional tiers (GRIMOIRE_REASONER_URL, GRIMOIRE_ESCALATED_REASONER_URL), the rules without "
                "them: the expensive one interprets an outcome beyond 2 sigma of its series' earlier deviations "
-               "(at least 3), the cheap one everything else",
-               "the service knows no vitality phase to scale by, and a series' earlier predictions carry no regime "
-               "to see a transition in."),
+               "(at least 3) unless the episode's emotional tag says conservation, the cheap one everything else; "
+               "a regime transition alone does not escalate",
+               "a series' earlier predictions are read as (expected, actual) pairs without their regime, so a "
+               "transition is not seen; not built yet."),
     Difference("lazy enrichment at ingestion", "grimoire.md", 1100,
                "episodes searchable at once, their extraction (entities, links) deferred and done later",
                "an episode's mentions and embedding are written in the ingesting request",

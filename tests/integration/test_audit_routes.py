@@ -391,7 +391,8 @@ MUTATING: dict[str, Case] = {
         "content": "When refactoring, the user wants tests first", "store": "procedural"}, who="sub"),
     "POST /agents/{agent_id}/proposals/{proposal_id}/decision": _commit,
     "PUT /agents/{agent_id}/subagents/{sub_id}/trust": _trust,
-    "PUT /agents/{agent_id}/review-mode": _call("PUT", f"/agents/{AGENT}/review-mode", {"mode": "auto"}),
+    "PUT /agents/{agent_id}/review-mode": lambda w: lambda: w.api.client.put(
+        f"/agents/{AGENT}/review-mode", headers=w.person, json={"mode": "auto"}),
     "POST /agents/{agent_id}/alerts/{alert_id}/acknowledge": _acknowledge,
     "POST /agents/{agent_id}/rollback": _rollback,
     "PUT /agents/{agent_id}/context/policy": _call("PUT", f"/agents/{AGENT}/context/policy", {

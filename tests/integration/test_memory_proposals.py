@@ -101,7 +101,8 @@ def test_a_trusted_sub_agent_is_committed_at_once_above_its_confidence(api: Api)
     coder = sub_agent(api, "coder")
     r = api.client.put(f"/agents/{MAIN}/subagents/coder/trust", headers=main, json={"auto_commit_at": "high"})
     assert r.status_code == 200, r.text
-    assert api.client.put(f"/agents/{MAIN}/review-mode", headers=main, json={"mode": "auto"}).status_code == 200
+    person = api.headers(MAIN, CLADE, scopes=("read", "person"))
+    assert api.client.put(f"/agents/{MAIN}/review-mode", headers=person, json={"mode": "auto"}).status_code == 200
     auto = propose(api, coder, content="The staging server is staging.acme.dev", confidence="high",
                    store="semantic")
     assert auto["status"] == "committed" and auto["memory_id"]

@@ -56,17 +56,18 @@ def test_the_review_modes(api: Api) -> None:
     """13.4: batch (the default) holds a trusted sub-agent's proposal for the session's review; auto commits it at
     once from its trusted confidence; manual holds it for the person, and the sessions list none."""
     main = api.headers("reviewer", CLADE)
+    person = api.headers("reviewer", CLADE, scopes=("read", "person"))
     coder = sub_agent(api, "rev-coder", parent="reviewer")
     assert api.client.put("/agents/reviewer/subagents/rev-coder/trust", headers=main,
                           json={"auto_commit_at": "medium"}).status_code == 200
     held = propose(api, coder, to="reviewer", content="The build cache lives in /var/cache/ci", confidence="high")
     assert held["status"] == "pending"                               # batch: trusted, yet held
-    r = api.client.put("/agents/reviewer/review-mode", headers=main, json={"mode": "auto"})
+    r = api.client.put("/agents/reviewer/review-mode", headers=person, json={"mode": "auto"})
     assert r.status_code == 200 and r.json() == {"agent_id": "reviewer", "mode": "auto", "before": "batch"}
     auto = propose(api, coder, to="reviewer", content="Deploy keys rotate every 90 days", confidence="high")
     assert auto["status"] == "committed" and auto["memory_id"]
     assert propose(api, coder, to="reviewer", content="Lint runs before tests", confidence="low")["status"] == "pending"
-    assert api.client.put("/agents/reviewer/review-mode", headers=main, json={"mode": "manual"}).json()[
+    assert api.client.put("/agents/reviewer/review-mode", headers=person, json={"mode": "manual"}).json()[
         "before"] == "auto"
     manual = propose(api, coder, to="reviewer", content="The nightly job runs at 02:00", confidence="high")
     assert manual["status"] == "pending"
@@ -75,17 +76,18 @@ def test_the_review_modes(api: Api) -> None:
     ended = api.client.post("/agents/reviewer/sessions/end", headers=main).json()
     assert ended["review_mode"] == "manual" and ended["pending_proposals"] == []
     # the person still sees them all, and decides (every mode: a person's key or the admin's)
-    person = api.headers("reviewer", CLADE, scopes=("read", "person"))
     listed = api.client.get("/agents/reviewer/proposals", headers=person, params={"status": "pending"}).json()
     assert {held["id"], manual["id"]} <= {p["id"] for p in listed} and auto["id"] not in str(listed)
-    # audited; the agent's read-only key, another agent and a sub-agent cannot set it; a bad mode is a 422
+    # audited; the agent's own keys (it cannot lift its person's review), another agent and a sub-agent cannot set
+    # it; a bad mode is a 422
     audit = api.client.get("/agents/reviewer/audit", headers=main).json()
     assert sum(1 for a in audit if a["action"] == "agent.review_mode") == 2
     reader = api.headers("reviewer", CLADE, scopes=("read",))
-    assert api.client.put("/agents/reviewer/review-mode", headers=reader, json={"mode": "auto"}).status_code == 403
+    for own in (reader, main):
+        assert api.client.put("/agents/reviewer/review-mode", headers=own, json={"mode": "auto"}).status_code == 403
     assert api.client.put("/agents/reviewer/review-mode", headers=api.headers("other-bot", CLADE),
                           json={"mode": "auto"}).status_code == 403
     assert api.client.put("/agents/rev-coder/review-mode", headers=api.admin,
                           json={"mode": "auto"}).status_code == 422   # a sub-agent reviews nothing
-    bad = api.client.put("/agents/reviewer/review-mode", headers=main, json={"mode": "sometimes"})
+    bad = api.client.put("/agents/reviewer/review-mode", headers=person, json={"mode": "sometimes"})
     assert bad.status_code == 422 and "mode" in bad.text

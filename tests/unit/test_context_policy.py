@@ -170,6 +170,23 @@ def test_a_policys_retrieval_and_compression_are_models_checked_when_read() -> N
     assert stored["metrics"] == {"decision_quality_avg": 0.0, "token_efficiency": 0.0, "last_validated": 0}
 
 
+# context-governor.md S5.2 phase_multipliers, copied as written (Invariants, Strategy, Playbook, Episodes, Insights,
+# CausalEdges, Contrarian, DreamHypotheses, ToolState, DefiSnapshot, Mortality, Affect, OwnerControl)
+SPEC_S5_2 = {
+    "analyze": (1.0, 0.8, 1.5, 0.8, 0.8, 0.6, 0.4, 0.3, 0.8, 1.3, 0.6, 0.4, 1.0),
+    "decide": (1.0, 1.0, 0.8, 1.4, 1.2, 1.3, 0.8, 0.5, 0.5, 0.8, 0.8, 0.6, 1.0),
+    "execute": (1.0, 0.5, 0.3, 0.3, 0.3, 0.2, 0.0, 0.0, 1.5, 0.5, 0.3, 0.0, 1.0),
+    "reflect": (0.5, 0.5, 0.8, 1.0, 1.0, 1.0, 1.2, 0.8, 0.3, 0.3, 0.5, 1.0, 0.5),
+}
+SPEC_ORDER = ("invariants", "strategy", "playbook", "episodes", "insights", "causal_edges", "contrarian",
+              "dream_hypotheses", "tool_state", "defi_snapshot", "mortality", "affect", "owner_control")
+
+
+def test_the_turn_phase_multipliers_are_the_specs_table() -> None:
+    assert {p.value: {c.value: v for c, v in row.items()} for p, row in TURN_PHASE_MULTIPLIERS.items()} == {
+        phase: dict(zip(SPEC_ORDER, row, strict=True)) for phase, row in SPEC_S5_2.items()}
+
+
 def test_the_turn_phase_multipliers_shape_the_shares_last() -> None:
     """S5.2 phase_multipliers: the pipeline step's multiplier on each category after affect, normalised; Execute
     gives the contrarian, dream and affect categories nothing, Decide gives episodes 1.4 and tool state 0.5."""

@@ -36,7 +36,7 @@ def test_the_issues_tools_are_there_and_names_are_unique() -> None:
 
 def test_people_only_tools() -> None:
     assert {t.name for t in TOOLS if t.person} == {"list_audit", "rollback", "decide_reflection", "decide_proposal",
-                                                  "acknowledge_alert"}
+                                                  "acknowledge_alert", "set_review_mode"}
 
 
 @pytest.mark.parametrize("name", [t.name for t in TOOLS])

@@ -43,5 +43,8 @@ def test_only_an_anomalous_reflection_is_escalated() -> None:
     assert tiers.reflect(_c(11.0, STEADY))[2].reasoner == "cheap"
     assert tiers.reflect(_c(-290.0, STEADY))[2].reasoner == "expensive"
     assert tiers.reflect(_c(-290.0, ()))[2].reasoner == "cheap"      # no distribution yet
+    saving = Comparison(metric="return_bps", expected=10.0, actual=-290.0, tolerance=50.0, history=STEADY,
+                        phase="conservation")
+    assert tiers.reflect(saving)[2].reasoner == "cheap"              # Conservation: the cheap tier only
     assert tiers.distill(ClusterSummary.__new__(ClusterSummary))[1].reasoner == "cheap"
     assert tiers.name == "tiered:cheap|expensive"

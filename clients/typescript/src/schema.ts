@@ -1535,7 +1535,7 @@ export interface paths {
             cookie?: never;
         };
         get?: never;
-        /** How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual */
+        /** How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (a person's key or the admin's: an agent cannot lift its own person's review) */
         put: operations["set_review_mode_agents__agent_id__review_mode_put"];
         post?: never;
         delete?: never;

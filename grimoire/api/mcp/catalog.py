@@ -184,7 +184,8 @@ TOOLS: tuple[ToolSpec, ...] = (
     R("trust_subagent", f"PUT {A}/subagents/{{sub_id}}/trust", "Auto-commit a sub-agent's proposals from a "
       "confidence up (in the auto review mode).", "write", idempotent=True),
     R("set_review_mode", f"PUT {A}/review-mode", "How sub-agents' proposals are reviewed: auto, batch (the "
-      "default) or manual.", "write", idempotent=True),
+      "default) or manual. A person's key (the agent's owner) or the admin's only.", "write", idempotent=True,
+      person=True),
     R("get_workspace", f"GET {A}/workspace", "The agent's whole memory workspace as files (MEMORY.md, daily "
       "logs, stores), now or at a past time."),
     R("import_workspace", f"POST {A}/workspace", "Import a workspace's files into the agent's memory.", "write"),

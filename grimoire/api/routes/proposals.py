@@ -84,8 +84,9 @@ def trust(agent_id: str, sub_id: str, body: ProposalsTrustIn, memory: AgentMemor
 
 
 @router.put("/agents/{agent_id}/review-mode", response_model=p.ReviewModeSet,
-            summary="How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual")
+            summary="How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual "
+                    "(a person's key or the admin's: an agent cannot lift its own person's review)")
 def set_review_mode(agent_id: str, body: ReviewModeIn, memory: AgentMemoryDep, who: Reader) -> p.ReviewModeSet:
-    main = require_acting_for(who, agent_id, "setting the review mode")
+    main = require_person_for(who, agent_id, "setting the review mode")
     agents.require(memory.db, main)
     return memory.proposals.set_mode(main, body.mode, actor=who.key_id)

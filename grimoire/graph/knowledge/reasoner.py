@@ -72,6 +72,7 @@ class Comparison:
     regime: str | None = None
     # Earlier (expected, actual) pairs of the same agent, metric, tool and pair, oldest first.
     history: tuple[tuple[float, float], ...] = ()
+    phase: str | None = None  # the agent's behavioural phase when it acted (its episode's emotional tag)
 
     @property
     def deviation(self) -> float:

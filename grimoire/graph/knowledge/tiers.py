@@ -6,7 +6,9 @@ A cheap (routine) reasoner answers everything — the Admission Gate's future ut
 interpretations — except the reflection on an anomalous outcome, which goes to the expensive (escalated) one. An
 outcome is anomalous when its deviation lies more than `SIGMAS` standard deviations from the mean deviation of
 the earlier predictions of the same series (the agent's metric, tool and pair; Reflexion gives them as the
-comparison's history), with at least `MIN_HISTORY` of them: fewer say nothing about a distribution. Either tier
+comparison's history), with at least `MIN_HISTORY` of them: fewer say nothing about a distribution. An agent in the
+Conservation phase (its episode's emotional tag says so) is never escalated: "Haiku-only for all Reflexion, accepting
+lower-quality reflections to conserve inference budget". Either tier
 is a language model or the rule-based Reasoner (graph/services.py builds them from the settings), and each falls
 back to the rules on its own."""
 
@@ -23,6 +25,7 @@ from grimoire.graph.knowledge.reasoner import (
     Reasoner,
     judged_utility,
 )
+from grimoire.graph.model.enums import BehavioralPhase
 
 SIGMAS = 2.0
 MIN_HISTORY = 3
@@ -67,5 +70,6 @@ class TieredReasoner:
         return self.routine.distill(cluster)
 
     def reflect(self, comparison: Comparison) -> tuple[str, Lesson | None, Judged]:
-        tier = self.escalated if anomalous(comparison, self.sigmas) else self.routine
+        saving = comparison.phase == BehavioralPhase.conservation.value   # "Haiku-only for all Reflexion"
+        tier = self.escalated if anomalous(comparison, self.sigmas) and not saving else self.routine
         return tier.reflect(comparison)

@@ -34,7 +34,7 @@ from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
-from grimoire.graph.episodes import episode_properties
+from grimoire.graph.episodes import INCIDENT_PREFIX, episode_properties
 from grimoire.graph.events import episodes_written
 from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms
@@ -155,6 +155,7 @@ def _comparisons(learning: Learning, eps: list[dict[str, Any]]) -> list[Comparis
         out.append(Comparison(metric=ep["prediction_metric"], expected=float(ep["prediction_expected"]),
                               actual=float(ep["prediction_actual"]), tolerance=float(ep["prediction_tolerance"]),
                               tool=ep.get("tool"), token_pair=ep.get("token_pair"), regime=ep.get("regime"),
+                              phase=ep.get("emotion_phase"),
                               history=tuple((float(h[2]), float(h[3])) for h in history)))
     return out
 
@@ -199,8 +200,8 @@ def reflect(learning: Learning, agent_id: str, *, actor: str, ids: list[str] | N
 
 def _incident_id(episode_id: str) -> str:
     """The safety_incident's id, one per source episode (ids are at most 128 characters: a long one is hashed)."""
-    out = f"safety-incident:{episode_id}"
-    return out if len(out) <= 128 else f"safety-incident:{hashlib.sha256(episode_id.encode()).hexdigest()}"
+    out = f"{INCIDENT_PREFIX}{episode_id}"
+    return out if len(out) <= 128 else f"{INCIDENT_PREFIX}{hashlib.sha256(episode_id.encode()).hexdigest()}"
 
 
 @dataclass(frozen=True)
@@ -230,6 +231,7 @@ def _incident(ep: dict[str, Any], violations: list[InvariantViolation], now: int
     props = episode_properties(incident, now, ep.get("clade"))
     props["valid_from"] = ep["valid_from"]  # exactly the source's (no round trip through a datetime)
     props["source_episode_id"] = ep["id"]
+    props["consolidated"] = True  # its source is the evidence: the Curator does not count the outcome twice
     if ep.get("sensitivity") == Sensitivity.confidential.value:
         props.update(sensitivity=Sensitivity.confidential.value, scope=Scope.private.value)
     return Incident(id=str(incident.id), source_id=ep["id"], props=props)

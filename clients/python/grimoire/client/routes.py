@@ -757,7 +757,7 @@ class Routes:
         return self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
 
     def set_review_mode(self, agent_id: str, body: ReviewModeIn | dict[str, Any]) -> ReviewModeSet:
-        """How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (PUT /agents/{agent_id}/review-mode)"""
+        """How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (a person's key or the admin's: an agent cannot lift its own person's review) (PUT /agents/{agent_id}/review-mode)"""
         return self._send(Request('PUT', '/agents/{agent_id}/review-mode', {'agent_id': agent_id}, {}, body, ReviewModeSet, None))
 
     def set_trust_level(self, agent_id: str, body: CrystalsTrustIn | dict[str, Any]) -> TrustSet:
@@ -1387,7 +1387,7 @@ class AsyncRoutes:
         return await self._send(Request('PUT', '/hormones/network', {}, {}, body, NetworkOverride, None))
 
     async def set_review_mode(self, agent_id: str, body: ReviewModeIn | dict[str, Any]) -> ReviewModeSet:
-        """How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (PUT /agents/{agent_id}/review-mode)"""
+        """How the agent's sub-agents' proposals are reviewed (13.4): auto, batch (the default) or manual (a person's key or the admin's: an agent cannot lift its own person's review) (PUT /agents/{agent_id}/review-mode)"""
         return await self._send(Request('PUT', '/agents/{agent_id}/review-mode', {'agent_id': agent_id}, {}, body, ReviewModeSet, None))
 
     async def set_trust_level(self, agent_id: str, body: CrystalsTrustIn | dict[str, Any]) -> TrustSet:
