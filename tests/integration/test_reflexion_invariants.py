@@ -129,6 +129,9 @@ def test_bounds_that_cannot_be_checked_are_refused(api: Api, db) -> None:
         ({**_swap("inv-bad-2", [{"key": "balance:WETH", "max_change": 1}]), "pre_state": None},
          "pre_state has no such value"),
         ({**_swap("inv-bad-3", []), "post_state": {f"k{i}": 1.0 for i in range(65)}}, "at most 64"),
+        # a safety incident is Reflexion's to record: none written, none pre-empted under its id
+        ({**_swap("inv-bad-4", []), "type": "safety_incident"}, "recorded by Reflexion"),
+        ({**_swap("safety-incident:inv-1", [])}, "recorded by Reflexion"),
     ]:
         r = api.client.post("/episodes", headers=h, json=body)
         assert r.status_code == 422, r.text
