@@ -380,6 +380,13 @@ DIFFERENCES: tuple[Difference, ...] = (
                "the service reads no chain: the agent's verifier takes the snapshots and sends them with the "
                "episode; contract interactions need the transaction's logs, which an episode does not carry, and "
                "the other template categories need traces."),
+    Difference("who reviews in batch mode", "moltbot-memory.md", 805,
+               "Batch review: main agent reviews all pending at session start or end",
+               "the review modes auto, batch (the default) and manual are the main agent's setting; session start "
+               "and end list the open proposals (none in manual mode), and the decision takes a person's key or the"
+               " admin's in every mode",
+               "one rule for every channel (issue 36): an agent's own key deciding its sub-agents' proposals "
+               "would let a compromised agent launder them into its memory; the person acts for the main agent."),
     # Not built yet: listed until it lands (issue 39), each what the document asks and what the code does today.
     Difference("two-tier language model", "grimoire.md", 1382,
                "Haiku for routine observations, Opus for anomalous outcomes and regime transitions; Conservation "
@@ -411,13 +418,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "an entity file with summary, facts, timeline, open questions and relations",
                "entity pages are written on workspace export from what was imported, not generated from memory",
                "not built yet: generating the summary and questions from the memories."),
-    Difference("who reviews in batch mode", "moltbot-memory.md", 805,
-               "Batch review: main agent reviews all pending at session start or end",
-               "the review modes auto, batch (the default) and manual are the main agent's setting; session start "
-               "and end list the open proposals (none in manual mode), and the decision takes a person's key or the"
-               " admin's in every mode",
-               "one rule for every channel (issue 36): an agent's own key deciding its sub-agents' proposals "
-               "would let a compromised agent launder them into its memory; the person acts for the main agent."),
     Difference("payload source and hash", "knowledge-crystals.md", 28,
                "a crystal's source file, line range and content hash; dedup by hash before cosine (line 29)",
                "crystals dedup by cosine (the admission gate's and consolidation's)",
