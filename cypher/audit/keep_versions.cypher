@@ -5,7 +5,7 @@
 // every property but the embedding (and a key's hash), as JSON, so any version can be shown, compared or restored.
 // $states (id -> JSON), when given: the states as they were before a change already made in this transaction
 // (an upsert that learns what it changed only after it ran). One branch per label: a label given as a parameter would scan every node instead of seeking the id.
-// CYPHER replan=skip: planning the thirteen branches costs Neo4j 0.5-2 s of CPU, and it replans a query every 10 s
+// CYPHER replan=skip: planning the fourteen branches costs Neo4j 0.5-2 s of CPU, and it replans a query every 10 s
 // while the counts of its labels drift (every write under load: measured 67-86 ms of Neo4j CPU per episode batch,
 // 11-23 without); its plan is unique-constraint seeks, the same at any count.
 :param label => 'Memory';
@@ -23,6 +23,8 @@ CALL (id) {
   MATCH (n:Entry {id: id}) WHERE $label = 'Entry' RETURN n
   UNION
   MATCH (n:CoreBlock {id: id}) WHERE $label = 'CoreBlock' RETURN n
+  UNION
+  MATCH (n:WorkspaceFile {id: id}) WHERE $label = 'WorkspaceFile' RETURN n
   UNION
   MATCH (n:Entity {id: id}) WHERE $label = 'Entity' RETURN n
   UNION

@@ -36,6 +36,8 @@ CALL (ref) {
   UNION
   MATCH (n:CoreBlockVersion {id: ref.id}) WHERE ref.label = 'CoreBlockVersion' RETURN n
   UNION
+  MATCH (n:WorkspaceFile {id: ref.id}) WHERE ref.label = 'WorkspaceFile' RETURN n
+  UNION
   MATCH (n:Memory {id: ref.id}) WHERE ref.label = 'Memory' RETURN n
   UNION
   MATCH (n:MemoryReflection {id: ref.id}) WHERE ref.label = 'MemoryReflection' RETURN n

@@ -15,6 +15,7 @@ CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE;
 // install_labels gives them (constraint_unique_<label>_<property>), so it finds them in place.
 CREATE CONSTRAINT constraint_unique_CoreBlock_id IF NOT EXISTS FOR (n:CoreBlock) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_CoreBlockVersion_id IF NOT EXISTS FOR (n:CoreBlockVersion) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT constraint_unique_WorkspaceFile_id IF NOT EXISTS FOR (n:WorkspaceFile) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_MemoryReflection_id IF NOT EXISTS FOR (n:MemoryReflection) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_MemoryProposal_id IF NOT EXISTS FOR (n:MemoryProposal) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_Alert_id IF NOT EXISTS FOR (n:Alert) REQUIRE n.id IS UNIQUE;

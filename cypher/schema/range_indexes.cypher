@@ -74,6 +74,7 @@ CREATE RANGE INDEX metric_sample_agent IF NOT EXISTS FOR (n:MetricSample) ON (n.
 // neomodel's indexes of the control-plane nodes (index_<label>_<property>, as install_labels names them).
 CREATE RANGE INDEX index_CoreBlock_agent_id IF NOT EXISTS FOR (n:CoreBlock) ON (n.agent_id);
 CREATE RANGE INDEX index_CoreBlockVersion_block_id IF NOT EXISTS FOR (n:CoreBlockVersion) ON (n.block_id);
+CREATE RANGE INDEX index_WorkspaceFile_agent_id IF NOT EXISTS FOR (n:WorkspaceFile) ON (n.agent_id);
 CREATE RANGE INDEX index_MemoryReflection_agent_id IF NOT EXISTS FOR (n:MemoryReflection) ON (n.agent_id);
 CREATE RANGE INDEX index_MemoryProposal_agent_id IF NOT EXISTS FOR (n:MemoryProposal) ON (n.agent_id);
 CREATE RANGE INDEX index_MemoryProposal_from_agent IF NOT EXISTS FOR (n:MemoryProposal) ON (n.from_agent);

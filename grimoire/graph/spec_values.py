@@ -365,10 +365,13 @@ DIFFERENCES: tuple[Difference, ...] = (
                "co_occurrence settings."),
     Difference("critical files", "moltbot-memory.md", 1012,
                "alert on SOUL.md, IDENTITY.md and config changes",
-               "checksums and alerts cover the agent's configuration and the identity and critical-facts core "
-               "blocks; the service stores no SOUL.md",
-               "the service keeps core memory as blocks (identity, context, persona, critical), not workspace "
-               "files."),
+               "checksums and alerts cover the agent's configuration, the identity and critical-facts core blocks "
+               "and the workspace files SOUL.md, IDENTITY.md, USER.md and TOOLS.md, which a workspace import "
+               "stores (a WorkspaceFile node each, versioned); USER.md and TOOLS.md, 🟡 High in 12.1, are "
+               "critical items too",
+               "USER.md (human context) and TOOLS.md (capability definitions) changed behind the service's back "
+               "are as much an integrity issue as SOUL.md, and the four files have no place in core memory's "
+               "blocks (MEMORY.md's Identity is the user's, IDENTITY.md the agent's)."),
     Difference("Reflexion's invariant templates", "grimoire.md", 1374,
                "all invariants hold after execution: token amount bounds, balance change limits, no unexpected "
                "contract interactions (Trace2Inv's 23 templates across 8 categories); the verifier snapshots the "

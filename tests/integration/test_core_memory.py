@@ -196,7 +196,8 @@ def test_the_neomodel_models_constraints_are_installed_by_the_schema_step(db) ->
     constraints, indexes, names = _schema(db)
     models = (*memory_models.MODELS, *agents.MODELS, *audit_models.MODELS, *context_models.MODELS,
               *upkeep_models.MODELS)
-    assert {m.__label__ for m in models} == {"Agent", "ApiKey", "CoreBlock", "CoreBlockVersion", "MemoryReflection",
+    assert {m.__label__ for m in models} == {"Agent", "ApiKey", "CoreBlock", "CoreBlockVersion", "WorkspaceFile",
+                                             "MemoryReflection",
                                              "Alert", "MemoryProposal", "ContextPolicy", "ContextPolicyRevision",
                                              "ContextMutation", "VectorIndexBuild"}
     for model in models:

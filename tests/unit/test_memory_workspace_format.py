@@ -250,3 +250,16 @@ def test_the_zip_is_the_files() -> None:
     assert blob == w.zipped(dict(reversed(list(FILES.items()))), AT)
     with zipfile.ZipFile(io.BytesIO(blob)) as z:
         assert {n: z.read(n).decode() for n in z.namelist()} == FILES
+
+
+def test_the_critical_files_are_kept_as_written_and_exported_as_kept() -> None:
+    """SOUL.md, IDENTITY.md, USER.md and TOOLS.md are files of the layout (section 12.1), kept verbatim for
+    graph/memory/critical_files.py; any other top-level Markdown file is still refused."""
+    given = {"SOUL.md": "# SOUL.md\n  Be honest.  \n\n", "IDENTITY.md": "", "USER.md": "- Alex\n", "TOOLS.md": "x"}
+    ws = wf.parse_workspace({**FILES, **given})
+    assert ws.critical == given
+    assert wf.parse_workspace(FILES).critical == {}
+    files = w.render_workspace(w.Snapshot("# MEMORY.md — Core Memory\n", (), (), critical=given), AT)
+    assert {k: files[k] for k in given} == given
+    with pytest.raises(wf.WorkspaceInvalid, match="NOTES.md: not a file of the workspace's layout"):
+        wf.parse_workspace({"NOTES.md": "x"})

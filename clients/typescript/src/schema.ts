@@ -1244,7 +1244,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Has a critical item ever changed: the agent's configuration, identity and critical facts, each with its records */
+        /** Has a critical item ever changed: the agent's configuration, identity and critical facts, SOUL.md, IDENTITY.md, USER.md and TOOLS.md, each with its records */
         get: operations["critical_agents__agent_id__audit_critical_get"];
         put?: never;
         post?: never;
@@ -5588,6 +5588,11 @@ export interface components {
              */
             core_blocks: string[];
             /**
+             * Critical Files
+             * @description the critical files (SOUL.md, IDENTITY.md, USER.md, TOOLS.md) written: new, or with other text
+             */
+            critical_files: string[];
+            /**
              * Entities
              * @description entities the memories name
              */
@@ -9655,7 +9660,7 @@ export interface components {
         Workspace: {
             /**
              * Files
-             * @description relative path -> the file's text: MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)
+             * @description relative path -> the file's text: MEMORY.md, SOUL.md, IDENTITY.md, USER.md, TOOLS.md (the critical files, kept as written), memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)
              */
             files: {
                 [key: string]: string;

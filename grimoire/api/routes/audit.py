@@ -95,8 +95,8 @@ def reflection_changes(agent_id: str, reflection_id: str, trail: TrailDep, who: 
 
 
 @router.get("/agents/{agent_id}/audit/critical", response_model=CriticalChanges,
-            summary="Has a critical item ever changed: the agent's configuration, identity and critical facts, each "
-                    "with its records")
+            summary="Has a critical item ever changed: the agent's configuration, identity and critical facts, "
+                    "SOUL.md, IDENTITY.md, USER.md and TOOLS.md, each with its records")
 def critical(agent_id: str, trail: TrailDep, who: Reader) -> CriticalChanges:
     return trail.critical(_own(who, agent_id))
 

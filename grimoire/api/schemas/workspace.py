@@ -21,6 +21,7 @@ class Workspace(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     files: dict[Path, Text] = Field(max_length=MAX_FILES, description=(
-        "relative path -> the file's text: MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, "
+        "relative path -> the file's text: MEMORY.md, SOUL.md, IDENTITY.md, USER.md, TOOLS.md (the critical files, "
+        "kept as written), memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, "
         "memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, "
         "memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)"))

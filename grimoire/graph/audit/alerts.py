@@ -1,10 +1,11 @@
 """Critical items and their alerts (../shared/spec/moltbot-memory.md, section 12.5).
 
-An agent's critical items are its configuration, its identity block and its critical-facts block (the pinned
-facts): `critical_items`. A change to one by anyone but a person (a person's key, the
+An agent's critical items are its configuration, its identity block, its critical-facts block (the pinned
+facts) and its critical workspace files — SOUL.md, IDENTITY.md, USER.md and TOOLS.md as a workspace import gave
+them (graph/memory/critical_files.py): `critical_items`. A change to one by anyone but a person (a person's key, the
 admin, the command line: `manual`) or an approved reflection raises an alert in the change's own transaction:
-an Alert node and an ALERT record. Each critical block also keeps a checksum of its text and pins, and each
-agent one of its configuration (written when it is registered); the service
+an Alert node and an ALERT record. Each critical block also keeps a checksum of its text and pins, each critical
+file one of its text, and each agent one of its configuration (written when it is registered); the service
 verifies them at start-up and when an agent starts a session, and a mismatch (the block changed outside the
 service, say in Neo4j Browser) raises an alert too. Alerts are returned at the agent's next session start
 until someone acknowledges them."""
@@ -32,12 +33,22 @@ from grimoire.graph.model.rows import Record
 
 AUDITOR = "system:audit"  # who raises an alert (12.5's `system:audit`)
 CRITICAL_BLOCKS = ("identity", "critical")  # core blocks (graph/memory/blocks.py Block) that are critical items
+# The workspace files 12.1 marks critical or high (behavioral constitution, agent identity, human context,
+# capability definitions): kept as WorkspaceFile nodes (graph/memory/critical_files.py) when imported.
+CRITICAL_FILES = ("SOUL.md", "IDENTITY.md", "USER.md", "TOOLS.md")
+
+
+def file_id(agent_id: str, name: str) -> str:
+    """A critical workspace file's item id: the file's name in it, so an alert and the trail name the file."""
+    return f"{agent_id}:file:{name}"
 
 
 def critical_items(agent_id: str) -> list[str]:
     """12.5: the agent's configuration (its node), its identity and its critical-facts block (the pinned
-    facts) — the items whose every change is flagged. Block ids as graph/memory/core.py `block_id` makes them."""
-    return [agent_id, *(f"{agent_id}:core:{block}" for block in CRITICAL_BLOCKS)]
+    facts) and its critical workspace files — the items whose every change is flagged. Block ids as
+    graph/memory/core.py `block_id` makes them."""
+    return [agent_id, *(f"{agent_id}:core:{block}" for block in CRITICAL_BLOCKS),
+            *(file_id(agent_id, name) for name in CRITICAL_FILES)]
 
 
 class AlertRecord(BaseModel):
@@ -78,6 +89,11 @@ def checksum(content: str, pinned: Sequence[str]) -> str:
     return hashlib.sha256(json.dumps([content, list(pinned)], ensure_ascii=False).encode()).hexdigest()
 
 
+def file_checksum(content: str) -> str:
+    """A critical workspace file's text, hashed: what start-up compares with what the service last wrote."""
+    return hashlib.sha256(json.dumps(["file", content], ensure_ascii=False).encode()).hexdigest()
+
+
 def configuration_checksum(configuration: dict[str, Any]) -> str:
     """An agent's configuration, hashed: written when it is registered, compared at start-up and session start. The
     settings added since (ADDED) count once set, so an agent registered before them keeps the checksum it has."""
@@ -87,12 +103,15 @@ def configuration_checksum(configuration: dict[str, Any]) -> str:
 
 
 def _observed(db: Database, agent_id: str | None) -> list[tuple[Record, str]]:
-    """Each critical item that keeps a checksum (blocks, agents' configuration), with the checksum of what is
-    stored now; items written before checksums were kept are left out."""
+    """Each critical item that keeps a checksum (blocks, workspace files, agents' configuration), with the checksum
+    of what is stored now; items written before checksums were kept are left out."""
     out = []
     for row in db.fetch("audit/critical_blocks", agent_id=agent_id, blocks=list(CRITICAL_BLOCKS)):
         if row["checksum"] is not None:
             out.append((dict(row), checksum(row["content"] or "", row["pinned"] or [])))
+    for row in db.fetch("audit/critical_files", agent_id=agent_id):
+        if row["checksum"] is not None:
+            out.append((dict(row), file_checksum(row["content"] or "")))
     for row in db.fetch("audit/critical_agents", agent_id=agent_id):
         if row["checksum"] is not None:
             out.append((dict(row), configuration_checksum(dict(row["configuration"]))))
@@ -138,9 +157,9 @@ def on_change(tx: Tx, change: Audit, item: str, summary: str) -> Alert | None:
 
 
 def verify(db: Database, agent_id: str | None = None) -> list[AlertRecord]:
-    """Compare each critical block's text and pins, and each agent's configuration, with the checksum the service
-    wrote (one agent's, or every agent's); a mismatch raises an alert once for what was found (acknowledged, it
-    is not raised again)."""
+    """Compare each critical block's text and pins, each critical file's text and each agent's configuration with
+    the checksum the service wrote (one agent's, or every agent's); a mismatch raises an alert once for what was
+    found (acknowledged, it is not raised again)."""
     raised: list[AlertRecord] = []
     for row, seen in _observed(db, agent_id):
         if seen == row["checksum"]:

@@ -71,6 +71,7 @@ class NodeLabel(StrEnum):
     EntryVersion = "EntryVersion"
     CoreBlock = "CoreBlock"
     CoreBlockVersion = "CoreBlockVersion"
+    WorkspaceFile = "WorkspaceFile"
     Memory = "Memory"
     MemoryReflection = "MemoryReflection"
     Alert = "Alert"

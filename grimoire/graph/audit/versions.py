@@ -34,6 +34,7 @@ class Versioned(StrEnum):
     Memory = "Memory"
     Entry = "Entry"
     CoreBlock = "CoreBlock"
+    WorkspaceFile = "WorkspaceFile"  # a critical workspace file (SOUL.md, ...: graph/memory/critical_files.py)
     Entity = "Entity"
     Agent = "Agent"
     RetrievalWeights = "RetrievalWeights"

@@ -118,6 +118,8 @@ VERBS: dict[str, Verb] = {
     "memory.reflection.decide": Verb.COMMIT,
     "memory.reflection.reject": Verb.REJECT,
     "memory.workspace.import": Verb.CREATE,
+    "memory.file.create": Verb.CREATE,            # a critical workspace file (SOUL.md, ...) first imported
+    "memory.file.edit": Verb.EDIT,                # and imported again with other text
     "memory.proposal.propose": Verb.PROPOSE,
     "memory.proposal.conflict": Verb.EDIT,
     "memory.proposal.commit": Verb.COMMIT,

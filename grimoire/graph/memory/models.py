@@ -56,6 +56,22 @@ class CoreBlock(StructuredNode):  # type: ignore[misc]
     versions = RelationshipTo(CoreBlockVersion, "PREVIOUS_VERSION")
 
 
+class WorkspaceFile(StructuredNode):  # type: ignore[misc]
+    """One of an agent's critical workspace files (SOUL.md, IDENTITY.md, USER.md, TOOLS.md: section 12.1) as an
+    import gave it, its current text and version; earlier texts are Version nodes (graph/audit/versions.py)."""
+
+    __label__ = "WorkspaceFile"
+    uid = StringProperty(unique_index=True, required=True, db_property="id")   # <agent id>:file:<name>
+    agent_id = StringProperty(index=True, required=True)
+    name = StringProperty(required=True)
+    content = StringProperty(default="")
+    version = IntegerProperty(default=1)
+    valid_from = IntegerProperty(required=True)
+    recorded_at = IntegerProperty(required=True)
+    written_by = StringProperty()
+    checksum = StringProperty()   # of the text the service wrote (graph/audit/alerts.py verifies it)
+
+
 class MemoryReflection(StructuredNode):  # type: ignore[misc]
     """A reflection (../shared/spec/moltbot-memory.md, section 10): what it proposed, in section 10.5's
     format, and what the person decided. Pending until a person's key decides (never applied otherwise);
@@ -116,4 +132,5 @@ class MemoryProposal(StructuredNode):  # type: ignore[misc]
     committed_store = StringProperty()
 
 
-MODELS: tuple[type[StructuredNode], ...] = (CoreBlock, CoreBlockVersion, MemoryReflection, MemoryProposal)
+MODELS: tuple[type[StructuredNode], ...] = (CoreBlock, CoreBlockVersion, WorkspaceFile, MemoryReflection,
+                                            MemoryProposal)

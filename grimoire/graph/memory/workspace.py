@@ -4,6 +4,8 @@ procedures, the vault and decay-scores.json, as one JSON object of relative path
 
 What each file becomes (a memory is written by graph/memory/stores.py, so it is what a message would make):
 - MEMORY.md: core memory's four blocks (replaced, " (pinned)" critical facts pinned), in one transaction;
+- SOUL.md, IDENTITY.md, USER.md, TOOLS.md: the agent's critical files (graph/memory/critical_files.py), kept as
+  written, checksummed and alerted on; imported again with other text, a new version;
 - memory/episodes/YYYY-MM-DD.md: an episodic memory per `## HH:MM | type | confidence:X | tags:[a, b]` entry,
   said then (UTC);
 - memory/graph/entities/<kind>--<name>.md (each with its row in index.md's Entity Registry, and the reverse): a
@@ -54,7 +56,7 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.errors import Conflict, NotFound
 from grimoire.graph.ids import now_ms
-from grimoire.graph.memory import relevance, stores
+from grimoire.graph.memory import critical_files, relevance, stores
 from grimoire.graph.memory.blocks import Block, BlockOut, Replace, normalise
 from grimoire.graph.memory.core import CoreMemory
 from grimoire.graph.memory.relevance import Arrival
@@ -311,6 +313,7 @@ class Snapshot:
     memories: tuple[Stored, ...]       # oldest first
     edges: tuple[EdgeRow, ...]
     meta: Mapping[str, str] = field(default_factory=dict)
+    critical: Mapping[str, str] = field(default_factory=dict)  # the critical files by name, as imported
 
 
 def _episode_files(memories: Sequence[Stored]) -> tuple[dict[str, str], dict[str, Decay]]:
@@ -444,6 +447,7 @@ def render_workspace(snapshot: Snapshot, at: int) -> dict[str, str]:
              RELATIONS: RELATIONS_MD, **entities, **procedures, **vault,
              DECAY: render_decay(at, {**episode_decay, **entity_decay, **procedure_decay, **vault_decay})}
     files.update({META + name: snapshot.meta[name] for name in REFLECTION_FILES if snapshot.meta.get(name)})
+    files.update(snapshot.critical)
     return dict(sorted(files.items()))
 
 
@@ -466,6 +470,8 @@ class ImportOut(BaseModel):
     created: dict[str, int] = Field(description="memories written, by store")
     unchanged: int = Field(description="items imported before with the same content: left as they are")
     core_blocks: list[str] = Field(description="the core blocks MEMORY.md changed")
+    critical_files: list[str] = Field(description=(
+        "the critical files (SOUL.md, IDENTITY.md, USER.md, TOOLS.md) written: new, or with other text"))
     entities: int = Field(description="entities the memories name")
     relations: int = Field(description="index.md's edges, each asserted by a semantic memory")
     skipped: dict[str, str] = Field(description="files of the spec's layout not imported, and why")
@@ -592,12 +598,16 @@ def import_workspace(db: Database, embedder: Embedder, core: CoreMemory, agent_i
     planned = plan(ws, agent_id, agent.clade, at, found)
     existing = _existing(db, agent_id, planned)
     core_changed = _write_core(core, agent_id, ws.core[0], ws.core[1], checked, actor) if ws.core and checked else []
+    critical = (ogm.write(db, lambda tx: critical_files.write_in(tx, agent_id, ws.critical, actor=actor,
+                                                                  reason="imported from the workspace"))
+                if ws.critical else [])
     new = [p.memory for p in planned if p.memory.id not in existing]
     audit_ids = _write(db, embedder, agent_id, planned, existing, actor)
     created: dict[str, int] = {}
     for m in new:
         created[m.store.value] = created.get(m.store.value, 0) + 1
     return ImportOut(agent_id=agent_id, created=created, unchanged=len(existing), core_blocks=core_changed,
+                     critical_files=critical,
                      entities=len({e.slug for p in planned for e in p.memory.classification.entities}),
                      relations=len(ws.index.edges), skipped=ws.skipped, audit_ids=audit_ids)
 
@@ -633,7 +643,8 @@ def snapshot(db: Database, core: CoreMemory, agent_id: str, meta: MetaFiles | No
                                                   stores=[s.value for s in Store if s is not Store.core],
                                                   semantic=Store.semantic.value))
     edges = tuple(e for r in db.fetch("memory/workspace_edges", agent_id=agent_id) if (e := _edge(r)) is not None)
-    return Snapshot(core_md, memories, edges, dict(meta(agent_id)) if meta else {})
+    critical = ogm.read(db, lambda tx: critical_files.read(agent_id))
+    return Snapshot(core_md, memories, edges, dict(meta(agent_id)) if meta else {}, critical)
 
 
 def export_workspace(db: Database, core: CoreMemory, agent_id: str, *, at: int | None = None,

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from typing import Any
 
+from grimoire.graph.audit.alerts import CRITICAL_FILES
 from grimoire.graph.errors import Invalid
 from grimoire.graph.memory import memory_md, relevance, stores
 from grimoire.graph.memory.blocks import TITLES, Block
@@ -792,6 +793,7 @@ class Workspace:
     vault: tuple[VaultFile, ...]
     decay: DecayFile
     skipped: dict[str, str]
+    critical: dict[str, str] = field(default_factory=dict)  # SOUL.md, IDENTITY.md, USER.md, TOOLS.md: kept verbatim
 
 
 def _bad_path(path: str) -> str | None:
@@ -806,6 +808,8 @@ def _route(path: str) -> tuple[str, str] | None:
     fixed = {MEMORY_MD: "core", INDEX: "index", RELATIONS: "relations", DECAY: "decay"}
     if path in fixed:
         return fixed[path], ""
+    if path in CRITICAL_FILES:
+        return "critical", path
     if path in SKIPPED or path.startswith(".audit/"):
         return "skip", SKIPPED.get(path, "the file-based audit snapshots: the graph keeps its own audit trail")
     for prefix, kind in ((EPISODES, "episodes"), (ENTITIES, "entity"), (PROCEDURES, "procedure"), (VAULT, "vault")):
@@ -818,10 +822,10 @@ def _route(path: str) -> tuple[str, str] | None:
 def _read_files(files: Files, problems: Problems) -> Workspace:
     """Each file parsed on its own (its problems noted); the checks across files come after."""
     got: dict[str, Any] = {"core": None, "episodes": [], "index": Index((), ()), "entities": {}, "procedures": [],
-                           "vault": [], "decay": DecayFile(None, {}, {}), "skipped": {}}
-    layout = ("MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, memory/graph/relations.md, "
-              "memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, memory/vault/<name>.md, "
-              "memory/meta/decay-scores.json")
+                           "vault": [], "decay": DecayFile(None, {}, {}), "skipped": {}, "critical": {}}
+    layout = ("MEMORY.md, SOUL.md, IDENTITY.md, USER.md, TOOLS.md, memory/episodes/YYYY-MM-DD.md, "
+              "memory/graph/index.md, memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, "
+              "memory/procedures/<name>.md, memory/vault/<name>.md, memory/meta/decay-scores.json")
     for path in sorted(files):
         text = files[path]
         route = None if _bad_path(path) else _route(path)
@@ -831,6 +835,8 @@ def _read_files(files: Files, problems: Problems) -> Workspace:
         kind, name = route
         if kind == "skip":
             got["skipped"][path] = name
+        elif kind == "critical":
+            got["critical"][name] = text  # free text: the person's own words, kept as written
         elif kind == "core":
             got["core"] = parse_memory_md(path, text, problems)
         elif kind == "index":
@@ -857,7 +863,7 @@ def _read_files(files: Files, problems: Problems) -> Workspace:
         else:
             problems.add(path, None, f"a {kind} file's name is letters, digits, '-' and '_', not {name}.md")
     return Workspace(got["core"], tuple(got["episodes"]), got["index"], got["entities"], tuple(got["procedures"]),
-                     tuple(got["vault"]), got["decay"], got["skipped"])
+                     tuple(got["vault"]), got["decay"], got["skipped"], got["critical"])
 
 
 def parse_workspace(files: Files) -> Workspace:

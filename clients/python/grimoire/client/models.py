@@ -2425,6 +2425,11 @@ class ImportOut(BaseModel):
     core_blocks: list[str] = Field(
         ..., description='the core blocks MEMORY.md changed', title='Core Blocks'
     )
+    critical_files: list[str] = Field(
+        ...,
+        description='the critical files (SOUL.md, IDENTITY.md, USER.md, TOOLS.md) written: new, or with other text',
+        title='Critical Files',
+    )
     entities: int = Field(
         ..., description='entities the memories name', title='Entities'
     )
@@ -5505,7 +5510,7 @@ class Workspace(BaseModel):
     )
     files: dict[constr(min_length=1, max_length=500), constr(max_length=2000000)] = Field(
         ...,
-        description="relative path -> the file's text: MEMORY.md, memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)",
+        description="relative path -> the file's text: MEMORY.md, SOUL.md, IDENTITY.md, USER.md, TOOLS.md (the critical files, kept as written), memory/episodes/YYYY-MM-DD.md, memory/graph/index.md, memory/graph/relations.md, memory/graph/entities/<kind>--<name>.md, memory/procedures/<name>.md, memory/vault/<name>.md, memory/meta/decay-scores.json (and, on export, reflection's meta files)",
         max_length=20000,
         title='Files',
     )

@@ -228,7 +228,7 @@ class Routes:
         return self._send(Request('POST', '/facts', {}, {}, body, FactsAsserted, None))
 
     def audit_critical(self, agent_id: str) -> CriticalChanges:
-        """Has a critical item ever changed: the agent's configuration, identity and critical facts, each with its records (GET /agents/{agent_id}/audit/critical)"""
+        """Has a critical item ever changed: the agent's configuration, identity and critical facts, SOUL.md, IDENTITY.md, USER.md and TOOLS.md, each with its records (GET /agents/{agent_id}/audit/critical)"""
         return self._send(Request('GET', '/agents/{agent_id}/audit/critical', {'agent_id': agent_id}, {}, None, CriticalChanges, None))
 
     def audit_digests(self, agent_id: str) -> list[AuditDigest]:
@@ -858,7 +858,7 @@ class AsyncRoutes:
         return await self._send(Request('POST', '/facts', {}, {}, body, FactsAsserted, None))
 
     async def audit_critical(self, agent_id: str) -> CriticalChanges:
-        """Has a critical item ever changed: the agent's configuration, identity and critical facts, each with its records (GET /agents/{agent_id}/audit/critical)"""
+        """Has a critical item ever changed: the agent's configuration, identity and critical facts, SOUL.md, IDENTITY.md, USER.md and TOOLS.md, each with its records (GET /agents/{agent_id}/audit/critical)"""
         return await self._send(Request('GET', '/agents/{agent_id}/audit/critical', {'agent_id': agent_id}, {}, None, CriticalChanges, None))
 
     async def audit_digests(self, agent_id: str) -> list[AuditDigest]:
