@@ -397,10 +397,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "no reasoning is stored; citations are built (each workspace item a search_result block with a "
                "grimoire:// source, the longest-unchanged first)",
                "not built yet."),
-    Difference("entity pages", "moltbot-memory.md", 189,
-               "an entity file with summary, facts, timeline, open questions and relations",
-               "entity pages are written on workspace export from what was imported, not generated from memory",
-               "not built yet: generating the summary and questions from the memories."),
     Difference("who reviews in batch mode", "moltbot-memory.md", 805,
                "Batch review: main agent reviews all pending at session start or end",
                "the review modes auto, batch (the default) and manual are the main agent's setting; session start "
