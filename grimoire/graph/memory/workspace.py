@@ -26,9 +26,11 @@ kept.
 
 Export renders the same layout from the graph, so importing a workspace and exporting it gives the same files
 in their canonical form (rows in order, tables unpadded, no trailing space). Memories a message wrote land
-where the layout has a place for them: a semantic fact in the Facts of its subject's entity file (made when the
-entity has none). What has no place stays in the graph: archived memories, core-store memories (their lines are
-in MEMORY.md) and semantic memories that name no entity."""
+where the layout has a place for them: a semantic fact in the Facts of its subject's entity file when an import
+wrote that file; every other entity such a memory names gets its page generated from memory
+(graph/memory/entity_pages.py, the page GET /agents/{id}/entities/{entity}/page answers). What has no place stays
+in the graph: archived memories, core-store memories (their lines are in MEMORY.md) and semantic memories that
+name no entity."""
 
 from __future__ import annotations
 
