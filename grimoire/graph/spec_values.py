@@ -417,10 +417,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "no reasoning is stored; citations are built (each workspace item a search_result block with a "
                "grimoire:// source, the longest-unchanged first)",
                "not built yet."),
-    Difference("entity pages", "moltbot-memory.md", 189,
-               "an entity file with summary, facts, timeline, open questions and relations",
-               "entity pages are written on workspace export from what was imported, not generated from memory",
-               "not built yet: generating the summary and questions from the memories."),
     Difference("payload source and hash", "knowledge-crystals.md", 28,
                "a crystal's source file, line range and content hash; dedup by hash before cosine (line 29)",
                "crystals dedup by cosine (the admission gate's and consolidation's)",

@@ -201,6 +201,8 @@ READ_ROUTES |= {route: "test_core_memory.py::test_core_memory_is_the_agents_own"
     "GET /agents/{agent_id}/core/{block}/versions")}
 READ_ROUTES |= {route: "test_memory_messages.py::test_one_agents_memories_are_its_own" for route in (
     "GET /agents/{agent_id}/memories", "GET /agents/{agent_id}/memories/{memory_id}", "GET /agents/{agent_id}/recall")}
+READ_ROUTES |= {route: "test_memory_entity_pages.py::test_an_entity_page_is_its_agents_own" for route in (
+    "GET /agents/{agent_id}/entities/{entity_id}/page", "GET /agents/{agent_id}/entities/{entity_id}/page.md")}
 READ_ROUTES |= {route: "test_memory_reflection.py::test_reflections_are_the_agents_own" for route in (
     "GET /agents/{agent_id}/reflections", "GET /agents/{agent_id}/reflections/pending.md",
     "GET /agents/{agent_id}/reflections/log.md", "GET /agents/{agent_id}/reflections/evolution.md",

@@ -115,6 +115,7 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
                                    "text": "Swapped WETH for USDC, predicted 10 bps",
                                    "prediction": {"metric": "return_bps", "expected": 10, "actual": -50,
                                                   "tolerance": 5}}))
+    w.ok(w.post(f"/agents/{AGENT}/messages", json={"text": "Remember that the Walker project uses Redis."}))
     return {
         "whoami": (h, {}), "memory_stats": (h, {}), "service_health": (h, {}),
         "recall": (h, {"q": "vault"}), "get_retrieval_weights": (h, {}),
@@ -128,6 +129,7 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
         "list_entries": (h, {"limit": 2}), "get_entry": (h, {"entry_id": "walk-gas"}),
         "entry_versions": (h, {"entry_id": "walk-gas"}),
         "list_memories": (h, {}), "get_memory": (h, {"memory_id": w.memory()}),
+        "entity_page": (h, {"entity_id": "project--walker"}),
         "list_reflections": (h, {}), "get_reflection": (h, {"reflection_id": reflection}),
         "list_proposals": (h, {}), "get_workspace": (h, {}),
         "list_audit": (person, {"limit": 5}), "list_all_audit": (admin, {"limit": 5}),

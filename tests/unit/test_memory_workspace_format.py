@@ -226,17 +226,21 @@ def test_what_messages_wrote_renders_where_the_layout_has_a_place() -> None:
     files = w.render_workspace(snapshot, AT)
     assert files["memory/graph/entities/person--alex.md"] == (
         "# person--alex\n<!-- Type: person | Created: 2026-02-02 | Last updated: 2026-02-02 -->\n"
-        "<!-- Decay score: 1.00 | Access count: 1 | Pinned: no -->\n## Facts\n"
-        "- I develop the Moltbot memory project.\n")
+        "<!-- Decay score: 1.00 | Access count: 1 | Pinned: no -->\n## Summary\nI develop the Moltbot memory project.\n"
+        "## Facts\n- I develop the Moltbot memory project.\n## Relations\n- → develops [[project--moltbot-memory]]\n")
+    # every entity a message named has its page generated from memory: the project too (its relation incoming)
+    assert files["memory/graph/entities/project--moltbot-memory.md"].endswith(
+        "## Relations\n- ← develops [[person--alex]]\n")
     assert "| person--alex | person | Alex | entities/person--alex.md | 1.00 |" in files[wf.INDEX]
     assert files["memory/procedures/when-i-ask-you-to-deploy.md"].endswith(
         "## Steps\n1. Run the tests\n2. Ship\n## Learned From\n- Episode 2026-02-02 10:00 — We fixed the CSS bug.\n")
     assert "memory/vault/the-recovery-phrase-lives-in-the.md" in files
     assert set(json.loads(files[wf.DECAY])["entries"]) == {
-        "episode:2026-02-02:10:00", "entity:person--alex", "procedure:when-i-ask-you-to-deploy",
+        "episode:2026-02-02:10:00", "entity:person--alex", "entity:project--moltbot-memory",
+        "procedure:when-i-ask-you-to-deploy",
         "vault:the-recovery-phrase-lives-in-the"}
     # and it is a valid workspace
-    assert len(w.plan(wf.parse_workspace(files), "agent-b", None, AT)) == 5
+    assert len(w.plan(wf.parse_workspace(files), "agent-b", None, AT)) == 6
 
 
 def test_facts_join_an_entity_files_facts_section() -> None:

@@ -946,6 +946,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/entities/{entity_id}/page": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An entity's page (section 6.2) generated from the agent's own live memories that name it: summary, facts, timeline, open questions and relations, and the Markdown entity file; the entity by its spec id (kind--name) or the graph's id */
+        get: operations["entity_page_agents__agent_id__entities__entity_id__page_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/agents/{agent_id}/entities/{entity_id}/page.md": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An entity's page as its Markdown entity file (text/markdown), as the workspace export writes it */
+        get: operations["entity_page_md_agents__agent_id__entities__entity_id__page_md_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{agent_id}/recall": {
         parameters: {
             query?: never;
@@ -3744,7 +3778,12 @@ export interface components {
          * Direction
          * @enum {string}
          */
-        Direction: "out" | "in" | "both";
+        "Direction-Input": "out" | "in" | "both";
+        /**
+         * Direction
+         * @enum {string}
+         */
+        "Direction-Output": "outgoing" | "incoming";
         /**
          * Disclosure
          * @enum {string}
@@ -3900,6 +3939,136 @@ export interface components {
             chain_id?: number | null;
             /** Address */
             address?: string | null;
+        };
+        /**
+         * EntityPage
+         * @description An entity's page (6.2): summary, facts, timeline, open questions and relations, and the Markdown file.
+         */
+        EntityPage: {
+            /** Agent Id */
+            agent_id: string;
+            entity: components["schemas"]["EntityPageEntity"];
+            /**
+             * Created
+             * @description the day its first memory was said
+             */
+            created: string;
+            /**
+             * Updated
+             * @description the day its last memory was said
+             */
+            updated: string;
+            /**
+             * Decay Score
+             * @description its memories' decay inputs together, scored now (section 9)
+             */
+            decay_score: number;
+            /** Access Count */
+            access_count: number;
+            /** Pinned */
+            pinned: boolean;
+            /**
+             * Memories
+             * @description the memories the page was made from
+             */
+            memories: number;
+            /** Summary */
+            summary: string;
+            /**
+             * Summary From
+             * @description the memories the summary quotes, most relevant first
+             */
+            summary_from: string[];
+            /** Facts */
+            facts: components["schemas"]["EntityPageItem"][];
+            /** Timeline */
+            timeline: components["schemas"]["EntityPageItem"][];
+            /** Open Questions */
+            open_questions: components["schemas"]["EntityPageQuestion"][];
+            /** Relations */
+            relations: components["schemas"]["EntityPageRelation"][];
+            /**
+             * Markdown
+             * @description the entity file, as the workspace export writes it
+             */
+            markdown: string;
+        };
+        /** EntityPageEntity */
+        EntityPageEntity: {
+            /**
+             * Slug
+             * @description the spec's entity id, kind--name
+             */
+            slug: string;
+            /** Name */
+            name: string;
+            /** Kind */
+            kind: string;
+            /**
+             * Ids
+             * @description the graph's entities of that spec id the memories name
+             */
+            ids: string[];
+        };
+        /** EntityPageItem */
+        EntityPageItem: {
+            /** Memory Id */
+            memory_id: string;
+            /** Text */
+            text: string;
+            /**
+             * Day
+             * @description YYYY-MM-DD of when it was said
+             */
+            day: string;
+            /** Store */
+            store: string;
+            /** Confidence */
+            confidence: string;
+        };
+        /** EntityPageQuestion */
+        EntityPageQuestion: {
+            /** Memory Id */
+            memory_id: string;
+            /** Text */
+            text: string;
+            /**
+             * Day
+             * @description YYYY-MM-DD of when it was said
+             */
+            day: string;
+            /** Store */
+            store: string;
+            /** Confidence */
+            confidence: string;
+            /**
+             * Reason
+             * @description why it is open: a question, low confidence, an uncertain tag or wording
+             */
+            reason: string;
+        };
+        /** EntityPageRelation */
+        EntityPageRelation: {
+            direction: components["schemas"]["Direction-Output"];
+            /**
+             * Relation
+             * @description section 6.3's relation
+             */
+            relation: string;
+            /**
+             * Other
+             * @description the other entity's spec id (kind--name)
+             */
+            other: string;
+            /** Other Name */
+            other_name?: string | null;
+            /** Confidence */
+            confidence?: string | null;
+            /**
+             * Since
+             * @description YYYY-MM-DD it holds from
+             */
+            since?: string | null;
         };
         /** EntityRef */
         EntityRef: {
@@ -6064,7 +6233,7 @@ export interface components {
              */
             hops?: number;
             /** @default both */
-            direction?: components["schemas"]["Direction"];
+            direction?: components["schemas"]["Direction-Input"];
             /** Predicates */
             predicates?: components["schemas"]["Predicate"][];
             /**
@@ -11635,6 +11804,70 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Memory"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    entity_page_agents__agent_id__entities__entity_id__page_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EntityPage"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    entity_page_md_agents__agent_id__entities__entity_id__page_md_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                agent_id: string;
+                entity_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
                 };
             };
             /** @description Validation Error */

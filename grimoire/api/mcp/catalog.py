@@ -151,6 +151,9 @@ TOOLS: tuple[ToolSpec, ...] = (
       "triggers like 'remember ...' store memories, questions recall them.", "write"),
     R("list_memories", f"GET {A}/memories", "The agent's memories by store and day."),
     R("get_memory", f"GET {A}/memories/{{memory_id}}", "One memory by id."),
+    R("entity_page", f"GET {A}/entities/{{entity_id}}/page", "An entity's page from the agent's own memories "
+      "(by its id, kind--name such as project--moltbot-memory): summary, facts, timeline, open questions and "
+      "relations, and the Markdown entity file."),
     R("reinforce_memories", f"POST {A}/memories/reinforce", "Reinforce memories that proved useful (their "
       "strength grows; they decay slower).", "write"),
     R("restore_memories", f"POST {A}/memories/restore", "Restore archived memories by id.", "write",
@@ -323,6 +326,7 @@ EXCLUDED: dict[str, str] = {
     "POST /agents/import": "an NDJSON restore of an export (the admin's bulk operation): REST only",
     f"GET {A}/workspace.zip": "the workspace as a zip file; get_workspace returns the same files",
     f"GET {A}/core/memory.md": "the resource grimoire://memory (MEMORY.md)",
+    f"GET {A}/entities/{{entity_id}}/page.md": "entity_page's `markdown`, as a file",
     f"GET {A}/reflections/pending.md": "list_reflections, rendered for people",
     f"GET {A}/reflections/log.md": "list_reflections, rendered for people",
     f"GET {A}/reflections/evolution.md": "list_reflections, rendered for people",

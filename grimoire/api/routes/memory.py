@@ -33,9 +33,10 @@ from grimoire.api.schemas.memory import (
 from grimoire.graph.agents import Principal
 from grimoire.graph.errors import NotFound
 from grimoire.graph.ids import now_ms
-from grimoire.graph.memory import reflection_format, stores
+from grimoire.graph.memory import entity_pages, reflection_format, stores
 from grimoire.graph.memory.approval import Verdict
 from grimoire.graph.memory.blocks import Append, Block, EditLine, Replace, Unchanged
+from grimoire.graph.memory.entity_pages import EntityPage
 from grimoire.graph.memory.forgetting import Archived, CoreLine, ForgetPreview, Restored
 from grimoire.graph.memory.messages import Reinforced
 from grimoire.graph.memory.recall import MIN_SEARCH_SCORE, RESULTS, RecallAnswer
@@ -148,6 +149,21 @@ def get_memory(agent_id: str, memory_id: str, memory: AgentMemoryDep, who: Reade
     if not found or (lifecycle.archived(found[0].model_dump(exclude_unset=True)) and not include_archived):
         raise NotFound(f"no memory {memory_id!r}")
     return found[0]
+
+
+@router.get("/agents/{agent_id}/entities/{entity_id}/page", response_model=EntityPage,
+            summary="An entity's page (section 6.2) generated from the agent's own live memories that name it: "
+                    "summary, facts, timeline, open questions and relations, and the Markdown entity file; the "
+                    "entity by its spec id (kind--name) or the graph's id")
+def entity_page(agent_id: str, entity_id: str, memory: AgentMemoryDep, who: Reader) -> EntityPage:
+    return entity_pages.read(memory.db, require_reader_of(memory.db, who, agent_id), entity_id, now_ms())
+
+
+@router.get("/agents/{agent_id}/entities/{entity_id}/page.md", response_class=PlainTextResponse,
+            summary="An entity's page as its Markdown entity file (text/markdown), as the workspace export writes it")
+def entity_page_md(agent_id: str, entity_id: str, memory: AgentMemoryDep, who: Reader) -> PlainTextResponse:
+    page = entity_pages.read(memory.db, require_reader_of(memory.db, who, agent_id), entity_id, now_ms())
+    return PlainTextResponse(page.markdown, media_type="text/markdown; charset=utf-8")
 
 
 @router.get("/agents/{agent_id}/recall", response_model=RecallAnswer, response_model_exclude_unset=True,

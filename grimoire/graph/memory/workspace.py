@@ -28,9 +28,11 @@ kept.
 
 Export renders the same layout from the graph, so importing a workspace and exporting it gives the same files
 in their canonical form (rows in order, tables unpadded, no trailing space). Memories a message wrote land
-where the layout has a place for them: a semantic fact in the Facts of its subject's entity file (made when the
-entity has none). What has no place stays in the graph: archived memories, core-store memories (their lines are
-in MEMORY.md) and semantic memories that name no entity."""
+where the layout has a place for them: a semantic fact in the Facts of its subject's entity file when an import
+wrote that file; every other entity such a memory names gets its page generated from memory
+(graph/memory/entity_pages.py, the page GET /agents/{id}/entities/{entity}/page answers). What has no place stays
+in the graph: archived memories, core-store memories (their lines are in MEMORY.md) and semantic memories that
+name no entity."""
 
 from __future__ import annotations
 
@@ -56,7 +58,7 @@ from grimoire.graph.db.tx import Tx
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.errors import Conflict, NotFound
 from grimoire.graph.ids import now_ms
-from grimoire.graph.memory import critical_files, relevance, stores
+from grimoire.graph.memory import critical_files, entity_pages, relevance, stores
 from grimoire.graph.memory.blocks import Block, BlockOut, Replace, normalise
 from grimoire.graph.memory.core import CoreMemory
 from grimoire.graph.memory.relevance import Arrival
@@ -314,6 +316,7 @@ class Snapshot:
     edges: tuple[EdgeRow, ...]
     meta: Mapping[str, str] = field(default_factory=dict)
     critical: Mapping[str, str] = field(default_factory=dict)  # the critical files by name, as imported
+    agent_id: str = ""
 
 
 def _episode_files(memories: Sequence[Stored]) -> tuple[dict[str, str], dict[str, Decay]]:
@@ -351,44 +354,68 @@ def _fact_home(m: Stored) -> EntityRef | None:
     return next(iter(subjects or refs), None)
 
 
-def _entity_files(memories: Sequence[Stored], at: int) -> tuple[dict[str, str], list[RegistryRow], dict[str, Decay]]:
-    own = {m.key.removeprefix("entity:"): m for m in memories if m.key and m.key.startswith("entity:")}
+def _links(slug: str, edges: Sequence[EdgeRow]) -> list[entity_pages.PageLink]:
+    out = []
+    for e in edges:
+        for mine, other, direction in ((e.source, e.target, entity_pages.Direction.outgoing),
+                                       (e.target, e.source, entity_pages.Direction.incoming)):
+            if mine == slug and other != slug:
+                out.append(entity_pages.PageLink(direction, e.relation.value, other, None, e.confidence.value,
+                                                 day_ms(e.first_seen)))
+    return out
+
+
+def _page_memory(m: Stored) -> entity_pages.PageMemory:
+    return entity_pages.PageMemory(m.id, m.store, m.type, m.confidence, m.tags, m.text, m.decay)
+
+
+def _entity_files(memories: Sequence[Stored], edges: Sequence[EdgeRow], at: int,
+                  agent_id: str = "") -> tuple[dict[str, str], list[RegistryRow], dict[str, Decay]]:
+    """The entity files: each one an import wrote, as written, with the facts messages taught it since (their
+    subject's); and for every other entity a memory no import wrote names, its page generated from the memories
+    (graph/memory/entity_pages.py)."""
+    semantic = [m for m in memories if m.store is Store.semantic]
+    own = {m.key.removeprefix("entity:"): m for m in semantic if m.key and m.key.startswith("entity:")}
     facts: dict[str, list[Stored]] = {}
+    for m in semantic:
+        home = _fact_home(m) if m.key is None else None
+        if home is not None and home.slug in own:
+            facts.setdefault(home.slug, []).append(m)
+    named: dict[str, list[Stored]] = {}   # the page memories that name each entity
     refs: dict[str, EntityRef] = {}
     for m in memories:
-        home = _fact_home(m) if m.key is None else None
-        if home is not None:
-            facts.setdefault(home.slug, []).append(m)
-            refs[home.slug] = home
-    for slug, m in own.items():
-        refs[slug] = next((e for e in m.entities if e.slug == slug),
-                          EntityRef(slug, slug.split("--")[0].capitalize(), entity_name(slug)))
+        if m.key and m.key.startswith("entity:"):
+            continue  # a whole page an import wrote
+        for e in m.entities:
+            named.setdefault(e.slug, []).append(m)
+            if m.key is None and e.slug not in own:
+                refs.setdefault(e.slug, e)
     files: dict[str, str] = {}
     rows: list[tuple[tuple[int, str], RegistryRow]] = []
     decay: dict[str, Decay] = {}
-    for slug, ref in refs.items():
-        taught = facts.get(slug, [])
-        mine = own.get(slug)
-        d = mine.decay if mine else _aggregate([f.decay for f in taught])
-        updated = max(([mine.updated or day_of(mine.at)] if mine else []) + [day_of(f.at) for f in taught])
-        body = _with_facts(mine.text if mine else "", [" ".join(f.text.split()) for f in taught])
-        score = d.relevance(at).score
-        files[f"{ENTITIES}{slug}.md"] = render_entity(EntityFile(slug, body, day_of(d.created), updated, score,
-                                                                 d.access_count, d.pinned))
+
+    def add(slug: str, label: str, d: Decay, text: str) -> None:
+        files[f"{ENTITIES}{slug}.md"] = text
         kind = slug.split("--", 1)[0]
         order = next((i for i, k in enumerate(KIND_ORDER) if k.value.lower() == kind), len(KIND_ORDER))
-        label = (mine.label if mine else None) or ref.name
         rows.append(((order, slug), RegistryRow(slug, kind, label, f"entities/{slug}.md",
-                                                format_score(score, d.pinned))))
+                                                format_score(d.relevance(at).score, d.pinned))))
         decay[f"entity:{slug}"] = d
+
+    for slug, mine in own.items():
+        taught = facts.get(slug, [])
+        updated = max([mine.updated or day_of(mine.at)] + [day_of(f.at) for f in taught])
+        body = _with_facts(mine.text, [" ".join(f.text.split()) for f in taught])
+        add(slug, mine.label or next((e.name for e in mine.entities if e.slug == slug), entity_name(slug)), mine.decay,
+            render_entity(EntityFile(slug, body, day_of(mine.decay.created), updated,
+                                     mine.decay.relevance(at).score, mine.decay.access_count, mine.decay.pinned)))
+    for slug, ref in refs.items():
+        entity = entity_pages.EntityPageEntity(slug=slug, name=ref.name, kind=ref.kind.lower(), ids=[])
+        chosen = entity_pages.page_memories([_page_memory(m) for m in named[slug]])
+        page = entity_pages.build(agent_id, entity, chosen, _links(slug, edges), at)
+        if page is not None:
+            add(slug, ref.name, entity_pages.aggregate([m.decay for m in chosen]), page.markdown)
     return files, [row for _, row in sorted(rows, key=lambda r: r[0])], decay
-
-
-def _aggregate(decays: Sequence[Decay]) -> Decay:
-    """The decay inputs of an entity file made of facts: the first creation, the last access, every access."""
-    return Decay(Store.semantic, max(d.base for d in decays), min(d.created for d in decays),
-                 max(d.last_accessed for d in decays), sum(d.access_count for d in decays),
-                 any(d.pinned for d in decays))
 
 
 def _unique(name: str, taken: set[str]) -> str:
@@ -439,7 +466,8 @@ def render_workspace(snapshot: Snapshot, at: int) -> dict[str, str]:
     """The workspace's files from what the graph holds; scores as of `at`."""
     of = {s: [m for m in snapshot.memories if m.store is s] for s in Store}
     episodes, episode_decay = _episode_files(of[Store.episodic])
-    entities, registry, entity_decay = _entity_files(of[Store.semantic], at)
+    entities, registry, entity_decay = _entity_files([*of[Store.episodic], *of[Store.semantic]], snapshot.edges,
+                                                     at, snapshot.agent_id)
     procedures, procedure_decay = _procedure_files(of[Store.procedural], at)
     vault, vault_decay = _vault_files(of[Store.vault])
     edges = sorted(snapshot.edges, key=lambda e: (e.first_seen, e.source, e.relation.value, e.target))
@@ -644,7 +672,7 @@ def snapshot(db: Database, core: CoreMemory, agent_id: str, meta: MetaFiles | No
                                                   semantic=Store.semantic.value))
     edges = tuple(e for r in db.fetch("memory/workspace_edges", agent_id=agent_id) if (e := _edge(r)) is not None)
     critical = ogm.read(db, lambda tx: critical_files.read(agent_id))
-    return Snapshot(core_md, memories, edges, dict(meta(agent_id)) if meta else {}, critical)
+    return Snapshot(core_md, memories, edges, dict(meta(agent_id)) if meta else {}, critical, agent_id)
 
 
 def export_workspace(db: Database, core: CoreMemory, agent_id: str, *, at: int | None = None,

@@ -1108,6 +1108,91 @@ class EntityMention(BaseModel):
     address: str | None = Field(None, title='Address')
 
 
+class EntityPage(BaseModel):
+    """
+    An entity's page (6.2): summary, facts, timeline, open questions and relations, and the Markdown file.
+    """
+
+    agent_id: str = Field(..., title='Agent Id')
+    entity: EntityPageEntity
+    created: str = Field(
+        ..., description='the day its first memory was said', title='Created'
+    )
+    updated: str = Field(
+        ..., description='the day its last memory was said', title='Updated'
+    )
+    decay_score: float = Field(
+        ...,
+        description="its memories' decay inputs together, scored now (section 9)",
+        title='Decay Score',
+    )
+    access_count: int = Field(..., title='Access Count')
+    pinned: bool = Field(..., title='Pinned')
+    memories: int = Field(
+        ..., description='the memories the page was made from', title='Memories'
+    )
+    summary: str = Field(..., title='Summary')
+    summary_from: list[str] = Field(
+        ...,
+        description='the memories the summary quotes, most relevant first',
+        title='Summary From',
+    )
+    facts: list[EntityPageItem] = Field(..., title='Facts')
+    timeline: list[EntityPageItem] = Field(..., title='Timeline')
+    open_questions: list[EntityPageQuestion] = Field(..., title='Open Questions')
+    relations: list[EntityPageRelation] = Field(..., title='Relations')
+    markdown: str = Field(
+        ...,
+        description='the entity file, as the workspace export writes it',
+        title='Markdown',
+    )
+
+
+class EntityPageEntity(BaseModel):
+    slug: str = Field(..., description="the spec's entity id, kind--name", title='Slug')
+    name: str = Field(..., title='Name')
+    kind: str = Field(..., title='Kind')
+    ids: list[str] = Field(
+        ...,
+        description="the graph's entities of that spec id the memories name",
+        title='Ids',
+    )
+
+
+class EntityPageItem(BaseModel):
+    memory_id: str = Field(..., title='Memory Id')
+    text: str = Field(..., title='Text')
+    day: str = Field(..., description='YYYY-MM-DD of when it was said', title='Day')
+    store: str = Field(..., title='Store')
+    confidence: str = Field(..., title='Confidence')
+
+
+class EntityPageQuestion(BaseModel):
+    memory_id: str = Field(..., title='Memory Id')
+    text: str = Field(..., title='Text')
+    day: str = Field(..., description='YYYY-MM-DD of when it was said', title='Day')
+    store: str = Field(..., title='Store')
+    confidence: str = Field(..., title='Confidence')
+    reason: str = Field(
+        ...,
+        description='why it is open: a question, low confidence, an uncertain tag or wording',
+        title='Reason',
+    )
+
+
+class EntityPageRelation(BaseModel):
+    direction: Literal['outgoing', 'incoming'] = Field(..., title='Direction')
+    relation: str = Field(..., description="section 6.3's relation", title='Relation')
+    other: str = Field(
+        ..., description="the other entity's spec id (kind--name)", title='Other'
+    )
+    other_name: str | None = Field(None, title='Other Name')
+    confidence: str | None = Field(None, title='Confidence')
+    since: str | None = Field(
+        None, description='YYYY-MM-DD it holds from', title='Since'
+    )
+
+
 class EntityRef(BaseModel):
     id: str = Field(..., title='Id')
     kind: str | None = Field(None, title='Kind')

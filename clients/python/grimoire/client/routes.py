@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -45,6 +45,8 @@ ROUTES: dict[str, str] = {
     'GET /agents/{agent_id}/core': 'get_core_memory',
     'GET /agents/{agent_id}/core/memory.md': 'memory_md',
     'GET /agents/{agent_id}/core/{block}/versions': 'core_block_versions',
+    'GET /agents/{agent_id}/entities/{entity_id}/page': 'entity_page',
+    'GET /agents/{agent_id}/entities/{entity_id}/page.md': 'entity_page_md',
     'GET /agents/{agent_id}/export': 'export_agent',
     'GET /agents/{agent_id}/hormones': 'get_hormones',
     'GET /agents/{agent_id}/keys': 'list_keys',
@@ -358,6 +360,14 @@ class Routes:
     def entity_lag(self, entity_id: str, *, since_block: int | None = None, until_block: int | None = None, known_at: int | None = None, agent_id: str | None = None, predicate: list[str] | None = None) -> EntityLag:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
         return self._send(Request('GET', '/entities/{entity_id:path}/lag', {'entity_id': entity_id}, {'since_block': since_block, 'until_block': until_block, 'known_at': known_at, 'agent_id': agent_id, 'predicate': predicate}, None, EntityLag, None))
+
+    def entity_page(self, agent_id: str, entity_id: str) -> EntityPage:
+        """An entity's page (section 6.2) generated from the agent's own live memories that name it: summary, facts, timeline, open questions and relations, and the Markdown entity file; the entity by its spec id (kind--name) or the graph's id (GET /agents/{agent_id}/entities/{entity_id}/page)"""
+        return self._send(Request('GET', '/agents/{agent_id}/entities/{entity_id}/page', {'agent_id': agent_id, 'entity_id': entity_id}, {}, None, EntityPage, None))
+
+    def entity_page_md(self, agent_id: str, entity_id: str) -> str:
+        """An entity's page as its Markdown entity file (text/markdown), as the workspace export writes it (GET /agents/{agent_id}/entities/{entity_id}/page.md)"""
+        return self._send(Request('GET', '/agents/{agent_id}/entities/{entity_id}/page.md', {'agent_id': agent_id, 'entity_id': entity_id}, {}, None, str, None))
 
     def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntryOut:
         """After a decision: strength +1 only if the entry was used and the outcome was positive (POST /entries/{entry_id}/outcome)"""
@@ -988,6 +998,14 @@ class AsyncRoutes:
     async def entity_lag(self, entity_id: str, *, since_block: int | None = None, until_block: int | None = None, known_at: int | None = None, agent_id: str | None = None, predicate: list[str] | None = None) -> EntityLag:
         """The information lag of the facts about an entity (recorded time minus valid time), per fact and for the entity, with the term it adds to curiosity (GET /entities/{entity_id:path}/lag)"""
         return await self._send(Request('GET', '/entities/{entity_id:path}/lag', {'entity_id': entity_id}, {'since_block': since_block, 'until_block': until_block, 'known_at': known_at, 'agent_id': agent_id, 'predicate': predicate}, None, EntityLag, None))
+
+    async def entity_page(self, agent_id: str, entity_id: str) -> EntityPage:
+        """An entity's page (section 6.2) generated from the agent's own live memories that name it: summary, facts, timeline, open questions and relations, and the Markdown entity file; the entity by its spec id (kind--name) or the graph's id (GET /agents/{agent_id}/entities/{entity_id}/page)"""
+        return await self._send(Request('GET', '/agents/{agent_id}/entities/{entity_id}/page', {'agent_id': agent_id, 'entity_id': entity_id}, {}, None, EntityPage, None))
+
+    async def entity_page_md(self, agent_id: str, entity_id: str) -> str:
+        """An entity's page as its Markdown entity file (text/markdown), as the workspace export writes it (GET /agents/{agent_id}/entities/{entity_id}/page.md)"""
+        return await self._send(Request('GET', '/agents/{agent_id}/entities/{entity_id}/page.md', {'agent_id': agent_id, 'entity_id': entity_id}, {}, None, str, None))
 
     async def entry_outcome(self, entry_id: str, body: EntryOutcomeIn | dict[str, Any]) -> EntryOut:
         """After a decision: strength +1 only if the entry was used and the outcome was positive (POST /entries/{entry_id}/outcome)"""
