@@ -300,6 +300,8 @@ PLACEHOLDERS = {
     "decision_id": lambda w, v: w.decisions, "block": lambda w, v: ["critical", "persona"],
     "strategy": lambda w, v: ["bg-strategy"], "cycle_id": lambda w, v: _cycles(w),
     "reflection_id": lambda w, v: _reflections(w),
+    # an agent's memory entities (its entity pages): every entity the world's memories and episodes mention
+    "entity_id": lambda w, v: sorted({r["id"] for r in w.api.db.rows("testing/entity_ids")})[:40],
 }
 REQUESTS: dict[str, Any] = {
     "GET /episodes": _query({"limit": 1000}), "GET /entries": _query({"limit": 1000}),

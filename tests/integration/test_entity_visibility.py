@@ -79,6 +79,9 @@ ROUTES = {
     ("GET", "/analytics/runs/{run_id}"): "test_written_runs",
     ("GET", "/agents/{agent_id}/export"): "test_export",
     ("POST", "/retrieve"): "test_retrieval_explanations",
+    ("GET", "/agents/{agent_id}/entities/{entity_id}/page"): "an agent's memory entity, its own memories only "
+                                                              "(test_memory_entity_pages; READ_ROUTES)",
+    ("GET", "/agents/{agent_id}/entities/{entity_id}/page.md"): "the same page as Markdown (test_memory_entity_pages)",
 }
 
 
@@ -167,7 +170,9 @@ def test_facts_and_related_items_of_an_entity(world: World, route: str, key: str
 
 def test_every_entity_path_route_reaches_an_id_with_a_slash(world: World) -> None:
     spec = world.api.client.app.openapi()
-    routes = [(path, method) for path, ops in spec["paths"].items() for method in ops if "{entity_id}" in path]
+    routes = [(path, method) for path, ops in spec["paths"].items() for method in ops
+              if "{entity_id}" in path and path.startswith("/entities/")]   # the world's entities (an agent's
+    # memory entities are kind--name slugs: tests/integration/test_memory_entity_pages.py)
     assert {p for p, _ in routes} == {"/entities/{entity_id}/facts", "/entities/{entity_id}/related",
                                       "/entities/{entity_id}/lag"}
     for path, method in routes:
