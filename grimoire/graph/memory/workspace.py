@@ -285,16 +285,9 @@ class EntityRef:
 
 
 @dataclass(frozen=True)
-class Stored:
-    """A memory as the export reads it from the graph."""
+class Stored(entity_pages.PageMemory):
+    """A memory as the export reads it from the graph: what an entity page reads of it, and the rest."""
 
-    id: str
-    store: Store
-    type: MemoryType
-    confidence: Confidence
-    tags: tuple[str, ...]
-    text: str
-    decay: Decay
     key: str | None = None             # set by an import
     label: str | None = None
     updated: str | None = None
@@ -303,10 +296,6 @@ class Stored:
     entities: tuple[EntityRef, ...] = ()
     learned_from: tuple[tuple[int, str], ...] = ()   # (said at, text) of what a procedure was learned from
     subjects: tuple[str, ...] = ()                   # the subjects of the relations it asserts
-
-    @property
-    def at(self) -> int:
-        return self.decay.created
 
 
 @dataclass(frozen=True)
@@ -365,10 +354,6 @@ def _links(slug: str, edges: Sequence[EdgeRow]) -> list[entity_pages.PageLink]:
     return out
 
 
-def _page_memory(m: Stored) -> entity_pages.PageMemory:
-    return entity_pages.PageMemory(m.id, m.store, m.type, m.confidence, m.tags, m.text, m.decay)
-
-
 def _entity_files(memories: Sequence[Stored], edges: Sequence[EdgeRow], at: int,
                   agent_id: str = "") -> tuple[dict[str, str], list[RegistryRow], dict[str, Decay]]:
     """The entity files: each one an import wrote, as written, with the facts messages taught it since (their
@@ -411,7 +396,7 @@ def _entity_files(memories: Sequence[Stored], edges: Sequence[EdgeRow], at: int,
                                      mine.decay.relevance(at).score, mine.decay.access_count, mine.decay.pinned)))
     for slug, ref in refs.items():
         entity = entity_pages.EntityPageEntity(slug=slug, name=ref.name, kind=ref.kind.lower(), ids=[])
-        chosen = entity_pages.page_memories([_page_memory(m) for m in named[slug]])
+        chosen = entity_pages.page_memories(named[slug])
         page = entity_pages.build(agent_id, entity, chosen, _links(slug, edges), at)
         if page is not None:
             add(slug, ref.name, entity_pages.aggregate([m.decay for m in chosen]), page.markdown)
