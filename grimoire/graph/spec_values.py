@@ -408,10 +408,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                " admin's in every mode",
                "one rule for every channel (issue 36): an agent's own key deciding its sub-agents' proposals "
                "would let a compromised agent launder them into its memory; the person acts for the main agent."),
-    Difference("payload source and hash", "knowledge-crystals.md", 28,
-               "a crystal's source file, line range and content hash; dedup by hash before cosine (line 29)",
-               "crystals dedup by cosine (the admission gate's and consolidation's)",
-               "not built yet."),
 
     Difference("crystal fields not yet kept", "knowledge-crystals.md", 59,
                "curiosity boost, last ripple count, epistemic-layer ranking, verification and bounty fields, "

@@ -3463,6 +3463,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -3996,6 +4006,8 @@ export interface components {
             dream_validated?: boolean;
             /** @description the crystal's lifespan and priority */
             governance?: components["schemas"]["GovernanceIn"] | null;
+            /** @description the file and lines it was imported from (a writer that imports from files) */
+            source_file?: components["schemas"]["SourceFile"] | null;
         };
         /**
          * EntryOut
@@ -4103,6 +4115,16 @@ export interface components {
             emotion_intensity?: number | null;
             /** Emotion Label */
             emotion_label?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Parent Episode Ids */
             parent_episode_ids?: string[] | null;
             /** Decision Ids */
@@ -5305,6 +5327,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -6386,6 +6418,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -6681,6 +6723,11 @@ export interface components {
             cosine: number | null;
             /** Agent Id */
             agent_id: string | null;
+            /**
+             * By Hash
+             * @default false
+             */
+            by_hash?: boolean;
         };
         /** Merged */
         Merged: {
@@ -8991,6 +9038,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -9027,6 +9084,18 @@ export interface components {
             /** Versions */
             versions: components["schemas"]["Skill"][];
             listing: components["schemas"]["Listing"];
+        };
+        /**
+         * SourceFile
+         * @description Where in a file the content was read: a relative path, and its first and last line (1-based, inclusive).
+         */
+        SourceFile: {
+            /** Path */
+            path: string;
+            /** Start Line */
+            start_line: number;
+            /** End Line */
+            end_line: number;
         };
         /** Staged */
         Staged: {
