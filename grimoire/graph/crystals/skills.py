@@ -144,7 +144,7 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
         if current not in (Lifecycle.generated, Lifecycle.activated):  # a frozen crystal is immutable
             raise IllegalTransition(f"{current.value} → frozen as a skill is refused: only a generated or activated "
                                     f"crystal is crystallized")
-        before = {k: getattr(crystal, k) for k in SKILL_FIELDS}
+        before = {k: getattr(crystal, k) for k in (*SKILL_FIELDS, "memory_source")}
         audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.agent_id, at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
         tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.label_of(kinds).value,
