@@ -154,9 +154,10 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     parents = _check_parents(k, items, clade)
     existing = {r["id"] for r in k.db.rows("entries/existing", ids=ids)}
     hashes = [content_hash(e.content) for e in items]
+    scopes = [_stored_scope(e) for e in items]
     # Dedup by hash before cosine: an exact twin in the candidate's own partition is a duplicate, decided without
     # embedding it or searching its neighbours.
-    twins = _hash_twins(k, items, hashes, existing, clade, copy_of or {}) if merge else {}
+    twins = _hash_twins(k, items, hashes, scopes, existing, clade, copy_of or {}) if merge else {}
     vectors = _vectors(k, items, embeddings or {}, skip=set(twins))  # before any transaction opens
     now = now_ms()
     stored = neighbours.find(k.db, vectors, [e.agent_id for e in items], clade, now, k.decay.floor,
@@ -172,7 +173,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         if e.id in existing:
             decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
             continue
-        twin = twins.get(i) or (written_hashes.get((e.agent_id, _stored_scope(e), hashes[i])) if merge else None)
+        twin = twins.get(i) or (written_hashes.get((e.agent_id, scopes[i], hashes[i])) if merge else None)
         if twin is not None:
             decisions.append(EntryDecision(e.id, uuid7(), hash_duplicate(twin), twin))
             continue
@@ -182,7 +183,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         for j in _nearest(row, written[e.agent_id], neighbours.NEIGHBOURS):
             d = decisions[j]
             near = [*near, Neighbour(d.candidate_id, items[j].content, float(row[j]), d.result.confidence or 0.0,
-                                     items[j].agent_id, _stored_scope(items[j]))]
+                                     items[j].agent_id, scopes[j])]
         event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
         hl = half_life_ms(e.category, e.decay_class, provenance=e.provenance, dream_validated=e.dream_validated,
                           is_bloodstain=e.is_bloodstain, config=k.decay)
@@ -190,13 +191,13 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
                               tuple(e.tags))
         result = evaluate(candidate, near, provenance=e.provenance, requested_confidence=e.confidence,
                           now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission,
-                          merge=merge, source=(e.agent_id, _stored_scope(e)))
+                          merge=merge, source=(e.agent_id, scopes[i]))
         q = quality.score(e.content, result.factors["semantic_novelty"], evidence=len(e.parent_episode_ids))
         entry_id = e.id if result.writes_entry else result.target_id
         decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
         if result.writes_entry:
             written[e.agent_id].append(i)
-            written_hashes.setdefault((e.agent_id, _stored_scope(e), hashes[i]), e.id)
+            written_hashes.setdefault((e.agent_id, scopes[i], hashes[i]), e.id)
     if not dry_run:
         for start in range(0, len(items), chunk):
             _write(k, items[start:start + chunk], decisions[start:start + chunk],
@@ -206,11 +207,11 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     return decisions
 
 
-def _hash_twins(k: Knowledge, items: Sequence[EntryIn], hashes: list[str], existing: set[str], clade: str | None,
-                copy_of: dict[str, str]) -> dict[int, str]:
+def _hash_twins(k: Knowledge, items: Sequence[EntryIn], hashes: list[str], scopes: list[str], existing: set[str],
+                clade: str | None, copy_of: dict[str, str]) -> dict[int, str]:
     """Each candidate's (by position) stored entry with its content hash in its own partition (owner, stored scope
     and clade), other than the entry it copies."""
-    rows = [{"i": i, "hash": hashes[i], "agent_id": e.agent_id, "scope": _stored_scope(e), "clade": clade or "",
+    rows = [{"i": i, "hash": hashes[i], "agent_id": e.agent_id, "scope": scopes[i], "clade": clade or "",
              "except": copy_of.get(str(e.id), "")} for i, e in enumerate(items) if e.id not in existing]
     found: dict[int, str] = {}
     for start in range(0, len(rows), CHUNK):
