@@ -40,5 +40,5 @@ UNWIND losers AS l
 SET l.lifecycle = 'archived', l.lifecycle_at = $now, l.lifecycle_reason = $reason, l.parent_id = w.id
 FOREACH (_ IN CASE WHEN l:Entry THEN [1] ELSE [] END | SET l.status = 'archived')
 MERGE (w)-[r:PROVENANCE {operation: 'merged'}]->(l)
-  ON CREATE SET r.actor = $actor, r.at = $now, r.metadata = apoc.convert.toJson({cosine: row.cosine})
+  ON CREATE SET r.actor = $actor, r.at = $now, r.metadata = apoc.convert.toJson({cosine: row.cosine, by_hash: coalesce(row.by_hash, false)})
 RETURN w.id AS winner, collect(l.id) AS losers

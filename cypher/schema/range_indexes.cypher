@@ -14,6 +14,10 @@ CREATE RANGE INDEX entry_agent IF NOT EXISTS FOR (n:Entry) ON (n.agent_id);
 CREATE RANGE INDEX entry_category_status IF NOT EXISTS FOR (n:Entry) ON (n.category, n.status);
 CREATE RANGE INDEX entry_valid_from IF NOT EXISTS FOR (n:Entry) ON (n.valid_from);
 CREATE RANGE INDEX entry_recorded_at IF NOT EXISTS FOR (n:Entry) ON (n.recorded_at);
+// A crystal's content hash (knowledge-crystals.md, line 29): admission and consolidation find exact twins by it
+// before any cosine is compared (cypher/entries/hash_twins.cypher, cypher/crystals/hash_twins_*.cypher).
+CREATE RANGE INDEX entry_content_hash IF NOT EXISTS FOR (n:Entry) ON (n.content_hash);
+CREATE RANGE INDEX episode_content_hash IF NOT EXISTS FOR (n:Episode) ON (n.content_hash);
 CREATE RANGE INDEX entity_kind IF NOT EXISTS FOR (n:Entity) ON (n.kind);
 CREATE RANGE INDEX entity_name IF NOT EXISTS FOR (n:Entity) ON (n.name);
 CREATE RANGE INDEX audit_at IF NOT EXISTS FOR (n:AuditRecord) ON (n.at);

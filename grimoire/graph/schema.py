@@ -17,6 +17,7 @@ from typing import Any
 
 from neo4j.exceptions import ClientError
 
+from grimoire.graph.crystals.backfill import backfill_payload
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.errors import Conflict
@@ -69,6 +70,7 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
     db.rebuilding = db.rebuilding | populating
     if _in_place(db, populating):  # every constraint and index online, nothing retired left: no DDL to run
         backfill_visibility(db)
+        backfill_payload(db)
         report = SchemaReport(0, 0)
         log.info("schema in place (vector dimension %d)", dimension)
         return report
@@ -78,6 +80,7 @@ def apply_schema(db: Database, dimension: int, model: str = "the embedding model
     else:
         db.run("schema/await_indexes", seconds=300)
     backfill_visibility(db)  # entities stored before entity visibility existed
+    backfill_payload(db)     # crystals written before their content hash was kept
     report = SchemaReport(constraints_added=sum(c.constraints_added for c in counters),
                           indexes_added=sum(c.indexes_added for c in counters),
                           constraints_removed=sum(c.constraints_removed for c in counters),

@@ -417,10 +417,6 @@ DIFFERENCES: tuple[Difference, ...] = (
                "no reasoning is stored; citations are built (each workspace item a search_result block with a "
                "grimoire:// source, the longest-unchanged first)",
                "not built yet."),
-    Difference("payload source and hash", "knowledge-crystals.md", 28,
-               "a crystal's source file, line range and content hash; dedup by hash before cosine (line 29)",
-               "crystals dedup by cosine (the admission gate's and consolidation's)",
-               "not built yet."),
 
     Difference("crystal fields not yet kept", "knowledge-crystals.md", 59,
                "curiosity boost, last ripple count, epistemic-layer ranking, verification and bounty fields, "

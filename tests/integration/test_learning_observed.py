@@ -231,7 +231,7 @@ def _predictions(life: Life, first_tick: int, first_probe: int,
 def test_the_metrics_of_a_scripted_life_are_the_values_its_script_implies(api: Api, db) -> None:
     life = Life(api)
     # The agent notes one fact, and the same fact twice more under other ids: admitted, then skipped twice
-    # (cosine 1.0 > 0.95 to the first of the batch).
+    # (exact twins of the first of the batch: its content hash, before any cosine).
     own = [{"id": f"own-{i}", "category": "Insight", "content": OWN_NOTE} for i in range(3)]
     r = api.client.post("/entries/batch", headers=life.h, json={"entries": own})
     assert r.status_code == 201 and [d["outcome"] for d in r.json()] == ["admitted", "skipped", "skipped"]

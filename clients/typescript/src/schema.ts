@@ -3497,6 +3497,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -4165,6 +4175,8 @@ export interface components {
             dream_validated?: boolean;
             /** @description the crystal's lifespan and priority */
             governance?: components["schemas"]["GovernanceIn"] | null;
+            /** @description the file and lines it was imported from (a writer that imports from files) */
+            source_file?: components["schemas"]["SourceFile"] | null;
         };
         /**
          * EntryOut
@@ -4272,6 +4284,16 @@ export interface components {
             emotion_intensity?: number | null;
             /** Emotion Label */
             emotion_label?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Parent Episode Ids */
             parent_episode_ids?: string[] | null;
             /** Decision Ids */
@@ -5474,6 +5496,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -6560,6 +6592,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -6855,6 +6897,11 @@ export interface components {
             cosine: number | null;
             /** Agent Id */
             agent_id: string | null;
+            /**
+             * By Hash
+             * @default false
+             */
+            by_hash?: boolean;
         };
         /** Merged */
         Merged: {
@@ -9165,6 +9212,16 @@ export interface components {
             text?: string | null;
             /** Content */
             content?: string | null;
+            /** Memory Source */
+            memory_source?: string | null;
+            /** Source Path */
+            source_path?: string | null;
+            /** Start Line */
+            start_line?: number | null;
+            /** End Line */
+            end_line?: number | null;
+            /** Content Hash */
+            content_hash?: string | null;
             /** Recorded At */
             recorded_at?: number | null;
             /** Valid From */
@@ -9201,6 +9258,18 @@ export interface components {
             /** Versions */
             versions: components["schemas"]["Skill"][];
             listing: components["schemas"]["Listing"];
+        };
+        /**
+         * SourceFile
+         * @description Where in a file the content was read: a relative path, and its first and last line (1-based, inclusive).
+         */
+        SourceFile: {
+            /** Path */
+            path: string;
+            /** Start Line */
+            start_line: number;
+            /** End Line */
+            end_line: number;
         };
         /** Staged */
         Staged: {

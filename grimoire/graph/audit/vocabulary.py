@@ -94,6 +94,7 @@ VERBS: dict[str, Verb] = {
     "curator.release": Verb.EDIT,
     "entity.upsert": Verb.CREATE,
     "entity.backfill_visibility": Verb.EDIT,
+    "crystal.backfill_payload": Verb.EDIT,   # content hashes of crystals written before they were kept
     "entry.admit": Verb.CREATE,
     "entry.edit": Verb.EDIT,
     "entry.scope": Verb.EDIT,

@@ -6,10 +6,11 @@ default) and on demand, over every episode, memory and entry.
 2. Forget: below the forget threshold a generated crystal expires (out of every read path) and an activated one
    is archived — lifespan `decay` only, never a skill. A generated crystal that was accessed and scores above
    the promote threshold is activated.
-3. Merge: promoted crystals (above 0.7) of one source — owner, kind and semantic type — whose cosine reaches the
-   owner's hormone-modulated merge threshold (0.92 + 0.03·cortisol) are merged; the neighbours come from the
-   vector index, never from an all-pairs scan. The more important one is consolidated, the other archived under
-   it (parent_id, a PROVENANCE merged relationship).
+3. Merge: promoted crystals (above 0.7) of one source — owner, kind and semantic type — are merged: exact
+   twins (the same content hash, knowledge-crystals.md line 29) first, found by the hash index with no
+   embedding compared; then those whose cosine reaches the owner's hormone-modulated merge threshold
+   (0.92 + 0.03·cortisol), the neighbours from the vector index, never from an all-pairs scan. The more
+   important one is consolidated, the other archived under it (parent_id, a PROVENANCE merged relationship).
 4. Apply: each page's scores and moves, and each batch of merges, in one transaction with its audit records.
 """
 
@@ -42,11 +43,13 @@ ACTOR = "consolidation"
 class Kind:
     label: str
     score: str        # the page's statement
-    candidates: str   # the merge candidates' statement
+    candidates: str   # the merge candidates' statement (cosine)
+    twins: str        # the exact twins' statement (content hash)
 
 
-KINDS = (Kind("Episode", "crystals/score_episodes", "crystals/merge_candidates_episodes"),
-         Kind("Entry", "crystals/score_entries", "crystals/merge_candidates_entries"))
+KINDS = (Kind("Episode", "crystals/score_episodes", "crystals/merge_candidates_episodes",
+              "crystals/hash_twins_episodes"),
+         Kind("Entry", "crystals/score_entries", "crystals/merge_candidates_entries", "crystals/hash_twins_entries"))
 
 
 @dataclass
@@ -74,6 +77,7 @@ class MergeMade(BaseModel):
     losers: list[str]
     cosine: float | None
     agent_id: str | None
+    by_hash: bool = False  # exact twins by content hash (no cosine compared)
 
 
 class PassSummary(BaseModel):
@@ -96,18 +100,24 @@ class PassSummary(BaseModel):
 
 
 def pick_merges(pairs: list[dict[str, Any]]) -> list[Params]:
-    """Greedy, closest pairs first: each crystal is merged at most once per pass, as winner (the more important
-    one; the smaller id on a tie) or as loser."""
+    """Greedy, exact twins (by content hash) first, then the closest pairs: each crystal is merged at most once per
+    pass, as winner (the more important one; the smaller id on a tie) or as loser."""
     used: set[str] = set()
     out: list[dict[str, Any]] = []
-    for p in sorted(pairs, key=lambda p: (-p["cosine"], min(p["a"], p["b"]), max(p["a"], p["b"]))):
+
+    def order(p: dict[str, Any]) -> tuple[bool, float, str, str]:
+        by_hash = bool(p.get("by_hash"))
+        return not by_hash, 0.0 if by_hash else -float(p["cosine"]), min(p["a"], p["b"]), max(p["a"], p["b"])
+
+    for p in sorted(pairs, key=order):
         if p["a"] in used or p["b"] in used:
             continue
         a_first = p["a_score"] > p["b_score"] or (p["a_score"] == p["b_score"] and p["a"] < p["b"])
         winner, loser = (p["a"], p["b"]) if a_first else (p["b"], p["a"])
         used |= {winner, loser}
-        out.append({"winner": winner, "losers": [loser], "cosine": round(float(p["cosine"]), 6),
-                    "agent_id": p["agent_id"]})
+        by_hash = bool(p.get("by_hash"))
+        out.append({"winner": winner, "losers": [loser], "agent_id": p["agent_id"], "by_hash": by_hash,
+                    "cosine": None if by_hash or p["cosine"] is None else round(float(p["cosine"]), 6)})
     return out
 
 
@@ -203,16 +213,21 @@ class ConsolidationEngine:
     def _merge(self, kind: Kind, promoted: list[str], thresholds: dict[str, float], default: float, now: int,
                report: PassReport, cancelled: Callable[[], bool]) -> None:
         pairs: list[dict[str, Any]] = []
+        cosine = True
         for start in range(0, len(promoted), self.batch):
             if cancelled():
                 return
+            ids = promoted[start:start + self.batch]
+            pairs += self.db.fetch(kind.twins, ids=ids, promote=self.config.promote_threshold)
+            if not cosine:
+                continue
             try:
-                pairs += self.db.fetch(kind.candidates, ids=promoted[start:start + self.batch], k=self.neighbours,
+                pairs += self.db.fetch(kind.candidates, ids=ids, k=self.neighbours,
                                        promote=self.config.promote_threshold, thresholds=thresholds,
                                        default_threshold=default)
-            except IndexOffline:  # its vector index is being rebuilt (graph/upkeep/): merge on the next pass
-                log.info("consolidation: %s merges put off, their vector index is being rebuilt", kind.label)
-                return
+            except IndexOffline:  # its vector index is being rebuilt (graph/upkeep/): cosine merges on the next pass
+                log.info("consolidation: %s cosine merges put off, their vector index is being rebuilt", kind.label)
+                cosine = False
         merges = pick_merges(pairs)
         size = max(1, self.batch // 2)  # a merge moves two crystals: a batch moves at most `batch`
         for start in range(0, len(merges), size):

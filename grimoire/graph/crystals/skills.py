@@ -25,6 +25,7 @@ from grimoire.graph.knowledge.entries import Knowledge
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.crystal.lifecycle import IllegalTransition, Lifecycle, check
+from grimoire.graph.model.crystal.payload import content_hash
 from grimoire.graph.model.rows import Row
 from grimoire.graph.visibility import Visibility
 
@@ -143,7 +144,7 @@ def crystallize(db: Database, embedder: Embedder, crystal_id: str, *, tags: list
         if current not in (Lifecycle.generated, Lifecycle.activated):  # a frozen crystal is immutable
             raise IllegalTransition(f"{current.value} → frozen as a skill is refused: only a generated or activated "
                                     f"crystal is crystallized")
-        before = {k: getattr(crystal, k) for k in SKILL_FIELDS}
+        before = {k: getattr(crystal, k) for k in (*SKILL_FIELDS, "memory_source")}
         audit = Audit(action="skill.crystallize", actor=actor, agent_id=locked.agent_id, at=now)
         steps = store.keep(tx, {crystal_id: kinds}, audit, "crystallized as a skill")
         tx.run(cypher.query("crystals/crystallize"), id=crystal_id, label=store.label_of(kinds).value,
@@ -177,7 +178,9 @@ def new_version(db: Database, embedder: Embedder, crystal_id: str, text: str, *,
     props = {"sensitivity": governed["sensitivity"], "scope": governed["scope"],
              "requested_scope": governed.get("requested_scope") or crystal.requested_scope,
              **{k: v for k, v in fields.behavioural(text, session=crystal.origin == "session", now=now).items()
-                if k.startswith("hormone_") or k == "emotional_valence"}}
+                if k.startswith("hormone_") or k == "emotional_valence"},
+             # the new text's hash; the file lines the version before was read from are not this text's
+             "content_hash": content_hash(text), "source_path": None, "start_line": None, "end_line": None}
     if knowledge is not None and "Entry" in crystal.kinds:
         props.update(judge_version(knowledge, crystal, text, props["scope"]).model_dump())
 

@@ -90,6 +90,11 @@ class CrystalFields(BaseModel):
     last_executed_at: int | None = None
     text: str | None = None
     content: str | None = None
+    memory_source: str | None = None   # the payload: memory, sessions or skills
+    source_path: str | None = None     # the file and lines it was read from, when a writer imported it from one
+    start_line: int | None = None
+    end_line: int | None = None
+    content_hash: str | None = None    # sha-256 of the normalised text: dedup before cosine
     recorded_at: int | None = None
     valid_from: int | None = None
     valid_until: int | None = None

@@ -104,6 +104,20 @@ class AdmissionResult:
                                 AdmissionOutcome.quarantined)
 
 
+HASH_DUPLICATE = "hash_duplicate"
+
+
+def hash_duplicate(target_id: str) -> AdmissionResult:
+    """The decision for a candidate whose content hash equals an entry's of its own owner and scope (knowledge-
+    crystals.md, line 29: dedup by hash before cosine): a duplicate, as a cosine above skip_above is, decided
+    without an embedding compared (no factor is scored)."""
+    return AdmissionResult(
+        outcome=AdmissionOutcome.skipped, composite=0.0, factors={}, confidence=None, status=None,
+        target_id=target_id, contradicted=(), aligned=(), max_similarity=1.0, flags=(HASH_DUPLICATE,),
+        reasoner="none", explanation=f"content hash equals {target_id}'s (same owner and scope): an exact duplicate, "
+                                     f"found before any embedding was compared")
+
+
 def _clamp(x: float) -> float:
     return max(0.0, min(1.0, x))
 

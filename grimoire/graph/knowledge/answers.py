@@ -79,6 +79,13 @@ class EntryOut(StoredNode):
     emotion_phase: BehavioralPhase | None = None
     emotion_intensity: float | None = None
     emotion_label: str | None = None
+    # the crystal's payload (knowledge-crystals.md, lines 25-29): its source, the file lines it was read from
+    # (a writer that imports from files), and the content hash that deduplicates before cosine
+    memory_source: str | None = None
+    source_path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    content_hash: str | None = None
     parent_episode_ids: list[str] | None = None  # GET /entries/{id} only
     decision_ids: list[str] | None = None  # GET /entries/{id} only
 

@@ -27,13 +27,14 @@ from grimoire.graph.events import entry_written
 from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.knowledge import neighbours, quality
-from grimoire.graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate
+from grimoire.graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate, hash_duplicate
 from grimoire.graph.knowledge.answers import DecisionRow, EntryListRow, EntryOut, EntryRow, StoredDecisionOut
 from grimoire.graph.knowledge.decay import DecayConfig, confirmed, half_life_ms
 from grimoire.graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
+from grimoire.graph.model.crystal.payload import content_hash
 from grimoire.graph.model.entry import EntryIn, EntryOutcomeIn
 from grimoire.graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
 from grimoire.graph.model.governance import Lifespan
@@ -109,7 +110,7 @@ def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality
         "source_owner_address": e.source.owner_address, "is_bloodstain": e.is_bloodstain,
         "dream_validated": e.dream_validated, "last_accessed_at": now, "strength": 1.0,
         "admission_id": decision_id, **q.as_properties(),
-        **fields.for_entry(e.category.value, e.provenance.value, e.content, now),
+        **fields.for_entry(e.category.value, e.provenance.value, e.content, now, file=e.source_file),
         # a structural entry does not decay (grimoire.md): its crystal is permanent unless the writer says otherwise
         **govern(e.content, e.scope.value, e.governance, now,
                  default_lifespan=Lifespan.permanent if e.decay_class is DecayClass.structural else Lifespan.decay),
@@ -152,19 +153,29 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         raise InvalidReference("the batch repeats entry ids")
     parents = _check_parents(k, items, clade)
     existing = {r["id"] for r in k.db.rows("entries/existing", ids=ids)}
-    vectors = _vectors(k, items, embeddings or {})  # before any transaction opens
+    hashes = [content_hash(e.content) for e in items]
+    scopes = [_stored_scope(e) for e in items]
+    # Dedup by hash before cosine: an exact twin in the candidate's own partition is a duplicate, decided without
+    # embedding it or searching its neighbours.
+    twins = _hash_twins(k, items, hashes, scopes, existing, clade, copy_of or {}) if merge else {}
+    vectors = _vectors(k, items, embeddings or {}, skip=set(twins))  # before any transaction opens
     now = now_ms()
     stored = neighbours.find(k.db, vectors, [e.agent_id for e in items], clade, now, k.decay.floor,
-                             skip=[e.id in existing for e in items])
+                             skip=[e.id in existing or i in twins for i, e in enumerate(items)])
     if copy_of:
         stored = [[n for n in near if n.id != copy_of.get(str(e.id))] for e, near in zip(items, stored, strict=True)]
     decisions: list[EntryDecision] = []
     rows = _similarity_rows(vectors)
     written: dict[str | None, list[int]] = defaultdict(list)  # positions of the candidates written, by owner
+    written_hashes: dict[tuple[str | None, str, str], str] = {}   # (owner, scope, hash) -> the candidate written
     for (i, e), row in zip(enumerate(items), rows, strict=True):
         assert e.id is not None
         if e.id in existing:
             decisions.append(EntryDecision(e.id, "", _existing_result(), e.id, existing=True))
+            continue
+        twin = twins.get(i) or (written_hashes.get((e.agent_id, scopes[i], hashes[i])) if merge else None)
+        if twin is not None:
+            decisions.append(EntryDecision(e.id, uuid7(), hash_duplicate(twin), twin))
             continue
         near = stored[i]
         # Earlier candidates of this batch that will be written count as neighbours too: the nearest
@@ -172,7 +183,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
         for j in _nearest(row, written[e.agent_id], neighbours.NEIGHBOURS):
             d = decisions[j]
             near = [*near, Neighbour(d.candidate_id, items[j].content, float(row[j]), d.result.confidence or 0.0,
-                                     items[j].agent_id, _stored_scope(items[j]))]
+                                     items[j].agent_id, scopes[j])]
         event = max([to_ms(e.valid_from) or 0] + [parents[p]["valid_from"] for p in e.parent_episode_ids]) or now
         hl = half_life_ms(e.category, e.decay_class, provenance=e.provenance, dream_validated=e.dream_validated,
                           is_bloodstain=e.is_bloodstain, config=k.decay)
@@ -180,12 +191,13 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
                               tuple(e.tags))
         result = evaluate(candidate, near, provenance=e.provenance, requested_confidence=e.confidence,
                           now_ms=now, event_ms=event, half_life_ms=hl, reasoner=k.reasoner, config=k.admission,
-                          merge=merge, source=(e.agent_id, _stored_scope(e)))
+                          merge=merge, source=(e.agent_id, scopes[i]))
         q = quality.score(e.content, result.factors["semantic_novelty"], evidence=len(e.parent_episode_ids))
         entry_id = e.id if result.writes_entry else result.target_id
         decisions.append(EntryDecision(e.id, uuid7(), result, entry_id, quality=q))
         if result.writes_entry:
             written[e.agent_id].append(i)
+            written_hashes.setdefault((e.agent_id, scopes[i], hashes[i]), e.id)
     if not dry_run:
         for start in range(0, len(items), chunk):
             _write(k, items[start:start + chunk], decisions[start:start + chunk],
@@ -193,6 +205,19 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     log.info("admission%s of %d candidates by %s: %s", " (dry run)" if dry_run else "", len(items), actor,
              dict(Counter(d.result.outcome.value for d in decisions)))
     return decisions
+
+
+def _hash_twins(k: Knowledge, items: Sequence[EntryIn], hashes: list[str], scopes: list[str], existing: set[str],
+                clade: str | None, copy_of: dict[str, str]) -> dict[int, str]:
+    """Each candidate's (by position) stored entry with its content hash in its own partition (owner, stored scope
+    and clade), other than the entry it copies."""
+    rows = [{"i": i, "hash": hashes[i], "agent_id": e.agent_id, "scope": scopes[i], "clade": clade or "",
+             "except": copy_of.get(str(e.id), "")} for i, e in enumerate(items) if e.id not in existing]
+    found: dict[int, str] = {}
+    for start in range(0, len(rows), CHUNK):
+        part = rows[start:start + CHUNK]
+        found.update({int(r["i"]): str(r["twin"]) for r in k.db.rows("entries/hash_twins", rows=part)})
+    return found
 
 
 def _stored_scope(e: EntryIn) -> str:
@@ -217,8 +242,10 @@ def _nearest(row: np.ndarray, among: list[int], k: int) -> list[int]:
     return picked
 
 
-def _vectors(k: Knowledge, items: Sequence[EntryIn], given: dict[str, np.ndarray]) -> np.ndarray:
-    missing = [i for i, e in enumerate(items) if e.id not in given]
+def _vectors(k: Knowledge, items: Sequence[EntryIn], given: dict[str, np.ndarray],
+             skip: set[int] | frozenset[int] = frozenset()) -> np.ndarray:
+    """The candidates' vectors; `skip`: positions decided without one (hash duplicates), left zero."""
+    missing = [i for i, e in enumerate(items) if e.id not in given and i not in skip]
     out = np.zeros((len(items), k.embedder.dimension), dtype=np.float32)
     if missing:
         out[missing] = k.embedder.embed([items[i].content for i in missing])

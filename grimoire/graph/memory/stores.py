@@ -39,6 +39,7 @@ from grimoire.graph.memory.relevance import Arrival, RelevanceOut
 from grimoire.graph.memory.routing import CONFIDENCE_VALUE, Classification, Confidence, Entity, Store
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
+from grimoire.graph.model.crystal.payload import SourceFile
 from grimoire.graph.model.enums import EntityKind
 from grimoire.graph.model.governance import Lifespan
 from grimoire.graph.model.rows import Properties, Record, Row
@@ -68,6 +69,7 @@ class NewMemory:
     user: str = "user"             # the person's name (the first person of a message)
     learned_from: tuple[str, ...] = ()
     id: str = field(default_factory=uuid7)
+    file: SourceFile | None = None  # the file and lines it was imported from (a workspace import)
 
     @property
     def store(self) -> Store:
@@ -120,7 +122,7 @@ def properties(memory: NewMemory, recorded_at: int) -> Properties:
         "router": c.router,
     }
     crystal = {**fields.for_memory(c.type.value, c.store.value, memory.text(), memory.arrival is Arrival.explicit,
-                                   recorded_at),
+                                   recorded_at, memory.file),
                # a memory is forgotten as moltbot-memory.md says (relevance, archive, a person's delete): the more
                # specific document wins, so the consolidation engine scores and merges memories but never expires one
                **govern(memory.text(), "private", None, recorded_at, default_lifespan=Lifespan.permanent)}

@@ -119,6 +119,7 @@ from grimoire.graph.memory.workspace_files import (
     render_procedure,
     render_vault,
 )
+from grimoire.graph.model.crystal.payload import SourceFile
 from grimoire.graph.model.enums import MemoryRelation
 
 # ---------------------------------------------------------------------------------------- the import plan
@@ -187,10 +188,12 @@ class _Planner:
                      bool(pinned) or store is Store.vault)
 
     def planned(self, key: str, path: str, line: int, c: Classification, said: str, d: Decay,
-                learned_from: tuple[str, ...] = (), **extra: Any) -> Planned:
+                learned_from: tuple[str, ...] = (), *, end_line: int | None = None, **extra: Any) -> Planned:
+        # the crystal's payload: the file and the lines it was read from (knowledge-crystals.md, line 28)
+        file = SourceFile(path=path, start_line=max(1, line), end_line=max(1, line, end_line or line))
         memory = stores.NewMemory(agent_id=self.agent_id, classification=c, said=said, at=d.created,
                                   arrival=ARRIVAL_OF.get(d.base, Arrival.explicit), clade=self.clade,
-                                  learned_from=learned_from, id=memory_id(self.agent_id, key))
+                                  learned_from=learned_from, id=memory_id(self.agent_id, key), file=file)
         props = {"access_count": d.access_count, "last_accessed_at": d.last_accessed, "base_relevance": d.base,
                  "pinned": d.pinned or c.store is Store.vault, "workspace_key": key,
                  # the status these inputs give now: the decay system's transitions start from it
@@ -205,7 +208,7 @@ class _Planner:
             d = self.decay(e.key, Store.episodic, e.at)
             d = d if d.created == e.at else replace(d, created=e.at)  # a minute's later entries, a ms apart
             c = Classification(Store.episodic, e.type, e.text, e.tags, e.confidence, entities=self.links(e.text))
-            out.append(self.planned(e.key, f"{EPISODES}{e.day}.md", e.line, c, e.text, d))
+            out.append(self.planned(e.key, f"{EPISODES}{e.day}.md", e.line, c, e.text, d, end_line=e.end_line))
         return out
 
     def entities(self) -> list[Planned]:
@@ -217,7 +220,7 @@ class _Planner:
             entities = tuple(dict.fromkeys((self.entity(row.id), *self.links(f.body))))
             c = Classification(Store.semantic, MemoryType.fact, f.body, (), Confidence.high, entities=entities)
             out.append(self.planned(f"entity:{row.id}", f"{ENTITIES}{row.id}.md", f.line, c, f.body, d,
-                                    label=row.label, updated=f.updated))
+                                    end_line=f.end_line, label=row.label, updated=f.updated))
         return out
 
     def edges(self) -> list[Planned]:
@@ -241,7 +244,8 @@ class _Planner:
             c = Classification(Store.procedural, MemoryType.fact, p.trigger, (), Confidence.high,
                                procedure=Procedure(p.trigger, p.steps, p.notes))
             out.append(self.planned(f"procedure:{p.name}", f"{PROCEDURES}{p.name}.md", p.line, c, p.trigger, d,
-                                    tuple(dict.fromkeys(s for s in sources if s)), learned=list(p.learned_from)))
+                                    tuple(dict.fromkeys(s for s in sources if s)), end_line=p.end_line,
+                                    learned=list(p.learned_from)))
         return out
 
     def vault(self) -> list[Planned]:
@@ -250,7 +254,8 @@ class _Planner:
             d = self.decay(f"vault:{v.name}", Store.vault, day_ms(v.created) if v.created else self.now,
                            base=relevance.BASE_RELEVANCE[Arrival.explicit])
             c = Classification(Store.vault, MemoryType.fact, v.body, (), Confidence.high, entities=self.links(v.body))
-            out.append(self.planned(f"vault:{v.name}", f"{VAULT}{v.name}.md", v.line, c, v.body, d))
+            out.append(self.planned(f"vault:{v.name}", f"{VAULT}{v.name}.md", v.line, c, v.body, d,
+                                    end_line=v.end_line))
         return out
 
 

@@ -185,6 +185,7 @@ class EpisodeEntry:
     text: str
     n: int = 1           # the nth entry of its minute
     line: int = field(default=0, compare=False)
+    end_line: int = field(default=0, compare=False)   # its text's last line
 
     @property
     def key(self) -> str:
@@ -238,6 +239,7 @@ class EntityFile:
     pinned: bool | None = None
     line: int = field(default=1, compare=False)  # the header's line
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)  # each field's
+    end_line: int = field(default=1, compare=False)  # the file's last line with text
 
     @property
     def kind(self) -> str:
@@ -257,6 +259,7 @@ class ProcedureFile:
     access_count: int | None = None
     line: int = field(default=1, compare=False)
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    end_line: int = field(default=1, compare=False)  # the file's last line with text
 
 
 @dataclass(frozen=True)
@@ -266,12 +269,18 @@ class VaultFile:
     created: str | None = None
     line: int = field(default=1, compare=False)
     lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
+    end_line: int = field(default=1, compare=False)  # the file's last line with text
 
 
 # ---------------------------------------------------------------------------------------- parsing helpers
 
 def _numbered(text: str) -> list[tuple[int, str]]:
     return [(n, raw.rstrip()) for n, raw in enumerate(text.splitlines(), 1)]
+
+
+def last_line(lines: Sequence[tuple[int, str]], default: int) -> int:
+    """The number of the last of the lines with text (`default` when none has)."""
+    return next((n for n, line in reversed(lines) if line.strip()), default)
 
 
 def _body(lines: Sequence[tuple[int, str]]) -> str:
@@ -455,7 +464,7 @@ def parse_episodes(path: str, day: str, text: str, problems: Problems) -> list[E
         if not text_:
             problems.add(path, current.line, "the entry has no text")
         n = seen[current.time] = seen.get(current.time, 0) + 1
-        entries.append(replace(current, text=text_, n=n))
+        entries.append(replace(current, text=text_, n=n, end_line=last_line(body, current.line)))
 
     for n, line in _numbered(text):
         if line.startswith("## "):
@@ -598,7 +607,8 @@ def parse_entity(path: str, slug: str, text: str, problems: Problems) -> EntityF
     return EntityFile(slug, body, _day_field(path, doc, "created", problems),
                       _day_field(path, doc, "last updated", problems), _score_field(path, doc, problems),
                       _int_field(path, doc, "access count", problems),
-                      None if pinned is None else pinned.lower() == "yes", doc.header_line, doc.field_lines)
+                      None if pinned is None else pinned.lower() == "yes", doc.header_line, doc.field_lines,
+                      last_line(_numbered(text), doc.header_line))
 
 
 def _comment(fields: Sequence[tuple[str, object | None]]) -> list[str]:
@@ -677,7 +687,7 @@ def parse_procedure(path: str, name: str, text: str, problems: Problems) -> Proc
                          _bullets(path, sections.get("Learned From", []), "Learned From", problems),
                          _day_field(path, doc, "learned", problems), _day_field(path, doc, "last used", problems),
                          _score_field(path, doc, problems), _int_field(path, doc, "access count", problems),
-                         doc.header_line, doc.field_lines)
+                         doc.header_line, doc.field_lines, last_line(_numbered(text), doc.header_line))
 
 
 def render_procedure(p: ProcedureFile) -> str:
@@ -702,7 +712,8 @@ def parse_vault(path: str, name: str, text: str, problems: Problems) -> VaultFil
     body = _body(doc.rest)
     if not body:
         problems.add(path, doc.header_line, "the vault file has no text under its header")
-    return VaultFile(name, body, _day_field(path, doc, "created", problems), doc.header_line, doc.field_lines)
+    return VaultFile(name, body, _day_field(path, doc, "created", problems), doc.header_line, doc.field_lines,
+                     last_line(_numbered(text), doc.header_line))
 
 
 def render_vault(v: VaultFile) -> str:

@@ -18,6 +18,7 @@ from grimoire.graph.model.common import (
     StrictModel,
     Unit,
 )
+from grimoire.graph.model.crystal.payload import SourceFile
 from grimoire.graph.model.enums import DecayClass, EntryCategory, MarketRegime, Outcome, Provenance, Scope
 from grimoire.graph.model.governance import GovernanceIn
 
@@ -51,6 +52,8 @@ class EntryIn(StrictModel):
     is_bloodstain: bool = False
     dream_validated: bool = False
     governance: GovernanceIn | None = Field(default=None, description="the crystal's lifespan and priority")
+    source_file: SourceFile | None = Field(default=None, description="the file and lines it was imported from "
+                                                                     "(a writer that imports from files)")
 
     @model_validator(mode="after")
     def _consistent(self) -> EntryIn:

@@ -742,6 +742,11 @@ class Crystal(BaseModel):
     last_executed_at: int | None = Field(None, title='Last Executed At')
     text: str | None = Field(None, title='Text')
     content: str | None = Field(None, title='Content')
+    memory_source: str | None = Field(None, title='Memory Source')
+    source_path: str | None = Field(None, title='Source Path')
+    start_line: int | None = Field(None, title='Start Line')
+    end_line: int | None = Field(None, title='End Line')
+    content_hash: str | None = Field(None, title='Content Hash')
     recorded_at: int | None = Field(None, title='Recorded At')
     valid_from: int | None = Field(None, title='Valid From')
     valid_until: int | None = Field(None, title='Valid Until')
@@ -1292,6 +1297,10 @@ class EntryIn(BaseModel):
     governance: GovernanceIn | None = Field(
         None, description="the crystal's lifespan and priority"
     )
+    source_file: SourceFile | None = Field(
+        None,
+        description='the file and lines it was imported from (a writer that imports from files)',
+    )
 
 
 class EntryOut(BaseModel):
@@ -1369,6 +1378,11 @@ class EntryOut(BaseModel):
     )
     emotion_intensity: float | None = Field(None, title='Emotion Intensity')
     emotion_label: str | None = Field(None, title='Emotion Label')
+    memory_source: str | None = Field(None, title='Memory Source')
+    source_path: str | None = Field(None, title='Source Path')
+    start_line: int | None = Field(None, title='Start Line')
+    end_line: int | None = Field(None, title='End Line')
+    content_hash: str | None = Field(None, title='Content Hash')
     parent_episode_ids: list[str] | None = Field(None, title='Parent Episode Ids')
     decision_ids: list[str] | None = Field(None, title='Decision Ids')
 
@@ -2278,6 +2292,11 @@ class FoundSkill(BaseModel):
     last_executed_at: int | None = Field(None, title='Last Executed At')
     text: str | None = Field(None, title='Text')
     content: str | None = Field(None, title='Content')
+    memory_source: str | None = Field(None, title='Memory Source')
+    source_path: str | None = Field(None, title='Source Path')
+    start_line: int | None = Field(None, title='Start Line')
+    end_line: int | None = Field(None, title='End Line')
+    content_hash: str | None = Field(None, title='Content Hash')
     recorded_at: int | None = Field(None, title='Recorded At')
     valid_from: int | None = Field(None, title='Valid From')
     valid_until: int | None = Field(None, title='Valid Until')
@@ -3119,6 +3138,11 @@ class ListedSkill(BaseModel):
     last_executed_at: int | None = Field(None, title='Last Executed At')
     text: str | None = Field(None, title='Text')
     content: str | None = Field(None, title='Content')
+    memory_source: str | None = Field(None, title='Memory Source')
+    source_path: str | None = Field(None, title='Source Path')
+    start_line: int | None = Field(None, title='Start Line')
+    end_line: int | None = Field(None, title='End Line')
+    content_hash: str | None = Field(None, title='Content Hash')
     recorded_at: int | None = Field(None, title='Recorded At')
     valid_from: int | None = Field(None, title='Valid From')
     valid_until: int | None = Field(None, title='Valid Until')
@@ -3327,6 +3351,7 @@ class MergeMade(BaseModel):
     losers: list[str] = Field(..., title='Losers')
     cosine: float | None = Field(..., title='Cosine')
     agent_id: str | None = Field(..., title='Agent Id')
+    by_hash: bool | None = Field(False, title='By Hash')
 
 
 class Merged(BaseModel):
@@ -5062,6 +5087,11 @@ class Skill(BaseModel):
     last_executed_at: int | None = Field(None, title='Last Executed At')
     text: str | None = Field(None, title='Text')
     content: str | None = Field(None, title='Content')
+    memory_source: str | None = Field(None, title='Memory Source')
+    source_path: str | None = Field(None, title='Source Path')
+    start_line: int | None = Field(None, title='Start Line')
+    end_line: int | None = Field(None, title='End Line')
+    content_hash: str | None = Field(None, title='Content Hash')
     recorded_at: int | None = Field(None, title='Recorded At')
     valid_from: int | None = Field(None, title='Valid From')
     valid_until: int | None = Field(None, title='Valid Until')
@@ -5084,6 +5114,19 @@ class SkillVersions(BaseModel):
     latest: Skill
     versions: list[Skill] = Field(..., title='Versions')
     listing: Listing
+
+
+class SourceFile(BaseModel):
+    """
+    Where in a file the content was read: a relative path, and its first and last line (1-based, inclusive).
+    """
+
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    path: constr(min_length=1, max_length=1000) = Field(..., title='Path')
+    start_line: conint(ge=1, le=10000000) = Field(..., title='Start Line')
+    end_line: conint(ge=1, le=10000000) = Field(..., title='End Line')
 
 
 class Staged(BaseModel):

@@ -13,6 +13,7 @@ from enum import StrEnum
 from grimoire.graph.model.crystal import hormones
 from grimoire.graph.model.crystal.importance import frequency
 from grimoire.graph.model.crystal.lifecycle import INITIAL
+from grimoire.graph.model.crystal.payload import MemorySource, SourceFile, payload
 from grimoire.graph.model.rows import Properties
 
 
@@ -84,25 +85,30 @@ def behavioural(text: str, *, session: bool, now: int, access_count: int = 0) ->
 
 def for_episode(episode_type: str, text: str, now: int) -> Properties:
     conversation = episode_type == "conversation"
-    return {"semantic_type": SemanticType.episode.value,
+    return {**payload(text, MemorySource.sessions).model_dump(mode="json", exclude_none=True),
+            "semantic_type": SemanticType.episode.value,
             "origin": (Origin.session if conversation else Origin.indexed).value,
             "epistemic_layer": EpistemicLayer.experience.value,
             **behavioural(text, session=conversation, now=now)}
 
 
-def for_entry(category: str, provenance: str, content: str, now: int, *, mental_model: bool = False) -> Properties:
+def for_entry(category: str, provenance: str, content: str, now: int, *, mental_model: bool = False,
+              file: SourceFile | None = None) -> Properties:
     semantic, layer = ENTRY_TYPES.get(category, (SemanticType.general, EpistemicLayer.world_fact))
-    return {"semantic_type": semantic.value, "origin": ORIGIN_OF_PROVENANCE.get(provenance, Origin.inferred).value,
+    return {**payload(content, MemorySource.memory, file).model_dump(mode="json", exclude_none=True),
+            "semantic_type": semantic.value, "origin": ORIGIN_OF_PROVENANCE.get(provenance, Origin.inferred).value,
             "epistemic_layer": (EpistemicLayer.mental_model if mental_model else layer).value,
             **behavioural(content, session=False, now=now)}
 
 
-def for_memory(memory_type: str, store: str, text: str, explicit: bool, now: int) -> Properties:
+def for_memory(memory_type: str, store: str, text: str, explicit: bool, now: int,
+               file: SourceFile | None = None) -> Properties:
     """A memory said in a session: its oxytocin baseline; what the user asked to remember is a directive, user
     input; what was inferred is the LLM's (or the rules')."""
     semantic = SemanticType.task_pattern if store == "procedural" else MEMORY_TYPES.get(memory_type,
                                                                                        SemanticType.general)
     layer = (EpistemicLayer.experience if store == "episodic" else
              EpistemicLayer.directive if memory_type == "preference" or explicit else EpistemicLayer.world_fact)
-    return {"semantic_type": semantic.value, "origin": (Origin.user_input if explicit else Origin.session).value,
+    return {**payload(text, MemorySource.memory, file).model_dump(mode="json", exclude_none=True),
+            "semantic_type": semantic.value, "origin": (Origin.user_input if explicit else Origin.session).value,
             "epistemic_layer": layer.value, **behavioural(text, session=True, now=now, access_count=1)}
