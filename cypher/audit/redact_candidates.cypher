@@ -1,7 +1,7 @@
 // An erasure's redaction (graph/audit/erasure.py): the agent's nodes that may hold a copy of the erased text —
 // audit records and their revert images, versions, reflections, proposals, workspaces (any agent's that holds an
 // erased item: a shared memory reaches a clade mate's), events, digests,
-// decisions, Curator operations, entries and their admission decisions — each with its text properties (strings and lists of strings) when one of
+// decisions, Curator operations, entries and their admission decisions, critical workspace files (USER.md, …) — each with its text properties (strings and lists of strings) when one of
 // them holds a needle (lower-cased: the erased texts, the removed entities' names and ids) or names an erased
 // item. Python decides what each one keeps (what is a whole word, what is JSON); this only narrows the scan.
 :param agent_id => 'agent-a';
@@ -31,6 +31,8 @@ CALL () {
   MATCH (n:Entry) WHERE n.agent_id = $agent_id RETURN n
   UNION
   MATCH (n:AdmissionDecision) WHERE n.agent_id = $agent_id RETURN n
+  UNION
+  MATCH (n:WorkspaceFile) WHERE n.agent_id = $agent_id RETURN n
 }
 WITH n, [k IN keys(n) WHERE valueType(n[k]) STARTS WITH 'STRING' OR valueType(n[k]) STARTS WITH 'LIST<STRING'] AS ks
 WITH n, [k IN ks | [k, CASE WHEN valueType(n[k]) STARTS WITH 'LIST' THEN n[k] ELSE [n[k]] END]] AS texts

@@ -14,6 +14,7 @@ import uuid
 from datetime import UTC, datetime
 from typing import Any
 
+from grimoire.graph.audit import alerts
 from grimoire.graph.ids import now_ms
 from tests.conftest import Api
 
@@ -53,6 +54,9 @@ def spread(api: Api, marker: str) -> dict[str, Any]:
                                   json={"content": f"The user's wallet is {marker}", "confidence": "high"}))
     committed = ok(api.client.post(f"/agents/{MAIN}/proposals/{proposal['id']}/decision", headers=person,
                                    json={"decision": "commit"}))
+    # a critical workspace file the person imported (USER.md), holding the wallet on a line of its own
+    ok(api.client.post(f"/agents/{MAIN}/workspace", headers=api.admin,
+                       json={"files": {"USER.md": f"# USER.md\n\n- Alex, Europe/Berlin\n- Wallet: {marker}\n"}}))
     # a workspace assembled (kept, in the process and as a record), a reflection, a retrieval for a decision
     workspace = api.client.post(f"/agents/{MAIN}/context/assemble", headers=h,
                                 json={"query": "what is my wallet", "preassembled": False})
@@ -104,7 +108,8 @@ def test_an_erasure_leaves_no_copy_anywhere_and_its_receipt_names_each(api: Api,
     kinds = {k for k, _ in before}
     # it did flow everywhere: the trail, core memory's versions, the proposal, the workspace, the reflection, the
     # archived memories' versions
-    assert {"AuditRecord", "MemoryProposal", "ContextAssembly", "MemoryReflection", "Version"} <= kinds, kinds
+    assert {"AuditRecord", "MemoryProposal", "ContextAssembly", "MemoryReflection", "Version",
+            "WorkspaceFile"} <= kinds, kinds
     assert any("CoreBlockVersion" in k for k in kinds), kinds
     assert any(marker in text for text in rendered(api, h).values())
 
@@ -126,7 +131,11 @@ def test_an_erasure_leaves_no_copy_anywhere_and_its_receipt_names_each(api: Api,
     assert "content" in by_id[s["proposal"]]["fields"]
     assert s["reflection"] in by_id
     assert {r["label"] for r in receipt["redacted"]} >= {"AuditRecord", "MemoryProposal", "ContextAssembly",
-                                                          "MemoryReflection", "CoreBlockVersion"}
+                                                          "MemoryReflection", "CoreBlockVersion", "WorkspaceFile"}
+    # the file keeps its other lines, and the service's checksum for what it holds now: no tamper alert
+    files = ok(api.client.get(f"/agents/{MAIN}/workspace", headers=h))["files"]
+    assert files["USER.md"] == "# USER.md\n\n- Alex, Europe/Berlin\n"
+    assert alerts.verify(db) == []
     assert receipt["erased_by"] and receipt["erased_at"] and receipt["erasure_id"]
     assert receipt["workspaces"] == 1  # the kept workspace, in the process, went too
 

@@ -4,7 +4,9 @@ while the trail keeps its skeleton.
 What an erasure removes is its items (the memories, what hangs off them alone) and the text they held. Copies of
 that text live on in the agent's other nodes: audit records (a trigger quoting the user, a summary, the revert
 images a rollback would restore), versions, reflections, proposals committed into an erased memory, kept
-workspaces, events, monthly digests, decisions, Curator operations, entries and admission decisions. `redact`
+workspaces, events, monthly digests, decisions, Curator operations, entries, admission decisions and the critical
+workspace files (SOUL.md, USER.md, …: a file's checksum is the service's again for its redacted text, so an erasure
+raises no tamper alert). `redact`
 finds them in one scan of the agent's nodes of those kinds and, in the erasure's transaction:
 
 - replaces every occurrence of an erased text (a memory's text, the message that said it, a proposal's content,
@@ -34,6 +36,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from grimoire.graph.audit import alerts
 from grimoire.graph.audit.vocabulary import iso_minute
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
@@ -130,7 +133,7 @@ class RedactedNode(BaseModel):
 def _label(labels: Sequence[str]) -> str:
     for known in ("AuditRecord", "CoreBlockVersion", "EntryVersion", "Version", "MemoryReflection", "MemoryProposal",
                   "ContextAssembly", "ContextDecision", "Event", "AuditDigest", "CuratorOperation", "Entry",
-                  "AdmissionDecision"):
+                  "AdmissionDecision", "WorkspaceFile"):
         if known in labels:
             return known
     return labels[0] if labels else "?"
@@ -195,6 +198,8 @@ def redact(tx: Tx, e: Erasure) -> tuple[list[RedactedNode], list[RedactedNode]]:
             removed.append(RedactedNode(label=label, id=row["id"], fields=["*"]))
             continue
         props = redacted_props(label, texts, e)
+        if props and label == "WorkspaceFile" and isinstance(props.get("content"), str):
+            props["checksum"] = alerts.file_checksum(props["content"])  # the service's own change: no tamper alert
         if props:
             writes.append({"eid": row["eid"], "props": props,
                            "unembed": label == "MemoryProposal" and texts.get("memory_id") in e.ids})
