@@ -12,8 +12,10 @@ import os
 from pathlib import Path
 from typing import Any
 
+from bench import locomo_loo
 from bench.common import RESULTS
-from bench.locomo_eval import CHECK, KS, TUNE, TUNE_CONVERSATIONS, evaluate
+from bench.locomo_eval import KS, ask, evaluate
+from bench.locomo_tune import VARIANTS, config_of
 from bench.server import bench_database
 from grimoire.graph.embeddings import get_embedder
 from grimoire.graph.retrieval.config import RetrievalConfig
@@ -28,6 +30,11 @@ REFERENCE = {"bm25": 0.526, "vector": 0.511, "vector+bm25 (RRF)": 0.580}
 # measured beside today's on the same store: `before` in locomo.json.
 BEFORE = {"mmr_relevance": "ratio",
           "query": {"time_windows": False, "time_telling": False, "short_context": False}}
+# The candidates leave-one-out chooses among (issue 41): the shipped configuration and each of its parts taken out
+# or a measured alternative put in (bench/locomo_tune.py's catalogue).
+CANDIDATES = ("no MMR reorder", "graph weight 0.5", "fused order only", "no query understanding (before issue 22 "
+              "point 2)", "without time windows", "without time telling", "without short-turn context",
+              "with entity focus", "with entity lists, two or more entities", "short-turn context 100 chars")
 
 
 def chart(results: dict[str, Any], path: Path) -> Path:
@@ -64,19 +71,25 @@ def run(path: str | None = None) -> dict[str, Any]:
         print("  the full pipeline as before issue 22", flush=True)
         before = evaluate(build(db, embedder, RetrievalConfig.model_validate(BEFORE)), conversations,
                           {"full pipeline": "hybrid"})
-    results, split = evaluated["results"], evaluated["split"]
+        asked = {locomo_loo.SHIPPED: ask(build(db, embedder), conversations, "hybrid")}
+        for i, name in enumerate(CANDIDATES, start=1):
+            print(f"  leave-one-out candidate {i}/{len(CANDIDATES)}: {name}", flush=True)
+            asked[name] = ask(build(db, embedder, config_of(VARIANTS[name])), conversations, "hybrid")
+    results = evaluated["results"]
+    ids = [c.sample_id for c in conversations]
+    loo = locomo_loo.report(asked, ids, {locomo_loo.SHIPPED: {}, **{n: VARIANTS[n] for n in CANDIDATES}})
+    held = loo["held_out"]
+    print(f"  leave-one-out held-out R@10 {held['recall@10']['mean']:.3f} ± {held['recall@10']['spread']:.3f}, "
+          f"gap {held['gap_recall@10']:.3f}", flush=True)
     RESULTS.mkdir(parents=True, exist_ok=True)
     png = chart(results, RESULTS / "locomo.png")
+    loo_png = locomo_loo.chart(loo, RESULTS / "locomo_loo.png")
     full, fused = results["full pipeline"]["recall@10"], results["vector+bm25 (RRF)"]["recall@10"]
     return {
         "data": str(source.name), "conversations": len(conversations),
         "results": results,
-        "split": split,
-        "before": {"config": BEFORE, **before},
-        "split_conversations": {TUNE: [c.sample_id for c in conversations[:TUNE_CONVERSATIONS]],
-                                CHECK: [c.sample_id for c in conversations[TUNE_CONVERSATIONS:]]},
-        "split_rule": "every parameter is chosen on the tuning conversations; a change is kept only if it helps "
-                      "the check conversations too",
+        "leave_one_out": {**loo, "chart": loo_png.name},
+        "before": {"config": BEFORE, "results": before["results"]},
         "reference_recall@10": REFERENCE,
         "full_minus_fusion_recall@10_points": round(100 * (full - fused), 1),
         "goal": "full pipeline recall@10 at least 5 points above vector+BM25 fusion",

@@ -1,7 +1,6 @@
 """Turn-level recall@k on LoCoMo (categories 1-4), one memory per conversation, through the same
-retrieval code the API serves, with the tuning discipline of issue 22: every parameter is chosen on
-the tuning conversations (the first three) and reported separately on the check conversations (the
-last two), per category and overall; a change is kept only if it helps both."""
+retrieval code the API serves, per category and overall. Each answer keeps its conversation, so that
+settings are chosen by leave-one-conversation-out (bench/locomo_loo.py, issue 41)."""
 
 from __future__ import annotations
 
@@ -17,8 +16,6 @@ from grimoire.loaders.locomo import CATEGORIES, Conversation
 
 KS = (5, 10, 20)
 MODES = {"vector": "vector", "bm25": "bm25", "vector+bm25 (RRF)": "fusion", "full pipeline": "hybrid"}  # label: mode
-TUNE, CHECK = "tune", "check"
-TUNE_CONVERSATIONS = 3  # the first three tune; the rest check
 
 
 @dataclass(frozen=True)
@@ -28,10 +25,6 @@ class Asked:
     conversation: int  # its conversation's position in the file, from 0
     category: str
     recall: dict[int, float]
-
-
-def part_of(conversation: int) -> str:
-    return TUNE if conversation < TUNE_CONVERSATIONS else CHECK
 
 
 def ask(retriever: Retriever, conversations: Sequence[Conversation], mode: str) -> list[Asked]:
@@ -66,19 +59,12 @@ def summarize(asked: Sequence[Asked]) -> dict[str, Any]:
 
 def evaluate(retriever: Retriever, conversations: Sequence[Conversation], modes: dict[str, str] = MODES,
              progress: bool = True) -> dict[str, Any]:
-    """Per method: the results over every conversation, and `split`: the same over the tuning and the check
-    conversations."""
+    """Per method: the results over every conversation."""
     results: dict[str, Any] = {}
-    split: dict[str, dict[str, Any]] = {TUNE: {}, CHECK: {}}
     for label, mode in modes.items():
         started = time.perf_counter()
         asked = ask(retriever, conversations, mode)
         results[label] = {**summarize(asked), "seconds": round(time.perf_counter() - started, 1)}
-        for part in (TUNE, CHECK):
-            split[part][label] = summarize([a for a in asked if part_of(a.conversation) == part])
         if progress:
-            print(f"  {label}: " + ", ".join(f"R@{k} {results[label][f'recall@{k}']:.3f}" for k in KS)
-                  + f" (tune R@10 {split[TUNE][label].get('recall@10', 0):.3f}, "
-                  f"check R@10 {split[CHECK][label].get('recall@10', 0):.3f}, "
-                  f"check R@5 {split[CHECK][label].get('recall@5', 0):.3f})", flush=True)
-    return {"results": results, "split": split}
+            print(f"  {label}: " + ", ".join(f"R@{k} {results[label][f'recall@{k}']:.3f}" for k in KS), flush=True)
+    return {"results": results}

@@ -1,8 +1,9 @@
-"""Retrieval experiments on LoCoMo under the split discipline (issue 22): the conversations are loaded once, then
-each variant of the retrieval configuration runs the full pipeline over all of them, reported on the tuning
-conversations (1-3) and the check conversations (4-5) separately, with the best single backend's recall beside
-it. A variant is adopted only if it helps on both halves. Writes bench/results/locomo_tune.json
-(`python -m bench locomo_tune`, or `python -m bench.locomo_tune NAME ...` for some; not in `make bench`)."""
+"""Retrieval experiments on LoCoMo under leave-one-conversation-out (issue 41; bench/locomo_loo.py): the
+conversations are loaded once, then each variant of the retrieval configuration runs the full pipeline over all of
+them; five folds each choose the best variant on four conversations and score it on the fifth, and each variant is
+set against the shipped configuration conversation by conversation (kept only when its mean gain exceeds the
+gain's spread). Writes bench/results/locomo_tune.json (`python -m bench locomo_tune`, or
+`python -m bench.locomo_tune NAME ...` for some; not in `make bench`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bench.locomo import DEFAULT
-from bench.locomo_eval import CHECK, TUNE, evaluate
+from bench import locomo_loo
+from bench.locomo_eval import ask, summarize
 from bench.server import bench_database
 from grimoire.graph.embeddings import get_embedder
 from grimoire.graph.retrieval.config import RetrievalConfig
@@ -75,24 +76,23 @@ def config_of(overrides: dict[str, Any]) -> RetrievalConfig:
 
 
 def run(names: list[str] | None = None) -> dict[str, Any]:
-    chosen = {n: VARIANTS[n] for n in (names or list(VARIANTS))}
+    from bench.locomo import DEFAULT  # bench.locomo imports this module's catalogue
+
+    chosen = {n: VARIANTS[n] for n in (names or list(VARIANTS)) if n != "baseline"}
     embedder = get_embedder()
     source = Path(os.environ.get("GRIMOIRE_LOCOMO", DEFAULT))
     out: dict[str, Any] = {"data": source.name, "variants": {}}
     with bench_database() as db:
         apply_schema(db, embedder.dimension, embedder.model_name)
         conversations = locomo.load(db, embedder, source)
-        singles = evaluate(build(db, embedder), conversations, {"vector": "vector", "bm25": "bm25"}, progress=False)
-        out["best_single_backend"] = {part: {f"recall@{k}": max(singles["split"][part][m][f"recall@{k}"]
-                                                               for m in ("vector", "bm25")) for k in (5, 10, 20)}
-                                      for part in (TUNE, CHECK)}
-        print(f"  best single backend: {out['best_single_backend']}", flush=True)
-        for name, overrides in chosen.items():
-            print(f"  {name}", flush=True)
-            found = evaluate(build(db, embedder, config_of(overrides)), conversations,
-                             {"full pipeline": "hybrid"})
-            out["variants"][name] = {"overrides": overrides, **{part: found["split"][part]["full pipeline"]
-                                                               for part in (TUNE, CHECK)}}
+        asked = {locomo_loo.SHIPPED: ask(build(db, embedder), conversations, "hybrid")}
+        for i, (name, overrides) in enumerate(chosen.items(), start=1):
+            print(f"  [{i}/{len(chosen)}] {name}", flush=True)
+            asked[name] = ask(build(db, embedder, config_of(overrides)), conversations, "hybrid")
+    for name, found in asked.items():
+        out["variants"][name] = {"overrides": VARIANTS.get(name, {}), "all": summarize(found)}
+    out["leave_one_out"] = locomo_loo.report(asked, [c.sample_id for c in conversations],
+                                             {n: VARIANTS.get(n, {}) for n in asked})
     return out
 
 
