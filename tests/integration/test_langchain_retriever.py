@@ -27,8 +27,7 @@ def test_retriever_returns_documents_with_grimoires_scores_and_ids(api: Api) -> 
     assert docs and all(isinstance(d, Document) for d in docs)
     assert docs[0].metadata["id"] in {"lc-ep-gas", "lc-en-gas"} and docs[0].id == docs[0].metadata["id"]
     assert {d.metadata["kind"] for d in docs} <= {"episode", "entry"}
-    scores = [d.metadata["score"] for d in docs]
-    assert all(s is not None for s in scores) and scores == sorted(scores, reverse=True)
+    assert all(d.metadata["score"] is not None for d in docs)  # retrieval's scores, in its order (MMR's)
     assert [d.metadata["rank"] for d in docs] == list(range(1, len(docs) + 1))
     by_id = {d.metadata["id"]: d.page_content for d in docs}
     assert by_id.get("lc-ep-gas", "Gas on mainnet fell to 6 gwei at 03:00 UTC") == \

@@ -114,9 +114,7 @@ def test_search_with_a_query_goes_through_hybrid_retrieval(api: Api) -> None:
     found = store.search(("golem-1", "notes"), query="what food does the user like to eat")
     assert found and found[0].key == "food"
     assert all(i.namespace == ("golem-1", "notes") for i in found)  # the prefix holds under retrieval
-    assert all(i.score is not None and i.score > 0 for i in found)  # retrieval's scores
-    scores = [i.score for i in found]
-    assert scores == sorted(scores, reverse=True)  # type: ignore[type-var]
+    assert all(i.score is not None and i.score > 0 for i in found)  # retrieval's scores, in its order (MMR's)
     # the newest revision only: an update's earlier text is no longer found
     store.put(("golem-1", "notes"), "food", {"text": "The user now prefers tacos"})
     again = store.search(("golem-1", "notes"), query="ramen and sushi for dinner")
