@@ -6,6 +6,8 @@ BIN    := $(VENV)/bin
 PYPROJECTS := pyproject.toml clients/python/pyproject.toml
 DEPS   := $(shell cat $(PYPROJECTS) | sha1sum | cut -c1-12)
 STAMP  := $(VENV)/.installed-$(DEPS)
+# The client with its framework integrations' extras, whose tests run in `make test`
+CLIENT_EXTRAS := './clients/python[langgraph,langchain,langmem]'
 BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # Wheels are kept here once downloaded, so a fresh clone installs without the network
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
@@ -18,11 +20,11 @@ $(STAMP): $(PYPROJECTS)
 	@if [ ! -f $(WHEELHOUSE)/.complete-$(DEPS) ]; then \
 	  echo "[install] downloading wheels into $(WHEELHOUSE) (once per dependency set)"; \
 	  rm -rf build; \
-	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel ./clients/python '.[dev,bench]' && \
+	  $(BIN)/python -m pip wheel --find-links $(WHEELHOUSE) -w $(WHEELHOUSE) 'setuptools>=68' wheel $(CLIENT_EXTRAS) '.[dev,bench]' && \
 	  touch $(WHEELHOUSE)/.complete-$(DEPS); \
 	fi
-	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e ./clients/python -e '.[dev]' \
-	  || $(BIN)/python -m pip install -e ./clients/python -e '.[dev]'
+	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e $(CLIENT_EXTRAS) -e '.[dev]' \
+	  || $(BIN)/python -m pip install -e $(CLIENT_EXTRAS) -e '.[dev]'
 	@rm -f $(VENV)/.installed-*
 	@touch $@
 
@@ -30,8 +32,8 @@ install: $(STAMP)
 
 # The benchmarks' extra (matplotlib for the charts), on top of the dev install.
 $(BENCH_STAMP): $(STAMP)
-	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e ./clients/python -e '.[dev,bench]' \
-	  || $(BIN)/python -m pip install -e ./clients/python -e '.[dev,bench]'
+	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e $(CLIENT_EXTRAS) -e '.[dev,bench]' \
+	  || $(BIN)/python -m pip install -e $(CLIENT_EXTRAS) -e '.[dev,bench]'
 	@rm -f $(VENV)/.bench-installed-*
 	@touch $@
 

@@ -14,23 +14,32 @@ from grimoire.graph.settings import PROJECT_ROOT
 OWN = {"bench", "tests", "grimoire"}  # the server is grimoire.graph, grimoire.api, grimoire.loaders
 FOLDERS = ("grimoire", "bench", "tests", "clients/python/grimoire")
 CLIENT = ("clients/python/grimoire",)  # the client, a distribution of its own
+INTEGRATIONS = "clients/python/grimoire/client/integrations"  # its optional extras' modules
 
 
 def _normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def declared() -> set[str]:
-    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+def _requirements(pyproject: str) -> set[str]:
+    project = tomllib.loads((PROJECT_ROOT / pyproject).read_text())["project"]
     requirements = project["dependencies"] + [r for extra in project["optional-dependencies"].values() for r in extra]
     return {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements}
 
 
-def modules(folders: tuple[str, ...] = FOLDERS) -> set[str]:
-    """Every module an absolute import in these folders' Python files names, in full."""
+def declared() -> set[str]:
+    """The server's dependencies and extras, and the client's extras (its framework integrations, whose tests
+    run in the suite: `make install` installs them)."""
+    return _requirements("pyproject.toml") | _requirements("clients/python/pyproject.toml")
+
+
+def modules(folders: tuple[str, ...] = FOLDERS, skip: str | None = None) -> set[str]:
+    """Every module an absolute import in these folders' Python files names, in full (none under `skip`)."""
     names: set[str] = set()
     for folder in folders:
         for path in (PROJECT_ROOT / folder).rglob("*.py"):
+            if skip and path.is_relative_to(PROJECT_ROOT / skip):
+                continue
             for node in ast.walk(ast.parse(path.read_text())):
                 if isinstance(node, ast.Import):
                     names |= {alias.name for alias in node.names}
@@ -39,9 +48,9 @@ def modules(folders: tuple[str, ...] = FOLDERS) -> set[str]:
     return names
 
 
-def imported(folders: tuple[str, ...] = FOLDERS) -> set[str]:
+def imported(folders: tuple[str, ...] = FOLDERS, skip: str | None = None) -> set[str]:
     """Top-level names of every absolute import in the project's Python files."""
-    return {m.split(".")[0] for m in modules(folders)} - OWN - set(sys.stdlib_module_names)
+    return {m.split(".")[0] for m in modules(folders, skip)} - OWN - set(sys.stdlib_module_names)
 
 
 def test_every_imported_package_is_declared() -> None:
@@ -82,6 +91,20 @@ def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
     client = tomllib.loads((PROJECT_ROOT / "clients/python/pyproject.toml").read_text())["project"]
     deps = {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in client["dependencies"]}
     assert deps == {"httpx", "pydantic"}
-    assert imported(CLIENT) == {"httpx", "pydantic"}
+    assert imported(CLIENT, skip=INTEGRATIONS) == {"httpx", "pydantic"}
     own = {m for m in modules(CLIENT) if m.split(".")[0] == "grimoire"}
     assert own and all(m.startswith("grimoire.client") for m in own), own  # none of the server's grimoire.*
+
+
+def test_each_integration_imports_only_its_own_extra() -> None:
+    # grimoire.client.integrations.<framework>: the client, pydantic and the framework its extra pins (==)
+    extras = tomllib.loads((PROJECT_ROOT / "clients/python/pyproject.toml").read_text())["project"][
+        "optional-dependencies"]
+    for name, framework in {"langgraph": "langgraph", "langchain": "langchain_core"}.items():
+        tree = ast.parse((PROJECT_ROOT / INTEGRATIONS / f"{name}.py").read_text())
+        found = {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module} \
+            | {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        assert found - OWN - set(sys.stdlib_module_names) <= {framework, "pydantic"}, (name, found)
+        assert framework in found
+        assert [_normal(r.split("==")[0]) for r in extras[name]] == [_normal(framework)]
+        assert all("==" in r for r in extras[name])  # pinned: the versions the tests run
