@@ -68,6 +68,8 @@ CREATE RANGE INDEX event_agent_at IF NOT EXISTS FOR (n:Event) ON (n.agent_id, n.
 CREATE RANGE INDEX curator_operation_cycle IF NOT EXISTS FOR (n:CuratorOperation) ON (n.cycle_id);
 CREATE RANGE INDEX curator_operation_agent IF NOT EXISTS FOR (n:CuratorOperation) ON (n.agent_id);
 CREATE RANGE INDEX curator_cycle_agent IF NOT EXISTS FOR (n:CuratorCycle) ON (n.agent_id, n.seq);
+// The newest finished cycle of any agent: the Prometheus endpoint's last Curator run (cypher/prometheus/last_runs).
+CREATE RANGE INDEX curator_cycle_finished IF NOT EXISTS FOR (n:CuratorCycle) ON (n.finished_at);
 CREATE RANGE INDEX reflection_agent IF NOT EXISTS FOR (n:Reflection) ON (n.agent_id, n.metric);
 CREATE RANGE INDEX reflection_series IF NOT EXISTS FOR (n:Reflection) ON (n.agent_id, n.series, n.valid_from);
 CREATE RANGE INDEX delta_pending IF NOT EXISTS FOR (n:Delta) ON (n.agent_id, n.applied_in);

@@ -23,7 +23,8 @@ admit N times as much (README, "Overload").
   `rate_per_s`; over either, 429 at once (Retry-After: the seconds until a token, or 1 for concurrency).
 
 Not admitted (they hold a connection, not work; what they do inside is admitted on its own): /health (a load
-balancer must reach it while the replica is full), the event stream (it waits on the graph for as long as a client
+balancer must reach it while the replica is full) and the admin's Prometheus scrape (likewise: a full replica is
+when its metrics matter most; api/prom.py), the event stream (it waits on the graph for as long as a client
 listens), the MCP endpoints and the console's pages (each tool call or page makes its route requests in-process,
 through this middleware, with the caller's key: counting the outer request too would let it hold a place while its
 inner requests wait for one)."""
@@ -46,6 +47,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from grimoire.api.auth import CARRIED, resolve
 from grimoire.api.errors import PROBLEM, RETRY_AFTER_SECONDS, problem_body
+from grimoire.graph import meters
 from grimoire.graph.agents import Limits, Principal, admin_principal
 from grimoire.graph.db import bookmarks
 from grimoire.graph.db.bookmarks import BookmarkRefused
@@ -60,7 +62,7 @@ HOLD_WEIGHT = 0.1  # the moving average's weight for each request's hold: about 
 HOLD_CAP = 1.0  # seconds: the most one request's hold counts for in that average
 OVERLOAD_RETRY_AFTER = 1  # seconds: a place frees in well under a second when requests take ~0.1 s
 CONCURRENCY_RETRY_AFTER = 1  # seconds: when one of the key's own requests ends is not known ahead
-EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full"}
+EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full", "/metrics/prometheus"}
 EXEMPT_PREFIXES = ("/console",)
 THREADS = 40  # Starlette's worker threads (anyio's default): beyond them, a request waits for a thread, undeadlined
 ANONYMOUS = "anonymous"
@@ -82,6 +84,7 @@ class Refusal:
     status: int  # 503: no place in time; 429: the key's own limit; 400: the request's bookmark refused
     retry_after: int  # seconds
     detail: str
+    reason: str = "capacity"  # what refused it, the label of grimoire_http_requests_refused_total (graph/meters.py)
 
 
 @dataclass(frozen=True)
@@ -271,12 +274,12 @@ class Admission:
         if limits.concurrency and active >= limits.concurrency:
             return Refusal(429, CONCURRENCY_RETRY_AFTER,
                            f"this key has {active} requests in flight or waiting on this replica, its limit; retry "
-                           f"after {CONCURRENCY_RETRY_AFTER} s")
+                           f"after {CONCURRENCY_RETRY_AFTER} s", "key_concurrency")
         if limits.rate_per_s:
             wait = self._take(key_id, limits)
             if wait is not None:
                 return Refusal(429, wait, f"this key's rate limit on this replica ({limits.rate_per_s:g} requests/s, "
-                                          f"{limits.burst} at once) is spent; retry after {wait} s")
+                                          f"{limits.burst} at once) is spent; retry after {wait} s", "key_rate")
         self._key_active[key_id] = active + 1
         return None
 
@@ -333,6 +336,7 @@ class AdmissionControl:
         self.admission = Admission(settings.max_in_flight or default_max_in_flight(workers=max(1, settings.workers)),
                                    settings.queue_deadline_ms / 1000)
         self.defaults = KeyLimits(settings.key_concurrency, settings.key_rate_per_s, settings.key_burst)
+        meters.CAPACITY.set(self.admission.max_in_flight)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or exempt(scope.get("path") or ""):
@@ -401,11 +405,11 @@ class AdmissionControl:
             chain = bookmarks.current.get()
             if chain is not None:
                 chain.refused = True  # answered as the route's own refusal is: no bookmark echoed back
-            return Refusal(400, 0, str(exc)), None
+            return Refusal(400, 0, str(exc), "bookmark"), None
         except DOWN as exc:  # the database is down: answered here (503), not looked up a second time by the route
             log.warning("503 for %s %s: %s", scope.get("method"), scope.get("path"), exc)
             return Refusal(503, RETRY_AFTER_SECONDS, str(exc) if isinstance(exc, Unavailable)
-                           else f"Neo4j is unavailable: {exc}"), None
+                           else f"Neo4j is unavailable: {exc}", "database"), None
         if who is None or who.is_admin:
             return None, None  # unknown or revoked: the route answers 401
         refusal = self.admission.check_key(who.key_id, self.defaults.resolved(who.limits))
@@ -413,6 +417,7 @@ class AdmissionControl:
 
     @staticmethod
     async def _refuse(scope: Scope, send: Send, refusal: Refusal) -> None:
+        meters.REFUSED.labels(str(refusal.status), refusal.reason).inc()
         body = json.dumps(problem_body(refusal.status, refusal.detail, scope.get("path"))).encode()
         headers = [(b"content-type", PROBLEM.encode()), (b"content-length", str(len(body)).encode())]
         if refusal.retry_after:

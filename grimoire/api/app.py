@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from grimoire.api import bookmarks, console, docs, errors
+from grimoire.api import bookmarks, console, docs, errors, prom
 from grimoire.api.admission import AdmissionControl
 from grimoire.api.auth import KeyCache
 from grimoire.api.channels import Channels
@@ -62,6 +62,8 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         services = app.state.services = Services.build(settings, database, emb)
         favour_requests(settings.learning.switch_interval_ms)
         app.state.key_cache = KeyCache(settings.key_cache_seconds)
+        app.state.prometheus = prom.registry(database)  # GET /metrics/prometheus and the separate port (api/prom.py)
+        metrics_port = prom.Port(settings, app.state.prometheus)
         if settings.scheduler_enabled:  # the periodic jobs, on a thread of this process (graph/scheduler.py)
             services.scheduler.start()
         try:
@@ -71,6 +73,7 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
             else:
                 yield
         finally:
+            metrics_port.close()
             services.scheduler.stop(SCHEDULER_STOP_SECONDS)  # the running job finishes before the driver closes
             services.curator.close()
             if db is None:
@@ -95,5 +98,6 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.add_middleware(Channels)  # rest or mcp: each audit record notes it (graph/audit/channel.py)
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
     bookmarks.install(app)  # X-Grimoire-Bookmark: a read through any replica sees the caller's writes
+    app.add_middleware(prom.PrometheusMetrics)  # every request counted and timed, refusals too (api/prom.py)
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

@@ -8,6 +8,7 @@ import inspect
 import json
 import os
 import secrets
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -178,7 +179,16 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         # uvicorn kills a worker that does not answer its ping within this; loading the model holds the
         # interpreter for seconds on a busy machine, so 5 s (its default) kills healthy workers at start.
         extra["timeout_worker_healthcheck"] = WORKER_HEALTHCHECK_SECONDS
-    sizing.serve("grimoire.api.app:create_app", host=host, port=port, workers=workers, log_level="info", **extra)
+    # The replicas' Prometheus meters in files they share, so a scrape reaching any one counts them all (api/prom.py).
+    from grimoire.api import prom
+
+    own = prom.multiprocess_dir() is None
+    shared = prom.share_between_workers()
+    try:
+        sizing.serve("grimoire.api.app:create_app", host=host, port=port, workers=workers, log_level="info", **extra)
+    finally:
+        if own:
+            shutil.rmtree(shared, ignore_errors=True)
     return 0
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from grimoire.graph import meters, observe
 from grimoire.graph.embedding_batcher import MicroBatcher, QueryCache
 from grimoire.graph.replica import usable_cores
 
@@ -107,6 +108,13 @@ class Embedder:
         return vectors[[row[text] for text in texts]]
 
     def _embed(self, texts: list[str]) -> np.ndarray:
+        """One model call (a micro-batch, or a bulk write's texts), counted in graph/meters.py."""
+        with observe.span("embedding", "batch") as timed:
+            vectors = self._encode(texts)
+        meters.embedded(len(texts), timed.seconds or 0.0)
+        return vectors
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
         if self._onnx is not None:
             # ONNX Runtime runs calls side by side; only the tokenizer takes turns (briefly), so a query
             # never waits behind a bulk call (the Curator's lessons, an import).

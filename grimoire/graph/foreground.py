@@ -111,6 +111,7 @@ class PacedDatabase(Database):
         self.target, self.slow_ms, self.driver = db.target, db.slow_ms, db.driver
         self._bookmarks = db._bookmarks
         self.rebuilds = db.rebuilds  # a vector index the service is rebuilding is one for the Curator too
+        self.pool = db.pool  # the pool's gauges: the same driver's pool (graph/meters.py)
         self.foreground, self.max_wait, self.pause_ratio = foreground, max_wait, pause_ratio
 
     @contextmanager

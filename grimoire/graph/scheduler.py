@@ -36,7 +36,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 from grimoire.graph import leases as leasing
-from grimoire.graph import logs, observe
+from grimoire.graph import logs, meters, observe
 from grimoire.graph.audit import channel as channels
 from grimoire.graph.audit.access import PRUNE_BATCH, prune
 from grimoire.graph.db.connection import Database
@@ -380,6 +380,7 @@ class Scheduler:
                 channels.current.reset(via)
         ms = max(0.0, (finished - started) * 1000)
         ran = attempt.ran or attempt.error is not None
+        meters.job_turn(job.name, attempt.outcome, ms / 1000, attempt.error is not None, ran)
         with self._cond:
             slot.running = False
             if ran:

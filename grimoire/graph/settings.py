@@ -146,6 +146,18 @@ class Settings(BaseSettings):
         default=100.0, ge=0, alias="GRIMOIRE_SLOW_QUERY_MS",
         description="A Cypher statement or transaction slower than this is logged (a warning with its name and "
                     "duration).")
+    prometheus_enabled: bool = Field(
+        default=True, alias="GRIMOIRE_PROMETHEUS",
+        description="Serve the Prometheus metrics at `GET /metrics/prometheus` on the API's port, for the admin's key "
+                    "(README, Metrics). Off: that route answers 404 (the separate port below still serves them).")
+    prometheus_port: int = Field(
+        default=0, ge=0, le=65_535, alias="GRIMOIRE_PROMETHEUS_PORT",
+        description="Also serve the Prometheus metrics without a key on this port (`/metrics`, prometheus_client's "
+                    "own server), for a scraper on a private network. 0: no separate port.")
+    prometheus_host: str = Field(
+        default="127.0.0.1", alias="GRIMOIRE_PROMETHEUS_HOST",
+        description="Where the separate metrics port listens (GRIMOIRE_PROMETHEUS_PORT): this machine only by "
+                    "default, since it asks for no key; `0.0.0.0` in a container a scraper reaches.")
 
     reasoner_url: str | None = Field(
         default=None, alias="GRIMOIRE_REASONER_URL", pattern=r"^https?://",

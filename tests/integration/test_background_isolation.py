@@ -336,7 +336,7 @@ NOT_WALKED = {
     "GET /entities/{entity_id}/related", "GET /entities/{entity_id}/facts", "GET /entities/{entity_id}/lag",
     "GET /facts/{fact_id}", "POST /topology/k-hop", "GET /topology/path", "POST /topology/curiosity",
     "POST /analytics/cascade", "POST /analytics/{algorithm}", "GET /analytics/runs", "GET /analytics/runs/{run_id}",
-    "GET /skills/{stable_id}", "GET /scheduler/jobs", "GET /audit", "GET /audit/digests",
+    "GET /skills/{stable_id}", "GET /scheduler/jobs", "GET /audit", "GET /audit/digests", "GET /metrics/prometheus",
 }
 
 

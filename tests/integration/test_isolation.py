@@ -189,6 +189,7 @@ READ_ROUTES = {
     "GET /events": "test_events.py::test_events_are_isolated",
     "GET /events/stream": "test_events.py::test_events_are_isolated",
     "GET /scheduler/jobs": "test_scheduler.py::test_the_jobs_are_the_admins",
+    "GET /metrics/prometheus": "test_prometheus.py::test_the_endpoint_is_the_admins_on_the_api_port",
     "GET /curator/cycles": LEARNING,
     "GET /curator/cycles/{cycle_id}/operations": LEARNING,
     "GET /playbook": LEARNING,

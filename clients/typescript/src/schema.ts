@@ -2477,6 +2477,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/metrics/prometheus": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The service's Prometheus metrics: requests, admission, Neo4j's pool, the embedder, the scheduler, vector indexes, last runs (admin; text exposition format) */
+        get: operations["prometheus_metrics_prometheus_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -15140,6 +15157,35 @@ export interface operations {
             };
             /** @description Validation Error */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    prometheus_metrics_prometheus_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description the endpoint is off (GRIMOIRE_PROMETHEUS=false) */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -335,6 +335,8 @@ EXCLUDED: dict[str, str] = {
     f"GET {A}/audit/archive.md": "audit_digests, rendered for people",
     "POST /audit/fold": "the admin's upkeep of the trail, which the daily audit.retention job does: REST and "
                         "`grimoire audit fold`",
+    "GET /metrics/prometheus": "the operator's Prometheus scrape (the admin's key; text exposition for a scraper, "
+                               "not an agent's tool)",
 }
 
 

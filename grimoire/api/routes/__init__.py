@@ -21,6 +21,7 @@ from grimoire.api.routes import (
     memory,
     mental_models,
     metrics,
+    prometheus,
     proposals,
     retrieve,
     scheduler,
@@ -34,5 +35,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     health.router, episodes.router, entries.router, search.router, agents.router, topology.router, causal.router,
     retrieve.router, memory.router, workspace.router, audit.router, proposals.router, analytics.router,
     mental_models.router, hooks.router, metrics.router, events.router, scheduler.router, learning.router,
-    context.router, crystals.router, hormones.router, skills.router, limits.router,
+    context.router, crystals.router, hormones.router, skills.router, limits.router, prometheus.router,
 )

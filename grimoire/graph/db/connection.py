@@ -15,7 +15,7 @@ from neo4j.exceptions import ClientError, ServiceUnavailable, SessionExpired, Tr
 from neo4j.exceptions import DatabaseUnavailable as Neo4jDatabaseUnavailable
 from pydantic import BaseModel
 
-from grimoire.graph import observe
+from grimoire.graph import meters, observe
 from grimoire.graph.db import bookmarks, cypher, fencing
 from grimoire.graph.errors import Unavailable
 from grimoire.graph.model.rows import Record
@@ -118,6 +118,7 @@ class Database:
         # Every session shares the bookmarks: a read sees the writes this process committed before it,
         # also when a cluster routes it to another member.
         self._bookmarks = GraphDatabase.bookmark_manager()
+        self.pool = meters.PoolWatch(self.driver)  # the pool's gauges (graph/meters.py)
 
     @property
     def name(self) -> str:
@@ -132,10 +133,18 @@ class Database:
         cluster, and Neo4j refuses a write in it)."""
         if read:
             kwargs["default_access_mode"] = READ_ACCESS
-        with (self.translated(), self.bookmarked(kwargs, read=read) as committed,
-              self.driver.session(database=self.name, **kwargs) as session):
-            yield session
-            committed(session.last_bookmarks())
+        meters.SESSIONS.inc()
+        meters.SESSIONS_OPEN.inc()
+        opened = observe.now()
+        try:
+            with (self.translated(), self.bookmarked(kwargs, read=read) as committed,
+                  self.driver.session(database=self.name, **kwargs) as session):
+                yield session
+                committed(session.last_bookmarks())
+        finally:
+            meters.SESSIONS_OPEN.dec()
+            meters.SESSION_SECONDS.observe(observe.now() - opened)
+            self.pool.session_closed()
 
     @contextmanager
     def bookmarked(self, kwargs: dict[str, Any], *, read: bool) -> Iterator[Callable[[Bookmarks], None]]:

@@ -93,6 +93,7 @@ ROUTES: dict[str, str] = {
     'GET /hormones/network': 'get_network_weather',
     'GET /mental-models': 'list_mental_models',
     'GET /metrics': 'get_metrics',
+    'GET /metrics/prometheus': 'prometheus',
     'GET /metrics/series': 'metric_series',
     'GET /playbook': 'get_playbook',
     'GET /retrieve/weights': 'get_retrieval_weights',
@@ -645,6 +646,10 @@ class Routes:
     def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Preassembled:
         """Build the agent's workspace ahead of its next decision (its state changed): kept, so the next assemble in this situation answers from it (POST /agents/{agent_id}/context/preassemble)"""
         return self._send(Request('POST', '/agents/{agent_id}/context/preassemble', {'agent_id': agent_id}, {}, body, Preassembled, None))
+
+    def prometheus(self) -> str:
+        """The service's Prometheus metrics: requests, admission, Neo4j's pool, the embedder, the scheduler, vector indexes, last runs (admin; text exposition format) (GET /metrics/prometheus)"""
+        return self._send(Request('GET', '/metrics/prometheus', {}, {}, None, str, None))
 
     def proposals_pending_md(self, agent_id: str) -> str:
         """pending-memories.md (13.2): the open proposals, conflicts flagged (13.6) (GET /agents/{agent_id}/proposals/pending.md)"""
@@ -1283,6 +1288,10 @@ class AsyncRoutes:
     async def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Preassembled:
         """Build the agent's workspace ahead of its next decision (its state changed): kept, so the next assemble in this situation answers from it (POST /agents/{agent_id}/context/preassemble)"""
         return await self._send(Request('POST', '/agents/{agent_id}/context/preassemble', {'agent_id': agent_id}, {}, body, Preassembled, None))
+
+    async def prometheus(self) -> str:
+        """The service's Prometheus metrics: requests, admission, Neo4j's pool, the embedder, the scheduler, vector indexes, last runs (admin; text exposition format) (GET /metrics/prometheus)"""
+        return await self._send(Request('GET', '/metrics/prometheus', {}, {}, None, str, None))
 
     async def proposals_pending_md(self, agent_id: str) -> str:
         """pending-memories.md (13.2): the open proposals, conflicts flagged (13.6) (GET /agents/{agent_id}/proposals/pending.md)"""
