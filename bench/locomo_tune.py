@@ -63,6 +63,16 @@ VARIANTS |= {
     "with entity lists, two or more entities": {"query": {"entity_lists": True, "entity_min": 2}},
 }
 
+# Issue 41, open-domain and multi-hop: pseudo-relevance feedback on BM25 (graph/retrieval/feedback_terms.py).
+VARIANTS |= {
+    "with BM25 feedback": {"query": {"feedback": True}},
+    "with BM25 feedback, 3 hits read": {"query": {"feedback": True, "feedback_docs": 3}},
+    "with BM25 feedback, 10 hits read": {"query": {"feedback": True, "feedback_docs": 10}},
+    "with BM25 feedback, weight 0.5": {"query": {"feedback": True, "feedback_weight": 0.5}},
+    "with BM25 feedback, 5 words": {"query": {"feedback": True, "feedback_terms": 5}},
+    "with BM25 feedback, 20 words": {"query": {"feedback": True, "feedback_terms": 20}},
+}
+
 
 def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)

@@ -65,18 +65,21 @@ def exact_query(params: dict[str, Any]) -> str:
 
 
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
-         reach: Reach | None = None, memories: bool = False) -> list[Record]:
+         reach: Reach | None = None, memories: bool = False,
+         boosted: Sequence[tuple[str, float]] = ()) -> list[Record]:
     """The best `top` visible hits. The indexes hand back only hits the caller may see (`scope_of`), so a
     caller seeing a small share of the store gets its own best matches: about `factor` x `top` of them first,
     and when the other filters leave fewer than `top` (memories only, a status), once more as many as the
     caller's reach allows (up to BM25_MAX_CANDIDATES). Where the caller's scope cannot narrow the index (an id
     of stop words only) or need not (the admin), the hits are the store's: about `factor` x `top` visible ones
     first (a caller seeing a small share asks for more, up to BM25_MAX_CANDIDATES), then five times more while
-    too few remain. `memories`: agent memories only (graph/retrieval/lookup.py)."""
+    too few remain. `memories`: agent memories only (graph/retrieval/lookup.py). `boosted`: words added to the
+    query at their weight (pseudo-relevance feedback: graph/retrieval/feedback_terms.py)."""
     if not matchable(text) or (reach is not None and reach.visible == 0):
         return []  # words the analyzer keeps none of match nothing (a scoped query would match its whole scope)
     required = scope_of(params)
-    query = scoped(escape_lucene(text).strip(), required)
+    words = " ".join([escape_lucene(text).strip(), *(f"{escape_lucene(w)}^{b}" for w, b in boosted if b > 0)])
+    query = scoped(words.strip(), required)
     widest = reach.widest(top, factor, BM25_MAX_CANDIDATES) if reach is not None else 0
     if required:  # hits are the caller's: few are filtered, so when too few are left the matches ran out, or
         # the other filters bite (memories only, a status): then once more, as wide as the reach allows

@@ -74,6 +74,11 @@ class QueryUnderstandingConfig(BaseModel):
     entity_focus: bool = False       # the candidates mentioning an entity the query names, in fused order
     focus_among: int = 60            # ... among the first this many fused candidates
     possessives: bool = False        # "Caroline's" names Caroline in the entity lookup
+    feedback: bool = False           # BM25 again with the words its first hits share (retrieval/feedback_terms.py)
+    feedback_docs: int = 5           # ... read from this many first hits
+    feedback_pool: int = 30          # ... the candidate words weighed by IDF (one document-frequency query)
+    feedback_terms: int = 10         # ... this many added to the query
+    feedback_weight: float = 0.3     # ... the best one's boost (the query's own words weigh 1)
     top: int = 20                    # each list's length
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from grimoire.graph.retrieval import backends, feedback_terms
 from grimoire.graph.retrieval import query_understanding as qu
+from grimoire.graph.retrieval import term_overlap as to
 from grimoire.graph.retrieval.context import Context
 
 ENTITY = "entity"   # list names: entity:<id>, time, time_telling
@@ -17,6 +19,7 @@ TIME = "time"
 TELLING = "time_telling"
 FOCUS = "entity_focus"
 CONTEXT = "vector_context"
+FEEDBACK = "bm25_feedback"
 
 
 def entity_lists(ctx: Context, named: Sequence[str]) -> dict[str, list[str]]:
@@ -109,3 +112,26 @@ def context_vector(ctx: Context) -> list[str]:
     best first."""
     cfg = ctx.config.query
     return ctx.note("vector", ctx.exact(ctx.config.per_backend, short_chars=cfg.short_chars, weight=cfg.context_weight))
+
+
+def feedback(ctx: Context, bm25: Sequence[str]) -> dict[str, list[str]]:
+    """BM25 again with the words its first hits share (graph/retrieval/feedback_terms.py), when on and the first
+    search found something: its own hits' texts only, searched with the first's scope and filters."""
+    cfg, text = ctx.config.query, ctx.req.text
+    if not cfg.feedback or not text or not bm25:
+        return {}
+    top = [ctx.found[i] for i in bm25[:cfg.feedback_docs] if i in ctx.found and ctx.found[i].text]
+    weights = feedback_terms.candidate_terms([c.text or "" for c in top],
+                                             [float(ctx.traces[c.id]["bm25"]["score"]) for c in top], text)
+    pool = sorted(weights, key=lambda t: (-weights[t], t))[:cfg.feedback_pool]
+    if not pool:
+        return {}
+    reach = ctx.reach().result()
+    df = to.document_frequencies(ctx.db, pool, ctx.config.term_overlap.idf_cap, ctx.params)
+    boosted = feedback_terms.expansion({t: weights[t] for t in pool}, to.idf(df, reach.visible, pool),
+                                       cfg.feedback_terms, cfg.feedback_weight)
+    if not boosted:
+        return {}
+    rows = backends.bm25(ctx.db, text, ctx.config.per_backend, ctx.params, ctx.config.candidates_factor, reach,
+                         boosted=boosted)
+    return {FEEDBACK: ctx.note(FEEDBACK, rows)}

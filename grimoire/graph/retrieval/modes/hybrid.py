@@ -37,6 +37,7 @@ class Hybrid:
         # the vector backend's.
         in_context = understood.reads_context(ctx)
         lists = search(ctx, ("bm25",) if in_context else INDEXES)
+        lists |= understood.feedback(ctx, lists.get("bm25", []))
         if in_context:
             lists = {"vector": understood.context_vector(ctx), **lists}
             ctx.clock.lap("vector")
