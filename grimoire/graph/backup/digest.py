@@ -34,10 +34,6 @@ def _hash(value: Any) -> str:
                                      allow_nan=False).encode()).hexdigest()
 
 
-def _canonical(properties: dict[str, Any]) -> dict[str, Any]:
-    return {k: values.encode(v) for k, v in properties.items()}
-
-
 def _combined(hashes: list[str]) -> str:
     h = hashlib.sha256()
     for x in sorted(hashes):
@@ -53,12 +49,13 @@ def digest(db: Database) -> StoreDigest:
     with db.session(read=True, fetch_size=1_000) as s, s.begin_transaction() as tx:
         for row in tx.run(cypher.query("backup/nodes")):
             labels.update(row["labels"])
-            node_of[row["element"]] = _hash({"labels": sorted(row["labels"]),
-                                             "properties": _canonical(row["properties"])})
+            node_of[row["element"]] = _hash({"labels": sorted(row["labels"]), "properties": {
+                k: values.encode(v) for k, v in row["properties"].items()}})
         for row in tx.run(cypher.query("backup/relationships")):
             types[row["type"]] += 1
             rel_hashes.append(_hash({"start": node_of.get(row["start"]), "end": node_of.get(row["end"]),
-                                     "type": row["type"], "properties": _canonical(row["properties"])}))
+                                     "type": row["type"], "properties": {
+                                         k: values.encode(v) for k, v in row["properties"].items()}}))
     schema = sorted(r["statement"] for r in (*db.rows("backup/constraints"), *db.rows("backup/indexes")))
     return StoreDigest(labels=dict(sorted(labels.items())), relationship_types=dict(sorted(types.items())),
                        nodes=len(node_of), relationships=len(rel_hashes), node_hash=_combined(list(node_of.values())),

@@ -29,14 +29,16 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any, Literal, TypedDict
 
 from neo4j import ManagedTransaction, Transaction
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from grimoire.graph.backup import values
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.ids import now_ms
+from grimoire.graph.model.rows import Params, Properties
 
 FORMAT = "grimoire-backup"
 VERSION = 1
@@ -102,13 +104,26 @@ def _quiet(stage: str, done: int, total: int) -> None:
     return None
 
 
-def _line(out: IO[str], record: dict[str, Any]) -> None:
+def _line(out: IO[str], record: Params) -> None:
     out.write(json.dumps(record, separators=(",", ":"), allow_nan=False))
     out.write("\n")
 
 
-def _schema(db: Database) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    return db.rows("backup/constraints"), db.rows("backup/indexes")
+class SchemaObject(BaseModel):
+    """A constraint or an index, with the statement that creates it again (as SHOW prints it)."""
+
+    name: str
+    type: str
+    statement: str
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return self.name, self.statement
+
+
+def _schema(db: Database) -> tuple[list[SchemaObject], list[SchemaObject]]:
+    return ([SchemaObject.model_validate(r) for r in db.rows("backup/constraints")],
+            [SchemaObject.model_validate(r) for r in db.rows("backup/indexes")])
 
 
 def backup(db: Database, path: Path, *, progress: Progress = _quiet, compresslevel: int = 3) -> BackupReport:
@@ -149,9 +164,9 @@ def backup(db: Database, path: Path, *, progress: Progress = _quiet, compresslev
                         "database": db.name, "neo4j": server["version"], "edition": server["edition"],
                         "nodes": total_nodes, "relationships": total_rels})
             for c in constraints:
-                _line(out, {"record": "constraint", "name": c["name"], "type": c["type"], "statement": c["statement"]})
+                _line(out, {"record": "constraint", **c.model_dump()})
             for i in indexes:
-                _line(out, {"record": "index", "name": i["name"], "type": i["type"], "statement": i["statement"]})
+                _line(out, {"record": "index", **i.model_dump()})
             # One transaction, not a managed one: a retry would write the nodes read so far a second time.
             with db.session(read=True, fetch_size=BATCH) as s, s.begin_transaction() as tx:
                 read_all(tx, out)
@@ -167,111 +182,179 @@ def backup(db: Database, path: Path, *, progress: Progress = _quiet, compresslev
 # ---------------------------------------------------------------- restore
 
 
+class _Line(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class HeaderLine(_Line):
+    record: Literal["header"]
+    format: Literal["grimoire-backup"]
+    version: Literal[1]
+    created_at: int
+    database: str
+    neo4j: str
+    edition: str
+    nodes: int
+    relationships: int
+
+
+class SchemaLine(_Line):
+    record: Literal["constraint", "index"]
+    name: str
+    type: str
+    statement: str
+
+    @property
+    def runnable(self) -> bool:
+        """One CREATE of an index or constraint, as SHOW printed it: run as written."""
+        text = self.statement
+        return (text.startswith("CREATE ") and ";" not in text
+                and (" INDEX " in text or text.startswith("CREATE CONSTRAINT")))
+
+
+class NodeLine(_Line):
+    record: Literal["node"]
+    key: int
+    labels: list[str]
+    properties: dict[str, Any]  # values as values.encode wrote them
+    vectors: dict[str, list[float]]
+
+
+class RelLine(_Line):
+    record: Literal["relationship"]
+    start: int
+    end: int
+    type: str
+    properties: dict[str, Any]  # values as values.encode wrote them
+    vectors: dict[str, list[float]]
+
+
+class EndLine(_Line):
+    record: Literal["end"]
+    nodes: int
+    relationships: int
+    constraints: int
+    indexes: int
+
+
+Line = Annotated[HeaderLine | SchemaLine | NodeLine | RelLine | EndLine, Field(discriminator="record")]
+_lines: TypeAdapter[HeaderLine | SchemaLine | NodeLine | RelLine | EndLine] = TypeAdapter(Line)
+
+
+class NodeRow(TypedDict):
+    key: int
+    labels: list[str]
+    properties: Properties
+    vectors: dict[str, list[float]]
+
+
+class RelRow(TypedDict):
+    start: int
+    end: int
+    type: str
+    properties: Properties
+    vectors: dict[str, list[float]]
+
+
 @dataclass(frozen=True)
 class Contents:
-    header: dict[str, Any]
-    end: dict[str, Any]
-    constraints: list[dict[str, Any]]
-    indexes: list[dict[str, Any]]
+    header: HeaderLine
+    end: EndLine
+    constraints: list[SchemaLine]
+    indexes: list[SchemaLine]
 
 
-def _records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def _records(path: Path) -> Iterator[tuple[int, HeaderLine | SchemaLine | NodeLine | RelLine | EndLine]]:
     number = 0
     try:
         with gzip.open(path, "rt", encoding="utf-8") as f:
-            for number, line in enumerate(f, start=1):  # noqa: B007  # the line number is reported on error
-                if line.strip():
-                    record = json.loads(line)
-                    if not isinstance(record, dict):
-                        raise BackupError(f"{path}: line {number}: not a record")
-                    yield number, record
+            for number, text in enumerate(f, start=1):  # noqa: B007  # the line number is reported on error
+                if not text.strip():
+                    continue
+                raw = json.loads(text)
+                if number == 1 and (not isinstance(raw, dict) or raw.get("record") != "header"
+                                    or raw.get("format") != FORMAT):
+                    raise BackupError(f"{path}: not a Grimoire backup (line 1 is no {FORMAT} header)")
+                if number == 1 and raw.get("version") != VERSION:
+                    raise BackupError(f"{path}: backup format version {raw.get('version')}; this Grimoire reads "
+                                      f"version {VERSION}")
+                yield number, _lines.validate_python(raw)
     except (OSError, EOFError) as exc:  # not gzip, or cut short inside the compressed stream
         raise BackupError(f"{path}: not a readable backup ({exc})") from None
     except json.JSONDecodeError as exc:
         raise BackupError(f"{path}: line {number}: not JSON ({exc.msg})") from None
-
-
-def _statement_ok(record: dict[str, Any]) -> bool:
-    """A schema line's statement is one CREATE of an index or constraint, as SHOW printed it: run as written."""
-    text = str(record.get("statement") or "")
-    return (text.startswith("CREATE ") and ";" not in text
-            and (" INDEX " in text or text.startswith("CREATE CONSTRAINT")))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        raise BackupError(f"{path}: line {number}: {'.'.join(str(p) for p in first['loc'])}: {first['msg']}") from None
 
 
 def check(path: Path) -> Contents:
     """The whole file read once before anything is written: its header, that every line is a known record with
     a statement to run or numbered endpoints among the nodes before it, and the end line with matching counts."""
-    header: dict[str, Any] | None = None
-    end: dict[str, Any] | None = None
-    constraints: list[dict[str, Any]] = []
-    indexes: list[dict[str, Any]] = []
+    header: HeaderLine | None = None
+    end: EndLine | None = None
+    constraints: list[SchemaLine] = []
+    indexes: list[SchemaLine] = []
     nodes = rels = 0
     seen_nodes: set[int] = set()
     for number, rec in _records(path):
-        kind = rec.get("record")
-        if number == 1:
-            if kind != "header" or rec.get("format") != FORMAT:
-                raise BackupError(f"{path}: not a Grimoire backup (line 1 is no {FORMAT} header)")
-            if rec.get("version") != VERSION:
-                raise BackupError(f"{path}: backup format version {rec.get('version')}; this Grimoire reads "
-                                  f"version {VERSION}")
-            header = rec
-        elif end is not None:
+        if end is not None:
             raise BackupError(f"{path}: line {number}: a record after the end line")
-        elif kind in ("constraint", "index"):
-            if not _statement_ok(rec):
+        if isinstance(rec, HeaderLine):
+            if header is not None:
+                raise BackupError(f"{path}: line {number}: a second header")
+            header = rec
+        elif isinstance(rec, SchemaLine):
+            if not rec.runnable:
                 raise BackupError(f"{path}: line {number}: not a CREATE statement of an index or constraint")
-            (constraints if kind == "constraint" else indexes).append(rec)
-        elif kind == "node":
-            seen_nodes.add(int(rec["key"]))
+            (constraints if rec.record == "constraint" else indexes).append(rec)
+        elif isinstance(rec, NodeLine):
+            seen_nodes.add(rec.key)
             nodes += 1
-        elif kind == "relationship":
-            if int(rec["start"]) not in seen_nodes or int(rec["end"]) not in seen_nodes:
+        elif isinstance(rec, RelLine):
+            if rec.start not in seen_nodes or rec.end not in seen_nodes:
                 raise BackupError(f"{path}: line {number}: a relationship between nodes the file does not hold")
             rels += 1
-        elif kind == "end":
-            end = rec
         else:
-            raise BackupError(f"{path}: line {number}: an unknown record {kind!r}")
+            end = rec
     if header is None:
         raise BackupError(f"{path}: empty")
     if end is None:
         raise BackupError(f"{path}: cut short (no end line): the backup did not finish writing")
-    if (end.get("nodes"), end.get("relationships")) != (nodes, rels):
-        raise BackupError(f"{path}: the end line counts {end.get('nodes')} nodes and {end.get('relationships')} "
-                          f"relationships, the file holds {nodes} and {rels}")
+    if (end.nodes, end.relationships) != (nodes, rels):
+        raise BackupError(f"{path}: the end line counts {end.nodes} nodes and {end.relationships} relationships, "
+                          f"the file holds {nodes} and {rels}")
     return Contents(header=header, end=end, constraints=constraints, indexes=indexes)
 
 
-def _prepare_schema(db: Database, contents: Contents) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def _prepare_schema(db: Database, contents: Contents) -> tuple[list[SchemaLine], list[SchemaLine]]:
     """Drop what the database holds that the backup does not hold as it is (it is empty: nothing to rebuild);
     the lookup indexes the backup holds created now (Neo4j's label and type scans), the rest returned to create
     after the data."""
-    want = {(r["name"], r["statement"]) for r in (*contents.constraints, *contents.indexes)}
-    have_constraints, have_indexes = _schema(db)
+    want = {(r.name, r.statement) for r in (*contents.constraints, *contents.indexes)}
+    have_constraints, _ = _schema(db)
     for c in have_constraints:
-        if (c["name"], c["statement"]) not in want:
-            db.run("backup/drop_constraint", name=c["name"])
-    have_indexes = db.rows("backup/indexes")  # without those the dropped constraints owned
-    for i in have_indexes:
-        if (i["name"], i["statement"]) not in want:
-            db.run("schema/drop_index", name=i["name"])
-    kept = {(r["name"], r["statement"]) for r in (*db.rows("backup/constraints"), *db.rows("backup/indexes"))}
-    for i in contents.indexes:
-        if i["type"] == "LOOKUP" and (i["name"], i["statement"]) not in kept:
-            _create(db, i["statement"])
-    kept = {(r["name"], r["statement"]) for r in (*db.rows("backup/constraints"), *db.rows("backup/indexes"))}
-    return ([c for c in contents.constraints if (c["name"], c["statement"]) not in kept],
-            [i for i in contents.indexes if (i["name"], i["statement"]) not in kept])
+        if c.key not in want:
+            db.run("backup/drop_constraint", name=c.name)
+    for i in _schema(db)[1]:  # without the indexes the dropped constraints owned
+        if i.key not in want:
+            db.run("schema/drop_index", name=i.name)
+    kept = {o.key for o in (*_schema(db)[0], *_schema(db)[1])}
+    for line in contents.indexes:
+        if line.type == "LOOKUP" and (line.name, line.statement) not in kept:
+            _create(db, line.statement)
+    kept = {o.key for o in (*_schema(db)[0], *_schema(db)[1])}
+    return ([c for c in contents.constraints if (c.name, c.statement) not in kept],
+            [i for i in contents.indexes if (i.name, i.statement) not in kept])
 
 
 def _create(db: Database, statement: str) -> None:
     """A schema statement from the backup, run as written: DDL takes no parameters for what it creates."""
     with db.session() as s:
-        s.run(statement).consume()  # checked by _statement_ok
+        s.run(statement).consume()  # checked by SchemaLine.runnable
 
 
-def _write(db: Database, name: str, rows: list[dict[str, Any]]) -> int:
+def _write(db: Database, name: str, rows: list[NodeRow] | list[RelRow]) -> int:
     def work(tx: ManagedTransaction) -> int:
         record = tx.run(cypher.query(name), rows=rows).single()
         return int(record["written"]) if record else 0
@@ -279,16 +362,14 @@ def _write(db: Database, name: str, rows: list[dict[str, Any]]) -> int:
     return db.write(work)
 
 
-def _node_row(rec: dict[str, Any]) -> dict[str, Any]:
-    props = {k: values.decode(v) for k, v in rec["properties"].items()}
-    return {"key": int(rec["key"]), "labels": list(rec["labels"]), "properties": props,
-            "vectors": rec.get("vectors") or {}}
+def _node_row(rec: NodeLine) -> NodeRow:
+    return {"key": rec.key, "labels": rec.labels, "vectors": rec.vectors,
+            "properties": {k: values.decode(v) for k, v in rec.properties.items()}}
 
 
-def _rel_row(rec: dict[str, Any]) -> dict[str, Any]:
-    props = {k: values.decode(v) for k, v in rec["properties"].items()}
-    return {"start": int(rec["start"]), "end": int(rec["end"]), "type": rec["type"], "properties": props,
-            "vectors": rec.get("vectors") or {}}
+def _rel_row(rec: RelLine) -> RelRow:
+    return {"start": rec.start, "end": rec.end, "type": rec.type, "vectors": rec.vectors,
+            "properties": {k: values.decode(v) for k, v in rec.properties.items()}}
 
 
 def refuse_unless_empty(db: Database) -> None:
@@ -326,46 +407,47 @@ def restore(db: Database, path: Path, *, progress: Progress = _quiet,
     constraints, indexes = _prepare_schema(db, contents)
     db.run("backup/restore_key_index")
     wait_for_indexes(db, {"grimoire_restore_key"}, _quiet, schema_wait_seconds)
-    total_nodes, total_rels = int(contents.end["nodes"]), int(contents.end["relationships"])
+    total_nodes, total_rels = contents.end.nodes, contents.end.relationships
     written = {"nodes": 0, "relationships": 0}
-    batch: list[dict[str, Any]] = []
-    stage = "nodes"
+    nodes: list[NodeRow] = []
+    rels: list[RelRow] = []
 
-    def flush() -> None:
-        if not batch:
-            return
-        name = "backup/restore_nodes" if stage == "nodes" else "backup/restore_relationships"
+    def flush_nodes() -> None:
+        if nodes:
+            _flush("backup/restore_nodes", nodes, "nodes")
+            nodes.clear()
+
+    def flush_rels() -> None:
+        if rels:
+            _flush("backup/restore_relationships", rels, "relationships")
+            rels.clear()
+
+    def _flush(name: str, batch: list[NodeRow] | list[RelRow], stage: str) -> None:
         count = _write(db, name, batch)
         if count != len(batch):
             raise BackupError(f"wrote {count} of a batch of {len(batch)} {stage}")
         written[stage] += count
         progress(stage, written[stage], total_nodes if stage == "nodes" else total_rels)
-        batch.clear()
 
     for _, rec in _records(path):
-        kind = rec["record"]
-        if kind == "node":
-            batch.append(_node_row(rec))
-        elif kind == "relationship":
-            if stage == "nodes":
-                flush()
-                stage = "relationships"
-            batch.append(_rel_row(rec))
-        else:
-            continue
-        if len(batch) >= BATCH:
-            flush()
-    flush()
-    while int(db.run("backup/restore_unmark", batch=10 * BATCH)[0]["unmarked"]):
+        if isinstance(rec, NodeLine):
+            nodes.append(_node_row(rec))
+            if len(nodes) >= BATCH:
+                flush_nodes()
+        elif isinstance(rec, RelLine):
+            flush_nodes()  # every node is written before the first relationship (the file holds them so)
+            rels.append(_rel_row(rec))
+            if len(rels) >= BATCH:
+                flush_rels()
+    flush_nodes()
+    flush_rels()
+    while int(db.run("backup/restore_unmark", batch=BATCH)[0]["unmarked"]):
         pass
     db.run("backup/restore_key_index_drop")
     schema_started = time.monotonic()
-    for c in constraints:
-        _create(db, c["statement"])
-    for i in indexes:
-        _create(db, i["statement"])
-    wait_for_indexes(db, {r["name"] for r in db.rows("backup/indexes")} | {
-        r["name"] for r in db.rows("backup/constraints")}, progress, schema_wait_seconds)
+    for line in (*constraints, *indexes):
+        _create(db, line.statement)
+    wait_for_indexes(db, {o.name for o in (*_schema(db)[0], *_schema(db)[1])}, progress, schema_wait_seconds)
     return RestoreReport(nodes=written["nodes"], relationships=written["relationships"],
                          constraints=len(contents.constraints), indexes=len(contents.indexes),
                          seconds=time.monotonic() - started, schema_seconds=time.monotonic() - schema_started)
