@@ -10,6 +10,7 @@ import os
 import secrets
 import shutil
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 from grimoire.api import cli_remote as remote
 from grimoire.graph.audit import channel as channels
 from grimoire.graph.db.connection import DatabaseUnavailable, wait_for_database
-from grimoire.graph.db.local_server import LocalServerError
+from grimoire.graph.db.local_server import LocalNeo4j, LocalServerError
 from grimoire.graph.knowledge import mental_models
 from grimoire.graph.schema import SchemaMismatch, apply_schema, progress_line
 from grimoire.graph.services import connect, local_server
@@ -86,6 +87,56 @@ def cmd_schema(args: argparse.Namespace, settings: Settings) -> int:
          f"(vector dimension {embedder.dimension}, model {embedder.model_name})")
     if seeded:
         _say(f"seeded {len(seeded)} core mental models")
+    return 0
+
+
+def _offline_server(settings: Settings, what: str) -> LocalNeo4j:
+    if settings.neo4j_uri:
+        raise LocalServerError(f"the offline {what} is the project's local Neo4j's (NEO4J_URI is set: "
+                               f"{settings.neo4j_uri}); use the online one, or the server's own neo4j-admin")
+    return local_server(settings)
+
+
+def cmd_backup(args: argparse.Namespace, settings: Settings) -> int:
+    from grimoire.graph.backup import digest, offline, online
+
+    if args.offline:
+        report = offline.dump(_offline_server(settings, "backup"), Path(args.path or "backups"))
+        _say(f"dumped the stopped local Neo4j to {report.path} ({report.bytes:,} bytes, {report.seconds:.1f}s)")
+        return 0
+    db = connect(settings)
+    try:
+        wait_for_database(db, settings.startup_wait_seconds)
+        if args.digest:
+            _say(digest.digest(db).model_dump_json(indent=2))
+            return 0
+        path = Path(args.path or time.strftime("grimoire-%Y%m%d-%H%M%S.jsonl.gz", time.gmtime()))
+        done = online.backup(db, path, progress=online.Printer("backup"))
+    finally:
+        db.close()
+    _say(f"backed up {done.nodes:,} nodes, {done.relationships:,} relationships, {done.constraints} constraints and "
+         f"{done.indexes} indexes to {done.path} ({done.bytes:,} bytes, {done.seconds:.1f}s)")
+    return 0
+
+
+def cmd_restore(args: argparse.Namespace, settings: Settings) -> int:
+    from grimoire.graph.backup import offline, online
+
+    if args.offline:
+        seconds = offline.load(_offline_server(settings, "restore"), Path(args.path))
+        _say(f"loaded {args.path} into the stopped local Neo4j ({seconds:.1f}s); start it: grimoire neo4j start")
+        return 0
+    db = connect(settings)
+    try:
+        wait_for_database(db, settings.startup_wait_seconds)
+        done = online.restore(db, Path(args.path), progress=online.Printer("restore"))
+    except online.BackupError as exc:
+        print(f"grimoire: not restored: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        db.close()
+    _say(f"restored {done.nodes:,} nodes, {done.relationships:,} relationships, {done.constraints} constraints and "
+         f"{done.indexes} indexes in {done.seconds:.1f}s (indexes online after {done.schema_seconds:.1f}s of it)")
     return 0
 
 
@@ -277,6 +328,23 @@ def build_parser() -> argparse.ArgumentParser:
                         help="apply: create what is missing; rebuild-vectors: re-create the episode and entry "
                              "vector indexes in few segments (after a bulk load: faster searches)")
     schema.set_defaults(func=cmd_schema)
+
+    backup = sub.add_parser("backup", help="back up the whole store (progress on stderr)")
+    backup.add_argument("path", nargs="?", default=None,
+                        help="online: the file (default grimoire-<UTC time>.jsonl.gz); --offline: the folder the "
+                             "dump is written to (default backups/)")
+    backup.add_argument("--offline", action="store_true",
+                        help="the local Neo4j's dump (neo4j-admin database dump), while it is stopped")
+    backup.add_argument("--digest", action="store_true",
+                        help="print the store's digest instead (counts per label and type, hashes of every node and "
+                             "relationship, the schema): the same before a backup and after its restore")
+    backup.set_defaults(func=cmd_backup)
+    restore = sub.add_parser("restore", help="restore a backup into an empty database (progress on stderr)")
+    restore.add_argument("path", help="online: a backup file; --offline: the dump file or its folder")
+    restore.add_argument("--offline", action="store_true",
+                         help="load a dump into the local Neo4j (neo4j-admin database load), while it is stopped; "
+                              "replaces its database")
+    restore.set_defaults(func=cmd_restore)
 
     load = sub.add_parser("load", help="load real data (idempotent; progress on stderr)")
     load.add_argument("dataset", choices=["aave", "demo"],
