@@ -161,8 +161,6 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("grimoire.graph.metrics.catalog:CACHE_ALARM_DAYS", "grimoire.md", 1496, 14, "<10% after 14d"),
     Constant("grimoire.graph.metrics.catalog:THREATS_HEALTHY", "grimoire.md", 1498, 1.0,
              "Threat coverage 100%, alarm <100%"),
-    Constant("grimoire.graph.metrics.catalog:WEEK_MS", "grimoire.md", 1495, 604_800_000,
-             "(weekly), in the last 7 dream cycles"),
     Constant("LearningConfig.lesson_confidence", "grimoire.md", 839, 0.6, "new insights start at confidence 0.6",
              "grimoire.md says 0.6 at line 839 but 0.5 at lines 1380 (Reflexion step 5, Insight Extraction) and "
              "1391 (ExpeL ADD); the code follows line 1391."),

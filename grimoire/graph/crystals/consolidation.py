@@ -153,6 +153,16 @@ def pick_merges(pairs: list[dict[str, Any]]) -> list[Params]:
     return out
 
 
+@dataclass(frozen=True)
+class Page:
+    """A page of crystals scored: where it ended, how many, the moves made and the promoted ids."""
+
+    last: str
+    scored: int
+    moves: list[Params]
+    promoted: list[str]
+
+
 COUNTS = ("scored", "activated", "expired", "archived", "promoted", "merged", "transactions")
 
 
@@ -181,17 +191,17 @@ class Run:
         """The document's phases this run has been through."""
         return {"score": [], "merge": list(PHASES[:2]), "done": list(PHASES)}[self.phase]
 
-    def props(self, now: int) -> Params:
+    def save(self, tx: Tx, now: int, finished_at: int | None = None) -> None:
         forgotten = self.counts["expired"] + self.counts["archived"]
-        return {"started_at": self.started_at, "mode": self.mode, "phase": self.phase, "kind": self.kind,
-                "after": self.after, "status": self.status, "resumes": self.resumes, "touched_at": now,
-                "phases_done": self.done(), **self.counts,
-                # each of the document's phases by its count: scored, forgotten, merged, applied (transactions)
-                "phase_score": self.counts["scored"], "phase_forget": forgotten,
-                "phase_merge": self.counts["merged"], "phase_apply": self.counts["transactions"]}
-
-    def save(self, tx: Tx, now: int) -> None:
-        tx.run(cypher.query("crystals/run_save"), id=self.id, props=self.props(now)).consume()
+        props = {"started_at": self.started_at, "mode": self.mode, "phase": self.phase, "kind": self.kind,
+                 "after": self.after, "status": self.status, "resumes": self.resumes, "touched_at": now,
+                 "phases_done": self.done(), **self.counts,
+                 # each of the document's phases by its count: scored, forgotten, merged, applied (transactions)
+                 "phase_score": self.counts["scored"], "phase_forget": forgotten,
+                 "phase_merge": self.counts["merged"], "phase_apply": self.counts["transactions"]}
+        if finished_at is not None:
+            props["finished_at"] = finished_at
+        tx.run(cypher.query("crystals/run_save"), id=self.id, props=props).consume()
 
     def audit(self, action: str, at: int) -> Audit:
         return Audit(action=action, actor=ACTOR, agent_id=None, at=at, tag=TAG + self.id)
@@ -238,16 +248,17 @@ class ConsolidationEngine:
         rows = self.db.fetch("crystals/crystal_count")
         return int(rows[0]["crystals"]) if rows else 0
 
-    def _unfinished(self, now: int) -> Record | None:
+    def _unfinished(self, now: int) -> tuple[Run, bool] | None:
+        """The run left unfinished, and whether a process is still at it (touched within STALE_MS)."""
         rows = self.db.fetch("crystals/run_unfinished", stale_before=now - STALE_MS)
-        return rows[0] if rows else None
+        return (Run.of(rows[0]["run"]), bool(rows[0]["live"])) if rows else None
 
     def _open(self, now: int, mode: str) -> tuple[Run, bool]:
         """A new run, or the unfinished one resumed (PassRunning while another process is still at it)."""
         found = self._unfinished(now)
-        if found is not None and found["live"]:
-            raise PassRunning(f"consolidation run {found['run']['id']} is running; try again when it is done")
-        run = Run.of(found["run"]) if found is not None else Run(id=uuid7(), started_at=now, mode=mode)
+        if found is not None and found[1]:
+            raise PassRunning(f"consolidation run {found[0].id} is running; try again when it is done")
+        run = found[0] if found is not None else Run(id=uuid7(), started_at=now, mode=mode)
         resumed = found is not None
         before = {"status": run.status, "resumes": run.resumes}
         run.status, run.resumes = "running", run.resumes + resumed
@@ -272,8 +283,7 @@ class ConsolidationEngine:
         run.status = status
         if status == "completed":
             run.phase = "done"
-        props = run.props(now) | ({"finished_at": now} if status == "completed" else {})
-        tx.run(cypher.query("crystals/run_save"), id=run.id, props=props).consume()
+        run.save(tx, now, finished_at=now if status == "completed" else None)
         c = run.counts
         run.audit("crystal.consolidation_done", now).write(
             tx, [run.id], f"consolidation run {run.id} {status}: {c['scored']} scored, "
@@ -302,14 +312,13 @@ class ConsolidationEngine:
                 promoted[kind.label], after = [], ""
                 while (page := self._page(tx, kind, params, after, run)) is not None:
                     self._count(out, page)
-                    promoted[kind.label] += page["promoted"]
-                    after = page["last"]
+                    promoted[kind.label] += page.promoted
+                    after = page.last
             run.phase = "merge"
             for kind in KINDS:
-                def fetch(name: str, **p: Any) -> list[dict[str, Any]]:
-                    return [r.data() for r in tx.run(cypher.query(name), **p)]
-
-                pairs = self._pairs(fetch, kind, promoted[kind.label], thresholds, default, lambda: False)
+                pairs: list[Record] = []
+                self._pairs(lambda name, **p: [r.data() for r in tx.run(cypher.query(name), **p)], kind,
+                            promoted[kind.label], thresholds, default, lambda: False, pairs)
                 merges = pick_merges(pairs)
                 if merges:
                     out.merged += self._merge_batch(tx, kind, merges, now, run)
@@ -371,7 +380,7 @@ class ConsolidationEngine:
         """The merge threshold, modulated: the configured base (0.92) + 0.03 · effective cortisol."""
         return self.config.merge_overlap_threshold + cortisol * 0.03
 
-    def _page(self, tx: Tx, kind: Kind, params: dict[str, Any], after: str, run: Run) -> Record | None:
+    def _page(self, tx: Tx, kind: Kind, params: dict[str, Any], after: str, run: Run) -> Page | None:
         """One page scored, its moves applied, each audited under the run."""
         row = tx.run(cypher.query(kind.score), after=after, **params).single()
         if row is None or row["last"] is None:
@@ -381,13 +390,13 @@ class ConsolidationEngine:
             run.audit("crystal.consolidate", params["now"]).write(
                 tx, [], f"importance of {row['scored']} {kind.label.lower()} crystals recalculated",
                 [Noop(reason="importance scores are derived: each pass recalculates them from scratch")])
-        return {"last": row["last"], "scored": row["scored"], "moves": moves,
-                "promoted": [p for p in row["promoted"] if p]}
+        return Page(last=row["last"], scored=row["scored"], moves=moves,
+                    promoted=[p for p in row["promoted"] if p])
 
     @staticmethod
-    def _count(report: PassReport, page: Record) -> None:
-        report.scored += page["scored"]
-        for m in page["moves"]:
+    def _count(report: PassReport, page: Page) -> None:
+        report.scored += page.scored
+        for m in page.moves:
             setattr(report, m["to"], getattr(report, m["to"]) + 1)
 
     def _score(self, kind: Kind, params: dict[str, Any], report: PassReport, run: Run,
@@ -395,18 +404,18 @@ class ConsolidationEngine:
         promoted: list[str] = []
         after = run.after if run.kind == kind.label else ""
         while not cancelled():
-            def work(tx: Tx, after: str = after) -> Record | None:
+            def work(tx: Tx, after: str = after) -> Page | None:
                 page = self._page(tx, kind, params, after, run)
                 if page is None:
                     return None
                 # the run's cursor and counts move with the page's changes: a run that dies resumes after it
                 counts = dict(run.counts)
-                counts["scored"] += page["scored"]
+                counts["scored"] += page.scored
                 counts["transactions"] += 1
-                for m in page["moves"]:
+                for m in page.moves:
                     counts[m["to"]] += 1
-                counts["promoted"] += len(page["promoted"])
-                saved = replace(run, kind=kind.label, after=page["last"], counts=counts)
+                counts["promoted"] += len(page.promoted)
+                saved = replace(run, kind=kind.label, after=page.last, counts=counts)
                 saved.save(tx, params["now"])
                 return page
 
@@ -416,13 +425,13 @@ class ConsolidationEngine:
             report.transactions += 1
             run.counts["transactions"] += 1
             self._count(report, page)
-            run.counts["scored"] += page["scored"]
-            for m in page["moves"]:
+            run.counts["scored"] += page.scored
+            for m in page.moves:
                 run.counts[m["to"]] += 1
-            run.counts["promoted"] += len(page["promoted"])
-            run.kind, run.after = kind.label, page["last"]
-            promoted.extend(page["promoted"])
-            after = page["last"]
+            run.counts["promoted"] += len(page.promoted)
+            run.kind, run.after = kind.label, page.last
+            promoted.extend(page.promoted)
+            after = page.last
         report.promoted += len(promoted)
         return promoted
 
@@ -460,13 +469,14 @@ class ConsolidationEngine:
 
     # ------------------------------------------------------------------ phase 3: merge
 
-    def _pairs(self, fetch: Callable[..., list[dict[str, Any]]], kind: Kind, promoted: list[str],
-               thresholds: dict[str, float], default: float, cancelled: Callable[[], bool]) -> list[dict[str, Any]]:
-        pairs: list[dict[str, Any]] = []
+    def _pairs(self, fetch: Callable[..., list[Record]], kind: Kind, promoted: list[str],
+               thresholds: dict[str, float], default: float, cancelled: Callable[[], bool],
+               pairs: list[Record]) -> None:
+        """The merge candidates of `promoted` into `pairs`: exact twins, then the cosine neighbours."""
         cosine = True
         for start in range(0, len(promoted), self.batch):
             if cancelled():
-                return pairs
+                return
             ids = promoted[start:start + self.batch]
             pairs += fetch(kind.twins, ids=ids, promote=self.config.promote_threshold)
             if not cosine:
@@ -477,7 +487,6 @@ class ConsolidationEngine:
             except IndexOffline:  # its vector index is being rebuilt (graph/upkeep/): cosine merges on the next pass
                 log.info("consolidation: %s cosine merges put off, their vector index is being rebuilt", kind.label)
                 cosine = False
-        return pairs
 
     def _merge_batch(self, tx: Tx, kind: Kind, part: list[dict[str, Any]], now: int, run: Run) -> int:
         owners = {m["winner"]: m["agent_id"] or "" for m in part}
@@ -499,7 +508,8 @@ class ConsolidationEngine:
 
     def _merge(self, kind: Kind, promoted: list[str], thresholds: dict[str, float], default: float, now: int,
                report: PassReport, run: Run, cancelled: Callable[[], bool]) -> None:
-        pairs = self._pairs(self.db.fetch, kind, promoted, thresholds, default, cancelled)
+        pairs: list[Record] = []
+        self._pairs(self.db.fetch, kind, promoted, thresholds, default, cancelled, pairs)
         if cancelled():
             return
         merges = pick_merges(pairs)
