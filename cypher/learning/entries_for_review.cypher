@@ -15,5 +15,5 @@ ORDER BY e.id
 LIMIT $limit
 RETURN e {.id, .category, .status, .confidence, .in_playbook, .scope, .sensitivity, .propagation_proposed,
           .provenance, .decay_class, .is_bloodstain, .quality_score, .access_count, .consecutive_low_confidence,
-          .half_life_ms, .validated_count} AS entry,
+          .half_life_ms, .validated_count, .contradicted_count} AS entry,
        CASE WHEN e.confidence * retention < $floor THEN $floor ELSE e.confidence * retention END AS effective

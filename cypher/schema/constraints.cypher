@@ -45,6 +45,7 @@ CREATE CONSTRAINT causes_id IF NOT EXISTS FOR ()-[r:CAUSES]-() REQUIRE r.id IS U
 CREATE CONSTRAINT analysis_run_id IF NOT EXISTS FOR (n:AnalysisRun) REQUIRE n.id IS UNIQUE;
 // The learning loop (graph/learning/): every node it writes is MERGEd on its id.
 CREATE CONSTRAINT curator_cycle_id IF NOT EXISTS FOR (n:CuratorCycle) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT consolidation_run_id IF NOT EXISTS FOR (n:ConsolidationRun) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT strategy_counter_id IF NOT EXISTS FOR (n:StrategyCounter) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT curator_operation_id IF NOT EXISTS FOR (n:CuratorOperation) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT delta_id IF NOT EXISTS FOR (n:Delta) REQUIRE n.id IS UNIQUE;

@@ -9,6 +9,8 @@
 :param operations => [];
 :param samples => [];
 :param mutations => [];
+:param assemblies => [];
+:param context_decisions => [];
 UNWIND $decisions AS d CREATE (n:AdmissionDecision) SET n = d;
 UNWIND $entries AS e CREATE (n:Entry) SET n = e;
 UNWIND $episodes AS e CREATE (n:Episode) SET n = e;
@@ -21,4 +23,6 @@ CREATE (n:CuratorOperation)-[:IN_CYCLE]->(c)
 SET n = o
 CREATE (n)-[:ON]->(e);
 UNWIND $samples AS s CREATE (n:MetricSample) SET n = s;
-UNWIND $mutations AS m CREATE (n:ContextMutation) SET n = m
+UNWIND $mutations AS m CREATE (n:ContextMutation) SET n = m;
+UNWIND $assemblies AS a CREATE (n:ContextAssembly) SET n = a;
+UNWIND $context_decisions AS d CREATE (n:ContextDecision) SET n = d

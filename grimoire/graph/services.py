@@ -257,8 +257,9 @@ def schedule(services: Services) -> None:
                       lease="local"))
     scheduler.add(Job("crystals.consolidation", crystals.consolidation_interval_minutes * 60.0,
                       lambda: f"{services.retriever.reads.flush()} reads; {services.crystals.consolidate(stopping)}",
-                      "a consolidation pass over every crystal: importance recalculated, the forgotten expired or "
-                      "archived, near-duplicate promoted crystals merged", first_after_seconds=600.0))
+                      "a consolidation run over every crystal (a ConsolidationRun its audit records name): "
+                      "importance recalculated, the forgotten expired or archived, near-duplicate promoted crystals "
+                      "merged", first_after_seconds=600.0))
     scheduler.add(Job("crystals.lifespan", crystals.lifespan_interval_seconds,
                       lambda: str(services.crystals.lifespan(stopping)),
                       "crystals whose time to live ran out: the generated expired, the activated archived"))

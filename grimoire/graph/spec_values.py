@@ -151,6 +151,16 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("LearningConfig.low_cycles", "grimoire.md", 1430, 3, "below 0.1 for 3+ cycles -> archive"),
     Constant("LearningConfig.prune_quality", "grimoire.md", 1440, 0.05, "quality_score < 0.05"),
     Constant("LearningConfig.prune_access", "grimoire.md", 1440, 2, "access_count < 2"),
+    Constant("grimoire.graph.metrics.catalog:REFLECTION_HEALTHY", "grimoire.md", 1495, 0.7,
+             "Reflection consistency healthy >0.7"),
+    Constant("grimoire.graph.metrics.catalog:REFLECTION_ALARM", "grimoire.md", 1495, 0.5,
+             "Reflection consistency alarm <0.5"),
+    Constant("grimoire.graph.metrics.catalog:CACHE_HEALTHY", "grimoire.md", 1496, 0.3, "DecisionCache >30% after 7d"),
+    Constant("grimoire.graph.metrics.catalog:CACHE_MATURE_DAYS", "grimoire.md", 1496, 7, ">30% after 7d"),
+    Constant("grimoire.graph.metrics.catalog:CACHE_ALARM", "grimoire.md", 1496, 0.1, "<10% after 14d"),
+    Constant("grimoire.graph.metrics.catalog:CACHE_ALARM_DAYS", "grimoire.md", 1496, 14, "<10% after 14d"),
+    Constant("grimoire.graph.metrics.catalog:THREATS_HEALTHY", "grimoire.md", 1498, 1.0,
+             "Threat coverage 100%, alarm <100%"),
     Constant("LearningConfig.lesson_confidence", "grimoire.md", 839, 0.6, "new insights start at confidence 0.6",
              "grimoire.md says 0.6 at line 839 but 0.5 at lines 1380 (Reflexion step 5, Insight Extraction) and "
              "1391 (ExpeL ADD); the code follows line 1391."),
@@ -228,6 +238,8 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("CrystalsConfig.merge_overlap_threshold", "knowledge-crystals.md", 218, 0.92, "Default: 0.92"),
     Constant("CrystalsConfig.emotion_decay_resistance", "knowledge-crystals.md", 219, 0.5, "Default: 0.5"),
     Constant("CrystalsConfig.consolidation_interval_minutes", "knowledge-crystals.md", 197, 30.0, "every 30 minutes"),
+    Constant("grimoire.graph.crystals.consolidation:PHASE_COUNT", "knowledge-crystals.md", 197, 4,
+             "performs 4 phases"),
     Constant("grimoire.graph.model.crystal.hormones:HALF_LIFE_MS.dopamine", "knowledge-crystals.md", 155, 1800000,
              "30 min"),
     Constant("grimoire.graph.model.crystal.hormones:HALF_LIFE_MS.cortisol", "knowledge-crystals.md", 156, 3600000,
@@ -274,9 +286,11 @@ DIFFERENCES: tuple[Difference, ...] = (
                "agent's first entry."),
     Difference("pruning quality", "grimoire.md", 1444,
                "quality used for pruning: confidence x (validated / (validated + contradicted + 1))",
-               "prunes on the entry's artifact quality_score (< 0.05) with fewer than 2 accesses",
-               "line 1440 names quality_score, the artifact score; under line 1444 a fresh entry (validated 0) "
-               "scores 0 and every entry read fewer than twice would be pruned at the first Curator cycle."),
+               "the document's quality by default (GRIMOIRE_LEARNING prune_rule document); prune_rule artifact "
+               "prunes on the entry's stored quality_score instead",
+               "under line 1444 a lesson no prediction has validated yet scores 0, so with fewer than 2 accesses "
+               "the DECAY of the cycle that wrote it prunes it; a deployment whose lessons need time to be "
+               "validated sets the artifact rule (line 1440's quality_score)."),
     Difference("Performance-Safety Ratio", "grimoire.md", 1450,
                "PSR exceeds 0.90 (no formula)",
                "PSR = performance x safety over the strategy's decided episodes, at least 20 of them",
@@ -299,9 +313,15 @@ DIFFERENCES: tuple[Difference, ...] = (
                "restarts only then (audit/access.py docstring)."),
     Difference("consolidation transaction", "knowledge-crystals.md", 212,
                "all score updates, transitions and merges in a single SQLite transaction",
-               "one transaction per page of 1,000 crystals (and per batch of merges), each with its audit records",
-               "one Neo4j transaction over a large store would hold its write locks and heap for seconds and "
-               "block requests; paging keeps a pass bounded (README: 110,000 crystals in 19.5 s)."),
+               "a run (a ConsolidationRun: id, start, finish, each phase's count, status) whose audit records all "
+               "name it (tag consolidation:<run id>), the four phases in order; up to 5,000 crystals "
+               "(GRIMOIRE_CRYSTALS single_transaction_below) in one transaction, a larger store one transaction "
+               "per page of 1,000 and per batch of merges, each moving the run's cursor, so a run that dies midway "
+               "is marked (interrupted, or running and untouched for 10 minutes) and the next completes it under "
+               "its id",
+               "one Neo4j transaction over a large store would hold its write locks and heap for seconds and block "
+               "requests; paging keeps each transaction bounded (README: 110,000 crystals in 19.5 s) and the run "
+               "keeps the pass one audited unit."),
     Difference("injection route", "context-governor.md", 359,
                "DECIDE and REFLECT phases benefit from full episodic context: return Hybrid",
                "the turn phase does not change the route; it shapes the categories' shares by S5.2's multipliers",
@@ -317,12 +337,18 @@ DIFFERENCES: tuple[Difference, ...] = (
                "one second in ten (EXPLORE_EVERY 10) the filter leaves nothing out",
                "the project's own exploration: a category left out for good could never show that it helps again "
                "(context/governor.py left_out)."),
-    Difference("three cognitive metrics without input", "grimoire.md", 1495,
-               "reflection consistency, DecisionCache hit rate (line 1496) and threat coverage (line 1498)",
-               "served with value null and the reason (GET /metrics: no_input); dream yield is computed from Loop "
-               "3's staged mutations",
-               "the service stores no regenerated reflections, has no decision cache or tick tiers, and keeps no "
-               "registry of Tier 1 threats or dream rehearsals to count."),
+    Difference("three cognitive metrics from the service's records", "grimoire.md", 1495,
+               "reflection consistency: cosine across regenerated reflections; DecisionCache hit rate: % "
+               "T2-eligible ticks from cache (line 1496); threat coverage: % Tier 1 threats rehearsed in the last "
+               "7 dream cycles (line 1498)",
+               "reflection consistency is the mean pairwise cosine of the one-hot verdicts of the week's "
+               "Reflexion comparisons of one series in one regime; the hit rate the share of the week's context "
+               "decisions on a workspace served from the governor's kept one; threat coverage the share of the "
+               "agent's warnings read or retrieved in the last 7 days",
+               "the service stores one deterministic reflection per episode (a recurring prediction is what is "
+               "regenerated), its decision cache is the kept workspace and its tiers only T0 (never recorded), "
+               "and it has no dream cycles or threat registry: its warnings are the threats it knows, and a "
+               "read is a rehearsal."),
     Difference("fact invalidation", "grimoire.md", 472,
                "an active triple with the same (subject, predicate) and a conflicting object is invalidated",
                "every predicate closes the active fact with another object (valid_to set to the new valid_from, "

@@ -199,3 +199,95 @@ def test_retrievals_modulation_reads_levels_once_a_second_and_an_event_at_once(d
         assert "crystals/hormones_get" in reads and stressed != pytest.approx(calm, abs=1e-3)
     finally:
         db.typed = typed  # type: ignore[method-assign]
+
+
+def _run(db: Database, run_id: str) -> dict[str, Any]:
+    [row] = db.fetch("testing/consolidation_run", id=run_id)
+    return row
+
+
+def _old_notes(api: Api, db: Database, agent: str, n: int, now: int) -> list[str]:
+    h = api.headers(agent)
+    ids = [f"{agent}-{i:02d}" for i in range(n)]
+    for i in ids:
+        _write(api, h, i, f"note {i} on a lending venue")
+    _script(db, now, {i: {"days": 60} for i in ids})
+    return ids
+
+
+def test_a_run_is_one_audited_record_of_the_four_phases(api: Api, db: Database) -> None:
+    """knowledge-crystals.md: the four phases, in order, applied with every transition logged: the pass is a
+    ConsolidationRun whose record holds each phase's count, and every audit record it writes names it."""
+    now = now_ms()
+    _old_notes(api, db, "cs-run", 12, now)
+    report = ConsolidationEngine(db, batch=10).run(now)
+    assert report.mode == "paged" and report.status == "completed" and not report.resumed
+    row = _run(db, report.run_id)
+    run = row["run"]
+    assert run["status"] == "completed" and run["phases_done"] == ["score", "forget", "merge", "apply"]
+    assert run["started_at"] == now and run["finished_at"] >= now
+    assert (run["phase_score"], run["phase_forget"], run["phase_merge"], run["phase_apply"]) == (
+        report.scored, report.expired + report.archived, report.merged, report.transactions)
+    assert report.expired >= 12 and report.transactions >= 2  # pages of 10: more than one transaction
+    actions = row["actions"]
+    assert actions[0] == "crystal.consolidation_open" and actions[-1] == "crystal.consolidation_done"
+    assert {"crystal.consolidate", "crystal.lifecycle"} <= set(actions)
+    expired = {i for a, t in zip(actions, row["targets"], strict=True) if a == "crystal.lifecycle" for i in t}
+    assert {f"cs-run-{i:02d}" for i in range(12)} <= expired
+    # every record the pass wrote names its run
+    mine = [r for r in db.rows("testing/audit_records") if r["actor"] == "consolidation" and r["at"] >= now]
+    assert len(mine) == len(actions)
+
+
+def test_an_interrupted_run_is_completed_by_the_next_under_its_id(api: Api, db: Database) -> None:
+    from grimoire.graph.crystals.consolidation import PassRunning
+
+    now = now_ms()
+    ids = _old_notes(api, db, "cs-int", 25, now)
+    calls = {"n": 0}
+
+    def after_one_page() -> bool:
+        calls["n"] += 1
+        return calls["n"] > 2  # asked before the kinds, then before each page: the first page commits
+
+    engine = ConsolidationEngine(db, batch=10)
+    first = engine.run(now, after_one_page)
+    assert first.status == "interrupted" and first.transactions == 1
+    run = _run(db, first.run_id)["run"]
+    assert (run["status"], run["phase"], run["phases_done"]) == ("interrupted", "score", [])
+    assert run["after"] and run["scored"] == 10
+    # A run another process is still at (touched just now) is not taken over: 409.
+    db.run("crystals/run_save", id=first.run_id, props={"status": "running", "touched_at": now_ms()})
+    with pytest.raises(PassRunning):
+        engine.run(now)
+    # One whose process died (running, untouched for long) is completed by the next, from its cursor.
+    db.run("crystals/run_save", id=first.run_id, props={"status": "running", "touched_at": 0})
+    second = engine.run(now + 1)
+    assert second.run_id == first.run_id and second.resumed and second.status == "completed"
+    row = _run(db, first.run_id)
+    run = row["run"]
+    assert run["status"] == "completed" and run["resumes"] == 1
+    assert run["phases_done"] == ["score", "forget", "merge", "apply"]
+    assert run["scored"] == first.scored + second.scored and run["transactions"] == (
+        first.transactions + second.transactions)
+    assert all(_crystal(api, api.headers("cs-int"), i) == {"status": 404} for i in ids)  # all 25 expired
+    actions = row["actions"]
+    assert actions.count("crystal.consolidation_open") == 2 and actions.count("crystal.consolidation_done") == 2
+    assert actions[-1] == "crystal.consolidation_done"
+
+
+def test_a_small_store_is_consolidated_in_one_transaction(api: Api, db: Database) -> None:
+    now = now_ms()
+    ids = _old_notes(api, db, "cs-one", 3, now)
+    report = ConsolidationEngine(db, batch=10, single_below=100_000).run(now)
+    assert (report.mode, report.status, report.transactions) == ("single", "completed", 1)
+    assert report.expired == 3 and report.scored == 3
+    row = _run(db, report.run_id)
+    assert row["run"]["phases_done"] == ["score", "forget", "merge", "apply"] and row["run"]["mode"] == "single"
+    assert row["actions"][0] == "crystal.consolidation_open" and row["actions"][-1] == "crystal.consolidation_done"
+    assert all(_crystal(api, api.headers("cs-one"), i) == {"status": 404} for i in ids)
+    # the service's setting: at most 5,000 crystals is one transaction
+    assert CrystalsConfig().single_transaction_below == 5_000
+    r = api.client.post("/crystals/consolidate", headers=api.admin)
+    assert r.status_code == 200 and r.json()["mode"] == "single" and r.json()["transactions"] == 1
+    assert _run(db, r.json()["run_id"])["run"]["status"] == "completed"

@@ -53,7 +53,8 @@ def test_a_cycle_distils_with_the_language_model_or_says_why_it_did_not(
         assert report["status"] == "complete"
         ops = c.get(f"/curator/cycles/{report['cycle']['id']}/operations", headers=h).json()
         [add] = [op for op in ops if op["op"] == "ADD"]
-        lesson = c.get(f"/entries/{add['entry_id']}", headers=h).json()
+        # the lesson no prediction validated yet is pruned by the same cycle (grimoire.md:1444): archived, still read
+        lesson = c.get(f"/entries/{add['entry_id']}", headers=h, params={"include_archived": True}).json()
         [event] = c.get("/events", headers=h, params={"type": "CuratorCycleComplete"}).json()
     payload = event["payload"]
     assert payload["reasoner"] == "language-model:fake-model"
@@ -129,9 +130,12 @@ def test_one_agent_never_sees_another_agents_learning(api) -> None:
                            json={"content": "hijacked"}).status_code in (403, 404)
 
 
-def test_a_strategy_past_psr_0_9_is_packaged_with_its_playbook_section(api) -> None:
+def test_a_strategy_past_psr_0_9_is_packaged_with_its_playbook_section(api, monkeypatch) -> None:
     h, other = api.headers("golem-dca", "clade-d"), api.headers("golem-nosy", "clade-d")
     curator = api.client.app.state.services.curator
+    # The lesson is followed over three cycles of votes before any prediction validates it: pruned on its stored
+    # quality_score (prune_rule artifact), not the document's quality, which is 0 until a validation.
+    monkeypatch.setattr(curator.learning.config, "prune_rule", "artifact")
 
     def dca(start: int, outcomes: str, strategy: str = "eth-dca", tool: str = "dca-buy") -> None:
         eps = [{"id": f"{strategy}-{start + i}", "type": "action", "tool": tool, "chain": "1", "token_pair": "ETH/USDC",

@@ -85,7 +85,25 @@ def life(api) -> Life:
     return Life(api)
 
 
-def test_a_life_through_several_cycles(life: Life, api, db) -> None:
+def test_the_documents_pruning_quality_archives_a_lesson_never_validated(life: Life, api, db) -> None:
+    """grimoire.md:1444, the default rule: quality = confidence x validated / (validated + contradicted + 1), so a
+    lesson no prediction has validated yet scores 0 and, read fewer than twice, is pruned by the cycle's DECAY;
+    a warning never is."""
+    life.episodes(range(1, 50), "uniswap-swap", "WETH/USDC", "bull", "+++++-++++")
+    life.episodes(range(1, 50), "aave-supply", "USDC", "bull", "-----")
+    c1 = life.cycle(1)
+    heuristic, warning = (_one(c1, "ADD", lesson_key=k)["entry_id"]
+                          for k in ("uniswap-swap|1|WETH/USDC", "aave-supply|1|USDC"))
+    prune = _one(c1, "PRUNE", entry_id=heuristic)
+    assert "quality 0.000 < 0.05" in prune["reason"]
+    assert life.entry(heuristic)["status"] == "archived" and life.entry(warning)["status"] == "active"
+    assert warning not in _entries_of(c1, "PRUNE")
+
+
+def test_a_life_through_several_cycles(life: Life, api, db, monkeypatch) -> None:
+    # This life follows lessons over cycles before predictions validate them: it prunes on the stored
+    # quality_score (prune_rule artifact); the document's rule would archive each at birth (the test above).
+    monkeypatch.setattr(life.curator.learning.config, "prune_rule", "artifact")
     swap, aave, curve = "uniswap-swap|1|WETH/USDC", "aave-supply|1|USDC", "curve-swap|1|USDC/DAI"
     # Ticks 1-50, a bull market: swaps mostly go well, Aave supplies lose money.
     life.episodes(range(1, 50), "uniswap-swap", "WETH/USDC", "bull", "+++++-++++")

@@ -17,10 +17,10 @@ from grimoire.graph.visibility import EVERYONE, Visibility
 
 NOW = 1_773_576_000_000  # 2026-03-15T12:00:00Z
 TODAY = "2026-03-15"
-WITH_INPUT = 8
-NO_INPUT = {"reflection_consistency": "no regenerated reflections are stored",
-            "decision_cache_hit_rate": "no DecisionCache", "threat_coverage": "no threat rehearsals"}
-LISTS = ("decisions", "entries", "episodes", "access", "reflections", "cycles", "operations", "samples", "mutations")
+WITH_INPUT = 11
+ONCE_WITHOUT = ("reflection_consistency", "decision_cache_hit_rate", "threat_coverage")  # null until there is data
+LISTS = ("decisions", "entries", "episodes", "access", "reflections", "cycles", "operations", "samples", "mutations",
+         "assemblies", "context_decisions")
 
 
 def put(db: Database, **lists: list[dict[str, Any]]) -> None:
@@ -216,14 +216,77 @@ def test_dream_yield_is_the_share_of_staged_mutations_validated(db) -> None:
     assert (metrics(db, "dz")["dream_yield"].value, metrics(db, "dz")["dream_yield"].alarm) == (0.0, True)
 
 
+def test_reflection_consistency_is_the_agreement_of_reflections_on_one_recurring_prediction(db) -> None:
+    """Pairs of reflections on one series in one regime: 3 correct and 1 wrong on return_bps/bull make 6 pairs, 3
+    agreeing; 2 wrong on gas/bear 1 pair, agreeing: 4 of 7. A lone reflection, an old one and another agent's do not
+    count."""
+    rows = [("return_bps", "bull", "correct")] * 3 + [("return_bps", "bull", "wrong")] + [("gas", "bear", "wrong")] * 2
+    put(db, reflections=[{"id": f"reflexion:rc{i}", "agent_id": "rc", "at": ago(i * 0.5), "series": s, "regime": g,
+                          "verdict": v} for i, (s, g, v) in enumerate(rows)]
+        + [{"id": "reflexion:rc-lone", "agent_id": "rc", "at": ago(1), "series": "fee", "regime": "bull",
+            "verdict": "wrong"},
+           {"id": "reflexion:rc-old", "agent_id": "rc", "at": ago(8), "series": "gas", "regime": "bear",
+            "verdict": "correct"},
+           {"id": "reflexion:rc-other", "agent_id": "rc-x", "at": ago(1), "series": "gas", "regime": "bear",
+            "verdict": "correct"}])
+    m = metrics(db, "rc")["reflection_consistency"]
+    assert m.value == pytest.approx(4 / 7) and m.detail == {"pairs": 7, "agreeing": 4, "recurring": 2}
+    assert (m.healthy, m.alarm) == (False, False)  # not above 0.7, not below 0.5
+    assert metrics(db, "rc-x")["reflection_consistency"].value is None  # one reflection: nothing to compare
+
+
+def test_decision_cache_hit_rate_counts_decisions_on_a_kept_workspace(db) -> None:
+    """Five decisions of the window: on a workspace built ahead (preassembly: a hit), on a cold one twice (the first
+    a miss, the second served again: a hit) and on two cold ones once each (misses): 2 of 5. The agent's first
+    decision is 20 days old, so the range applies: 40% is healthy."""
+    put(db, assemblies=[{"id": "dc-pre", "agent_id": "dc", "source": "preassembly"},
+                        *({"id": f"dc-cold{i}", "agent_id": "dc", "source": "cold"} for i in range(4))],
+        context_decisions=[
+            {"id": "dc-d0", "agent_id": "dc", "assembly_id": "dc-cold0", "at": ago(20)},  # out of the window
+            {"id": "dc-d1", "agent_id": "dc", "assembly_id": "dc-pre", "at": ago(3)},
+            {"id": "dc-d2", "agent_id": "dc", "assembly_id": "dc-cold1", "at": ago(2)},
+            {"id": "dc-d3", "agent_id": "dc", "assembly_id": "dc-cold1", "at": ago(1.5)},
+            {"id": "dc-d4", "agent_id": "dc", "assembly_id": "dc-cold2", "at": ago(1)},
+            {"id": "dc-d5", "agent_id": "dc", "assembly_id": "dc-cold3", "at": ago(0.5)},
+            {"id": "dc-x", "agent_id": "dc-other", "assembly_id": "dc-pre", "at": ago(1)}])
+    m = metrics(db, "dc")["decision_cache_hit_rate"]
+    assert m.value == pytest.approx(0.4)
+    assert m.detail == {"decisions": 5, "from_cache": 2, "days": pytest.approx(20.0)}
+    assert (m.healthy, m.alarm) == (True, False)
+    young = metrics(db, "dc", now=ago(1.2))["decision_cache_hit_rate"]  # d0..d3 seen then: 1 of 3 in its window
+    assert young.value == pytest.approx(2 / 3) and young.detail["decisions"] == 3
+
+
+def test_threat_coverage_is_the_share_of_warnings_rehearsed_in_the_last_7_days(db) -> None:
+    """Four warnings held: one read 2 days ago, one retrieved for a decision yesterday, a bloodstain last read 9
+    days ago, one never read (its last_accessed_at is its creation's, with no access): 2 of 4, the alarm. An
+    archived warning and a heuristic do not count."""
+    put(db, entries=[
+        {"id": "tc-read", "agent_id": "tc", "category": "Warning", "status": "active", "last_read_at": ago(2)},
+        {"id": "tc-used", "agent_id": "tc", "category": "Warning", "status": "candidate", "access_count": 1,
+         "last_accessed_at": ago(1)},
+        {"id": "tc-blood", "agent_id": "tc", "category": "Warning", "status": "active", "is_bloodstain": True,
+         "last_read_at": ago(9)},
+        {"id": "tc-never", "agent_id": "tc", "category": "Warning", "status": "active", "access_count": 0,
+         "last_accessed_at": ago(1)},
+        {"id": "tc-gone", "agent_id": "tc", "category": "Warning", "status": "archived", "last_read_at": ago(1)},
+        {"id": "tc-h", "agent_id": "tc", "category": "Heuristic", "status": "active", "last_read_at": ago(1)}])
+    m = metrics(db, "tc")["threat_coverage"]
+    assert m.value == pytest.approx(0.5) and m.detail == {"threats": 4, "rehearsed": 2, "bloodstains": 1}
+    assert (m.healthy, m.alarm) == (False, True)
+    put(db, entries=[{"id": "tc2", "agent_id": "tc-all", "category": "Warning", "status": "active",
+                      "last_read_at": ago(1)}])
+    assert (metrics(db, "tc-all")["threat_coverage"].value, metrics(db, "tc-all")["threat_coverage"].healthy) == (
+        1.0, True)
+
+
 def test_an_agent_without_data_has_null_metrics_and_no_alarm(db) -> None:
     found = compute_agent(db, "nobody", NOW)
     assert [v.name for v in found][0] == "admission_rate" and len(found) == 11
     for v in found:
         assert v.alarm is False and v.healthy is None
         assert v.value == (0 if v.name == "grimoire_size" else None)
-        if v.name in NO_INPUT:
-            assert v.metric.no_input.startswith(NO_INPUT[v.name]) and v.detail == {}
+        assert v.metric.no_input is None
 
 
 def test_the_series_is_idempotent_per_day_and_reads_back(db) -> None:
@@ -288,8 +351,8 @@ def test_metrics_over_the_api_from_real_writes(api, db) -> None:
     assert got["admission_rate"]["healthy_range"] == {"text": "40-60%", "low": 0.4, "high": 0.6}
     assert got["retrieval_hit_rate"]["value"] == 0.5 and got["retrieval_hit_rate"]["healthy"] is None  # day one
     assert got["external_metric_trend"]["value"] == 12.5
-    for name, why in NO_INPUT.items():
-        assert got[name]["value"] is None and got[name]["no_input"].startswith(why) and not got[name]["alarm"]
+    for name in ONCE_WITHOUT:  # no reflections, context decisions or warnings yet: no value, never an alarm
+        assert got[name]["value"] is None and got[name]["no_input"] is None and not got[name]["alarm"]
     assert body["alarms"] == [m["name"] for m in body["metrics"] if m["alarm"]]
 
     made = api.client.post("/metrics/samples", headers=h, json={})

@@ -137,26 +137,52 @@ def test_quarantine_is_released_when_the_contradiction_no_longer_stands() -> Non
     assert promote.release(q, weakened, 0.7) is not None
 
 
-def _review(entry: dict, effective: float) -> list[Op]:
-    return decay.review(entry, effective, CYCLE, _learning())
+def _review(entry: dict, effective: float, rule: str = "document") -> list[Op]:
+    learning = Learning(Knowledge(db=None, embedder=None), LearningConfig(prune_rule=rule))  # type: ignore[arg-type]
+    return decay.review(entry, effective, CYCLE, learning)
+
+
+def _read(**kw) -> dict:
+    """An entry read often enough (two accesses) that no rule prunes it."""
+    return _entry(access_count=2, **kw)
 
 
 def test_demotion_low_counts_archiving_and_pruning() -> None:
-    assert [o.op for o in _review(_entry(status="active", in_playbook=True), 0.39)] == ["DEMOTE"]
-    assert _review(_entry(status="active", category="Warning"), 0.2) == []  # warnings stay active
-    [low] = _review(_entry(consecutive_low_confidence=1), 0.05)
+    assert [o.op for o in _review(_read(status="active", in_playbook=True), 0.39)] == ["DEMOTE"]
+    assert _review(_read(status="active", category="Warning"), 0.2) == []  # warnings stay active
+    [low] = _review(_read(consecutive_low_confidence=1), 0.05)
     assert low.op == "LOW" and low.changes == {"consecutive_low_confidence": 2}
-    [archive] = _review(_entry(consecutive_low_confidence=2), 0.05)
+    [archive] = _review(_read(consecutive_low_confidence=2), 0.05)
     assert archive.op == "ARCHIVE" and archive.changes["status"] == "archived"
-    assert [o.op for o in _review(_entry(category="Warning", consecutive_low_confidence=2), 0.05)] == ["LOW"]
-    assert [o.op for o in _review(_entry(is_bloodstain=True, consecutive_low_confidence=5), 0.05)] == ["LOW"]
-    assert _review(_entry(half_life_ms=None), 0.05) == []  # structural: never decays
-    [reset] = _review(_entry(consecutive_low_confidence=2), 0.3)
+    assert [o.op for o in _review(_read(category="Warning", consecutive_low_confidence=2), 0.05)] == ["LOW"]
+    assert [o.op for o in _review(_read(is_bloodstain=True, consecutive_low_confidence=5), 0.05)] == ["LOW"]
+    assert _review(_read(half_life_ms=None), 0.05) == []  # structural: never decays
+    [reset] = _review(_read(consecutive_low_confidence=2), 0.3)
     assert reset.changes == {"consecutive_low_confidence": 0}
-    [prune] = _review(_entry(quality_score=0.04, access_count=1), 0.5)
+
+
+def test_pruning_quality_is_the_documents_formula_by_default() -> None:
+    """grimoire.md:1444: confidence x validated / (validated + contradicted + 1), under 0.05 with fewer than two
+    accesses. 0.6 x 1/(1+0+1) = 0.3 stays; 0.6 x 1/(1+12+1) = 0.043 goes; never validated scores 0 and goes."""
+    assert decay.pruning_quality(_entry(validated_count=1, contradicted_count=12)) == pytest.approx(0.6 / 14)
+    assert _review(_entry(validated_count=1, contradicted_count=0, access_count=1), 0.5) == []
+    [prune] = _review(_entry(validated_count=1, contradicted_count=12, access_count=1), 0.5)
+    assert prune.op == "PRUNE" and prune.changes["pruned"] is True and "0.043" in prune.reason
+    assert [o.op for o in _review(_entry(validated_count=0), 0.5)] == ["PRUNE"]
+    assert _review(_entry(validated_count=1, contradicted_count=12, access_count=2), 0.5) == []
+    # the stored quality_score plays no part under the document's rule
+    assert _review(_entry(validated_count=3, quality_score=0.01, access_count=0), 0.5) == []
+    assert _review(_entry(category="Warning", validated_count=0), 0.5) == []
+    assert _review(_entry(is_bloodstain=True, validated_count=0), 0.5) == []
+
+
+def test_pruning_on_the_stored_quality_score_under_the_artifact_rule() -> None:
+    [prune] = _review(_entry(quality_score=0.04, access_count=1), 0.5, "artifact")
     assert prune.op == "PRUNE" and prune.changes["pruned"] is True
-    assert _review(_entry(quality_score=0.04, access_count=2), 0.5) == []
-    assert _review(_entry(category="Warning", quality_score=0.01), 0.5) == []
+    assert _review(_entry(quality_score=0.04, access_count=2), 0.5, "artifact") == []
+    assert _review(_entry(quality_score=0.5, validated_count=0), 0.5, "artifact") == []  # never validated: kept
+    assert _review(_entry(validated_count=0), 0.5, "artifact") == []  # no quality_score: not pruned on quality
+    assert _review(_entry(category="Warning", quality_score=0.01), 0.5, "artifact") == []
 
 
 def test_coherence_is_the_mean_pairwise_cosine() -> None:

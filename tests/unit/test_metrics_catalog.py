@@ -18,7 +18,8 @@ from grimoire.graph.metrics.catalog import (
 )
 
 DAY = "2026-03-15"
-NO_INPUT = {"reflection_consistency", "decision_cache_hit_rate", "threat_coverage"}
+NO_INPUT: set[str] = set()  # every metric of the table is computed from what the service records
+ONCE_WITHOUT = {"reflection_consistency", "decision_cache_hit_rate", "threat_coverage"}
 
 
 def judge(name: str, value: float | None, history: dict[int, float | None] | None = None,
@@ -33,7 +34,7 @@ def judge(name: str, value: float | None, history: dict[int, float | None] | Non
 def test_the_catalog_is_the_spec_table() -> None:
     assert set(NAMES) == {"admission_rate", "average_quality_7d", "grimoire_size", "retrieval_hit_rate",
                           "heuristic_survival", "external_metric_trend", "prediction_accuracy", "dream_yield",
-                          *NO_INPUT}
+                          *ONCE_WITHOUT}
     assert len(NAMES) == len(CATALOG) == 11
 
 
@@ -127,6 +128,16 @@ def test_prediction_accuracy_range_and_alarm() -> None:
     assert judge("prediction_accuracy", 0.79) == (False, True)
 
 
-def test_no_input_metrics_are_never_judged() -> None:
-    for name in NO_INPUT:
-        assert judge(name, 0.0) == (None, False)
+def test_the_three_metrics_once_without_input_judge_by_the_documents_numbers() -> None:
+    """grimoire.md:1495-1498: reflection consistency > 0.7 healthy, < 0.5 alarm; DecisionCache hit rate > 30%
+    after 7 days, < 10% after 14 days; threat coverage 100%, anything less the alarm."""
+    assert judge("reflection_consistency", 0.71) == (True, False)
+    assert judge("reflection_consistency", 0.7) == (False, False)
+    assert judge("reflection_consistency", 0.49) == (False, True)
+    assert judge("decision_cache_hit_rate", 0.05, days=6.9) == (None, False)   # under 7 days: not judged
+    assert judge("decision_cache_hit_rate", 0.31, days=7) == (True, False)
+    assert judge("decision_cache_hit_rate", 0.05, days=13) == (False, False)   # the alarm waits for 14 days
+    assert judge("decision_cache_hit_rate", 0.05, days=14) == (False, True)
+    assert judge("decision_cache_hit_rate", 0.1, days=20) == (False, False)
+    assert judge("threat_coverage", 1.0) == (True, False)
+    assert judge("threat_coverage", 0.99) == (False, True)

@@ -7369,7 +7369,8 @@ export interface components {
         };
         /**
          * PassSummary
-         * @description A consolidation pass as POST /crystals/consolidate answers it: its counts, merges and phases' seconds.
+         * @description A consolidation pass as POST /crystals/consolidate answers it: its run, counts, merges and phases' seconds
+         *     (the counts are this pass's: a resumed run's record holds the whole run's).
          */
         PassSummary: {
             /** Scored */
@@ -7394,6 +7395,26 @@ export interface components {
             phase_seconds: {
                 [key: string]: number;
             };
+            /**
+             * Run Id
+             * @description the ConsolidationRun; its audit records carry the tag consolidation:<run_id>
+             */
+            run_id: string;
+            /**
+             * Mode
+             * @description single (one transaction) or paged (a transaction per page, resumable)
+             */
+            mode: string;
+            /**
+             * Status
+             * @description completed, or interrupted (the next run completes it)
+             */
+            status: string;
+            /**
+             * Resumed
+             * @description this pass completed a run an earlier one left unfinished
+             */
+            resumed: boolean;
         };
         /** PathFact */
         PathFact: {

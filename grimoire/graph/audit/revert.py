@@ -66,6 +66,7 @@ class NodeLabel(StrEnum):
     Reflection = "Reflection"
     Delta = "Delta"
     CuratorCycle = "CuratorCycle"
+    ConsolidationRun = "ConsolidationRun"
     CuratorOperation = "CuratorOperation"
     StrategyCounter = "StrategyCounter"
     EntryVersion = "EntryVersion"

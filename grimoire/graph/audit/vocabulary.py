@@ -59,6 +59,8 @@ VERBS: dict[str, Verb] = {
     "crystal.lifespan": Verb.DECAY,               # time to live ran out (the scheduler)
     "crystal.lifecycle": Verb.DECAY,              # the consolidation engine's importance moved crystals
     "crystal.consolidate": Verb.EDIT,             # a consolidation pass rescored importance
+    "crystal.consolidation_open": Verb.CREATE,    # a consolidation run opened (or an interrupted one resumed)
+    "crystal.consolidation_done": Verb.EDIT,      # a consolidation run's four phases done (or it was interrupted)
     "crystal.merge": Verb.MERGE,                  # the winner consolidated, the losers archived under it
     "crystal.purge": Verb.DELETE,                 # expired and archived crystals past the retention deleted
     "crystal.fork": Verb.CREATE,

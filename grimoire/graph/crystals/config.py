@@ -20,6 +20,10 @@ class CrystalsConfig(BaseModel):
     purge_retention_days: float = Field(default=30.0, ge=0, description="expired and archived crystals are deleted "
                                         "this long after they reached that state")
     batch: int = Field(default=1_000, ge=10, le=10_000, description="crystals per transaction")
+    single_transaction_below: int = Field(
+        default=5_000, ge=0, le=100_000, description="a consolidation run over at most this many crystals (episodes "
+        "and entries) is one transaction, as knowledge-crystals.md has it; a larger store pages (`batch` per "
+        "transaction) under one resumable, audited run; 0: always pages")
     merge_neighbours: int = Field(default=10, ge=2, le=100, description="vector-index neighbours per promoted "
                                   "crystal considered for a merge")
 

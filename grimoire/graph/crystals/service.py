@@ -10,16 +10,13 @@ from dataclasses import dataclass, field
 
 from grimoire.graph.crystals import store
 from grimoire.graph.crystals.config import CrystalsConfig
-from grimoire.graph.crystals.consolidation import ConsolidationEngine, PassReport
+from grimoire.graph.crystals.consolidation import ConsolidationEngine, PassReport, PassRunning
 from grimoire.graph.crystals.pipeline import MemoryPipeline
 from grimoire.graph.db.connection import Database
-from grimoire.graph.errors import Conflict
 from grimoire.graph.retrieval import Retriever
 from grimoire.graph.visibility import Visibility
 
-
-class PassRunning(Conflict):
-    """A consolidation pass is running already (409)."""
+__all__ = ["Crystals", "PassRunning"]
 
 
 @dataclass
@@ -32,7 +29,8 @@ class Crystals:
 
     def __post_init__(self) -> None:
         self.engine = ConsolidationEngine(self.db, self.config.consolidation(), batch=self.config.batch,
-                                          neighbours=self.config.merge_neighbours)
+                                          neighbours=self.config.merge_neighbours,
+                                          single_below=self.config.single_transaction_below)
 
     def consolidate(self, cancelled: Callable[[], bool] = lambda: False, now: int | None = None) -> PassReport:
         if not self._running.acquire(blocking=False):

@@ -55,6 +55,11 @@ class LearningConfig(BaseModel):
     low_cycles: int = 3
     prune_quality: float = 0.05
     prune_access: int = 2
+    # What the prune compares with prune_quality (grimoire.md:1444): "document" (the default) is confidence x
+    # validated / (validated + contradicted + 1); "artifact" is the entry's stored quality_score (line 1440's name).
+    prune_rule: Literal["document", "artifact"] = Field(
+        default="document", description="the quality the Curator prunes on: document = confidence x validated / "
+        "(validated + contradicted + 1) (grimoire.md:1444); artifact = the entry's stored quality_score")
     # Validate recorded predictions: correct x1.05 (capped at 0.99), wrong x0.90.
     prediction_up: float = 0.05
     prediction_cap: float = 0.99

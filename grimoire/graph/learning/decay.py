@@ -7,8 +7,9 @@
   GrimoireDecay event reports how many entries decayed and the mean confidence before and after;
 - demote: active entries under 0.4 leave PLAYBOOK.md and become candidates (warnings stay active);
 - archive: entries under 0.1 for three consecutive cycles (`consecutive_low_confidence`);
-- prune: quality_score under 0.05 and fewer than two accesses; warnings and bloodstains are never
-  archived or pruned;
+- prune: quality under 0.05 and fewer than two accesses, the quality as line 1444 defines it (`pruning_quality`:
+  confidence x validated / (validated + contradicted + 1)) or, with prune_rule artifact, the entry's stored
+  quality_score; warnings and bloodstains are never archived or pruned;
 - cross-reference the causal graph: outcomes that name a causal link add evidence to it.
 """
 
@@ -53,6 +54,17 @@ def validate_op(entry: dict[str, Any], deltas: list[dict[str, Any]], up: float, 
               category=entry.get("category"), detail={"correct": correct, "wrong": wrong, "net": net}, key=key)
 
 
+def pruning_quality(entry: dict[str, Any], rule: str = "document") -> float | None:
+    """The quality the prune compares with its threshold (grimoire.md:1444): the entry's confidence x validated /
+    (validated + contradicted + 1) — an entry never validated scores 0 — or, under the `artifact` rule, its stored
+    quality_score (None without one: such an entry is never pruned on quality)."""
+    if rule == "artifact":
+        q = entry.get("quality_score")
+        return None if q is None else float(q)
+    validated, contradicted = entry.get("validated_count") or 0, entry.get("contradicted_count") or 0
+    return float(entry["confidence"]) * validated / (validated + contradicted + 1)
+
+
 def review(entry: dict[str, Any], effective: float, cycle: Cycle, learning: Learning) -> list[Op]:
     cfg = learning.config
     eid, cat, status = entry["id"], entry["category"], entry["status"]
@@ -79,7 +91,7 @@ def review(entry: dict[str, Any], effective: float, cycle: Cycle, learning: Lear
         ops.append(Op("LOW", "decay", eid, f"effective confidence {effective:.3f}: the count starts again",
                       changes={"consecutive_low_confidence": 0}, before={"consecutive_low_confidence": low},
                       category=cat))
-    quality = entry.get("quality_score")
+    quality = pruning_quality(entry, cfg.prune_rule)
     if (not protected and quality is not None and quality < cfg.prune_quality
             and (entry.get("access_count") or 0) < cfg.prune_access):
         prune = {"status": "archived", "in_playbook": False, "pruned": True}

@@ -172,6 +172,33 @@ def prediction_accuracy(r: Reading) -> Verdict:
     return Verdict(healthy=v > 0.9, alarm=v < 0.8)
 
 
+# The document's numbers for the three metrics it gives no store for (grimoire.md:1495-1498).
+REFLECTION_HEALTHY, REFLECTION_ALARM = 0.7, 0.5
+CACHE_HEALTHY, CACHE_ALARM = 0.3, 0.1
+CACHE_MATURE_DAYS, CACHE_ALARM_DAYS = 7, 14
+THREATS_HEALTHY = 1.0
+
+
+def reflection_consistency(r: Reading) -> Verdict:
+    v = _value(r)
+    return Verdict(healthy=v > REFLECTION_HEALTHY, alarm=v < REFLECTION_ALARM)
+
+
+def decision_cache_hit_rate(r: Reading) -> Verdict:
+    """> 30% once the agent has decided for 7 days (before: not judged); the alarm, < 10%, after 14 days."""
+    days = float(r.detail.get("days") or 0.0)
+    if days < CACHE_MATURE_DAYS:
+        return UNJUDGED
+    v = _value(r)
+    return Verdict(healthy=v > CACHE_HEALTHY, alarm=v < CACHE_ALARM and days >= CACHE_ALARM_DAYS)
+
+
+def threat_coverage(r: Reading) -> Verdict:
+    v = _value(r)
+    covered = v >= THREATS_HEALTHY - EPSILON
+    return Verdict(healthy=covered, alarm=not covered)
+
+
 def _value(r: Reading) -> float:
     assert r.value is not None  # Metric.judge never calls a rule without a value
     return r.value
@@ -230,15 +257,19 @@ CATALOG: tuple[Metric, ...] = (
         unit="gain", cypher="metrics/external_metric_trend", history_days=14, rule=external_trend),
     Metric(
         name="reflection_consistency", title="Reflection consistency",
-        computation="Cosine across regenerated reflections (weekly)", healthy_range="> 0.7", alarm_rule="< 0.5",
-        unit="score", low=0.7,
-        no_input="no regenerated reflections are stored: Reflexion records one deterministic reflection per "
-                  "episode (its id is 'reflexion:' + the episode id), never a second version to compare"),
+        computation="Cosine across regenerated reflections (weekly): the agent's Reflexion comparisons of the last 7 "
+                    "days (by `at`) that reflect on the same recurring prediction (one series in one regime), the "
+                    "mean pairwise cosine of their verdicts (one-hot: 1 when two agree, 0 when not), pooled over "
+                    "the pairs",
+        healthy_range="> 0.7", alarm_rule="< 0.5", unit="score", low=0.7,
+        cypher="metrics/reflection_consistency", rule=reflection_consistency),
     Metric(
         name="decision_cache_hit_rate", title="DecisionCache hit rate",
-        computation="% T2-eligible ticks from cache", healthy_range="> 30% after 7 days",
-        alarm_rule="< 10% after 14 days", unit="fraction", low=0.3,
-        no_input="no DecisionCache: the store has no decision cache and no tiers of ticks (T2-eligible)"),
+        computation="% T2-eligible ticks from cache: the agent's decisions of the last 7 days (ContextDecision, "
+                    "each a tick that called a model) decided on a workspace served from the context governor's "
+                    "kept one (built ahead by pre-assembly, or built for an earlier decision and served again)",
+        healthy_range="> 30% after 7 days", alarm_rule="< 10% once the agent's first decision is 14 days old",
+        unit="fraction", low=0.3, cypher="metrics/decision_cache_hit_rate", rule=decision_cache_hit_rate),
     Metric(
         name="dream_yield", title="Dream yield",
         computation="% staged revisions reaching validated: the agent's staged context-policy mutations (Loop 3, "
@@ -247,9 +278,11 @@ CATALOG: tuple[Metric, ...] = (
         cypher="metrics/dream_yield", rule=dream_yield),
     Metric(
         name="threat_coverage", title="Threat coverage",
-        computation="% Tier 1 threats rehearsed in last 7 dream cycles", healthy_range="100%", alarm_rule="< 100%",
-        unit="fraction", low=1.0, high=1.0,
-        no_input="no threat rehearsals: there are no dream cycles and no registry of Tier 1 threats"),
+        computation="% Tier 1 threats rehearsed in last 7 dream cycles: of the agent's warnings (candidate or "
+                    "active, bloodstains among them), the share read, given in a workspace or retrieved for a "
+                    "decision in the last 7 days (one cycle a day)",
+        healthy_range="100%", alarm_rule="< 100%", unit="fraction", low=1.0, high=1.0,
+        cypher="metrics/threat_coverage", rule=threat_coverage),
     Metric(
         name="prediction_accuracy", title="Prediction accuracy",
         computation="% of predictions within tolerance of the actual (the spec: simulateContract() within 50bps): "

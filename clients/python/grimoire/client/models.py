@@ -3640,7 +3640,8 @@ class PadIn(BaseModel):
 
 class PassSummary(BaseModel):
     """
-    A consolidation pass as POST /crystals/consolidate answers it: its counts, merges and phases' seconds.
+    A consolidation pass as POST /crystals/consolidate answers it: its run, counts, merges and phases' seconds
+    (the counts are this pass's: a resumed run's record holds the whole run's).
     """
 
     scored: int = Field(..., title='Scored')
@@ -3653,6 +3654,26 @@ class PassSummary(BaseModel):
     seconds: float = Field(..., title='Seconds')
     merges: list[MergeMade] = Field(..., title='Merges')
     phase_seconds: dict[str, float] = Field(..., title='Phase Seconds')
+    run_id: str = Field(
+        ...,
+        description='the ConsolidationRun; its audit records carry the tag consolidation:<run_id>',
+        title='Run Id',
+    )
+    mode: str = Field(
+        ...,
+        description='single (one transaction) or paged (a transaction per page, resumable)',
+        title='Mode',
+    )
+    status: str = Field(
+        ...,
+        description='completed, or interrupted (the next run completes it)',
+        title='Status',
+    )
+    resumed: bool = Field(
+        ...,
+        description='this pass completed a run an earlier one left unfinished',
+        title='Resumed',
+    )
 
 
 class PathFact(BaseModel):
