@@ -286,11 +286,11 @@ DIFFERENCES: tuple[Difference, ...] = (
                "agent's first entry."),
     Difference("pruning quality", "grimoire.md", 1444,
                "quality used for pruning: confidence x (validated / (validated + contradicted + 1))",
-               "the document's quality by default (GRIMOIRE_LEARNING prune_rule document); prune_rule artifact "
-               "prunes on the entry's stored quality_score instead",
-               "under line 1444 a lesson no prediction has validated yet scores 0, so with fewer than 2 accesses "
-               "the DECAY of the cycle that wrote it prunes it; a deployment whose lessons need time to be "
-               "validated sets the artifact rule (line 1440's quality_score)."),
+               "the document's quality by default (GRIMOIRE_LEARNING prune_rule document), for an entry an "
+               "outcome has tested (validated + contradicted >= 1); an untested one is not pruned on quality but "
+               "decays (archived under 0.1 for 3 cycles); prune_rule artifact prunes on the stored quality_score",
+               "a lesson is written before any prediction can validate it: the formula gives it 0 at birth, and "
+               "with fewer than 2 accesses the cycle that wrote it would prune every lesson it writes."),
     Difference("Performance-Safety Ratio", "grimoire.md", 1450,
                "PSR exceeds 0.90 (no formula)",
                "PSR = performance x safety over the strategy's decided episodes, at least 20 of them",

@@ -85,24 +85,30 @@ def life(api) -> Life:
     return Life(api)
 
 
-def test_the_documents_pruning_quality_archives_a_lesson_never_validated(life: Life, api, db) -> None:
-    """grimoire.md:1444, the default rule: quality = confidence x validated / (validated + contradicted + 1), so a
-    lesson no prediction has validated yet scores 0 and, read fewer than twice, is pruned by the cycle's DECAY;
-    a warning never is."""
+def test_the_documents_pruning_quality_archives_a_lesson_contradicted_not_one_untested(life: Life, api, db) -> None:
+    """grimoire.md:1444, the default rule: quality = confidence x validated / (validated + contradicted + 1). A lesson
+    no outcome has tested yet has no verdict and is kept (the formula would give every lesson 0 at birth); once an
+    outcome contradicts it, it scores 0 and, read fewer than twice, the next cycle's DECAY prunes it; a warning
+    never is."""
     life.episodes(range(1, 50), "uniswap-swap", "WETH/USDC", "bull", "+++++-++++")
     life.episodes(range(1, 50), "aave-supply", "USDC", "bull", "-----")
     c1 = life.cycle(1)
     heuristic, warning = (_one(c1, "ADD", lesson_key=k)["entry_id"]
                           for k in ("uniswap-swap|1|WETH/USDC", "aave-supply|1|USDC"))
-    prune = _one(c1, "PRUNE", entry_id=heuristic)
+    assert "PRUNE" not in c1 and life.entry(heuristic)["status"] == "candidate"
+    for entry in (heuristic, warning):
+        r = api.client.post(f"/entries/{entry}/downvote", headers=life.h)
+        assert r.status_code == 200, r.text
+    c2 = life.cycle(2)
+    prune = _one(c2, "PRUNE", entry_id=heuristic)
     assert "quality 0.000 < 0.05" in prune["reason"]
     assert life.entry(heuristic)["status"] == "archived" and life.entry(warning)["status"] == "active"
-    assert warning not in _entries_of(c1, "PRUNE")
+    assert warning not in _entries_of(c2, "PRUNE")
 
 
 def test_a_life_through_several_cycles(life: Life, api, db, monkeypatch) -> None:
-    # This life follows lessons over cycles before predictions validate them: it prunes on the stored
-    # quality_score (prune_rule artifact); the document's rule would archive each at birth (the test above).
+    # This life follows lessons through votes over cycles: it prunes on the stored quality_score (prune_rule
+    # artifact), as it was written against; the document's rule is the test above's.
     monkeypatch.setattr(life.curator.learning.config, "prune_rule", "artifact")
     swap, aave, curve = "uniswap-swap|1|WETH/USDC", "aave-supply|1|USDC", "curve-swap|1|USDC/DAI"
     # Ticks 1-50, a bull market: swaps mostly go well, Aave supplies lose money.

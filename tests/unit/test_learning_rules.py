@@ -163,12 +163,15 @@ def test_demotion_low_counts_archiving_and_pruning() -> None:
 
 def test_pruning_quality_is_the_documents_formula_by_default() -> None:
     """grimoire.md:1444: confidence x validated / (validated + contradicted + 1), under 0.05 with fewer than two
-    accesses. 0.6 x 1/(1+0+1) = 0.3 stays; 0.6 x 1/(1+12+1) = 0.043 goes; never validated scores 0 and goes."""
+    accesses. 0.6 x 1/(1+0+1) = 0.3 stays; 0.6 x 1/(1+12+1) = 0.043 goes; only contradicted scores 0 and goes; an
+    entry no outcome has tested has no verdict yet and stays (else every lesson would be pruned at birth)."""
     assert decay.pruning_quality(_entry(validated_count=1, contradicted_count=12)) == pytest.approx(0.6 / 14)
     assert _review(_entry(validated_count=1, contradicted_count=0, access_count=1), 0.5) == []
     [prune] = _review(_entry(validated_count=1, contradicted_count=12, access_count=1), 0.5)
     assert prune.op == "PRUNE" and prune.changes["pruned"] is True and "0.043" in prune.reason
-    assert [o.op for o in _review(_entry(validated_count=0), 0.5)] == ["PRUNE"]
+    assert [o.op for o in _review(_entry(validated_count=0, contradicted_count=1), 0.5)] == ["PRUNE"]
+    assert decay.pruning_quality(_entry(validated_count=0, contradicted_count=0)) is None
+    assert _review(_entry(validated_count=0), 0.5) == []
     assert _review(_entry(validated_count=1, contradicted_count=12, access_count=2), 0.5) == []
     # the stored quality_score plays no part under the document's rule
     assert _review(_entry(validated_count=3, quality_score=0.01, access_count=0), 0.5) == []

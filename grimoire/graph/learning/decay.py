@@ -8,7 +8,7 @@
 - demote: active entries under 0.4 leave PLAYBOOK.md and become candidates (warnings stay active);
 - archive: entries under 0.1 for three consecutive cycles (`consecutive_low_confidence`);
 - prune: quality under 0.05 and fewer than two accesses, the quality as line 1444 defines it (`pruning_quality`:
-  confidence x validated / (validated + contradicted + 1)) or, with prune_rule artifact, the entry's stored
+  confidence x validated / (validated + contradicted + 1), for an entry an outcome has tested) or, with prune_rule artifact, the entry's stored
   quality_score; warnings and bloodstains are never archived or pruned;
 - cross-reference the causal graph: outcomes that name a causal link add evidence to it.
 """
@@ -56,12 +56,15 @@ def validate_op(entry: dict[str, Any], deltas: list[dict[str, Any]], up: float, 
 
 def pruning_quality(entry: dict[str, Any], rule: str = "document") -> float | None:
     """The quality the prune compares with its threshold (grimoire.md:1444): the entry's confidence x validated /
-    (validated + contradicted + 1) — an entry never validated scores 0 — or, under the `artifact` rule, its stored
-    quality_score (None without one: such an entry is never pruned on quality)."""
+    (validated + contradicted + 1) once an outcome has tested it (None before: a lesson is written before any
+    prediction can validate it, and would score 0 at birth; an untested entry still decays and is archived under
+    0.1 for three cycles) — or, under the `artifact` rule, its stored quality_score (None without one)."""
     if rule == "artifact":
         q = entry.get("quality_score")
         return None if q is None else float(q)
     validated, contradicted = entry.get("validated_count") or 0, entry.get("contradicted_count") or 0
+    if validated + contradicted == 0:
+        return None  # no outcome has tested it yet: no verdict (the formula would prune every lesson at birth)
     return float(entry["confidence"]) * validated / (validated + contradicted + 1)
 
 
