@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from grimoire.graph.model.crystal.importance import ConsolidationConfig
+from grimoire.graph.model.crystal.privacy import MemoryScope
 
 
 class CrystalsConfig(BaseModel):
@@ -20,6 +21,10 @@ class CrystalsConfig(BaseModel):
     purge_retention_days: float = Field(default=30.0, ge=0, description="expired and archived crystals are deleted "
                                         "this long after they reached that state")
     batch: int = Field(default=1_000, ge=10, le=10_000, description="crystals per transaction")
+    memory_scope: MemoryScope = Field(
+        default=MemoryScope.private, description="private (the document's): a memory crystal (episode, preference, "
+        "relationship, fact, goal) is stored private whatever scope its writer asks for and is never shared, listed "
+        "or packaged; as_written: it keeps the scope it is written with (grimoire.md's clade warnings)")
     merge_neighbours: int = Field(default=10, ge=2, le=100, description="vector-index neighbours per promoted "
                                   "crystal considered for a merge")
 
