@@ -176,13 +176,6 @@ def _base_of(labels: list[str]) -> str:
     return next(x for x in labels if x in BaseLabel.__members__)
 
 
-def _narrowed(props: dict[str, Any], memory_scope: MemoryScope) -> dict[str, Any]:
-    scope = props.get("scope")
-    if not isinstance(scope, str) or private_scope(props.get("semantic_type"), scope, memory_scope) == scope:
-        return props
-    return {**props, "scope": "private", "requested_scope": props.get("requested_scope") or scope}
-
-
 def export_agent(db: Database, agent_id: str) -> Iterator[str]:
     yield json.dumps({"record": "header", "format": FORMAT, "version": VERSION, "agent_id": agent_id,
                       "exported_at": now_ms()})
@@ -276,8 +269,10 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
     by_label: dict[BaseLabel, list[dict[str, Any]]] = defaultdict(list)
     # Agents first, so the owner exists before its items.
     for n in sorted(nodes, key=lambda n: n.base != BaseLabel.Agent):
-        by_label[n.base].append({"id": n.id, "properties": _narrowed(n.properties, memory_scope),
-                                 "embedding": n.embedding,
+        props, scope = n.properties, n.properties.get("scope")
+        if isinstance(scope, str) and private_scope(props.get("semantic_type"), scope, memory_scope) != scope:
+            props = {**props, "scope": "private", "requested_scope": props.get("requested_scope") or scope}
+        by_label[n.base].append({"id": n.id, "properties": props, "embedding": n.embedding,
                                  "extra_labels": [x for x in n.labels if x not in BaseLabel.__members__]})
     by_type: dict[tuple[RelType, BaseLabel, BaseLabel], list[dict[str, Any]]] = defaultdict(list)
     for r in rels:
