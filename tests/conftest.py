@@ -22,9 +22,11 @@ from typing import Any
 import pytest
 
 from grimoire.graph import observe
+from grimoire.graph.crystals.config import CrystalsConfig
 from grimoire.graph.db.connection import Database, Target
 from grimoire.graph.db.local_server import LocalNeo4j, free_port
 from grimoire.graph.embeddings import Embedder, get_embedder
+from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.observe import Observer, Timing
 from grimoire.graph.schema import apply_schema
 from grimoire.graph.settings import DEFAULT_MODEL, Settings
@@ -56,6 +58,10 @@ class Neo4jUnderTest:
             "scheduler_enabled": False,  # no periodic job runs under another test; test_scheduler turns it on
             "seed_mental_models": False,  # the 13 mental models; test_mental_models turns them on
             "curator_process": False,  # cycles on a thread of the test's process; test_curator_process turns it on
+            # Episodes and facts keep the scope they are written with, so the isolation tests have shared and
+            # public ones to partition; the document's rule (memory crystals private, the service's default) is
+            # test_memory_crystals_private's, which builds its app with the default.
+            "crystals": CrystalsConfig(memory_scope=MemoryScope.as_written),
         }
         values.update(overrides)
         return Settings(**values)  # type: ignore[arg-type]

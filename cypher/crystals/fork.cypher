@@ -43,7 +43,16 @@ SET f:$([l IN labels(src) WHERE l <> 'Skill']),
     f.lifespan = CASE WHEN src:Skill THEN 'decay' ELSE src.lifespan END, f.execution_count = null,
     f.success_count = null, f.reward_sum = null, f.steering_reward = 0.0, f.skill_tags = null,
     f.skill_category = null, f.unique_buyers = null, f.bounty_matches = null, f.last_executed_at = null,
-    f.expired_labels = null
+    f.expired_labels = null,
+    // the agents it passed through, its author first; the peer it came from, when another agent's
+    f.provenance_chain = CASE WHEN last(coalesce(src.provenance_chain, [src.agent_id])) = $owner
+                              THEN coalesce(src.provenance_chain, [src.agent_id])
+                              ELSE coalesce(src.provenance_chain, [src.agent_id]) + [$owner] END,
+    f.peer_origin = CASE WHEN src.agent_id <> $owner THEN src.agent_id ELSE src.peer_origin END,
+    f.origin = CASE WHEN src.agent_id <> $owner THEN 'peer' ELSE src.origin END,
+    // an endorsement or a bounty is the source's, not its copy's
+    f.is_verified = false, f.verified_by = null, f.bounty_match_id = null, f.bounty_priority_boost = 1.0,
+    f.dream_count = 0, f.last_dreamed_at = null, f.last_ripple_count = null
 SET f.requested_scope = CASE WHEN f.scope <> $scope THEN $scope END
 CREATE (f)-[:PROVENANCE {operation: 'forked', actor: $actor, at: $now, metadata: $metadata}]->(src)
 RETURN f.id AS id, [l IN labels(f) WHERE l IN ['Episode', 'Memory', 'Entry']] AS kinds

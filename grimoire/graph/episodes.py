@@ -30,7 +30,9 @@ from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
+from grimoire.graph.model.crystal.fields import SemanticType
 from grimoire.graph.model.crystal.governance import govern
+from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.model.enums import EpisodeType
 from grimoire.graph.model.episode import EpisodeIn, EpisodeOut, MentionOut
 from grimoire.graph.model.rows import Properties, Row
@@ -63,7 +65,8 @@ def with_ids(episodes: Sequence[EpisodeIn]) -> list[EpisodeIn]:
     return out
 
 
-def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None) -> Properties:
+def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None,
+                       memory_scope: MemoryScope = MemoryScope.private) -> Properties:
     valid_from = to_ms(ep.valid_from) or recorded_at
     from_block = ep.valid_from_block if ep.valid_from_block is not None else ep.block
     props: dict[str, Any] = {
@@ -78,9 +81,11 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
         "valid_from_block": from_block, "valid_until_block": ep.valid_until_block,
         "time_axis": "block" if from_block is not None else "timestamp",
         "recorded_at": recorded_at, "recorded_until": None,
-        "last_accessed_at": recorded_at,
+        "last_accessed_at": recorded_at, "provenance_chain": [ep.agent_id],
         **fields.for_episode(ep.type.value, ep.text, recorded_at),
-        **govern(ep.text, ep.scope.value, ep.governance, recorded_at),
+        # an episode is a memory crystal: private under the document's rule (graph/model/crystal/privacy.py)
+        **govern(ep.text, ep.scope.value, ep.governance, recorded_at, semantic_type=SemanticType.episode,
+                 memory_scope=memory_scope),
     }
     if ep.emotional_tag:
         props.update(ep.emotional_tag.as_properties())
@@ -98,7 +103,8 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
     return {k: v for k, v in props.items() if v is not None}
 
 
-def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: str | None) -> list[Properties]:
+def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: str | None,
+          memory_scope: MemoryScope) -> list[Properties]:
     rows = []
     for ep, vec in zip(chunk, vectors, strict=True):
         mentions = [{"id": m.canonical_id, "kind": m.kind.value,
@@ -106,8 +112,8 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: 
                                                  "address": m.address.lower() if m.address else None}.items()
                                if v is not None}}
                     for m in ep.mentions]
-        rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at, clade), "embedding": vec.tolist(),
-                     "mentions": mentions, "follows": ep.follows})
+        rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at, clade, memory_scope),
+                     "embedding": vec.tolist(), "mentions": mentions, "follows": ep.follows})
     return rows
 
 
@@ -141,7 +147,8 @@ INCIDENT_PREFIX = "safety-incident:"   # Reflexion's own episodes (graph/learnin
 
 
 def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, actor: str,
-           clade: str | None = None, chunk_size: int = CHUNK) -> IngestResult:
+           clade: str | None = None, chunk_size: int = CHUNK,
+           memory_scope: MemoryScope = MemoryScope.private) -> IngestResult:
     """`clade` is the owner's, kept on each episode so visibility filters need no join. A safety incident is
     Reflexion's to record: an episode of that type, or under its ids, is refused (a 422), so none can pre-empt one."""
     for ep in episodes:
@@ -168,7 +175,7 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
         for chunk in _chunks(items, chunk_size):
             recorded_at = now_ms()
             vectors = embedder.embed([ep.text for ep in chunk])  # before the transaction opens
-            rows = _rows(chunk, vectors, recorded_at, clade)
+            rows = _rows(chunk, vectors, recorded_at, clade, memory_scope)
             if pending is not None:
                 collect(pending)
             owners = {ep.agent_id for ep in chunk}

@@ -43,6 +43,7 @@ from grimoire.graph.model.common import (
     Unit,
     from_ms,
 )
+from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.model.enums import EpisodeType, Importance, MarketRegime, Outcome, Scope
 from grimoire.graph.model.episode import EpisodeIn, EpisodeSituation
 from grimoire.graph.visibility import Visibility
@@ -209,13 +210,14 @@ def to_episodes(turn: TurnIn, agent_id: str) -> list[EpisodeIn]:
 
 
 def after_turn(db: Database, embedder: Embedder, turn: TurnIn, *, agent_id: str, clade: str | None,
-               actor: str) -> TurnResult:
+               actor: str, memory_scope: MemoryScope = MemoryScope.private) -> TurnResult:
     """Write the turn as one batch of episodes for `agent_id` (the caller has checked it may)."""
     if turn.follows is not None:
         found = db.fetch("episodes/existing", ids=[turn.follows])
         if not found or not Visibility.of(agent_id, clade).sees(found[0]):
             raise Invalid(f"follows: no episode {turn.follows!r} (or not one this agent may see)")
-    result = episodes.ingest(db, embedder, to_episodes(turn, agent_id), actor=actor, clade=clade)
+    result = episodes.ingest(db, embedder, to_episodes(turn, agent_id), actor=actor, clade=clade,
+                             memory_scope=memory_scope)
     return TurnResult(turn.turn_id, agent_id, result.ids, result.created, result.existing, result.audit_ids)
 
 

@@ -90,7 +90,7 @@ def build_knowledge(settings: Settings, db: Database, embedder: Embedder) -> Kno
     """The entry lifecycle (admission, the Reasoner, decay) on `db`: the service's, and its Curator
     process's (graph/background.py builds its own with this)."""
     return Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings), admission=settings.admission,
-                     decay=settings.decay)
+                     decay=settings.decay, memory_scope=settings.crystals.memory_scope)
 
 
 def build_router(settings: Settings) -> Router:

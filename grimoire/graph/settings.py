@@ -250,7 +250,8 @@ class Settings(BaseSettings):
         description="JSON overriding any of the knowledge crystals' settings: the consolidation engine's decay rate "
                     "(5e-10 per ms), promote (0.7), forget (0.02) and merge (0.92) thresholds and emotional decay "
                     "resistance (0.5), a pass every 30 min, TTL expiry every 60 s, the purge 30 days after expiry "
-                    "(spec defaults).")
+                    "(spec defaults); memory_scope: private (the spec's: memory crystals never leave the node) or "
+                    "as_written.")
     facts: FactConfig = Field(
         default_factory=FactConfig, alias="GRIMOIRE_FACTS",
         description="JSON overriding how world facts age and close: the confidence half-life in days (30), its "

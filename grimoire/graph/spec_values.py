@@ -244,6 +244,20 @@ CONSTANTS: tuple[Constant, ...] = (
              "30 min"),
     Constant("grimoire.graph.model.crystal.hormones:HALF_LIFE_MS.cortisol", "knowledge-crystals.md", 156, 3600000,
              "60 min"),
+    Constant("RetrievalConfig.directive_boost", "knowledge-crystals.md", 64, None,
+             "Directives (explicit user preferences) take priority over inferred knowledge",
+             "The document gives no number; the project's own: a directive's final score x1.02, a tie-breaker that "
+             "orders near-equal items without lifting a weak match (graph/retrieval/governance.py)."),
+    Constant("RetrievalConfig.priority_boost", "knowledge-crystals.md", 118, None, "priority: number",
+             "The document gives no scale or effect; the project's own: priority 0..100 multiplies the final score "
+             "by 1 + 0.02 x priority / 100, a tie-breaker (graph/retrieval/governance.py)."),
+    Constant("grimoire.graph.model.crystal.ripples:RIPPLE_MEAN", "knowledge-crystals.md", 62, None,
+             "Poisson-sampled ripple count from last replay",
+             "The document gives no rate; the project's own: a mean of 3 ripples a replay, sampled on the dream "
+             "path seeded by the crystal and its dream count."),
+    Constant("grimoire.graph.model.crystal.fields:NO_BOUNTY_BOOST", "knowledge-crystals.md", 70, None,
+             "bountyPriorityBoost: reward multiplier from the matched bounty",
+             "The document gives no value without a bounty; the project's own: 1.0, the neutral multiplier."),
     Constant("FactConfig.co_occurrence.window_blocks", "grimoire.md", 759, 3.0, "within a 3-block window"),
     Constant("FactConfig.co_occurrence.min_count", "grimoire.md", 759, None, "consistently co-occur",
              "The document gives 'consistently' no number; the project's own: at least 3 co-occurring episode "
@@ -360,10 +374,15 @@ DIFFERENCES: tuple[Difference, ...] = (
     Difference("memory crystals private", "knowledge-crystals.md", 6,
                "memory crystals (episode, preference, relationship, fact, goal) are private and never leave the "
                "node",
-               "episodes, memories and entries keep the scope they are written with; only confidential text is "
-               "forced private",
-               "grimoire.md shares knowledge across the clade (line 1426: warnings propagate to the clade "
-               "namespace), and warnings and causal links map to the 'fact' crystal type."),
+               "by default (GRIMOIRE_CRYSTALS memory_scope=private) a memory crystal written with a wider scope is "
+               "stored private, the scope asked for kept as requested_scope; an explicit share of one (POST "
+               "/entries/{id}/scope, a fork into a shared or public scope) is a 422, a strategy package leaves "
+               "it out, an agent import narrows it, and only knowledge crystals are listed for the marketplace; "
+               "memory_scope=as_written keeps the scope its writer gave; the Curator still offers a private "
+               "warning to its owner, whose share is then refused",
+               "grimoire.md shares warnings (and causal links, both 'fact' crystals) with the clade (line 1426) "
+               "and episodes by their scope: a deployment that wants that sets as_written; the Curator's offer is "
+               "the learning cycle's (another issue's) to drop."),
     Difference("decay transitions: one record per memory", "moltbot-memory.md", 662,
                "one audit.log line per decay run: '2 entries transitioned: fading→dormant'",
                "the decay system (memory.decay, daily) records one DECAY record by system:decay per memory whose "
@@ -444,12 +463,17 @@ DIFFERENCES: tuple[Difference, ...] = (
                "grimoire:// source, the longest-unchanged first)",
                "not built yet."),
 
-    Difference("crystal fields not yet kept", "knowledge-crystals.md", 59,
-               "curiosity boost, last ripple count, epistemic-layer ranking, verification and bounty fields, "
-               "priority read by retrieval and consolidation, provenance chain and peer origin (lines 59-70, 118-121)",
-               "the fields are stored where the code has them (epistemic layer, is_verified, priority) but none of "
-               "these is read by retrieval or consolidation, and the rest are not kept",
-               "not built yet: each needs a value the document leaves open (no thresholds or multipliers given)."),
+    Difference("crystal fields: what is not used yet", "knowledge-crystals.md", 59,
+               "curiosity boost, last ripple count (for spaced repetition), verification and bounty fields, "
+               "priority read by retrieval and consolidation (lines 59-70, 118-121)",
+               "every field is kept on the node and shown by GET /crystals/{id}: the curiosity boost set at "
+               "indexing (an entry's Admission Gate novelty, 0 for episodes and memories), the ripple count "
+               "sampled by the dream path, the provenance chain and peer origin (a fork from a peer grows them); "
+               "retrieval reads the epistemic layer and priority; nothing sets the verification and bounty fields, "
+               "replay does not order by the ripple count and the consolidation pass does not read the priority",
+               "Grimoire has no management nodes (Ed25519 endorsements) or bounty board to set them, and the "
+               "consolidation pass and replay are other issues' work; an episode or memory is written before any "
+               "novelty is measured."),
     Difference("consistency by regenerating", "grimoire.md", 319,
                "consistency: for high-stakes claims, regenerate 3x and compare embeddings",
                "consistency is the evidence signal 1 - contradicted / (validated + contradicted + 1) (line 112)",

@@ -41,6 +41,7 @@ from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.answers import EntryOut, StoredDecisionOut
 from grimoire.graph.model.common import ID_PATTERN
+from grimoire.graph.model.crystal.privacy import MemoryScope, private_scope
 from grimoire.graph.model.enums import EntityKind, EntryCategory
 from grimoire.graph.model.episode import EpisodeOut
 from grimoire.graph.model.rows import Properties
@@ -258,15 +259,20 @@ class Imported(BaseModel):
     relationships_skipped: int
 
 
-def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension: int | None = None) -> Imported:
+def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension: int | None = None,
+                   memory_scope: MemoryScope = MemoryScope.private) -> Imported:
     """Restore an export, all or nothing: every batch (1,000 rows each) runs in one transaction, so
     a refusal half-way (by the database, or the connection dropping) leaves nothing behind. MERGE
-    by id, so importing twice changes nothing."""
+    by id, so importing twice changes nothing. A memory crystal exported wider than private (under the
+    as_written rule) comes back private under the private rule: an import never widens one."""
     header, nodes, rels = parse(lines, dimension)
     by_label: dict[BaseLabel, list[dict[str, Any]]] = defaultdict(list)
     # Agents first, so the owner exists before its items.
     for n in sorted(nodes, key=lambda n: n.base != BaseLabel.Agent):
-        by_label[n.base].append({"id": n.id, "properties": n.properties, "embedding": n.embedding,
+        props, scope = n.properties, n.properties.get("scope")
+        if isinstance(scope, str) and private_scope(props.get("semantic_type"), scope, memory_scope) != scope:
+            props = {**props, "scope": "private", "requested_scope": props.get("requested_scope") or scope}
+        by_label[n.base].append({"id": n.id, "properties": props, "embedding": n.embedding,
                                  "extra_labels": [x for x in n.labels if x not in BaseLabel.__members__]})
     by_type: dict[tuple[RelType, BaseLabel, BaseLabel], list[dict[str, Any]]] = defaultdict(list)
     for r in rels:

@@ -3478,6 +3478,20 @@ export interface components {
             dream_count?: number | null;
             /** Last Dreamed At */
             last_dreamed_at?: number | null;
+            /** Last Ripple Count */
+            last_ripple_count?: number | null;
+            /** Curiosity Boost */
+            curiosity_boost?: number | null;
+            /** Verified By */
+            verified_by?: string | null;
+            /** Bounty Match Id */
+            bounty_match_id?: string | null;
+            /** Bounty Priority Boost */
+            bounty_priority_boost?: number | null;
+            /** Provenance Chain */
+            provenance_chain?: string[] | null;
+            /** Peer Origin */
+            peer_origin?: string | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -4257,6 +4271,8 @@ export interface components {
             dream_count?: number | null;
             /** Last Dreamed At */
             last_dreamed_at?: string | null;
+            /** Last Ripple Count */
+            last_ripple_count?: number | null;
             /** Admission Id */
             admission_id?: string | null;
             /** Audit Id */
@@ -4815,6 +4831,11 @@ export interface components {
              * @description the Zeigarnik boost: x1.2 for an interrupted episode
              */
             zeigarnik?: number | null;
+            /**
+             * Governance
+             * @description the crystal's epistemic layer and priority: x1.02 for a directive, x(1 + 0.02 x priority / 100)
+             */
+            governance?: number | null;
             /**
              * Mmr
              * @description the maximal marginal relevance value it was picked with
@@ -5477,6 +5498,20 @@ export interface components {
             dream_count?: number | null;
             /** Last Dreamed At */
             last_dreamed_at?: number | null;
+            /** Last Ripple Count */
+            last_ripple_count?: number | null;
+            /** Curiosity Boost */
+            curiosity_boost?: number | null;
+            /** Verified By */
+            verified_by?: string | null;
+            /** Bounty Match Id */
+            bounty_match_id?: string | null;
+            /** Bounty Priority Boost */
+            bounty_priority_boost?: number | null;
+            /** Provenance Chain */
+            provenance_chain?: string[] | null;
+            /** Peer Origin */
+            peer_origin?: string | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -6573,6 +6608,20 @@ export interface components {
             dream_count?: number | null;
             /** Last Dreamed At */
             last_dreamed_at?: number | null;
+            /** Last Ripple Count */
+            last_ripple_count?: number | null;
+            /** Curiosity Boost */
+            curiosity_boost?: number | null;
+            /** Verified By */
+            verified_by?: string | null;
+            /** Bounty Match Id */
+            bounty_match_id?: string | null;
+            /** Bounty Priority Boost */
+            bounty_priority_boost?: number | null;
+            /** Provenance Chain */
+            provenance_chain?: string[] | null;
+            /** Peer Origin */
+            peer_origin?: string | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */
@@ -9214,6 +9263,20 @@ export interface components {
             dream_count?: number | null;
             /** Last Dreamed At */
             last_dreamed_at?: number | null;
+            /** Last Ripple Count */
+            last_ripple_count?: number | null;
+            /** Curiosity Boost */
+            curiosity_boost?: number | null;
+            /** Verified By */
+            verified_by?: string | null;
+            /** Bounty Match Id */
+            bounty_match_id?: string | null;
+            /** Bounty Priority Boost */
+            bounty_priority_boost?: number | null;
+            /** Provenance Chain */
+            provenance_chain?: string[] | null;
+            /** Peer Origin */
+            peer_origin?: string | null;
             /** Provenance Operation */
             provenance_operation?: string | null;
             /** Provenance Actor */

@@ -4,7 +4,7 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import StreamingResponse
 
 from grimoire.api.auth import Admin, KeyCache, Reader
-from grimoire.api.deps import DbDep, EmbedderDep
+from grimoire.api.deps import DbDep, EmbedderDep, ServicesDep
 from grimoire.api.schemas.agents import AgentOut, Imported, KeyOut, Me, RevokedKey
 from grimoire.graph import agents, transfer
 from grimoire.graph.agents import AgentIn, KeyIn, Principal
@@ -112,7 +112,8 @@ def export_agent(agent_id: str, db: DbDep, who: Reader) -> StreamingResponse:
              summary="Import an export (admin); importing twice changes nothing",
              openapi_extra={"requestBody": {"content": {"application/x-ndjson": {"schema": {"type": "string"}}},
                                             "required": True}})
-async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: Admin) -> Imported:
+async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: Admin,
+                       services: ServicesDep) -> Imported:
     try:
         body = (await request.body()).decode("utf-8", errors="strict")
     except UnicodeDecodeError as exc:  # not text: a 422 like any bad line, nothing imported
@@ -121,4 +122,5 @@ async def import_agent(request: Request, db: DbDep, embedder: EmbedderDep, who: 
 
     # A bad line is BadExport, a 422 saying "not imported: ..." (api/errors.py).
     return await run_in_threadpool(transfer.import_records, db, body.splitlines(), actor=who.key_id,
-                                   dimension=embedder.dimension)
+                                   dimension=embedder.dimension,
+                                   memory_scope=services.settings.crystals.memory_scope)

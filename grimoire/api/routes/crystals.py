@@ -80,7 +80,7 @@ def fork(crystal_id: str, body: ForkIn, k: KnowledgeDep, who: Writer) -> provena
     # An entry's fork is a candidate for the Admission Gate (weighed as its clade's or the public's): the answer
     # carries the gate's outcome; an episode's or a memory's is a copy.
     return provenance.fork(k.db, crystal_id, scope=body.scope.value, actor=_actor(who), visibility=who.visibility(),
-                           metadata=body.metadata, knowledge=k)
+                           metadata=body.metadata, knowledge=k, memory_scope=k.memory_scope)
 
 
 @router.post("/crystals/merge", response_model=provenance.Merged,

@@ -146,7 +146,7 @@ def set_scope(entry_id: str, body: versions.ScopeIn, k: KnowledgeDep, who: Write
     entry = entries.get(k, entry_id, who.visibility())
     if not (who.is_admin or entry.agent_id == who.agent_id):
         raise HTTPException(403, "only the entry's owner, a person acting for it, or an admin key sets its scope")
-    return versions.rescope(k.db, entry, body, actor=who.key_id)
+    return versions.rescope(k.db, entry, body, actor=who.key_id, memory_scope=k.memory_scope)
 
 
 @router.get("/entries/{entry_id}/versions", response_model=list[EntryVersionOut], response_model_exclude_unset=True,

@@ -29,7 +29,8 @@ def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Wr
                    services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, [episode])
     items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
-    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
+    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade,
+                             memory_scope=services.settings.crystals.memory_scope)
     _learn(services, items, owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 
@@ -40,7 +41,8 @@ def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: 
                     services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, batch.episodes)
     items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
-    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade)
+    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade,
+                             memory_scope=services.settings.crystals.memory_scope)
     _learn(services, items, owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 

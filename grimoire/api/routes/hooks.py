@@ -7,7 +7,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from grimoire.api.auth import Reader, Writer
-from grimoire.api.deps import DbDep, EmbedderDep, KnowledgeDep
+from grimoire.api.deps import KnowledgeDep
 from grimoire.api.ownership import claim
 from grimoire.api.schemas.hooks import CompactState, TurnWritten
 from grimoire.graph import hooks
@@ -18,9 +18,10 @@ router = APIRouter(prefix="/hooks", tags=["hooks"])
 
 @router.post("/after_turn", response_model=TurnWritten, status_code=201,
              summary="Pi hook after_turn: write one agent turn as one batch of episodes (idempotent by turn id)")
-def after_turn(turn: TurnIn, db: DbDep, embedder: EmbedderDep, who: Writer) -> TurnWritten:
-    [turn], owner, clade = claim(db, who, [turn])
-    result = hooks.after_turn(db, embedder, turn, agent_id=owner, clade=clade, actor=who.key_id)
+def after_turn(turn: TurnIn, k: KnowledgeDep, who: Writer) -> TurnWritten:
+    [turn], owner, clade = claim(k.db, who, [turn])
+    result = hooks.after_turn(k.db, k.embedder, turn, agent_id=owner, clade=clade, actor=who.key_id,
+                              memory_scope=k.memory_scope)
     return TurnWritten(**vars(result), last_id=result.last_id)
 
 

@@ -94,8 +94,8 @@ def list_strategies(db: DbDep, who: Reader, agent_id: str | None = None) -> list
 @router.get("/strategies/{strategy}/package", response_model=StrategyPackageOut,
             responses={409: {"description": "the strategy's PSR has not passed 0.90"}},
             summary="A strategy packaged for sharing: its playbook section, heuristics, warnings and causal links")
-def strategy_package(strategy: str, db: DbDep, who: Reader, agent_id: str | None = None) -> StrategyPackageOut:
-    return strategies.package(db, _agent(who, agent_id), strategy, who.visibility())
+def strategy_package(strategy: str, k: KnowledgeDep, who: Reader, agent_id: str | None = None) -> StrategyPackageOut:
+    return strategies.package(k.db, _agent(who, agent_id), strategy, who.visibility(), memory_scope=k.memory_scope)
 
 
 @router.post("/agents/{agent_id}/strategies/import", response_model=StrategyImported, status_code=201,

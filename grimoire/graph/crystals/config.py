@@ -5,6 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from grimoire.graph.model.crystal.importance import ConsolidationConfig
+from grimoire.graph.model.crystal.privacy import MemoryScope
 
 
 class CrystalsConfig(BaseModel):
@@ -24,6 +25,10 @@ class CrystalsConfig(BaseModel):
         default=5_000, ge=0, le=100_000, description="a consolidation run over at most this many crystals (episodes "
         "and entries) is one transaction, as knowledge-crystals.md has it; a larger store pages (`batch` per "
         "transaction) under one resumable, audited run; 0: always pages")
+    memory_scope: MemoryScope = Field(
+        default=MemoryScope.private, description="private (the document's): a memory crystal (episode, preference, "
+        "relationship, fact, goal) is stored private whatever scope its writer asks for and is never shared, listed "
+        "or packaged; as_written: it keeps the scope it is written with (grimoire.md's clade warnings)")
     merge_neighbours: int = Field(default=10, ge=2, le=100, description="vector-index neighbours per promoted "
                                   "crystal considered for a merge")
 

@@ -17,6 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from grimoire.graph.model.crystal.privacy import is_knowledge
+
 
 @dataclass(frozen=True)
 class PricingConfig:
@@ -66,7 +68,9 @@ def price(skill: Mapping[str, Any], *, in_category: int = 1, reputation: float =
     quality = rate * (reward + 1.0) / 2.0
     demand = 1.0 + math.log(int(skill.get("unique_buyers") or 0) + int(skill.get("bounty_matches") or 0) + 1) * 0.1
     scarce = scarcity(in_category, config)
-    listed = gates.executions and gates.success_rate and not skill.get("deprecated")
+    # only a knowledge crystal is eligible for the marketplace: a memory crystal never leaves the node
+    listed = (gates.executions and gates.success_rate and not skill.get("deprecated")
+              and is_knowledge(skill.get("semantic_type") or "skill"))
     value = config.base_usdc * quality * demand * reputation * scarce
     return Listing(listed=listed, gates=gates, executions=executions, success_rate=round(rate, 6),
                    avg_reward_score=round((reward + 1.0) / 2.0, 6) if executions else 0.0,

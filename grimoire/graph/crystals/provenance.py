@@ -34,7 +34,8 @@ from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.knowledge.entries import Knowledge, admit
 from grimoire.graph.model.common import MAX_LIST
 from grimoire.graph.model.crystal.lifecycle import Lifecycle, check
-from grimoire.graph.model.entry import EntryIn
+from grimoire.graph.model.crystal.privacy import MemoryScope, refuse_share
+from grimoire.graph.model.entry import EntryIn, EntrySource
 from grimoire.graph.model.enums import EntryCategory, Provenance, Scope
 from grimoire.graph.model.rows import FreeForm, Row
 from grimoire.graph.visibility import Visibility
@@ -195,12 +196,14 @@ def attribution(db: Database, crystal_id: str, visibility: Visibility) -> Attrib
 
 
 def fork(db: Database, crystal_id: str, *, scope: str, actor: str, visibility: Visibility,
-         metadata: dict[str, Any] | None = None, knowledge: Knowledge | None = None) -> Forked | EntryForked:
+         metadata: dict[str, Any] | None = None, knowledge: Knowledge | None = None,
+         memory_scope: MemoryScope = MemoryScope.private) -> Forked | EntryForked:
     """A copy of a crystal the caller may see, owned by the caller, derived from it (forked). An entry is knowledge:
     its copy is a candidate for the Admission Gate, weighed by where it comes from (`fork_entry`)."""
     if visibility.admin and not visibility.viewer:
         raise Invalid("the admin key owns no crystals: fork with an agent's key")
     source = store.get(db, crystal_id, visibility)
+    refuse_share(crystal_id, source.semantic_type, scope, memory_scope, "forked into a shared or public scope")
     if "Entry" in source.kinds and knowledge is not None:
         return fork_entry(knowledge, source, scope=scope, actor=actor, visibility=visibility, metadata=metadata)
     new_id = uuid7()
@@ -259,7 +262,9 @@ def fork_entry(k: Knowledge, source: store.CrystalFields, *, scope: str, actor: 
         id=uuid7(), agent_id=visibility.viewer, scope=Scope(narrowed), category=EntryCategory(str(source.category)),
         content=source.content, market_regime=source.market_regime, strategy=source.strategy,
         tags=list(source.tags or [])[:MAX_LIST], decay_class=source.decay_class,
-        provenance=fork_provenance(source, visibility, k.admission.provenance_weight))
+        provenance=fork_provenance(source, visibility, k.admission.provenance_weight),
+        # its author (its provenance chain and peer origin): the source's own author when it came from a peer
+        source=EntrySource(golem_id=(source.provenance_chain or [source.agent_id or ""])[0] or None))
     extra = {str(candidate.id): {"requested_scope": scope}} if narrowed != scope else None
     [decision] = admit(k, [candidate], actor=actor, clade=owner_clade, extra=extra,
                        copy_of={str(candidate.id): source.id})

@@ -72,6 +72,13 @@ class CrystalFields(BaseModel):
     is_verified: bool | None = None
     dream_count: int | None = None
     last_dreamed_at: int | None = None
+    last_ripple_count: int | None = None      # Poisson-sampled when the dream path last replayed it
+    curiosity_boost: float | None = None      # set at indexing: an entry's novelty, 0 otherwise
+    verified_by: str | None = None            # the management node's key that endorsed it
+    bounty_match_id: str | None = None        # the bounty it fulfilled
+    bounty_priority_boost: float | None = None  # that bounty's reward multiplier (1.0 without one)
+    provenance_chain: list[str] | None = None  # the agents it passed through, its author first
+    peer_origin: str | None = None            # the peer it came from, when not its owner's own
     provenance_operation: str | None = None
     provenance_actor: str | None = None
     stable_skill_id: str | None = None

@@ -56,6 +56,7 @@ class EntryOut(StoredNode):
     live_confirmed: bool | None = None  # upvoted or used well: half the decay rate (grimoire.md class D)
     dream_count: int | None = None  # dreams that validated it (the dream path: a dream-validated outcome)
     last_dreamed_at: StoredTime | None = None
+    last_ripple_count: int | None = None  # Poisson-sampled on the dream path (graph/model/crystal/ripples.py)
     admission_id: str | None = None
     audit_id: str | None = None
     version: int | None = None

@@ -35,6 +35,8 @@ from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
 from grimoire.graph.model.crystal.governance import govern
 from grimoire.graph.model.crystal.payload import content_hash
+from grimoire.graph.model.crystal.privacy import MemoryScope, category_type
+from grimoire.graph.model.crystal.ripples import ripple_count
 from grimoire.graph.model.entry import EntryIn, EntryOutcomeIn
 from grimoire.graph.model.enums import AdmissionOutcome, DecayClass, Outcome, VoteDirection
 from grimoire.graph.model.governance import Lifespan
@@ -68,6 +70,7 @@ class Knowledge:
     reasoner: Reasoner = field(default_factory=RuleBasedReasoner)
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)
     decay: DecayConfig = field(default_factory=DecayConfig)
+    memory_scope: MemoryScope = MemoryScope.private  # a memory crystal's scope (graph/model/crystal/privacy.py)
 
 
 @dataclass
@@ -111,9 +114,15 @@ def _entry_properties(k: Knowledge, e: EntryIn, res: AdmissionResult, q: quality
         "dream_validated": e.dream_validated, "last_accessed_at": now, "strength": 1.0,
         "admission_id": decision_id, **q.as_properties(),
         **fields.for_entry(e.category.value, e.provenance.value, e.content, now, file=e.source_file),
+        # set at indexing: how novel the entry was against what its owner sees (the Admission Gate's measure)
+        "curiosity_boost": round(float(res.factors.get("semantic_novelty", 0.0)), 6),
+        # the agents it passed through, its author first; the peer it came from when that is not its owner
+        "provenance_chain": list(dict.fromkeys([e.source.golem_id or e.agent_id, e.agent_id])),
+        "peer_origin": e.source.golem_id if e.source.golem_id not in (None, e.agent_id) else None,
         # a structural entry does not decay (grimoire.md): its crystal is permanent unless the writer says otherwise
         **govern(e.content, e.scope.value, e.governance, now,
-                 default_lifespan=Lifespan.permanent if e.decay_class is DecayClass.structural else Lifespan.decay),
+                 default_lifespan=Lifespan.permanent if e.decay_class is DecayClass.structural else Lifespan.decay,
+                 semantic_type=category_type(e.category.value), memory_scope=k.memory_scope),
     }
     if e.emotional_tag:
         props.update(e.emotional_tag.as_properties())
@@ -154,7 +163,7 @@ def admit(k: Knowledge, entries: Sequence[EntryIn], *, actor: str, clade: str | 
     parents = _check_parents(k, items, clade)
     existing = {r["id"] for r in k.db.rows("entries/existing", ids=ids)}
     hashes = [content_hash(e.content) for e in items]
-    scopes = [_stored_scope(e) for e in items]
+    scopes = [_stored_scope(e, k.memory_scope) for e in items]
     # Dedup by hash before cosine: an exact twin in the candidate's own partition is a duplicate, decided without
     # embedding it or searching its neighbours.
     twins = _hash_twins(k, items, hashes, scopes, existing, clade, copy_of or {}) if merge else {}
@@ -220,9 +229,11 @@ def _hash_twins(k: Knowledge, items: Sequence[EntryIn], hashes: list[str], scope
     return found
 
 
-def _stored_scope(e: EntryIn) -> str:
-    """The scope the entry is stored with (a confidential one is private whatever was asked: governance)."""
-    return str(govern(e.content, e.scope.value, None, 0)["scope"])
+def _stored_scope(e: EntryIn, memory_scope: MemoryScope) -> str:
+    """The scope the entry is stored with (a confidential one, or a memory crystal under the private rule, is
+    private whatever was asked: governance)."""
+    return str(govern(e.content, e.scope.value, None, 0, semantic_type=category_type(e.category.value),
+                      memory_scope=memory_scope)["scope"])
 
 
 def _similarity_rows(vectors: np.ndarray, block: int = 1_000) -> Iterator[np.ndarray]:
@@ -400,7 +411,8 @@ def record_outcome(k: Knowledge, entry_id: str, outcome: EntryOutcomeIn, *, acto
                            confidence=max(k.decay.floor, e["confidence"] - down))
         if outcome.dream_validated:  # the dream path (knowledge-crystals.md: dreamCount, lastDreamedAt)
             strength += k.decay.dream_strength_step
-            changes.update(dream_count=int(e.get("dream_count") or 0) + 1, last_dreamed_at=now)
+            dreams = int(e.get("dream_count") or 0) + 1
+            changes.update(dream_count=dreams, last_dreamed_at=now, last_ripple_count=ripple_count(e["id"], dreams))
             if not e.get("dream_validated"):
                 changes["dream_validated"] = True
                 changes["half_life_ms"] = half_life_ms(

@@ -19,6 +19,7 @@ from grimoire.graph.errors import Conflict, Invalid
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.answers import EditOut, EntryOut, EntryVersionOut, VersionRow
 from grimoire.graph.model.common import MAX_TEXT, StrictModel
+from grimoire.graph.model.crystal.privacy import MemoryScope, category_type, refuse_share
 from grimoire.graph.model.crystal.sensitivity import Sensitivity, tag
 from grimoire.graph.model.enums import MarketRegime, Scope
 
@@ -107,12 +108,16 @@ def edit(db: Database, embedder: Embedder, found: EntryOut, body: EditIn, *, act
     return EditOut(entry_id=entry["id"], version_id=version_id, revision=(entry.get("revision") or 1) + 1)
 
 
-def rescope(db: Database, found: EntryOut, body: ScopeIn, *, actor: str) -> EditOut:
+def rescope(db: Database, found: EntryOut, body: ScopeIn, *, actor: str,
+            memory_scope: MemoryScope = MemoryScope.private) -> EditOut:
     """The one way an entry's scope changes: its owner (or a person acting for it) says so, explicitly. The scope
     it had is kept as a version, so a read as known before then sees it as it was; audited with its revert."""
     entry = found.model_dump(mode="json")
     if entry.get("sensitivity") == Sensitivity.confidential and body.scope is not Scope.private:
         raise ConfidentialShare(f"entry {entry['id']} is confidential and stays private; edit its text first")
+    # a warning or a causal link is a fact, a memory crystal: private under the document's rule
+    refuse_share(entry["id"], entry.get("semantic_type") or category_type(entry.get("category")), body.scope.value,
+                 memory_scope, "shared")
     if entry.get("lifecycle") == "frozen":
         raise FrozenEntry(f"entry {entry['id']} is frozen (immutable): a change is a new version, "
                           f"POST /crystals/{entry['id']}/versions")

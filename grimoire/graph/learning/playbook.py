@@ -9,6 +9,7 @@ from collections import defaultdict
 from typing import Any
 
 from grimoire.graph.db.connection import Database
+from grimoire.graph.model.crystal.privacy import category_type, is_memory
 from grimoire.graph.visibility import Visibility
 
 CONFIDENTIAL = "confidential"  # graph/model/crystal/sensitivity.py's tag: never shared, not even in a package
@@ -35,12 +36,15 @@ def _order(item: tuple[dict[str, Any], int]) -> tuple[float, str]:
     return (-round(float(item[0]["confidence"]), 6), item[0]["id"])
 
 
-def render(db: Database, agent_id: str, visibility: Visibility, *, shareable: bool = False) -> str:
-    """`shareable`: the playbook as it may leave its owner (a strategy package), without confidential entries."""
+def render(db: Database, agent_id: str, visibility: Visibility, *, shareable: bool = False,
+           memory_private: bool = False) -> str:
+    """`shareable`: the playbook as it may leave its owner (a strategy package), without confidential entries;
+    `memory_private` leaves out its memory crystals too (its warnings: facts, graph/model/crystal/privacy.py)."""
     sections: dict[str | None, dict[str, list[tuple[dict[str, Any], int]]]] = defaultdict(lambda: defaultdict(list))
     for r in db.fetch("learning/playbook", agent_id=agent_id, **visibility.params()):
         e = r["entry"]
-        if shareable and e.get("sensitivity") == CONFIDENTIAL:
+        if shareable and (e.get("sensitivity") == CONFIDENTIAL
+                          or (memory_private and is_memory(category_type(e["category"])))):
             continue
         sections[e.get("strategy")][e["category"]].append((e, r["episodes"]))
     out = [f"# PLAYBOOK.md — {agent_id}", "", HEADER, ""]

@@ -45,6 +45,7 @@ from grimoire.graph.learning.invariants import InvariantViolation, StateDeviatio
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.common import StoredTime
 from grimoire.graph.model.crystal.lifecycle import archived
+from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.model.crystal.sensitivity import Sensitivity
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, EpisodeType, Importance, MarketRegime, Outcome, Scope
@@ -228,7 +229,8 @@ def _incident(ep: dict[str, Any], violations: list[InvariantViolation], now: int
         regime=MarketRegime(ep["regime"]) if ep.get("regime") else None, chain=ep.get("chain"),
         token_pair=ep.get("token_pair"), valid_from=datetime.fromtimestamp(ep["valid_from"] / 1000, UTC),
         valid_from_block=ep.get("valid_from_block"), governance=GovernanceIn(lifespan=Lifespan.permanent))
-    props = episode_properties(incident, now, ep.get("clade"))
+    # the source's scope as stored (already governed): the incident is never wider than the episode it follows
+    props = episode_properties(incident, now, ep.get("clade"), MemoryScope.as_written)
     props["valid_from"] = ep["valid_from"]  # exactly the source's (no round trip through a datetime)
     props["source_episode_id"] = ep["id"]
     props["consolidated"] = True  # its source is the evidence: the Curator does not count the outcome twice

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from grimoire.graph.db.connection import Database
 from grimoire.graph.errors import Conflict, NotFound
 from grimoire.graph.learning import playbook
+from grimoire.graph.model.crystal.privacy import MemoryScope, category_type, private_scope
 from grimoire.graph.visibility import Visibility
 
 THRESHOLD = 0.90
@@ -91,8 +92,10 @@ def records(db: Database, agent_id: str) -> list[StrategyRecord]:
             for r in db.fetch("learning/strategy_performance", agent_id=agent_id, since=0)]
 
 
-def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) -> StrategyPackageOut:
-    """The artifact, stable for a given graph (its digest names its content)."""
+def package(db: Database, agent_id: str, strategy: str, visibility: Visibility,
+            memory_scope: MemoryScope = MemoryScope.private) -> StrategyPackageOut:
+    """The artifact, stable for a given graph (its digest names its content). Under the private memory-scope rule
+    a memory crystal (a warning or a causal link is a fact) is never packaged: it never leaves the node."""
     record = next((r for r in records(db, agent_id) if r.strategy == strategy), None)
     if record is None:
         raise NotFound(f"agent {agent_id} has no decided episodes of strategy {strategy!r}")
@@ -100,9 +103,11 @@ def package(db: Database, agent_id: str, strategy: str, visibility: Visibility) 
         raise NotEligible(f"strategy {strategy!r}: PSR {record.psr:.3f} over {record.decided} decided episodes; "
                           f"packaging needs more than {THRESHOLD} over at least {MIN_DECIDED}")
     rows = db.fetch("learning/strategy_package", agent_id=agent_id, strategy=strategy)
-    entries = [r["entry"] for r in rows]
+    entries = [r["entry"] for r in rows
+               if private_scope(category_type(r["entry"]["category"]), "shared", memory_scope) != "private"]
     links = sorted({json.dumps(lk, sort_keys=True) for r in rows for lk in r["links"] if lk})
-    section = _section(playbook.render(db, agent_id, visibility, shareable=True), strategy)
+    section = _section(playbook.render(db, agent_id, visibility, shareable=True,
+                                       memory_private=memory_scope is MemoryScope.private), strategy)
     body = {"format": "grimoire.strategy/1", "agent_id": agent_id, "strategy": strategy,
             "performance": record.out().model_dump(), "playbook_section": section,
             "heuristics": [e for e in entries if e["category"] == "Heuristic" and e.get("in_playbook")],

@@ -87,7 +87,8 @@ def import_package(k: Knowledge, body: StrategyImportIn, *, importer: AgentOut, 
     check_digest(package)
     if importer.id == owner.id:
         raise Invalid("a strategy package is imported by another agent of its owner's clade, not by its owner")
-    current = strategies.package(k.db, owner.id, package.strategy, Visibility.of(owner.id, owner.clade))
+    current = strategies.package(k.db, owner.id, package.strategy, Visibility.of(owner.id, owner.clade),
+                                 memory_scope=k.memory_scope)
     if current.digest != package.digest:
         raise Conflict(f"the package is not {owner.id}'s current package of {package.strategy!r} (stale, or not "
                        f"built by the service): fetch it again")

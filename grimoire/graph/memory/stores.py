@@ -119,7 +119,7 @@ def properties(memory: NewMemory, recorded_at: int) -> Properties:
                                             pinned=c.store is Store.vault).status.value,
         "decay_status_at": recorded_at,
         "core_block": c.core_block.value if c.core_block and c.store is Store.core else None,
-        "router": c.router,
+        "router": c.router, "provenance_chain": [memory.agent_id],  # its own: a memory never leaves the node
     }
     crystal = {**fields.for_memory(c.type.value, c.store.value, memory.text(), memory.arrival is Arrival.explicit,
                                    recorded_at, memory.file),

@@ -160,6 +160,10 @@ class RetrievalConfig(BaseModel):
     importance_default: float = 0.25
     source_weights: SourceWeights = Field(default_factory=SourceWeights)
     zeigarnik_boost: float = 1.2          # interrupted episodes come more readily (graph/retrieval/zeigarnik.py)
+    # A crystal's epistemic layer and priority (knowledge-crystals.md lines 64, 118), tie-breakers the document gives
+    # no number for (graph/retrieval/governance.py): x(1 + 0.02) for a directive, x(1 + 0.02 x priority / 100).
+    directive_boost: float = Field(default=0.02, ge=0, le=1)
+    priority_boost: float = Field(default=0.02, ge=0, le=1)
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)

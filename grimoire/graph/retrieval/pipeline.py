@@ -224,7 +224,7 @@ class Retriever:
                 backends={b: v for b, v in c.trace.items() if b != "rrf"}, rrf=c.trace.get("rrf"),
                 factors=c.factors, bloodstain_boost=c.bloodstain_boost, weights=c.weights, mode_score=c.mode_score,
                 term_overlap=c.term_overlap, source=c.source, source_weight=c.source_weight, zeigarnik=c.zeigarnik,
-                mmr=c.mmr, cut=c.cut)
+                governance=c.governance, mmr=c.mmr, cut=c.cut)
         return RetrievedItem(**shown)
 
 

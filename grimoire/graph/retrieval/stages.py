@@ -5,16 +5,17 @@
    request has text: 0.7 x score + 0.3 x the IDF-weighted query-term overlap;
 2. the knowledge weighting hierarchy (graph/retrieval/weighting.py): x1.0 own, x0.8 clade, x0.5
    from outside the clade, for the caller's agent;
-3. the Zeigarnik boost (graph/retrieval/zeigarnik.py): x1.2 for an interrupted episode.
+3. the Zeigarnik boost (graph/retrieval/zeigarnik.py): x1.2 for an interrupted episode;
+4. the crystal's governance (graph/retrieval/governance.py): x1.02 for a directive, x(1 + 0.02 x priority / 100).
 
-final = (blend of the mode's score with the overlap) x source weight x Zeigarnik boost (for a
+final = (blend of the mode's score with the overlap) x source weight x Zeigarnik boost x governance (for a
 negative score, a weight under 1 still lowers it: weighting.scaled). Each candidate keeps what each
-stage did (mode_score, term_overlap, source, source_weight, zeigarnik) for the explanation. Replay
+stage did (mode_score, term_overlap, source, source_weight, zeigarnik, governance) for the explanation. Replay
 applies 2 and 3 in its query (cypher/retrieval/replay.cypher), so that its limit is on the final score."""
 
 from __future__ import annotations
 
-from grimoire.graph.retrieval import term_overlap, weighting, zeigarnik
+from grimoire.graph.retrieval import governance, term_overlap, weighting, zeigarnik
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.context import Context
 
@@ -47,7 +48,9 @@ def finish(ctx: Context, found: list[Candidate]) -> list[Candidate]:
             c.source_weight = weighting.weight(c.source, cfg.source_weights)
             score = weighting.scaled(score, c.source_weight)
         c.zeigarnik = zeigarnik.boost(c, cfg.zeigarnik_boost)
-        c.score = weighting.scaled(score, c.zeigarnik)
+        score = weighting.scaled(score, c.zeigarnik)
+        c.governance = governance.boost(c, cfg.directive_boost, cfg.priority_boost)
+        c.score = weighting.scaled(score, c.governance)
     found.sort(key=lambda c: (-(c.score or 0.0), c.id))
     ctx.clock.lap("final")
     return found

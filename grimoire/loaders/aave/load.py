@@ -27,6 +27,7 @@ from pathlib import Path
 from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.episodes import ingest
+from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.model.enums import EntityKind, EpisodeType, Predicate, Scope
 from grimoire.graph.model.episode import EpisodeIn
 from grimoire.graph.topology import entities as entity_ops
@@ -298,6 +299,8 @@ def load(db: Database, embedder: Embedder, data: Path, *, progress: Progress = _
     for start in progress(range(0, len(plan.facts), batch), "address book", (len(plan.facts) + batch - 1) // batch):
         asserted(fact_ops.assert_facts(db, plan.facts[start:start + batch], owner=OWNER, actor=AGENT))
     if plan.episodes:
-        result = ingest(db, embedder, plan.episodes, actor=AGENT)
+        # the chain's public record (governance payloads executed), not an agent's autobiographical memory: public
+        # as written, for every agent's topology reads
+        result = ingest(db, embedder, plan.episodes, actor=AGENT, memory_scope=MemoryScope.as_written)
         report.episodes_created = len(result.created)
     return report

@@ -724,6 +724,13 @@ class Crystal(BaseModel):
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
     last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
+    last_ripple_count: int | None = Field(None, title='Last Ripple Count')
+    curiosity_boost: float | None = Field(None, title='Curiosity Boost')
+    verified_by: str | None = Field(None, title='Verified By')
+    bounty_match_id: str | None = Field(None, title='Bounty Match Id')
+    bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
+    provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
+    peer_origin: str | None = Field(None, title='Peer Origin')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')
@@ -1351,6 +1358,7 @@ class EntryOut(BaseModel):
     live_confirmed: bool | None = Field(None, title='Live Confirmed')
     dream_count: int | None = Field(None, title='Dream Count')
     last_dreamed_at: datetime | None = Field(None, title='Last Dreamed At')
+    last_ripple_count: int | None = Field(None, title='Last Ripple Count')
     admission_id: str | None = Field(None, title='Admission Id')
     audit_id: str | None = Field(None, title='Audit Id')
     version: int | None = Field(None, title='Version')
@@ -1793,6 +1801,11 @@ class Explanation(BaseModel):
         None,
         description='the Zeigarnik boost: x1.2 for an interrupted episode',
         title='Zeigarnik',
+    )
+    governance: float | None = Field(
+        None,
+        description="the crystal's epistemic layer and priority: x1.02 for a directive, x(1 + 0.02 x priority / 100)",
+        title='Governance',
     )
     mmr: float | None = Field(
         ...,
@@ -2274,6 +2287,13 @@ class FoundSkill(BaseModel):
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
     last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
+    last_ripple_count: int | None = Field(None, title='Last Ripple Count')
+    curiosity_boost: float | None = Field(None, title='Curiosity Boost')
+    verified_by: str | None = Field(None, title='Verified By')
+    bounty_match_id: str | None = Field(None, title='Bounty Match Id')
+    bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
+    provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
+    peer_origin: str | None = Field(None, title='Peer Origin')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')
@@ -3120,6 +3140,13 @@ class ListedSkill(BaseModel):
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
     last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
+    last_ripple_count: int | None = Field(None, title='Last Ripple Count')
+    curiosity_boost: float | None = Field(None, title='Curiosity Boost')
+    verified_by: str | None = Field(None, title='Verified By')
+    bounty_match_id: str | None = Field(None, title='Bounty Match Id')
+    bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
+    provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
+    peer_origin: str | None = Field(None, title='Peer Origin')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')
@@ -5090,6 +5117,13 @@ class Skill(BaseModel):
     is_verified: bool | None = Field(None, title='Is Verified')
     dream_count: int | None = Field(None, title='Dream Count')
     last_dreamed_at: int | None = Field(None, title='Last Dreamed At')
+    last_ripple_count: int | None = Field(None, title='Last Ripple Count')
+    curiosity_boost: float | None = Field(None, title='Curiosity Boost')
+    verified_by: str | None = Field(None, title='Verified By')
+    bounty_match_id: str | None = Field(None, title='Bounty Match Id')
+    bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
+    provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
+    peer_origin: str | None = Field(None, title='Peer Origin')
     provenance_operation: str | None = Field(None, title='Provenance Operation')
     provenance_actor: str | None = Field(None, title='Provenance Actor')
     stable_skill_id: str | None = Field(None, title='Stable Skill Id')

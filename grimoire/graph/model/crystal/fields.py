@@ -69,17 +69,22 @@ MEMORY_TYPES: dict[str, SemanticType] = {
 }
 
 
+# A crystal's bounty priority boost before any bounty matched it: the neutral multiplier (the project's own).
+NO_BOUNTY_BOOST = 1.0
+
+
 def behavioural(text: str, *, session: bool, now: int, access_count: int = 0) -> Properties:
     """The behavioural fields every crystal starts with: generated, its importance f(n) (no time has passed), its
     hormonal influence detected in the text and the emotional valence derived from it, no steering reward yet,
-    unverified."""
+    unverified, no bounty (a neutral boost), never dreamed (no ripple count yet), no curiosity boost (an entry's is
+    its novelty, set when the Admission Gate has measured it: graph/knowledge/entries.py)."""
     influence = hormones.influence(text, session=session)
     return {
         "lifecycle": INITIAL.value, "lifecycle_at": now, "importance_score": round(frequency(access_count), 6),
         "access_count": access_count, "emotional_valence": round(influence["valence"], 6),
         "hormone_dopamine": influence["dopamine"], "hormone_cortisol": influence["cortisol"],
         "hormone_oxytocin": influence["oxytocin"], "steering_reward": 0.0, "is_verified": False,
-        "dream_count": 0,
+        "dream_count": 0, "curiosity_boost": 0.0, "bounty_priority_boost": NO_BOUNTY_BOOST,
     }
 
 
