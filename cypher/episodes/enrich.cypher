@@ -26,6 +26,6 @@ CALL (e, row) {
   FOREACH (p IN CASE WHEN prev IS NULL THEN [] ELSE [prev] END | MERGE (e)-[:FOLLOWS]->(p))
   RETURN prev.id AS followed
 }
-SET e.enrichment = 'done', e.enriched_at = $now, e.enrichment_audit_id = row.audit_id
+SET e.enrichment = 'done'
 REMOVE e.pending_mentions, e.pending_follows
 RETURN e.id AS id, e.agent_id AS agent_id, mentioned, created, followed

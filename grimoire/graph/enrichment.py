@@ -28,8 +28,9 @@ from grimoire.graph.audit.versions import Versioned
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
+from grimoire.graph.db.vector_epoch import vectors_changed
 from grimoire.graph.ids import now_ms
-from grimoire.graph.model.rows import Params, Properties
+from grimoire.graph.model.rows import Params
 
 PENDING, DONE = "pending", "done"
 BATCH = 1_000
@@ -39,14 +40,6 @@ ACTOR = "system:enrichment"
 ACTION = "episode.enrich"
 
 log = logging.getLogger(__name__)
-
-
-def pending_properties(mentions: list[Params], follows: str | None) -> Properties:
-    """What a lazily ingested episode carries until the job has done its derived work."""
-    props: Properties = {"enrichment": PENDING, "pending_mentions": json.dumps(mentions, sort_keys=True)}
-    if follows is not None:
-        props["pending_follows"] = follows
-    return props
 
 
 @dataclass
@@ -76,6 +69,8 @@ def _batch(tx: Tx, limit: int) -> tuple[int, list[str]]:
     done: dict[str | None, list[dict[str, Any]]] = defaultdict(list)
     for r in tx.run(cypher.query("episodes/enrich"), rows=rows, now=now):
         done[r["agent_id"]].append(dict(r))
+    if any(e["followed"] for eps in done.values() for e in eps):
+        vectors_changed(tx)  # a turn before changed in place: what replicas hold for exact ranking is stale
     audit_ids: list[str] = []
     for owner, eps in done.items():
         audit = audits[owner]

@@ -112,7 +112,9 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: 
                     for m in ep.mentions]
         props = episode_properties(ep, recorded_at, clade)
         if lazy:
-            props.update(enrichment.pending_properties(mentions, ep.follows))
+            props.update(enrichment=enrichment.PENDING, pending_mentions=json.dumps(mentions, sort_keys=True))
+            if ep.follows is not None:
+                props["pending_follows"] = ep.follows
             mentions, follows = [], None
         else:
             props["enrichment"], follows = enrichment.DONE, ep.follows

@@ -26,7 +26,7 @@ class VisibleCounts(BaseModel):
     """What a caller may see, counted."""
 
     episodes: int
-    episodes_pending_enrichment: int = Field(description="of those episodes, how many still wait for their "
+    episodes_pending_enrichment: int = Field(default=0, description="of those episodes, how many still wait for their "
                                                          "enrichment (mentions, FOLLOWS: graph/enrichment.py)")
     entries: int
     entries_by_category: dict[str, int]

@@ -9882,8 +9882,9 @@ export interface components {
             /**
              * Episodes Pending Enrichment
              * @description of those episodes, how many still wait for their enrichment (mentions, FOLLOWS: graph/enrichment.py)
+             * @default 0
              */
-            episodes_pending_enrichment: number;
+            episodes_pending_enrichment?: number;
             /** Entries */
             entries: number;
             /** Entries By Category */

@@ -5613,8 +5613,8 @@ class VisibleCounts(BaseModel):
     """
 
     episodes: int = Field(..., title='Episodes')
-    episodes_pending_enrichment: int = Field(
-        ...,
+    episodes_pending_enrichment: int | None = Field(
+        0,
         description='of those episodes, how many still wait for their enrichment (mentions, FOLLOWS: graph/enrichment.py)',
         title='Episodes Pending Enrichment',
     )
