@@ -20,7 +20,7 @@ WHERE ($admin OR e.agent_id = $viewer OR e.scope = 'public' OR (e.scope = 'share
   AND ($valid_to IS NULL OR e.valid_from < $valid_to)
   AND ($recorded_from IS NULL OR e.recorded_at >= $recorded_from)
   AND ($recorded_to IS NULL OR e.recorded_at < $recorded_to)
-RETURN apoc.map.removeKey(properties(e), 'embedding') AS episode,
+RETURN apoc.map.merge({enrichment: 'done'}, apoc.map.removeKey(properties(e), 'embedding')) AS episode,
        [(e)-[:MENTIONS]->(en:Entity) | en {.id, .kind, .name}] AS mentions
 ORDER BY e.valid_from DESC, e.id
 SKIP $offset LIMIT $limit

@@ -10,6 +10,8 @@ CREATE RANGE INDEX entry_scope_clade IF NOT EXISTS FOR (n:Entry) ON (n.scope, n.
 CREATE RANGE INDEX episode_valid_from IF NOT EXISTS FOR (n:Episode) ON (n.valid_from);
 CREATE RANGE INDEX episode_recorded_at IF NOT EXISTS FOR (n:Episode) ON (n.recorded_at);
 CREATE RANGE INDEX episode_block IF NOT EXISTS FOR (n:Episode) ON (n.block);
+// Episodes whose derived work is pending (graph/enrichment.py): the enrichment job seeks them.
+CREATE RANGE INDEX episode_enrichment IF NOT EXISTS FOR (n:Episode) ON (n.enrichment);
 CREATE RANGE INDEX entry_agent IF NOT EXISTS FOR (n:Entry) ON (n.agent_id);
 CREATE RANGE INDEX entry_category_status IF NOT EXISTS FOR (n:Entry) ON (n.category, n.status);
 CREATE RANGE INDEX entry_valid_from IF NOT EXISTS FOR (n:Entry) ON (n.valid_from);

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from grimoire.graph import enrichment
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel
 from grimoire.graph.crystals import hormonal_state
 from grimoire.graph.db import cypher
@@ -104,7 +105,9 @@ def episode_properties(ep: EpisodeIn, recorded_at: int, clade: str | None = None
 
 
 def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: str | None,
-          memory_scope: MemoryScope) -> list[Properties]:
+          memory_scope: MemoryScope, lazy: bool = False) -> list[Properties]:
+    """Lazy: the episode's derived work (its mentions, its FOLLOWS) rides on it as pending properties for the
+    enrichment job (graph/enrichment.py); otherwise the ingest's statement does it."""
     rows = []
     for ep, vec in zip(chunk, vectors, strict=True):
         mentions = [{"id": m.canonical_id, "kind": m.kind.value,
@@ -112,8 +115,16 @@ def _rows(chunk: list[EpisodeIn], vectors: np.ndarray, recorded_at: int, clade: 
                                                  "address": m.address.lower() if m.address else None}.items()
                                if v is not None}}
                     for m in ep.mentions]
-        rows.append({"id": ep.id, "props": episode_properties(ep, recorded_at, clade, memory_scope),
-                     "embedding": vec.tolist(), "mentions": mentions, "follows": ep.follows})
+        props = episode_properties(ep, recorded_at, clade, memory_scope)
+        if lazy:
+            props.update(enrichment=enrichment.PENDING, pending_mentions=json.dumps(mentions, sort_keys=True))
+            if ep.follows is not None:
+                props["pending_follows"] = ep.follows
+            mentions, follows = [], None
+        else:
+            props["enrichment"], follows = enrichment.DONE, ep.follows
+        rows.append({"id": ep.id, "props": props, "embedding": vec.tolist(), "mentions": mentions,
+                     "follows": follows})
     return rows
 
 
@@ -148,9 +159,12 @@ INCIDENT_PREFIX = "safety-incident:"   # Reflexion's own episodes (graph/learnin
 
 def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, actor: str,
            clade: str | None = None, chunk_size: int = CHUNK,
-           memory_scope: MemoryScope = MemoryScope.private) -> IngestResult:
+           memory_scope: MemoryScope = MemoryScope.private, lazy: bool = False) -> IngestResult:
     """`clade` is the owner's, kept on each episode so visibility filters need no join. A safety incident is
-    Reflexion's to record: an episode of that type, or under its ids, is refused (a 422), so none can pre-empt one."""
+    Reflexion's to record: an episode of that type, or under its ids, is refused (a 422), so none can pre-empt one.
+    `lazy` (the API's GRIMOIRE_EPISODE_ENRICHMENT=lazy): the episodes are stored, embedded and full-text searchable
+    at once, `enrichment: pending`; their mentions and FOLLOWS are left to graph/enrichment.py. The loaders, which
+    hand over a whole world, keep the default: everything in the ingest's transaction."""
     for ep in episodes:
         if ep.type == EpisodeType.safety_incident or (ep.id or "").startswith(INCIDENT_PREFIX):
             raise Invalid(f"episode {ep.id or ''}: safety_incident episodes (ids {INCIDENT_PREFIX}…) are recorded "
@@ -175,7 +189,7 @@ def ingest(db: Database, embedder: Embedder, episodes: Sequence[EpisodeIn], *, a
         for chunk in _chunks(items, chunk_size):
             recorded_at = now_ms()
             vectors = embedder.embed([ep.text for ep in chunk])  # before the transaction opens
-            rows = _rows(chunk, vectors, recorded_at, clade, memory_scope)
+            rows = _rows(chunk, vectors, recorded_at, clade, memory_scope, lazy)
             if pending is not None:
                 collect(pending)
             owners = {ep.agent_id for ep in chunk}

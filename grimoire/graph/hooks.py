@@ -210,14 +210,15 @@ def to_episodes(turn: TurnIn, agent_id: str) -> list[EpisodeIn]:
 
 
 def after_turn(db: Database, embedder: Embedder, turn: TurnIn, *, agent_id: str, clade: str | None,
-               actor: str, memory_scope: MemoryScope = MemoryScope.private) -> TurnResult:
-    """Write the turn as one batch of episodes for `agent_id` (the caller has checked it may)."""
+               actor: str, memory_scope: MemoryScope = MemoryScope.private, lazy: bool = False) -> TurnResult:
+    """Write the turn as one batch of episodes for `agent_id` (the caller has checked it may); `lazy`: their
+    mentions and FOLLOWS left to the enrichment job (graph/enrichment.py)."""
     if turn.follows is not None:
         found = db.fetch("episodes/existing", ids=[turn.follows])
         if not found or not Visibility.of(agent_id, clade).sees(found[0]):
             raise Invalid(f"follows: no episode {turn.follows!r} (or not one this agent may see)")
     result = episodes.ingest(db, embedder, to_episodes(turn, agent_id), actor=actor, clade=clade,
-                             memory_scope=memory_scope)
+                             memory_scope=memory_scope, lazy=lazy)
     return TurnResult(turn.turn_id, agent_id, result.ids, result.created, result.existing, result.audit_ids)
 
 

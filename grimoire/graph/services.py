@@ -8,7 +8,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
-from grimoire.graph import leases, metrics
+from grimoire.graph import enrichment, leases, metrics
 from grimoire.graph.audit import retention
 from grimoire.graph.background import CycleProcess, paced_curator
 from grimoire.graph.context.governor import Governor
@@ -192,6 +192,31 @@ def manual_cycle(services: Services, agent_id: str, clade: str | None, actor: st
         return services.curator.run(agent_id, clade=clade, actor=actor, trigger="manual")
 
 
+def lazy_enrichment(services: Services) -> bool:
+    """Whether the API's ingests leave episodes' derived work to the enrichment job (GRIMOIRE_EPISODE_ENRICHMENT)."""
+    return services.settings.episode_enrichment == "lazy"
+
+
+def enrichment_queued(services: Services, created: list[str]) -> None:
+    """After a lazy ingest that created episodes: the enrichment job runs as soon as the scheduler is free."""
+    if created and lazy_enrichment(services):
+        services.scheduler.trigger(enrichment.JOB)
+
+
+class EnrichmentElsewhere(Unavailable):
+    """Another replica runs the enrichment job now (it holds `episodes.enrich`): a 503, retry after it."""
+
+
+def drain_enrichment(services: Services) -> enrichment.EnrichReport:
+    """The enrichment job run now to the end (REST, for tests and benches), under the job's lease like the
+    scheduler's run: never beside another replica's run."""
+    held = services.scheduler.leases or leases.Leases(services.db, replica_id(), services.settings.lease_seconds)
+    with held.hold(enrichment.JOB) as seen:
+        if not seen.held:
+            raise EnrichmentElsewhere(f"replica {seen.holder} is running {enrichment.JOB} now; retry when it ends")
+        return enrichment.enrich(services.db)
+
+
 def schedule(services: Services) -> None:
     """Every periodic job the service runs, one line each (graph/scheduler.py): they run on the
     scheduler's one thread, one at a time, when the API starts it (GRIMOIRE_SCHEDULER).
@@ -211,6 +236,13 @@ def schedule(services: Services) -> None:
     def reflection_claim(agent_id: str) -> AbstractContextManager[bool]:
         return leases.unit(f"reflection:{agent_id}")
 
+    # First: a job triggered with others runs before them, so what reads mentions (the Curator's cycles, the
+    # co-occurrence inference) sees the episodes of a lazy ingest enriched.
+    scheduler.add(Job(enrichment.JOB, enrichment.EVERY_SECONDS,
+                      lambda: str(enrichment.enrich(services.db, cancelled=stopping)),
+                      f"the derived work of lazily ingested episodes (GRIMOIRE_EPISODE_ENRICHMENT=lazy): their "
+                      f"mentions and FOLLOWS, {enrichment.BATCH} episodes per transaction, each then marked done "
+                      "(triggered by every lazy ingest)", first_after_seconds=1.0))
     scheduler.add(access_log_pruning(services.db, settings.access_log_retention_days, cancelled=stopping))
     scheduler.add(Job("audit.retention", 86_400.0,
                       lambda: str(retention.fold(services.db, settings.audit_log_retention_days, cancelled=stopping)),

@@ -198,6 +198,13 @@ class Settings(BaseSettings):
         default=30.0, gt=0, le=3_600, alias="GRIMOIRE_LEASE_SECONDS",
         description="How long a replica's lease on a job or an agent's work lasts without renewal (renewed every "
                     "third of it while the work runs): a replica killed mid-job leaves it to another within this.")
+    episode_enrichment: Literal["lazy", "sync"] = Field(
+        default="lazy", alias="GRIMOIRE_EPISODE_ENRICHMENT",
+        description="When an episode's derived work (its MENTIONS of entities, created as needed, and its FOLLOWS) is "
+                    "done (grimoire.md, iRAG's lazy extraction). lazy: the ingest stores the episode, its embedding "
+                    "and full-text at once, marked `enrichment: pending`, and the `episodes.enrich` job does the rest "
+                    "moments later (triggered by the ingest; `POST /episodes/enrichment` drains it now). sync: all of "
+                    "it in the ingest's transaction.")
     curator_process: bool = Field(
         default=True, alias="GRIMOIRE_CURATOR_PROCESS",
         description="Run the Curator's cycles (REST, CLI through the API, the scheduler) in a child process of the "

@@ -446,9 +446,16 @@ DIFFERENCES: tuple[Difference, ...] = (
                "a series' earlier predictions are read as (expected, actual) pairs without their regime, so a "
                "transition is not seen; not built yet."),
     Difference("lazy enrichment at ingestion", "grimoire.md", 1100,
-               "episodes searchable at once, their extraction (entities, links) deferred and done later",
-               "an episode's mentions and embedding are written in the ingesting request",
-               "not built yet: a pending state and a background enrichment job."),
+               "episodes searchable at once; their full extraction deferred to Delta consolidation or to when an "
+               "episode is retrieved and needs detailed context (iRAG: most are never extracted)",
+               "an episode is stored with its embedding and text at once (vector and full-text search find it), "
+               "marked enrichment: pending; the episodes.enrich job (triggered by the ingest, every 10 s "
+               "otherwise, 1,000 per transaction) writes its mentions and FOLLOWS moments later, retrieved or not, "
+               "and marks it done (GET /stats counts the pending; POST /episodes/enrichment drains them)",
+               "the extraction here is the client's mentions (no model extracts entities), cheap for every "
+               "episode, and doing it on retrieval would make reads write; the embedding stays in the ingest "
+               "(computed before the transaction), so the vector index finds the episode at once. "
+               "GRIMOIRE_EPISODE_ENRICHMENT=sync does it all in the ingest's transaction."),
     Difference("per-task context strategy map", "context-governor.md", 275,
                "a ContextStrategyMap per task: collections, per-collection maxima, ranking weights, traverse flag",
                "one policy per agent with task, phase and regime overrides of the allocations",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.model.rows import Row
@@ -18,6 +18,7 @@ class EntryCount(BaseModel):
 class VisibleCountsRow(Row):
     query = "stats/visible_counts"
     episodes: int
+    pending: int
     entries: list[EntryCount]
 
 
@@ -25,6 +26,8 @@ class VisibleCounts(BaseModel):
     """What a caller may see, counted."""
 
     episodes: int
+    episodes_pending_enrichment: int = Field(default=0, description="of those episodes, how many still wait for their "
+                                                         "enrichment (mentions, FOLLOWS: graph/enrichment.py)")
     entries: int
     entries_by_category: dict[str, int]
     entries_by_status: dict[str, int]
@@ -38,5 +41,6 @@ def visible_counts(db: Database, visibility: Visibility, owner: str | None = Non
     for e in row.entries:
         by_category[e.category] = by_category.get(e.category, 0) + e.n
         by_status[e.status] = by_status.get(e.status, 0) + e.n
-    return VisibleCounts(episodes=row.episodes, entries=sum(e.n for e in row.entries),
-                         entries_by_category=by_category, entries_by_status=by_status)
+    return VisibleCounts(episodes=row.episodes, episodes_pending_enrichment=row.pending,
+                         entries=sum(e.n for e in row.entries), entries_by_category=by_category,
+                         entries_by_status=by_status)

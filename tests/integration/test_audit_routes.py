@@ -336,6 +336,18 @@ def _call(method: str, path: str, body: Any = None, *, who: str = "agent") -> Ca
     return case
 
 
+def _enrichment(w: World) -> Call:
+    """An episode left pending (the walk's drain off for its ingest), enriched by the admin's run of the job."""
+    w.api.drain = False
+    w.ok(w.post("/episodes", json={"id": "walk-lazy", "type": "observation", "text": "WETH gas spiked",
+                                   "mentions": [{"kind": "Token", "name": "WETH walk"}]}))
+
+    def call() -> httpx.Response:
+        w.api.drain = True
+        return w.api.client.post("/episodes/enrichment", headers=w.api.admin)
+    return call
+
+
 MUTATING: dict[str, Case] = {
     "POST /agents": _call("POST", "/agents", {"id": "walker-new", "name": "new", "clade": CLADE}, who="admin"),
     "POST /agents/{agent_id}/keys": _call("POST", f"/agents/{AGENT}/keys", {"scopes": ["read"]}, who="admin"),
@@ -347,6 +359,7 @@ MUTATING: dict[str, Case] = {
     "POST /episodes/batch": _call("POST", "/episodes/batch", {"episodes": [
         {"id": f"walk-ep-{i}", "type": "observation", "text": f"Gas at {5 + i} gwei"} for i in range(2)]}),
     "POST /hooks/after_turn": _turn,
+    "POST /episodes/enrichment": _enrichment,
     "POST /entries": _call("POST", "/entries", {"id": "walk-e1", "category": "Insight",
                                                   "content": "Aave's USDC borrow rate rose above 9% after the unlock"}),
     "POST /entries/batch": _call("POST", "/entries/batch", {"entries": [

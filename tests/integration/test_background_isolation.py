@@ -214,6 +214,7 @@ def _strategy(w: World, o: str) -> None:
 
 @pytest.fixture
 def world(api: Api, db: Database) -> World:
+    api.drain = False  # the episodes stay pending: the enrichment job (episodes.enrich) runs with the others
     headers = {o: api.headers(agent(o), clade) for o, clade in OWNERS.items()}
     r = api.client.post("/agents", headers=api.admin, json={"id": agent(SUB), "name": "scout", "kind": "sub",
                                                             "parent_id": agent("a"), "clade": OWNERS["a"]})
@@ -236,6 +237,12 @@ def world(api: Api, db: Database) -> World:
 
 def _partitions(db: Database) -> dict[str, dict[str, Any]]:
     return {r["key"]: dict(r) for r in db.rows("testing/partitions")}
+
+
+def _pending_enrichment(api: Api) -> dict[str, int]:
+    """Each owner's episodes still waiting for the enrichment job, as the admin counts them."""
+    return {o: api.client.get("/stats", headers=api.admin, params={"agent_id": agent(o)}).json()[
+        "episodes_pending_enrichment"] for o in OWNERS}
 
 
 def _run_every_job(api: Api) -> dict[str, str | None]:
@@ -433,9 +440,13 @@ def _widened(before: dict[str, dict[str, Any]], after: dict[str, dict[str, Any]]
 def test_the_background_widens_nothing_and_every_read_route_keeps_the_partition(api: Api, db: Database,
                                                                               world: World) -> None:
     before = _partitions(db)
+    pending = _pending_enrichment(api)
+    assert pending and all(n > 0 for n in pending.values()), pending
     errors = _run_every_job(api)
     assert not {k: v for k, v in errors.items() if v}, errors
     after = _partitions(db)
+    # The enrichment job did every owner's episodes (first, so the co-occurrence inference below saw their mentions).
+    assert not any(_pending_enrichment(api).values()), _pending_enrichment(api)
     # The jobs did their work on this world: cycles, lessons, reflections, a merge within one partition.
     assert _cycles(world) and len(after) > len(before)
     twins = {r["id"]: r for r in after.values() if r["id"] and "twin" in r["id"]}

@@ -41,7 +41,8 @@ def test_every_field_round_trips(client, db) -> None:
                                                    "1:0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640"}
     c = counts(db)
     assert c["Episode"] == 1 and c["Entity"] == 2 and c["Token"] == 1 and c["Pool"] == 1 and c["MENTIONS"] == 2
-    assert c["AuditRecord"] == 3  # registering the agent, making its key, the ingest
+    # registering the agent, making its key, the ingest, and its enrichment (the fixture drained the queue)
+    assert c["AuditRecord"] == 4 and got["enrichment"] == "done"
 
 
 def test_episodes_are_embedded_and_indexed(client, db, embedder) -> None:

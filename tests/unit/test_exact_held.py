@@ -100,7 +100,7 @@ CREATING = {"episodes/ingest", "entries/create", "memory/remember", "crystals/ne
 IN_PLACE = {"entries/edit": "graph/knowledge/versions.py", "rollback/set_embedding": "graph/audit/rollback.py",
             "rollback/put_nodes": "graph/audit/rollback.py", "audit/redact_apply": "graph/audit/erasure.py",
             "transfer/import_nodes": "graph/transfer.py", "rollback/undo_remember": "graph/audit/rollback.py",
-            "memory/delete": "graph/memory/forgetting.py"}
+            "memory/delete": "graph/memory/forgetting.py", "episodes/enrich": "graph/enrichment.py"}
 
 
 def test_every_statement_that_changes_a_stored_vector_moves_the_counter() -> None:

@@ -56,6 +56,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/episodes/enrichment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run the lazy enrichment of pending episodes now, to the end: their mentions and FOLLOWS (admin; for tests and benches that need every episode enriched) */
+        post: operations["run_enrichment_episodes_enrichment_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/episodes/{episode_id}": {
         parameters: {
             query?: never;
@@ -3917,6 +3934,32 @@ export interface components {
             /** Recorded At */
             recorded_at: number;
         };
+        /**
+         * EnrichmentRun
+         * @description POST /episodes/enrichment: the lazy enrichment job run to the end (graph/enrichment.py).
+         */
+        EnrichmentRun: {
+            /**
+             * Enriched
+             * @description episodes whose mentions and FOLLOWS were written and that are now done
+             */
+            enriched: number;
+            /**
+             * Batches
+             * @description transactions it took (1,000 episodes each at most)
+             */
+            batches: number;
+            /**
+             * Audit Ids
+             * @description its audit records, one per owner and transaction
+             */
+            audit_ids: string[];
+            /**
+             * Pending
+             * @description episodes still pending after it (ingested meanwhile)
+             */
+            pending: number;
+        };
         /** EntitiesIn */
         EntitiesIn: {
             /** Entities */
@@ -4613,6 +4656,13 @@ export interface components {
              * @default []
              */
             mentions?: components["schemas"]["MentionOut"][];
+            /**
+             * Enrichment
+             * @description pending: stored and searchable, its mentions and FOLLOWS not written yet (the enrichment job does them moments after a lazy ingest); done: they are
+             * @default done
+             * @enum {string}
+             */
+            enrichment?: "pending" | "done";
         } & {
             [key: string]: unknown;
         };
@@ -9930,6 +9980,12 @@ export interface components {
         VisibleCounts: {
             /** Episodes */
             episodes: number;
+            /**
+             * Episodes Pending Enrichment
+             * @description of those episodes, how many still wait for their enrichment (mentions, FOLLOWS: graph/enrichment.py)
+             * @default 0
+             */
+            episodes_pending_enrichment?: number;
             /** Entries */
             entries: number;
             /** Entries By Category */
@@ -10178,6 +10234,35 @@ export interface operations {
             };
             /** @description Validation Error */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    run_enrichment_episodes_enrichment_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EnrichmentRun"];
+                };
+            };
+            /** @description another replica runs the enrichment job now; retry when it ends */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

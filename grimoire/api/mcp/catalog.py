@@ -333,6 +333,8 @@ EXCLUDED: dict[str, str] = {
     f"GET {A}/proposals/pending.md": "list_proposals, rendered for people",
     f"GET {A}/audit.log": "list_audit, one line per record (each record's `line`)",
     f"GET {A}/audit/archive.md": "audit_digests, rendered for people",
+    "POST /episodes/enrichment": "the admin's drain of the lazy enrichment queue for tests and benches, which the "
+                                 "episodes.enrich job does moments after every ingest: REST only",
     "POST /audit/fold": "the admin's upkeep of the trail, which the daily audit.retention job does: REST and "
                         "`grimoire audit fold`",
     "GET /metrics/prometheus": "the operator's Prometheus scrape (the admin's key; text exposition for a scraper, "

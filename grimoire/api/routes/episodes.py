@@ -5,11 +5,11 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from grimoire.api.auth import Reader, Writer
-from grimoire.api.deps import DbDep, EmbedderDep, RetrieverDep, ServicesDep
+from grimoire.api.auth import Admin, Reader, Writer
+from grimoire.api.deps import DbDep, RetrieverDep, ServicesDep
 from grimoire.api.ownership import claim
 from grimoire.api.presentation import for_viewer
-from grimoire.api.schemas.episodes import EpisodeOut, IngestOut, ReflectionOut
+from grimoire.api.schemas.episodes import EnrichmentRun, EpisodeOut, IngestOut, ReflectionOut
 from grimoire.graph import episodes
 from grimoire.graph.errors import NotFound
 from grimoire.graph.learning import expel, reflexion
@@ -18,33 +18,51 @@ from grimoire.graph.model.crystal import lifecycle
 from grimoire.graph.model.enums import EpisodeType, MarketRegime
 from grimoire.graph.model.episode import EpisodeBatch, EpisodeIn
 from grimoire.graph.retrieval import learn_from_decision, reward_of
-from grimoire.graph.services import Services
+from grimoire.graph.services import Services, drain_enrichment, enrichment_queued, lazy_enrichment
+from grimoire.graph.stats import visible_counts
 from grimoire.graph.visibility import Visibility
 
 router = APIRouter(prefix="/episodes", tags=["episodes"])
 
 
 @router.post("", response_model=IngestOut, status_code=201, summary="Record one episode (idempotent by id)")
-def create_episode(episode: EpisodeIn, db: DbDep, embedder: EmbedderDep, who: Writer,
+def create_episode(episode: EpisodeIn, db: DbDep, who: Writer,
                    services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, [episode])
     items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
-    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade,
-                             memory_scope=services.settings.crystals.memory_scope)
+    result = ingest(services, items, actor=who.key_id, clade=clade)
     _learn(services, items, owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
 
 
 @router.post("/batch", response_model=IngestOut, status_code=201,
              summary="Record up to 5,000 episodes; re-sending the same ids creates nothing new")
-def create_episodes(batch: EpisodeBatch, db: DbDep, embedder: EmbedderDep, who: Writer,
+def create_episodes(batch: EpisodeBatch, db: DbDep, who: Writer,
                     services: ServicesDep) -> IngestOut:
     items, owner, clade = claim(db, who, batch.episodes)
     items = episodes.with_ids(items)  # the ids they are stored under: learning needs them too
-    result = episodes.ingest(db, embedder, items, actor=who.key_id, clade=clade,
-                             memory_scope=services.settings.crystals.memory_scope)
+    result = ingest(services, items, actor=who.key_id, clade=clade)
     _learn(services, items, owner, clade, result.created, who.key_id)
     return IngestOut(**vars(result))
+
+
+def ingest(services: Services, items: list[EpisodeIn], *, actor: str, clade: str | None) -> episodes.IngestResult:
+    """The ingest as the settings have it (GRIMOIRE_EPISODE_ENRICHMENT): lazy, the episodes are stored and
+    searchable now and the enrichment job, triggered here, does their mentions and FOLLOWS moments later."""
+    result = episodes.ingest(services.db, services.embedder, items, actor=actor, clade=clade,
+                             memory_scope=services.settings.crystals.memory_scope, lazy=lazy_enrichment(services))
+    enrichment_queued(services, result.created)
+    return result
+
+
+@router.post("/enrichment", response_model=EnrichmentRun,
+             responses={503: {"description": "another replica runs the enrichment job now; retry when it ends"}},
+             summary="Run the lazy enrichment of pending episodes now, to the end: their mentions and FOLLOWS "
+                     "(admin; for tests and benches that need every episode enriched)")
+def run_enrichment(services: ServicesDep, who: Admin) -> EnrichmentRun:
+    report = drain_enrichment(services)
+    left = visible_counts(services.db, who.visibility()).episodes_pending_enrichment
+    return EnrichmentRun(enriched=report.enriched, batches=report.batches, audit_ids=report.audit_ids, pending=left)
 
 
 def _learn(services: Services, items: list[EpisodeIn], owner: str | None, clade: str | None, created: list[str],

@@ -7,21 +7,23 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from grimoire.api.auth import Reader, Writer
-from grimoire.api.deps import KnowledgeDep
+from grimoire.api.deps import KnowledgeDep, ServicesDep
 from grimoire.api.ownership import claim
 from grimoire.api.schemas.hooks import CompactState, TurnWritten
 from grimoire.graph import hooks
 from grimoire.graph.hooks import CompactIn, TurnIn
+from grimoire.graph.services import enrichment_queued, lazy_enrichment
 
 router = APIRouter(prefix="/hooks", tags=["hooks"])
 
 
 @router.post("/after_turn", response_model=TurnWritten, status_code=201,
              summary="Pi hook after_turn: write one agent turn as one batch of episodes (idempotent by turn id)")
-def after_turn(turn: TurnIn, k: KnowledgeDep, who: Writer) -> TurnWritten:
+def after_turn(turn: TurnIn, k: KnowledgeDep, who: Writer, services: ServicesDep) -> TurnWritten:
     [turn], owner, clade = claim(k.db, who, [turn])
     result = hooks.after_turn(k.db, k.embedder, turn, agent_id=owner, clade=clade, actor=who.key_id,
-                              memory_scope=k.memory_scope)
+                              memory_scope=k.memory_scope, lazy=lazy_enrichment(services))
+    enrichment_queued(services, result.created)  # lazy: the turn's mentions and FOLLOWS, moments later
     return TurnWritten(**vars(result), last_id=result.last_id)
 
 

@@ -104,6 +104,7 @@ VERBS: dict[str, Verb] = {
     "entry.downvote": Verb.EDIT,
     "entry.outcome": Verb.EDIT,
     "episode.ingest": Verb.APPEND,
+    "episode.enrich": Verb.EDIT,                  # the lazy enrichment job did pending episodes' derived work
     "fact.assert": Verb.CREATE,
     "fact.invalidate": Verb.ARCHIVE,
     "key.create": Verb.CREATE,

@@ -8,8 +8,8 @@
 - demote: active entries under 0.4 leave PLAYBOOK.md and become candidates (warnings stay active);
 - archive: entries under 0.1 for three consecutive cycles (`consecutive_low_confidence`);
 - prune: quality under 0.05 and fewer than two accesses, the quality as line 1444 defines it (`pruning_quality`:
-  confidence x validated / (validated + contradicted + 1), for an entry an outcome has tested) or, with prune_rule artifact, the entry's stored
-  quality_score; warnings and bloodstains are never archived or pruned;
+  confidence x validated / (validated + contradicted + 1), for an entry an outcome has tested) or, with prune_rule
+  artifact, the entry's stored quality_score; warnings and bloodstains are never archived or pruned;
 - cross-reference the causal graph: outcomes that name a causal link add evidence to it.
 """
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
@@ -130,6 +130,9 @@ class MentionOut(BaseModel):
     name: str | None
 
 
+PENDING_WORK = frozenset({"pending_mentions", "pending_follows"})  # graph/enrichment.py's, not the answer's
+
+
 class EpisodeOut(StoredNode):
     """An episode as stored, times in ISO 8601, without its embedding, with the entities it mentions.
     Open: an import (POST /agents/import) restores an episode's properties as exported, which may
@@ -176,3 +179,15 @@ class EpisodeOut(StoredNode):
     source_episode_id: str | None = Field(default=None, description="a safety_incident's: the episode whose "
                                                                       "invariants it reports broken")
     mentions: list[MentionOut] = []
+    enrichment: Literal["pending", "done"] = Field(
+        default="done", description="pending: stored and searchable, its mentions and FOLLOWS not written yet (the "
+                                    "enrichment job does them moments after a lazy ingest); done: they are")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _without_pending_work(cls, data: Any) -> Any:
+        """The pending work an episode carries is the job's, not the answer's (episodes/get and episodes/list
+        answer `done` for an episode stored before enrichment was kept)."""
+        if isinstance(data, dict):
+            return {k: v for k, v in data.items() if k not in PENDING_WORK}
+        return data

@@ -1046,6 +1046,33 @@ class EndedOverride(BaseModel):
     recorded_at: int = Field(..., title='Recorded At')
 
 
+class EnrichmentRun(BaseModel):
+    """
+    POST /episodes/enrichment: the lazy enrichment job run to the end (graph/enrichment.py).
+    """
+
+    enriched: int = Field(
+        ...,
+        description='episodes whose mentions and FOLLOWS were written and that are now done',
+        title='Enriched',
+    )
+    batches: int = Field(
+        ...,
+        description='transactions it took (1,000 episodes each at most)',
+        title='Batches',
+    )
+    audit_ids: list[str] = Field(
+        ...,
+        description='its audit records, one per owner and transaction',
+        title='Audit Ids',
+    )
+    pending: int = Field(
+        ...,
+        description='episodes still pending after it (ingested meanwhile)',
+        title='Pending',
+    )
+
+
 class EntitiesIn(BaseModel):
     model_config = ConfigDict(
         extra='forbid',
@@ -1627,6 +1654,11 @@ class EpisodeOut(BaseModel):
     )
     mentions: list[MentionOut] | None = Field(
         [], title='Mentions', validate_default=True
+    )
+    enrichment: Literal['pending', 'done'] | None = Field(
+        'done',
+        description='pending: stored and searchable, its mentions and FOLLOWS not written yet (the enrichment job does them moments after a lazy ingest); done: they are',
+        title='Enrichment',
     )
 
 
@@ -5636,6 +5668,11 @@ class VisibleCounts(BaseModel):
     """
 
     episodes: int = Field(..., title='Episodes')
+    episodes_pending_enrichment: int | None = Field(
+        0,
+        description='of those episodes, how many still wait for their enrichment (mentions, FOLLOWS: graph/enrichment.py)',
+        title='Episodes Pending Enrichment',
+    )
     entries: int = Field(..., title='Entries')
     entries_by_category: dict[str, int] = Field(..., title='Entries By Category')
     entries_by_status: dict[str, int] = Field(..., title='Entries By Status')

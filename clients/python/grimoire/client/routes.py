@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EnrichmentRun, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -157,6 +157,7 @@ ROUTES: dict[str, str] = {
     'POST /entries/{entry_id}/upvote': 'confirm_entry',
     'POST /episodes': 'record_episode',
     'POST /episodes/batch': 'record_episodes',
+    'POST /episodes/enrichment': 'run_enrichment',
     'POST /facts': 'assert_facts',
     'POST /facts/{fact_id}/invalidate': 'invalidate_fact',
     'POST /hooks/after_turn': 'after_turn',
@@ -734,6 +735,10 @@ class Routes:
     def run_curator_cycle(self, *, body: CycleIn | None = None) -> CycleReportOut:
         """Run a Curator cycle now (or resume an interrupted one); with no episode since the last cycle it changes nothing (POST /curator/cycles)"""
         return self._send(Request('POST', '/curator/cycles', {}, {}, body, CycleReportOut, None))
+
+    def run_enrichment(self) -> EnrichmentRun:
+        """Run the lazy enrichment of pending episodes now, to the end: their mentions and FOLLOWS (admin; for tests and benches that need every episode enriched) (POST /episodes/enrichment)"""
+        return self._send(Request('POST', '/episodes/enrichment', {}, {}, None, EnrichmentRun, None))
 
     def run_scheduler_job(self, name: str) -> RunAccepted:
         """Run a periodic job now, on the scheduler's thread; repeated requests coalesce (admin) (POST /scheduler/jobs/{name}/run)"""
@@ -1376,6 +1381,10 @@ class AsyncRoutes:
     async def run_curator_cycle(self, *, body: CycleIn | None = None) -> CycleReportOut:
         """Run a Curator cycle now (or resume an interrupted one); with no episode since the last cycle it changes nothing (POST /curator/cycles)"""
         return await self._send(Request('POST', '/curator/cycles', {}, {}, body, CycleReportOut, None))
+
+    async def run_enrichment(self) -> EnrichmentRun:
+        """Run the lazy enrichment of pending episodes now, to the end: their mentions and FOLLOWS (admin; for tests and benches that need every episode enriched) (POST /episodes/enrichment)"""
+        return await self._send(Request('POST', '/episodes/enrichment', {}, {}, None, EnrichmentRun, None))
 
     async def run_scheduler_job(self, name: str) -> RunAccepted:
         """Run a periodic job now, on the scheduler's thread; repeated requests coalesce (admin) (POST /scheduler/jobs/{name}/run)"""
