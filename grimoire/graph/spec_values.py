@@ -378,11 +378,12 @@ DIFFERENCES: tuple[Difference, ...] = (
                "stored private, the scope asked for kept as requested_scope; an explicit share of one (POST "
                "/entries/{id}/scope, a fork into a shared or public scope) is a 422, a strategy package leaves "
                "it out, an agent import narrows it, and only knowledge crystals are listed for the marketplace; "
-               "memory_scope=as_written keeps the scope its writer gave; the Curator still offers a private "
-               "warning to its owner, whose share is then refused",
-               "grimoire.md shares warnings (and causal links, both 'fact' crystals) with the clade (line 1426) "
-               "and episodes by their scope: a deployment that wants that sets as_written; the Curator's offer is "
-               "the learning cycle's (another issue's) to drop."),
+               "memory_scope=as_written keeps the scope its writer gave; under the private rule the Curator "
+               "offers no warning to the clade (its owner's share would be refused)",
+               "the two documents disagree: grimoire.md propagates warnings (and causal links, both 'fact' "
+               "crystals) to the clade (line 1426) and shares episodes by their scope; the code follows "
+               "knowledge-crystals.md, the stricter, by default, and a deployment that wants the clade's warnings "
+               "sets as_written."),
     Difference("decay transitions: one record per memory", "moltbot-memory.md", 662,
                "one audit.log line per decay run: '2 entries transitioned: fading→dormant'",
                "the decay system (memory.decay, daily) records one DECAY record by system:decay per memory whose "

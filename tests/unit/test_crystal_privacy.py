@@ -54,3 +54,12 @@ def test_only_a_knowledge_crystal_is_listed() -> None:
     assert price({**record, "semantic_type": "skill"}).listed
     unlisted = price({**record, "semantic_type": "fact"})
     assert not unlisted.listed and unlisted.price_usdc is None
+
+
+def test_the_curator_offers_no_warning_to_the_clade_under_the_private_rule() -> None:
+    from grimoire.graph.learning import promote
+
+    warning = {"id": "w", "category": "Warning", "status": "active", "scope": "private"}
+    offered = promote.decide(warning, 0.5, {}, MemoryScope.as_written)
+    assert [op.op for op in offered] == ["PROPAGATE"]
+    assert promote.decide(warning, 0.5, {}, MemoryScope.private) == []  # its owner's share would be refused

@@ -17,6 +17,7 @@ from typing import Any
 
 from grimoire.graph.learning.operations import PHASE_BASE, Cycle, Op, write
 from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.crystal.privacy import MemoryScope, category_type, private_scope
 from grimoire.graph.model.enums import EntryCategory, Provenance, Scope
 
 CONFIDENTIAL = "confidential"  # graph/model/crystal/sensitivity.py's tag: never offered to anyone
@@ -24,20 +25,25 @@ INHERITED = {Provenance.Clade.value, Provenance.Predecessor.value, Provenance.Le
              Provenance.Marketplace.value, Provenance.StyxQuery.value, Provenance.Replicant.value}
 
 
-def offered(entry: dict[str, Any]) -> bool:
-    """A private warning not offered before and not confidential: proposed to the clade (scope unchanged)."""
+def offered(entry: dict[str, Any], memory_scope: MemoryScope = MemoryScope.as_written) -> bool:
+    """A private warning not offered before and not confidential: proposed to the clade (scope unchanged). Under
+    the private rule for memory crystals (a warning is a fact crystal: graph/model/crystal/privacy.py) none is
+    offered: its owner's share would be refused."""
     return (entry.get("scope") == Scope.private and entry.get("sensitivity") != CONFIDENTIAL
-            and not entry.get("propagation_proposed"))
+            and not entry.get("propagation_proposed")
+            and private_scope(entry.get("semantic_type") or category_type(entry.get("category")), "shared",
+                              memory_scope) != "private")
 
 
-def decide(entry: dict[str, Any], effective: float, thresholds: dict[str, float]) -> list[Op]:
+def decide(entry: dict[str, Any], effective: float, thresholds: dict[str, float],
+           memory_scope: MemoryScope = MemoryScope.as_written) -> list[Op]:
     cat, status, eid = entry["category"], entry["status"], entry["id"]
     ops: list[Op] = []
     if cat == EntryCategory.Warning:
         if status == "candidate":
             ops.append(Op("PROMOTE", "promote", eid, f"a warning: active at any confidence ({effective:.3f})",
                           changes={"status": "active"}, before={"status": status}, category=cat))
-        if offered(entry):
+        if offered(entry, memory_scope):
             # Offered once, never applied: no background step widens an item's scope (its owner may share it).
             ops.append(Op("PROPAGATE", "promote", eid, "proposed: a warning its owner may share with the clade; "
                           "its scope stays private until the owner shares it", category=cat,
@@ -99,7 +105,8 @@ def run(learning: Learning, cycle: Cycle) -> int:
                                  after=after, limit=cfg.batch)
         if not rows:
             return promoted
-        ops = [op for r in rows for op in decide(r["entry"], promotable(r, cfg.demote_below), cfg.promote_at)]
+        ops = [op for r in rows for op in decide(r["entry"], promotable(r, cfg.demote_below), cfg.promote_at,
+                                                 learning.knowledge.memory_scope)]
         if ops:
             write(learning.db, cycle, ops, first_seq=seq, action="curator.promote", batch=cfg.batch)
         promoted += sum(op.op == "PROMOTE" for op in ops)
