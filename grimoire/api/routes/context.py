@@ -88,8 +88,9 @@ def _request(body: AssembleIn) -> Request:
     return Request(task=body.task, phase=body.phase, regime=body.regime, pad=body.pad.pad(), query=body.query,
                    turn_phase=body.turn_phase, complexity=body.task_complexity,
                    budget=body.budget, context_tokens=body.context_tokens, max_context_tokens=body.max_context_tokens,
-                   tick=body.tick, supplied={c: tuple(Supplied(text=s.text, id=s.id, summary=s.summary) for s in items)
-                                             for c, items in body.supplied.items()})
+                   tick=body.tick, vitality=body.vitality,
+                   supplied={c: tuple(Supplied(text=s.text, id=s.id, summary=s.summary) for s in items)
+                             for c, items in body.supplied.items()})
 
 
 def _agent(db: Any, agent_id: str) -> AgentOut:

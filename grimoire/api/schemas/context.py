@@ -94,6 +94,9 @@ class AssembleIn(SituationIn):
         default=None, description="tokens already in the model's window (with max_context_tokens: the pressure)")
     max_context_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
     tick: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    vitality: Annotated[float, Field(ge=0, le=1)] | None = Field(
+        default=None, description="the agent's composite vitality: the attention score's mortality urgency is "
+                                  "(1 - vitality) x relevance; default 1 (healthy, no urgency)")
     preassembled: bool = Field(default=True, description="answer from the kept workspace while it is fresh")
 
     @model_validator(mode="after")

@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from grimoire.graph.audit import Access
 from grimoire.graph.context import (
     affect,
+    attention,
     citations,
     compaction,
     delta,
@@ -76,12 +77,14 @@ class Request(Situation):
     context_tokens: int | None = None
     max_context_tokens: int | None = None
     tick: int | None = None
+    vitality: float | None = None    # the agent's composite vitality in [0, 1] (none: healthy, 1)
 
     def key(self) -> str:
         """The request less its mood and tick: what a kept workspace must match."""
         body = {"task": self.task, "phase": self.phase, "regime": self.regime, "query": self.query,
                 "turn_phase": self.turn_phase, "complexity": self.complexity,
-                "budget": self.budget, "context_tokens": self.context_tokens, "max": self.max_context_tokens,
+                "vitality": self.vitality, "budget": self.budget,
+                "context_tokens": self.context_tokens, "max": self.max_context_tokens,
                 "supplied": {c.value: [[s.id, s.text, s.summary] for s in items]
                              for c, items in sorted(self.supplied.items())}}
         return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
@@ -98,11 +101,12 @@ class SituationOut(BaseModel):
     tick: int | None
     pad: affect.Pad
     affect: list[str]
+    vitality: float | None
 
     @classmethod
     def of(cls, r: Request) -> SituationOut:
         return cls(task=r.task, phase=r.phase, regime=r.regime, turn_phase=r.turn_phase, complexity=r.complexity,
-                   tick=r.tick, pad=r.pad, affect=affect.states(r.pad))
+                   tick=r.tick, pad=r.pad, affect=affect.states(r.pad), vitality=r.vitality)
 
 
 class ContextEntryOut(BaseModel):
@@ -115,12 +119,15 @@ class ContextEntryOut(BaseModel):
     tokens: int
     disclosure: Disclosure
     score: float
+    dominant: str | None = Field(description="the part of its attention score that weighed most: pragmatic, "
+                                 "epistemic, affective or mortality (relevance, recency or confidence under the "
+                                 "weighted ranking); none when every part is 0")
     source: str
 
     @classmethod
     def of(cls, e: ContextEntry) -> ContextEntryOut:
         return cls(id=e.id, ref=e.ref, category=e.category, text=e.text, tokens=e.tokens, disclosure=e.disclosure,
-                   score=round(e.score, 4), source=e.source)
+                   score=round(e.score, 4), dominant=e.dominant, source=e.source)
 
 
 class Excluded(BaseModel):
@@ -254,12 +261,13 @@ class Injected(TypedDict):
     d: str      # disclosure
     s: str      # source
     x: str      # text, as disclosed
+    a: str | None   # the part of its attention score that dominated (Loop 1 may correlate it with quality)
 
 
 def injected(ws: Workspace) -> list[Injected]:
     """What went in, as the assembly record keeps it (Loop 1 reads it back)."""
-    return [Injected(c=e.category.value, id=e.id, ref=e.ref, t=e.tokens, d=e.disclosure.value, s=e.source, x=e.text)
-            for e in ws.all()]
+    return [Injected(c=e.category.value, id=e.id, ref=e.ref, t=e.tokens, d=e.disclosure.value, s=e.source, x=e.text,
+                     a=e.dominant) for e in ws.all()]
 
 
 def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) -> Workspace:
@@ -268,7 +276,7 @@ def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) ->
     for r in rows:
         ws.entries.setdefault(C(r["c"]), []).append(ContextEntry(
             id=r["id"], category=C(r["c"]), text=r.get("x", ""), tokens=int(r["t"]), disclosure=Disclosure(r["d"]),
-            ref=r.get("ref", ""), source=r.get("s", "grimoire")))
+            ref=r.get("ref", ""), source=r.get("s", "grimoire"), dominant=r.get("a")))
     if total is not None:
         ws.overhead = max(0, total - ws.total_tokens)
     return ws
@@ -471,6 +479,8 @@ class Governor:
         for c, given in request.supplied.items():
             found[c] = sources.supplied(c, given) + found.get(c, [])
         found[C.affect] = [sources.affect_item(request.pad), *found.get(C.affect, [])]
+        found = attention.Scorer(ranking=self.config.attention_ranking, pad=request.pad,
+                                 vitality=1.0 if request.vitality is None else request.vitality).rank(found)
         budget = request.budget or self.config.soft_budget_tokens
         head = (scaffold.fit(budget, self.config.mental_models_max_share, self.tokens)
                 if self.config.mental_models_in_context else scaffold.NONE)
