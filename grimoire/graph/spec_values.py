@@ -426,10 +426,14 @@ DIFFERENCES: tuple[Difference, ...] = (
                "every alternative is staged and waking decisions judge it",
                "not built yet: there is no replay without a language model."),
     Difference("ReasoningChain", "context-governor.md", 1216,
-               "providers' reasoning normalised into a ReasoningChain kept for dream replay",
-               "no reasoning is stored; citations are built (each workspace item a search_result block with a "
-               "grimoire:// source, the longest-unchanged first)",
-               "not built yet."),
+               "the visible reasoning chain is stored in the Grimoire as a dream-replayable episode; reasoning "
+               "depth and dream reasoning budgets scale with mortality pressure",
+               "the chain (provider, model, visibility, content, tokens, typed phases, raw blocks, hash; "
+               "context/reasoning.py) is kept on the decision's record, read with GET …/context/decisions and listed "
+               "for replay by GET …/context/reasoning beside each decision's quality and prediction error",
+               "the record already joins the chain to its outcome, which replay reads it beside; an episode would "
+               "copy it away from that. The service makes no model calls of its own, so there is no reasoning "
+               "depth to budget."),
 
     Difference("crystal fields not yet kept", "knowledge-crystals.md", 59,
                "curiosity boost, last ripple count, epistemic-layer ranking, verification and bounty fields, "

@@ -3,12 +3,13 @@ allocations are asked for."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from grimoire.graph.context.affect import Pad
 from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskComplexity, TaskType, TurnPhase
+from grimoire.graph.context.reasoning import Provider
 from grimoire.graph.context.verification import BOUND, Prediction
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
@@ -109,6 +110,29 @@ class AssembleIn(SituationIn):
         return self
 
 
+class ReasoningIn(StrictModel):
+    """A decision's reasoning as its provider gave it, normalised into a ReasoningChain (kept for dream replay)."""
+
+    provider: Provider = Field(description="anthropic: the response's content blocks (thinking, redacted_thinking, "
+                                           "tool_use, text); openai: the response's output items (reasoning with "
+                                           "its summary, function_call, message); text: plain text, <think> tags "
+                                           "taken when present (DeepSeek R1, Qwen)")
+    model: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    blocks: Annotated[list[dict[str, Any]], Field(max_length=500)] = Field(
+        default_factory=list, description="the provider's blocks as they came (anthropic, openai)")
+    text: Annotated[str, Field(max_length=200_000)] | None = Field(default=None, description="provider text")
+    reasoning_tokens: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
+        default=None, description="the provider's count; default: the text's tokens by the service's tokenizer")
+
+    @model_validator(mode="after")
+    def _shape(self) -> ReasoningIn:
+        if self.provider == Provider.text and self.blocks:
+            raise ValueError("the text provider takes `text`, not `blocks`")
+        if self.provider != Provider.text and self.text is not None:
+            raise ValueError(f"the {self.provider.value} provider takes `blocks`, not `text`")
+        return self
+
+
 class ContextFeedbackIn(StrictModel):
     """A decision made with a workspace, and how it went (Loop 1)."""
 
@@ -131,6 +155,8 @@ class ContextFeedbackIn(StrictModel):
     prediction: Prediction | None = Field(default=None, description="what the decision predicted; with `actual`, "
                                           "the answer's `verification` compares them (context-governor.md S3.4)")
     actual: Annotated[float, Field(ge=-BOUND, le=BOUND)] | None = Field(default=None, description="what happened")
+    reasoning: ReasoningIn | None = Field(default=None, description="the decision's reasoning (context-governor.md: "
+                                          "normalised into a ReasoningChain, kept with the record for dream replay)")
 
     @model_validator(mode="after")
     def _both(self) -> ContextFeedbackIn:

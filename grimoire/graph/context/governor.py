@@ -403,6 +403,10 @@ class Governor:
         self._given.pop(agent_id, None)
         return len(gone)
 
+    def count_one(self, text: str) -> int:
+        """One text's tokens by the model's tokenizer."""
+        return self.embedder.count_tokens([text])[0]
+
     # ------------------------------------------------------------------------------------------ learning
 
     def feedback(self, agent_id: str, clade: str | None, outcome: feedback.Outcome, *, actor: str) -> feedback.Recorded:
