@@ -47,6 +47,8 @@ def change_policy(agent_id: str, body: PolicyIn, db: DbDep, who: Reader) -> cp.P
         now.phase_overrides = {k: dict(v) for k, v in body.phase_overrides.items()}
     if body.regime_overrides is not None:
         now.regime_overrides = {k: dict(v) for k, v in body.regime_overrides.items()}
+    if body.task_strategies is not None:
+        now.task_strategies = {k: v.model_copy() for k, v in body.task_strategies.items()}
     if body.retrieval is not None:
         now.retrieval = now.retrieval.model_copy(update=body.retrieval.model_dump(exclude_none=True))
     if body.compression is not None:

@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from grimoire.graph.context.affect import Pad
 from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskComplexity, TaskType, TurnPhase
 from grimoire.graph.context.reasoning import Provider
+from grimoire.graph.context.strategy import RetrievalStrategy
 from grimoire.graph.context.verification import BOUND, Prediction
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
@@ -41,6 +42,9 @@ class PolicyIn(StrictModel):
     phase_overrides: dict[BehavioralPhase, Allocations] | None = Field(default=None, description="per phase (replaced)")
     regime_overrides: dict[MarketRegime, Allocations] | None = Field(default=None,
                                                                      description="per regime (replaced)")
+    task_strategies: dict[TaskType, RetrievalStrategy] | None = Field(
+        default=None, description="per task type: the collections drawn, their maxima, relevance threshold, causal "
+                                  "traversal and ranking weights (replaced)")
     retrieval: RetrievalIn | None = None
     compression: CompressionIn | None = None
     model_preference: ModelPreference | None = None

@@ -34,6 +34,7 @@ from grimoire.graph.context import (
     recalibration,
     scaffold,
     sources,
+    strategy,
 )
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import guidelines as context_guidelines
@@ -469,22 +470,27 @@ class Governor:
         allocations = {C(c): float(v) for c, v in resolved.allocations.items()}
         visibility = Visibility.of(agent_id, clade)
         r = policy.retrieval
+        plan_for = policy.task_strategies.get(request.task) if request.task else None
         q = sources.Query(embedding=embedding, visibility=visibility, now=since, pleasure=request.pad.pleasure,
-                          similarity=r.similarity_threshold, max_episodes=r.max_episode_count,
+                          similarity=r.similarity_threshold if plan_for is None or plan_for.relevance_threshold is None
+                          else plan_for.relevance_threshold, max_episodes=r.max_episode_count,
                           min_insight_confidence=r.min_insight_confidence, causal_depth=r.max_causal_depth)
         episodes_f = POOL.submit(sources.episodes, self.db, self.retriever, q)
         found = sources.entries(self.db, self.retriever, q, self.config)
         found[C.episodes] = episodes_f.result()
         lap("fetch")
-        found[C.causal_edges] = found[C.causal_edges] + sources.causal(
-            self.db, q, sources.seeds(found, self.config.causal_seeds), self.config.causal_edges,
-            causal_half_life_ms(self.retriever.decay))
+        if plan_for is None or plan_for.traverse_causal_graph:
+            found[C.causal_edges] = found[C.causal_edges] + sources.causal(
+                self.db, q, sources.seeds(found, self.config.causal_seeds), self.config.causal_edges,
+                causal_half_life_ms(self.retriever.decay))
         lap("causal")
         for c, given in request.supplied.items():
             found[c] = sources.supplied(c, given) + found.get(c, [])
         found[C.affect] = [sources.affect_item(request.pad), *found.get(C.affect, [])]
         found = attention.Scorer(ranking=self.config.attention_ranking, pad=request.pad,
-                                 vitality=1.0 if request.vitality is None else request.vitality).rank(found)
+                                 vitality=1.0 if request.vitality is None else request.vitality,
+                                 weights=plan_for.ranking_weights if plan_for else None).rank(found)
+        found, strategy_why = strategy.apply(plan_for, found)
         budget = request.budget or self.config.soft_budget_tokens
         head = (scaffold.fit(budget, self.config.mental_models_max_share, self.tokens)
                 if self.config.mental_models_in_context else scaffold.NONE)
@@ -502,7 +508,7 @@ class Governor:
             left_out=left_out(state.beliefs, regime, set(request.supplied), since, self.config.beta_filter),
             floors={C.contrarian: self.config.min_contrarian_tokens}
             if self.config.enable_contrarian_injection and request.pad.pleasure < 0 else {},
-            empty=self._empty(request, embedding is not None),
+            empty=self._empty(request, embedding is not None) | strategy_why,
             pressure=compaction.pressure(request.context_tokens, request.max_context_tokens),
             complexity=request.complexity,
             block_attrs={"invariants": {"phase": request.phase.value}} if request.phase else {})
