@@ -418,9 +418,12 @@ DIFFERENCES: tuple[Difference, ...] = (
                "an episode's mentions and embedding are written in the ingesting request",
                "not built yet: a pending state and a background enrichment job."),
     Difference("per-task context strategy map", "context-governor.md", 275,
-               "a ContextStrategyMap per task: collections, per-collection maxima, ranking weights, traverse flag",
-               "one policy per agent with task, phase and regime overrides of the allocations",
-               "not built yet: the overrides cover the allocations, not the collections and weights."),
+               "a ContextStrategyMap: task strategies, and phase and regime modifiers of them",
+               "a policy's task_strategies (collections, per-collection maxima, relevance threshold, causal "
+               "traversal, ranking weights; context/strategy.py) per task; phases and regimes modify the "
+               "allocations (their overrides), not the strategies; no task has a strategy by default",
+               "the document gives the map's shape but no per-task values, nor any PhaseModifier or RegimeModifier "
+               "fields; a task without a strategy draws by the policy's retrieval settings, as before."),
     Difference("Loop 3 replay gate", "context-governor.md", 894,
                "an alternative is staged when replay scores it 0.15 over the decision's quality",
                "every alternative is staged and waking decisions judge it",
