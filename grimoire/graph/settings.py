@@ -251,7 +251,10 @@ class Settings(BaseSettings):
         default_factory=GovernorConfig, alias="GRIMOIRE_CONTEXT",
         description="JSON overriding any of the Context Governor's settings (S7): the soft budget (8,000 tokens), "
                     "Loop 2 every 24 h and on a regime change, at most 0.02 per category per cycle, Loop 3's "
-                    "mutations at confidence 0.2, masking 3/7, pre-assembly checked every 5 s (spec defaults).")
+                    "mutations at confidence 0.2, masking 3/7, pre-assembly checked every 5 s (spec defaults); "
+                    "attention_ranking: efe (default: the document's pragmatic + epistemic + affective + "
+                    "mortality-urgency score, the dominant part on each entry) or weighted (S3.2's relevance x 0.5 "
+                    "+ recency x 0.3 + confidence x 0.2).")
     crystals: CrystalsConfig = Field(
         default_factory=CrystalsConfig, alias="GRIMOIRE_CRYSTALS",
         description="JSON overriding any of the knowledge crystals' settings: the consolidation engine's decay rate "

@@ -181,6 +181,12 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("GovernorConfig.soft_budget_tokens", "context-governor.md", 1163, 8000, "default: 8000"),
     Constant("GovernorConfig.max_allocation_delta", "context-governor.md", 1169, 0.02, "default: 0.02"),
     Constant("GovernorConfig.beta_filter", "context-governor.md", 297, 0.3, "Beta.value() < 0.3"),
+    Constant("grimoire.graph.context.attention:WEIGHTED.relevance", "context-governor.md", 316, 0.5,
+             "entry.relevance_score * 0.5 (the weighted ranking, a setting)"),
+    Constant("grimoire.graph.context.attention:WEIGHTED.recency", "context-governor.md", 317, 0.3,
+             "recency_decay(entry.timestamp) * 0.3"),
+    Constant("grimoire.graph.context.attention:WEIGHTED.confidence", "context-governor.md", 318, 0.2,
+             "entry.confidence * 0.2"),
     Constant("grimoire.graph.context.compaction:THRESHOLD", "context-governor.md", 355, 0.8, "context_pressure > 0.8"),
     Constant("grimoire.graph.context.categories:TURN_PHASE_MULTIPLIERS.decide.episodes", "context-governor.md", 1053,
              1.4, "(Episodes, 1.4)"),
@@ -341,11 +347,18 @@ DIFFERENCES: tuple[Difference, ...] = (
                "the turn phase does not change the route; it shapes the categories' shares by S5.2's multipliers",
                "the spec's own branch returns Hybrid, the same as its default on the next line, so following it "
                "gives the same route for every phase."),
-    Difference("context item ranking", "context-governor.md", 1239,
-               "score = pragmatic_value + epistemic_value + affective_bias + mortality_urgency (EFE)",
-               "relevance x 0.5 + recency x 0.3 + confidence x 0.2 (context/items.py)",
-               "context-governor.md contradicts itself: S3.2 (line 316) gives the fixed weights; the code follows"
-               " line 316, and has no pragmatic, epistemic or vitality inputs."),
+    Difference("context item ranking: the parts' sources", "context-governor.md", 1239,
+               "pragmatic value from the risk engine's delta-CVaR and the oracle's prediction improvement; epistemic "
+               "value from the oracle's prediction error, Bayesian surprise and ChainScope's Hebbian interest",
+               "score = pragmatic + epistemic + |cos(PAD now, PAD of the item)| + (1 - vitality) x relevance, the "
+               "dominant part on each entry; pragmatic is relevance x confidence, epistemic relevance x recency x "
+               "(1 - confidence) (context/attention.py); S3.2's relevance x 0.5 + recency x 0.3 + confidence x 0.2 "
+               "is GRIMOIRE_CONTEXT attention_ranking=weighted",
+               "a memory service has no risk engine, oracle or ChainScope: the Grimoire's own signals stand in for "
+               "them (how far an item bears on the decision and has held, and what the agent is unsure of). No "
+               "benchmark in bench/ measures the ranking's quality (bench/context.py measures latency, which the "
+               "score's arithmetic does not move), so nothing measured argues against the document's score as "
+               "the default."),
     Difference("Beta filter always on", "context-governor.md", 297,
                "Filter: remove items below Beta.value() < 0.3",
                "one second in ten (EXPLORE_EVERY 10) the filter leaves nothing out",
@@ -458,18 +471,25 @@ DIFFERENCES: tuple[Difference, ...] = (
                "(computed before the transaction), so the vector index finds the episode at once. "
                "GRIMOIRE_EPISODE_ENRICHMENT=sync does it all in the ingest's transaction."),
     Difference("per-task context strategy map", "context-governor.md", 275,
-               "a ContextStrategyMap per task: collections, per-collection maxima, ranking weights, traverse flag",
-               "one policy per agent with task, phase and regime overrides of the allocations",
-               "not built yet: the overrides cover the allocations, not the collections and weights."),
+               "a ContextStrategyMap: task strategies, and phase and regime modifiers of them",
+               "a policy's task_strategies (collections, per-collection maxima, relevance threshold, causal "
+               "traversal, ranking weights; context/strategy.py) per task; phases and regimes modify the "
+               "allocations (their overrides), not the strategies; no task has a strategy by default",
+               "the document gives the map's shape but no per-task values, nor any PhaseModifier or RegimeModifier "
+               "fields; a task without a strategy draws by the policy's retrieval settings, as before."),
     Difference("Loop 3 replay gate", "context-governor.md", 894,
                "an alternative is staged when replay scores it 0.15 over the decision's quality",
                "every alternative is staged and waking decisions judge it",
                "not built yet: there is no replay without a language model."),
     Difference("ReasoningChain", "context-governor.md", 1216,
-               "providers' reasoning normalised into a ReasoningChain kept for dream replay",
-               "no reasoning is stored; citations are built (each workspace item a search_result block with a "
-               "grimoire:// source, the longest-unchanged first)",
-               "not built yet."),
+               "the visible reasoning chain is stored in the Grimoire as a dream-replayable episode; reasoning "
+               "depth and dream reasoning budgets scale with mortality pressure",
+               "the chain (provider, model, visibility, content, tokens, typed phases, raw blocks, hash; "
+               "context/reasoning.py) is kept on the decision's record, read with GET …/context/decisions and listed "
+               "for replay by GET …/context/reasoning beside each decision's quality and prediction error",
+               "the record already joins the chain to its outcome, which replay reads it beside; an episode would "
+               "copy it away from that. The service makes no model calls of its own, so there is no reasoning "
+               "depth to budget."),
 
     Difference("crystal fields: what is not used yet", "knowledge-crystals.md", 59,
                "curiosity boost, last ripple count (for spaced repetition), verification and bounty fields, "

@@ -230,3 +230,36 @@ def test_the_workspace_and_the_loops_are_the_agents_own(api: Api) -> None:
     # the admin assembles for the agent, with the agent's view (not the admin's): still no stranger's entry
     assert "stranger-secret" not in str(api.client.post(f"{base}/assemble", headers=api.admin, json={
         "query": "swap ETH on Uniswap", "preassembled": False}).json())
+
+
+def test_the_attention_score_ranks_by_mood_and_vitality_and_says_which_part_dominated(api: Api) -> None:
+    """context-governor.md's four-part score (graph/context/attention.py): each entry shows its dominant part; a
+    heuristic laden with the agent's fear rises under that fear (affective bias); a dying agent's entries rank by
+    mortality urgency; the record keeps the dominant part for Loop 1."""
+    agent, h = "mortal", api.headers("mortal", CLADE)
+    fear = {"pleasure": -0.6, "arousal": 0.7, "dominance": -0.2}
+    texts = {"plain": "Check the Uniswap pool's depth before swapping more than 50 ETH for USDC.",
+             "fear": "After a liquidation cascade, swap ETH for USDC in small tranches on Uniswap."}
+    for key, text in texts.items():
+        body: dict[str, Any] = {"id": f"mortal-{key}", "category": "Heuristic", "content": text}
+        if key == "fear":
+            body["emotional_tag"] = {"pleasure": -0.7, "arousal": 0.7, "dominance": -0.2}
+        assert api.client.post("/entries", headers=h, json=body).status_code in (200, 201)
+
+    def playbook(**body: Any) -> list[dict[str, Any]]:
+        r = api.client.post(f"/agents/{agent}/context/assemble", headers=h, json={
+            "query": "swap ETH for USDC on Uniswap", "preassembled": False, **body})
+        assert r.status_code == 200, r.text
+        return list(r.json()["categories"]["playbook"])
+
+    calm = playbook()
+    assert all(e["dominant"] in ("pragmatic", "epistemic") for e in calm)
+    afraid = playbook(pad=fear)
+    assert afraid[0]["id"] == "mortal-fear" and afraid[0]["dominant"] == "affective"
+    lift = {e["id"]: e["score"] for e in afraid}["mortal-fear"] - {e["id"]: e["score"] for e in calm}["mortal-fear"]
+    assert lift > 0.9                                  # |cos| of two near-parallel PAD vectors
+    dying = playbook(vitality=0.02)
+    assert {e["dominant"] for e in dying} == {"mortality"}
+    assert all(d["score"] > c["score"] for d, c in zip(sorted(dying, key=lambda e: e["id"]),
+                                                       sorted(calm, key=lambda e: e["id"]), strict=True))
+    assert api.client.post(f"/agents/{agent}/context/assemble", headers=h, json={"vitality": 1.5}).status_code == 422

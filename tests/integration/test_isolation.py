@@ -226,6 +226,8 @@ READ_ROUTES |= {route: "test_context_assembly.py::test_the_workspace_and_the_loo
                               "GET /agents/{agent_id}/context/mutations",
                               "POST /agents/{agent_id}/context/assemble",
                               "POST /agents/{agent_id}/context/preassemble")}
+READ_ROUTES["GET /agents/{agent_id}/context/reasoning"] = (
+    "test_context_reasoning.py::test_a_decisions_reasoning_is_kept_for_replay_and_erased_with_its_text")
 READ_ROUTES["GET /agents/{agent_id}/alerts"] = "test_audit_alerts.py::test_alerts_are_the_agents_own"
 READ_ROUTES |= {route: "test_memory_proposals.py::test_proposals_are_the_main_agents_own" for route in (
     "GET /agents/{agent_id}/proposals", "GET /agents/{agent_id}/proposals/pending.md")}

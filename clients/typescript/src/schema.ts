@@ -2082,6 +2082,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/agents/{agent_id}/context/reasoning": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The agent's decisions' reasoning chains kept for dream replay (normalised from the provider's thinking blocks, reasoning summaries or text), each beside its outcome's quality and prediction error; newest first, or the worst outcomes first */
+        get: operations["context_reasoning_agents__agent_id__context_reasoning_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/agents/{agent_id}/context/beliefs": {
         parameters: {
             query?: never;
@@ -2850,6 +2867,11 @@ export interface components {
             /** Tick */
             tick?: number | null;
             /**
+             * Vitality
+             * @description the agent's composite vitality: the attention score's mortality urgency is (1 - vitality) x relevance; default 1 (healthy, no urgency)
+             */
+            vitality?: number | null;
+            /**
              * Preassembled
              * @description answer from the kept workspace while it is fresh
              * @default true
@@ -3183,6 +3205,11 @@ export interface components {
             percentile: number;
         };
         /**
+         * ChainVisibility
+         * @enum {string}
+         */
+        ChainVisibility: "visible" | "summarized" | "opaque" | "none";
+        /**
          * ChangesOut
          * @description What the person changed when deciding, and what could not be applied.
          */
@@ -3339,6 +3366,11 @@ export interface components {
             disclosure: components["schemas"]["Disclosure"];
             /** Score */
             score: number;
+            /**
+             * Dominant
+             * @description the part of its attention score that weighed most: pragmatic, epistemic, affective or mortality (relevance, recency or confidence under the weighted ranking); none when every part is 0
+             */
+            dominant: string | null;
             /** Source */
             source: string;
         };
@@ -3394,6 +3426,8 @@ export interface components {
              * @description what happened
              */
             actual?: number | null;
+            /** @description the decision's reasoning (context-governor.md: normalised into a ReasoningChain, kept with the record for dream replay) */
+            reasoning?: components["schemas"]["ReasoningIn"] | null;
         };
         /** CoreLineIn */
         CoreLineIn: {
@@ -5175,6 +5209,7 @@ export interface components {
             tick: number | null;
             /** Model Tier */
             model_tier: string | null;
+            reasoning?: components["schemas"]["ReasoningChain"] | null;
         };
         /** FeedbackOut */
         FeedbackOut: {
@@ -7537,6 +7572,11 @@ export interface components {
          * @enum {string}
          */
         Perspective: "procedural" | "causal" | "entity";
+        /**
+         * PhaseType
+         * @enum {string}
+         */
+        PhaseType: "analysis" | "planning" | "evaluation" | "reflection" | "uncertainty" | "decision";
         /** PinIn */
         PinIn: {
             /**
@@ -7581,6 +7621,13 @@ export interface components {
                 [key: string]: {
                     [key: string]: number;
                 };
+            };
+            /**
+             * Task Strategies
+             * @description S3.1's ContextStrategyMap: per task type, the collections drawn, their maxima, the relevance threshold, the causal traversal and the ranking weights
+             */
+            task_strategies?: {
+                [key: string]: components["schemas"]["RetrievalStrategy"];
             };
             retrieval?: components["schemas"]["RetrievalConfig"];
             compression?: components["schemas"]["CompressionConfig"];
@@ -7645,6 +7692,13 @@ export interface components {
                 [key: string]: {
                     [key: string]: number;
                 };
+            } | null;
+            /**
+             * Task Strategies
+             * @description per task type: the collections drawn, their maxima, relevance threshold, causal traversal and ranking weights (replaced)
+             */
+            task_strategies?: {
+                [key: string]: components["schemas"]["RetrievalStrategy"];
             } | null;
             retrieval?: components["schemas"]["RetrievalIn"] | null;
             compression?: components["schemas"]["CompressionIn"] | null;
@@ -7974,6 +8028,11 @@ export interface components {
             parents: components["schemas"]["ProvenanceTree"][];
         };
         /**
+         * Provider
+         * @enum {string}
+         */
+        Provider: "anthropic" | "openai" | "text";
+        /**
          * QueryType
          * @description Section 11.1's query types, each with its own recall strategy (graph/memory/recall.py).
          * @enum {string}
@@ -8010,6 +8069,20 @@ export interface components {
             rank?: number | null;
         };
         /**
+         * RawBlock
+         * @description A provider's block as it came (its type and text; an opaque block's payload as `data`).
+         */
+        RawBlock: {
+            /** Type */
+            type: string;
+            /** Text */
+            text?: string | null;
+            /** Data */
+            data?: string | null;
+            /** Signature */
+            signature?: string | null;
+        };
+        /**
          * ReasonOut
          * @description Why a category holds what it holds (S2.1 AssemblyReason).
          */
@@ -8027,6 +8100,68 @@ export interface components {
             reason: string;
             /** Excluded */
             excluded: components["schemas"]["Excluded"][];
+        };
+        /**
+         * ReasoningChain
+         * @description One decision's reasoning, as every consumer (the Grimoire, dream replay, a TUI) reads it.
+         */
+        ReasoningChain: {
+            /** Provider */
+            provider: string;
+            /** Model */
+            model: string | null;
+            visibility: components["schemas"]["ChainVisibility"];
+            /** Content */
+            content: string | null;
+            /** Reasoning Tokens */
+            reasoning_tokens: number;
+            /** Interleaved */
+            interleaved: boolean;
+            /**
+             * Phases
+             * @description the reasoning's steps, one per paragraph, each typed
+             */
+            phases: components["schemas"]["ReasoningPhase"][];
+            /** Raw Blocks */
+            raw_blocks: components["schemas"]["RawBlock"][];
+            /**
+             * Hash
+             * @description sha256 of the chain as normalised (provider, model, content, raw blocks)
+             */
+            hash: string;
+        };
+        /**
+         * ReasoningIn
+         * @description A decision's reasoning as its provider gave it, normalised into a ReasoningChain (kept for dream replay).
+         */
+        ReasoningIn: {
+            /** @description anthropic: the response's content blocks (thinking, redacted_thinking, tool_use, text); openai: the response's output items (reasoning with its summary, function_call, message); text: plain text, <think> tags taken when present (DeepSeek R1, Qwen) */
+            provider: components["schemas"]["Provider"];
+            /** Model */
+            model?: string | null;
+            /**
+             * Blocks
+             * @description the provider's blocks as they came (anthropic, openai)
+             */
+            blocks?: {
+                [key: string]: unknown;
+            }[];
+            /**
+             * Text
+             * @description provider text
+             */
+            text?: string | null;
+            /**
+             * Reasoning Tokens
+             * @description the provider's count; default: the text's tokens by the service's tokenizer
+             */
+            reasoning_tokens?: number | null;
+        };
+        /** ReasoningPhase */
+        ReasoningPhase: {
+            type: components["schemas"]["PhaseType"];
+            /** Content */
+            content: string;
         };
         /**
          * Recalibrated
@@ -8241,6 +8376,8 @@ export interface components {
             mutation?: components["schemas"]["Judged"] | null;
             guideline?: components["schemas"]["Guideline"] | null;
             loop2?: components["schemas"]["Recalibrated"] | null;
+            /** @description the decision's reasoning as kept (normalised; for dream replay) */
+            reasoning?: components["schemas"]["ReasoningChain"] | null;
             /**
              * Audit Id
              * @default
@@ -8510,6 +8647,28 @@ export interface components {
             expected_version?: number | null;
         };
         /**
+         * Replayable
+         * @description A decision's reasoning for dream replay: the chain beside how the decision went (its quality and, when a
+         *     prediction was verified, its error), to look for how the agent's reasoning goes with its prediction errors.
+         */
+        Replayable: {
+            /** Decision Id */
+            decision_id: string;
+            /** At */
+            at: number;
+            /** Task */
+            task: string | null;
+            /** Regime */
+            regime: string | null;
+            /** Tick */
+            tick: number | null;
+            /** Outcome Quality */
+            outcome_quality: number | null;
+            /** Prediction Error */
+            prediction_error: number | null;
+            reasoning: components["schemas"]["ReasoningChain"];
+        };
+        /**
          * Resolved
          * @description The allocations one decision gets, and how each layer moved them.
          */
@@ -8777,6 +8936,39 @@ export interface components {
              * @description candidates ranked beyond k (with explain)
              */
             beyond_k?: number | null;
+        };
+        /** RetrievalStrategy */
+        RetrievalStrategy: {
+            /**
+             * Collections
+             * @description the Grimoire's collections drawn (none: all of them)
+             */
+            collections?: components["schemas"]["ContextCategory"][] | null;
+            /**
+             * Relevance Threshold
+             * @description a candidate's least cosine to the query (none: the policy's similarity_threshold)
+             */
+            relevance_threshold?: number | null;
+            /**
+             * Max Entries
+             * @description at most this many candidates per collection, the best ranked
+             */
+            max_entries?: {
+                [key: string]: number;
+            };
+            /**
+             * Traverse Causal Graph
+             * @description read the causal edges around the strongest entries
+             * @default true
+             */
+            traverse_causal_graph?: boolean;
+            /**
+             * Ranking Weights
+             * @description weights of the attention score's parts (pragmatic, epistemic, affective, mortality; under the weighted ranking relevance, recency, confidence); a part not named keeps its default
+             */
+            ranking_weights?: {
+                [key: string]: number;
+            };
         };
         /** RetrieveFeedbackIn */
         RetrieveFeedbackIn: {
@@ -9251,6 +9443,8 @@ export interface components {
             pad: components["schemas"]["Pad"];
             /** Affect */
             affect: string[];
+            /** Vitality */
+            vitality: number | null;
         };
         /**
          * Skill
@@ -14433,6 +14627,40 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["FeedbackDecision"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    context_reasoning_agents__agent_id__context_reasoning_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+                worst_first?: boolean;
+            };
+            header?: never;
+            path: {
+                agent_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Replayable"][];
                 };
             };
             /** @description Validation Error */

@@ -96,6 +96,8 @@ TOOLS: tuple[ToolSpec, ...] = (
       "gathered so far (otherwise done on the scheduler).", "write"),
     R("list_context_decisions", f"GET {A}/context/decisions", "The agent's recent context assemblies."),
     R("list_beliefs", f"GET {A}/context/beliefs", "The agent's current beliefs about which context helps."),
+    R("list_reasoning_chains", f"GET {A}/context/reasoning", "The agent's decisions' reasoning chains kept for "
+      "dream replay, each beside how the decision went."),
     R("list_context_mutations", f"GET {A}/context/mutations", "Policy mutations staged for trial."),
     R("stage_context_mutations", f"POST {A}/context/mutations/stage", "Stage policy mutations from the "
       "beliefs, for trial on later assemblies.", "write"),

@@ -4,6 +4,7 @@ An agent (and its person) reads its own; a change takes the agent's key that wri
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Response
@@ -11,14 +12,15 @@ from fastapi import APIRouter, Query, Response
 from grimoire.api.auth import Reader
 from grimoire.api.deps import DbDep, ServicesDep
 from grimoire.api.routes.agents import require_acting_for, require_self_or_admin
-from grimoire.api.schemas.context import AssembleIn, ContextFeedbackIn, PolicyIn, SituationIn
+from grimoire.api.schemas.context import AssembleIn, ContextFeedbackIn, PolicyIn, ReasoningIn, SituationIn
 from grimoire.graph import agents
 from grimoire.graph.agents import AgentOut, Principal, UnknownAgent
-from grimoire.graph.context import feedback, mutations
+from grimoire.graph.context import feedback, mutations, reasoning
 from grimoire.graph.context import policy as cp
 from grimoire.graph.context.feedback import Belief, FeedbackDecision, Outcome, Recorded
 from grimoire.graph.context.governor import Assembly, Preassembled, Request
 from grimoire.graph.context.mutations import Mutation, Staged
+from grimoire.graph.context.reasoning import ReasoningChain, Replayable
 from grimoire.graph.context.recalibration import Recalibrated, Unchanged
 from grimoire.graph.context.sources import Supplied
 
@@ -45,6 +47,8 @@ def change_policy(agent_id: str, body: PolicyIn, db: DbDep, who: Reader) -> cp.P
         now.phase_overrides = {k: dict(v) for k, v in body.phase_overrides.items()}
     if body.regime_overrides is not None:
         now.regime_overrides = {k: dict(v) for k, v in body.regime_overrides.items()}
+    if body.task_strategies is not None:
+        now.task_strategies = {k: v.model_copy() for k, v in body.task_strategies.items()}
     if body.retrieval is not None:
         now.retrieval = now.retrieval.model_copy(update=body.retrieval.model_dump(exclude_none=True))
     if body.compression is not None:
@@ -88,8 +92,9 @@ def _request(body: AssembleIn) -> Request:
     return Request(task=body.task, phase=body.phase, regime=body.regime, pad=body.pad.pad(), query=body.query,
                    turn_phase=body.turn_phase, complexity=body.task_complexity,
                    budget=body.budget, context_tokens=body.context_tokens, max_context_tokens=body.max_context_tokens,
-                   tick=body.tick, supplied={c: tuple(Supplied(text=s.text, id=s.id, summary=s.summary) for s in items)
-                                             for c, items in body.supplied.items()})
+                   tick=body.tick, vitality=body.vitality,
+                   supplied={c: tuple(Supplied(text=s.text, id=s.id, summary=s.summary) for s in items)
+                             for c, items in body.supplied.items()})
 
 
 def _agent(db: Any, agent_id: str) -> AgentOut:
@@ -136,8 +141,16 @@ def context_feedback(agent_id: str, body: ContextFeedbackIn, services: ServicesD
     outcome = Outcome(assembly_id=body.assembly_id, response=body.response, cited=tuple(body.cited),
                       quality=body.quality, cost=body.cost, missing=tuple(body.missing),
                       over_contexted=body.over_contexted, tick=body.tick, model_tier=body.model_tier,
-                      prediction=body.prediction, actual=body.actual)
+                      prediction=body.prediction, actual=body.actual,
+                      reasoning=_reasoning(body.reasoning, services.context.count_one))
     return services.context.feedback(owner, clade, outcome, actor=who.key_id)
+
+
+def _reasoning(body: ReasoningIn | None, count: Callable[[str], int]) -> ReasoningChain | None:
+    if body is None:
+        return None
+    return reasoning.normalize(body.provider, model=body.model, blocks=body.blocks, text=body.text,
+                               reasoning_tokens=body.reasoning_tokens, count=count)
 
 
 @router.get("/agents/{agent_id}/context/decisions", response_model=list[FeedbackDecision],
@@ -147,6 +160,17 @@ def context_decisions(agent_id: str, db: DbDep, who: Reader,
                       limit: Annotated[int, Query(ge=1, le=1_000)] = 50) -> list[FeedbackDecision]:
     require_self_or_admin(who, agent_id)
     return feedback.decisions(db, agents.require(db, agent_id), limit)
+
+
+@router.get("/agents/{agent_id}/context/reasoning", response_model=list[Replayable],
+            summary="The agent's decisions' reasoning chains kept for dream replay (normalised from the provider's "
+                    "thinking blocks, reasoning summaries or text), each beside its outcome's quality and "
+                    "prediction error; newest first, or the worst outcomes first")
+def context_reasoning(agent_id: str, db: DbDep, who: Reader,
+                      limit: Annotated[int, Query(ge=1, le=1_000)] = 50,
+                      worst_first: bool = False) -> list[Replayable]:
+    require_self_or_admin(who, agent_id)
+    return reasoning.replayable(db, agents.require(db, agent_id), limit, worst_first)
 
 
 @router.get("/agents/{agent_id}/context/beliefs", response_model=list[Belief],

@@ -3,12 +3,14 @@ allocations are asked for."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field, model_validator
 
 from grimoire.graph.context.affect import Pad
 from grimoire.graph.context.categories import ContextCategory, ModelPreference, TaskComplexity, TaskType, TurnPhase
+from grimoire.graph.context.reasoning import Provider
+from grimoire.graph.context.strategy import RetrievalStrategy
 from grimoire.graph.context.verification import BOUND, Prediction
 from grimoire.graph.model.common import StrictModel
 from grimoire.graph.model.enums import BehavioralPhase, MarketRegime
@@ -40,6 +42,9 @@ class PolicyIn(StrictModel):
     phase_overrides: dict[BehavioralPhase, Allocations] | None = Field(default=None, description="per phase (replaced)")
     regime_overrides: dict[MarketRegime, Allocations] | None = Field(default=None,
                                                                      description="per regime (replaced)")
+    task_strategies: dict[TaskType, RetrievalStrategy] | None = Field(
+        default=None, description="per task type: the collections drawn, their maxima, relevance threshold, causal "
+                                  "traversal and ranking weights (replaced)")
     retrieval: RetrievalIn | None = None
     compression: CompressionIn | None = None
     model_preference: ModelPreference | None = None
@@ -94,6 +99,9 @@ class AssembleIn(SituationIn):
         default=None, description="tokens already in the model's window (with max_context_tokens: the pressure)")
     max_context_tokens: Annotated[int, Field(ge=1, le=10_000_000)] | None = None
     tick: Annotated[int, Field(ge=0, le=2**53)] | None = None
+    vitality: Annotated[float, Field(ge=0, le=1)] | None = Field(
+        default=None, description="the agent's composite vitality: the attention score's mortality urgency is "
+                                  "(1 - vitality) x relevance; default 1 (healthy, no urgency)")
     preassembled: bool = Field(default=True, description="answer from the kept workspace while it is fresh")
 
     @model_validator(mode="after")
@@ -103,6 +111,29 @@ class AssembleIn(SituationIn):
             raise ValueError(f"the Grimoire fills {', '.join(wrong)}; supply only {', '.join(SUPPLIABLE)}")
         if (self.context_tokens is None) != (self.max_context_tokens is None):
             raise ValueError("give context_tokens and max_context_tokens together")
+        return self
+
+
+class ReasoningIn(StrictModel):
+    """A decision's reasoning as its provider gave it, normalised into a ReasoningChain (kept for dream replay)."""
+
+    provider: Provider = Field(description="anthropic: the response's content blocks (thinking, redacted_thinking, "
+                                           "tool_use, text); openai: the response's output items (reasoning with "
+                                           "its summary, function_call, message); text: plain text, <think> tags "
+                                           "taken when present (DeepSeek R1, Qwen)")
+    model: Annotated[str, Field(min_length=1, max_length=200)] | None = None
+    blocks: Annotated[list[dict[str, Any]], Field(max_length=500)] = Field(
+        default_factory=list, description="the provider's blocks as they came (anthropic, openai)")
+    text: Annotated[str, Field(max_length=200_000)] | None = Field(default=None, description="provider text")
+    reasoning_tokens: Annotated[int, Field(ge=0, le=10_000_000)] | None = Field(
+        default=None, description="the provider's count; default: the text's tokens by the service's tokenizer")
+
+    @model_validator(mode="after")
+    def _shape(self) -> ReasoningIn:
+        if self.provider == Provider.text and self.blocks:
+            raise ValueError("the text provider takes `text`, not `blocks`")
+        if self.provider != Provider.text and self.text is not None:
+            raise ValueError(f"the {self.provider.value} provider takes `blocks`, not `text`")
         return self
 
 
@@ -128,6 +159,8 @@ class ContextFeedbackIn(StrictModel):
     prediction: Prediction | None = Field(default=None, description="what the decision predicted; with `actual`, "
                                           "the answer's `verification` compares them (context-governor.md S3.4)")
     actual: Annotated[float, Field(ge=-BOUND, le=BOUND)] | None = Field(default=None, description="what happened")
+    reasoning: ReasoningIn | None = Field(default=None, description="the decision's reasoning (context-governor.md: "
+                                          "normalised into a ReasoningChain, kept with the record for dream replay)")
 
     @model_validator(mode="after")
     def _both(self) -> ContextFeedbackIn:

@@ -256,7 +256,7 @@ def compose(candidates: Mapping[ContextCategory, Sequence[Item]], plan: Plan, co
                 ContextEntry(id=x.item.id, category=c, text=x.item.text if d == Disclosure.full else x.item.summary,
                              tokens=x.full_tokens if d == Disclosure.full else x.summary_tokens, disclosure=d,
                              ref=x.ref, score=x.item.score, source=x.item.source, tag=x.item.tag,
-                             since=x.item.at) for x, d in laid]
+                             since=x.item.at, dominant=x.item.dominant) for x, d in laid]
     workspace.reasons = [_reason(c, selections[c], given[c], extra.get(c, 0), budgets[c], plan, report)
                          for c in ContextCategory]
     return Composed(workspace, text, tokens, budgets, compaction.route(p, plan.complexity), report)

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from grimoire.graph.context.attention import Ranking
+
 
 class GovernorConfig(BaseModel):
     soft_budget_tokens: int = Field(default=8_000, ge=1, le=1_000_000, description="a workspace's default budget")
@@ -31,6 +33,10 @@ class GovernorConfig(BaseModel):
                                "is below this is left out (S3.1: Filter)")
     entry_candidates: int = Field(default=120, ge=10, le=1_000, description="entries fetched per assembly, "
                                   "best first, before they are shared out among their categories")
+    attention_ranking: Ranking = Field(default=Ranking.efe, description="how a category's candidates are ranked: "
+                                       "efe, the four-part attention score (pragmatic + epistemic + affective + "
+                                       "mortality urgency), or weighted, relevance x 0.5 + recency x 0.3 + "
+                                       "confidence x 0.2 (S3.2)")
     causal_seeds: int = Field(default=12, ge=0, le=100, description="entries whose causal neighbourhood is read")
     causal_edges: int = Field(default=20, ge=0, le=200, description="causal edges fetched at most")
     preassembly_interval_seconds: float = Field(default=5.0, gt=0, description="the kept workspaces are checked "

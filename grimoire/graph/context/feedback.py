@@ -24,6 +24,7 @@ from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import guidelines, mutations, recalibration, referencing
 from grimoire.graph.context import policy as cp
+from grimoire.graph.context import reasoning as reasoning_chain
 from grimoire.graph.context.categories import ContextCategory
 from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.verification import OutcomeVerification, Prediction, verify
@@ -56,6 +57,7 @@ class Outcome:
     model_tier: str | None = None         # T0 (a probe, no model call), T1, T2: the cognitive tier that decided
     prediction: Prediction | None = None
     actual: float | None = None           # what happened, beside the prediction
+    reasoning: reasoning_chain.ReasoningChain | None = None   # the decision's reasoning, normalised
 
 
 class Recorded(BaseModel):
@@ -73,6 +75,8 @@ class Recorded(BaseModel):
     mutation: mutations.Judged | None = None
     guideline: guidelines.Guideline | None = None
     loop2: recalibration.Recalibrated | None = None
+    reasoning: reasoning_chain.ReasoningChain | None = Field(
+        default=None, description="the decision's reasoning as kept (normalised; for dream replay)")
     audit_id: str = ""
     deferred: dict[str, str] = Field(default_factory=dict)   # a consequence refused (409), and why
     crossed: list[str] = Field(default_factory=list, exclude=True)   # categories across the filter's threshold
@@ -98,6 +102,7 @@ class StoredDecision(BaseModel):
     missing: list[str] | None
     tick: int | None
     model_tier: str | None
+    reasoning: str | None = None            # the ReasoningChain, JSON
 
 
 class DecisionRow(Row):
@@ -110,11 +115,13 @@ class FeedbackDecision(StoredDecision):
 
     injected_tokens: dict[str, int]         # type: ignore[assignment]
     referenced: list[referencing.Reference]  # type: ignore[assignment]
+    reasoning: reasoning_chain.ReasoningChain | None = None  # type: ignore[assignment]
 
     @classmethod
     def of(cls, d: StoredDecision) -> FeedbackDecision:
         return cls.model_validate({**d.model_dump(), "injected_tokens": json.loads(d.injected_tokens or "{}"),
-                                   "referenced": json.loads(d.referenced or "[]")})
+                                   "referenced": json.loads(d.referenced or "[]"),
+                                   "reasoning": reasoning_chain.stored(d.reasoning)})
 
 
 class Belief(Row):
@@ -194,13 +201,17 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
     regime = a.regime or "any"
     decision_id = uuid7()
     audit = Audit(action="context.feedback", actor=actor, agent_id=agent_id)
+    verified = _verified(outcome, tokens, refs)
     decision = {"id": decision_id, "agent_id": agent_id, "assembly_id": outcome.assembly_id, "at": audit.at,
                 "recorded_at": now_ms(), "task": a.task, "phase": a.phase, "regime": a.regime,
                 "policy_revision": a.policy_revision, "mutation_id": a.mutation_id,
                 "injected_tokens": json.dumps(tokens, sort_keys=True),
                 "referenced": json.dumps([asdict(r) for r in refs]), "influenced": influenced,
                 "outcome_quality": outcome.quality, "cost": outcome.cost, "over_contexted": outcome.over_contexted,
-                "missing": list(outcome.missing), "tick": outcome.tick, "model_tier": outcome.model_tier}
+                "missing": list(outcome.missing), "tick": outcome.tick, "model_tier": outcome.model_tier,
+                "reasoning": outcome.reasoning.model_dump_json() if outcome.reasoning else None,
+                "reasoning_hash": outcome.reasoning.hash if outcome.reasoning else None,
+                "prediction_error": verified.prediction_error if verified else None}
     beliefs = [{"id": _belief_id(agent_id, regime, c), "agent_id": agent_id, "regime": regime, "category": c}
                for c in sorted(tokens)] if good is not None else []
 
@@ -230,7 +241,7 @@ def record(db: Database, agent_id: str, clade: str | None, outcome: Outcome, *, 
     threshold = config.beta_filter
     out = Recorded(decision_id=decision_id, assembly_id=outcome.assembly_id, referenced=refs,
                    influenced=influenced, outcome=None if good is None else ("good" if good else "bad"),
-                   beliefs=after, audit_id=audit.id, verification=_verified(outcome, tokens, refs),
+                   beliefs=after, audit_id=audit.id, verification=verified, reasoning=outcome.reasoning,
                    crossed=[c for c, v in after.items() if (v < threshold) != (before[c] < threshold)])
     # what follows the record is its consequence, each its own audited change; one refused (a policy revised at
     # the same moment) is reported, not raised: the decision itself is recorded

@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from grimoire.graph.audit import Access
 from grimoire.graph.context import (
     affect,
+    attention,
     citations,
     compaction,
     delta,
@@ -33,6 +34,7 @@ from grimoire.graph.context import (
     recalibration,
     scaffold,
     sources,
+    strategy,
 )
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import guidelines as context_guidelines
@@ -76,12 +78,14 @@ class Request(Situation):
     context_tokens: int | None = None
     max_context_tokens: int | None = None
     tick: int | None = None
+    vitality: float | None = None    # the agent's composite vitality in [0, 1] (none: healthy, 1)
 
     def key(self) -> str:
         """The request less its mood and tick: what a kept workspace must match."""
         body = {"task": self.task, "phase": self.phase, "regime": self.regime, "query": self.query,
                 "turn_phase": self.turn_phase, "complexity": self.complexity,
-                "budget": self.budget, "context_tokens": self.context_tokens, "max": self.max_context_tokens,
+                "vitality": self.vitality, "budget": self.budget,
+                "context_tokens": self.context_tokens, "max": self.max_context_tokens,
                 "supplied": {c.value: [[s.id, s.text, s.summary] for s in items]
                              for c, items in sorted(self.supplied.items())}}
         return hashlib.sha256(json.dumps(body, sort_keys=True, default=str).encode()).hexdigest()
@@ -98,11 +102,12 @@ class SituationOut(BaseModel):
     tick: int | None
     pad: affect.Pad
     affect: list[str]
+    vitality: float | None
 
     @classmethod
     def of(cls, r: Request) -> SituationOut:
         return cls(task=r.task, phase=r.phase, regime=r.regime, turn_phase=r.turn_phase, complexity=r.complexity,
-                   tick=r.tick, pad=r.pad, affect=affect.states(r.pad))
+                   tick=r.tick, pad=r.pad, affect=affect.states(r.pad), vitality=r.vitality)
 
 
 class ContextEntryOut(BaseModel):
@@ -115,12 +120,15 @@ class ContextEntryOut(BaseModel):
     tokens: int
     disclosure: Disclosure
     score: float
+    dominant: str | None = Field(description="the part of its attention score that weighed most: pragmatic, "
+                                 "epistemic, affective or mortality (relevance, recency or confidence under the "
+                                 "weighted ranking); none when every part is 0")
     source: str
 
     @classmethod
     def of(cls, e: ContextEntry) -> ContextEntryOut:
         return cls(id=e.id, ref=e.ref, category=e.category, text=e.text, tokens=e.tokens, disclosure=e.disclosure,
-                   score=round(e.score, 4), source=e.source)
+                   score=round(e.score, 4), dominant=e.dominant, source=e.source)
 
 
 class Excluded(BaseModel):
@@ -254,12 +262,13 @@ class Injected(TypedDict):
     d: str      # disclosure
     s: str      # source
     x: str      # text, as disclosed
+    a: str | None   # the part of its attention score that dominated (Loop 1 may correlate it with quality)
 
 
 def injected(ws: Workspace) -> list[Injected]:
     """What went in, as the assembly record keeps it (Loop 1 reads it back)."""
-    return [Injected(c=e.category.value, id=e.id, ref=e.ref, t=e.tokens, d=e.disclosure.value, s=e.source, x=e.text)
-            for e in ws.all()]
+    return [Injected(c=e.category.value, id=e.id, ref=e.ref, t=e.tokens, d=e.disclosure.value, s=e.source, x=e.text,
+                     a=e.dominant) for e in ws.all()]
 
 
 def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) -> Workspace:
@@ -268,7 +277,7 @@ def workspace_of(rows: Sequence[Mapping[str, Any]], total: int | None = None) ->
     for r in rows:
         ws.entries.setdefault(C(r["c"]), []).append(ContextEntry(
             id=r["id"], category=C(r["c"]), text=r.get("x", ""), tokens=int(r["t"]), disclosure=Disclosure(r["d"]),
-            ref=r.get("ref", ""), source=r.get("s", "grimoire")))
+            ref=r.get("ref", ""), source=r.get("s", "grimoire"), dominant=r.get("a")))
     if total is not None:
         ws.overhead = max(0, total - ws.total_tokens)
     return ws
@@ -395,6 +404,10 @@ class Governor:
         self._given.pop(agent_id, None)
         return len(gone)
 
+    def count_one(self, text: str) -> int:
+        """One text's tokens by the model's tokenizer."""
+        return self.embedder.count_tokens([text])[0]
+
     # ------------------------------------------------------------------------------------------ learning
 
     def feedback(self, agent_id: str, clade: str | None, outcome: feedback.Outcome, *, actor: str) -> feedback.Recorded:
@@ -457,20 +470,27 @@ class Governor:
         allocations = {C(c): float(v) for c, v in resolved.allocations.items()}
         visibility = Visibility.of(agent_id, clade)
         r = policy.retrieval
+        plan_for = policy.task_strategies.get(request.task) if request.task else None
         q = sources.Query(embedding=embedding, visibility=visibility, now=since, pleasure=request.pad.pleasure,
-                          similarity=r.similarity_threshold, max_episodes=r.max_episode_count,
+                          similarity=r.similarity_threshold if plan_for is None or plan_for.relevance_threshold is None
+                          else plan_for.relevance_threshold, max_episodes=r.max_episode_count,
                           min_insight_confidence=r.min_insight_confidence, causal_depth=r.max_causal_depth)
         episodes_f = POOL.submit(sources.episodes, self.db, self.retriever, q)
         found = sources.entries(self.db, self.retriever, q, self.config)
         found[C.episodes] = episodes_f.result()
         lap("fetch")
-        found[C.causal_edges] = found[C.causal_edges] + sources.causal(
-            self.db, q, sources.seeds(found, self.config.causal_seeds), self.config.causal_edges,
-            causal_half_life_ms(self.retriever.decay))
+        if plan_for is None or plan_for.traverse_causal_graph:
+            found[C.causal_edges] = found[C.causal_edges] + sources.causal(
+                self.db, q, sources.seeds(found, self.config.causal_seeds), self.config.causal_edges,
+                causal_half_life_ms(self.retriever.decay))
         lap("causal")
         for c, given in request.supplied.items():
             found[c] = sources.supplied(c, given) + found.get(c, [])
         found[C.affect] = [sources.affect_item(request.pad), *found.get(C.affect, [])]
+        found = attention.Scorer(ranking=self.config.attention_ranking, pad=request.pad,
+                                 vitality=1.0 if request.vitality is None else request.vitality,
+                                 weights=plan_for.ranking_weights if plan_for else None).rank(found)
+        found, strategy_why = strategy.apply(plan_for, found)
         budget = request.budget or self.config.soft_budget_tokens
         head = (scaffold.fit(budget, self.config.mental_models_max_share, self.tokens)
                 if self.config.mental_models_in_context else scaffold.NONE)
@@ -488,7 +508,7 @@ class Governor:
             left_out=left_out(state.beliefs, regime, set(request.supplied), since, self.config.beta_filter),
             floors={C.contrarian: self.config.min_contrarian_tokens}
             if self.config.enable_contrarian_injection and request.pad.pleasure < 0 else {},
-            empty=self._empty(request, embedding is not None),
+            empty=self._empty(request, embedding is not None) | strategy_why,
             pressure=compaction.pressure(request.context_tokens, request.max_context_tokens),
             complexity=request.complexity,
             block_attrs={"invariants": {"phase": request.phase.value}} if request.phase else {})

@@ -1,7 +1,7 @@
 """What a category is filled from: items from the Grimoire (episodes, entries, causal edges) or from the caller
 (invariants, strategy, the DeFi snapshot, mortality, tool state, owner control), each with its full text, a
-one-line summary, the tag it is rendered under and what it is ranked by (S3.2: relevance x 0.5 + recency x 0.3 +
-confidence x 0.2)."""
+one-line summary, the tag it is rendered under and what it is ranked by (its attention score, graph/context/
+attention.py; before it is scored, S3.2's relevance x 0.5 + recency x 0.3 + confidence x 0.2)."""
 
 from __future__ import annotations
 
@@ -28,9 +28,14 @@ class Item:
     confidence: float = 0.5                       # [0, 1]
     at: int = 0                                   # when it happened (ms): observation masking's order
     source: str = "grimoire"                      # grimoire | caller | service
+    pad: tuple[float, ...] | None = None          # its PAD association (the affective part of its score)
+    ranked: float | None = None                   # its attention score, once scored (graph/context/attention.py)
+    dominant: str | None = None                   # the part of that score that weighed most
 
     @property
     def score(self) -> float:
+        if self.ranked is not None:
+            return self.ranked
         return self.relevance * 0.5 + self.recency * 0.3 + self.confidence * 0.2
 
 

@@ -39,6 +39,7 @@ from grimoire.graph.context.categories import (
 )
 from grimoire.graph.context.guidelines import Guideline
 from grimoire.graph.context.models import ContextPolicy, ContextPolicyRevision
+from grimoire.graph.context.strategy import DEFAULT_TASK_STRATEGIES, RetrievalStrategy
 from grimoire.graph.db import cypher, ogm
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
@@ -72,6 +73,10 @@ class Policy(BaseModel):
         default_factory=lambda: {p: dict(v) for p, v in DEFAULT_PHASE_OVERRIDES.items()})
     regime_overrides: dict[MarketRegime, Allocations] = Field(
         default_factory=lambda: {r: dict(v) for r, v in DEFAULT_REGIME_OVERRIDES.items()})
+    task_strategies: dict[TaskType, RetrievalStrategy] = Field(
+        default_factory=lambda: {TaskType(t): s.model_copy() for t, s in DEFAULT_TASK_STRATEGIES.items()},
+        description="S3.1's ContextStrategyMap: per task type, the collections drawn, their maxima, the relevance "
+                    "threshold, the causal traversal and the ranking weights")
     retrieval: RetrievalConfig = Field(default_factory=RetrievalConfig)
     compression: CompressionConfig = Field(default_factory=CompressionConfig)
     guidelines: list[Annotated[Guideline, BeforeValidator(_guideline)]] = Field(

@@ -67,13 +67,17 @@ def _f(x: float | None) -> str:
     return f"{float(x or 0.0):.2f}"
 
 
+def _pad(c: Similar) -> tuple[float, ...] | None:
+    return tuple(float(x) for x in c.pad) if c.pad else None
+
+
 def _episode(c: Similar, now: int) -> Item:
     tick = c.tick if c.tick is not None else c.block
     attrs = tuple((k, str(v)) for k, v in (("tick", tick), ("type", c.type), ("outcome", c.outcome)) if v is not None)
     text = c.text or ""
     return Item(id=c.id, category=C.episodes, text=text, summary=one_line(text), tag="episode", attrs=attrs,
                 relevance=unit(c.score), recency=recency(c.valid_from or c.recorded_at, now, EPISODE_HALF_LIFE_MS),
-                confidence=unit(c.confidence, 0.6), at=int(c.valid_from or c.recorded_at or 0))
+                confidence=unit(c.confidence, 0.6), at=int(c.valid_from or c.recorded_at or 0), pad=_pad(c))
 
 
 def _entry(c: Similar, category: ContextCategory, tag: str, confidence: float, now: int) -> Item:
@@ -81,7 +85,7 @@ def _entry(c: Similar, category: ContextCategory, tag: str, confidence: float, n
     return Item(id=c.id, category=category, text=text, summary=one_line(text), tag=tag,
                 attrs=(("confidence", _f(confidence)),), relevance=unit(c.score),
                 recency=recency(c.valid_from or c.recorded_at, now, c.half_life_ms or 14 * DAY_MS),
-                confidence=unit(confidence), at=int(c.valid_from or c.recorded_at or 0))
+                confidence=unit(confidence), at=int(c.valid_from or c.recorded_at or 0), pad=_pad(c))
 
 
 def episodes(db: Database, retriever: Retriever, q: Query) -> list[Item]:

@@ -18,10 +18,11 @@ class ContextEntry:
     tokens: int                # of its rendered line
     disclosure: Disclosure = Disclosure.full
     ref: str = ""              # its short name in the rendered text (h1, e2, …): what a response cites
-    score: float = 0.0         # its rank score (S3.2)
+    score: float = 0.0         # its attention score (graph/context/attention.py)
     source: str = "grimoire"   # grimoire | caller | service
     tag: str = ""              # the element it is rendered as (heuristic, episode, …): its citation's type
     since: int = 0             # since when it holds in this form (ms): its place among the citations
+    dominant: str | None = None   # the part of its score that weighed most (pragmatic, epistemic, affective, …)
 
 
 @dataclass(frozen=True)

@@ -261,6 +261,11 @@ class AssembleIn(BaseModel):
         None, title='Max Context Tokens'
     )
     tick: conint(ge=0, le=9007199254740992) | None = Field(None, title='Tick')
+    vitality: confloat(ge=0.0, le=1.0) | None = Field(
+        None,
+        description="the agent's composite vitality: the attention score's mortality urgency is (1 - vitality) x relevance; default 1 (healthy, no urgency)",
+        title='Vitality',
+    )
     preassembled: bool | None = Field(
         True,
         description='answer from the kept workspace while it is fresh',
@@ -601,6 +606,11 @@ class ContextEntryOut(BaseModel):
     tokens: int = Field(..., title='Tokens')
     disclosure: Literal['full', 'summary', 'excluded'] = Field(..., title='Disclosure')
     score: float = Field(..., title='Score')
+    dominant: str | None = Field(
+        ...,
+        description='the part of its attention score that weighed most: pragmatic, epistemic, affective or mortality (relevance, recency or confidence under the weighted ranking); none when every part is 0',
+        title='Dominant',
+    )
     source: str = Field(..., title='Source')
 
 
@@ -651,6 +661,10 @@ class ContextFeedbackIn(BaseModel):
     )
     actual: confloat(ge=-1000000000000.0, le=1000000000000.0) | None = Field(
         None, description='what happened', title='Actual'
+    )
+    reasoning: ReasoningIn | None = Field(
+        None,
+        description="the decision's reasoning (context-governor.md: normalised into a ReasoningChain, kept with the record for dream replay)",
     )
 
 
@@ -2046,6 +2060,7 @@ class FeedbackDecision(BaseModel):
     missing: list[str] | None = Field(..., title='Missing')
     tick: int | None = Field(..., title='Tick')
     model_tier: str | None = Field(..., title='Model Tier')
+    reasoning: ReasoningChain | None = None
 
 
 class FeedbackOut(BaseModel):
@@ -3792,6 +3807,13 @@ class Policy(BaseModel):
         ]
         | None
     ) = Field(None, title='Regime Overrides')
+    task_strategies: (
+        dict[
+            Literal['swap', 'lp_rebalance', 'risk_check', 'vault_deposit', 'vault_withdraw', 'strategy_review', 'dream', 'sim'],
+            RetrievalStrategy,
+        ]
+        | None
+    ) = Field(None, description="S3.1's ContextStrategyMap: per task type, the collections drawn, their maxima, the relevance threshold, the causal traversal and the ranking weights", title='Task Strategies')
     retrieval: RetrievalConfig | None = None
     compression: CompressionConfig | None = None
     guidelines: list[Guideline] | None = Field(None, title='Guidelines')
@@ -3849,6 +3871,13 @@ class PolicyIn(BaseModel):
         ]
         | None
     ) = Field(None, description='per regime (replaced)', title='Regime Overrides')
+    task_strategies: (
+        dict[
+            Literal['swap', 'lp_rebalance', 'risk_check', 'vault_deposit', 'vault_withdraw', 'strategy_review', 'dream', 'sim'],
+            RetrievalStrategy,
+        ]
+        | None
+    ) = Field(None, description='per task type: the collections drawn, their maxima, relevance threshold, causal traversal and ranking weights (replaced)', title='Task Strategies')
     retrieval: RetrievalIn | None = None
     compression: CompressionIn | None = None
     model_preference: Literal['cheap_first', 'balanced', 'paranoid'] | None = None
@@ -4145,6 +4174,17 @@ class Ranked(BaseModel):
     rank: int | None = Field(None, title='Rank')
 
 
+class RawBlock(BaseModel):
+    """
+    A provider's block as it came (its type and text; an opaque block's payload as `data`).
+    """
+
+    type: str = Field(..., title='Type')
+    text: str | None = Field(None, title='Text')
+    data: str | None = Field(None, title='Data')
+    signature: str | None = Field(None, title='Signature')
+
+
 class ReasonOut(BaseModel):
     """
     Why a category holds what it holds (S2.1 AssemblyReason).
@@ -4159,6 +4199,69 @@ class ReasonOut(BaseModel):
     items_excluded: int = Field(..., title='Items Excluded')
     reason: str = Field(..., title='Reason')
     excluded: list[Excluded] = Field(..., title='Excluded')
+
+
+class ReasoningChain(BaseModel):
+    """
+    One decision's reasoning, as every consumer (the Grimoire, dream replay, a TUI) reads it.
+    """
+
+    provider: str = Field(..., title='Provider')
+    model: str | None = Field(..., title='Model')
+    visibility: Literal['visible', 'summarized', 'opaque', 'none'] = Field(
+        ..., title='ChainVisibility'
+    )
+    content: str | None = Field(..., title='Content')
+    reasoning_tokens: int = Field(..., title='Reasoning Tokens')
+    interleaved: bool = Field(..., title='Interleaved')
+    phases: list[ReasoningPhase] = Field(
+        ...,
+        description="the reasoning's steps, one per paragraph, each typed",
+        title='Phases',
+    )
+    raw_blocks: list[RawBlock] = Field(..., title='Raw Blocks')
+    hash: str = Field(
+        ...,
+        description='sha256 of the chain as normalised (provider, model, content, raw blocks)',
+        title='Hash',
+    )
+
+
+class ReasoningIn(BaseModel):
+    """
+    A decision's reasoning as its provider gave it, normalised into a ReasoningChain (kept for dream replay).
+    """
+
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    provider: Literal['anthropic', 'openai', 'text'] = Field(
+        ...,
+        description="anthropic: the response's content blocks (thinking, redacted_thinking, tool_use, text); openai: the response's output items (reasoning with its summary, function_call, message); text: plain text, <think> tags taken when present (DeepSeek R1, Qwen)",
+        title='Provider',
+    )
+    model: constr(min_length=1, max_length=200) | None = Field(None, title='Model')
+    blocks: list[dict[str, Any]] | None = Field(
+        None,
+        description="the provider's blocks as they came (anthropic, openai)",
+        max_length=500,
+        title='Blocks',
+    )
+    text: constr(max_length=200000) | None = Field(
+        None, description='provider text', title='Text'
+    )
+    reasoning_tokens: conint(ge=0, le=10000000) | None = Field(
+        None,
+        description="the provider's count; default: the text's tokens by the service's tokenizer",
+        title='Reasoning Tokens',
+    )
+
+
+class ReasoningPhase(BaseModel):
+    type: Literal['analysis', 'planning', 'evaluation', 'reflection', 'uncertainty', 'decision'] = (
+        Field(..., title='PhaseType')
+    )
+    content: str = Field(..., title='Content')
 
 
 class Recalibrated(BaseModel):
@@ -4310,6 +4413,10 @@ class Recorded(BaseModel):
     mutation: Judged | None = None
     guideline: Guideline | None = None
     loop2: Recalibrated | None = None
+    reasoning: ReasoningChain | None = Field(
+        None,
+        description="the decision's reasoning as kept (normalised; for dream replay)",
+    )
     audit_id: str | None = Field('', title='Audit Id')
     deferred: dict[str, str] | None = Field(None, title='Deferred')
 
@@ -4504,6 +4611,22 @@ class ReplaceIn(BaseModel):
         description="the block's version this edit was made on (GET .../core); another gets a 409 and nothing is written",
         title='Expected Version',
     )
+
+
+class Replayable(BaseModel):
+    """
+    A decision's reasoning for dream replay: the chain beside how the decision went (its quality and, when a
+    prediction was verified, its error), to look for how the agent's reasoning goes with its prediction errors.
+    """
+
+    decision_id: str = Field(..., title='Decision Id')
+    at: int = Field(..., title='At')
+    task: str | None = Field(..., title='Task')
+    regime: str | None = Field(..., title='Regime')
+    tick: int | None = Field(..., title='Tick')
+    outcome_quality: float | None = Field(..., title='Outcome Quality')
+    prediction_error: float | None = Field(..., title='Prediction Error')
+    reasoning: ReasoningChain
 
 
 class Resolved(BaseModel):
@@ -4716,6 +4839,37 @@ class RetrievalResult(BaseModel):
     )
     beyond_k: int | None = Field(
         None, description='candidates ranked beyond k (with explain)', title='Beyond K'
+    )
+
+
+class RetrievalStrategy(BaseModel):
+    collections: (
+        list[
+            Literal['invariants', 'strategy', 'playbook', 'episodes', 'insights', 'causal_edges', 'contrarian', 'dream_hypotheses', 'tool_state', 'defi_snapshot', 'mortality', 'affect', 'owner_control']
+        ]
+        | None
+    ) = Field(None, description="the Grimoire's collections drawn (none: all of them)", title='Collections')
+    relevance_threshold: confloat(ge=-1.0, le=1.0) | None = Field(
+        None,
+        description="a candidate's least cosine to the query (none: the policy's similarity_threshold)",
+        title='Relevance Threshold',
+    )
+    max_entries: (
+        dict[
+            Literal['invariants', 'strategy', 'playbook', 'episodes', 'insights', 'causal_edges', 'contrarian', 'dream_hypotheses', 'tool_state', 'defi_snapshot', 'mortality', 'affect', 'owner_control'],
+            int,
+        ]
+        | None
+    ) = Field(None, description='at most this many candidates per collection, the best ranked', title='Max Entries')
+    traverse_causal_graph: bool | None = Field(
+        True,
+        description='read the causal edges around the strongest entries',
+        title='Traverse Causal Graph',
+    )
+    ranking_weights: dict[str, float] | None = Field(
+        None,
+        description="weights of the attention score's parts (pragmatic, epistemic, affective, mortality; under the weighted ranking relevance, recency, confidence); a part not named keeps its default",
+        title='Ranking Weights',
     )
 
 
@@ -5111,6 +5265,7 @@ class SituationOut(BaseModel):
     tick: int | None = Field(..., title='Tick')
     pad: Pad
     affect: list[str] = Field(..., title='Affect')
+    vitality: float | None = Field(..., title='Vitality')
 
 
 class Skill(BaseModel):

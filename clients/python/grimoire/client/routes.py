@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EnrichmentRun, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EnrichmentRun, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Replayable, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -42,6 +42,7 @@ ROUTES: dict[str, str] = {
     'GET /agents/{agent_id}/context/policy': 'get_context_policy',
     'GET /agents/{agent_id}/context/policy/delta': 'context_policy_delta',
     'GET /agents/{agent_id}/context/policy/revisions': 'list_policy_revisions',
+    'GET /agents/{agent_id}/context/reasoning': 'list_reasoning_chains',
     'GET /agents/{agent_id}/core': 'get_core_memory',
     'GET /agents/{agent_id}/core/memory.md': 'memory_md',
     'GET /agents/{agent_id}/core/{block}/versions': 'core_block_versions',
@@ -599,6 +600,10 @@ class Routes:
     def list_proposals(self, agent_id: str, *, status: list[str] | None = None, limit: int = 100) -> list[Proposal]:
         """The proposals to this agent's memory, by number (a sub-agent: its own) (GET /agents/{agent_id}/proposals)"""
         return self._send(Request('GET', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {'status': status, 'limit': limit}, None, list[Proposal], None))
+
+    def list_reasoning_chains(self, agent_id: str, *, limit: int = 50, worst_first: bool = False) -> list[Replayable]:
+        """The agent's decisions' reasoning chains kept for dream replay (normalised from the provider's thinking blocks, reasoning summaries or text), each beside its outcome's quality and prediction error; newest first, or the worst outcomes first (GET /agents/{agent_id}/context/reasoning)"""
+        return self._send(Request('GET', '/agents/{agent_id}/context/reasoning', {'agent_id': agent_id}, {'limit': limit, 'worst_first': worst_first}, None, list[Replayable], None))
 
     def list_reflections(self, agent_id: str) -> list[Reflection]:
         """The reflection log: every reflection, newest first (GET /agents/{agent_id}/reflections)"""
@@ -1245,6 +1250,10 @@ class AsyncRoutes:
     async def list_proposals(self, agent_id: str, *, status: list[str] | None = None, limit: int = 100) -> list[Proposal]:
         """The proposals to this agent's memory, by number (a sub-agent: its own) (GET /agents/{agent_id}/proposals)"""
         return await self._send(Request('GET', '/agents/{agent_id}/proposals', {'agent_id': agent_id}, {'status': status, 'limit': limit}, None, list[Proposal], None))
+
+    async def list_reasoning_chains(self, agent_id: str, *, limit: int = 50, worst_first: bool = False) -> list[Replayable]:
+        """The agent's decisions' reasoning chains kept for dream replay (normalised from the provider's thinking blocks, reasoning summaries or text), each beside its outcome's quality and prediction error; newest first, or the worst outcomes first (GET /agents/{agent_id}/context/reasoning)"""
+        return await self._send(Request('GET', '/agents/{agent_id}/context/reasoning', {'agent_id': agent_id}, {'limit': limit, 'worst_first': worst_first}, None, list[Replayable], None))
 
     async def list_reflections(self, agent_id: str) -> list[Reflection]:
         """The reflection log: every reflection, newest first (GET /agents/{agent_id}/reflections)"""
