@@ -103,7 +103,7 @@ def configure(level: str, fmt: Format = "text") -> None:
     `level`. As text a handler is added only when nothing else (uvicorn's or pytest's configuration, a host
     application) has one; as JSON the root logger always gets one that writes JSON lines (standard error), and
     uvicorn's loggers write through it (its access line, which shows a query string, gives way to the request
-    log's, which shows the route)."""
+    log's, which shows the route; httpx's lines, which show the URLs it calls, are kept to warnings)."""
     if logging.getLogRecordFactory() is not _record:
         logging.setLogRecordFactory(_record)
     for name in PACKAGES:
@@ -120,6 +120,9 @@ def configure(level: str, fmt: Format = "text") -> None:
             logging.getLogger(name).handlers = []
             logging.getLogger(name).propagate = True
         logging.getLogger("uvicorn.access").disabled = True
+        # httpx's INFO line names each URL it calls, query string and all (the MCP server's and the console's calls)
+        for name in ("httpx", "httpx2"):
+            logging.getLogger(name).setLevel(logging.WARNING)
         return
     logging.getLogger("uvicorn.access").disabled = False
     if not root.handlers:
