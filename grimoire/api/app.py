@@ -17,8 +17,10 @@ from grimoire.api.limits import BodySizeLimit
 from grimoire.api.mcp import server as mcp_server
 from grimoire.api.mcp.catalog import Profile
 from grimoire.api.request_ids import RequestIds
+from grimoire.api.request_log import LogRequests
 from grimoire.api.routes import ROUTERS
-from grimoire.graph import logs
+from grimoire.api.tracing import TraceRequests
+from grimoire.graph import logs, tracing
 from grimoire.graph.audit import alerts
 from grimoire.graph.db.connection import Database, wait_for_database
 from grimoire.graph.embeddings import Embedder, get_embedder
@@ -36,7 +38,8 @@ SCHEDULER_STOP_SECONDS = 30.0
 def create_app(settings: Settings | None = None, *, db: Database | None = None,
                embedder: Embedder | None = None) -> FastAPI:
     settings = settings or get_settings()
-    logs.configure(settings.log_level)
+    logs.configure(settings.log_level, settings.log_format)
+    tracing.configure(settings.tracing_enabled)  # off unless asked for (OTEL_* variables): then free
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -99,5 +102,9 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
     app.add_middleware(CountRequests)  # background work (the Curator) waits for the requests it counts
     bookmarks.install(app)  # X-Grimoire-Bookmark: a read through any replica sees the caller's writes
     app.add_middleware(prom.PrometheusMetrics)  # every request counted and timed, refusals too (api/prom.py)
+    # its line once the request ends, under the request's span (its trace id in it)
+    app.add_middleware(LogRequests, level=logging.INFO if settings.log_format == "json" else logging.DEBUG)
+    if tracing.enabled():
+        app.add_middleware(TraceRequests)  # the request's span, the root of its trace (api/tracing.py)
     app.add_middleware(RequestIds)  # outermost: the id is set before anything else logs
     return app

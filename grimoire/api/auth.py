@@ -19,7 +19,7 @@ from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from grimoire.api.deps import get_services
-from grimoire.graph import agents
+from grimoire.graph import agents, logs, observe
 from grimoire.graph.agents import Principal
 from grimoire.graph.model.enums import KeyScope
 from grimoire.graph.services import Services
@@ -44,15 +44,26 @@ class KeyCache(Timed[str, Principal]):
 def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:
     """The principal a raw key names, or None: the admin key, a cached key, or one looked up and cached.
     REST (below) and MCP's token verifier (api/mcp/keys.py) both call this, so a key means the same there."""
-    admin_key: str | None = services.settings.admin_key
-    if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
-        return agents.admin_principal()
-    found = cache.get(raw)
-    if found is None:
-        found = agents.authenticate(services.db, raw)
-        if found is not None:
-            cache.put(raw, found)
-    return found
+    with observe.span("auth", "api_key"):  # a span in a trace (graph/tracing.py): the key never goes in it
+        admin_key: str | None = services.settings.admin_key
+        if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
+            return agents.admin_principal()
+        found = cache.get(raw)
+        if found is None:
+            found = agents.authenticate(services.db, raw)
+            if found is not None:
+                cache.put(raw, found)
+        return found
+
+
+def _noted(request: Request, who: Principal) -> Principal:
+    """The principal, noted for the request's log records (graph/logs.py): the agent it acts for, the route."""
+    about = logs.request.get()
+    if about is not None:
+        about.agent_id = who.agent_id or ("admin" if who.is_admin else None)
+        route = getattr(request.scope.get("route"), "path", None)
+        about.route = route if isinstance(route, str) else about.route
+    return who
 
 
 CARRIED = "grimoire.principal"
@@ -72,7 +83,7 @@ def principal(
 ) -> Principal:
     inside = carried(request)
     if inside is not None:
-        return inside
+        return _noted(request, inside)
     raw = x_api_key or (authorization.credentials if authorization else None)
     if not raw:
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
@@ -80,7 +91,7 @@ def principal(
     found = resolve(get_services(request), request.app.state.key_cache, raw)
     if found is None:
         raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
-    return found
+    return _noted(request, found)
 
 
 def requires(scope: KeyScope):

@@ -26,7 +26,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 
-from grimoire.graph import logs
+from grimoire.graph import logs, tracing
 from grimoire.graph.audit import channel as channels
 from grimoire.graph.db import fencing
 from grimoire.graph.db.connection import Database, Target
@@ -63,7 +63,8 @@ def _start(settings: Settings, target: Target, counters: Counters, knowledge: Kn
     """In the child: the lowest CPU priority, then a Curator like the service's (`knowledge` builds it from
     the settings as the service does: services.build_knowledge, passed by name)."""
     global _curator
-    logs.configure(settings.log_level)  # the cycle's records go where the service's go (standard error)
+    logs.configure(settings.log_level, settings.log_format)  # the cycle's records go where the service's go
+    tracing.configure(settings.tracing_enabled)  # the cycle's trace, exported as the service's are
     threading.Thread(target=_exit_with, args=(os.getppid(),), daemon=True, name="parent-watch").start()
     try:
         os.nice(19 - os.nice(0))

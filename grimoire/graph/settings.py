@@ -142,6 +142,19 @@ class Settings(BaseSettings):
         default="INFO", alias="GRIMOIRE_LOG_LEVEL",
         description="The service's log level (the `graph`, `api` and `loaders` loggers); every record carries "
                     "the request id, returned in each response's `X-Request-ID`.")
+    log_format: Literal["text", "json"] = Field(
+        default="text", alias="GRIMOIRE_LOG_FORMAT",
+        description="`text`: a line a person reads. `json`: one JSON object a line (time, level, logger, message, "
+                    "request_id, trace_id, span_id, agent_id, route; a request's own line adds method, status and "
+                    "duration_ms), on standard error, uvicorn's lines among them (its access line, which shows the "
+                    "query string, gives way to the request line, which shows the route template).")
+    tracing_enabled: bool | None = Field(
+        default=None, alias="GRIMOIRE_TRACING",
+        description="OpenTelemetry traces (README, Traces and logs). Unset: on when the standard variables ask for "
+                    "an exporter (OTEL_TRACES_EXPORTER other than `none`, or OTEL_EXPORTER_OTLP_ENDPOINT / "
+                    "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT), off otherwise, and then free (the no-op tracer). "
+                    "`true`: on (OTLP over HTTP to the variables' endpoint, by default localhost:4318); `false`: "
+                    "off. OTEL_SDK_DISABLED=true is off either way.")
     slow_query_ms: float = Field(
         default=100.0, ge=0, alias="GRIMOIRE_SLOW_QUERY_MS",
         description="A Cypher statement or transaction slower than this is logged (a warning with its name and "

@@ -17,7 +17,7 @@ CODE = ("graph", "api", "loaders")  # the document names their paths relative to
 
 # The layers of graph/, bottom up: a module may import its own layer and those below.
 FOUNDATION = {"ids", "logs", "errors", "visibility", "model", "embeddings", "embeddings_onnx", "embedding_batcher",
-              "replica", "observe", "meters"}
+              "replica", "observe", "meters", "tracing"}
 INFRASTRUCTURE = {"db"}
 RECORDS = {"audit"}
 COMPOSITION = {"settings", "services", "scheduler", "background"}

@@ -17,11 +17,13 @@ import json
 import logging
 import time
 from collections.abc import Mapping, Sequence
+from contextvars import copy_context
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
 from pydantic import BaseModel, Field
 
+from grimoire.graph import observe
 from grimoire.graph.audit import Access
 from grimoire.graph.context import (
     affect,
@@ -457,11 +459,15 @@ class Governor:
                       beliefs={b.category: (b.alpha, b.beta) for b in row.beliefs}, mutations=row.mutations)
 
     def build(self, agent_id: str, clade: str | None, request: Request, source: str) -> Assembled:
+        with observe.span("assemble", source):  # a trace's parent of the stages and their statements
+            return self._build(agent_id, clade, request, source)
+
+    def _build(self, agent_id: str, clade: str | None, request: Request, source: str) -> Assembled:
         watch = Stopwatch("context")
         lap, laps = watch.lap, watch.laps
         since = now_ms()
         regime = request.regime.value if request.regime else ANY_REGIME
-        state_f = POOL.submit(self._state, agent_id, regime)
+        state_f = POOL.submit(copy_context().run, self._state, agent_id, regime)  # its spans in the trace
         embedding = self.embedder.embed_one(request.query) if request.query else None
         state = state_f.result()
         lap("state_and_embedding")
@@ -475,7 +481,7 @@ class Governor:
                           similarity=r.similarity_threshold if plan_for is None or plan_for.relevance_threshold is None
                           else plan_for.relevance_threshold, max_episodes=r.max_episode_count,
                           min_insight_confidence=r.min_insight_confidence, causal_depth=r.max_causal_depth)
-        episodes_f = POOL.submit(sources.episodes, self.db, self.retriever, q)
+        episodes_f = POOL.submit(copy_context().run, sources.episodes, self.db, self.retriever, q)
         found = sources.entries(self.db, self.retriever, q, self.config)
         found[C.episodes] = episodes_f.result()
         lap("fetch")

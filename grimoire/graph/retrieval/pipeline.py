@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from grimoire.graph import observe
 from grimoire.graph.audit import Access
 from grimoire.graph.audit.access import Reads
 from grimoire.graph.db import cypher
@@ -74,6 +75,10 @@ class Retriever:
     def retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> RetrievalResult:
         """One retrieval for the caller, under its hormonal modulation (`modulation`), whoever asks: the
         /retrieve route, MCP, the Governor, recall, crystal pipelines."""
+        with observe.span("retrieve", req.mode):  # a trace's parent of the stages and their statements
+            return self._retrieve(req, visibility, agent_id)
+
+    def _retrieve(self, req: RetrievalRequest, visibility: Visibility, agent_id: str | None) -> RetrievalResult:
         mode = modes.get(req.mode)
         config = self.configured_for(agent_id)
         embedding = QueryVector(req.vector, req.text, self.embed, self.dimension)
