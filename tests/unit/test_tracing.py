@@ -51,17 +51,17 @@ def test_spans_nest_and_laps_keep_their_lengths(exported: InMemorySpanExporter) 
 
 def test_a_job_begins_its_own_trace_linked_to_the_one_it_was_asked_in(exported: InMemorySpanExporter) -> None:
     with observe.span("retrieve", "hybrid"), observe.span("job", "access_log.prune"), \
-            observe.span("cypher", "audit/prune"):
+            observe.span("cypher", "audit/prune_access"):
         pass
     spans = {s.name: s for s in exported.get_finished_spans()}
     job, asker = spans["job access_log.prune"], spans["retrieve hybrid"]
     assert job.parent is None and job.context.trace_id != asker.context.trace_id
     assert [link.context.span_id for link in job.links] == [asker.context.span_id]
-    assert spans["cypher audit/prune"].context.trace_id == job.context.trace_id
+    assert spans["cypher audit/prune_access"].context.trace_id == job.context.trace_id
 
 
 def test_a_failure_names_its_type_not_its_message(exported: InMemorySpanExporter) -> None:
-    with pytest.raises(ValueError), observe.span("cypher", "memory/write"):
+    with pytest.raises(ValueError), observe.span("cypher", "memory/remember"):
         raise ValueError("secret item text")
     (span,) = exported.get_finished_spans()
     assert span.status.status_code == StatusCode.ERROR and span.status.description == "ValueError"
