@@ -69,6 +69,10 @@ def create_app(settings: Settings | None = None, *, db: Database | None = None,
         metrics_port = prom.Port(settings, app.state.prometheus)
         if settings.scheduler_enabled:  # the periodic jobs, on a thread of this process (graph/scheduler.py)
             services.scheduler.start()
+        elif settings.episode_enrichment == "lazy":
+            log.warning("GRIMOIRE_SCHEDULER is off and episode enrichment is lazy: episodes ingested here stay "
+                        "pending until a replica with a scheduler, or POST /episodes/enrichment, runs the job "
+                        "(GRIMOIRE_EPISODE_ENRICHMENT=sync enriches them in the ingest)")
         try:
             if settings.mcp_enabled:  # /mcp and /mcp/full: their session managers live as long as the app
                 async with mcp_server.serving(app, Profile(settings.mcp_profile)):

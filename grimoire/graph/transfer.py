@@ -41,7 +41,7 @@ from grimoire.graph.events import write as write_events
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.answers import EntryOut, StoredDecisionOut
 from grimoire.graph.model.common import ID_PATTERN
-from grimoire.graph.model.crystal.privacy import MemoryScope, private_scope
+from grimoire.graph.model.crystal.privacy import MemoryScope, category_type, private_scope
 from grimoire.graph.model.enums import EntityKind, EntryCategory
 from grimoire.graph.model.episode import EpisodeOut
 from grimoire.graph.model.rows import Properties
@@ -270,7 +270,7 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
     # Agents first, so the owner exists before its items.
     for n in sorted(nodes, key=lambda n: n.base != BaseLabel.Agent):
         props, scope = n.properties, n.properties.get("scope")
-        if isinstance(scope, str) and private_scope(props.get("semantic_type"), scope, memory_scope) != scope:
+        if isinstance(scope, str) and private_scope(_semantic(n.base, props), scope, memory_scope) != scope:
             props = {**props, "scope": "private", "requested_scope": props.get("requested_scope") or scope}
         by_label[n.base].append({"id": n.id, "properties": props, "embedding": n.embedding,
                                  "extra_labels": [x for x in n.labels if x not in BaseLabel.__members__]})
@@ -309,3 +309,13 @@ def import_records(db: Database, lines: Iterable[str], *, actor: str, dimension:
              counts["relationships"], header.agent_id, len(rels) - counts["relationships"], actor)
     return Imported(agent_id=header.agent_id, nodes=counts["nodes"], relationships=counts["relationships"],
                     audit_ids=[audit.id], relationships_skipped=len(rels) - counts["relationships"])
+
+
+def _semantic(base: BaseLabel, props: dict[str, Any]) -> str | None:
+    """A node's crystal type, read from an export written before crystals kept one: an episode's, or an entry's by
+    its category (a warning is a fact)."""
+    if props.get("semantic_type"):
+        return str(props["semantic_type"])
+    if base is BaseLabel.Episode:
+        return "episode"
+    return category_type(props.get("category")) if base is BaseLabel.Entry else None

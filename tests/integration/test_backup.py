@@ -9,6 +9,7 @@ import gzip
 import json
 import os
 import re
+import stat
 import subprocess
 import sys
 from typing import Any
@@ -180,6 +181,7 @@ def test_the_command_line_backs_up_and_restores(db, neo4j_server, tmp_path) -> N
     made = _grimoire("backup", str(path), env=env)
     assert made.returncode == 0, made.stderr
     assert f"backed up {before.nodes} nodes" in made.stdout and "[backup] nodes:" in made.stderr
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # the whole store: its owner's alone, whatever the umask
     refused = _grimoire("restore", str(path), env=env)
     assert refused.returncode == 1 and "restore writes only into an empty database" in refused.stderr
     _empty(db, schema=False)

@@ -237,3 +237,21 @@ def test_the_langgraph_example_runs_a_graph_on_the_store(api: Api) -> None:
     assert "The user is vegetarian since March" in recalled
     assert GrimoireStore(_client(api)).get(("golem-1", "prefs"), "food").value == {  # type: ignore[union-attr]
         "text": "The user loves ramen"}
+
+
+def test_another_agents_episode_under_a_store_id_is_not_the_keys_value(api: Api) -> None:
+    """A public episode another agent writes under the id and text a store revision would have (a newer revision
+    number) is not the key's value: a revision counts only when the namespace's agent wrote it."""
+    from datetime import UTC, datetime
+
+    from grimoire.client.integrations.langgraph import ID_PREFIX, digest, text_of
+
+    mine = GrimoireStore(_client(api, "golem-1"))
+    mine.put(("golem-1", "prefs"), "food", {"likes": "ramen"})
+    now = datetime.now(UTC)
+    forged = {"id": f"{ID_PREFIX}{digest(('golem-1', 'prefs'), 'food')}-999-deadbeef", "type": "observation",
+              "scope": "public", "text": text_of(("golem-1", "prefs"), "food", {"likes": "poison"}, 999, now, now)}
+    r = api.client.post("/episodes", headers=api.headers("golem-2"), json=forged)
+    assert r.status_code == 201, r.text
+    assert forged["id"] in mine.revisions(("golem-1", "prefs"), "food")  # it is found by the key's token...
+    assert mine.get(("golem-1", "prefs"), "food").value == {"likes": "ramen"}  # type: ignore[union-attr]

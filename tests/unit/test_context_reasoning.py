@@ -54,3 +54,23 @@ def test_the_hash_is_of_the_chain() -> None:
     assert a.hash == normalize(Provider.text, text="x", model="m").hash
     assert a.hash != normalize(Provider.text, text="y", model="m").hash
     assert a.hash != normalize(Provider.text, text="x", model="n").hash
+
+
+def test_a_summary_that_is_not_a_list_is_no_reasoning_not_an_error() -> None:
+    for summary in (5, True, "text", {"text": "x"}):
+        chain = normalize(Provider.openai, blocks=[{"type": "reasoning", "summary": summary}])
+        assert chain.content is None and chain.visibility == ChainVisibility.none
+
+
+def test_an_erasure_leaves_no_copy_in_a_chain_not_even_folded_or_hashed() -> None:
+    from grimoire.graph.audit.erasure import Erasure, redacted_props, rehashed
+
+    erased = "my PIN is 4321\nand my bank is Acme"
+    chain = normalize(Provider.text, text=f"Checking the account.\n\nThe user said {erased}, so pay from it.")
+    assert "my PIN is 4321 and my bank is Acme" in chain.phases[-1].content  # the phases fold white space
+    e = Erasure(id="er-1", agent_id="a", actor="key-1", at=1_770_000_000_000, ids=["mem-1"], texts=[erased])
+    props = redacted_props("ContextDecision", {"reasoning": chain.model_dump_json()}, e)
+    text, digest = rehashed(props["reasoning"])
+    assert "4321" not in text and "Acme" not in text
+    again = normalize(Provider.text, text=f"Checking the account.\n\nThe user said {e.mark}, so pay from it.")
+    assert digest == again.hash != chain.hash  # the hash is the redacted chain's, as normalize computes it

@@ -109,3 +109,15 @@ def test_a_workspace_item_knows_its_file_and_lines() -> None:
     assert spans["episode:2026-02-02:09:00"] == SourceFile(path="memory/episodes/2026-02-02.md", start_line=2,
                                                            end_line=4)
     assert spans["vault:k"] == SourceFile(path="memory/vault/k.md", start_line=2, end_line=3)
+
+
+def test_an_edit_hashes_the_new_content_so_dedup_reads_what_it_says_now() -> None:
+    from grimoire.graph.knowledge.versions import retag
+    from grimoire.graph.model.crystal.payload import content_hash
+
+    changes: dict = {"content": "Split swaps above 50 ETH across three blocks"}
+    retag({"id": "e", "scope": "private"}, changes)
+    assert changes["content_hash"] == content_hash("Split swaps above 50 ETH across three blocks")
+    untouched: dict = {"market_regime": "bull"}
+    retag({"id": "e", "scope": "private"}, untouched)
+    assert "content_hash" not in untouched

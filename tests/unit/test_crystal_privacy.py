@@ -63,3 +63,13 @@ def test_the_curator_offers_no_warning_to_the_clade_under_the_private_rule() -> 
     offered = promote.decide(warning, 0.5, {}, MemoryScope.as_written)
     assert [op.op for op in offered] == ["PROPAGATE"]
     assert promote.decide(warning, 0.5, {}, MemoryScope.private) == []  # its owner's share would be refused
+
+
+def test_an_import_reads_an_old_exports_crystal_type_from_the_label_and_category() -> None:
+    from grimoire.graph.transfer import BaseLabel, _semantic
+
+    assert _semantic(BaseLabel.Episode, {}) == "episode"
+    assert _semantic(BaseLabel.Entry, {"category": "Warning"}) == "fact"
+    assert _semantic(BaseLabel.Entry, {"category": "Heuristic"}) == "task_pattern"
+    assert _semantic(BaseLabel.Entry, {"category": "Warning", "semantic_type": "insight"}) == "insight"
+    assert _semantic(BaseLabel.Agent, {}) is None

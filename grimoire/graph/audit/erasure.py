@@ -42,6 +42,7 @@ from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.db.vector_epoch import vectors_changed
+from grimoire.graph.model.crystal import payload
 from grimoire.graph.model.rows import Properties, Row
 
 ERASED_ACTION = "memory.delete"  # the audit action of an erasure; its target_ids are the erased items
@@ -85,9 +86,15 @@ class Erasure:
         return {"redacted": True, "erased_at": iso_minute(self.at), "erased_by": self.actor, "erasure": self.id,
                 "items": list(self.ids), "sha256": dict(self.hashes), "fields": sorted(fields)}
 
+    def _texts(self) -> list[str]:
+        """The erased texts and lines, each also with its white space folded (a copy kept that way: a reasoning
+        chain's phases), longest first."""
+        found = {v for t in [*self.texts, *self.lines] if t.strip() for v in (t, " ".join(t.split()))}
+        return sorted(found, key=len, reverse=True)
+
     def needles(self) -> list[str]:
         """What the scan looks for, lower-cased (a superset: `scrub` decides)."""
-        found = {e.lower() for t in [*self.texts, *self.words, *self.lines] if t.strip() for e in _encodings(t)}
+        found = {e.lower() for t in [*self._texts(), *self.words] if t.strip() for e in _encodings(t)}
         return sorted(found, key=len, reverse=True)
 
     def scrub(self, value: str) -> str:
@@ -103,7 +110,7 @@ class Erasure:
                 return value if walked == data else json.dumps(walked, ensure_ascii=False)
         if "\n" in value:
             value = "\n".join(line for line in value.split("\n") if not self._holds(line))
-        for text in sorted({t for t in [*self.texts, *self.lines] if t.strip()}, key=len, reverse=True):
+        for text in self._texts():
             value = value.replace(text, self.mark)
         for word in self._words():
             value = re.sub(rf"(?<!\w){re.escape(word)}(?!\w)", self.mark, value, flags=re.IGNORECASE)
@@ -120,7 +127,7 @@ class Erasure:
         return sorted({w for w in self.words if len(w.strip()) >= MIN_WORD}, key=len, reverse=True)
 
     def _holds(self, line: str) -> bool:
-        return (any(t in line for t in [*self.texts, *self.lines] if t.strip())
+        return (any(t in line for t in self._texts())
                 or any(re.search(rf"(?<!\w){re.escape(w)}(?!\w)", line, flags=re.IGNORECASE) for w in self._words()))
 
 
@@ -185,6 +192,24 @@ def redacted_props(label: str, texts: Mapping[str, Any], e: Erasure) -> Properti
     return out
 
 
+def chain_digest(chain: Mapping[str, Any]) -> str:
+    """A reasoning chain's hash (graph/context/reasoning.py): sha256 of its provider, model, content and raw blocks."""
+    body = {k: chain.get(k) for k in ("provider", "model", "content", "raw_blocks")}
+    return hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+def rehashed(reasoning: str) -> tuple[str, str | None]:
+    """A redacted reasoning chain (JSON) with its hash computed again: no fingerprint of the erased text is kept."""
+    try:
+        chain = json.loads(reasoning)
+    except ValueError:
+        return reasoning, None
+    if not isinstance(chain, dict):
+        return reasoning, None
+    chain["hash"] = chain_digest(chain)
+    return json.dumps(chain, ensure_ascii=False), chain["hash"]
+
+
 def redact(tx: Tx, e: Erasure) -> tuple[list[RedactedNode], list[RedactedNode]]:
     """Every copy of the erased text in the agent's records, redacted in `tx`; the erased items' versions deleted.
     What was redacted, and what was removed."""
@@ -200,6 +225,10 @@ def redact(tx: Tx, e: Erasure) -> tuple[list[RedactedNode], list[RedactedNode]]:
         props = redacted_props(label, texts, e)
         if props and label == "WorkspaceFile" and isinstance(props.get("content"), str):
             props["checksum"] = alerts.file_checksum(props["content"])  # the service's own change: no tamper alert
+        if props and label == "Entry" and isinstance(props.get("content"), str):
+            props["content_hash"] = payload.content_hash(props["content"])  # no fingerprint of the erased text
+        if props and label == "ContextDecision" and isinstance(props.get("reasoning"), str):
+            props["reasoning"], props["reasoning_hash"] = rehashed(props["reasoning"])
         if props:
             writes.append({"eid": row["eid"], "props": props,
                            "unembed": label == "MemoryProposal" and texts.get("memory_id") in e.ids})

@@ -22,6 +22,7 @@ idle (the offline dump, graph/backup/offline.py, needs the server stopped anyway
 from __future__ import annotations
 
 import gzip
+import io
 import json
 import os
 import sys
@@ -159,7 +160,11 @@ def backup(db: Database, path: Path, *, progress: Progress = _quiet, compresslev
         progress("relationships", written["relationships"], max(total_rels, written["relationships"]))
 
     try:
-        with gzip.open(partial, "wt", encoding="utf-8", compresslevel=compresslevel) as out:
+        # the whole store (confidential items, key hashes, the trail): readable by its owner alone
+        fd = os.open(partial, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+        os.fchmod(fd, 0o600)  # a partial file left by an earlier run keeps the mode it had
+        with (os.fdopen(fd, "wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", compresslevel=compresslevel) as zipped,
+              io.TextIOWrapper(zipped, encoding="utf-8") as out):
             _line(out, {"record": "header", "format": FORMAT, "version": VERSION, "created_at": now_ms(),
                         "database": db.name, "neo4j": server["version"], "edition": server["edition"],
                         "nodes": total_nodes, "relationships": total_rels})

@@ -10,8 +10,6 @@ every other copy of an erased text: it is a text property of the agent's Context
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -19,6 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from grimoire.graph.audit.erasure import chain_digest
 from grimoire.graph.db.connection import Database
 from grimoire.graph.model.rows import Row
 
@@ -124,8 +123,9 @@ def _openai(blocks: Sequence[dict[str, Any]]) -> tuple[list[RawBlock], list[str]
     for b in blocks:
         if b.get("type") != "reasoning":
             continue
-        summary = b.get("summary") or []
-        parts = [str(s.get("text") or "") for s in summary if isinstance(s, dict)]
+        summary = b.get("summary")
+        parts = [str(s.get("text") or "") for s in (summary if isinstance(summary, list) else [])
+                 if isinstance(s, dict)]
         raw.append(RawBlock(type="reasoning", text="\n\n".join(parts) or None, data=_str(b.get("encrypted_content"))))
         texts += parts
         opaque = opaque or (not parts and b.get("encrypted_content") is not None)
@@ -156,7 +156,7 @@ def normalize(provider: Provider, *, model: str | None = None, blocks: Sequence[
     tokens = reasoning_tokens if reasoning_tokens is not None else (count(content) if count and content else 0)
     body = {"provider": provider.value, "model": model, "content": content,
             "raw_blocks": [b.model_dump() for b in raw]}
-    digest = hashlib.sha256(json.dumps(body, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+    digest = chain_digest(body)  # erasure hashes a redacted chain again the same way
     return ReasoningChain(provider=provider.value, model=model, visibility=visibility, content=content,
                           reasoning_tokens=tokens, interleaved=interleaved, phases=phases(content), raw_blocks=raw,
                           hash=digest)

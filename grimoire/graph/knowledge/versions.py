@@ -19,6 +19,7 @@ from grimoire.graph.errors import Conflict, Invalid
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge.answers import EditOut, EntryOut, EntryVersionOut, VersionRow
 from grimoire.graph.model.common import MAX_TEXT, StrictModel
+from grimoire.graph.model.crystal.payload import content_hash
 from grimoire.graph.model.crystal.privacy import MemoryScope, category_type, refuse_share
 from grimoire.graph.model.crystal.sensitivity import Sensitivity, tag
 from grimoire.graph.model.enums import MarketRegime, Scope
@@ -73,6 +74,7 @@ def retag(entry: dict[str, Any], changes: dict[str, Any]) -> None:
     scope it had (the scope it had is kept as requested_scope). Adds to `changes` in place."""
     if "content" not in changes:
         return
+    changes["content_hash"] = content_hash(changes["content"])  # dedup by hash reads what it says now
     sensitivity = tag(changes["content"])
     changes["sensitivity"] = sensitivity.value
     if sensitivity is Sensitivity.confidential and entry.get("scope") != "private":

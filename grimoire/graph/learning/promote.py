@@ -25,7 +25,7 @@ INHERITED = {Provenance.Clade.value, Provenance.Predecessor.value, Provenance.Le
              Provenance.Marketplace.value, Provenance.StyxQuery.value, Provenance.Replicant.value}
 
 
-def offered(entry: dict[str, Any], memory_scope: MemoryScope = MemoryScope.as_written) -> bool:
+def offered(entry: dict[str, Any], memory_scope: MemoryScope = MemoryScope.private) -> bool:
     """A private warning not offered before and not confidential: proposed to the clade (scope unchanged). Under
     the private rule for memory crystals (a warning is a fact crystal: graph/model/crystal/privacy.py) none is
     offered: its owner's share would be refused."""
@@ -36,7 +36,7 @@ def offered(entry: dict[str, Any], memory_scope: MemoryScope = MemoryScope.as_wr
 
 
 def decide(entry: dict[str, Any], effective: float, thresholds: dict[str, float],
-           memory_scope: MemoryScope = MemoryScope.as_written) -> list[Op]:
+           memory_scope: MemoryScope = MemoryScope.private) -> list[Op]:
     cat, status, eid = entry["category"], entry["status"], entry["id"]
     ops: list[Op] = []
     if cat == EntryCategory.Warning:

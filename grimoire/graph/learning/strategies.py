@@ -105,7 +105,9 @@ def package(db: Database, agent_id: str, strategy: str, visibility: Visibility,
     rows = db.fetch("learning/strategy_package", agent_id=agent_id, strategy=strategy)
     entries = [r["entry"] for r in rows
                if private_scope(category_type(r["entry"]["category"]), "shared", memory_scope) != "private"]
-    links = sorted({json.dumps(lk, sort_keys=True) for r in rows for lk in r["links"] if lk})
+    # a causal link is a fact crystal: packaged only when facts may leave the node (as_written)
+    links = (sorted({json.dumps(lk, sort_keys=True) for r in rows for lk in r["links"] if lk})
+             if private_scope(category_type("CausalLink"), "shared", memory_scope) != "private" else [])
     section = _section(playbook.render(db, agent_id, visibility, shareable=True,
                                        memory_private=memory_scope is MemoryScope.private), strategy)
     body = {"format": "grimoire.strategy/1", "agent_id": agent_id, "strategy": strategy,

@@ -269,8 +269,11 @@ class GrimoireStore(BaseStore):
         return (yield from self._revisions([(namespace, key)])).get(digest(namespace, key), [])
 
     def _get(self, op: GetOp) -> Steps:
+        agent = self._agent(op.namespace)
         for episode_id in (yield from self._live(op.namespace, op.key)):
             episode = yield Call("get_episode", (episode_id,))
+            if agent is not None and episode.agent_id != agent:
+                continue  # another agent's episode under a store id (a clade mate's, a public one): not this key's
             found = parse(episode.id, episode.text)
             if found is not None and found.namespace == op.namespace and found.key == op.key:
                 return found.item() if found.value is not None else None  # the newest is the item
