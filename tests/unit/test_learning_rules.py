@@ -17,6 +17,7 @@ from grimoire.graph.learning.config import LearningConfig
 from grimoire.graph.learning.cycle import Curator
 from grimoire.graph.learning.operations import Cycle, Op, op_id
 from grimoire.graph.learning.state import Learning
+from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.model.enums import EntryCategory
 
 CYCLE = Cycle(id="a:cycle:1", agent_id="a", clade="c", seq=1, now=1_000_000, through=999, tick=50,
@@ -106,8 +107,9 @@ def test_promotion_thresholds_and_the_local_validation_of_inherited_heuristics()
     assert op.changes == {"status": "active", "in_playbook": True}
     assert promote.decide(_entry(category="Heuristic", provenance="Clade"), 0.9, at) == []
     assert promote.decide(_entry(category="Heuristic", provenance="Clade", validated_count=1), 0.9, at)
-    w = promote.decide(_entry(category="Warning"), 0.06, at)
-    # A private warning is offered to the clade, never shared: the operation changes no scope.
+    w = promote.decide(_entry(category="Warning"), 0.06, at, MemoryScope.as_written)
+    # A private warning is offered to the clade (where facts may leave the node: as_written), never shared: the
+    # operation changes no scope.
     assert [(o.op, o.changes) for o in w] == [("PROMOTE", {"status": "active"}),
                                               ("PROPAGATE", {"propagation_proposed": True})]
     assert w[1].detail == {"proposed": True, "scope": "shared"} and all("scope" not in o.changes for o in w)
