@@ -13,6 +13,7 @@ from grimoire.graph.audit import retention
 from grimoire.graph.background import CycleProcess, paced_curator
 from grimoire.graph.context.governor import Governor
 from grimoire.graph.crystals import hormonal_state
+from grimoire.graph.crystals.consolidation import PassReport, PassRunning
 from grimoire.graph.crystals.service import Crystals
 from grimoire.graph.db.connection import Database, DatabaseUnavailable, Target
 from grimoire.graph.db.local_server import LocalNeo4j
@@ -217,6 +218,19 @@ def drain_enrichment(services: Services) -> enrichment.EnrichReport:
         return enrichment.enrich(services.db)
 
 
+CONSOLIDATION_JOB = "crystals.consolidation"
+
+
+def consolidate_now(services: Services) -> PassReport:
+    """A consolidation pass now (POST /crystals/consolidate), under the scheduled job's lease: never beside another
+    replica's pass (this process's own lock keeps two here apart)."""
+    held = services.scheduler.leases or leases.Leases(services.db, replica_id(), services.settings.lease_seconds)
+    with held.hold(CONSOLIDATION_JOB) as seen:
+        if not seen.held:
+            raise PassRunning(f"replica {seen.holder} is running a consolidation pass now; try again when it is done")
+        return services.crystals.consolidate()
+
+
 def schedule(services: Services) -> None:
     """Every periodic job the service runs, one line each (graph/scheduler.py): they run on the
     scheduler's one thread, one at a time, when the API starts it (GRIMOIRE_SCHEDULER).
@@ -287,7 +301,7 @@ def schedule(services: Services) -> None:
                       "write the reads noted since the last flush (searches, retrievals, reads by id): each "
                       "crystal's read count and last read, access for its relevance", first_after_seconds=5.0,
                       lease="local"))
-    scheduler.add(Job("crystals.consolidation", crystals.consolidation_interval_minutes * 60.0,
+    scheduler.add(Job(CONSOLIDATION_JOB, crystals.consolidation_interval_minutes * 60.0,
                       lambda: f"{services.retriever.reads.flush()} reads; {services.crystals.consolidate(stopping)}",
                       "a consolidation run over every crystal (a ConsolidationRun its audit records name): "
                       "importance recalculated, the forgotten expired or archived, near-duplicate promoted crystals "

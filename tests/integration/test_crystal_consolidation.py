@@ -150,6 +150,21 @@ def test_on_demand_is_the_admins(api: Api, db: Database) -> None:
     assert api.client.get("/crystals/d1", headers=h).status_code == 404
 
 
+def test_on_demand_waits_for_another_replicas_pass(api: Api, db: Database) -> None:
+    """POST /crystals/consolidate takes the scheduled job's lease: while another replica holds it (its pass runs),
+    the request is a 409 and opens no run; once released, it runs."""
+    from grimoire.graph.leases import Leases
+    from grimoire.graph.services import CONSOLIDATION_JOB
+
+    other = Leases(db, "replica-elsewhere", 60.0)
+    with other.hold(CONSOLIDATION_JOB) as seen:
+        assert seen.held
+        r = api.client.post("/crystals/consolidate", headers=api.admin)
+        assert r.status_code == 409 and "replica-elsewhere" in r.text, r.text
+    r = api.client.post("/crystals/consolidate", headers=api.admin)
+    assert r.status_code == 200, r.text
+
+
 def test_a_page_with_nothing_to_score_does_not_end_the_pass(api: Api, db: Database) -> None:
     h = api.headers("cs-p")
     for i in range(25):

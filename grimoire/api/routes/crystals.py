@@ -17,6 +17,7 @@ from grimoire.api.schemas.crystals import ForkIn, MergeIn, TransitionIn, Version
 from grimoire.graph.crystals import provenance, skills, store
 from grimoire.graph.crystals.consolidation import PassSummary
 from grimoire.graph.model.crystal import lifecycle
+from grimoire.graph.services import consolidate_now
 
 router = APIRouter(tags=["crystals"])
 
@@ -104,4 +105,4 @@ def new_version(crystal_id: str, body: VersionIn, k: KnowledgeDep, who: Writer) 
              summary="Run a consolidation pass now (admin): importance rescored, the forgotten expired or archived, "
                      "near-duplicate promoted crystals merged")
 def consolidate(services: ServicesDep, who: Admin) -> PassSummary:
-    return PassSummary.of(services.crystals.consolidate())
+    return PassSummary.of(consolidate_now(services))
