@@ -152,6 +152,8 @@ def test_the_locomo_figures_are_the_benchmarks_results() -> None:
     assert f"+{results['full_minus_fusion_recall@10_points']} points" in row
     assert f"{results['conversations']} conversations of `{results['data']}`" in row
     assert f"{results['results']['full pipeline']['questions']} questions" in row
+    held = results["leave_one_out"]["held_out"]["recall@10"]
+    assert f"held-out recall@10 {held['mean']:.3f} ± {held['spread']:.3f}" in row
 
 
 def test_the_docs_assets_versions_and_licenses_are_recorded() -> None:
