@@ -61,7 +61,8 @@ def test_a_merge_has_many_parents_and_the_tree_and_chain_follow_the_history(api:
                 ("x1", "merged", "pv-a", (("x2", "created", "pv-a", ()), ("x3", "created", "pv-a", ()))),)),)),))
     nodes = {n["crystal_id"]: n for n in _ok(api.client.get(f"/crystals/{z1}/provenance", headers=c))}
     assert sorted(nodes["x1"]["parent_ids"]) == ["x2", "x3"]
-    assert nodes["x1"]["timestamp"] == history["merged_at"] and nodes["x1"]["metadata"] == {"cosine": None, "by_hash": False}
+    assert nodes["x1"]["timestamp"] == history["merged_at"]
+    assert nodes["x1"]["metadata"] == {"cosine": None, "by_hash": False}
     assert nodes[y1]["metadata"] == {"why": "study"} and nodes[y2]["metadata"] == {"reason": "changed"}
     assert nodes["x2"]["timestamp"] == api.client.get("/crystals/x2", headers=c,
                                                       params={"include_archived": True}).json()["recorded_at"]
