@@ -35,9 +35,9 @@ DIMENSION = 384  # the default model's
 class SeededVectors:
     """Ingest's embedder here: seeded unit vectors in the model's dimension."""
 
-    def __init__(self) -> None:
-        self.dimension = DIMENSION
-        self.model_name = DEFAULT_MODEL
+    def __init__(self, dimension: int = DIMENSION, model_name: str = DEFAULT_MODEL) -> None:
+        self.dimension = dimension
+        self.model_name = model_name
         self.rng = np.random.default_rng(40)
 
     def embed(self, texts: list[str]) -> np.ndarray:

@@ -14,9 +14,9 @@ import subprocess
 import sys
 from typing import Any
 
-import numpy as np
 import pytest
 
+from bench.backup import SeededVectors  # ingest's embedder for the bulk: seeded unit vectors
 from grimoire.graph.backup import online
 from grimoire.graph.backup.digest import StoreDigest, digest
 from grimoire.graph.db.connection import Database
@@ -26,23 +26,6 @@ from grimoire.graph.settings import PROJECT_ROOT
 from grimoire.graph.transfer import export_agent
 
 ITEMS = 10_000
-
-
-class StandIn:
-    """Ingest's embedder for the bulk of the items: seeded unit vectors (ten thousand texts through the model would
-    take minutes on two cores and prove nothing more about a backup)."""
-
-    def __init__(self, dimension: int, model_name: str) -> None:
-        self.dimension = dimension
-        self.model_name = model_name
-        self.rng = np.random.default_rng(40)
-
-    def embed(self, texts: list[str]) -> np.ndarray:
-        v = self.rng.normal(size=(len(texts), self.dimension)).astype(np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
-
-    def count_tokens(self, text: str) -> int:
-        return len(text.split())
 
 
 def _fill(api, embedder) -> dict[str, str]:
@@ -68,7 +51,7 @@ def _fill(api, embedder) -> dict[str, str]:
     bulk = [EpisodeIn.model_validate({
         "id": f"bulk-{i}", "agent_id": "bk-bulk", "type": "conversation", "text": f"turn {i} about pool {i % 97}",
         "mentions": [{"kind": "Person", "name": f"trader {i % 50}"}] if i % 10 == 0 else []}) for i in range(ITEMS)]
-    ingest(api.db, StandIn(embedder.dimension, embedder.model_name), bulk, actor="bk-bulk", clade="clade-b")
+    ingest(api.db, SeededVectors(embedder.dimension, embedder.model_name), bulk, actor="bk-bulk", clade="clade-b")
     return h
 
 

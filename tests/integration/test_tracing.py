@@ -20,6 +20,7 @@ from grimoire.api.app import create_app
 from grimoire.api.tracing import TraceRequests
 from grimoire.graph import observe, tracing
 from tests.conftest import ADMIN_KEY, Api
+from tests.unit.test_tracing import exported  # noqa: F401  (the fixture: spans kept in memory)
 
 AGENT, CLADE = "golem-trace", "clade-trace"
 MARKER = "quokkamarker"  # in the items' text and the query: no span may carry it
@@ -31,19 +32,7 @@ def _app(neo4j_server: Any, db: Any, embedder: Any) -> Iterator[Api]:
 
 
 @pytest.fixture
-def exported() -> Iterator[InMemorySpanExporter]:
-    exporter = InMemorySpanExporter()
-    provider = TracerProvider()
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
-    stop = tracing.start(provider)
-    try:
-        yield exporter
-    finally:
-        stop()
-
-
-@pytest.fixture
-def traced(exported: InMemorySpanExporter, db: Any, neo4j_server: Any, embedder: Any) -> Iterator[Api]:
+def traced(exported: InMemorySpanExporter, db: Any, neo4j_server: Any, embedder: Any) -> Iterator[Api]:  # noqa: F811
     """The API created with tracing on (the request span's middleware is installed when it is)."""
     yield from _app(neo4j_server, db, embedder)
 
@@ -80,7 +69,7 @@ def _values(span: ReadableSpan) -> list[str]:
     return out
 
 
-def test_a_retrieval_is_one_trace_of_its_stages_and_statements(traced: Api, exported: InMemorySpanExporter,
+def test_a_retrieval_is_one_trace_of_its_stages_and_statements(traced: Api, exported: InMemorySpanExporter,  # noqa: F811
                                                                caplog: pytest.LogCaptureFixture) -> None:
     h = traced.headers(AGENT, CLADE)
     key = h["X-API-Key"]
@@ -136,7 +125,7 @@ def test_a_retrieval_is_one_trace_of_its_stages_and_statements(traced: Api, expo
     assert {rec.span_id for rec in mine} <= {format(s.context.span_id, "016x") for s in spans}  # type: ignore[attr-defined]
 
 
-def test_a_context_assembly_traces_the_governor_s_stages(traced: Api, exported: InMemorySpanExporter) -> None:
+def test_a_context_assembly_traces_the_governor_s_stages(traced: Api, exported: InMemorySpanExporter) -> None:  # noqa: F811
     h = traced.headers(AGENT, CLADE)
     _ingest(traced, h)
     exported.clear()
