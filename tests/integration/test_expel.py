@@ -39,7 +39,7 @@ def _expel_cycles(api: Api, h: dict[str, str]) -> list[dict[str, Any]]:
 def _run_job(api: Api) -> str | None:
     scheduler = api.client.app.state.services.scheduler
     scheduler.trigger("curator.expel")  # False when ingest asked already: one run
-    assert scheduler.run_due() == ["curator.expel"]
+    assert "curator.expel" in scheduler.run_due()  # beside the lazy enrichment an ingest triggered
     job = scheduler.job("curator.expel")
     assert job.last_error is None, job.last_error
     return job.last_result

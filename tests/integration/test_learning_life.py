@@ -99,6 +99,7 @@ def test_the_documents_pruning_quality_archives_a_lesson_contradicted_not_one_un
     for entry in (heuristic, warning):
         r = api.client.post(f"/entries/{entry}/downvote", headers=life.h)
         assert r.status_code == 200, r.text
+    life.episodes(range(51, 100), "curve-swap", "USDC/DAI", "bull", "++")  # ticks for the next cycle to run on
     c2 = life.cycle(2)
     prune = _one(c2, "PRUNE", entry_id=heuristic)
     assert "quality 0.000 < 0.05" in prune["reason"]

@@ -86,7 +86,7 @@ def test_a_scrape_after_traffic_finds_every_family_with_sensible_values(served: 
     assert r.status_code == 200, r.text
     # A scheduled job run (on this thread: the tests' scheduler is not started) and a vector index rebuilt.
     assert services.scheduler.trigger("crystals.consolidation")
-    assert services.scheduler.run_due() == ["crystals.consolidation"]
+    assert "crystals.consolidation" in services.scheduler.run_due()  # beside any lazy enrichment triggered
     rebuild_vector_indexes(api.db, services.embedder.dimension, ["skill_entity"], timeout=120.0)
     # A refused request: an agent whose key may make one request, then none for 1,000 s.
     limited = api.headers("golem-pm-limited", "clade-pm")

@@ -24,7 +24,7 @@ def test_the_words_the_first_hits_share_find_the_turn_that_answers_in_other_word
     mine = [
         ("prf-q1", "Melanie: work has been stressful, I destress by pottery and the lakeside trail"),
         ("prf-q2", "Melanie: when I need to destress it is pottery class and the lakeside trail"),
-        ("prf-ans", "Melanie: Saturday was pottery class again, then a long walk on the lakeside trail"),
+        ("prf-ans", "Saturday was pottery class again, then a long walk on the lakeside trail"),
     ] + [(f"prf-n{i}", f"Caroline: the support group met on day {i} and talked about adoption") for i in range(12)]
     theirs = [("prf-secret", "Melanie: pottery class and the lakeside trail, pottery and lakeside, trail and class")]
     for agent, rows in ((ME, mine), (OTHER, theirs)):
@@ -36,12 +36,12 @@ def test_the_words_the_first_hits_share_find_the_turn_that_answers_in_other_word
     without = _retrieve(db, embedder, off)
     with_ = _retrieve(db, embedder, on)
     traced = {x.id: x for x in with_.results}
-    # the answer shares no word with the question but "Melanie": the feedback list found it, through the words
+    # the answer shares no word with the question: the feedback list found it, through the words
     # the two hits on "destress" share (pottery, lakeside, trail, class)
     assert "bm25_feedback" in traced["prf-ans"].explain.backends
     assert "bm25_feedback" not in {b for x in without.results for b in x.explain.backends}
     found = traced["prf-ans"].explain.backends
-    assert found["bm25_feedback"]["rank"] <= 3 < found["bm25"]["rank"]  # BM25 alone: behind the two on "destress"
+    assert "bm25" not in found and found["bm25_feedback"]["rank"] <= 3  # no word of the question: BM25 alone misses
     rank = [x.id for x in with_.results]
     # the other agent's private turn, full of those words, is in no list
     assert "prf-secret" not in rank
