@@ -74,7 +74,11 @@ def _batch(tx: Tx, limit: int) -> tuple[int, list[str]]:
     audit_ids: list[str] = []
     for owner, eps in done.items():
         audit = audits[owner]
-        ids = [e["id"] for e in eps]
+        # an episode with nothing to derive (no mention, no turn before) only changes its bookkeeping: no record,
+        # so nothing stands between its ingest and a rollback of it
+        ids = [e["id"] for e in eps if e["mentioned"] or e["followed"]]
+        if not ids:
+            continue
         # Reverting takes the links back; the entities a mention created stay (as for an ingest), and the episode
         # stays done (marking it pending again would have the job redo what was undone).
         revert = [DeleteRelationships(type=RelationshipType.MENTIONS, keys=[
