@@ -297,7 +297,9 @@ def test_the_metrics_of_a_scripted_life_are_the_values_its_script_implies(api: A
     assert got["retrieval_hit_rate"]["value"] is None and got["retrieval_hit_rate"]["alarm"] is False
     consistency = got["reflection_consistency"]
     assert consistency["value"] is None and consistency["alarm"] is False and not consistency["no_input"]
-    assert r.json()["alarms"] == ["prediction_accuracy"]
+    # the life's warnings were never read or retrieved: threat coverage below the spec's 100% alarms too
+    assert got["threat_coverage"]["value"] < 1.0
+    assert r.json()["alarms"] == ["threat_coverage", "prediction_accuracy"]
 
 
 # ---------------------------------------------------------------- 4. requests first
