@@ -166,37 +166,34 @@ def stored(value: str | None) -> ReasoningChain | None:
     return ReasoningChain.model_validate_json(value) if value else None
 
 
-class ReplayRow(Row):
+class _Decided(BaseModel):
+    """A decision as replay reads it beside its reasoning."""
+
+    decision_id: str
+    at: int
+    task: str | None
+    regime: str | None
+    tick: int | None
+    outcome_quality: float | None
+    prediction_error: float | None
+
+
+class ReplayRow(Row, _Decided):
     """A decision with its reasoning, as dream replay reads it (cypher/context/reasoning_replay.cypher)."""
 
     query = "context/reasoning_replay"
-    decision_id: str
-    at: int
-    task: str | None
-    regime: str | None
-    tick: int | None
-    outcome_quality: float | None
-    prediction_error: float | None
     reasoning: str
 
 
-class Replayable(BaseModel):
+class Replayable(_Decided):
     """A decision's reasoning for dream replay: the chain beside how the decision went (its quality and, when a
     prediction was verified, its error), to look for how the agent's reasoning goes with its prediction errors."""
 
-    decision_id: str
-    at: int
-    task: str | None
-    regime: str | None
-    tick: int | None
-    outcome_quality: float | None
-    prediction_error: float | None
     reasoning: ReasoningChain
 
 
 def replayable(db: Database, agent_id: str, limit: int, worst_first: bool = False) -> list[Replayable]:
     """The agent's decisions that kept their reasoning, newest first (or the worst outcomes first)."""
     rows = db.typed(ReplayRow, agent_id=agent_id, limit=limit, worst_first=worst_first)
-    return [Replayable(decision_id=r.decision_id, at=r.at, task=r.task, regime=r.regime, tick=r.tick,
-                       outcome_quality=r.outcome_quality, prediction_error=r.prediction_error,
-                       reasoning=ReasoningChain.model_validate_json(r.reasoning)) for r in rows]
+    return [Replayable(**r.model_dump(exclude={"reasoning"}), reasoning=ReasoningChain.model_validate_json(r.reasoning))
+            for r in rows]
