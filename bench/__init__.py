@@ -2,4 +2,4 @@
 
 BENCHMARKS = ["neo4j_startup", "ingest", "topology", "locomo", "retrieval", "tenants", "gds", "memory", "audit",
               "context", "consolidation", "mcp", "console", "scale", "embedding", "profile", "exact_path", "load",
-              "backup"]
+              "backup", "reach"]
