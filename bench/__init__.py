@@ -1,5 +1,5 @@
 """Benchmarks. `make bench` runs every module listed in BENCHMARKS; each writes bench/results/<name>.json."""
 
 BENCHMARKS = ["neo4j_startup", "ingest", "topology", "locomo", "retrieval", "tenants", "gds", "memory", "audit",
-              "context", "consolidation", "mcp", "console", "scale", "embedding", "profile", "exact_path", "load",
-              "backup", "reach"]
+              "context", "consolidation", "mcp", "console", "scale", "embedding", "embedders", "profile", "exact_path",
+              "load", "backup", "reach"]
