@@ -220,7 +220,7 @@ def chart(vector: Mapping[str, Any], path: Path) -> Path:
     ax.set_ylim(0, 1)
     ax.set_ylabel("recall@10 (mean over 5 conversations, bar: spread)")
     ax.set_title("LoCoMo turn recall@10 by embedder: vector ranking alone (BM25 alone for reference)")
-    ax.legend(loc="upper right", fontsize=7)
+    ax.legend(loc="upper left", ncol=2, fontsize=7)
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)
