@@ -679,6 +679,11 @@ class Rollbacks:
                 for s in steps:
                     for op in s.ops:
                         run.run(op)
+                # ExpeL's per-strategy episode counts follow the episodes deleted or brought back (an ingest's count
+                # is an increment no revert of its own can take back once later ingests added to it)
+                counted = _strategies(images, [op for s in steps for op in s.ops])
+                if counted:
+                    tx.run(cypher.query("rollback/recount_strategies"), pairs=counted).consume()
                 undone = [s.record.id for s in steps]
                 # Vectors, texts, nodes and turns before (rollback/set_embedding, put_nodes, delete_nodes,
                 # relationships_by_key, undo_remember) change in place: every replica's held items go. Last, once.
@@ -699,6 +704,16 @@ class Rollbacks:
                             undone=[s.record.brief() for s in p.steps], items=p.items(),
                             irreversible=p.irreversible, forced_over=later, not_restored=p.unrestored(),
                             folded_before=_folded(self.db, agent_id))
+
+
+def _strategies(images: Images, ops: Sequence[rv.RevertOp]) -> list[dict[str, str]]:
+    """The (agent, strategy) of every episode the operations delete or restore, as they were before the rollback
+    (its images) or as they come back (a restored image)."""
+    nodes = [img for img in images.taken.values() if img is not None]
+    nodes += [n for op in ops if isinstance(op, rv.RestoreImage) for n in op.nodes]
+    pairs = {(str(n.properties.get("agent_id")), str(n.properties.get("strategy"))) for n in nodes
+             if "Episode" in n.labels and n.properties.get("agent_id") and n.properties.get("strategy")}
+    return [{"agent_id": a, "strategy": st} for a, st in sorted(pairs)]
 
 
 def _folded(db: Database, agent_id: str) -> str | None:
