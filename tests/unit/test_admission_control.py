@@ -329,7 +329,7 @@ def test_the_operators_probes_are_answered_on_a_full_replica_and_other_routes_ar
     from grimoire.api.admission import OPERATOR_PATHS, AdmissionControl
     from grimoire.graph.settings import Settings
 
-    assert OPERATOR_PATHS == {"/health", "/metrics/prometheus"}
+    assert {"/health", "/metrics/prometheus"} == OPERATOR_PATHS
 
     async def run() -> None:
         held = asyncio.Event()
