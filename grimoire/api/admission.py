@@ -62,7 +62,15 @@ HOLD_WEIGHT = 0.1  # the moving average's weight for each request's hold: about 
 HOLD_CAP = 1.0  # seconds: the most one request's hold counts for in that average
 OVERLOAD_RETRY_AFTER = 1  # seconds: a place frees in well under a second when requests take ~0.1 s
 CONCURRENCY_RETRY_AFTER = 1  # seconds: when one of the key's own requests ends is not known ahead
-EXEMPT_PATHS = {"/health", "/events/stream", "/mcp", "/mcp/full", "/metrics/prometheus"}
+# An operator's probes, deliberately outside admission and answered on a full replica, since then is when they
+# matter: the load balancer's health check (a refused one takes a busy replica out of rotation) and the admin's
+# Prometheus scrape (an overload is what the dashboards are for). Both stay cheap, so they cannot be a way round the
+# bound: /health reads nothing per agent, and a scrape runs a fixed set of short reads that do not grow with the
+# store (graph/prometheus_state.py; tests/integration/test_prometheus.py checks their work stays flat).
+OPERATOR_PATHS = frozenset({"/health", "/metrics/prometheus"})
+# Connections that hold no place themselves: what they do inside is admitted on its own (see the module's doc).
+PASS_THROUGH_PATHS = frozenset({"/events/stream", "/mcp", "/mcp/full"})
+EXEMPT_PATHS = OPERATOR_PATHS | PASS_THROUGH_PATHS
 EXEMPT_PREFIXES = ("/console",)
 THREADS = 40  # Starlette's worker threads (anyio's default): beyond them, a request waits for a thread, undeadlined
 ANONYMOUS = "anonymous"

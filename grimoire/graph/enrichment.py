@@ -11,7 +11,9 @@ then marks them `done` and drops the pending properties, with one audit record p
 Visibility: the job only links an episode to what it named; it changes no scope, clade or owner, and an entity it
 creates is visible only to who may see an item that mentions it (graph/visibility.py), so nothing widens and a
 confidential episode shares nothing. An episode deleted while pending (a rollback of its ingest) takes its pending
-work with it: nothing is left to enrich. Idempotent: only episodes still pending under their lock are touched.
+work with it: nothing is left to enrich; one enriched since has the job's record undone with its ingest
+(graph/audit/rollback.py DERIVED), never a conflict that blocks the rollback. Idempotent: only episodes still
+pending under their lock are touched.
 """
 
 from __future__ import annotations

@@ -338,7 +338,8 @@ DIFFERENCES: tuple[Difference, ...] = (
                "(GRIMOIRE_CRYSTALS single_transaction_below) in one transaction, a larger store one transaction "
                "per page of 1,000 and per batch of merges, each moving the run's cursor, so a run that dies midway "
                "is marked (interrupted, or running and untouched for 10 minutes) and the next completes it under "
-               "its id",
+               "its id, each phase change audited with the move; one that failed 3 times "
+               "(GRIMOIRE_CRYSTALS consolidation_max_attempts) is marked failed and the next starts fresh",
                "one Neo4j transaction over a large store would hold its write locks and heap for seconds and block "
                "requests; paging keeps each transaction bounded (README: 110,000 crystals in 19.5 s) and the run "
                "keeps the pass one audited unit."),

@@ -287,8 +287,10 @@ def test_an_interrupted_run_is_completed_by_the_next_under_its_id(api: Api, db: 
         first.transactions + second.transactions)
     assert all(_crystal(api, api.headers("cs-int"), i) == {"status": 404} for i in ids)  # all 25 expired
     actions = row["actions"]
-    assert actions.count("crystal.consolidation_open") == 2 and actions.count("crystal.consolidation_done") == 2
-    assert actions[-1] == "crystal.consolidation_done"
+    # done: interrupted (the shutdown), interrupted again (its process died: a failed attempt, recorded when the
+    # next run finds it), completed
+    assert actions.count("crystal.consolidation_open") == 2 and actions.count("crystal.consolidation_done") == 3
+    assert actions[-1] == "crystal.consolidation_done" and run["failures"] == 1
 
 
 def test_a_small_store_is_consolidated_in_one_transaction(api: Api, db: Database) -> None:
@@ -306,3 +308,80 @@ def test_a_small_store_is_consolidated_in_one_transaction(api: Api, db: Database
     r = api.client.post("/crystals/consolidate", headers=api.admin)
     assert r.status_code == 200 and r.json()["mode"] == "single" and r.json()["transactions"] == 1
     assert _run(db, r.json()["run_id"])["run"]["status"] == "completed"
+
+
+def test_a_run_that_keeps_failing_is_given_up_after_max_attempts(api: Api, db: Database) -> None:
+    """A paged run that fails the same way each time is resumed until it has failed `max_attempts` times (3 by
+    default), then marked failed and audited; the next run starts fresh under a new id instead of resuming it."""
+    from neo4j.exceptions import Neo4jError
+
+    now = now_ms()
+    ids = _old_notes(api, db, "cs-fail", 5, now)
+    # A crystal no score can be computed for (a valence that is not a number): every attempt fails on its page.
+    db.run("testing/set_crystal_props", rows=[{"id": ids[0], "props": {"emotional_valence": "very"}}])
+    assert CrystalsConfig().consolidation_max_attempts == 3
+    engine = ConsolidationEngine(db, batch=10, max_attempts=3)
+    with pytest.raises(Neo4jError):
+        engine.run(now)
+    [first] = [r["run"] for r in db.fetch("crystals/run_unfinished", stale_before=0)]
+    assert (first["status"], first["failures"]) == ("interrupted", 1) and "TypeError" in first["error"]
+    for attempt in (2, 3):
+        with pytest.raises(Neo4jError):
+            engine.run(now + attempt)
+        row = _run(db, first["id"])
+        assert row["run"]["failures"] == attempt and row["run"]["resumes"] == attempt - 1
+    run = row["run"]
+    assert run["status"] == "failed" and run["finished_at"] == run["touched_at"]
+    assert row["actions"][-1] == "crystal.consolidation_failed"
+    assert row["actions"].count("crystal.consolidation_open") == 3
+    assert db.fetch("crystals/run_unfinished", stale_before=0) == []  # nothing left to resume
+    # The cause mended, the next run is a new one and completes.
+    db.run("testing/set_crystal_props", rows=[{"id": ids[0], "props": {"emotional_valence": 0.0}}])
+    fresh = engine.run(now + 4)
+    assert fresh.run_id != first["id"] and not fresh.resumed and fresh.status == "completed"
+    assert _run(db, first["id"])["run"]["status"] == "failed"
+
+
+def test_a_run_whose_process_keeps_dying_is_given_up_too(api: Api, db: Database) -> None:
+    now = now_ms()
+    _old_notes(api, db, "cs-dead", 3, now)
+    engine = ConsolidationEngine(db, batch=10, max_attempts=2)
+    first = engine.run(now, lambda: True)  # cancelled at once: interrupted by a shutdown, which is no failure
+    assert first.status == "interrupted" and _run(db, first.run_id)["run"]["failures"] == 0
+    db.run("crystals/run_save", id=first.run_id, props={"status": "running", "touched_at": 0})  # its process died
+    second = engine.run(now + 1, lambda: True)
+    assert second.run_id == first.run_id and _run(db, first.run_id)["run"]["failures"] == 1
+    db.run("crystals/run_save", id=first.run_id, props={"status": "running", "touched_at": 0})  # and died again
+    third = engine.run(now + 2)
+    assert third.run_id != first.run_id and not third.resumed and third.status == "completed"
+    row = _run(db, first.run_id)
+    assert row["run"]["status"] == "failed" and row["run"]["failures"] == 2
+    assert row["actions"].count("crystal.consolidation_failed") == 1
+
+
+def test_a_paged_runs_phase_change_is_audited_with_the_move(api: Api, db: Database) -> None:
+    """Scoring and forgetting done, the run's phase moves to merge in a transaction that writes its audit record
+    (tag consolidation:<run id>): a run stopped right after the move shows the move and its record."""
+    now = now_ms()
+    _old_notes(api, db, "cs-phase", 5, now)
+    calls = {"n": 0}
+
+    def after_the_phase_change() -> bool:
+        calls["n"] += 1
+        # asked before the kinds, before each page (a page, then the end, per kind), before the phase change,
+        # then before the merge: stopped there, after the move
+        return calls["n"] > 7
+
+    report = ConsolidationEngine(db, batch=10).run(now, after_the_phase_change)
+    assert report.status == "interrupted"
+    row = _run(db, report.run_id)
+    assert row["run"]["phase"] == "merge" and row["run"]["phases_done"] == ["score", "forget"]
+    phase = [t for a, t in zip(row["actions"], row["targets"], strict=True) if a == "crystal.consolidation_phase"]
+    assert phase == [[report.run_id]]
+    assert row["actions"].index("crystal.consolidation_phase") > max(
+        i for i, a in enumerate(row["actions"]) if a in ("crystal.consolidate", "crystal.lifecycle"))
+    # completed, the run's records are: opened, the pages, the phase change, (merges,) its finish
+    done = ConsolidationEngine(db, batch=10).run(now + 1)
+    assert done.run_id == report.run_id and done.status == "completed"
+    actions = _run(db, report.run_id)["actions"]
+    assert actions.count("crystal.consolidation_phase") == 1 and actions[-1] == "crystal.consolidation_done"

@@ -134,3 +134,24 @@ def test_a_distillation_stopped_midway_is_resumed_and_adds_nothing_twice(api: Ap
     counter = _counter(api)
     assert counter["episodes"] == 1 and "open" not in counter   # the 11th still counts
     assert _run_job(api) == "0 distillations"
+
+
+def test_a_rolled_back_ingest_counts_no_more(api: Api) -> None:
+    """The count moves back with a rollback of the ingest that raised it (and forward again when that rollback is
+    undone): nine episodes, a tenth rolled back, is nine, and no distillation is due."""
+    h = api.headers(AGENT, CLADE)
+    _post(api, h, *[_episode(i) for i in range(9)])
+    r = api.client.post("/episodes/batch", headers=h, json={"episodes": [_episode(9), _episode(10)]})
+    assert r.status_code == 201, r.text
+    [ingest] = r.json()["audit_ids"]
+    assert _counter(api)["episodes"] == 11
+    undone = api.client.post(f"/agents/{AGENT}/rollback", headers=api.admin, json={"record": ingest})
+    assert undone.status_code == 200, undone.text
+    assert api.client.get(f"/episodes/{_episode(9)['id']}", headers=h).status_code == 404
+    assert _counter(api)["episodes"] == 9
+    assert _run_job(api) == "0 distillations" and _expel_cycles(api, h) == []
+    again = api.client.post(f"/agents/{AGENT}/rollback", headers=api.admin,
+                            json={"undo": undone.json()["rollback_id"]})
+    assert again.status_code == 200, again.text
+    assert _counter(api)["episodes"] == 11
+    assert api.client.get(f"/episodes/{_episode(9)['id']}", headers=h).status_code == 200

@@ -172,3 +172,44 @@ def test_a_lazy_turn_leaves_its_follows_to_the_job(lazy: Api) -> None:
     assert counts(lazy.db).get("FOLLOWS", 0) == 0 and _pending(lazy, h, "golem-1") == 2
     assert enrichment.enrich(lazy.db).enriched == 2
     assert counts(lazy.db)["FOLLOWS"] == 1 and _pending(lazy, h, "golem-1") == 0
+
+
+def test_rolling_back_an_enriched_ingest_undoes_the_enrichment_with_it(lazy: Api) -> None:
+    """The enrichment's record (system:enrichment) names the ingest's episodes, later: a rollback of the ingest
+    undoes it too, newest first (its MENTIONS and FOLLOWS), instead of refusing over it. An enrichment record that
+    also covers another ingest's episodes stays for those (they keep their mentions), and is no conflict either."""
+    h = lazy.headers("golem-1")
+    r = lazy.client.post("/episodes/batch", headers=h, json={"episodes": [
+        {"id": "rb-0", "type": "observation", "text": "The rb vault paused withdrawals",
+         "mentions": [{"kind": "Token", "name": "RB vault token"}]},
+        {"id": "rb-1", "type": "observation", "text": "The rb vault resumed", "follows": "rb-0",
+         "mentions": [{"kind": "Token", "name": "RB vault token"}, WETH]}]})
+    assert r.status_code in (200, 201), r.text
+    [ingest] = r.json()["audit_ids"]
+    first = enrichment.enrich(lazy.db)
+    assert first.enriched == 2 and len(first.audit_ids) == 1
+    assert counts(lazy.db)["MENTIONS"] == 3 and counts(lazy.db)["FOLLOWS"] == 1
+    preview = lazy.client.post("/agents/golem-1/rollback", headers=lazy.admin, json={"record": ingest,
+                                                                                     "dry_run": True})
+    assert preview.status_code == 200, preview.text
+    assert preview.json()["conflicts"] == []
+    assert [c["id"] for c in preview.json()["changes"]] == [first.audit_ids[0], ingest]  # newest first
+    undone = lazy.client.post("/agents/golem-1/rollback", headers=lazy.admin, json={"record": ingest})
+    assert undone.status_code == 200, undone.text
+    assert [c["id"] for c in undone.json()["undone"]] == [first.audit_ids[0], ingest]
+    assert lazy.client.get("/episodes/rb-0", headers=h).status_code == 404
+    assert counts(lazy.db).get("MENTIONS", 0) == 0 and counts(lazy.db).get("FOLLOWS", 0) == 0
+    # One enrichment record over two ingests: rolling back one leaves the other's mentions and the record.
+    r = lazy.client.post("/episodes", headers=h, json={"id": "rb-a", "type": "observation",
+                                                       "text": "The rb pool drained",
+                                                       "mentions": [{"kind": "Token", "name": "RB pool token"}]})
+    assert r.status_code == 201, r.text
+    [ingest_a] = r.json()["audit_ids"]
+    _ingest(lazy, h, "rb-b", "The rb bridge halted", mentions=[{"kind": "Token", "name": "RB bridge token"}])
+    both = enrichment.enrich(lazy.db)
+    assert both.enriched == 2 and len(both.audit_ids) == 1
+    r = lazy.client.post("/agents/golem-1/rollback", headers=lazy.admin, json={"record": ingest_a})
+    assert r.status_code == 200, r.text
+    assert [c["id"] for c in r.json()["undone"]] == [ingest_a] and r.json()["forced_over"] == []
+    assert lazy.client.get("/episodes/rb-a", headers=h).status_code == 404
+    assert [m["name"] for m in _episode(lazy, h, "rb-b")["mentions"]] == ["RB bridge token"]

@@ -107,3 +107,33 @@ def test_an_import_never_widens_a_memory_crystal(api: Api, private_api: Api) -> 
     mine = private_api.client.get("/crystals/ep-shared", headers=owner).json()
     assert (mine["scope"], mine["requested_scope"]) == ("private", "shared")
     assert private_api.client.get("/crystals/heur-shared", headers=mate).status_code == 200
+
+
+def test_a_package_carries_no_causal_links_and_an_import_makes_none(private_api: Api) -> None:
+    """A causal link is a fact crystal (a memory crystal): under the private rule it never leaves the node, so the
+    package of a strategy whose entries are causally linked exports none, and importing that package creates none
+    for the importer. (The links are there to package: under as_written the same package has them.)"""
+    from grimoire.graph.learning import strategies
+    from grimoire.graph.model.crystal.privacy import MemoryScope
+    from grimoire.graph.visibility import Visibility
+
+    api = private_api
+    h = strategy._owner_world(api)
+    r = api.client.post("/causal/links", headers=h["owner"],
+                        json={"links": [{"cause": "src-heuristic", "effect": "src-warning"},
+                                        {"cause": "src-insight", "effect": "src-heuristic"}]})
+    assert r.status_code == 201, r.text
+    assert len(api.db.fetch("testing/causal_links", agent_id=strategy.OWNER)) == 2
+    as_written = strategies.package(api.db, strategy.OWNER, strategy.STRATEGY,
+                                    Visibility.of(strategy.OWNER, "clade-s"), MemoryScope.as_written)
+    assert {(lk["cause"], lk["effect"]) for lk in as_written.causal_links} == {
+        ("src-heuristic", "src-warning"), ("src-insight", "src-heuristic")}
+    package = strategy._package(api, h["owner"])
+    assert package["causal_links"] == []
+    assert {e["id"] for part in ("heuristics", "warnings", "insights") for e in package[part]} == {
+        "src-heuristic", "src-insight"}
+    made = api.client.post(strategy.ROUTE, headers=h["mate"], json={"package": package, "scope": "shared"})
+    assert made.status_code == 201, made.text
+    assert len(made.json()["admitted"]) == 2
+    assert api.db.fetch("testing/causal_links", agent_id=strategy.MATE) == []
+    assert len(api.db.fetch("testing/causal_links", agent_id=strategy.OWNER)) == 2  # the owner's own stay

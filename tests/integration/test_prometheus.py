@@ -165,3 +165,42 @@ def test_the_endpoint_is_the_admins_on_the_api_port(api: Api, db: Database, neo4
         r = c.get("/metrics/prometheus", headers={"X-API-Key": ADMIN_KEY})
         assert r.status_code == 404
         assert r.headers["content-type"].startswith("application/problem+json")
+
+
+def _scrape_hits(db: Database) -> dict[str, int]:
+    """The database's work (PROFILE db hits) for each of the statements a scrape runs (graph/prometheus_state.py)."""
+    from typing import Any
+
+    from grimoire.graph.db import cypher
+    from grimoire.graph.prometheus_state import CONSOLIDATION_JOB
+
+    statements: dict[str, dict[str, Any]] = {
+        "prometheus/leases": {}, "prometheus/last_runs": {"consolidation": CONSOLIDATION_JOB},
+        "prometheus/vector_builds": {}, "schema/index_progress": {"names": list(VECTOR_INDEXES)}}
+
+    def walk(plan: Any) -> int:
+        return int(plan.get("dbHits", 0)) + sum(walk(c) for c in plan.get("children", []))
+
+    out = {}
+    with db.session() as s:
+        s.run("CALL db.prepareForReplanning()").consume()
+        for name, params in statements.items():
+            out[name] = walk(s.run("CYPHER replan=force PROFILE " + cypher.query(name), params).consume().profile)
+    return out
+
+
+def test_the_scrape_stays_cheap_as_the_store_grows(api: Api, db: Database) -> None:
+    """The scrape is outside admission control like /health (api/admission.py OPERATOR_PATHS): that is safe only
+    while it costs the same on a small store and a large one. Its statements' work does not grow with the Curator's
+    cycles nor with the episodes, and it is answered the same."""
+    assert scrape(api)["grimoire_graph_state_up"][0].value == 1
+    small = _scrape_hits(db)
+    db.run("testing/bulk_cycles", n=5_000, at=1_770_000_000_000)
+    r = api.client.post("/episodes/batch", headers=api.headers("pm-big"), json={"episodes": EPISODES})
+    assert r.status_code in (200, 201), r.text
+    large = _scrape_hits(db)
+    for name, hits in large.items():
+        assert hits <= small[name] + 10, (name, small[name], hits)  # a few hits for the newest cycle, not 5,000
+    families = scrape(api)
+    assert families["grimoire_graph_state_up"][0].value == 1
+    assert value(families, "grimoire_curator_last_cycle_timestamp_seconds") == (1_770_000_000_000 + 5_000) / 1000

@@ -319,3 +319,50 @@ def test_the_requests_ahead_follow_the_order_places_are_handed_out() -> None:
         assert await asyncio.gather(*tasks) == [None] * 3
 
     asyncio.run(run())
+
+
+def test_the_operators_probes_are_answered_on_a_full_replica_and_other_routes_are_refused() -> None:
+    """/health and the Prometheus scrape are outside admission alike (api/admission.py OPERATOR_PATHS): with every
+    place held they are still answered and hold no place, while any other route is refused with 503."""
+    from starlette.types import Message, Receive, Scope, Send
+
+    from grimoire.api.admission import OPERATOR_PATHS, AdmissionControl
+    from grimoire.graph.settings import Settings
+
+    assert {"/health", "/metrics/prometheus"} == OPERATOR_PATHS
+
+    async def run() -> None:
+        held = asyncio.Event()
+        release = asyncio.Event()
+
+        async def app(scope: Scope, receive: Receive, send: Send) -> None:
+            if scope["path"] == "/slow":
+                held.set()
+                await release.wait()
+            await send({"type": "http.response.start", "status": 200, "headers": []})
+            await send({"type": "http.response.body", "body": b"ok"})
+
+        gate = AdmissionControl(app, Settings(max_in_flight=1, queue_deadline_ms=0))
+
+        async def status(path: str) -> int:
+            sent: list[Message] = []
+
+            async def send(message: Message) -> None:
+                sent.append(message)
+
+            async def receive() -> Message:
+                return {"type": "http.request", "body": b""}
+
+            await gate({"type": "http", "path": path, "method": "GET", "headers": [], "app": None}, receive, send)
+            return int(sent[0]["status"])
+
+        slow = asyncio.create_task(status("/slow"))  # takes the one place and keeps it
+        await held.wait()
+        assert gate.admission.in_flight == 1
+        assert await status("/episodes") == 503
+        assert await status("/health") == 200 and await status("/metrics/prometheus") == 200
+        assert gate.admission.in_flight == 1  # the probes took no place
+        release.set()
+        assert await slow == 200 and gate.admission.in_flight == 0
+
+    asyncio.run(run())

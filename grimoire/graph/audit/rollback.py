@@ -98,6 +98,12 @@ class RecordRow(Row):
 # and the decay system's next run records it).
 ROLLED_OVER = ["alert.acknowledge", "memory.decay"]
 
+# Work the service derives on its own from an ingest's episodes, later and under its own actor: the lazy enrichment's
+# mentions and FOLLOWS (graph/enrichment.py ACTOR, ACTION). A rollback that deletes those episodes rolls this work
+# back with them, newest first, rather than refusing over it: it is the ingest's own, only deferred. (Named here, not
+# imported: the enrichment writes its records through this package.)
+DERIVED = [("system:enrichment", "episode.enrich")]
+
 
 class LaterRow(Row):
     query = "rollback/later_changes"
@@ -264,6 +270,42 @@ def _newest_first(records: Iterable[UndoableRecord]) -> list[UndoableRecord]:
     return sorted(records, key=lambda r: (r.at, r.id), reverse=True)
 
 
+def _deleted_episodes(records: Iterable[UndoableRecord]) -> set[str]:
+    return {i for r in records for op in rv.parse_revert(r.revert or "[]")
+            if isinstance(op, rv.DeleteNodes) and op.label is rv.NodeLabel.Episode for i in op.ids}
+
+
+def _derived_episodes(record: UndoableRecord) -> set[str]:
+    """The episodes a derived record's work starts from (its relationships' start nodes)."""
+    return {k.start_id for op in rv.parse_revert(record.revert or "[]") if isinstance(op, rv.DeleteRelationships)
+            for k in op.keys if k.start_label is rv.NodeLabel.Episode}
+
+
+def with_derived(db: Database, agent_id: str, chosen: Chosen) -> tuple[Chosen, list[str]]:
+    """The chosen records and, when they delete episodes, the later derived work on those episodes (DERIVED):
+    a derived record wholly on them is undone too (listed with the others, newest first); one on others as well
+    stays (deleting the episodes takes their links with them), and is only not a conflict. Also: the ids of those
+    records that stay."""
+    gone = _deleted_episodes(chosen.records) if chosen.rolls_over and chosen.items is None else set()
+    if not gone:
+        return chosen, []
+    since = min(r.at for r in chosen.records)
+    have = {r.id for r in chosen.records}
+    whole: list[UndoableRecord] = []
+    part: list[str] = []
+    for actor, action in DERIVED:
+        for r in _records(db, agent_id, actor=actor, items=sorted(gone), since=since):
+            if r.action != action or r.id in have:
+                continue
+            if _derived_episodes(r) <= gone:
+                whole.append(r)
+            else:
+                part.append(r.id)
+    if not whole:
+        return chosen, part
+    return Chosen(_newest_first([*chosen.records, *whole]), chosen.items, chosen.rolls_over), part
+
+
 # ---------------------------------------------------------------------------------------------- answers
 
 
@@ -377,8 +419,9 @@ def _without(op: rv.RevertOp, erased: set[str]) -> rv.RevertOp | None:
     return narrowed
 
 
-def conflicts(db: Database, agent_id: str, p: Plan) -> list[Brief]:
-    """Later changes to the plan's items, each after a change the plan undoes to the same item, not undone by it."""
+def conflicts(db: Database, agent_id: str, p: Plan, covered: Sequence[str] = ()) -> list[Brief]:
+    """Later changes to the plan's items, each after a change the plan undoes to the same item, not undone by it
+    (nor `covered`: derived work its deletions take away, with_derived)."""
     if not p.steps:
         return []
     first_touch: dict[str, int] = {}
@@ -388,7 +431,7 @@ def conflicts(db: Database, agent_id: str, p: Plan) -> list[Brief]:
                 first_touch[i] = min(first_touch.get(i, s.record.at), s.record.at)
     if not first_touch:
         return []
-    undone = [s.record.id for s in p.steps]
+    undone = [s.record.id for s in p.steps] + list(covered)
     rows = db.typed(LaterRow, agent_id=agent_id, since=min(first_touch.values()), items=list(first_touch),
                     excluded=undone, verbs=["ALERT"], actions=ROLLED_OVER)
     return [row.record for row in rows
@@ -597,19 +640,19 @@ class Rollbacks:
     embedder: Embedder
 
     def preview(self, agent_id: str, target: Target) -> RollbackPlan:
-        chosen = target.choose(self.db, agent_id)
+        chosen, covered = with_derived(self.db, agent_id, target.choose(self.db, agent_id))
         p = plan(chosen, erasure.erased(self.db, agent_id))
-        later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
+        later = conflicts(self.db, agent_id, p, covered) if chosen.rolls_over else []
         return RollbackPlan(target=target.describe(), changes=[s.record.brief() for s in p.steps], items=p.items(),
                             irreversible=p.irreversible, conflicts=later,
                             not_restored=p.unrestored(), folded_before=_folded(self.db, agent_id))
 
     def rollback(self, agent_id: str, target: Target, *, actor: str, force: bool = False) -> RollbackDone:
-        chosen = target.choose(self.db, agent_id)
+        chosen, covered = with_derived(self.db, agent_id, target.choose(self.db, agent_id))
         p = plan(chosen, erasure.erased(self.db, agent_id))
         if not p.steps:
             raise Invalid(f"nothing to roll back for {target.describe()}")
-        later = conflicts(self.db, agent_id, p) if chosen.rolls_over else []
+        later = conflicts(self.db, agent_id, p, covered) if chosen.rolls_over else []
         if later and not force:
             raise RollbackConflict(conflict_message(later[0], len(later) - 1))
         texts = texts_to_embed(p)
@@ -636,6 +679,11 @@ class Rollbacks:
                 for s in steps:
                     for op in s.ops:
                         run.run(op)
+                # ExpeL's per-strategy episode counts follow the episodes deleted or brought back (an ingest's count
+                # is an increment no revert of its own can take back once later ingests added to it)
+                counted = _strategies(images, [op for s in steps for op in s.ops])
+                if counted:
+                    tx.run(cypher.query("rollback/recount_strategies"), pairs=counted).consume()
                 undone = [s.record.id for s in steps]
                 # Vectors, texts, nodes and turns before (rollback/set_embedding, put_nodes, delete_nodes,
                 # relationships_by_key, undo_remember) change in place: every replica's held items go. Last, once.
@@ -656,6 +704,16 @@ class Rollbacks:
                             undone=[s.record.brief() for s in p.steps], items=p.items(),
                             irreversible=p.irreversible, forced_over=later, not_restored=p.unrestored(),
                             folded_before=_folded(self.db, agent_id))
+
+
+def _strategies(images: Images, ops: Sequence[rv.RevertOp]) -> list[dict[str, str]]:
+    """The (agent, strategy) of every episode the operations delete or restore, as they were before the rollback
+    (its images) or as they come back (a restored image)."""
+    nodes = [img for img in images.taken.values() if img is not None]
+    nodes += [n for op in ops if isinstance(op, rv.RestoreImage) for n in op.nodes]
+    pairs = {(str(n.properties.get("agent_id")), str(n.properties.get("strategy"))) for n in nodes
+             if "Episode" in n.labels and n.properties.get("agent_id") and n.properties.get("strategy")}
+    return [{"agent_id": a, "strategy": st} for a, st in sorted(pairs)]
 
 
 def _folded(db: Database, agent_id: str) -> str | None:

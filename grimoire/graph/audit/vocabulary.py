@@ -61,6 +61,8 @@ VERBS: dict[str, Verb] = {
     "crystal.consolidate": Verb.EDIT,             # a consolidation pass rescored importance
     "crystal.consolidation_open": Verb.CREATE,    # a consolidation run opened (or an interrupted one resumed)
     "crystal.consolidation_done": Verb.EDIT,      # a consolidation run's four phases done (or it was interrupted)
+    "crystal.consolidation_phase": Verb.EDIT,     # a paged consolidation run moved to its next phase
+    "crystal.consolidation_failed": Verb.EDIT,    # a consolidation run given up after its max_attempts failures
     "crystal.merge": Verb.MERGE,                  # the winner consolidated, the losers archived under it
     "crystal.purge": Verb.DELETE,                 # expired and archived crystals past the retention deleted
     "crystal.fork": Verb.CREATE,

@@ -25,6 +25,9 @@ class CrystalsConfig(BaseModel):
         default=5_000, ge=0, le=100_000, description="a consolidation run over at most this many crystals (episodes "
         "and entries) is one transaction, as knowledge-crystals.md has it; a larger store pages (`batch` per "
         "transaction) under one resumable, audited run; 0: always pages")
+    consolidation_max_attempts: int = Field(
+        default=3, ge=1, le=100, description="a paged consolidation run that fails this many times (raises, or its "
+        "process dies) is given up: marked failed and audited, and the next run starts fresh instead of resuming it")
     memory_scope: MemoryScope = Field(
         default=MemoryScope.private, description="private (the document's): a memory crystal (episode, preference, "
         "relationship, fact, goal) is stored private whatever scope its writer asks for and is never shared, listed "

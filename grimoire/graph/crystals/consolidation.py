@@ -21,7 +21,11 @@ record. A store of up to `single_below` crystals is consolidated in one transact
 transaction per page of `batch` crystals and per batch of merges): one transaction over it would hold its write
 locks and heap for seconds. Each page's transaction moves the run's cursor with its changes, so a run that dies
 midway is found by the next (interrupted, or running and untouched for STALE_MS) and completed from where it
-stopped, under the same id: its record shows all four phases, and how often it was resumed.
+stopped, under the same id: its record shows all four phases, and how often it was resumed. Each phase change
+(score and forget -> merge) is audited in the transaction that moves the run's phase, and its finish in the one that
+closes it. A run that fails (raises, or its process dies) `max_attempts` times (3 by default) is given up: marked
+failed and audited, and the next run starts fresh — a failure that repeats would otherwise be resumed forever,
+and every later pass would stop at the same place.
 """
 
 from __future__ import annotations
@@ -179,13 +183,16 @@ class Run:
     counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(COUNTS, 0))
     resumes: int = 0
     status: str = "running"
+    failures: int = 0           # attempts that raised or died with their process (a shutdown's interruption is none)
+    error: str = ""             # the last failure's error
 
     @classmethod
     def of(cls, row: Record) -> Run:
         return cls(id=row["id"], started_at=row["started_at"], mode=row.get("mode") or PAGED,
                    phase=row.get("phase") or "score", kind=row.get("kind") or KINDS[0].label,
                    after=row.get("after") or "", counts={k: int(row.get(k) or 0) for k in COUNTS},
-                   resumes=int(row.get("resumes") or 0), status=row.get("status") or "running")
+                   resumes=int(row.get("resumes") or 0), status=row.get("status") or "running",
+                   failures=int(row.get("failures") or 0), error=row.get("error") or "")
 
     def done(self) -> list[str]:
         """The document's phases this run has been through."""
@@ -195,6 +202,7 @@ class Run:
         forgotten = self.counts["expired"] + self.counts["archived"]
         props = {"started_at": self.started_at, "mode": self.mode, "phase": self.phase, "kind": self.kind,
                  "after": self.after, "status": self.status, "resumes": self.resumes, "touched_at": now,
+                 "failures": self.failures, "error": self.error,
                  "phases_done": self.done(), **self.counts,
                  # each of the document's phases by its count: scored, forgotten, merged, applied (transactions)
                  "phase_score": self.counts["scored"], "phase_forget": forgotten,
@@ -209,12 +217,13 @@ class Run:
 
 class ConsolidationEngine:
     def __init__(self, db: Database, config: ConsolidationConfig | None = None, *, batch: int = 1_000,
-                 neighbours: int = 10, single_below: int = 0) -> None:
+                 neighbours: int = 10, single_below: int = 0, max_attempts: int = 3) -> None:
         self.db = db
         self.config = config or ConsolidationConfig()
         self.batch = batch
         self.neighbours = neighbours
         self.single_below = single_below  # a store of at most this many crystals: one transaction (0: always paged)
+        self.max_attempts = max(1, max_attempts)  # failed attempts after which a run is given up
 
     def run(self, now: int | None = None, cancelled: Callable[[], bool] = lambda: False) -> PassReport:
         at = now if now is not None else now_ms()
@@ -258,6 +267,11 @@ class ConsolidationEngine:
         found = self._unfinished(now)
         if found is not None and found[1]:
             raise PassRunning(f"consolidation run {found[0].id} is running; try again when it is done")
+        if found is not None and found[0].status == "running":
+            # Running, untouched for STALE_MS: its process died at it, an attempt that failed like one that raised.
+            dead = found[0]
+            if self._failed(dead, "its process died mid-run", now):
+                found = None  # given up: this run starts fresh
         run = found[0] if found is not None else Run(id=uuid7(), started_at=now, mode=mode)
         resumed = found is not None
         before = {"status": run.status, "resumes": run.resumes}
@@ -278,18 +292,48 @@ class ConsolidationEngine:
         self.db.write(work)
         return run, resumed
 
-    def _close(self, tx: Tx, run: Run, now: int, status: str) -> None:
-        before = {"status": run.status, "phase": run.phase, "finished_at": None}
+    def _failed(self, run: Run, error: str, now: int) -> bool:
+        """One more failed attempt of `run`, written: interrupted for the next run to resume, or, at the
+        `max_attempts`th, failed (given up, audited). Whether it was given up."""
+        before = {"status": run.status, "phase": run.phase, "finished_at": None, "failures": run.failures,
+                  "error": run.error or None}
+        run.failures += 1
+        run.error = error[:500]
+        give_up = run.failures >= self.max_attempts
+        self.db.write(lambda tx: self._close(tx, run, now, "failed" if give_up else "interrupted", before))
+        return give_up
+
+    def _close(self, tx: Tx, run: Run, now: int, status: str, before: dict[str, Any] | None = None) -> None:
+        before = before or {"status": run.status, "phase": run.phase, "finished_at": None}
         run.status = status
         if status == "completed":
             run.phase = "done"
-        run.save(tx, now, finished_at=now if status == "completed" else None)
+        run.save(tx, now, finished_at=now if status in ("completed", "failed") else None)
         c = run.counts
+        if status == "failed":
+            run.audit("crystal.consolidation_failed", now).write(
+                tx, [run.id], f"consolidation run {run.id} given up after {run.failures} failed attempts, at phase "
+                              f"{run.phase} ({run.kind} after {run.after or 'the start'}): {run.error}; the next "
+                              f"run starts fresh",
+                [SetProperties(label=NodeLabel.ConsolidationRun, id=run.id, before=before)])
+            return
         run.audit("crystal.consolidation_done", now).write(
             tx, [run.id], f"consolidation run {run.id} {status}: {c['scored']} scored, "
                           f"{c['expired'] + c['archived']} forgotten, {c['activated']} activated, {c['merged']} "
                           f"merged in {c['transactions']} transactions"
                           + (f" ({run.resumes} times resumed)" if run.resumes else ""),
+            [SetProperties(label=NodeLabel.ConsolidationRun, id=run.id, before=before)])
+
+    @staticmethod
+    def _next_phase(tx: Tx, run: Run, now: int) -> None:
+        """Scoring and forgetting (phases 1 and 2) done: the run moves to merging (3), audited with the move."""
+        before = {"phase": run.phase, "kind": run.kind, "after": run.after}
+        run.phase, run.kind, run.after = "merge", KINDS[0].label, ""
+        run.save(tx, now)
+        c = run.counts
+        run.audit("crystal.consolidation_phase", now).write(
+            tx, [run.id], f"consolidation run {run.id}: {', '.join(PHASES[:2])} done ({c['scored']} scored, "
+                          f"{c['expired'] + c['archived']} forgotten, {c['activated']} activated); merging next",
             [SetProperties(label=NodeLabel.ConsolidationRun, id=run.id, before=before)])
 
     # ------------------------------------------------------------------ the two ways of running
@@ -352,8 +396,7 @@ class ConsolidationEngine:
                     watch.lap(lap)
                     report.phase_seconds[lap] = watch.seconds(lap)
                 if not cancelled():
-                    run.phase, run.kind, run.after = "merge", KINDS[0].label, ""
-                    self.db.write(lambda tx: run.save(tx, now))
+                    self.db.write(lambda tx: self._next_phase(tx, run, now))
             if run.phase == "merge" and not cancelled():
                 for kind in KINDS[labels.index(run.kind):]:
                     if cancelled():
@@ -364,10 +407,14 @@ class ConsolidationEngine:
                     watch.lap(lap)
                     report.phase_seconds[lap] = watch.seconds(lap)
             status = "interrupted" if cancelled() else "completed"
-        except BaseException:
-            # Marked for the next run to complete; should the database be gone too, STALE_MS finds it.
+        except BaseException as exc:
+            # Marked for the next run to complete, or given up at the max_attempts-th failure; should the database
+            # be gone too, STALE_MS finds it. A shutdown (KeyboardInterrupt, SystemExit) is no failure of the run.
             try:
-                self.db.write(lambda tx: self._close(tx, run, now_ms(), "interrupted"))
+                if isinstance(exc, Exception):
+                    self._failed(run, f"{type(exc).__name__}: {exc}", now_ms())
+                else:
+                    self.db.write(lambda tx: self._close(tx, run, now_ms(), "interrupted"))
             except Exception:  # noqa: BLE001 - the original error is the one to raise
                 log.warning("consolidation run %s: could not mark it interrupted", run.id, exc_info=True)
             raise

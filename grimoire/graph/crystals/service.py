@@ -30,7 +30,8 @@ class Crystals:
     def __post_init__(self) -> None:
         self.engine = ConsolidationEngine(self.db, self.config.consolidation(), batch=self.config.batch,
                                           neighbours=self.config.merge_neighbours,
-                                          single_below=self.config.single_transaction_below)
+                                          single_below=self.config.single_transaction_below,
+                                          max_attempts=self.config.consolidation_max_attempts)
 
     def consolidate(self, cancelled: Callable[[], bool] = lambda: False, now: int | None = None) -> PassReport:
         if not self._running.acquire(blocking=False):

@@ -5,7 +5,9 @@ UPVOTE or DOWNVOTE an Insight an earlier distillation of the strategy added, EDI
 (graph/learning/distill.py's planning, the Curator's DISTILL, shared).
 
 The count is a StrategyCounter node per agent and strategy, raised in the transaction that creates the episodes
-(graph/episodes.py): it is the graph's, so every replica sees it, and a re-sent episode counts nothing. The
+(graph/episodes.py): it is the graph's, so every replica sees it, and a re-sent episode counts nothing; a
+rollback that deletes or brings back episodes recounts their strategies from the live episodes in its transaction
+(graph/audit/rollback.py), so a rolled-back ingest no longer counts. The
 distillation runs on the scheduler (`run_due`, job `curator.expel`, each agent under its lease `expel:<agent>`),
 not inline after the ingest commits: it reads the strategy's episodes, asks the Reasoner (a language model when one
 is configured) and goes through the Admission Gate, seconds that the ingest's caller would otherwise wait for; the
