@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from grimoire.graph.context.categories import ContextCategory as C
-from grimoire.graph.context.replay import GATE, Replayed, ReplayDecision, Replayer, prompt
+from grimoire.graph.context.replay import GATE, ReplayDecision, Replayed, Replayer, prompt
 from grimoire.graph.knowledge.llm import ChatClient
 from grimoire.graph.learning import consistency
 from tests.fake_chat import FakeChat, dead_url
