@@ -119,15 +119,30 @@ def test_a_replay_under_the_gate_or_without_a_number_stages_nothing(
         poor_decisions(api)
         assert stage(api) == []
         assert len(replays(fake)) == 6
+        scored = answer in ('{"quality": 0.3}', '{"quality": 0.35}')
+        decisions = api.client.get(f"/agents/{AGENT}/context/decisions", headers=api.headers(AGENT, CLADE)).json()
+        records = api.client.get(f"/agents/{AGENT}/audit", headers=api.headers(AGENT, CLADE),
+                                 params={"item": decisions[0]["id"]}).json()
+        replay_records = [r for r in records if r["action"] == "context.mutation.stage"]
+        if scored:   # the replays' outcome audited with the decisions' marks: each is replayed once
+            assert len(replay_records) == 1 and "staged 0 policy mutations" in replay_records[0]["summary"]
+            assert "0.200 + 0.15" in replay_records[0]["summary"]
+        else:        # no score: nothing changed, and the decisions are asked about again next run
+            assert replay_records == []
         report = api.client.app.state.services.context.loops()
         assert "0 mutations staged" in report and mutations(api) == []
+        assert len(replays(fake)) == (6 if scored else 12)
 
 
-def test_a_model_that_is_down_stages_nothing(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder) -> None:
+def test_a_model_that_is_down_stages_nothing_until_it_is_back(
+        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
     with service(db, neo4j_server, embedder, dead_url()) as api:
         poor_decisions(api)
         assert stage(api) == []
         assert mutations(api) == []
+    fake.behaviour, fake.script = "script", answering('{"quality": 0.8}')
+    with service(db, neo4j_server, embedder, fake.url) as api:   # the same decisions, replayed now
+        assert len(stage(api)) == 2 and len(replays(fake)) == 6
 
 
 def test_without_a_model_every_alternative_is_staged(db: Database, neo4j_server: Neo4jUnderTest,

@@ -5,8 +5,10 @@ decision said it missed boosted by 0.02 each, and up to 0.06 moved from the play
 With a language model configured (GRIMOIRE_REASONER_URL, the cheap tier), each poor decision is replayed under each
 alternative first (graph/context/replay.py) and the alternative is staged only when the replay's quality beats the
 decision's by more than 0.15, the mutation recording its quality improvement; an alternative the model gave no
-usable score is not staged. The model is asked before the transaction opens; the staging, its audit record (which
-names each replay's outcome) and the Loop 3 event are one transaction. Without a model every alternative is staged.
+usable score is not staged. A decision is replayed once (marked `replayed_at`; one the model gave no score is asked
+again next run), so the next-worst decisions get their turn. The model is asked before the transaction opens; the
+staging, the marks, their audit record (which names each replay's outcome) and the Loop 3 event are one
+transaction. Without a model every alternative is staged.
 
 Either way the waking decisions judge a staged mutation: while staged, one cold assembly in N is built with its
 allocations (graph/context/governor.py), and each decision made under it moves its confidence, Beta(1, 4) at first,
@@ -22,7 +24,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import policy as cp
 from grimoire.graph.context.categories import Allocations, ContextCategory
@@ -101,13 +103,15 @@ def _json(a: Mapping[ContextCategory, float]) -> str:
 
 def _replay(db: Database, agent_id: str, poor: list[DecisionRead], allocations: Allocations,
             replayer: Replayer) -> dict[tuple[str, str], Replayed]:
-    """Each alternative of the decisions staging would pick, replayed (the model asked outside any transaction)."""
+    """Each alternative of the decisions staging would pick, replayed (the model asked outside any transaction).
+    A decision replayed before is not picked again: the next-worst get their turn."""
     def existing(tx: Tx) -> tuple[set[tuple[str, str | None]], set[str]]:
         return ({(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")},
                 {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)})
 
     live, used = ogm.read(db, existing)
-    picked = [r for r in poor if r.id not in used][:WORST]
+    done = {r["id"] for r in db.rows("context/replayed_decisions", ids=[r.id for r in poor])} if poor else set()
+    picked = [r for r in poor if r.id not in used and r.id not in done][:WORST]
     if not picked:
         return {}
     details = {d.id: d for d in db.typed(ReplayDecision, ids=[r.id for r in picked])}
@@ -134,8 +138,10 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
     policy = cp.current(db, agent_id)
     alpha = config.dream_mutation_confidence * STRENGTH
     replays = _replay(db, agent_id, poor, policy.allocations, replayer) if replayer is not None else {}
-    if replayer is not None and not replays:
-        return []
+    if replayer is not None:
+        if not replays:
+            return []
+        poor = [r for r in poor if any(d == r.id for d, _ in replays)]   # what was replayed, in its order
 
     def work(tx: Tx) -> list[str]:
         live = {(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")}
@@ -164,12 +170,20 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
                 live.add((kind, r.regime))
                 out.append(m.uid)
         outcome = "; ".join(x.line() for x in replayed)
-        if out:
+        # replayed once each (cypher/context/replayed_decisions.cypher); one the model gave no score is asked again
+        failed = {x.decision_id for x in replayed if x.quality is None}
+        sources = sorted({x.decision_id for x in replayed} - failed)
+        if sources:
+            tx.run(cypher.query("context/mark_replayed"), ids=sources, at=now_ms()).consume()
+        if out or sources:
             audit = Audit(action="context.mutation.stage", actor=actor, agent_id=agent_id,
                           trigger=f"replay: {outcome}"[:2_000] if replayed else None)
-            audit.write(tx, out, f"loop 3 staged {len(out)} policy mutations from {len(picked)} poor decisions"
-                                 + (f" (replayed: {outcome})" if replayed else ""),
-                        [DeleteNodes(label=NodeLabel.ContextMutation, ids=out)])
+            revert: list[RevertOp] = [SetProperties(label=NodeLabel.ContextDecision, id=d, before={"replayed_at": None})
+                                      for d in sources]
+            if out:
+                revert.append(DeleteNodes(label=NodeLabel.ContextMutation, ids=out))
+            audit.write(tx, out + sources, f"loop 3 staged {len(out)} policy mutations from {len(picked)} poor "
+                                           f"decisions" + (f" (replayed: {outcome})" if replayed else ""), revert)
         if out or replayed:
             adjustments: dict[str, Any] = {"staged": out}
             if replayed:
