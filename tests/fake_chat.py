@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -35,14 +35,15 @@ def good_content(prompt: str) -> str:
 
 class FakeChat:
     """`behaviour`: good (valid answers), junk (prose instead of JSON), slow (a valid answer after
-    `delay` seconds), error (HTTP 500), html (a 200 that is no chat completion), or content (answers
-    `content` as the message, verbatim).
+    `delay` seconds), error (HTTP 500), html (a 200 that is no chat completion), content (answers
+    `content` as the message, verbatim), or script (answers `script(prompt)`).
     `requests` keeps every request's JSON body and headers."""
 
     def __init__(self) -> None:
         self.behaviour = "good"
         self.delay = 2.0
         self.content = ""
+        self.script: Callable[[str], str] = good_content
         self.requests: list[tuple[dict[str, Any], dict[str, str]]] = []
         self.port = free_port()
         self._server: ThreadingHTTPServer | None = None
@@ -68,7 +69,10 @@ class FakeChat:
                 if fake.behaviour == "slow":
                     time.sleep(fake.delay)
                 prompt = body["messages"][-1]["content"]
-                content = {"junk": JUNK, "content": fake.content}.get(fake.behaviour, good_content(prompt))
+                if fake.behaviour == "script":
+                    content = fake.script(prompt)
+                else:
+                    content = {"junk": JUNK, "content": fake.content}.get(fake.behaviour, good_content(prompt))
                 self._send(200, {"id": "chatcmpl-1", "object": "chat.completion", "model": body.get("model"),
                                  "choices": [{"index": 0, "finish_reason": "stop",
                                               "message": {"role": "assistant", "content": content}}]})

@@ -12,6 +12,7 @@ from grimoire.graph import enrichment, leases, metrics
 from grimoire.graph.audit import retention
 from grimoire.graph.background import CycleProcess, paced_curator
 from grimoire.graph.context.governor import Governor
+from grimoire.graph.context.replay import Replayer
 from grimoire.graph.crystals import hormonal_state
 from grimoire.graph.crystals.consolidation import PassReport, PassRunning
 from grimoire.graph.crystals.service import Crystals
@@ -87,10 +88,25 @@ def build_reasoner(settings: Settings) -> Reasoner:
         settings.escalated_reasoner_url, settings.escalated_reasoner_model, key, settings.reasoner_timeout_seconds)))
 
 
+def build_chat(settings: Settings) -> ChatClient | None:
+    """The cheap-tier model (GRIMOIRE_REASONER_URL) for the questions outside the Reasoner protocol — Loop 3's
+    replay, the Curator's consistency check — or None when none is configured."""
+    if not settings.reasoner_url:
+        return None
+    key = settings.reasoner_api_key.get_secret_value() if settings.reasoner_api_key else None
+    return ChatClient(settings.reasoner_url, settings.reasoner_model, key, settings.reasoner_timeout_seconds)
+
+
+def build_replayer(settings: Settings) -> Replayer | None:
+    chat = build_chat(settings)
+    return Replayer(chat) if chat is not None else None
+
+
 def build_knowledge(settings: Settings, db: Database, embedder: Embedder) -> Knowledge:
     """The entry lifecycle (admission, the Reasoner, decay) on `db`: the service's, and its Curator
     process's (graph/background.py builds its own with this)."""
-    return Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings), admission=settings.admission,
+    return Knowledge(db=db, embedder=embedder, reasoner=build_reasoner(settings), model=build_chat(settings),
+                     admission=settings.admission,
                      decay=settings.decay, memory_scope=settings.crystals.memory_scope)
 
 
@@ -171,7 +187,7 @@ class Services:
             curator=paced_curator(knowledge, foreground, settings.learning, elsewhere), foreground=foreground,
             retriever=retriever,
             core_memory=core, memory=build_memory(settings, db, embedder, core, retriever),
-            context=Governor(db, embedder, retriever, settings.context),
+            context=Governor(db, embedder, retriever, settings.context, build_replayer(settings)),
             crystals=Crystals(db, retriever, settings.crystals),
         )
         schedule(services)

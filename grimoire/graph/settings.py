@@ -176,8 +176,11 @@ class Settings(BaseSettings):
         default=None, alias="GRIMOIRE_REASONER_URL", pattern=r"^https?://",
         description="The base URL of an OpenAI-compatible chat completions API (`/chat/completions` is appended; "
                     "e.g. `http://localhost:11434/v1`) that the Admission Gate's future utility, ExpeL distillation "
-                    "and Reflexion's interpretation ask. Unset: the rule-based Reasoner only. When the model times "
-                    "out, is unreachable or answers junk, the rule-based Reasoner answers and the decision says why.")
+                    "and Reflexion's interpretation ask, and that Loop 3's replay gate and the Curator's consistency "
+                    "check of a promotion use. Unset: the rule-based Reasoner only (every Loop 3 alternative staged, "
+                    "consistency the evidence signal). When the model times out, is unreachable or answers junk, the "
+                    "rule-based Reasoner answers and the decision says why; a replay or consistency check stages or "
+                    "promotes nothing.")
     reasoner_model: str = Field(
         default="gpt-4o-mini", alias="GRIMOIRE_REASONER_MODEL",
         description="The model the language-model Reasoner names in its requests (with GRIMOIRE_REASONER_URL).")

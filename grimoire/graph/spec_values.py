@@ -155,6 +155,11 @@ CONSTANTS: tuple[Constant, ...] = (
              "Reflection consistency healthy >0.7"),
     Constant("grimoire.graph.metrics.catalog:REFLECTION_ALARM", "grimoire.md", 1495, 0.5,
              "Reflection consistency alarm <0.5"),
+    Constant("grimoire.graph.learning.consistency:RESTATEMENTS", "grimoire.md", 319, 3, "regenerate 3x"),
+    Constant("LearningConfig.consistency_hold_below", "grimoire.md", 1495, 0.5, "Reflection consistency alarm <0.5",
+             "The admission table (lines 286-292) gives consistency no threshold, and the quality table (line 319) "
+             "only its weight: a promotion is held under the document's alarm line for the same measure, the cosine "
+             "across regenerated reflections (GRIMOIRE_LEARNING can set another)."),
     Constant("grimoire.graph.metrics.catalog:CACHE_HEALTHY", "grimoire.md", 1496, 0.3, "DecisionCache >30% after 7d"),
     Constant("grimoire.graph.metrics.catalog:CACHE_MATURE_DAYS", "grimoire.md", 1496, 7, ">30% after 7d"),
     Constant("grimoire.graph.metrics.catalog:CACHE_ALARM", "grimoire.md", 1496, 0.1, "<10% after 14d"),
@@ -196,6 +201,10 @@ CONSTANTS: tuple[Constant, ...] = (
              1061, 1.5, "(ToolState, 1.5)"),
     Constant("grimoire.graph.context.categories:TURN_PHASE_MULTIPLIERS.reflect.contrarian", "context-governor.md",
              1068, 1.2, "(Contrarian, 1.2)"),
+    Constant("grimoire.graph.context.replay:GATE", "context-governor.md", 894, 0.15,
+             "alt_quality > candidate.outcome_quality.unwrap_or(0.0) + 0.15"),
+    Constant("GovernorConfig.dream_mutation_confidence", "context-governor.md", 901, 0.2, "confidence: 0.2"),
+    Constant("grimoire.graph.context.mutations:WORST", "context-governor.md", 886, 3, "candidates.truncate(3)"),
     Constant("GovernorConfig.mental_models_max_share", "grimoire.md", 1481, None,
              "These 13 models are always loaded in the golem's context",
              "the document gives the block no budget; the project's 10 % holds the full block (390 tokens) from a "
@@ -479,9 +488,16 @@ DIFFERENCES: tuple[Difference, ...] = (
                "the document gives the map's shape but no per-task values, nor any PhaseModifier or RegimeModifier "
                "fields; a task without a strategy draws by the policy's retrieval settings, as before."),
     Difference("Loop 3 replay gate", "context-governor.md", 894,
-               "an alternative is staged when replay scores it 0.15 over the decision's quality",
-               "every alternative is staged and waking decisions judge it",
-               "not built yet: there is no replay without a language model."),
+               "each of the 3 worst decisions is replayed under each alternative policy (Haiku) and the mutation "
+               "staged when the replay's quality is over the decision's + 0.15",
+               "with GRIMOIRE_REASONER_URL set, as the document says (context/replay.py): the cheap-tier model is "
+               "shown the decision's record (task, phase, regime, tokens per category, what it missed, its "
+               "reasoning chain, its quality) and what the alternative would include or leave out, and scores the "
+               "decision's quality under it; a malformed answer or a model that is down is no score, not staged. "
+               "Without a model every alternative is staged and waking decisions judge it",
+               "the service holds neither the agent's model nor its prompt, so a replay is the model's judgement of "
+               "the recorded decision under the other context, not a re-run of the agent's inference; without a "
+               "model there is no replay, and the waking trials are the only judge."),
     Difference("ReasoningChain", "context-governor.md", 1216,
                "the visible reasoning chain is stored in the Grimoire as a dream-replayable episode; reasoning "
                "depth and dream reasoning budgets scale with mortality pressure",
@@ -504,11 +520,17 @@ DIFFERENCES: tuple[Difference, ...] = (
                "consolidation pass and replay are other issues' work; an episode or memory is written before any "
                "novelty is measured."),
     Difference("consistency by regenerating", "grimoire.md", 319,
-               "consistency: for high-stakes claims, regenerate 3x and compare embeddings",
-               "consistency is the evidence signal 1 - contradicted / (validated + contradicted + 1) (line 112)",
-               "not built yet: it needs a language model; the document keeps it for Curator promotions (line "
-               "323)."),
-
+               "consistency: for high-stakes claims, regenerate 3x and compare embeddings; only for Curator-cycle "
+               "promotions (line 323)",
+               "with GRIMOIRE_REASONER_URL set, a Curator promotion (a warning's excepted) asks the cheap-tier model "
+               "for 3 restatements of the claim (sampled at temperature 0.7), embeds them with the claim, and the "
+               "mean pairwise cosine of the four is the entry's consistency (its quality score follows); under 0.5 "
+               "the promotion is held (a HOLD operation, the entry flagged promotion_held) and with no usable "
+               "answer it waits for the next cycle. Without a model consistency is the evidence signal "
+               "1 - contradicted / (validated + contradicted + 1) (line 112)",
+               "'high-stakes' is read as a promotion: what changes what the agent acts on. A warning is active at "
+               "any confidence (line 1426), safety first, so its promotion is not held. The measure is kept with a "
+               "digest of the content, so a held entry is not asked about again until an EDIT changes it."),
 )
 
 

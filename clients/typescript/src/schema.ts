@@ -2159,7 +2159,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions */
+        /** Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (with a language model configured, only those whose replay beats the decision's quality by 0.15) */
         post: operations["context_stage_agents__agent_id__context_mutations_stage_post"];
         delete?: never;
         options?: never;
@@ -4386,6 +4386,8 @@ export interface components {
             quality_red_flags?: string[] | null;
             /** Quality Score */
             quality_score?: number | null;
+            /** Promotion Held */
+            promotion_held?: boolean | null;
             emotion_primary?: components["schemas"]["PlutchikEmotion"] | null;
             /** Pad */
             pad?: number[] | null;
@@ -7269,6 +7271,10 @@ export interface components {
             offered: number;
             /** Trial Quality */
             trial_quality: number | null;
+            /** Replay Quality */
+            replay_quality?: number | null;
+            /** Quality Improvement */
+            quality_improvement?: number | null;
             /** Baseline Quality */
             baseline_quality: number | null;
             /** Source Decision */

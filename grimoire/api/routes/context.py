@@ -199,8 +199,11 @@ def context_mutations(agent_id: str, db: DbDep, who: Reader) -> list[Mutation]:
 
 
 @router.post("/agents/{agent_id}/context/mutations/stage", response_model=Staged,
-             summary="Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions")
+             summary="Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions "
+                     "(with a language model configured, only those whose replay beats the decision's quality by "
+                     "0.15)")
 def context_stage(agent_id: str, services: ServicesDep, who: Reader) -> Staged:
     owner = require_acting_for(who, agent_id, "staging context policy mutations")
     return Staged(staged=mutations.stage(services.db, owner, _clade(services.db, who, owner),
-                                         services.settings.context, actor=who.key_id))
+                                         services.settings.context, actor=who.key_id,
+                                         replayer=services.context.replayer))

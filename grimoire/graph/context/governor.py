@@ -46,6 +46,7 @@ from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.disclosure import Disclosure
 from grimoire.graph.context.policy import Layer, Policy, Resolved, Situation, policy_id, resolve
 from grimoire.graph.context.preassembly import Keeper, Kept
+from grimoire.graph.context.replay import Replayer
 from grimoire.graph.context.tokens import Tokens
 from grimoire.graph.context.workspace import AssemblyReason, ContextEntry, Workspace
 from grimoire.graph.db import cypher
@@ -342,8 +343,10 @@ class _State:
 
 
 class Governor:
-    def __init__(self, db: Database, embedder: Embedder, retriever: Retriever, config: GovernorConfig) -> None:
+    def __init__(self, db: Database, embedder: Embedder, retriever: Retriever, config: GovernorConfig,
+                 replayer: Replayer | None = None) -> None:
         self.db, self.embedder, self.retriever, self.config = db, embedder, retriever, config
+        self.replayer = replayer   # Loop 3's replay when a language model is configured (graph/context/replay.py)
         self.kept: Keeper[Assembled] = Keeper(db, config.preassembly_max_age_seconds, config.pad_shift)
         self._given: dict[str, Workspace] = {}   # the workspace each agent was last given, for the delta
         self.tokens = Tokens(embedder.count_tokens)
@@ -443,7 +446,8 @@ class Governor:
                 if recalibration.recalibrate(self.db, row.agent_id, row.clade, self.config,
                                              trigger="periodic") is not None:
                     revised += 1
-                staged += len(mutations.stage(self.db, row.agent_id, row.clade, self.config))
+                staged += len(mutations.stage(self.db, row.agent_id, row.clade, self.config,
+                                              replayer=self.replayer))
             except GrimoireError as e:
                 failed += 1
                 log.warning("context loops for %s: %s", row.agent_id, e)

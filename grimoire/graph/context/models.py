@@ -57,6 +57,8 @@ class ContextMutation(StructuredNode):  # type: ignore[misc]
     original = StringProperty(required=True)       # allocations when staged (JSON)
     proposed = StringProperty(required=True)       # the allocations it proposes (JSON)
     quality_before = FloatProperty()               # the poor decision's quality
+    replay_quality = FloatProperty()               # its replay's quality under this mutation (a model configured)
+    quality_improvement = FloatProperty()          # replay_quality - quality_before (over Loop 3's 0.15 gate)
     status = StringProperty(required=True)         # staged | validated | refuted
     alpha = FloatProperty(required=True)
     beta = FloatProperty(required=True)

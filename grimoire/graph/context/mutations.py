@@ -1,12 +1,20 @@
 """Loop 3 (context-governor.md S4, "Strategy Performance -> Context Policy -> Regime Learning"): from the worst
 recent decisions, policy mutations are staged at confidence 0.2 — the spec's two alternatives: the categories the
-decision said it missed boosted by 0.02 each, and up to 0.06 moved from the playbook to the causal edges. The spec
-scores them by replaying the decision with a language model before staging; without one, every alternative is
-staged and the waking decisions judge it: while staged, one cold assembly in N is built with its allocations
-(graph/context/governor.py), and each decision made under it moves its confidence, Beta(1, 4) at first, up when
-its quality beats the mean quality under the current policy since it was staged, down otherwise. At 0.6 (after at
-least ten trials) it is validated and promoted into a policy revision (through Loop 2's cap); at 0.1, or undecided
-after thirty trials, refuted."""
+decision said it missed boosted by 0.02 each, and up to 0.06 moved from the playbook to the causal edges.
+
+With a language model configured (GRIMOIRE_REASONER_URL, the cheap tier), each poor decision is replayed under each
+alternative first (graph/context/replay.py) and the alternative is staged only when the replay's quality beats the
+decision's by more than 0.15, the mutation recording its quality improvement; an alternative the model gave no
+usable score is not staged. A decision is replayed once (marked `replayed_at`; one the model gave no score is asked
+again next run), so the next-worst decisions get their turn. The model is asked before the transaction opens; the
+staging, the marks, their audit record (which names each replay's outcome) and the Loop 3 event are one
+transaction. Without a model every alternative is staged.
+
+Either way the waking decisions judge a staged mutation: while staged, one cold assembly in N is built with its
+allocations (graph/context/governor.py), and each decision made under it moves its confidence, Beta(1, 4) at first,
+up when its quality beats the mean quality under the current policy since it was staged, down otherwise. At 0.6
+(after at least ten trials) it is validated and promoted into a policy revision (through Loop 2's cap); at 0.1, or
+undecided after thirty trials, refuted."""
 
 from __future__ import annotations
 
@@ -16,14 +24,15 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, SetProperties
+from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, RevertOp, SetProperties
 from grimoire.graph.context import events as context_events
 from grimoire.graph.context import policy as cp
 from grimoire.graph.context.categories import Allocations, ContextCategory
 from grimoire.graph.context.config import GovernorConfig
 from grimoire.graph.context.models import ContextMutation
 from grimoire.graph.context.overrides import normalize
-from grimoire.graph.context.recalibration import apply, decisions_since, signal_category
+from grimoire.graph.context.recalibration import DecisionRead, apply, decisions_since, signal_category
+from grimoire.graph.context.replay import ReplayDecision, Replayed, Replayer
 from grimoire.graph.db import cypher, ogm
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
@@ -57,6 +66,8 @@ class Mutation(BaseModel):
     trials: int
     offered: int
     trial_quality: float | None          # the mean quality of its trials
+    replay_quality: float | None = None  # the replay's quality under it (a model configured: graph/context/replay.py)
+    quality_improvement: float | None = None  # the replay's quality less the source decision's
     baseline_quality: float | None       # under the current policy since it was staged
     source_decision: str
     proposed: dict[str, float]
@@ -90,9 +101,35 @@ def _json(a: Mapping[ContextCategory, float]) -> str:
     return json.dumps({c.value: round(v, 6) for c, v in a.items()}, sort_keys=True)
 
 
+def _replay(db: Database, agent_id: str, poor: list[DecisionRead], allocations: Allocations,
+            replayer: Replayer) -> dict[tuple[str, str], Replayed]:
+    """Each alternative of the decisions staging would pick, replayed (the model asked outside any transaction).
+    A decision replayed before is not picked again: the next-worst get their turn."""
+    def existing(tx: Tx) -> tuple[set[tuple[str, str | None]], set[str]]:
+        return ({(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")},
+                {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)})
+
+    live, used = ogm.read(db, existing)
+    done = {r["id"] for r in db.rows("context/replayed_decisions", ids=[r.id for r in poor])} if poor else set()
+    picked = [r for r in poor if r.id not in used and r.id not in done][:WORST]
+    if not picked:
+        return {}
+    details = {d.id: d for d in db.typed(ReplayDecision, ids=[r.id for r in picked])}
+    out: dict[tuple[str, str], Replayed] = {}
+    for r in picked:
+        decision = details.get(r.id)
+        if decision is None:
+            continue
+        for kind, proposed in alternatives(allocations, list(r.missing or [])).items():
+            if (kind, r.regime) not in live:
+                out[(r.id, kind)] = replayer.replay(decision, kind, allocations, proposed)
+    return out
+
+
 def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig,
-          actor: str = "context.loop3") -> list[str]:
-    """Stage mutations from the agent's worst recent decisions (not yet the source of one); their ids."""
+          actor: str = "context.loop3", replayer: Replayer | None = None) -> list[str]:
+    """Stage mutations from the agent's worst recent decisions (not yet the source of one); their ids. With a
+    `replayer`, only the alternatives whose replay passes the gate."""
     if not config.enable_loop3:
         return []
     rows = decisions_since(db, agent_id, 0, config.record_window)
@@ -100,33 +137,62 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
                   key=lambda r: r.outcome_quality or 0.0)
     policy = cp.current(db, agent_id)
     alpha = config.dream_mutation_confidence * STRENGTH
-    made: list[str] = []
+    replays = _replay(db, agent_id, poor, policy.allocations, replayer) if replayer is not None else {}
+    if replayer is not None:
+        if not replays:
+            return []
+        poor = [r for r in poor if any(d == r.id for d, _ in replays)]   # what was replayed, in its order
 
     def work(tx: Tx) -> list[str]:
         live = {(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")}
         used = {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)}
         out: list[str] = []
+        replayed: list[Replayed] = []
         picked = [r for r in poor if r.id not in used][:WORST]
         for r in picked:
             for kind, proposed in alternatives(policy.allocations, list(r.missing or [])).items():
                 if (kind, r.regime) in live:
                     continue
+                replay = replays.get((r.id, kind))
+                if replayer is not None:
+                    if replay is None:   # picked since the replay (another run staged meanwhile): next run's
+                        continue
+                    replayed.append(replay)
+                    if not replay.passes:
+                        continue
+                before = float(r.outcome_quality or 0.0)
+                score = replay.quality if replay is not None else None
                 m = ContextMutation(uid=uuid7(), agent_id=agent_id, regime=r.regime, kind=kind,
                                     source_decision=r.id, original=_json(policy.allocations),
-                                    proposed=_json(proposed), quality_before=float(r.outcome_quality or 0.0),
+                                    proposed=_json(proposed), quality_before=before,
+                                    replay_quality=score, quality_improvement=None if score is None else score - before,
                                     status="staged", alpha=alpha, beta=STRENGTH - alpha, created_at=now_ms()).save()
                 live.add((kind, r.regime))
                 out.append(m.uid)
-        if out:
-            audit = Audit(action="context.mutation.stage", actor=actor, agent_id=agent_id)
-            audit.write(tx, out, f"loop 3 staged {len(out)} policy mutations from {len(picked)} poor decisions",
-                        [DeleteNodes(label=NodeLabel.ContextMutation, ids=out)])
+        outcome = "; ".join(x.line() for x in replayed)
+        # replayed once each (cypher/context/replayed_decisions.cypher); one the model gave no score is asked again
+        failed = {x.decision_id for x in replayed if x.quality is None}
+        sources = sorted({x.decision_id for x in replayed} - failed)
+        if sources:
+            tx.run(cypher.query("context/mark_replayed"), ids=sources, at=now_ms()).consume()
+        if out or sources:
+            audit = Audit(action="context.mutation.stage", actor=actor, agent_id=agent_id,
+                          trigger=f"replay: {outcome}"[:2_000] if replayed else None)
+            revert: list[RevertOp] = [SetProperties(label=NodeLabel.ContextDecision, id=d, before={"replayed_at": None})
+                                      for d in sources]
+            if out:
+                revert.append(DeleteNodes(label=NodeLabel.ContextMutation, ids=out))
+            audit.write(tx, out + sources, f"loop 3 staged {len(out)} policy mutations from {len(picked)} poor "
+                                           f"decisions" + (f" (replayed: {outcome})" if replayed else ""), revert)
+        if out or replayed:
+            adjustments: dict[str, Any] = {"staged": out}
+            if replayed:
+                adjustments["replayed"] = [x.model_dump() for x in replayed]
             write_events(tx, [context_events.feedback_loop(agent_id, clade, loop_id=3, tick=None,
-                                                           record_count=len(picked), adjustments={"staged": out})])
+                                                           record_count=len(picked), adjustments=adjustments)])
         return out
 
-    made = ogm.write(db, work)
-    return made
+    return ogm.write(db, work)
 
 
 def confidence(m: Mapping[str, Any]) -> float:
@@ -200,6 +266,7 @@ def listing(db: Database, agent_id: str) -> list[Mutation]:
             id=m.uid, kind=m.kind, regime=m.regime, status=m.status,
             confidence=confidence({"alpha": m.alpha, "beta": m.beta}), trials=m.trials, offered=m.offered,
             trial_quality=m.trial_quality_sum / m.trials if m.trials else None,
+            replay_quality=m.replay_quality, quality_improvement=m.quality_improvement,
             baseline_quality=m.base_quality_sum / m.base_n if m.base_n else m.quality_before,
             source_decision=m.source_decision, proposed=json.loads(m.proposed), original=json.loads(m.original),
             created_at=m.created_at, decided_at=m.decided_at, promoted_to=m.promoted_to)

@@ -75,6 +75,7 @@ class EntryOut(StoredNode):
     quality_consistency: float | None = None
     quality_red_flags: list[str] | None = None
     quality_score: float | None = None
+    promotion_held: bool | None = None  # PROMOTE held it: its consistency (a model configured) under the threshold
     emotion_primary: PlutchikEmotion | None = None
     pad: list[float] | None = None
     emotion_phase: BehavioralPhase | None = None

@@ -30,6 +30,7 @@ from grimoire.graph.knowledge import neighbours, quality
 from grimoire.graph.knowledge.admission import AdmissionConfig, AdmissionResult, Neighbour, evaluate, hash_duplicate
 from grimoire.graph.knowledge.answers import DecisionRow, EntryListRow, EntryOut, EntryRow, StoredDecisionOut
 from grimoire.graph.knowledge.decay import DecayConfig, confirmed, half_life_ms
+from grimoire.graph.knowledge.llm import ChatClient
 from grimoire.graph.knowledge.reasoner import Candidate, Reasoner, RuleBasedReasoner
 from grimoire.graph.model.common import to_ms
 from grimoire.graph.model.crystal import fields
@@ -71,6 +72,7 @@ class Knowledge:
     admission: AdmissionConfig = field(default_factory=AdmissionConfig)
     decay: DecayConfig = field(default_factory=DecayConfig)
     memory_scope: MemoryScope = MemoryScope.private  # a memory crystal's scope (graph/model/crystal/privacy.py)
+    model: ChatClient | None = None  # the cheap-tier model, for the Curator's consistency check (None: not configured)
 
 
 @dataclass

@@ -107,9 +107,9 @@ class ChatClient:
     def url(self) -> str:
         return self.base_url.rstrip("/") + "/chat/completions"
 
-    def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[dict[str, str]], *, json_mode: bool = False, temperature: float = 0.0) -> str:
         """The first choice's message content. Raises ReasonerUnavailable on any failure."""
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
+        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": temperature}
         if json_mode:
             body["response_format"] = {"type": "json_object"}
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
@@ -208,6 +208,13 @@ def _parse(content: str, schema: type[_A]) -> _A:
         return schema.model_validate(data)
     except ValidationError as e:
         raise _junk(_first_error(e)) from e
+
+
+def ask(client: ChatClient, prompt: str, schema: type[_A], *, temperature: float = 0.0) -> _A:
+    """One question to `client`, its answer validated by `schema`: for the questions outside the Reasoner protocol
+    (Loop 3's replay, the Curator's consistency check). Raises ReasonerUnavailable as `complete` and `_parse` do."""
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
+    return _parse(client.complete(messages, json_mode=True, temperature=temperature), schema)
 
 
 def _fmt(x: float | None) -> str:

@@ -49,6 +49,12 @@ class LearningConfig(BaseModel):
         EntryCategory.Insight.value: 0.6, EntryCategory.Heuristic.value: 0.7, EntryCategory.CausalLink.value: 0.6,
         EntryCategory.StrategyFragment.value: 0.6, EntryCategory.DreamJournal.value: 0.6,
     })
+    # The consistency check of a promotion, with a language model configured (graph/learning/consistency.py): held
+    # below this mean pairwise cosine. The admission table gives consistency no threshold; this is the document's
+    # alarm line for the same measure, reflection consistency (grimoire.md:1495, < 0.5).
+    consistency_hold_below: float = Field(default=0.5, ge=0, le=1, description="with a language model configured, "
+                                          "a promotion is held when the claim's consistency (the mean pairwise "
+                                          "cosine of it and three restatements) is under this")
     # DECAY
     demote_below: float = 0.4
     low_below: float = 0.1

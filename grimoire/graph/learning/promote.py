@@ -9,16 +9,24 @@ DECAY's to apply.
 
 It also reviews what the hallucination firewall quarantined ("reviewed next Curator cycle"): an entry
 whose contradiction no longer stands — every entry it contradicted is now under the high-confidence
-line, archived, or holds in another regime than it does — is released as a candidate (RELEASE)."""
+line, archived, or holds in another regime than it does — is released as a candidate (RELEASE).
+
+With a language model configured, a promotion (but a warning's: active at any confidence) is checked for
+consistency first (graph/learning/consistency.py: the claim restated three times, the mean pairwise cosine of the
+four embeddings), before the batch's transaction opens: under the threshold the promotion is held — a HOLD
+operation records the measure and flags the entry `promotion_held` — and when the model gives no usable answer it
+waits for the next cycle. The measure replaces the entry's consistency dimension (and its quality score with it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from grimoire.graph.learning import consistency
 from grimoire.graph.learning.operations import PHASE_BASE, Cycle, Op, write
 from grimoire.graph.learning.state import Learning
 from grimoire.graph.model.crystal.privacy import MemoryScope, category_type, private_scope
 from grimoire.graph.model.enums import EntryCategory, Provenance, Scope
+from grimoire.graph.model.rows import Row
 
 CONFIDENTIAL = "confidential"  # graph/model/crystal/sensitivity.py's tag: never offered to anyone
 INHERITED = {Provenance.Clade.value, Provenance.Predecessor.value, Provenance.Lethe.value,
@@ -90,6 +98,67 @@ def release(entry: dict[str, Any], contradicted: list[dict[str, Any]], high: flo
               changes={"status": "candidate"}, before={"status": entry["status"]}, category=entry["category"])
 
 
+class Claim(Row):
+    """An entry PROMOTE checks for consistency (cypher/learning/claims.cypher)."""
+
+    query = "learning/claims"
+    id: str
+    content: str
+    quality_score: float | None
+    quality_consistency: float | None
+    quality_consistency_of: str | None
+    promotion_held: bool | None
+
+
+def checked(learning: Learning, cycle: Cycle, ops: list[Op]) -> list[Op]:
+    """`ops` with each promotion checked for consistency (the module docstring); unchanged without a model."""
+    client = learning.knowledge.model
+    asked = [op for op in ops if op.op == "PROMOTE" and op.category != EntryCategory.Warning and op.entry_id]
+    if client is None or not asked:
+        return ops
+    claims = {c.id: c for c in learning.db.typed(Claim, agent_id=cycle.agent_id, ids=[op.entry_id for op in asked])}
+    hold_below = learning.config.consistency_hold_below
+    checking = {id(op) for op in asked}
+    out: list[Op] = []
+    for op in ops:
+        claim = claims.get(op.entry_id or "") if id(op) in checking else None
+        if claim is None:
+            out.append(op)
+            continue
+        of = consistency.digest(claim.content)
+        fresh = not (claim.quality_consistency_of == of and claim.quality_consistency is not None)
+        if fresh:
+            measured = consistency.measure(client, learning.knowledge.embedder.embed, claim.content, op.category)
+            if measured.consistency is None:
+                continue   # no usable answer: the promotion waits for the next cycle
+            value = measured.consistency
+        else:
+            value = float(claim.quality_consistency or 0.0)
+        held = value < hold_below
+        changes: dict[str, Any] = {}
+        if fresh:
+            changes = {"quality_consistency": value, "quality_consistency_of": of,
+                       "quality_score": consistency.rescored(claim.quality_score, claim.quality_consistency, value)}
+        if bool(claim.promotion_held) != held:
+            changes["promotion_held"] = held
+        before = {"quality_consistency": claim.quality_consistency, "quality_consistency_of":
+                  claim.quality_consistency_of, "quality_score": claim.quality_score,
+                  "promotion_held": claim.promotion_held}
+        if held:
+            if changes:   # measured now (or newly held): recorded once, not every cycle it stays held
+                out.append(Op("HOLD", "promote", op.entry_id, f"consistency {value:.3f} < {hold_below}: promotion "
+                              f"held (would have been: {op.reason})", changes=changes,
+                              before={k: before[k] for k in changes}, category=op.category,
+                              detail={"consistency": value, "threshold": hold_below}))
+            continue
+        op.changes = {**op.changes, **changes}
+        op.before = {**op.before, **{k: before[k] for k in changes}}
+        op.reason = f"{op.reason}; consistency {value:.3f} >= {hold_below}"
+        op.detail = {**op.detail, "consistency": value}
+        out.append(op)
+    return out
+
+
 def run(learning: Learning, cycle: Cycle) -> int:
     cfg, floor = learning.config, learning.knowledge.decay.floor
     after, seq, promoted = "", PHASE_BASE["promote"], 0
@@ -105,8 +174,8 @@ def run(learning: Learning, cycle: Cycle) -> int:
                                  after=after, limit=cfg.batch)
         if not rows:
             return promoted
-        ops = [op for r in rows for op in decide(r["entry"], promotable(r, cfg.demote_below), cfg.promote_at,
-                                                 learning.knowledge.memory_scope)]
+        ops = checked(learning, cycle, [op for r in rows for op in decide(
+            r["entry"], promotable(r, cfg.demote_below), cfg.promote_at, learning.knowledge.memory_scope)])
         if ops:
             write(learning.db, cycle, ops, first_seq=seq, action="curator.promote", batch=cfg.batch)
         promoted += sum(op.op == "PROMOTE" for op in ops)

@@ -1418,6 +1418,7 @@ class EntryOut(BaseModel):
     quality_consistency: float | None = Field(None, title='Quality Consistency')
     quality_red_flags: list[str] | None = Field(None, title='Quality Red Flags')
     quality_score: float | None = Field(None, title='Quality Score')
+    promotion_held: bool | None = Field(None, title='Promotion Held')
     emotion_primary: Literal['joy', 'trust', 'fear', 'surprise', 'sadness', 'disgust', 'anger', 'anticipation'] | None = (
         None
     )
@@ -3573,6 +3574,8 @@ class Mutation(BaseModel):
     trials: int = Field(..., title='Trials')
     offered: int = Field(..., title='Offered')
     trial_quality: float | None = Field(..., title='Trial Quality')
+    replay_quality: float | None = Field(None, title='Replay Quality')
+    quality_improvement: float | None = Field(None, title='Quality Improvement')
     baseline_quality: float | None = Field(..., title='Baseline Quality')
     source_decision: str = Field(..., title='Source Decision')
     proposed: dict[str, float] = Field(..., title='Proposed')

@@ -798,7 +798,7 @@ class Routes:
         return self._send(Request('POST', '/skills/{stable_id}/versions', {'stable_id': stable_id}, {}, body, NewVersion, None))
 
     def stage_context_mutations(self, agent_id: str) -> Staged:
-        """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
+        """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (with a language model configured, only those whose replay beats the decision's quality by 0.15) (POST /agents/{agent_id}/context/mutations/stage)"""
         return self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
     def start_session(self, agent_id: str) -> SessionStart:
@@ -1448,7 +1448,7 @@ class AsyncRoutes:
         return await self._send(Request('POST', '/skills/{stable_id}/versions', {'stable_id': stable_id}, {}, body, NewVersion, None))
 
     async def stage_context_mutations(self, agent_id: str) -> Staged:
-        """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (POST /agents/{agent_id}/context/mutations/stage)"""
+        """Loop 3 now: stage policy mutations (confidence 0.2) from the agent's worst recent decisions (with a language model configured, only those whose replay beats the decision's quality by 0.15) (POST /agents/{agent_id}/context/mutations/stage)"""
         return await self._send(Request('POST', '/agents/{agent_id}/context/mutations/stage', {'agent_id': agent_id}, {}, None, Staged, None))
 
     async def start_session(self, agent_id: str) -> SessionStart:
