@@ -474,25 +474,32 @@ def test_the_next_retrieval_ranks_a_write_and_the_overlap_keeps_to_what_the_call
                                                                                          embedder) -> None:
     """Nothing of the overlapped reads outlives its request: a turn written after a retrieval is found by the next
     one (its members and its properties read again), and a turn another agent keeps private, or narrows to private
-    after a retrieval that returned it, is never returned to a caller that does not see it."""
+    after a retrieval that returned it, is never returned to a caller that does not see it. (Each turn says
+    something of its own: two turns alike, the diversity stage would cut one as the other's near-duplicate.)"""
     from grimoire.graph.retrieval.pipeline import build
     from grimoire.graph.retrieval.request import RetrievalRequest
 
     retriever = build(db, embedder)
-    text = "the lighthouse keeper paints the stairs blue"
-    vector = embedder.embed_one(text)
-    req = RetrievalRequest(text=text, k=10, no_budget=True)
     small = Visibility("small", "clade-s")
-    first = retriever.retrieve(req, small, "small")
-    assert "small-new" not in {r.id for r in first.results}
+    said = {"small-new": "the lighthouse keeper paints the stairs blue",
+            "peer-new": "the harbour master counts the gulls at dawn",
+            "big-new": "the orchard keeper picks green apples in the rain"}
+
+    def ids(item: str) -> list[str]:
+        req = RetrievalRequest(text=said[item], k=10, no_budget=True)
+        return [r.id for r in retriever.retrieve(req, small, "small").results]
+
+    assert "small-new" not in ids("small-new")
     for item, agent, clade, scope in (("small-new", "small", "clade-s", "private"),
                                       ("peer-new", "peer", "clade-s", "shared"),
                                       ("big-new", "big", "clade-b", "private")):
-        db.run("testing/bulk_items", label="Episode", rows=[{"id": item, "embedding": vector, "props": {
-            "agent_id": agent, "clade": clade, "scope": scope, "text": text, "type": "conversation",
+        db.run("testing/bulk_items", label="Episode", rows=[{"id": item, "embedding": embedder.embed_one(said[item]),
+                                                             "props": {
+            "agent_id": agent, "clade": clade, "scope": scope, "text": said[item], "type": "conversation",
             "valid_from": 5_000, "recorded_at": 5_000, "last_accessed_at": 5_000}}])
-    ids = [r.id for r in retriever.retrieve(req, small, "small").results]
-    assert {"small-new", "peer-new"} <= set(ids[:3]) and "big-new" not in ids, ids
+    assert "small-new" in ids("small-new")[:3]
+    assert "peer-new" in ids("peer-new")[:3]
+    assert "big-new" not in ids("big-new")
     db.run("testing/set_scope", ids=["peer-new"], scope="private")
-    ids = [r.id for r in retriever.retrieve(req, small, "small").results]
-    assert "small-new" in ids and "peer-new" not in ids and "big-new" not in ids, ids
+    assert "peer-new" not in ids("peer-new")
+    assert "small-new" in ids("small-new")[:3]
