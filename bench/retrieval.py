@@ -121,10 +121,12 @@ def add_small_agent(db: Database, embedder: Any, texts: list[str]) -> str:
 
 
 @contextmanager
-def serve_api(db: Database, code: Path | None = None, **extra_env: str) -> Iterator[str]:
+def serve_api(db: Database, code: Path | None = None, factory: str = "grimoire.api.app:create_app",
+              **extra_env: str) -> Iterator[str]:
     """The API in its own process, as deployed (`uvicorn api.app:create_app --factory`), on the
     benchmark's database: the client's work does not compete with the server's for one GIL. `code`: the
-    project's code from another checkout (a worktree of an earlier commit), for a before/after comparison."""
+    project's code from another checkout (a worktree of an earlier commit), for a before/after comparison.
+    `factory`: the app factory uvicorn serves (a benchmark's variant of the app: bench/exact_server.py)."""
     from grimoire.graph.db.local_server import free_port
 
     port = free_port()
@@ -133,7 +135,7 @@ def serve_api(db: Database, code: Path | None = None, **extra_env: str) -> Itera
            "NEO4J_DATABASE": t.database, **extra_env}
     if code is not None:
         env["PYTHONPATH"] = str(code)
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "grimoire.api.app:create_app", "--factory", "--host",
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", factory, "--factory", "--host",
                              "127.0.0.1", "--port", str(port), "--log-level", "warning"], env=env,
                             cwd=code or PROJECT_ROOT)
     base = f"http://127.0.0.1:{port}"

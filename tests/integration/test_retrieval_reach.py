@@ -408,3 +408,98 @@ def test_items_read_by_id_keep_to_what_the_caller_sees(db) -> None:
     assert set(items.fetch(db, ids, b)) == set(ids)  # its owner still sees it
     assert set(items.fetch(db, ids, Visibility.of("golem-c", "clade-c"))) == set()
     assert set(items.fetch(db, ids, Visibility.everything())) == set(ids)
+
+
+# ------------------------------------------------------------------ the overlapped reads of the exact path
+def test_bm25_and_the_members_are_read_while_the_query_is_embedded(db, tenants, embedder, monkeypatch) -> None:
+    """For a reach ranked exactly, the full pipeline starts BM25 and the read of who sees what (the members) in the
+    pool, then embeds the query: neither round trip is added to the embedding's time. Here each read waits for the
+    embedding to have begun (10 s at most): had the pipeline read them after the embedding, they would have waited
+    in vain."""
+    import threading
+
+    from grimoire.graph.retrieval import exact
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    retriever = build(db, embedder)
+    embedding = threading.Event()
+    overlapped: dict[str, list[bool]] = {"members": [], "bm25": []}
+    members, bm25 = exact.members, backends.bm25
+
+    def waiting_members(*args: Any) -> exact.Members:
+        overlapped["members"].append(embedding.wait(timeout=10))
+        return members(*args)
+
+    def waiting_bm25(*args: Any, **kwargs: Any) -> list[Any]:
+        overlapped["bm25"].append(embedding.wait(timeout=10))
+        return bm25(*args, **kwargs)
+
+    def embed(text: str) -> list[float]:
+        embedding.set()
+        return embedder.embed_one(text)
+
+    monkeypatch.setattr(exact, "members", waiting_members)
+    monkeypatch.setattr(backends, "bm25", waiting_bm25)
+    retriever.embed = embed
+    result = retriever.retrieve(RetrievalRequest(text="small turn 3", k=5), Visibility("small", "clade-s"), "small")
+    assert overlapped["members"] == [True] and overlapped["bm25"] == [True], overlapped
+    assert result.results and not any(r.id.startswith("big-") for r in result.results)
+
+
+def test_overlapped_reads_answer_as_one_after_another(db, tenants, embedder, monkeypatch) -> None:
+    """The overlap changes when the statements run, not what they answer: every mode, for callers of a small reach
+    (ranked exactly) and of a large one (the index), returns the same items in the same order with the same scores
+    either way."""
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    _conversation(db, "talker", "clade-t", 36)
+    retriever = build(db, embedder)
+    callers = [("small", "clade-s"), ("talker", "clade-t"), ("big", "clade-b")]
+    for viewer, clade in callers:
+        for mode in ("hybrid", "vector", "fusion", "four_factor"):
+            for text in ("small turn 3", "reply 7", "a longer message about turn 12"):
+                req = RetrievalRequest(text=text, k=10, mode=mode, no_budget=True)
+                answers = []
+                for overlap in (False, True):
+                    monkeypatch.setattr(context, "OVERLAP", overlap)
+                    got = retriever.retrieve(req, Visibility(viewer, clade), viewer)
+                    answers.append([(r.id, round(r.score or 0.0, 4)) for r in got.results])
+                assert answers[0] == answers[1] and answers[0], (viewer, mode, text)
+
+
+def test_the_next_retrieval_ranks_a_write_and_the_overlap_keeps_to_what_the_caller_sees(db, tenants,
+                                                                                         embedder) -> None:
+    """Nothing of the overlapped reads outlives its request: a turn written after a retrieval is found by the next
+    one (its members and its properties read again), and a turn another agent keeps private, or narrows to private
+    after a retrieval that returned it, is never returned to a caller that does not see it. (Each turn says
+    something of its own: two turns alike, the diversity stage would cut one as the other's near-duplicate.)"""
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    retriever = build(db, embedder)
+    small = Visibility("small", "clade-s")
+    said = {"small-new": "the lighthouse keeper paints the stairs blue",
+            "peer-new": "the harbour master counts the gulls at dawn",
+            "big-new": "the orchard keeper picks green apples in the rain"}
+
+    def ids(item: str) -> list[str]:
+        req = RetrievalRequest(text=said[item], k=10, no_budget=True)
+        return [r.id for r in retriever.retrieve(req, small, "small").results]
+
+    assert "small-new" not in ids("small-new")
+    for item, agent, clade, scope in (("small-new", "small", "clade-s", "private"),
+                                      ("peer-new", "peer", "clade-s", "shared"),
+                                      ("big-new", "big", "clade-b", "private")):
+        db.run("testing/bulk_items", label="Episode", rows=[{"id": item, "embedding": embedder.embed_one(said[item]),
+                                                             "props": {
+            "agent_id": agent, "clade": clade, "scope": scope, "text": said[item], "type": "conversation",
+            "valid_from": 5_000, "recorded_at": 5_000, "last_accessed_at": 5_000}}])
+    assert "small-new" in ids("small-new")[:3]
+    assert "peer-new" in ids("peer-new")[:3]
+    assert "big-new" not in ids("big-new")
+    db.run("testing/set_scope", ids=["peer-new"], scope="private")
+    assert "peer-new" not in ids("peer-new")
+    assert "small-new" in ids("small-new")[:3]

@@ -16,9 +16,10 @@ import numpy as np
 from grimoire.graph.db.connection import Database
 from grimoire.graph.errors import Invalid
 from grimoire.graph.knowledge.decay import DecayConfig
+from grimoire.graph.model.rows import Record
 from grimoire.graph.model.vectors import check_vector
 from grimoire.graph.observe import Stopwatch
-from grimoire.graph.retrieval import exact, items, rerank, term_overlap
+from grimoire.graph.retrieval import backends, exact, items, rerank, term_overlap
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.config import RetrievalConfig
 from grimoire.graph.retrieval.filters import RetrievalFilters
@@ -33,6 +34,10 @@ T = TypeVar("T")
 # BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
 # database, which releases the GIL.
 POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
+# The reads that need no query vector (BM25, the exact ranking's members) start before it is embedded, and the exact
+# ranking's candidates are fetched while the graph backend searches (issue 41, "the exact path"): the same
+# statements, overlapped rather than one after another. bench/exact_path.py turns it off to measure the way before.
+OVERLAP = True
 
 
 class QueryMissing(Invalid):
@@ -88,6 +93,10 @@ class Context:
         self.vectors: dict[str, np.ndarray] = {}  # what an exact ranking read, by id: given to the candidates
         self._reach: Future[Reach] | None = None
         self._df: Future[dict[str, int]] | None = None
+        self._bm25: Future[list[Record]] | None = None
+        self._members: Future[exact.Members | None] | None = None
+        self._prefetched: Future[dict[str, Candidate]] | None = None
+        self._prefetched_ids: frozenset[str] = frozenset()
 
     @property
     def perspective(self) -> Perspective | None:
@@ -100,6 +109,54 @@ class Context:
             count = self.reaches.measure if self.reaches is not None else measure
             self._reach = self.submit(count, self.db, self.params, self.config.visible_count_cap)
         return self._reach
+
+    def bm25(self) -> Future[list[Record]]:
+        """The full-text backend's rows for the request's text (graph/retrieval/backends.py), searched once, in the
+        pool: it needs no vector, so a mode may start it before the query is embedded."""
+        if self._bm25 is None:
+            reach_f, cfg = self.reach(), self.config
+            self._bm25 = self.submit(lambda: backends.bm25(self.db, self.req.text or "", cfg.per_backend, self.params,
+                                                           cfg.candidates_factor, reach_f.result()))
+        return self._bm25
+
+    def start_unembedded(self) -> None:
+        """Starts, in the pool, the reads that need no query vector: BM25 (with text) and the exact ranking's
+        members (`exact_members`), for a mode that embeds the query before it searches."""
+        if not OVERLAP:
+            return
+        if self.req.text:
+            self.bm25()
+        self.exact_members()
+
+    def ranks_exactly(self, reach: Reach) -> bool:
+        """Whether the vector ranking is the exact one from held vectors (graph/retrieval/exact.py): a small,
+        non-empty reach of a caller the members query answers for."""
+        return reach.exact(self.config.exact_below) and reach.visible > 0 and exact.applies(self.params)
+
+    def exact_members(self) -> Future[exact.Members | None]:
+        """The exact ranking's members (who may see what: cypher/retrieval/exact_members.cypher), read once, in the
+        pool, when the reach says the ranking is exact (else None): they need no vector, so a mode may start the
+        read while the query is embedded. The reach is asked for first, so the job only waits on one ahead of it
+        in the pool's queue."""
+        if self._members is None:
+            reach_f = self.reach()
+            if not OVERLAP:
+                self._members = Future()
+                self._members.set_result(None)
+                return self._members
+            self._members = self.submit(
+                lambda: exact.members(self.db, self.params) if self.ranks_exactly(reach_f.result()) else None)
+        return self._members
+
+    def prefetch_items(self, ids: Sequence[str]) -> None:
+        """Starts fetching (in the pool) the candidates of `ids` that came without their properties (the exact
+        ranking's), so that `items` finds them read while the later backends search. Once per retrieval."""
+        if self._prefetched is not None or not OVERLAP:
+            return
+        wanted = [i for i in dict.fromkeys(ids) if i not in self.found]
+        if wanted:  # an index search's rows carry their properties: nothing to fetch
+            self._prefetched_ids = frozenset(wanted)
+            self._prefetched = self.submit(items.fetch, self.db, wanted, self.visibility)
 
     def query_terms(self) -> list[str]:
         return term_overlap.terms(self.req.text or "")
@@ -136,8 +193,12 @@ class Context:
         return [r["id"] for r in rows]
 
     def items(self, ids: list[str]) -> list[Candidate]:
-        """The candidates in order: from what the backends returned, fetching only what they did not."""
-        by_id = {**self.found, **items.fetch(self.db, [i for i in ids if i not in self.found], self.visibility)}
+        """The candidates in order: from what the backends returned, fetching only what they did not (those
+        `prefetch_items` asked for are taken from its answer: one it did not return is not visible)."""
+        missing = [i for i in ids if i not in self.found]
+        fetched = self._prefetched.result() if self._prefetched is not None else {}
+        by_id = {**self.found, **{i: fetched[i] for i in missing if i in fetched},
+                 **items.fetch(self.db, [i for i in missing if i not in self._prefetched_ids], self.visibility)}
         return [self._traced(by_id[i]) for i in ids if i in by_id]
 
     def fetch(self, ids: list[str]) -> list[Candidate]:
@@ -185,6 +246,7 @@ class Context:
         """The exact ranking of the caller's (small) reach from the retriever's held vectors, rows best first
         (graph/retrieval/exact.py); the vectors it read kept for the candidates."""
         held = self.held if self.held is not None else exact.HeldVectors(held=0)
+        read = self._members.result() if self._members is not None else None
         rows, self.vectors = exact.rank(self.db, held, self.embedding.required(), self.params, top,
-                                        short_chars=short_chars, weight=weight)
+                                        short_chars=short_chars, weight=weight, found=read)
         return rows

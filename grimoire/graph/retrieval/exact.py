@@ -293,11 +293,14 @@ def items(db: Database, held: HeldVectors, keys: Sequence[Key], epoch: int) -> t
 
 
 def rank(db: Database, held: HeldVectors, embedding: Sequence[float], params: dict[str, Any], top: int, *,
-         short_chars: int = -1, weight: float = 0.0) -> tuple[list[Scored], dict[str, np.ndarray]]:
+         short_chars: int = -1, weight: float = 0.0,
+         found: Members | None = None) -> tuple[list[Scored], dict[str, np.ndarray]]:
     """The `top` visible items best first (rows of id and score, as the backends give them), and the vectors of
     every item ranked, by id (the stages after need some: MMR, the decision factors). `short_chars` < 0: no
-    short-turn context."""
-    found = members(db, params)
+    short-turn context. `found`: the members, when the caller read them already (`members` with these params,
+    in this request: graph/retrieval/context.py reads them while the query is embedded)."""
+    if found is None:
+        found = members(db, params)
     if not found.keys:
         return [], {}
     held.check(found.epoch)

@@ -29,9 +29,11 @@ class Hybrid:
         wants_named = cfg.graph_named_entities or cfg.query.entity_lists or cfg.query.entity_focus
         named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility, 5, cfg.query.possessives)
                    if req.text and wants_named else None)
-        # The caller's reach is counted (in the pool) while the query is embedded here: the vector ranking waits
-        # for both, and no longer for one after the other.
+        # The caller's reach is counted (in the pool) while the query is embedded here, and so are what needs no
+        # vector: BM25 and, for a reach ranked exactly, who sees what (the members). The vector ranking waits
+        # for them, and no longer for one after the other.
         ctx.reach()
+        ctx.start_unembedded()
         ctx.embedding()
         # Short turns read with the turn before, when the caller's reach is ranked exactly: that ranking replaces
         # the vector backend's.
@@ -41,6 +43,8 @@ class Hybrid:
         if in_context:
             lists = {"vector": understood.context_vector(ctx), **lists}
             ctx.clock.lap("vector")
+        # The exact ranking's rows carry no properties: its candidates are fetched while the graph searches.
+        ctx.prefetch_items(lists.get("vector", []))
         # The graph backend: the entities the query is about, the agent's positions and the entities the
         # text names seed it, beside the neighbours of the strongest hits of the two index backends.
         named = named_f.result() if named_f else []

@@ -21,13 +21,13 @@ INDEXES = ("vector", "bm25")
 def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[str]]:
     """The ids each wanted index backend ranks, best first, noted in the context. What the caller
     can see decides how the backends search (graph/retrieval/reach.py). It and BM25 need no vector:
-    they run while the query is embedded. Both vector indexes are asked in one query: a round trip
-    costs more than a second index search."""
+    they run while the query is embedded, as does the exact ranking's read of who sees what. Both vector
+    indexes are asked in one query: a round trip costs more than a second index search."""
     cfg, req, top = ctx.config, ctx.req, ctx.config.per_backend
     reach_f = ctx.reach()
-    bm_f = (ctx.submit(lambda: backends.bm25(ctx.db, req.text or "", top, ctx.params, cfg.candidates_factor,
-                                             reach_f.result()))
-            if req.text and "bm25" in wanted else None)
+    bm_f = ctx.bm25() if req.text and "bm25" in wanted else None
+    if "vector" in wanted:
+        ctx.exact_members()  # read while the query is embedded, if the reach is ranked exactly
     embedding = ctx.embedding() if "vector" in wanted else None
     ctx.clock.lap("embed")
     reach = reach_f.result() if embedding is not None else None
