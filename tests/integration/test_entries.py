@@ -185,10 +185,12 @@ def test_list_filters(api, client, db, monkeypatch) -> None:
     # By default (GRIMOIRE_ADMISSION per_factor reject) an event 300 days old fails temporal recency's "> 0.2"
     # and is rejected, the decision naming the factor. This test is about the list's filters over such old
     # events, so it writes them with the setting that only flags a failing factor (the composite bands decide).
+    admission = api.client.app.state.services.knowledge.admission
+    monkeypatch.setattr(admission, "per_factor", "reject")
     judged = client.post("/admission/dry-run", json=old).json()
     assert judged["outcome"] == "rejected" and "low_temporal_recency" in judged["flags"]
     assert "temporal recency 0.000 is not above its threshold 0.2" in judged["explanation"]
-    monkeypatch.setattr(api.client.app.state.services.knowledge.admission, "per_factor", "flag")
+    monkeypatch.setattr(admission, "per_factor", "flag")
     decisions = client.post("/entries/batch", json={"entries": [
         entry("h", "When the WETH borrow rate exceeds 8% then reduce leverage to 2x", category="Heuristic",
               market_regime="high_vol", valid_from=_iso(now - 400 * DAY_MS), valid_until=_iso(now - 250 * DAY_MS)),
