@@ -26,6 +26,7 @@ from grimoire.graph.crystals.config import CrystalsConfig
 from grimoire.graph.db.connection import Database, Target
 from grimoire.graph.db.local_server import LocalNeo4j, free_port
 from grimoire.graph.embeddings import Embedder, get_embedder
+from grimoire.graph.knowledge.admission import AdmissionConfig
 from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.observe import Observer, Timing
 from grimoire.graph.schema import apply_schema
@@ -62,6 +63,11 @@ class Neo4jUnderTest:
             # public ones to partition; the document's rule (memory crystals private, the service's default) is
             # test_memory_crystals_private's, which builds its app with the default.
             "crystals": CrystalsConfig(memory_scope=MemoryScope.as_written),
+            # A factor under its threshold only flags (per_factor flag): the suite's entries are written to exercise
+            # other things, many of them generic advice (rule-based future utility 0.3) the gate's default rejects.
+            # The default (reject) is tests/unit/test_admission.py's, test_entries' and test_learning_life's, which
+            # set it on their app.
+            "admission": AdmissionConfig(per_factor="flag"),
         }
         values.update(overrides)
         return Settings(**values)  # type: ignore[arg-type]

@@ -249,7 +249,10 @@ class Settings(BaseSettings):
 
     admission: AdmissionConfig = Field(
         default_factory=AdmissionConfig, alias="GRIMOIRE_ADMISSION",
-        description="JSON overriding any of the Admission Gate's weights and thresholds (spec defaults).")
+        description="JSON overriding any of the Admission Gate's weights and thresholds (spec defaults); "
+                    "`per_factor`: `reject` (default: a factor not above its threshold, future utility 0.4, factual "
+                    "confidence 0.3, temporal recency 0.2, rejects the candidate and the decision names it) or "
+                    "`flag` (it only flags, low_*, and the composite bands decide).")
     decay: DecayConfig = Field(
         default_factory=DecayConfig, alias="GRIMOIRE_DECAY",
         description="JSON overriding any of the decay's half-lives and vote steps (spec defaults).")

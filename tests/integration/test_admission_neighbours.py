@@ -11,6 +11,7 @@ from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.ids import now_ms
 from grimoire.graph.knowledge import neighbours
+from grimoire.graph.knowledge.admission import AdmissionConfig
 from grimoire.graph.knowledge.entries import Knowledge, admit
 from grimoire.graph.model.entry import EntryIn
 from grimoire.graph.model.enums import EntryCategory, Scope
@@ -36,7 +37,10 @@ def _corpus() -> list[EntryIn]:
 
 @pytest.fixture
 def stored(db: Database, embedder: Embedder) -> list[EntryIn]:
-    k = Knowledge(db=db, embedder=embedder)
+    # The corpus is the neighbours the two searches must agree on; its advice is generic on purpose (most of it
+    # has the rule-based future utility 0.3, which the gate's default rejects), so it is stored with a failing
+    # factor only flagged and the composite bands deciding (GRIMOIRE_ADMISSION per_factor flag).
+    k = Knowledge(db=db, embedder=embedder, admission=AdmissionConfig(per_factor="flag"))
     corpus, written = _corpus(), []
     for owner, clade in (("golem-1", "clade-a"), ("golem-2", "clade-a"), ("golem-3", "clade-b")):
         mine = [e for e in corpus if e.agent_id == owner]

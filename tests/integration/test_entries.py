@@ -20,9 +20,12 @@ def entry(id_: str, content: str, **extra) -> dict:
 
 
 @pytest.fixture
-def episodes(client) -> list[str]:
+def episodes(client, db) -> list[str]:
+    # An hour before the server's clock: the entry learnt from them describes a recent event (temporal recency
+    # above the gate's 0.2; an event long past is rejected, test_list_filters).
+    at = _iso(db.run("testing/now")[0]["now"] - 3_600_000)
     rows = [{"id": f"src-{i}", "agent_id": "golem-1", "type": "observation",
-             "text": f"Gas at {3 + i} gwei at 0{2 + i}:30 UTC", "valid_from": "2024-05-01T02:30:00Z"}
+             "text": f"Gas at {3 + i} gwei at 0{2 + i}:30 UTC", "valid_from": at}
             for i in range(2)]
     client.post("/episodes/batch", json={"episodes": rows})
     return [r["id"] for r in rows]
@@ -173,15 +176,25 @@ def _iso(ms: int) -> str:
     return datetime.fromtimestamp(ms / 1000, UTC).isoformat()
 
 
-def test_list_filters(api, client, db) -> None:
+def test_list_filters(api, client, db, monkeypatch) -> None:
     # Every time is placed relative to the server's clock, so what admission decides (it weighs how
     # recent the described event is) and what each filter keeps are the same on any day.
     now = db.run("testing/now")[0]["now"]
+    old = entry("i", "Stablecoin supply on Aave grew 12% during March 2024", market_regime="bull",
+                valid_from=_iso(now - 300 * DAY_MS))
+    # By default (GRIMOIRE_ADMISSION per_factor reject) an event 300 days old fails temporal recency's "> 0.2"
+    # and is rejected, the decision naming the factor. This test is about the list's filters over such old
+    # events, so it writes them with the setting that only flags a failing factor (the composite bands decide).
+    admission = api.client.app.state.services.knowledge.admission
+    monkeypatch.setattr(admission, "per_factor", "reject")
+    judged = client.post("/admission/dry-run", json=old).json()
+    assert judged["outcome"] == "rejected" and "low_temporal_recency" in judged["flags"]
+    assert "temporal recency 0.000 is not above its threshold 0.2" in judged["explanation"]
+    monkeypatch.setattr(admission, "per_factor", "flag")
     decisions = client.post("/entries/batch", json={"entries": [
         entry("h", "When the WETH borrow rate exceeds 8% then reduce leverage to 2x", category="Heuristic",
               market_regime="high_vol", valid_from=_iso(now - 400 * DAY_MS), valid_until=_iso(now - 250 * DAY_MS)),
-        entry("i", "Stablecoin supply on Aave grew 12% during March 2024", market_regime="bull",
-              valid_from=_iso(now - 300 * DAY_MS)),
+        old,
     ]}).json()
     other = {**entry("o", "USDC depeg below 0.97 triggered 40 million USD of liquidations in 2023"),
              "agent_id": "golem-2", "category": "Warning", "scope": "shared"}

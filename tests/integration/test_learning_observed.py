@@ -25,7 +25,7 @@ Subscriber = streaming.Subscriber
 
 CAUSAL_AGENT, CAUSAL_CLADE = "golem-causal", "clade-causal"
 CAUSE = "Aave WETH borrow utilisation above the 90% kink precedes a doubling of the variable borrow rate"
-EFFECT = "The Aave WETH variable borrow rate doubles within one day"
+EFFECT = "The Aave WETH variable borrow rate doubles within 24 hours"  # a concrete claim: future utility 0.5
 LINK = f"{CAUSAL_AGENT}:cx-util.causes.cx-rate"
 STRANGER_LINK = "golem-stranger:sx-util.causes.sx-rate"
 

@@ -35,10 +35,14 @@ class FixedUtility(RuleBasedReasoner):
 
 def judge(utility: float, neighbours: list[Neighbour] | None = None, *, content: str = "Gas is cheap at night",
           event_ms: int = ANCIENT, category: EntryCategory = EntryCategory.Insight,
-          provenance: Provenance = Provenance.SelfLearned, decay_class: DecayClass | None = None):
+          provenance: Provenance = Provenance.SelfLearned, decay_class: DecayClass | None = None,
+          config: AdmissionConfig | None = None):
     return evaluate(Candidate(content, category, decay_class), neighbours or [], provenance=provenance,
                     requested_confidence=None, now_ms=NOW, event_ms=event_ms, half_life_ms=HL,
-                    reasoner=FixedUtility(utility))
+                    reasoner=FixedUtility(utility), config=config)
+
+
+FLAG = AdmissionConfig(per_factor="flag")  # failing a factor's threshold flags only: the composite bands decide
 
 
 def test_factors_and_composite_by_hand() -> None:
@@ -60,8 +64,10 @@ def test_factors_and_composite_by_hand() -> None:
 ])
 def test_composite_boundaries(utility: float, composite: float, outcome: AdmissionOutcome,
                               confidence: float | None) -> None:
-    # Fixed part: factual 0.6*0.25 + novelty 1.0*0.20 + recency 0*0.15 + prior 0.5*0.15 = 0.425.
-    r = judge(utility)
+    # Fixed part: factual 0.6*0.25 + novelty 1.0*0.20 + recency 0*0.15 + prior 0.5*0.15 = 0.425. Recency 0 fails
+    # its threshold, so the bands are read with per-factor flags only (test_a_factor_at_its_threshold_rejects has
+    # the default).
+    r = judge(utility, config=FLAG)
     assert r.factors["temporal_recency"] == 0.0
     assert r.composite == pytest.approx(composite, abs=1e-12)
     assert r.outcome == outcome
@@ -73,7 +79,7 @@ def _near(similarity: float, conf: float = 0.6, content: str = "Gas is cheap at 
 
 
 @pytest.mark.parametrize(("similarity", "outcome"), [
-    (0.9, AdmissionOutcome.rejected),         # not above 0.9: judged on its composite (0.4355)
+    (0.9, AdmissionOutcome.rejected),         # not above 0.9: judged on its factors (recency 0; composite 0.4355)
     (0.9001, AdmissionOutcome.merged),
     (0.95, AdmissionOutcome.merged),          # not above 0.95: merged, not skipped
     (0.9501, AdmissionOutcome.skipped),
@@ -164,3 +170,91 @@ def test_rule_based_reasoner_is_deterministic_and_explained_by_hand() -> None:
     assert reasoner.contradicts("Gas rises at night", "Gas falls at night")
     assert reasoner.contradicts("The pool is safe", "The pool is not safe")
     assert not reasoner.contradicts("Gas is cheap at night", "Gas is cheapest overnight")
+
+
+# Issue 39: the document's Threshold column rejects (per_factor "reject", the default). Each case is an Insight
+# whose other factors pass and whose composite is above 0.55, so only the factor at its threshold decides.
+RECENT = NOW  # temporal recency 1.0
+
+
+@pytest.mark.parametrize(("utility", "outcome"), [
+    (0.4, AdmissionOutcome.rejected),       # the document's "> 0.4": 0.4 is not above it
+    (0.4001, AdmissionOutcome.admitted),
+])
+def test_future_utility_rejects_at_its_threshold(utility: float, outcome: AdmissionOutcome) -> None:
+    r = judge(utility, event_ms=RECENT)
+    assert r.composite > 0.55 and r.outcome == outcome
+    if outcome == AdmissionOutcome.rejected:
+        assert r.flags == ("low_future_utility", "off_topic") and r.confidence is None and r.status is None
+        assert r.explanation == "future utility 0.400 is not above its threshold 0.4: rejected"
+        assert not r.writes_entry
+    else:
+        assert "low_future_utility" not in r.flags and r.confidence == 0.5
+
+
+@pytest.mark.parametrize(("base", "outcome"), [
+    (0.6, AdmissionOutcome.rejected),       # public (Lethe, weight 0.5): 0.6 x 0.5 = 0.3, not above "> 0.3"
+    (0.6004, AdmissionOutcome.admitted),    # 0.3002
+])
+def test_factual_confidence_rejects_at_its_threshold(base: float, outcome: AdmissionOutcome) -> None:
+    r = judge(0.8, event_ms=RECENT, provenance=Provenance.Lethe, config=AdmissionConfig(factual_base=base))
+    assert r.factors["factual_confidence"] == pytest.approx(base * 0.5)
+    assert r.composite > 0.55 and r.outcome == outcome
+    assert ("low_factual_confidence" in r.flags) == (outcome == AdmissionOutcome.rejected)
+    if outcome == AdmissionOutcome.rejected:
+        assert r.explanation == "factual confidence 0.300 is not above its threshold 0.3: rejected"
+
+
+@pytest.mark.parametrize(("age_half_lives", "outcome"), [
+    (math.log(5), AdmissionOutcome.rejected),   # e^-ln 5 = 0.2 (to the millisecond), not above "> 0.2"
+    (1.6, AdmissionOutcome.admitted),           # e^-1.6 = 0.2019
+])
+def test_temporal_recency_rejects_at_its_threshold(age_half_lives: float, outcome: AdmissionOutcome) -> None:
+    r = judge(0.8, event_ms=NOW - math.ceil(age_half_lives * HL))
+    assert r.factors["temporal_recency"] == pytest.approx(math.exp(-age_half_lives), abs=1e-9)
+    assert r.composite > 0.55 and r.outcome == outcome
+    assert ("low_temporal_recency" in r.flags) == (outcome == AdmissionOutcome.rejected)
+
+
+def test_every_failing_factor_is_named() -> None:
+    r = judge(0.2, event_ms=ANCIENT, provenance=Provenance.Lethe)
+    assert r.outcome == AdmissionOutcome.rejected
+    assert r.flags[:3] == ("low_future_utility", "low_factual_confidence", "low_temporal_recency")
+    assert r.explanation == ("future utility 0.200 is not above its threshold 0.4; factual confidence 0.300 is not "
+                             "above its threshold 0.3; temporal recency 0.000 is not above its threshold 0.2: "
+                             "rejected")
+
+
+def test_the_flag_setting_keeps_a_failing_factor_to_a_flag() -> None:
+    # The same candidate as the first rejection above, under GRIMOIRE_ADMISSION per_factor=flag: the composite
+    # bands decide, and the failing factor is a flag on the decision.
+    r = judge(0.4, event_ms=RECENT, config=FLAG)
+    assert r.outcome == AdmissionOutcome.admitted and r.confidence == 0.5 and r.writes_entry
+    assert r.flags == ("low_future_utility", "off_topic")
+    assert r.explanation.startswith("composite")
+
+
+def test_the_flag_setting_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from grimoire.graph.settings import Settings
+
+    assert Settings().admission.per_factor == "reject"
+    monkeypatch.setenv("GRIMOIRE_ADMISSION", '{"per_factor": "flag"}')
+    assert Settings().admission.per_factor == "flag"
+
+
+def test_the_firewall_quarantines_before_the_factual_threshold_rejects() -> None:
+    # factual 0.06 fails "> 0.3" too, but contradicting a high-confidence entry is the firewall's to decide: it is
+    # quarantined for the Curator's review (grimoire.md line 306), not rejected.
+    stored = Neighbour("e-strong", "ETH gas rises above 10 gwei between 2 and 4 AM UTC", 0.8, 0.9)
+    r = judge(0.9, [stored], content="ETH gas drops below 10 gwei between 2 and 4 AM UTC", event_ms=NOW)
+    assert "low_factual_confidence" in r.flags
+    assert r.outcome == AdmissionOutcome.quarantined and r.explanation.startswith("factual confidence 0.060 < 0.3")
+
+
+def test_an_agents_first_entry_has_maximal_novelty_and_passes() -> None:
+    # Nothing stored: novelty 1 - 0 = 1.0; novelty's row rejects nothing (its 0.5-0.9 range is merge and skip above
+    # 0.9, and the off-topic flag below 0.5, which the document says to flag).
+    r = judge(0.6, [], event_ms=RECENT)
+    assert r.factors["semantic_novelty"] == 1.0
+    assert r.outcome == AdmissionOutcome.admitted and r.writes_entry
+    assert not [f for f in r.flags if f.startswith("low_")]

@@ -53,3 +53,23 @@ def test_no_module_of_retrieval_keeps_its_own_copy() -> None:
             continue
         text = path.read_text()
         assert not re.search(r"\b0\.95\b|\"emergency\"|>= 0\.6\b|curiosity > 0\.8", text), path
+
+
+def test_the_final_score_is_additive_by_default_and_the_documents_product_as_a_setting(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Two entries with the same factors but quality: a relevant one of low quality and a less relevant one of high
+    # quality. Additive (grimoire.md line 1135) ranks the relevant one first; the product (line 325) lets the low
+    # quality pull it under: 0.9 x 0.2 x 1.0 = 0.18 < 0.9 x 0.9 x 0.5 = 0.405.
+    relevant = {"rrf": 1.0, "effective_confidence": 0.9, "quality": 0.2, "recency": 0.0, "regime_match": 0.0}
+    good = {**relevant, "rrf": 0.5, "quality": 0.9}
+    item = Candidate(id="e", kind="entry")
+    additive = RetrievalConfig()
+    assert additive.rerank_form == "additive"
+    assert rerank.score(relevant, item, additive) == pytest.approx(0.30 + 0.225 + 0.04)
+    assert rerank.score(relevant, item, additive) > rerank.score(good, item, additive)
+    monkeypatch.setenv("GRIMOIRE_RETRIEVAL", '{"rerank_form": "product"}')
+    product = Settings().retrieval
+    assert rerank.score(relevant, item, product) == pytest.approx(0.18)
+    assert rerank.score(good, item, product) == pytest.approx(0.405)
+    # The bloodstain boost multiplies either form.
+    assert rerank.score(relevant, Candidate(id="b", kind="entry", is_bloodstain=True), product) == pytest.approx(0.216)

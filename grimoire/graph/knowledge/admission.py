@@ -4,7 +4,13 @@ A-MAC five-factor scoring: future utility 0.25, factual confidence 0.25, semanti
 temporal recency 0.15, content-type prior 0.15. Composite below 0.45 is rejected, 0.45 to 0.55
 admitted at confidence 0.3, above 0.55 admitted at the standard confidence. Cosine above 0.9 to an
 existing entry merges into it, above 0.95 skips; factual confidence below 0.3 while contradicting
-a high-confidence entry quarantines (the hallucination firewall).
+a high-confidence entry quarantines (the hallucination firewall). A factor at or under its threshold in the
+document's table (future utility > 0.4, factual confidence > 0.3, temporal recency > 0.2) rejects the candidate,
+naming the factor (per_factor "reject", the default), or only flags it (per_factor "flag"). The firewall is
+judged first, so a contradiction of a high-confidence entry is quarantined for review, as the document wants,
+rather than rejected for its low factual confidence. Novelty's row (cosine 0.5-0.9) is the merge and skip above
+0.9 and the off-topic flag below 0.5 (the document says flag): an agent's first entry, with nothing similar
+stored, has novelty 1.0 and is judged on the other factors.
 
 This module is pure: it judges a candidate against the neighbours it is given. Fetching the
 neighbours and writing the decision is graph/knowledge/entries.py's job.
@@ -14,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -36,10 +43,13 @@ class AdmissionConfig(BaseModel):
     off_topic_below: float = 0.5
     firewall_factual_below: float = 0.3
     high_confidence: float = 0.7
-    # Per-factor thresholds from the spec's table; failing one is a flag on the decision.
+    # Per-factor thresholds from the spec's table: a factor must be above its threshold. Failing one adds a low_*
+    # flag and, with per_factor "reject" (the document's Threshold column), rejects the candidate; "flag" keeps
+    # the candidate to the composite bands alone (the behaviour before issue 39).
     factor_thresholds: dict[str, float] = Field(default_factory=lambda: {
         "future_utility": 0.4, "factual_confidence": 0.3, "temporal_recency": 0.2,
     })
+    per_factor: Literal["reject", "flag"] = "reject"
     type_priors: dict[EntryCategory, float] = Field(default_factory=lambda: {
         EntryCategory.Warning: 0.9, EntryCategory.CausalLink: 0.7, EntryCategory.Heuristic: 0.6,
         EntryCategory.Insight: 0.5, EntryCategory.StrategyFragment: 0.4,
@@ -196,7 +206,8 @@ def evaluate(
         "content_type_prior": prior,
     }
     composite = composite_score(factors, cfg)
-    flags = [f"low_{name}" for name, threshold in cfg.factor_thresholds.items() if factors[name] <= threshold]
+    failing = [name for name, threshold in cfg.factor_thresholds.items() if factors[name] <= threshold]
+    flags = [f"low_{name}" for name in failing]
     if max_sim < cfg.off_topic_below:
         flags.append("off_topic")
     high_contradicted = [n for n in contradicted if n.effective_confidence >= cfg.high_confidence]
@@ -218,6 +229,10 @@ def evaluate(
         outcome, confidence, status = AdmissionOutcome.quarantined, standard, EntryStatus.quarantined
         why = (f"factual confidence {factors['factual_confidence']:.3f} < {cfg.firewall_factual_below} and it "
                f"contradicts high-confidence {', '.join(n.id for n in high_contradicted)}: quarantined for review")
+    elif failing and cfg.per_factor == "reject":
+        outcome, confidence, status = AdmissionOutcome.rejected, None, None
+        why = "; ".join(f"{name.replace('_', ' ')} {factors[name]:.3f} is not above its threshold "
+                        f"{cfg.factor_thresholds[name]}" for name in failing) + ": rejected"
     else:
         outcome = band(composite, cfg)
         if outcome == AdmissionOutcome.rejected:

@@ -132,7 +132,7 @@ class EntityKind(StrEnum):
 class AdmissionOutcome(StrEnum):
     admitted = "admitted"          # above 0.55: standard confidence
     admitted_low = "admitted_low"  # 0.45 to 0.55: confidence 0.3
-    rejected = "rejected"          # below 0.45
+    rejected = "rejected"          # below 0.45, or a factor not above its threshold
     merged = "merged"              # cosine > 0.9 to an existing entry
     skipped = "skipped"            # cosine > 0.95: a duplicate
     quarantined = "quarantined"    # hallucination firewall

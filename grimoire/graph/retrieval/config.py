@@ -74,7 +74,10 @@ class QueryUnderstandingConfig(BaseModel):
     entity_focus: bool = False       # the candidates mentioning an entity the query names, in fused order
     focus_among: int = 60            # ... among the first this many fused candidates
     possessives: bool = False        # "Caroline's" names Caroline in the entity lookup
-    feedback: bool = False           # BM25 again with the words its first hits share (retrieval/feedback_terms.py)
+    # BM25 again with the words its first hits share (retrieval/feedback_terms.py). Off: leave-one-conversation-out
+    # on LoCoMo, held-out recall@10 -0.037 ± 0.023, open-domain and single-hop losing (bench/results/
+    # locomo_feedback.json).
+    feedback: bool = False
     feedback_docs: int = 5           # ... read from this many first hits
     feedback_pool: int = 30          # ... the candidate words weighed by IDF (one document-frequency query)
     feedback_terms: int = 10         # ... this many added to the query
@@ -135,6 +138,10 @@ class RetrievalConfig(BaseModel):
     graph_entity_max_mentions: int = 100  # seeds mentioned more often are hubs and are skipped
     graph_focus_threads: bool = True      # thread neighbours must mention an entity the query is about
     rerank: RerankWeights = Field(default_factory=RerankWeights)
+    # The hybrid final score (rerank.score): `additive`, the Hybrid Retrieval Pipeline's weighted sum of the rerank
+    # factors (grimoire.md line 1135); `product`, effective_confidence x quality x relevance (line 325), relevance
+    # being the fused (RRF) score over its ceiling. Both x bloodstain_boost.
+    rerank_form: Literal["additive", "product"] = "additive"
     recency_half_life_days: float = 7.0   # recency boost: exp(-ln2 * age / half-life)
     bloodstain_boost: float = 1.2
     # An entry under this effective confidence leaves retrieval at once (grimoire.md: "excluded from active

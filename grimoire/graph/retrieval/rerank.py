@@ -1,7 +1,9 @@
 """The multi-factor rerank after fusion, the bloodstain boost, and MMR diversity.
 
 final = rrf * 0.30 + effective_confidence * 0.25 + quality * 0.20 + recency * 0.15
-        + regime_match * 0.10, times 1.2 for bloodstain entries (spec: Hybrid Retrieval Pipeline).
+        + regime_match * 0.10, times 1.2 for bloodstain entries (spec: Hybrid Retrieval Pipeline);
+or, with rerank_form product, final = effective_confidence * quality * relevance (grimoire.md, Artifact Quality
+Scoring), times 1.2 for bloodstain entries.
 """
 
 from __future__ import annotations
@@ -60,6 +62,10 @@ def factors(item: Candidate, rrf_norm: float, *, now: int, regime: str | None, c
 
 
 def score(f: dict[str, float], item: Candidate, config: RetrievalConfig) -> float:
+    if config.rerank_form == "product":
+        # The document's product: relevance is the fused score over its ceiling (in [0, 1], as the others are).
+        product = f["effective_confidence"] * f["quality"] * f["rrf"]
+        return product * (config.bloodstain_boost if item.is_bloodstain else 1.0)
     w = config.rerank
     base = (f["rrf"] * w.rrf + f["effective_confidence"] * w.effective_confidence + f["quality"] * w.quality
             + f["recency"] * w.recency + f["regime_match"] * w.regime_match)
