@@ -21,12 +21,8 @@ class Life:
         self.api = api
         self.h = api.headers(AGENT, CLADE)
         self.curator = api.client.app.state.services.curator
-        # The script's lessons are templated ("Use uniswap-swap for WETH/USDC ...", "Avoid aave-supply for USDC
-        # ..."): cosine 0.66, and the rule-based Reasoner reads Use/Avoid as a contradiction, so a cycle's second
-        # lesson has factual confidence 0.6 - 0.6 x 0.5 = 0.3, which the gate's default (per_factor reject) turns
-        # down. The life's expected operations are the learning loop's with a failing factor only flagged
-        # (GRIMOIRE_ADMISSION per_factor flag); test_a_default_gate_turns_down_a_cycles_falsely_contradicted_lesson
-        # shows the default.
+        # The life's expected operations were written with a failing factor only flagged (GRIMOIRE_ADMISSION
+        # per_factor flag); test_the_default_gate_writes_a_cycles_use_and_avoid_lessons shows the default.
         self.curator.learning.knowledge.admission.per_factor = "flag"
         self.start = now_ms()
         self.n = 0
@@ -114,16 +110,18 @@ def test_the_documents_pruning_quality_archives_a_lesson_contradicted_not_one_un
     assert warning not in _entries_of(c2, "PRUNE")
 
 
-def test_a_default_gate_turns_down_a_cycles_falsely_contradicted_lesson(life: Life, api) -> None:
-    """The default gate (per_factor reject): the cycle's two lessons, about different tools, read as contradicting
-    (Use/Avoid, cosine 0.66); the second's factual confidence, 0.3, is not above the document's "> 0.3" and it is
-    rejected; with per_factor flag (the Life's) both are written (the next test)."""
+def test_the_default_gate_writes_a_cycles_use_and_avoid_lessons(life: Life, api) -> None:
+    """The default gate (per_factor reject): the cycle's two lessons share a template ("Use uniswap-swap for
+    WETH/USDC ...", "Avoid aave-supply for USDC ...", cosine 0.66) but not a subject, so neither contradicts the
+    other (the rule-based Reasoner's same_subject) and both are written; a contradiction would have cut the second's
+    factual confidence to 0.3, which the document's "> 0.3" rejects."""
     life.curator.learning.knowledge.admission.per_factor = "reject"
     life.episodes(range(1, 50), "uniswap-swap", "WETH/USDC", "bull", "+++++-++++")
     life.episodes(range(1, 50), "aave-supply", "USDC", "bull", "-----")
     c1 = life.cycle(1)
     written = [op["entry_id"] for op in c1["ADD"] if op.get("entry_id")]
-    assert len(c1["ADD"]) == 2 and len(written) == 1
+    assert len(c1["ADD"]) == 2 and len(written) == 2
+    assert {life.entry(e)["category"] for e in written} == {"Heuristic", "Warning"}
 
 
 def test_a_life_through_several_cycles(life: Life, api, db, monkeypatch) -> None:

@@ -172,6 +172,19 @@ def test_rule_based_reasoner_is_deterministic_and_explained_by_hand() -> None:
     assert not reasoner.contradicts("Gas is cheap at night", "Gas is cheapest overnight")
 
 
+def test_opposite_polarity_about_different_things_is_no_contradiction() -> None:
+    """Two of a Curator cycle's lessons: a "Use" and an "Avoid" about different tools and pairs share a template,
+    not a subject; the same lesson reversed is a contradiction."""
+    reasoner = RuleBasedReasoner()
+    use = "Use uniswap-swap for WETH/USDC on chain 1 in bull regimes: 9 of 10 outcomes positive, mean gain +10."
+    avoid_other = "Avoid aave-supply for USDC on chain 1 in bull regimes: 0 of 5 outcomes positive, mean gain -8."
+    avoid_same = "Avoid uniswap-swap for WETH/USDC on chain 1 in bull regimes: 1 of 6 outcomes positive, mean gain -4."
+    assert not reasoner.contradicts(use, avoid_other)
+    assert not reasoner.contradicts(avoid_other, use)
+    assert reasoner.contradicts(use, avoid_same)
+    assert reasoner.contradicts("ETH gas fees climb during US mornings", "ETH gas fees don't climb in the morning")
+
+
 # Issue 39: the document's Threshold column rejects (per_factor "reject", the default). Each case is an Insight
 # whose other factors pass and whose composite is above 0.55, so only the factor at its threshold decides.
 RECENT = NOW  # temporal recency 1.0

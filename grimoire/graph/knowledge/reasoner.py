@@ -141,6 +141,24 @@ _ANTONYMS = [
     ("inflow", "outflow"), ("inflows", "outflows"), ("drops", "rises"), ("drop", "rise"), ("before", "after"),
 ]
 _WORDS = re.compile(r"[a-z']+")
+_POLARITY = {w for pair in _ANTONYMS for w in pair} | {
+    "not", "no", "never", "none", "cannot", "can't", "don't", "doesn't", "isn't", "aren't", "won't", "didn't",
+    "without", "avoid", "fail", "fails", "neither", "nor", "use", "do"}
+_FUNCTION = {"the", "a", "an", "is", "are", "was", "were", "be", "been", "at", "in", "on", "of", "for", "to", "by",
+             "with", "and", "or", "it", "its", "this", "that", "these", "those", "as", "from", "into", "during",
+             "when", "then", "than", "there", "here", "s"}
+# Claims that differ in more than three, and more than this share, of their content words (polarity and function
+# words aside) are about different things whatever their polarity: "Use X for P" and "Avoid Y for Q" are two
+# lessons, not one reversed.
+SAME_SUBJECT_MAX_DIFFERENT = 1 / 3
+
+
+def same_subject(a: set[str], b: set[str]) -> bool:
+    """Whether two claims' words (lower-cased) say the same thing apart from their polarity: at most three, or a
+    third, of their content words belong to one claim only."""
+    ca, cb = a - _POLARITY - _FUNCTION, b - _POLARITY - _FUNCTION
+    different = len(ca ^ cb)
+    return different <= max(3, SAME_SUBJECT_MAX_DIFFERENT * len(ca | cb))
 _PRESCRIPTIVE = {EntryCategory.Warning, EntryCategory.Heuristic, EntryCategory.CausalLink}
 
 
@@ -189,6 +207,8 @@ class RuleBasedReasoner:
 
     def contradicts(self, claim: str, existing: str) -> bool:
         a, b = set(_WORDS.findall(claim.lower())), set(_WORDS.findall(existing.lower()))
+        if not same_subject(a, b):
+            return False
         if (len(_NEGATIONS.findall(claim)) % 2) != (len(_NEGATIONS.findall(existing)) % 2):
             return True
         for x, y in _ANTONYMS:
