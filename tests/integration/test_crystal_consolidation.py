@@ -342,6 +342,29 @@ def test_a_run_that_keeps_failing_is_given_up_after_max_attempts(api: Api, db: D
     assert _run(db, first["id"])["run"]["status"] == "failed"
 
 
+def test_an_outage_mid_run_is_no_failed_attempt(api: Api, db: Database, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Neo4j unreachable (or a transient error) in the middle of a run is the database's failure, not the run's: the
+    run is left interrupted with no failure counted, even at max_attempts 1, and the next run resumes it."""
+    from grimoire.graph.db.connection import DatabaseUnavailable
+
+    now = now_ms()
+    _old_notes(api, db, "cs-outage", 3, now)
+    engine = ConsolidationEngine(db, batch=10, max_attempts=1)
+    merge = ConsolidationEngine._merge
+
+    def unreachable(*args: Any, **kwargs: Any) -> None:
+        raise DatabaseUnavailable("Neo4j cannot be reached")
+
+    monkeypatch.setattr(ConsolidationEngine, "_merge", unreachable)
+    with pytest.raises(DatabaseUnavailable):
+        engine.run(now)
+    [first] = [r["run"] for r in db.fetch("crystals/run_unfinished", stale_before=0)]
+    assert (first["status"], first["failures"]) == ("interrupted", 0)
+    monkeypatch.setattr(ConsolidationEngine, "_merge", merge)
+    again = engine.run(now + 1)
+    assert again.run_id == first["id"] and again.resumed and again.status == "completed"
+
+
 def test_a_run_whose_process_keeps_dying_is_given_up_too(api: Api, db: Database) -> None:
     now = now_ms()
     _old_notes(api, db, "cs-dead", 3, now)

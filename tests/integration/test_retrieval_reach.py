@@ -411,39 +411,44 @@ def test_items_read_by_id_keep_to_what_the_caller_sees(db) -> None:
 
 
 # ------------------------------------------------------------------ the overlapped reads of the exact path
-def test_bm25_and_the_members_are_read_while_the_query_is_embedded(db, tenants, embedder, monkeypatch) -> None:
+@pytest.mark.parametrize("overlap", [True, False])
+def test_bm25_and_the_members_are_read_while_the_query_is_embedded(db, tenants, embedder, monkeypatch,
+                                                                   overlap: bool) -> None:
     """For a reach ranked exactly, the full pipeline starts BM25 and the read of who sees what (the members) in the
-    pool, then embeds the query: neither round trip is added to the embedding's time. Here each read waits for the
-    embedding to have begun (10 s at most): had the pipeline read them after the embedding, they would have waited
-    in vain."""
+    pool, then embeds the query: neither round trip is added to the embedding's time. Here the embedding waits for
+    both reads to have started: with the overlap they have (within 10 s); one after another (OVERLAP off) they
+    cannot start until the embedding returns, so its wait (1 s) finds them not started."""
     import threading
 
-    from grimoire.graph.retrieval import exact
+    from grimoire.graph.retrieval import context, exact
     from grimoire.graph.retrieval.pipeline import build
     from grimoire.graph.retrieval.request import RetrievalRequest
 
+    monkeypatch.setattr(context, "OVERLAP", overlap)
     retriever = build(db, embedder)
-    embedding = threading.Event()
-    overlapped: dict[str, list[bool]] = {"members": [], "bm25": []}
+    started = {"members": threading.Event(), "bm25": threading.Event()}
+    seen: dict[str, bool] = {}
     members, bm25 = exact.members, backends.bm25
 
-    def waiting_members(*args: Any) -> exact.Members:
-        overlapped["members"].append(embedding.wait(timeout=10))
+    def started_members(*args: Any) -> exact.Members:
+        started["members"].set()
         return members(*args)
 
-    def waiting_bm25(*args: Any, **kwargs: Any) -> list[Any]:
-        overlapped["bm25"].append(embedding.wait(timeout=10))
+    def started_bm25(*args: Any, **kwargs: Any) -> list[Any]:
+        started["bm25"].set()
         return bm25(*args, **kwargs)
 
     def embed(text: str) -> list[float]:
-        embedding.set()
+        for name, event in started.items():
+            seen[name] = event.wait(timeout=10 if overlap else 1)
         return embedder.embed_one(text)
 
-    monkeypatch.setattr(exact, "members", waiting_members)
-    monkeypatch.setattr(backends, "bm25", waiting_bm25)
+    monkeypatch.setattr(exact, "members", started_members)
+    monkeypatch.setattr(backends, "bm25", started_bm25)
     retriever.embed = embed
     result = retriever.retrieve(RetrievalRequest(text="small turn 3", k=5), Visibility("small", "clade-s"), "small")
-    assert overlapped["members"] == [True] and overlapped["bm25"] == [True], overlapped
+    assert seen == {"members": overlap, "bm25": overlap}, seen
+    assert started["members"].is_set() and started["bm25"].is_set()  # read either way, before or after
     assert result.results and not any(r.id.startswith("big-") for r in result.results)
 
 

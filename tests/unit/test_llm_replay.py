@@ -109,4 +109,20 @@ def test_the_claim_is_restated_three_times_and_embedded_with_them(fake: FakeChat
 def test_no_restatement_is_no_consistency() -> None:
     out = consistency.measure(ChatClient(dead_url(), "cheap", None, 0.5), lambda t: np.ones((len(t), 2)), "claim",
                               None)
-    assert out.consistency is None and out.failure == "connection refused"
+    assert out.consistency is None and out.failure == "connection refused" and out.unreachable
+
+
+def test_junk_or_a_failing_embedder_is_no_consistency_but_the_model_is_not_down(fake: FakeChat) -> None:
+    """PROMOTE stops asking for the rest of its batch only when the model did not answer (`unreachable`): a junk
+    answer or an embedder that fails leaves that one promotion waiting, and raises nothing into the cycle."""
+    fake.behaviour, fake.script = "script", lambda p: "not json"
+    junk = consistency.measure(ChatClient(fake.url, "cheap", None, 0.5), lambda t: np.ones((len(t), 2)), "claim",
+                               None)
+    assert junk.consistency is None and junk.failure is not None and not junk.unreachable
+    fake.script = lambda p: json.dumps({"restatement": "A"})
+
+    def broken(texts: Sequence[str]) -> np.ndarray:
+        raise RuntimeError("model file gone")
+
+    failed = consistency.measure(ChatClient(fake.url, "cheap", None, 0.5), broken, "claim", None)
+    assert failed.consistency is None and failed.failure == "embedder: RuntimeError" and not failed.unreachable

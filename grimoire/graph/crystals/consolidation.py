@@ -35,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
+from neo4j.exceptions import TransientError as Neo4jTransientError
 from pydantic import BaseModel, Field
 
 from grimoire.graph.audit import Audit, DeleteNodes, NodeLabel, Noop, SetProperties
@@ -42,7 +44,7 @@ from grimoire.graph.crystals import hormonal_state, provenance, store
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database, IndexOffline
 from grimoire.graph.db.tx import Tx
-from grimoire.graph.errors import Conflict
+from grimoire.graph.errors import Conflict, Unavailable
 from grimoire.graph.ids import now_ms, uuid7
 from grimoire.graph.model.crystal.importance import ConsolidationConfig
 from grimoire.graph.model.crystal.lifecycle import Lifecycle
@@ -50,6 +52,12 @@ from grimoire.graph.model.rows import Params, Record
 from grimoire.graph.observe import Stopwatch
 
 log = logging.getLogger(__name__)
+
+
+def _outage(exc: BaseException) -> bool:
+    """The database, not the run, failed: unreachable, a transient error or a session lost to a leader switch."""
+    return isinstance(exc, (Unavailable, Neo4jTransientError, ServiceUnavailable, SessionExpired))
+
 
 ACTOR = "consolidation"
 TAG = "consolidation:"  # + the run's id: every audit record of a run names it
@@ -303,6 +311,12 @@ class ConsolidationEngine:
         self.db.write(lambda tx: self._close(tx, run, now, "failed" if give_up else "interrupted", before))
         return give_up
 
+    def _close_run(self, run: Run, now: int, status: str) -> None:
+        """`_close` in its own transaction; the revert image taken before it, so a retried transaction (the driver
+        retries a transient failure) records the run as it was, not as the first attempt left it in memory."""
+        before = {"status": run.status, "phase": run.phase, "finished_at": None}
+        self.db.write(lambda tx: self._close(tx, run, now, status, before))
+
     def _close(self, tx: Tx, run: Run, now: int, status: str, before: dict[str, Any] | None = None) -> None:
         before = before or {"status": run.status, "phase": run.phase, "finished_at": None}
         run.status = status
@@ -325,9 +339,10 @@ class ConsolidationEngine:
             [SetProperties(label=NodeLabel.ConsolidationRun, id=run.id, before=before)])
 
     @staticmethod
-    def _next_phase(tx: Tx, run: Run, now: int) -> None:
-        """Scoring and forgetting (phases 1 and 2) done: the run moves to merging (3), audited with the move."""
-        before = {"phase": run.phase, "kind": run.kind, "after": run.after}
+    def _next_phase(tx: Tx, run: Run, now: int, before: dict[str, Any]) -> None:
+        """Scoring and forgetting (phases 1 and 2) done: the run moves to merging (3), audited with the move.
+        `before`: the run's place taken outside the transaction function (a retry must not read the first
+        attempt's move as the state before)."""
         run.phase, run.kind, run.after = "merge", KINDS[0].label, ""
         run.save(tx, now)
         c = run.counts
@@ -396,7 +411,8 @@ class ConsolidationEngine:
                     watch.lap(lap)
                     report.phase_seconds[lap] = watch.seconds(lap)
                 if not cancelled():
-                    self.db.write(lambda tx: self._next_phase(tx, run, now))
+                    before = {"phase": run.phase, "kind": run.kind, "after": run.after}
+                    self.db.write(lambda tx: self._next_phase(tx, run, now, before))
             if run.phase == "merge" and not cancelled():
                 for kind in KINDS[labels.index(run.kind):]:
                     if cancelled():
@@ -409,16 +425,17 @@ class ConsolidationEngine:
             status = "interrupted" if cancelled() else "completed"
         except BaseException as exc:
             # Marked for the next run to complete, or given up at the max_attempts-th failure; should the database
-            # be gone too, STALE_MS finds it. A shutdown (KeyboardInterrupt, SystemExit) is no failure of the run.
+            # be gone too, STALE_MS finds it. A shutdown (KeyboardInterrupt, SystemExit) is no failure of the run,
+            # nor is an outage (Neo4j unreachable, a transient error, a leader switch): the next run resumes it.
             try:
-                if isinstance(exc, Exception):
+                if isinstance(exc, Exception) and not _outage(exc):
                     self._failed(run, f"{type(exc).__name__}: {exc}", now_ms())
                 else:
-                    self.db.write(lambda tx: self._close(tx, run, now_ms(), "interrupted"))
+                    self._close_run(run, now_ms(), "interrupted")
             except Exception:  # noqa: BLE001 - the original error is the one to raise
                 log.warning("consolidation run %s: could not mark it interrupted", run.id, exc_info=True)
             raise
-        self.db.write(lambda tx: self._close(tx, run, now_ms(), status))
+        self._close_run(run, now_ms(), status)
         report.status = run.status
 
     # ------------------------------------------------------------------ phases 1 and 2: score and forget

@@ -65,6 +65,7 @@ class Measured:
 
     consistency: float | None
     failure: str | None = None
+    unreachable: bool = False  # the model did not answer at all (down, timed out, refused): ask no more this cycle
 
 
 def measure(client: ChatClient, embed: Callable[[Sequence[str]], np.ndarray], claim: str,
@@ -76,8 +77,13 @@ def measure(client: ChatClient, embed: Callable[[Sequence[str]], np.ndarray], cl
     except ReasonerUnavailable as e:
         log.warning("consistency check of %r: no restatement (%s); the promotion waits for the next cycle",
                     claim[:60], e.reason)
-        return Measured(None, e.reason)
-    return Measured(mean_pairwise_cosine(np.asarray(embed([claim, *answers]), dtype=np.float64)))
+        return Measured(None, e.reason, unreachable=not e.junk)
+    try:
+        vectors = np.asarray(embed([claim, *answers]), dtype=np.float64)
+    except Exception as e:  # noqa: BLE001 - no measure, not a failed cycle: the promotion waits
+        log.warning("consistency check of %r: the embedder failed (%s); the promotion waits", claim[:60], e)
+        return Measured(None, f"embedder: {type(e).__name__}")
+    return Measured(mean_pairwise_cosine(vectors))
 
 
 def rescored(score: float | None, old_consistency: float | None, new_consistency: float) -> float | None:
