@@ -15,23 +15,20 @@ Loop 3 over many agents does not wait out one timeout per alternative while the 
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel
+from pydantic import BaseModel, ConfigDict, RootModel
 
 from grimoire.graph.context.categories import ContextCategory
 from grimoire.graph.context.reasoning import stored
-from grimoire.graph.knowledge.llm import ChatClient, ReasonerUnavailable, ask
+from grimoire.graph.knowledge.llm import Breaker, ChatClient, ReasonerUnavailable, Unit, ask
 from grimoire.graph.model.rows import Row
 
 log = logging.getLogger(__name__)
 
 GATE = 0.15                 # context-governor.md: staged when alt_quality > outcome_quality + 0.15
 MAX_REASONING_CHARS = 4_000  # the reasoning shown to the model: a replay costs ~$0.001, not a long prompt
-_REASON_CHARS = 160
 
 
 class ReplayDecision(Row):
@@ -48,15 +45,12 @@ class ReplayDecision(Row):
     reasoning: str | None                # a ReasoningChain (JSON)
 
 
-_Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
-
-
 class _QualityObject(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
-    quality: _Unit
+    quality: Unit
 
 
-class _QualityAnswer(RootModel[_QualityObject | _Unit]):
+class _QualityAnswer(RootModel[_QualityObject | Unit]):
     """{"quality": 0.7}, or a bare 0.7."""
 
     model_config = ConfigDict(strict=True)
@@ -128,11 +122,7 @@ class Replayer:
     def __init__(self, client: ChatClient, *, retry_after_seconds: float = 30.0,
                  clock: Callable[[], float] = time.monotonic) -> None:
         self.client = client
-        self.retry_after_seconds = retry_after_seconds
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._down_until = 0.0
-        self._down_reason: str | None = None
+        self.breaker = Breaker(retry_after_seconds, clock)
 
     def replay(self, decision: ReplayDecision, kind: str, original: Mapping[ContextCategory, float],
                proposed: Mapping[ContextCategory, float]) -> Replayed:
@@ -144,14 +134,10 @@ class Replayer:
         return Replayed(decision_id=decision.id, kind=kind, before=before, quality=quality, failure=failure)
 
     def _score(self, question: str) -> tuple[float | None, str | None]:
-        with self._lock:
-            if self._clock() < self._down_until and self._down_reason is not None:
-                return None, self._down_reason
+        if (reason := self.breaker.down()) is not None:
+            return None, reason
         try:
             return ask(self.client, question, _QualityAnswer).value, None
         except ReasonerUnavailable as e:
-            if not e.junk:
-                with self._lock:
-                    self._down_until = self._clock() + self.retry_after_seconds
-                    self._down_reason = e.reason
-            return None, e.reason[:_REASON_CHARS]
+            self.breaker.failed(e)
+            return None, e.reason  # already cut to its length by ReasonerUnavailable

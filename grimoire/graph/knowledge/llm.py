@@ -149,14 +149,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
 
-_Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0, allow_inf_nan=False)]  # a score from 0 to 1, strictly
 
 
 class _UtilityObject(_Strict):
-    utility: _Unit
+    utility: Unit
 
 
-class _UtilityAnswer(RootModel[_UtilityObject | _Unit]):
+class _UtilityAnswer(RootModel[_UtilityObject | Unit]):
     """{"utility": 0.7}, or a bare 0.7."""
 
     model_config = ConfigDict(strict=True)
@@ -210,6 +210,32 @@ def _parse(content: str, schema: type[_A]) -> _A:
         raise _junk(_first_error(e)) from e
 
 
+class Breaker:
+    """After a transport failure (not a junk answer) a model is not asked again for `retry_after_seconds`: a run of
+    questions to a model that is down costs one timeout, not one each. Shared by the Reasoner and Loop 3's replay."""
+
+    def __init__(self, retry_after_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.retry_after_seconds = retry_after_seconds
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._down_until = 0.0
+        self._down_reason: str | None = None
+
+    def down(self) -> str | None:
+        """Why the model is not to be asked now (None: ask it)."""
+        with self._lock:
+            return self._down_reason if self._clock() < self._down_until else None
+
+    def failed(self, e: ReasonerUnavailable) -> bool:
+        """Records a failure; whether it opened the breaker (a transport failure, not junk)."""
+        if e.junk:
+            return False
+        with self._lock:
+            self._down_until = self._clock() + self.retry_after_seconds
+            self._down_reason = e.reason
+        return True
+
+
 def ask(client: ChatClient, prompt: str, schema: type[_A], *, temperature: float = 0.0) -> _A:
     """One question to `client`, its answer validated by `schema`: for the questions outside the Reasoner protocol
     (Loop 3's replay, the Curator's consistency check). Raises ReasonerUnavailable as `complete` and `_parse` do."""
@@ -229,11 +255,7 @@ class LanguageModelReasoner:
         self.client = client
         self.rules = rules or RuleBasedReasoner()
         self.name = f"language-model:{client.model}"
-        self.retry_after_seconds = retry_after_seconds
-        self._clock = clock
-        self._lock = threading.Lock()
-        self._down_until = 0.0
-        self._down_reason: str | None = None
+        self.breaker = Breaker(retry_after_seconds, clock)
 
     # -- the protocol
 
@@ -315,19 +337,15 @@ class LanguageModelReasoner:
     # -- asking, and falling back
 
     def _ask(self, prompt: str, schema: type[_A]) -> _A:
-        with self._lock:
-            if self._clock() < self._down_until and self._down_reason is not None:
-                raise ReasonerUnavailable(self._down_reason)
+        if (reason := self.breaker.down()) is not None:
+            raise ReasonerUnavailable(reason)
         messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
         try:
             content = self.client.complete(messages, json_mode=True)
         except ReasonerUnavailable as e:
-            if not e.junk:
-                with self._lock:
-                    self._down_until = self._clock() + self.retry_after_seconds
-                    self._down_reason = e.reason
+            if self.breaker.failed(e):
                 log.warning("language-model reasoner at %s unavailable (%s): the rule-based reasoner answers "
-                            "for the next %.0f s", self.client.url, e.reason, self.retry_after_seconds)
+                            "for the next %.0f s", self.client.url, e.reason, self.breaker.retry_after_seconds)
             raise
         return _parse(content, schema)
 
