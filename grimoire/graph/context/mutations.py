@@ -101,15 +101,18 @@ def _json(a: Mapping[ContextCategory, float]) -> str:
     return json.dumps({c.value: round(v, 6) for c, v in a.items()}, sort_keys=True)
 
 
+def _taken(agent_id: str) -> tuple[set[tuple[str, str | None]], set[str]]:
+    """In the open transaction: the (kind, regime) pairs a staged mutation holds, and the decisions already the
+    source of one."""
+    return ({(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")},
+            {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)})
+
+
 def _replay(db: Database, agent_id: str, poor: list[DecisionRead], allocations: Allocations,
             replayer: Replayer) -> dict[tuple[str, str], Replayed]:
     """Each alternative of the decisions staging would pick, replayed (the model asked outside any transaction).
     A decision replayed before is not picked again: the next-worst get their turn."""
-    def existing(tx: Tx) -> tuple[set[tuple[str, str | None]], set[str]]:
-        return ({(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")},
-                {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)})
-
-    live, used = ogm.read(db, existing)
+    live, used = ogm.read(db, lambda tx: _taken(agent_id))
     done = {r["id"] for r in db.rows("context/replayed_decisions", ids=[r.id for r in poor])} if poor else set()
     picked = [r for r in poor if r.id not in used and r.id not in done][:WORST]
     if not picked:
@@ -144,8 +147,7 @@ def stage(db: Database, agent_id: str, clade: str | None, config: GovernorConfig
         poor = [r for r in poor if any(d == r.id for d, _ in replays)]   # what was replayed, in its order
 
     def work(tx: Tx) -> list[str]:
-        live = {(m.kind, m.regime) for m in ContextMutation.nodes.filter(agent_id=agent_id, status="staged")}
-        used = {m.source_decision for m in ContextMutation.nodes.filter(agent_id=agent_id)}
+        live, used = _taken(agent_id)
         out: list[str] = []
         replayed: list[Replayed] = []
         picked = [r for r in poor if r.id not in used][:WORST]
