@@ -467,16 +467,17 @@ DIFFERENCES: tuple[Difference, ...] = (
                " admin's in every mode",
                "one rule for every channel (issue 36): an agent's own key deciding its sub-agents' proposals "
                "would let a compromised agent launder them into its memory; the person acts for the main agent."),
-    # Not built yet: listed until it lands (issue 39), each what the document asks and what the code does today.
+    # Issue 39's items: where the code still differs from the document, and why.
     Difference("two-tier language model", "grimoire.md", 1382,
                "Haiku for routine observations, Opus for anomalous outcomes and regime transitions; Conservation "
                "uses Haiku only; a Thriving golem escalates beyond 2 sigma",
                "two optional tiers (GRIMOIRE_REASONER_URL, GRIMOIRE_ESCALATED_REASONER_URL), the rules without "
                "them: the expensive one interprets an outcome beyond 2 sigma of its series' earlier deviations "
-               "(at least 3) unless the episode's emotional tag says conservation, the cheap one everything else; "
-               "a regime transition alone does not escalate",
-               "a series' earlier predictions are read as (expected, actual) pairs without their regime, so a "
-               "transition is not seen; not built yet."),
+               "(at least 3) or observed in another regime than the series' previous outcome, unless the "
+               "episode's emotional tag says conservation; the cheap one everything else (graph/knowledge/tiers.py)",
+               "the document names the escalation of a Thriving golem and the Haiku-only rule of Conservation and "
+               "says nothing of the phases between; they escalate as Thriving does, since an anomaly or a new "
+               "regime is what the expensive reflection is for and only Conservation is said to save on it."),
     Difference("lazy enrichment at ingestion", "grimoire.md", 1100,
                "episodes searchable at once; their full extraction deferred to Delta consolidation or to when an "
                "episode is retrieved and needs detailed context (iRAG: most are never extracted)",

@@ -104,3 +104,33 @@ def test_two_tiers_the_expensive_model_only_for_an_anomalous_outcome(
                   "tier-5": "language-model:expensive-model"}, by
     asked = [b for b, _ in expensive.requests if '"interpretation"' in b["messages"][-1]["content"]]
     assert len(asked) == 1 and "-290" in asked[0]["messages"][-1]["content"]
+
+
+def test_two_tiers_a_regime_transition_goes_to_the_expensive_model(
+        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
+    """grimoire.md:1382 "Opus for ... regime transitions": every outcome within a few bps of its prediction, the
+    fourth observed in a bear market after three in a bull one: only that reflection is the expensive model's (its
+    series' previous regime read from the stored reflections, one request each)."""
+    from fastapi.testclient import TestClient
+
+    from grimoire.api.app import create_app
+
+    with FakeChat().running() as expensive:
+        settings = neo4j_server.settings(
+            admin_key=ADMIN_KEY, reasoner_url=fake.url, reasoner_model="cheap-model",
+            escalated_reasoner_url=expensive.url, escalated_reasoner_model="expensive-model",
+            reasoner_timeout_seconds=5.0)
+        with TestClient(create_app(settings, db=db, embedder=embedder)) as c:
+            api = Api(c, db)
+            h = api.headers("golem-regimes", "clade-regimes")
+            for i, (regime, actual) in enumerate([("bull", 12.0), ("bull", 8.0), ("bull", 11.0), ("bear", 9.0),
+                                                  ("bear", 10.0)], start=1):
+                r = c.post("/episodes", headers=h, json={
+                    "id": f"regime-{i}", "type": "action", "tool": "uni-swap", "token_pair": "WETH/USDC",
+                    "regime": regime, "valid_from": f"2026-11-0{i}T12:00:00Z",
+                    "text": f"swap {i} in a {regime} market: predicted 10 bps, got {actual}",
+                    "prediction": {"metric": "return_bps", "expected": 10.0, "actual": actual, "tolerance": 50}})
+                assert r.status_code == 201, r.text
+    by = {r["episode_id"]: r["reasoner"] for r in db.fetch("testing/reflections", agent_id="golem-regimes")}
+    assert by == {**{f"regime-{i}": "language-model:cheap-model" for i in (1, 2, 3, 5)},
+                  "regime-4": "language-model:expensive-model"}, by

@@ -1,12 +1,13 @@
 """The two-tier model (graph/knowledge/tiers.py): an outcome beyond 2 sigma of its series' earlier deviations is
-anomalous, and only its reflection goes to the expensive tier; fewer than three earlier say nothing."""
+anomalous, and only its reflection or one at a regime transition goes to the expensive tier; fewer than three earlier
+say nothing."""
 
 from __future__ import annotations
 
 import math
 
 from grimoire.graph.knowledge.reasoner import ClusterSummary, Comparison, Judged, Lesson, RuleBasedReasoner
-from grimoire.graph.knowledge.tiers import TieredReasoner, anomalous, surprise
+from grimoire.graph.knowledge.tiers import TieredReasoner, anomalous, regime_transition, surprise
 
 
 def _c(actual: float, history: tuple[tuple[float, float], ...]) -> Comparison:
@@ -48,3 +49,20 @@ def test_only_an_anomalous_reflection_is_escalated() -> None:
     assert tiers.reflect(saving)[2].reasoner == "cheap"              # Conservation: the cheap tier only
     assert tiers.distill(ClusterSummary.__new__(ClusterSummary))[1].reasoner == "cheap"
     assert tiers.name == "tiered:cheap|expensive"
+
+
+def _in(regime: str | None, previous: str | None, *, phase: str | None = None) -> Comparison:
+    return Comparison(metric="return_bps", expected=10.0, actual=11.0, tolerance=50.0, history=STEADY,
+                      regime=regime, previous_regime=previous, phase=phase)
+
+
+def test_a_regime_transition_is_escalated_though_the_outcome_is_routine() -> None:
+    """grimoire.md:1382 "Opus for anomalous outcomes and regime transitions": a routine deviation observed in another
+    regime than the series' previous outcome goes to the expensive tier; the same regime, or one side untold, not."""
+    tiers = TieredReasoner(Named("cheap"), Named("expensive"))
+    assert regime_transition(_in("bear", "bull")) and tiers.reflect(_in("bear", "bull"))[2].reasoner == "expensive"
+    for same_or_untold in (_in("bull", "bull"), _in("bear", None), _in(None, "bull"), _in(None, None)):
+        assert not regime_transition(same_or_untold)
+        assert tiers.reflect(same_or_untold)[2].reasoner == "cheap"
+    # Conservation saves on a transition too: "Haiku-only for all Reflexion"
+    assert tiers.reflect(_in("bear", "bull", phase="conservation"))[2].reasoner == "cheap"

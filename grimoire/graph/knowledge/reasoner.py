@@ -73,6 +73,7 @@ class Comparison:
     # Earlier (expected, actual) pairs of the same agent, metric, tool and pair, oldest first.
     history: tuple[tuple[float, float], ...] = ()
     phase: str | None = None  # the agent's behavioural phase when it acted (its episode's emotional tag)
+    previous_regime: str | None = None  # the regime of the series' newest earlier comparison (None: none, or untold)
 
     @property
     def deviation(self) -> float:

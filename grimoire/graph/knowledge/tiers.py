@@ -1,12 +1,14 @@
 """The two-tier language model (grimoire.md, Reflexion: "Haiku for routine observations, Opus for anomalous
-outcomes ... escalates to Opus for any observation that falls outside the expected distribution by more than
-2 sigma").
+outcomes and regime transitions ... escalates to Opus for any observation that falls outside the expected
+distribution by more than 2 sigma").
 
 A cheap (routine) reasoner answers everything — the Admission Gate's future utility, ExpeL's lessons, Reflexion's
-interpretations — except the reflection on an anomalous outcome, which goes to the expensive (escalated) one. An
-outcome is anomalous when its deviation lies more than `SIGMAS` standard deviations from the mean deviation of
-the earlier predictions of the same series (the agent's metric, tool and pair; Reflexion gives them as the
-comparison's history), with at least `MIN_HISTORY` of them: fewer say nothing about a distribution. An agent in the
+interpretations — except the reflection on an anomalous outcome or at a regime transition, which goes to the
+expensive (escalated) one. An outcome is anomalous when its deviation lies more than `SIGMAS` standard deviations
+from the mean deviation of the earlier predictions of the same series (the agent's metric, tool and pair; Reflexion
+gives them as the comparison's history), with at least `MIN_HISTORY` of them: fewer say nothing about a
+distribution. A regime transition is an outcome whose market regime differs from the one of the series' newest
+earlier outcome (both told: an untold regime is no transition). An agent in the
 Conservation phase (its episode's emotional tag says so) is never escalated: "Haiku-only for all Reflexion, accepting
 lower-quality reflections to conserve inference budget". Either tier
 is a language model or the rule-based Reasoner (graph/services.py builds them from the settings), and each falls
@@ -50,8 +52,14 @@ def anomalous(comparison: Comparison, sigmas: float = SIGMAS) -> bool:
     return s is not None and s > sigmas
 
 
+def regime_transition(comparison: Comparison) -> bool:
+    """The outcome was observed in another regime than the series' previous one (both known)."""
+    return bool(comparison.regime and comparison.previous_regime and comparison.regime != comparison.previous_regime)
+
+
 class TieredReasoner:
-    """The Reasoner protocol over two reasoners: `routine` for everything but an anomalous outcome's reflection."""
+    """The Reasoner protocol over two reasoners: `routine` for everything but the reflection on an anomalous
+    outcome or a regime transition."""
 
     def __init__(self, routine: Reasoner, escalated: Reasoner, *, sigmas: float = SIGMAS) -> None:
         self.routine, self.escalated, self.sigmas = routine, escalated, sigmas
@@ -71,5 +79,6 @@ class TieredReasoner:
 
     def reflect(self, comparison: Comparison) -> tuple[str, Lesson | None, Judged]:
         saving = comparison.phase == BehavioralPhase.conservation.value   # "Haiku-only for all Reflexion"
-        tier = self.escalated if anomalous(comparison, self.sigmas) and not saving else self.routine
+        escalate = anomalous(comparison, self.sigmas) or regime_transition(comparison)
+        tier = self.escalated if escalate and not saving else self.routine
         return tier.reflect(comparison)

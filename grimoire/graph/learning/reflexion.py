@@ -143,11 +143,11 @@ def _comparisons(learning: Learning, eps: list[dict[str, Any]]) -> list[Comparis
     asked = [{"id": ep["id"], "series": _series(ep), "before": ep["valid_from"]} for ep in eps]
     stored = {r["id"]: r["history"] for r in learning.db.rows(
         "learning/reflection_histories", agent_id=eps[0]["agent_id"], episodes=asked, limit=HISTORY)}
-    # (valid_from, reflection id, expected, actual) of this batch's comparisons, by metric, tool and pair
-    batch: dict[str, list[tuple[int, str, float, float]]] = defaultdict(list)
+    # (valid_from, reflection id, expected, actual, regime) of this batch's comparisons, by metric, tool and pair
+    batch: dict[str, list[tuple[int, str, float, float, str | None]]] = defaultdict(list)
     for ep in eps:
-        batch[_series(ep)].append(
-            (ep["valid_from"], _reflection_id(ep), float(ep["prediction_expected"]), float(ep["prediction_actual"])))
+        batch[_series(ep)].append((ep["valid_from"], _reflection_id(ep), float(ep["prediction_expected"]),
+                                   float(ep["prediction_actual"]), ep.get("regime")))
     out = []
     for ep in eps:
         earlier = {(h[0], h[1]): h for h in stored.get(ep["id"], [])}
@@ -157,7 +157,8 @@ def _comparisons(learning: Learning, eps: list[dict[str, Any]]) -> list[Comparis
                               actual=float(ep["prediction_actual"]), tolerance=float(ep["prediction_tolerance"]),
                               tool=ep.get("tool"), token_pair=ep.get("token_pair"), regime=ep.get("regime"),
                               phase=ep.get("emotion_phase"),
-                              history=tuple((float(h[2]), float(h[3])) for h in history)))
+                              history=tuple((float(h[2]), float(h[3])) for h in history),
+                              previous_regime=history[-1][4] if history else None))
     return out
 
 
