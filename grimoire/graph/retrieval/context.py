@@ -45,6 +45,15 @@ OVERLAP = True
 ONE_READ = True
 
 
+@dataclass
+class Unembedded:
+    """What `Context._read_together` read before the query is embedded: the exact ranking's members (None: the
+    reach is not ranked exactly) and BM25's rows."""
+
+    members: exact.Members | None = None
+    bm25: list[Record] = field(default_factory=list)
+
+
 def _then(source: Future[S], pick: Callable[[S], T]) -> Future[T]:
     """A future of `pick` of what `source` gives (or of its error), set when `source` is done."""
     out: Future[T] = Future()
@@ -146,31 +155,30 @@ class Context:
             return
         if self.req.text and ONE_READ and self._bm25 is None and self._members is None:
             both = self.submit(self._read_together, self.reach())
-            self._members, self._bm25 = _then(both, lambda b: b[0]), _then(both, lambda b: b[1])
+            self._members, self._bm25 = _then(both, lambda b: b.members), _then(both, lambda b: b.bm25)
             return
         if self.req.text:
             self.bm25()
         self.exact_members()
 
-    def _read_together(self, reach_f: Future[Reach]) -> tuple[exact.Members | None, list[Record]]:
+    def _read_together(self, reach_f: Future[Reach]) -> Unembedded:
         """The members (when the reach is ranked exactly) and BM25's rows, as `exact_members` and `bm25` read them,
         BM25's first ask and the members in one statement (members_fulltext.cypher). BM25 asks nothing for a text
         with no word to match: then the members are read alone."""
-        reach, cfg = reach_f.result(), self.config
+        reach, cfg, out = reach_f.result(), self.config, Unembedded()
         wanted = self.ranks_exactly(reach)
-        read: list[exact.Members] = []
 
-        def first_ask(name: str, **params: Any) -> list[Record]:
-            if not wanted:
-                return self.db.rows(name, **params)
-            rows = self.db.rows("retrieval/members_fulltext", **params)
-            read.append(exact.members_of(rows))
-            return list(rows[0]["hits"]) if rows else []
+        def both(params: dict[str, Any]) -> Unembedded:
+            row = self.db.rows("retrieval/members_fulltext", **params)
+            out.members, out.bm25 = exact.members_of(row), list(row[0]["hits"]) if row else []
+            return out
 
-        rows = backends.bm25(self.db, self.req.text or "", cfg.per_backend, self.params, cfg.candidates_factor,
-                             reach, first_ask=first_ask)
-        members = read[0] if read else exact.members(self.db, self.params) if wanted else None
-        return members, rows
+        first_ask: backends.Ask = (lambda name, **params: both(params).bm25) if wanted else self.db.rows
+        out.bm25 = backends.bm25(self.db, self.req.text or "", cfg.per_backend, self.params, cfg.candidates_factor,
+                                 reach, first_ask=first_ask)
+        if wanted and out.members is None:
+            out.members = exact.members(self.db, self.params)
+        return out
 
     def ranks_exactly(self, reach: Reach) -> bool:
         """Whether the vector ranking is the exact one from held vectors (graph/retrieval/exact.py): a small,
