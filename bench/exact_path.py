@@ -3,13 +3,15 @@ exactly from the replica's held vectors: graph/retrieval/exact.py), `POST /retri
 reads one after another as before (`sequential`: BM25 after the query's embedding, then the members, the graph
 backend, the candidates' properties) and overlapped (`overlapped`, graph/retrieval/context.py OVERLAP: BM25 and the
 members read while the query is embedded, the exact ranking's candidates fetched while the graph backend searches),
-alternating in rounds on one store so that the comparison holds on one machine under one load.
+and overlapped with the members and BM25's first ask read in one statement (`one_read`, context.py ONE_READ:
+cypher/retrieval/members_fulltext.cypher), alternating in rounds on one store so that the comparison holds on one
+machine under one load. BENCH_EXACT_WAYS picks some of them (comma-separated; all three by default).
 
 In-process (the app on this thread, as bench/profile.py; the pool's work inline, so the overlap is not measured here:
 this pass gives the profile): per request, wall time, the API process's CPU, the Neo4j server's CPU (its process
 alone, from /proc), the statements by name and the pipeline's stage times (`timings_ms` of the response). Each
 retrieval statement is then replayed alone (`statements`: its Neo4j CPU and wall per call).
-Over HTTP: two uvicorn servers (bench/exact_server.py), one per way, on the same store, asked in alternating rounds by
+Over HTTP: one uvicorn server per way (bench/exact_server.py), on the same store, asked in alternating rounds by
 one client, one request at a time; the pool's threads overlap there as deployed.
 The answers are checked the same: for the same questions on the same store (access recording paused, so that no
 retrieval changes what the next sees), each way's ids in order, and the held vector ranking against the one computed
@@ -18,13 +20,14 @@ in Cypher (cypher/retrieval/vector_context.cypher)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import secrets
 import statistics
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 import httpx
@@ -47,7 +50,7 @@ from grimoire.graph.settings import Settings
 from grimoire.loaders.locomo import read
 
 TURNS = 600
-WAYS = ("sequential", "overlapped")
+WAYS = tuple(w for w in os.environ.get("BENCH_EXACT_WAYS", "sequential,overlapped,one_read").split(",") if w)
 ROUNDS = 4
 PER_ROUND = 40
 WARM = 40
@@ -59,12 +62,13 @@ REPLAYS = 3
 
 @contextmanager
 def way(name: str) -> Iterator[None]:
-    saved = retrieval_context.OVERLAP
-    retrieval_context.OVERLAP = name == "overlapped"
+    saved = retrieval_context.OVERLAP, retrieval_context.ONE_READ
+    retrieval_context.OVERLAP = name != "sequential"
+    retrieval_context.ONE_READ = name == "one_read"
     try:
         yield
     finally:
-        retrieval_context.OVERLAP = saved
+        retrieval_context.OVERLAP, retrieval_context.ONE_READ = saved
 
 
 @contextmanager
@@ -200,8 +204,8 @@ def in_process(app: Any, key: str, questions: list[str], cpu: Callable[[], float
 
 def check(app: Any, key: str, questions: list[str]) -> tuple[dict[str, int], dict[str, int],
                                                                 list[tuple[str, dict[str, Any]]]]:
-    """Both ways' answers for the same questions on the same store, and the held vector ranking against Cypher's;
-    the statements of one way's requests (to replay)."""
+    """Every way's answers for the same questions on the same store, and the held vector ranking against Cypher's;
+    the statements of the last way's requests (to replay)."""
     held = understood.context_vector
     vector_same = vector_of = 0
 
@@ -220,16 +224,18 @@ def check(app: Any, key: str, questions: list[str]) -> tuple[dict[str, int], dic
     same = differ = 0
     with reads_paused():
         for q in questions:
-            with way("sequential"):
+            with way(WAYS[0]):
                 understood.context_vector = both
                 try:
                     _, [a] = _ask(app, key, [q])
                 finally:
                     understood.context_vector = held
-            with way("overlapped"), captured(statements):
-                _, [b] = _ask(app, key, [q])
-            same += a == b
-            differ += a != b
+            answers = [a]
+            for name in WAYS[1:]:
+                with way(name), captured(statements) if name == WAYS[-1] else ExitStack():
+                    answers += _ask(app, key, [q])[1]
+            same += all(x == a for x in answers)
+            differ += any(x != a for x in answers)
     return {"same": same, "different": differ}, {"same": vector_same, "of": vector_of}, statements
 
 
@@ -268,10 +274,10 @@ def over_http(db: Database, admin: str, key: str, questions: list[str]) -> dict[
            "GRIMOIRE_MCP": "false", "GRIMOIRE_EMBED_CACHE_SIZE": "0"}
     walls: dict[str, list[float]] = {w: [] for w in WAYS}
     load = {"before": _load()}
-    with serve_api(db, factory="bench.exact_server:create_app", BENCH_EXACT_WAY="sequential", **env) as seq, \
-            serve_api(db, factory="bench.exact_server:create_app", BENCH_EXACT_WAY="overlapped", **env) as ovl:
-        clients = {w: httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60)
-                   for w, base in (("sequential", seq), ("overlapped", ovl))}
+    with ExitStack() as servers:
+        bases = {w: servers.enter_context(serve_api(db, factory="bench.exact_server:create_app", BENCH_EXACT_WAY=w,
+                                                    **env)) for w in WAYS}
+        clients = {w: httpx.Client(base_url=base, headers={"X-API-Key": key}, timeout=60) for w, base in bases.items()}
         try:
             def ask(name: str, qs: list[str]) -> list[float]:
                 out = []
@@ -322,23 +328,28 @@ def run() -> dict[str, Any]:
         same_answers, same_vector, statements = check(app, key, questions[-CHECKED:])
         replayed = replay(db, statements, cpu)
         inproc = in_process(app, key, questions, cpu)
-        statement_costs = costed(replayed, inproc["overlapped"]["statements"])
+        statement_costs = costed(replayed, inproc[WAYS[-1]]["statements"])
         http = over_http(db, admin, key, questions[ROUNDS * PER_ROUND + WARM:])
-    seq, ovl = inproc["sequential"], inproc["overlapped"]
-    hs, ho = http["sequential"], http["overlapped"]
+    def ratio(part: dict[str, Any], a: str, b: str, stat: str) -> float:
+        return round(part[a][stat] / part[b][stat], 2)
+
+    ratios = {f"{a}/{b}": {"in_process_p50": ratio(inproc, a, b, "p50_ms"),
+                           "in_process_p95": ratio(inproc, a, b, "p95_ms"),
+                           "http_p50": ratio(http, a, b, "p50_ms"), "http_p95": ratio(http, a, b, "p95_ms"),
+                           "api_cpu": ratio(inproc, a, b, "api_cpu_ms_per_request"),
+                           "neo4j_cpu": ratio(inproc, a, b, "neo4j_cpu_ms_per_request")}
+              for a, b in itertools.pairwise(WAYS)}
     return {
         "agent": {"turns": TURNS, "reach": "small: ranked exactly from held vectors"},
         "requests": {"in_process_per_way": ROUNDS * PER_ROUND, "http_per_way": HTTP_ROUNDS * HTTP_PER_ROUND,
                      "body": {"k": 10, "mode": "hybrid (default)"}},
         "in_process": inproc,
         "http": http,
-        "ratios": {"in_process_p50": round(seq["p50_ms"] / ovl["p50_ms"], 2),
-                   "in_process_p95": round(seq["p95_ms"] / ovl["p95_ms"], 2),
-                   "http_p50": round(hs["p50_ms"] / ho["p50_ms"], 2),
-                   "http_p95": round(hs["p95_ms"] / ho["p95_ms"], 2)},
+        "ways": list(WAYS),
+        "ratios": ratios,
         "statements": statement_costs,
-        "same_answers": {**same_answers, "how": "each question asked both ways in turn with access recording paused: "
-                                                "the same store for both"},
+        "same_answers": {**same_answers, "how": "each question asked every way in turn with access recording paused: "
+                                                "the same store for each"},
         "same_vector_ranking": same_vector,
         "method": __doc__ or "",
     }

@@ -1,7 +1,8 @@
 """The API for bench/exact_path.py's HTTP pass: `uvicorn bench.exact_server:create_app --factory`, the app as
-deployed, with the retrieval's reads overlapped (the default) or one after another as before issue 41's exact-path
-work (BENCH_EXACT_WAY=sequential: graph/retrieval/context.py OVERLAP off), so that both ways run side by side on one
-machine and one store."""
+deployed, with the retrieval's reads overlapped and the members and BM25 read in one statement (the default,
+BENCH_EXACT_WAY=one_read), overlapped as two statements (`overlapped`: graph/retrieval/context.py ONE_READ off) or one
+after another as before issue 41's exact-path work (`sequential`: OVERLAP off), so that the ways run side by side on
+one machine and one store."""
 
 from __future__ import annotations
 
@@ -14,5 +15,7 @@ from grimoire.graph.retrieval import context
 
 
 def create_app() -> FastAPI:
-    context.OVERLAP = os.environ.get("BENCH_EXACT_WAY", "overlapped") != "sequential"
+    way = os.environ.get("BENCH_EXACT_WAY", "one_read")
+    context.OVERLAP = way != "sequential"
+    context.ONE_READ = way == "one_read"
     return _create_app()

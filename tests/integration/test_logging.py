@@ -40,8 +40,7 @@ def test_a_given_request_id_is_returned_and_carried_into_the_logs(slow_everythin
     names = {r.getMessage().split(":")[0].removeprefix("slow cypher ") for r in slow}
     # The statements of a hybrid retrieval, by name, including those run on the worker threads (a reach this
     # small is ranked exactly from the replica's held vectors: graph/retrieval/exact.py).
-    assert {"retrieval/visible_count", "retrieval/fulltext", "retrieval/entity_candidates",
-            "retrieval/exact_members"} <= names, names
+    assert {"retrieval/visible_count", "retrieval/members_fulltext", "retrieval/entity_candidates"} <= names, names
     assert all(r.request_id == "trace-42.a" for r in slow), {r.request_id for r in slow}
     assert all(r.getMessage().endswith(" ms") for r in slow)
 

@@ -417,7 +417,8 @@ def test_bm25_and_the_members_are_read_while_the_query_is_embedded(db, tenants, 
     """For a reach ranked exactly, the full pipeline starts BM25 and the read of who sees what (the members) in the
     pool, then embeds the query: neither round trip is added to the embedding's time. Here the embedding waits for
     both reads to have started: with the overlap they have (within 10 s); one after another (OVERLAP off) they
-    cannot start until the embedding returns, so its wait (1 s) finds them not started."""
+    cannot start until the embedding returns, so its wait (1 s) finds them not started. (Each read as its own
+    statement, ONE_READ off: the one statement of both is the next test's.)"""
     import threading
 
     from grimoire.graph.retrieval import context, exact
@@ -425,6 +426,7 @@ def test_bm25_and_the_members_are_read_while_the_query_is_embedded(db, tenants, 
     from grimoire.graph.retrieval.request import RetrievalRequest
 
     monkeypatch.setattr(context, "OVERLAP", overlap)
+    monkeypatch.setattr(context, "ONE_READ", False)
     retriever = build(db, embedder)
     started = {"members": threading.Event(), "bm25": threading.Event()}
     seen: dict[str, bool] = {}
@@ -455,7 +457,7 @@ def test_bm25_and_the_members_are_read_while_the_query_is_embedded(db, tenants, 
 def test_overlapped_reads_answer_as_one_after_another(db, tenants, embedder, monkeypatch) -> None:
     """The overlap changes when the statements run, not what they answer: every mode, for callers of a small reach
     (ranked exactly) and of a large one (the index), returns the same items in the same order with the same scores
-    either way."""
+    one after another, overlapped, and with the members and BM25 read in one statement (ONE_READ)."""
     from grimoire.graph.retrieval import context
     from grimoire.graph.retrieval.pipeline import build
     from grimoire.graph.retrieval.request import RetrievalRequest
@@ -468,11 +470,12 @@ def test_overlapped_reads_answer_as_one_after_another(db, tenants, embedder, mon
             for text in ("small turn 3", "reply 7", "a longer message about turn 12"):
                 req = RetrievalRequest(text=text, k=10, mode=mode, no_budget=True)
                 answers = []
-                for overlap in (False, True):
+                for overlap, one_read in ((False, False), (True, False), (True, True)):
                     monkeypatch.setattr(context, "OVERLAP", overlap)
+                    monkeypatch.setattr(context, "ONE_READ", one_read)
                     got = retriever.retrieve(req, Visibility(viewer, clade), viewer)
                     answers.append([(r.id, round(r.score or 0.0, 4)) for r in got.results])
-                assert answers[0] == answers[1] and answers[0], (viewer, mode, text)
+                assert answers[0] == answers[1] == answers[2] and answers[0], (viewer, mode, text)
 
 
 def test_the_next_retrieval_ranks_a_write_and_the_overlap_keeps_to_what_the_caller_sees(db, tenants,
@@ -508,3 +511,48 @@ def test_the_next_retrieval_ranks_a_write_and_the_overlap_keeps_to_what_the_call
     db.run("testing/set_scope", ids=["peer-new"], scope="private")
     assert "peer-new" not in ids("peer-new")
     assert "small-new" in ids("small-new")[:3]
+
+
+def test_the_members_and_bm25_are_one_statement_for_an_exact_reach(db, tenants, embedder, monkeypatch) -> None:
+    """With ONE_READ (the default), a caller ranked exactly has its members and BM25's hits read in one statement
+    (members_fulltext.cypher) in the pool, before the query is embedded, and no exact_members or fulltext statement
+    beside it; its BM25 rows and members are those of the two statements. A caller of a large reach (the index), or a
+    text with no word BM25 can match, reads as before."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.db.lucene import escape_lucene, scoped
+    from grimoire.graph.retrieval import context, exact
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    monkeypatch.setattr(context, "ONE_READ", True)
+    retriever = build(db, embedder)
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+
+    def statements(viewer: str, clade: str, text: str) -> Counter[str]:
+        ran.clear()
+        retriever.retrieve(RetrievalRequest(text=text, k=5), Visibility(viewer, clade), viewer)
+        return Counter({n: c for n, c in ran.items() if n in ("retrieval/members_fulltext", "retrieval/exact_members",
+                                                             "retrieval/fulltext")})
+
+    assert statements("small", "clade-s", "small turn 3") == {"retrieval/members_fulltext": 1}
+    assert statements("small", "clade-s", "the") == {"retrieval/exact_members": 1}  # stop words: BM25 asks nothing
+    assert statements("big", "clade-b", "big turn 3") == {"retrieval/fulltext": 1}  # 3,010 seen: the index
+
+    params = _params("small", "clade-s")
+    query = scoped(escape_lucene("small turn 3"), backends.scope_of(params))
+    both = db.rows("retrieval/members_fulltext", query=query, candidates=20, top=20, memories=False, **params)
+    alone = db.rows("retrieval/fulltext", query=query, candidates=20, top=20, memories=False, **params)
+    assert backends._best_first(list(both[0]["hits"])) == backends._best_first(alone) and alone
+    assert exact.members_of(both) == exact.members(db, params)
+    seen = {k[0] for k in exact.members_of(both).keys}
+    assert {i for i in tenants if i.startswith(("small-", "peer-", "pub-", "note-"))} <= seen
+    assert not any(i.startswith("big-") for i in seen)  # another clade's private items: never a member

@@ -6,7 +6,7 @@ agent's positions, and the neighbours of the strongest hits)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from grimoire.graph.db.connection import Database, IndexOffline
@@ -64,9 +64,12 @@ def exact_query(params: dict[str, Any]) -> str:
     return _viewer(params).variant("retrieval/vector_exact", params["agent_id"])
 
 
+Ask = Callable[..., list[Record]]  # an index statement's rows, as Database.rows(name, **params)
+
+
 def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int = 1,
          reach: Reach | None = None, memories: bool = False,
-         boosted: Sequence[tuple[str, float]] = ()) -> list[Record]:
+         boosted: Sequence[tuple[str, float]] = (), first_ask: Ask | None = None) -> list[Record]:
     """The best `top` visible hits. The indexes hand back only hits the caller may see (`scope_of`), so a
     caller seeing a small share of the store gets its own best matches: about `factor` x `top` of them first,
     and when the other filters leave fewer than `top` (memories only, a status), once more as many as the
@@ -74,7 +77,9 @@ def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int 
     of stop words only) or need not (the admin), the hits are the store's: about `factor` x `top` visible ones
     first (a caller seeing a small share asks for more, up to BM25_MAX_CANDIDATES), then five times more while
     too few remain. `memories`: agent memories only (graph/retrieval/lookup.py). `boosted`: words added to the
-    query at their weight (pseudo-relevance feedback: graph/retrieval/feedback_terms.py)."""
+    query at their weight (pseudo-relevance feedback: graph/retrieval/feedback_terms.py). `first_ask`: runs the
+    first statement instead of `db.rows` (graph/retrieval/context.py reads it with the exact ranking's members, in
+    one round trip); a wider ask after it goes through `db.rows`."""
     if not matchable(text) or (reach is not None and reach.visible == 0):
         return []  # words the analyzer keeps none of match nothing (a scoped query would match its whole scope)
     required = scope_of(params)
@@ -87,7 +92,7 @@ def bm25(db: Database, text: str, top: int, params: dict[str, Any], factor: int 
     else:
         first, step = reach.candidates(top, factor, BM25_MAX_CANDIDATES) if reach is not None else factor * top, 5
     return _best_first(_widening(db, "retrieval/fulltext", top, first, max(BM25_CANDIDATES, first, widest), params,
-                                 step=step, query=query, memories=memories))
+                                 step=step, first_ask=first_ask, query=query, memories=memories))
 
 
 def scope_of(params: dict[str, Any]) -> list[str] | None:
@@ -101,12 +106,14 @@ def _viewer(params: dict[str, Any]) -> Visibility:
 
 
 def _widening(db: Database, name: str, top: int, first: int, limit: int, params: dict[str, Any], step: int = 5,
-              **query: Any) -> list[Record]:
+              first_ask: Ask | None = None, **query: Any) -> list[Record]:
     """The rows of an index query asking each index for `first` hits, then `step` times more (up to `limit`;
-    0: `limit` at once) each time the filters leave fewer than `top`."""
+    0: `limit` at once) each time the filters leave fewer than `top`. `first_ask`: what runs the first ask."""
     candidates = min(first, limit)
+    ask: Ask = first_ask or db.rows
     while True:
-        rows = db.rows(name, candidates=candidates, top=top, **query, **params)
+        rows = ask(name, candidates=candidates, top=top, **query, **params)
+        ask = db.rows
         if len(rows) >= top or candidates >= limit:
             return rows
         candidates = min(candidates * step, limit) if step else limit

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from grimoire.graph.retrieval.request import RetrievalRequest
 
 T = TypeVar("T")
+S = TypeVar("S")
 # BM25 and the entity lookup run beside the query's embedding: their time is mostly waiting on the
 # database, which releases the GIL.
 POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
@@ -38,6 +39,33 @@ POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="retrieval")
 # ranking's candidates are fetched while the graph backend searches (issue 41, "the exact path"): the same
 # statements, overlapped rather than one after another. bench/exact_path.py turns it off to measure the way before.
 OVERLAP = True
+# With the overlap, a request with text reads the exact ranking's members and BM25's first ask in one statement
+# (cypher/retrieval/members_fulltext.cypher) rather than two beside each other: the same rows, one round trip, one
+# query's fixed cost in the database and the driver (issue 41). bench/exact_path.py turns it off to compare.
+ONE_READ = True
+
+
+@dataclass
+class Unembedded:
+    """What `Context._read_together` read before the query is embedded: the exact ranking's members (None: the
+    reach is not ranked exactly) and BM25's rows."""
+
+    members: exact.Members | None = None
+    bm25: list[Record] = field(default_factory=list)
+
+
+def _then(source: Future[S], pick: Callable[[S], T]) -> Future[T]:
+    """A future of `pick` of what `source` gives (or of its error), set when `source` is done."""
+    out: Future[T] = Future()
+
+    def done(f: Future[S]) -> None:
+        try:
+            out.set_result(pick(f.result()))
+        except BaseException as exc:  # the reads' errors reach whoever waits on either part
+            out.set_exception(exc)
+
+    source.add_done_callback(done)
+    return out
 
 
 class QueryMissing(Invalid):
@@ -121,12 +149,36 @@ class Context:
 
     def start_unembedded(self) -> None:
         """Starts, in the pool, the reads that need no query vector: BM25 (with text) and the exact ranking's
-        members (`exact_members`), for a mode that embeds the query before it searches."""
+        members (`exact_members`), for a mode that embeds the query before it searches; with text, in one job
+        (`_read_together`)."""
         if not OVERLAP:
+            return
+        if self.req.text and ONE_READ and self._bm25 is None and self._members is None:
+            both = self.submit(self._read_together, self.reach())
+            self._members, self._bm25 = _then(both, lambda b: b.members), _then(both, lambda b: b.bm25)
             return
         if self.req.text:
             self.bm25()
         self.exact_members()
+
+    def _read_together(self, reach_f: Future[Reach]) -> Unembedded:
+        """The members (when the reach is ranked exactly) and BM25's rows, as `exact_members` and `bm25` read them,
+        BM25's first ask and the members in one statement (members_fulltext.cypher). BM25 asks nothing for a text
+        with no word to match: then the members are read alone."""
+        reach, cfg, out = reach_f.result(), self.config, Unembedded()
+        wanted = self.ranks_exactly(reach)
+
+        def both(params: dict[str, Any]) -> Unembedded:
+            row = self.db.rows("retrieval/members_fulltext", **params)
+            out.members, out.bm25 = exact.members_of(row), list(row[0]["hits"]) if row else []
+            return out
+
+        first_ask: backends.Ask = (lambda name, **params: both(params).bm25) if wanted else self.db.rows
+        out.bm25 = backends.bm25(self.db, self.req.text or "", cfg.per_backend, self.params, cfg.candidates_factor,
+                                 reach, first_ask=first_ask)
+        if wanted and out.members is None:
+            out.members = exact.members(self.db, self.params)
+        return out
 
     def ranks_exactly(self, reach: Reach) -> bool:
         """Whether the vector ranking is the exact one from held vectors (graph/retrieval/exact.py): a small,

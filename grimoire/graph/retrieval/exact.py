@@ -261,7 +261,11 @@ def applies(params: dict[str, Any]) -> bool:
 
 
 def members(db: Database, params: dict[str, Any]) -> Members:
-    found = db.rows("retrieval/exact_members", **{k: params[k] for k in MEMBER_PARAMS})
+    return members_of(db.rows("retrieval/exact_members", **{k: params[k] for k in MEMBER_PARAMS}))
+
+
+def members_of(found: Sequence[dict[str, Any]]) -> Members:
+    """The members of exact_members.cypher's row (or members_fulltext.cypher's: the same ids, at and epoch)."""
     if not found:  # nothing visible: the planner may answer no row at all rather than one of empty lists
         return Members(keys=[], epoch=-1)
     row = found[0]

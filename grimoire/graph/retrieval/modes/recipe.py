@@ -25,6 +25,8 @@ def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[st
     indexes are asked in one query: a round trip costs more than a second index search."""
     cfg, req, top = ctx.config, ctx.req, ctx.config.per_backend
     reach_f = ctx.reach()
+    if all(name in wanted for name in INDEXES):
+        ctx.start_unembedded()  # both need no vector: with text, read in one statement (context.py ONE_READ)
     bm_f = ctx.bm25() if req.text and "bm25" in wanted else None
     if "vector" in wanted:
         ctx.exact_members()  # read while the query is embedded, if the reach is ranked exactly

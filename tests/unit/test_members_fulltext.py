@@ -1,0 +1,44 @@
+"""cypher/retrieval/members_fulltext.cypher is exact_members.cypher and fulltext.cypher in one statement (the exact
+path's reads before the query is embedded, graph/retrieval/context.py ONE_READ): each part must stay its own statement's
+text, so that the visibility rule and the filters read there are the ones the two statements apply. That they answer
+the same rows is tests/integration/test_retrieval_reach.py's."""
+
+from __future__ import annotations
+
+import re
+
+from grimoire.graph.db import cypher
+
+
+def _lines(name: str) -> list[str]:
+    return [line.strip() for line in cypher.query(name).splitlines()
+            if line.strip() and not line.lstrip().startswith(("//", ":param"))]
+
+
+def _projection(line: str) -> str:
+    """The item map and the kind a row carries, as the statement writes them."""
+    found = re.search(r"n \{[^}]*\}", line)
+    assert found, line
+    return found.group(0)
+
+
+def test_the_members_part_is_exact_members_up_to_its_lists() -> None:
+    members, both = _lines("retrieval/exact_members"), _lines("retrieval/members_fulltext")
+    body = members[:members.index("WITH collect(i) AS ii, collect(a) AS aa") + 1]
+    assert both[:len(body)] == body
+    assert "reduce(x = [], l IN ii | x + l) AS ids, reduce(x = [], l IN aa | x + l) AS at" in both[len(body)]
+    assert members[-1].endswith("AS epoch") and members[-1] in both[-1]  # the same counter
+
+
+def test_the_bm25_part_is_fulltext_up_to_its_rows() -> None:
+    fulltext, both = _lines("retrieval/fulltext"), _lines("retrieval/members_fulltext")
+    body = fulltext[:fulltext.index("LIMIT $top") + 1]
+    start = both.index(body[0])
+    assert both[start:start + len(body)] == body
+    returned = both[start + len(body)]
+    assert returned.startswith("RETURN collect({id: n.id, score: score, kind: CASE WHEN n:Entry THEN 'entry' ELSE "
+                               "'episode' END, item: ") and returned.endswith("}) AS hits")
+    assert _projection(returned) == _projection(fulltext[-1])
+    # Every filter the rows pass is fulltext's own: the visibility rule among them.
+    rule = "($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))"
+    assert sum(rule in line for line in both) == 1 and sum(rule in line for line in fulltext) == 1
