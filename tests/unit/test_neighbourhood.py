@@ -33,13 +33,14 @@ def test_a_candidate_alone_in_its_thread_keeps_its_own_score() -> None:
 def test_off_by_default_and_no_list_when_off() -> None:
     n = RetrievalConfig().neighbourhood
     assert (n.threads, n.expand) == (False, False)
-    assert (n.thread_hops, n.thread_score, n.expand_from, n.expand_hops, n.expand_weight) == (64, "max", 5, 1, 0.5)
+    assert (n.thread_hops, n.thread_score, n.thread_weight) == (64, "max", 1.0)
+    assert (n.expand_from, n.expand_hops, n.expand_weight) == (5, 1, 0.5)
     ctx = SimpleNamespace(config=RetrievalConfig(), db=None, traces={})  # no database: nothing is asked of it
     assert neighbourhood.threads(ctx, ["a1", "b1"]) == {}  # type: ignore[arg-type]
     assert neighbourhood.expansion(ctx, ["a1", "b1"]) == {}  # type: ignore[arg-type]
 
 
-def test_the_expansion_weighs_less_than_a_backend() -> None:
-    ctx = SimpleNamespace(config=RetrievalConfig())
+def test_the_lists_are_fused_at_their_configured_weights() -> None:
+    ctx = SimpleNamespace(config=RetrievalConfig.model_validate({"neighbourhood": {"thread_weight": 0.25}}))
     weights = neighbourhood.weights(ctx)  # type: ignore[arg-type]
-    assert weights[neighbourhood.EXPANSION] == 0.5 and weights["vector"] == 1.0
+    assert (weights[neighbourhood.EXPANSION], weights[neighbourhood.THREAD], weights["vector"]) == (0.5, 0.25, 1.0)

@@ -92,12 +92,14 @@ class NeighbourhoodConfig(BaseModel):
     counted: with 64, a LoCoMo session), then by its own, so a turn of the best thread rises over an equally scored
     turn elsewhere. Expansion: the items around the first fused candidates (their turns before and after, the items
     mentioning an entity they mention, hubs skipped), the caller's visible ones only, at a lower RRF weight. Both
-    off: on LoCoMo, leave-one-conversation-out, neither's held-out gain cleared its spread (bench/results/
-    locomo_h4.json)."""
+    off: on LoCoMo, leave-one-conversation-out, every variant lost held-out recall@10 on every conversation (threads
+    -0.007 ± 0.003 to -0.041 ± 0.012, expansion -0.016 ± 0.006 and -0.018 ± 0.005; bench/results/locomo_h4.json,
+    locomo_h4_low.json)."""
 
     threads: bool = False                             # hierarchical: the thread's score first
     thread_hops: int = Field(default=64, ge=1, le=64)  # ... a thread: the candidates this many steps either way
     thread_score: Literal["max", "sum"] = "max"       # ... from its candidates' fused scores
+    thread_weight: float = Field(default=1.0, ge=0)   # ... the list's RRF weight
     expand: bool = False                              # expansion around the first fused candidates
     expand_from: int = Field(default=5, ge=1)         # ... around this many
     expand_hops: int = Field(default=1, ge=1, le=8)   # ... their turns this many FOLLOWS steps either way

@@ -73,5 +73,6 @@ def expansion(ctx: Context, ranked: Sequence[str]) -> dict[str, list[str]]:
 
 
 def weights(ctx: Context) -> dict[str, float]:
-    """The RRF weights with the expansion's."""
-    return {**ctx.config.backend_weights, EXPANSION: ctx.config.neighbourhood.expand_weight}
+    """The RRF weights with the thread list's and the expansion's."""
+    cfg = ctx.config.neighbourhood
+    return {**ctx.config.backend_weights, THREAD: cfg.thread_weight, EXPANSION: cfg.expand_weight}
