@@ -73,6 +73,21 @@ VARIANTS |= {
     "with BM25 feedback, 20 words": {"query": {"feedback": True, "feedback_terms": 20}},
 }
 
+# Issue 41, multi-hop and open-domain: what lies around the candidates (graph/retrieval/neighbourhood.py), the
+# hierarchical thread score and the expansion to the hits' neighbours, each a list fused by RRF.
+VARIANTS |= {
+    "threads, max": {"neighbourhood": {"threads": True}},
+    "threads, sum": {"neighbourhood": {"threads": True, "thread_score": "sum"}},
+    "threads, max, 3 turns either way": {"neighbourhood": {"threads": True, "thread_hops": 3}},
+    "expansion, weight 0.5": {"neighbourhood": {"expand": True}},
+    "threads, max, and expansion": {"neighbourhood": {"threads": True, "expand": True}},
+    # The second round, after every one above lost on every fold: the lists at a quarter of a backend's weight.
+    "threads, max, weight 0.25": {"neighbourhood": {"threads": True, "thread_weight": 0.25}},
+    "threads, max, 3 turns either way, weight 0.25": {"neighbourhood": {"threads": True, "thread_hops": 3,
+                                                                         "thread_weight": 0.25}},
+    "expansion, weight 0.25": {"neighbourhood": {"expand": True, "expand_weight": 0.25}},
+}
+
 # Issue 39: the final score as grimoire.md line 325 gives it, effective confidence x quality x relevance.
 VARIANTS |= {
     "final score as product": {"rerank_form": "product"},

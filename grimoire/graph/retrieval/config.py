@@ -85,6 +85,29 @@ class QueryUnderstandingConfig(BaseModel):
     top: int = 20                    # each list's length
 
 
+class NeighbourhoodConfig(BaseModel):
+    """What lies around the fused candidates, as lists the full pipeline fuses by RRF beside the others (issue 41,
+    multi-hop and open-domain; graph/retrieval/neighbourhood.py). Hierarchical: each candidate scored by its thread
+    first (the max or sum of the fused scores of the candidates at most `thread_hops` FOLLOWS steps from it, itself
+    counted: with 64, a LoCoMo session), then by its own, so a turn of the best thread rises over an equally scored
+    turn elsewhere. Expansion: the items around the first fused candidates (their turns before and after, the items
+    mentioning an entity they mention, hubs skipped), the caller's visible ones only, at a lower RRF weight. Both
+    off: on LoCoMo, leave-one-conversation-out, every variant lost held-out recall@10 on every conversation (threads
+    -0.007 ± 0.003 to -0.041 ± 0.012, expansion -0.016 ± 0.006 and -0.018 ± 0.005; bench/results/locomo_h4.json,
+    locomo_h4_low.json)."""
+
+    threads: bool = False                             # hierarchical: the thread's score first
+    thread_hops: int = Field(default=64, ge=1, le=64)  # ... a thread: the candidates this many steps either way
+    thread_score: Literal["max", "sum"] = "max"       # ... from its candidates' fused scores
+    thread_weight: float = Field(default=1.0, ge=0)   # ... the list's RRF weight
+    expand: bool = False                              # expansion around the first fused candidates
+    expand_from: int = Field(default=5, ge=1)         # ... around this many
+    expand_hops: int = Field(default=1, ge=1, le=8)   # ... their turns this many FOLLOWS steps either way
+    expand_entities: bool = True                      # ... and the items mentioning an entity they mention
+    expand_weight: float = Field(default=0.5, ge=0)   # ... the list's RRF weight (a backend's is 1)
+    top: int = 20                                     # each list's length
+
+
 class SourceWeights(BaseModel):
     """The knowledge weighting hierarchy, in every mode's final score (graph/retrieval/weighting.py)."""
 
@@ -173,6 +196,7 @@ class RetrievalConfig(BaseModel):
     priority_boost: float = Field(default=0.02, ge=0, le=1)
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
+    neighbourhood: NeighbourhoodConfig = Field(default_factory=NeighbourhoodConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
 

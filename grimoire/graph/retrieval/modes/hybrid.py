@@ -1,6 +1,7 @@
 """The full pipeline: vector + BM25 + graph candidates, and the lists of what the query says
 (graph/retrieval/understood.py: the times it names, a "when" question's time-telling candidates; the vector
-ranking reading short turns with the turn before), fused by RRF, the multi-factor rerank with
+ranking reading short turns with the turn before) and, when configured, what lies around the candidates
+(graph/retrieval/neighbourhood.py: their threads, their neighbours), fused by RRF, the multi-factor rerank with
 the bloodstain boost, the final stages (term overlap, source weight, Zeigarnik:
 graph/retrieval/stages.py), and MMR diversity (near-duplicates cut)."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grimoire.graph.retrieval import backends, items, rerank, stages, understood
+from grimoire.graph.retrieval import backends, items, neighbourhood, rerank, stages, understood
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.context import Context
 from grimoire.graph.retrieval.fusion import rrf, rrf_ceiling
@@ -65,17 +66,21 @@ class Hybrid:
                       **understood.focus(ctx, ranked, [*req.entities, *named])}:
             fused |= boosts
             ranked = fuse(ctx, fused)
+        # What lies around the candidates (graph/retrieval/neighbourhood.py): their threads, their neighbours.
+        weights = neighbourhood.weights(ctx)
+        if around := {**neighbourhood.threads(ctx, ranked), **neighbourhood.expansion(ctx, ranked)}:
+            fused |= around
+            ranked = fuse(ctx, fused, weights)
         ctx.clock.lap("graph")
         found = ctx.load(ranked)
-        ceiling = rrf_ceiling([*BACKENDS, *(name for name in fused if name not in BACKENDS)], cfg.rrf_k,
-                              cfg.backend_weights)
-        weights = cfg.rerank.model_dump()
+        ceiling = rrf_ceiling([*BACKENDS, *(name for name in fused if name not in BACKENDS)], cfg.rrf_k, weights)
+        rerank_weights = cfg.rerank.model_dump()
         for c in found:
             c.factors = rerank.factors(c, c.trace["rrf"] / ceiling, now=ctx.at, regime=req.regime, config=cfg,
                                        decay=ctx.decay)
             c.score = rerank.score(c.factors, c, cfg)
             c.bloodstain_boost = c.is_bloodstain
-            c.weights = weights
+            c.weights = rerank_weights
         found = stages.finish(ctx, found)
         items.with_embeddings(ctx.db, found[:cfg.mmr_top])
         found, dupes = rerank.mmr(found, lam=cfg.mmr_lambda, top=cfg.mmr_top, duplicate_threshold=cfg.duplicate_cosine,

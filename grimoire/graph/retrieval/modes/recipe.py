@@ -47,9 +47,10 @@ def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[st
     return {name: ctx.note(name, rows) for name, rows in (("vector", vec), ("bm25", bm)) if name in wanted}
 
 
-def fuse(ctx: Context, lists: Mapping[str, Sequence[str]]) -> list[str]:
-    """The ids of several backends fused by RRF, best first; each candidate's trace gets its `rrf`."""
-    fused = rrf(lists, ctx.config.rrf_k, ctx.config.backend_weights)
+def fuse(ctx: Context, lists: Mapping[str, Sequence[str]], weights: Mapping[str, float] | None = None) -> list[str]:
+    """The ids of several backends fused by RRF (by `weights`, else the backends'), best first; each candidate's
+    trace gets its `rrf`."""
+    fused = rrf(lists, ctx.config.rrf_k, ctx.config.backend_weights if weights is None else weights)
     for doc, score in fused.items():
         ctx.traces.setdefault(doc, {})["rrf"] = score
     return list(fused)
