@@ -13,7 +13,8 @@ BENCH_STAMP := $(VENV)/.bench-installed-$(DEPS)
 # (pip's own HTTP cache is not always kept, and torch alone is several GB).
 WHEELHOUSE ?= $(HOME)/.cache/grimoire/wheels
 
-.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor chromium ts-client
+.PHONY: install up test test-unit bench load lint neo4j-start neo4j-stop neo4j-status clean vendor chromium ts-client \
+        graphiti-venv
 
 $(STAMP): $(PYPROJECTS)
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -61,6 +62,28 @@ load: install
 
 bench: $(BENCH_STAMP) chromium
 	$(BIN)/python -m bench
+
+# graphiti-core (Zep's temporal knowledge graph) at a pinned version in a venv of its own, for the side-by-side
+# benchmark `python -m bench graphiti` (bench/graphiti.py runs bench/graphiti_driver.py in it): its dependencies
+# (openai, posthog, another neo4j driver) never touch the project's venv. Wheels are kept in their own wheelhouse,
+# so the benchmark itself needs no network.
+GRAPHITI_VERSION := 0.31.2
+# graphiti_core/llm_client imports httpx without declaring it (the newest openai brings httpx2 instead): pinned here.
+GRAPHITI_PINS := 'graphiti-core==$(GRAPHITI_VERSION)' 'httpx==0.28.1'
+GRAPHITI_VENV ?= $(HOME)/.cache/grimoire/graphiti-venv
+GRAPHITI_WHEELS ?= $(HOME)/.cache/grimoire/graphiti-wheels
+GRAPHITI_STAMP := $(GRAPHITI_VENV)/.installed-$(shell echo $(GRAPHITI_PINS) | sha1sum | cut -c1-12)
+$(GRAPHITI_STAMP):
+	@test -x $(GRAPHITI_VENV)/bin/python || $(PYTHON) -m venv $(GRAPHITI_VENV)
+	@if [ ! -f $(GRAPHITI_WHEELS)/.complete-$(notdir $(GRAPHITI_STAMP)) ]; then \
+	  $(GRAPHITI_VENV)/bin/python -m pip download -d $(GRAPHITI_WHEELS) $(GRAPHITI_PINS) && \
+	  touch $(GRAPHITI_WHEELS)/.complete-$(notdir $(GRAPHITI_STAMP)); \
+	fi
+	$(GRAPHITI_VENV)/bin/python -m pip install --no-index --find-links $(GRAPHITI_WHEELS) $(GRAPHITI_PINS)
+	@rm -f $(GRAPHITI_VENV)/.installed-*
+	@touch $@
+
+graphiti-venv: $(GRAPHITI_STAMP)
 
 lint: install
 	$(BIN)/ruff check .

