@@ -99,6 +99,15 @@ def _testcontainers_neo4j() -> tuple[Neo4jUnderTest, object]:
                           http_url=http), container
 
 
+@pytest.fixture(autouse=True)
+def _no_remembered_outage() -> Iterator[None]:
+    """Each test starts with no model remembered as down: a port one test's dead model had may serve the next's."""
+    from grimoire.graph.knowledge.llm import Breaker
+
+    Breaker.forget_all()
+    yield
+
+
 @pytest.fixture(scope="session")
 def neo4j_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jUnderTest]:
     if os.environ.get("NEO4J_URI"):

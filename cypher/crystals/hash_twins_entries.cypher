@@ -13,4 +13,5 @@ WHERE o <> c AND o.agent_id = c.agent_id AND o.scope = c.scope AND coalesce(o.cl
   AND coalesce(o.semantic_type, '') = coalesce(c.semantic_type, '')
   AND o.lifecycle = 'activated' AND o.importance_score > $promote
 RETURN c.id AS a, o.id AS b, null AS cosine, true AS by_hash, c.importance_score AS a_score,
-       o.importance_score AS b_score, c.agent_id AS agent_id
+       o.importance_score AS b_score,
+       coalesce(c.priority, 0) AS a_priority, coalesce(o.priority, 0) AS b_priority, c.agent_id AS agent_id

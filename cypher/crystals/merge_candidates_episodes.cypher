@@ -19,4 +19,5 @@ WHERE o <> c AND o.agent_id = c.agent_id AND o.scope = c.scope AND coalesce(o.cl
   AND o.lifecycle = 'activated' AND o.importance_score > $promote
   AND cosine >= coalesce($thresholds[c.agent_id], $default_threshold)
 RETURN c.id AS a, o.id AS b, cosine, c.importance_score AS a_score, o.importance_score AS b_score,
+       coalesce(c.priority, 0) AS a_priority, coalesce(o.priority, 0) AS b_priority,
        c.agent_id AS agent_id

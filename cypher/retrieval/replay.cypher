@@ -3,6 +3,9 @@
 // knowledge weighting hierarchy's weight of the episode's source for $perspective (own, Grimoire's
 // core, same clade, outside it; 1 without a perspective) times the Zeigarnik boost of an interrupted episode: the
 // rule of graph/retrieval/weighting.py and zeigarnik.py, here so that the limit applies to the final score.
+// Spaced repetition first (knowledge-crystals.md line 62, lastRippleCount): a crystal never replayed (no ripple
+// count) before one that was, and fewer ripples at its last replay (a weaker consolidation) before more; that
+// score orders those alike.
 :param now => 1700000000000;
 :param k => 5;
 :param viewer => 'golem-1';
@@ -38,6 +41,6 @@ WITH n, gain, CASE WHEN hours < 1.0 THEN 1.0 ELSE hours END AS hours,
 WITH n, gain, hours, source, coalesce($source_weights[source], 1.0) AS source_weight,
      CASE WHEN n.interrupted THEN $zeigarnik ELSE 1.0 END AS zeigarnik
 RETURN n.id AS id, gain, 1.0 / hours AS need, gain / hours AS utility, source, source_weight, zeigarnik,
-       gain / hours * source_weight * zeigarnik AS score
-ORDER BY score DESC, id
+       gain / hours * source_weight * zeigarnik AS score, n.last_ripple_count AS ripples
+ORDER BY CASE WHEN ripples IS NULL THEN 0 ELSE 1 END, coalesce(ripples, 0), score DESC, id
 LIMIT $k

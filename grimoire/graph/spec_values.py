@@ -266,6 +266,12 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("RetrievalConfig.priority_boost", "knowledge-crystals.md", 118, None, "priority: number",
              "The document gives no scale or effect; the project's own: priority 0..100 multiplies the final score "
              "by 1 + 0.02 x priority / 100, a tie-breaker (graph/retrieval/governance.py)."),
+    Constant("grimoire.graph.crystals.consolidation:MERGE_PRIORITY_LEAD", "knowledge-crystals.md", 118, None,
+             "priority: number",
+             "The document gives the consolidation engine no rule for it; the project's own: in a merge, the crystal "
+             "whose priority (0..100) leads the other's by at least 1 point is the winner (consolidated, the other "
+             "archived under it) whatever their importance; between equal priorities the more important wins "
+             "(graph/crystals/consolidation.py first_wins)."),
     Constant("grimoire.graph.model.crystal.ripples:RIPPLE_MEAN", "knowledge-crystals.md", 62, None,
              "Poisson-sampled ripple count from last replay",
              "The document gives no rate; the project's own: a mean of 3 ripples a replay, sampled on the dream "

@@ -14,7 +14,7 @@ import pytest
 
 from grimoire.graph.crystals import hormonal_state as hs
 from grimoire.graph.crystals.config import CrystalsConfig
-from grimoire.graph.crystals.consolidation import ConsolidationEngine, pick_merges
+from grimoire.graph.crystals.consolidation import MERGE_PRIORITY_LEAD, ConsolidationEngine, pick_merges
 from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.ids import now_ms
@@ -130,6 +130,39 @@ def test_promoted_crystals_of_one_source_merge_at_the_modulated_threshold(api: A
     tree = api.client.get("/crystals/m1/provenance", headers=h).json()
     assert tree[0]["operation"] == "merged" and tree[0]["parent_ids"] == ["m2"] and tree[0]["actor"] == "consolidation"
     assert [r["action"] for r in db.rows("testing/audit_records")].count("crystal.merge") == 1
+
+
+def test_a_merge_keeps_the_higher_priority_crystal(api: Api, db: Database, embedder: Embedder) -> None:
+    """The governance priority (knowledge-crystals.md line 118) decides a merge's winner before importance: p2, the
+    less important of the twins, is kept (consolidated) because its owner gave it the higher priority; between
+    equal priorities the more important one wins (q1), as before."""
+    q_a = "Liquidity in the Uniswap v3 ETH/USDC pool thinned during the Asian session"
+    q_b = "During the Asian session, liquidity in the Uniswap v3 ETH/USDC pool thinned"
+    low = min(_cosine(embedder, TWIN_A, TWIN_B), _cosine(embedder, q_a, q_b)) - 0.01
+    assert max(_cosine(embedder, TWIN_A, q_a), _cosine(embedder, TWIN_B, q_b)) < low   # only the twins merge
+    h = api.headers("cs-p")
+    _write(api, h, "p1", TWIN_A, governance={"priority": 10})
+    _write(api, h, "p2", TWIN_B, governance={"priority": 60})
+    _write(api, h, "q1", q_a, governance={"priority": 60})
+    _write(api, h, "q2", q_b, governance={"priority": 60})
+    now = now_ms()
+    _script(db, now, {"p1": {"n": 30}, "p2": {"n": 20}, "q1": {"n": 30}, "q2": {"n": 20}})
+    report = ConsolidationEngine(db, CrystalsConfig(merge_overlap_threshold=low).consolidation()).run(now)
+    p1, p2, q1, q2 = (_crystal(api, h, i) for i in ("p1", "p2", "q1", "q2"))
+    assert p1["importance_score"] > p2["importance_score"]
+    assert (p2["lifecycle"], p1["lifecycle"], p1["parent_id"]) == ("consolidated", "archived", "p2")
+    assert (q1["lifecycle"], q2["lifecycle"], q2["parent_id"]) == ("consolidated", "archived", "q1")
+    assert sorted((m["winner"], m["losers"]) for m in report.merges if m["agent_id"] == "cs-p") == [
+        ("p2", ["p1"]), ("q1", ["q2"])]
+
+
+def test_pick_merges_reads_the_priority_first() -> None:
+    assert MERGE_PRIORITY_LEAD == 1
+    pair = {"a": "x", "b": "y", "cosine": 0.95, "a_score": 0.9, "b_score": 0.8, "agent_id": "g"}
+    assert pick_merges([pair])[0]["winner"] == "x"                                     # no priority: importance
+    assert pick_merges([{**pair, "a_priority": 5, "b_priority": 5}])[0]["winner"] == "x"   # equal: importance
+    assert pick_merges([{**pair, "a_priority": 5, "b_priority": 6}])[0]["winner"] == "y"   # a lead: priority
+    assert pick_merges([{**pair, "a_priority": 0, "b_priority": None}])[0]["winner"] == "x"
 
 
 def test_pick_merges_takes_the_closest_pairs_once() -> None:

@@ -23,6 +23,7 @@ from grimoire.graph.context.reasoning import Provider, normalize
 from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import Embedder
 from grimoire.graph.ids import now_ms
+from grimoire.graph.knowledge.llm import Breaker, ChatClient
 from grimoire.graph.model.enums import MarketRegime
 from tests.conftest import ADMIN_KEY, Api, Neo4jUnderTest
 from tests.fake_chat import FakeChat, dead_url, good_content
@@ -97,7 +98,7 @@ def test_a_replay_over_the_gate_stages_the_mutation_with_its_improvement(
             assert listing[m]["quality_improvement"] == pytest.approx(0.6)
         # the model saw the decision as recorded and what the alternative changes
         asked = replays(fake)
-        assert len(asked) == 6   # three decisions, two alternatives each (the first's staging takes the kinds)
+        assert len(asked) == 2   # the worst decision's two replays passed: the other two's would only be skipped
         boost = next(p for p in asked if "alternative: boost_missing" in p)
         assert MISSING in boost and "I will swap all 40 ETH at once." in boost
         assert "recorded outcome quality: 0.200" in boost and "causal_edges:" in boost and "(more)" in boost
@@ -106,6 +107,40 @@ def test_a_replay_over_the_gate_stages_the_mutation_with_its_improvement(
                                  params={"item": staged[0]}).json()
         assert records and records[0]["action"] == "context.mutation.stage"
         assert "replayed:" in records[0]["summary"] and "0.800 > 0.200 + 0.15" in records[0]["summary"]
+
+
+def test_a_kind_whose_replay_passed_is_not_asked_about_again(
+        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
+    """Decision by decision, worst first: the worst's boost_missing passes and its causal_over_playbook does not; the
+    next's causal_over_playbook passes. Three questions, not six (the third decision's kinds are both taken, and the
+    second's boost_missing too), and the same two mutations staged as asking all six would."""
+    asked: list[str] = []
+
+    def script(prompt: str) -> str:
+        if '"quality"' not in prompt:
+            return good_content(prompt)
+        kind = "boost_missing" if "alternative: boost_missing" in prompt else "causal_over_playbook"
+        asked.append(kind)
+        first_causal = kind == "causal_over_playbook" and asked.count(kind) == 1
+        return '{"quality": 0.3}' if first_causal else '{"quality": 0.8}'
+
+    fake.behaviour, fake.script = "script", script
+    with service(db, neo4j_server, embedder, fake.url) as api:
+        poor_decisions(api)
+        decisions = [d["id"] for d in sorted(
+            api.client.get(f"/agents/{AGENT}/context/decisions", headers=api.headers(AGENT, CLADE)).json(),
+            key=lambda d: d["id"])]
+        staged = stage(api)
+        listing = {m["id"]: m for m in mutations(api)}
+        assert asked == ["boost_missing", "causal_over_playbook", "causal_over_playbook"]
+        assert len(replays(fake)) == 3
+        assert {listing[m]["kind"] for m in staged} == {"boost_missing", "causal_over_playbook"}
+        sources = {listing[m]["kind"]: listing[m]["source_decision"] for m in staged}
+        assert sources["boost_missing"] != sources["causal_over_playbook"] and set(sources.values()) < set(decisions)
+        assert all(listing[m]["replay_quality"] == pytest.approx(0.8) for m in staged)
+        # the next run asks nothing: every (kind, regime) of the poor decisions is staged
+        before = len(fake.requests)
+        assert stage(api) == [] and len(fake.requests) == before
 
 
 @pytest.mark.parametrize("answer", ['{"quality": 0.3}', '{"quality": 0.35}', "I would say 0.9", '{"quality": 1.5}',
@@ -142,7 +177,7 @@ def test_a_model_that_is_down_stages_nothing_until_it_is_back(
         assert mutations(api) == []
     fake.behaviour, fake.script = "script", answering('{"quality": 0.8}')
     with service(db, neo4j_server, embedder, fake.url) as api:   # the same decisions, replayed now
-        assert len(stage(api)) == 2 and len(replays(fake)) == 6
+        assert len(stage(api)) == 2 and len(replays(fake)) == 2   # the first decision's two pass: no more asked
 
 
 def test_without_a_model_every_alternative_is_staged(db: Database, neo4j_server: Neo4jUnderTest,
@@ -183,9 +218,16 @@ def promote_cycle(api: Api) -> tuple[dict[str, Any], dict[str, Any]]:
         r = api.client.post("/entries/h-claim/upvote", headers=h)
         assert r.status_code == 200, r.text
         confidence = r.json()["confidence"]
+    return curate(api)
+
+
+def curate(api: Api, later_ms: int = 60_000) -> tuple[dict[str, Any], dict[str, Any]]:
+    """An episode (something new for the Curator), then a Curator cycle of the promoter's: h-claim after it, and its
+    operations by name."""
+    h = api.headers(PROMOTER, PCLADE)
     r = api.client.post("/episodes", headers=h, json={"type": "observation", "text": "Aave utilisation read 88%"})
     assert r.status_code == 201, r.text
-    report = api.client.app.state.services.curator.run(PROMOTER, clade=PCLADE, actor="test", now=now_ms() + 60_000)
+    report = api.client.app.state.services.curator.run(PROMOTER, clade=PCLADE, actor="test", now=now_ms() + later_ms)
     assert report.status == "complete"
     ops = api.client.get(f"/curator/cycles/{report.cycle['id']}/operations", headers=h)
     assert ops.status_code == 200, ops.text
@@ -237,3 +279,32 @@ def test_without_a_model_the_evidence_signal_stands(db: Database, neo4j_server: 
         entry, ops = promote_cycle(api)
     assert "PROMOTE" in ops and entry["in_playbook"] is True
     assert entry["quality_consistency"] == 1.0 and entry.get("promotion_held") is None
+
+
+def test_an_outage_one_user_saw_is_remembered_by_the_others_until_the_model_is_back(
+        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
+    """One breaker per configured model (graph/knowledge/llm.py): Loop 3's replay finds the model failing (HTTP 500);
+    the Reasoner admitting an entry and the Curator's consistency check, in this cycle and the next, fall back without
+    asking it. When the rest is over the first question is the probe; the model answers, and every user asks again."""
+    now = [1_000.0]
+    breaker = Breaker.of(ChatClient(fake.url, "cheap-model"))
+    breaker.clock = lambda: now[0]
+    fake.behaviour = "error"
+    with service(db, neo4j_server, embedder, fake.url) as api:
+        poor_decisions(api)
+        assert stage(api) == [] and breaker.state == "open"
+        seen = len(fake.requests)
+        assert seen >= 1 and len(replays(fake)) <= 1   # the first question failed; no other was asked
+        h = api.headers(PROMOTER, PCLADE)
+        r = api.client.post("/entries", headers=h, json={"id": "h-other", "category": "Heuristic",
+                                                          "content": "Split orders over 20 ETH on Uniswap"})
+        assert r.status_code == 201 and r.json()["reasoner"] == "rule-based (fallback: HTTP 500)"
+        entry, ops = promote_cycle(api)              # a Curator cycle: the promotion waits, nothing asked
+        assert ops == {} and entry["status"] == "candidate"
+        entry, ops = curate(api, 120_000)             # and the next
+        assert ops == {} and len(fake.requests) == seen
+        now[0] += breaker.retry_after_seconds + 1
+        fake.behaviour, fake.script = "script", restating(SAME)
+        entry, ops = curate(api, 180_000)             # the model is back: noticed, and the claim checked
+        assert breaker.state == "closed" and "PROMOTE" in ops and entry["status"] == "active"
+        assert len([b for b, _ in fake.requests[seen:] if '"restatement"' in b["messages"][-1]["content"]]) == 3

@@ -278,3 +278,20 @@ def test_raptor_levels_are_retrievable_per_level_in_every_backend(api, db) -> No
     assert [x["id"] for x in _retrieve(api, h, mode="replay", filters={"levels": [0]})["results"]] == ["rp-ep"]
     assert _retrieve(api, h, mode="replay", filters={"levels": [1]})["results"] == []
     assert api.client.post("/retrieve", headers=h, json={**query, "filters": {"levels": [7]}}).status_code == 422
+
+
+def test_replay_puts_the_least_consolidated_first(api, db) -> None:
+    """Spaced repetition (knowledge-crystals.md line 62, lastRippleCount): replay returns what was never replayed
+    (no ripple count) first, then fewer ripples at the last replay before more; the Mattar-Daw score orders those
+    alike, and the limit applies after. The ids run against that order, and the three share their score."""
+    h = api.headers("rr-1", "clade-rr")
+    _post_episodes(api, h, [{"id": i, "type": "observation", "text": f"Replay candidate {i}", "gain": gain}
+                            for i, gain in (("rr-a", 10.0), ("rr-b", 10.0), ("rr-c", 10.0), ("rr-d", 4.0))])
+    _post_episodes(api, api.headers("rr-2", "clade-zz"), [{"id": "rr-other", "type": "observation",
+                                                           "text": "Not the caller's to see", "gain": 10.0}])
+    db.run("testing/set_crystal_props", rows=[{"id": "rr-a", "props": {"last_ripple_count": 5}},
+                                              {"id": "rr-b", "props": {"last_ripple_count": 1}}])
+    got = _retrieve(api, h, mode="replay", k=10)["results"]
+    assert [x["id"] for x in got] == ["rr-c", "rr-d", "rr-b", "rr-a"]
+    assert got[0]["score"] == got[2]["score"] == got[3]["score"] == 1.0 and got[1]["score"] == pytest.approx(0.4)
+    assert [x["id"] for x in _retrieve(api, h, mode="replay", k=2)["results"]] == ["rr-c", "rr-d"]

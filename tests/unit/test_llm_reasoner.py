@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from grimoire.graph.knowledge.admission import evaluate
-from grimoire.graph.knowledge.llm import ChatClient, LanguageModelReasoner, ReasonerUnavailable
+from grimoire.graph.knowledge.llm import Breaker, ChatClient, LanguageModelReasoner, ReasonerUnavailable
 from grimoire.graph.knowledge.reasoner import (
     Candidate,
     ClusterSummary,
@@ -45,7 +45,7 @@ def fake() -> Iterator[FakeChat]:
 
 
 def reasoner(url: str, *, key: str | None = None, retry_after: float = 30.0) -> LanguageModelReasoner:
-    return LanguageModelReasoner(ChatClient(url, MODEL, key, TIMEOUT), retry_after_seconds=retry_after)
+    return LanguageModelReasoner(ChatClient(url, MODEL, key, TIMEOUT), breaker=Breaker(retry_after))
 
 
 def test_good_answers_are_used_and_named(fake: FakeChat) -> None:
@@ -155,8 +155,7 @@ def test_a_timeout_falls_back_and_the_model_rests(fake: FakeChat) -> None:
 
 def test_the_model_is_asked_again_after_the_rest(fake: FakeChat) -> None:
     now = [100.0]
-    r = LanguageModelReasoner(ChatClient(fake.url, MODEL, None, TIMEOUT), retry_after_seconds=30,
-                              clock=lambda: now[0])
+    r = LanguageModelReasoner(ChatClient(fake.url, MODEL, None, TIMEOUT), breaker=Breaker(30, clock=lambda: now[0]))
     fake.behaviour = "error"
     assert r.future_utility_judged(CANDIDATE)[1] == Judged("rule-based", "HTTP 500")
     fake.behaviour = "good"

@@ -12,8 +12,10 @@ import pytest
 
 from grimoire.graph.context.categories import ContextCategory as C
 from grimoire.graph.context.replay import GATE, ReplayDecision, Replayed, Replayer, prompt
-from grimoire.graph.knowledge.llm import ChatClient
+from grimoire.graph.knowledge.llm import Breaker, ChatClient, LanguageModelReasoner, ReasonerUnavailable
+from grimoire.graph.knowledge.reasoner import Candidate, RuleBasedReasoner
 from grimoire.graph.learning import consistency
+from grimoire.graph.model.enums import EntryCategory
 from tests.fake_chat import FakeChat, dead_url
 
 ORIGINAL = {C.playbook: 0.2, C.causal_edges: 0.1, C.insights: 0.7}
@@ -64,6 +66,51 @@ def test_junk_does_not_mark_the_model_down(fake: FakeChat) -> None:
     fake.content = '{"quality": 0.7}'
     assert r.replay(DECISION, "boost_missing", ORIGINAL, PROPOSED).quality == pytest.approx(0.7)
     assert len(fake.requests) == 2
+
+
+def test_one_breaker_per_model_for_the_reasoner_the_replay_and_the_consistency_check(fake: FakeChat) -> None:
+    """The model's outage seen by Loop 3's replay is remembered by the Reasoner and the consistency check, which ask
+    the same model (its URL and name) and do not wait out a failure of their own; another model is not affected."""
+    fake.behaviour = "error"
+    client = ChatClient(fake.url, "cheap", None, 0.5)
+    assert replayer(fake.url).replay(DECISION, "boost_missing", ORIGINAL, PROPOSED).failure == "HTTP 500"
+    assert len(fake.requests) == 1 and Breaker.of(client).state == "open"
+    fake.behaviour = "good"   # back, but not asked until the rest is over
+    candidate = Candidate(content="Use the deeper pool", category=EntryCategory.Heuristic)
+    utility, judged = LanguageModelReasoner(client).future_utility_judged(candidate)
+    assert judged.fallback == "HTTP 500" and utility == RuleBasedReasoner().future_utility(candidate)
+    measured = consistency.measure(client, lambda t: np.ones((len(t), 2)), "claim", None)
+    assert measured.consistency is None and measured.failure == "HTTP 500" and measured.unreachable
+    assert len(fake.requests) == 1
+    other = ChatClient(fake.url, "another-model", None, 0.5)   # another model at the same server: its own breaker
+    assert LanguageModelReasoner(other).future_utility_judged(candidate)[1].fallback is None
+    assert len(fake.requests) == 2 and Breaker.of(client) is not Breaker.of(other)
+
+
+def test_the_model_coming_back_is_noticed_by_one_probe(fake: FakeChat) -> None:
+    """Half-open: when the rest is over one question goes through while the others still fall back; its answer
+    closes the breaker, or a failure opens it for another rest."""
+    now = [100.0]
+    client = ChatClient(fake.url, "cheap", None, 0.5)
+    breaker = Breaker.of(client)
+    breaker.clock = lambda: now[0]
+    fake.behaviour = "error"
+    r = replayer(fake.url)
+    assert r.replay(DECISION, "boost_missing", ORIGINAL, PROPOSED).failure == "HTTP 500"
+    now[0] += breaker.retry_after_seconds + 1
+    assert breaker.down() is None and breaker.state == "half-open"   # this caller is the probe...
+    assert breaker.down() == "HTTP 500" and len(fake.requests) == 1   # ...the others still wait
+    now[0] += breaker.retry_after_seconds + 1   # a probe that never reported: the next caller probes after a rest
+    with pytest.raises(ReasonerUnavailable):   # and fails: open for another rest, not asked meanwhile
+        consistency.restate(client, "claim", None)
+    assert breaker.state == "open" and len(fake.requests) == 2
+    assert r.replay(DECISION, "boost_missing", ORIGINAL, PROPOSED).failure == "HTTP 500" and len(fake.requests) == 2
+    now[0] += breaker.retry_after_seconds + 1
+    fake.behaviour, fake.content = "content", '{"quality": 0.7}'
+    assert r.replay(DECISION, "boost_missing", ORIGINAL, PROPOSED).quality == pytest.approx(0.7)   # the probe
+    assert breaker.state == "closed" and len(fake.requests) == 3
+    assert r.replay(DECISION, "causal_over_playbook", ORIGINAL, PROPOSED).quality == pytest.approx(0.7)
+    assert len(fake.requests) == 4
 
 
 def test_the_gate_is_strict() -> None:

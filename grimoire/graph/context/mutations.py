@@ -111,7 +111,9 @@ def _taken(agent_id: str) -> tuple[set[tuple[str, str | None]], set[str]]:
 def _replay(db: Database, agent_id: str, poor: list[DecisionRead], allocations: Allocations,
             replayer: Replayer) -> dict[tuple[str, str], Replayed]:
     """Each alternative of the decisions staging would pick, replayed (the model asked outside any transaction).
-    A decision replayed before is not picked again: the next-worst get their turn."""
+    A decision replayed before is not picked again: the next-worst get their turn. Decision by decision, worst
+    first: once a replay has beaten the gate for a (kind, regime), staging takes that pair from it, so the model is
+    not asked about the pair again in this run (what is staged is the same; the calls are fewer)."""
     live, used = ogm.read(db, lambda tx: _taken(agent_id))
     done = {r["id"] for r in db.rows("context/replayed_decisions", ids=[r.id for r in poor])} if poor else set()
     picked = [r for r in poor if r.id not in used and r.id not in done][:WORST]
@@ -125,7 +127,9 @@ def _replay(db: Database, agent_id: str, poor: list[DecisionRead], allocations: 
             continue
         for kind, proposed in alternatives(allocations, list(r.missing or [])).items():
             if (kind, r.regime) not in live:
-                out[(r.id, kind)] = replayer.replay(decision, kind, allocations, proposed)
+                out[(r.id, kind)] = replayed = replayer.replay(decision, kind, allocations, proposed)
+                if replayed.passes:
+                    live.add((kind, r.regime))   # staged from this replay: the worse decisions' would be skipped
     return out
 
 

@@ -9,14 +9,14 @@ number in [0, 1]. The mutation is staged only when that quality beats the decisi
 document's `alt_quality > outcome_quality + 0.15`).
 
 A malformed answer, a timeout, a refused connection or an HTTP error is no score: the alternative is not staged and
-the miss is logged. After a transport failure the model is not asked again for `retry_after_seconds`, so a run of
-Loop 3 over many agents does not wait out one timeout per alternative while the model is down."""
+the miss is logged. After a transport failure the model is not asked again for a while (the model's Breaker in
+graph/knowledge/llm.py, shared with the Reasoner and the consistency check), so a run of Loop 3 over many agents does
+not wait out one timeout per alternative while the model is down."""
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, RootModel
 
@@ -119,10 +119,9 @@ def prompt(decision: ReplayDecision, kind: str, original: Mapping[ContextCategor
 class Replayer:
     """Scores a decision under an alternative policy with the cheap-tier model (GRIMOIRE_REASONER_URL)."""
 
-    def __init__(self, client: ChatClient, *, retry_after_seconds: float = 30.0,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self, client: ChatClient, *, breaker: Breaker | None = None) -> None:
         self.client = client
-        self.breaker = Breaker(retry_after_seconds, clock)
+        self.breaker = breaker if breaker is not None else Breaker.of(client)   # the model's, shared
 
     def replay(self, decision: ReplayDecision, kind: str, original: Mapping[ContextCategory, float],
                proposed: Mapping[ContextCategory, float]) -> Replayed:
@@ -134,10 +133,7 @@ class Replayer:
         return Replayed(decision_id=decision.id, kind=kind, before=before, quality=quality, failure=failure)
 
     def _score(self, question: str) -> tuple[float | None, str | None]:
-        if (reason := self.breaker.down()) is not None:
-            return None, reason
         try:
-            return ask(self.client, question, _QualityAnswer).value, None
+            return ask(self.client, question, _QualityAnswer, breaker=self.breaker).value, None
         except ReasonerUnavailable as e:
-            self.breaker.failed(e)
             return None, e.reason  # already cut to its length by ReasonerUnavailable

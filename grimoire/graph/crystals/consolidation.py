@@ -9,8 +9,10 @@ default) and on demand, over every episode, memory and entry.
 3. Merge: promoted crystals (above 0.7) of one source — owner, kind and semantic type — are merged: exact
    twins (the same content hash, knowledge-crystals.md line 29) first, found by the hash index with no
    embedding compared; then those whose cosine reaches the owner's hormone-modulated merge threshold
-   (0.92 + 0.03·cortisol), the neighbours from the vector index, never from an all-pairs scan. The more
-   important one is consolidated, the other archived under it (parent_id, a PROVENANCE merged relationship).
+   (0.92 + 0.03·cortisol), the neighbours from the vector index, never from an all-pairs scan. The winner is
+   consolidated, the other archived under it (parent_id, a PROVENANCE merged relationship): the crystal of the
+   higher governance priority (knowledge-crystals.md line 118, `priority: number`; the document gives it no rule,
+   this one is the project's own, MERGE_PRIORITY_LEAD), else the more important one, else the smaller id.
 4. Apply: the scores, moves and merges written with their audit records.
 
 A pass is a run, one audited unit: a ConsolidationRun node (its id, start and finish, each phase's counts, its
@@ -65,6 +67,10 @@ PHASES = ("score", "forget", "merge", "apply")  # knowledge-crystals.md's four p
 PHASE_COUNT = len(PHASES)
 STALE_MS = 10 * 60_000  # a running run untouched this long died with its process (a page takes about a second)
 SINGLE, PAGED = "single", "paged"
+# A merge's winner is the crystal whose governance priority (0..100) leads the other's by at least this many points,
+# whatever their importance: what its owner marked to keep stays the one consolidated (knowledge-crystals.md line 118
+# gives priority no rule; the project's own). Within the lead (equal priorities), the more important one wins.
+MERGE_PRIORITY_LEAD = 1
 
 
 class PassRunning(Conflict):
@@ -143,9 +149,19 @@ class PassSummary(BaseModel):
         return cls.model_validate(vars(report))
 
 
+def first_wins(p: dict[str, Any]) -> bool:
+    """Whether the pair's `a` wins the merge: the higher priority by MERGE_PRIORITY_LEAD, else the more important,
+    else the smaller id."""
+    lead = int(p.get("a_priority") or 0) - int(p.get("b_priority") or 0)
+    if abs(lead) >= MERGE_PRIORITY_LEAD:
+        return lead > 0
+    return bool(p["a_score"] > p["b_score"] or (p["a_score"] == p["b_score"] and p["a"] < p["b"]))
+
+
 def pick_merges(pairs: list[dict[str, Any]]) -> list[Params]:
     """Greedy, exact twins (by content hash) first, then the closest pairs: each crystal is merged at most once per
-    pass, as winner (the more important one; the smaller id on a tie) or as loser."""
+    pass, as winner (first_wins: the higher priority, else the more important one, else the smaller id) or as
+    loser."""
     used: set[str] = set()
     out: list[dict[str, Any]] = []
 
@@ -156,8 +172,7 @@ def pick_merges(pairs: list[dict[str, Any]]) -> list[Params]:
     for p in sorted(pairs, key=order):
         if p["a"] in used or p["b"] in used:
             continue
-        a_first = p["a_score"] > p["b_score"] or (p["a_score"] == p["b_score"] and p["a"] < p["b"])
-        winner, loser = (p["a"], p["b"]) if a_first else (p["b"], p["a"])
+        winner, loser = (p["a"], p["b"]) if first_wins(p) else (p["b"], p["a"])
         used |= {winner, loser}
         by_hash = bool(p.get("by_hash"))
         out.append({"winner": winner, "losers": [loser], "agent_id": p["agent_id"], "by_hash": by_hash,

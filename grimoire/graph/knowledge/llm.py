@@ -8,7 +8,8 @@ does not validate makes the rule-based path answer instead, and the `Judged` it 
 
 After a transport failure (not a junk answer) the model is not asked again for `retry_after_seconds`:
 every call in that window falls back at once with the same reason, so a batch of candidates does not
-wait out one timeout each while the model is down.
+wait out one timeout each while the model is down. That memory (`Breaker`) is the model's, shared with Loop 3's
+replay and the Curator's consistency check, which ask the same model.
 
 The client uses the standard library's HTTP (no extra dependency); it honours the usual proxy
 variables (`https_proxy`, `no_proxy`) as any urllib client does.
@@ -211,36 +212,96 @@ def _parse(content: str, schema: type[_A]) -> _A:
 
 
 class Breaker:
-    """After a transport failure (not a junk answer) a model is not asked again for `retry_after_seconds`: a run of
-    questions to a model that is down costs one timeout, not one each. Shared by the Reasoner and Loop 3's replay."""
+    """A model's circuit breaker. After a transport failure (not a junk answer) the model is not asked for
+    `retry_after_seconds` (open): a run of questions to a model that is down costs one timeout, not one each. When the
+    rest is over, one question goes through (half-open) while the others still fall back; its answer closes the
+    breaker (the model is back; a junk answer counts: the model answered) or opens it for another rest.
+
+    One per configured model (`Breaker.of`: its URL and model name), shared by every user of that model — the
+    Reasoner, Loop 3's replay, the Curator's consistency check — and kept for the process's life, so an outage one of
+    them saw is remembered by the others and across their cycles."""
+
+    _shared: dict[tuple[str, str], Breaker] = {}
+    _shared_lock = threading.Lock()
 
     def __init__(self, retry_after_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
         self.retry_after_seconds = retry_after_seconds
-        self._clock = clock
+        self.clock = clock
         self._lock = threading.Lock()
         self._down_until = 0.0
-        self._down_reason: str | None = None
+        self._down_reason: str | None = None   # None: closed
+        self._probing = False                  # half-open: one question let through to see if the model is back
+
+    @classmethod
+    def of(cls, client: ChatClient) -> Breaker:
+        """The process's breaker for `client`'s model (its URL and model name)."""
+        key = (client.url, client.model)
+        with cls._shared_lock:
+            found = cls._shared.get(key)
+            if found is None:
+                found = cls._shared[key] = cls()
+            return found
+
+    @classmethod
+    def forget_all(cls) -> None:
+        """Drops every model's breaker (a test's fresh start: a port a test's dead model had may serve the next)."""
+        with cls._shared_lock:
+            cls._shared.clear()
+
+    @property
+    def state(self) -> Literal["closed", "open", "half-open"]:
+        with self._lock:
+            if self._down_reason is None:
+                return "closed"
+            return "half-open" if self._probing and self.clock() < self._down_until else "open"
 
     def down(self) -> str | None:
-        """Why the model is not to be asked now (None: ask it)."""
+        """Why the model is not to be asked now (None: ask it). The first caller after the rest is let through as the
+        probe; the others wait for its answer (for another rest at most, should it never report)."""
         with self._lock:
-            return self._down_reason if self._clock() < self._down_until else None
+            if self._down_reason is None:
+                return None
+            now = self.clock()
+            if now < self._down_until:
+                return self._down_reason
+            self._down_until, self._probing = now + self.retry_after_seconds, True
+            return None
+
+    def succeeded(self) -> None:
+        """The model answered: closed."""
+        with self._lock:
+            self._down_reason, self._down_until, self._probing = None, 0.0, False
 
     def failed(self, e: ReasonerUnavailable) -> bool:
-        """Records a failure; whether it opened the breaker (a transport failure, not junk)."""
+        """Records a failure; whether it opened the breaker (a transport failure: a junk answer closes it, since the
+        model answered)."""
         if e.junk:
+            self.succeeded()
             return False
         with self._lock:
-            self._down_until = self._clock() + self.retry_after_seconds
+            self._down_until = self.clock() + self.retry_after_seconds
             self._down_reason = e.reason
+            self._probing = False
         return True
 
 
-def ask(client: ChatClient, prompt: str, schema: type[_A], *, temperature: float = 0.0) -> _A:
-    """One question to `client`, its answer validated by `schema`: for the questions outside the Reasoner protocol
-    (Loop 3's replay, the Curator's consistency check). Raises ReasonerUnavailable as `complete` and `_parse` do."""
+def ask(client: ChatClient, prompt: str, schema: type[_A], *, temperature: float = 0.0,
+        breaker: Breaker | None = None) -> _A:
+    """One question to `client`, its answer validated by `schema`, through `breaker` (the model's shared one by
+    default): raises ReasonerUnavailable at once while the breaker is open, and as `complete` and `_parse` do."""
+    breaker = breaker if breaker is not None else Breaker.of(client)
+    if (reason := breaker.down()) is not None:
+        raise ReasonerUnavailable(reason)
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
-    return _parse(client.complete(messages, json_mode=True, temperature=temperature), schema)
+    try:
+        content = client.complete(messages, json_mode=True, temperature=temperature)
+    except ReasonerUnavailable as e:
+        if breaker.failed(e):
+            log.warning("language model %s at %s unavailable (%s): not asked for the next %.0f s", client.model,
+                        client.url, e.reason, breaker.retry_after_seconds)
+        raise
+    breaker.succeeded()
+    return _parse(content, schema)
 
 
 def _fmt(x: float | None) -> str:
@@ -251,11 +312,11 @@ class LanguageModelReasoner:
     """The Reasoner protocol answered by a language model, with the rule-based Reasoner behind it."""
 
     def __init__(self, client: ChatClient, *, rules: RuleBasedReasoner | None = None,
-                 retry_after_seconds: float = 30.0, clock: Callable[[], float] = time.monotonic) -> None:
+                 breaker: Breaker | None = None) -> None:
         self.client = client
         self.rules = rules or RuleBasedReasoner()
         self.name = f"language-model:{client.model}"
-        self.breaker = Breaker(retry_after_seconds, clock)
+        self.breaker = breaker if breaker is not None else Breaker.of(client)   # shared with the model's other users
 
     # -- the protocol
 
@@ -337,17 +398,7 @@ class LanguageModelReasoner:
     # -- asking, and falling back
 
     def _ask(self, prompt: str, schema: type[_A]) -> _A:
-        if (reason := self.breaker.down()) is not None:
-            raise ReasonerUnavailable(reason)
-        messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": prompt}]
-        try:
-            content = self.client.complete(messages, json_mode=True)
-        except ReasonerUnavailable as e:
-            if self.breaker.failed(e):
-                log.warning("language-model reasoner at %s unavailable (%s): the rule-based reasoner answers "
-                            "for the next %.0f s", self.client.url, e.reason, self.breaker.retry_after_seconds)
-            raise
-        return _parse(content, schema)
+        return ask(self.client, prompt, schema, breaker=self.breaker)
 
     def _fell_back(self, e: ReasonerUnavailable) -> Judged:
         if e.junk:

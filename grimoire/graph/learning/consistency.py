@@ -10,7 +10,8 @@ deterministic model would answer the same three times, and the check would measu
 
 The measure is kept on the entry with a digest of the content it measured, so an entry held for it is not asked
 about again until its content changes (an EDIT). Without a model, consistency stays the evidence signal of
-graph/knowledge/quality.py."""
+graph/knowledge/quality.py. The model is asked through its Breaker (graph/knowledge/llm.py), shared with the Reasoner
+and Loop 3's replay: while it is known to be down, no claim waits out a timeout, in this cycle or the next."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ class Measured:
 
     consistency: float | None
     failure: str | None = None
-    unreachable: bool = False  # the model did not answer at all (down, timed out, refused): ask no more this cycle
+    unreachable: bool = False  # the model did not answer at all (down, timed out, refused; its breaker open)
 
 
 def measure(client: ChatClient, embed: Callable[[Sequence[str]], np.ndarray], claim: str,

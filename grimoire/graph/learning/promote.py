@@ -120,7 +120,6 @@ def checked(learning: Learning, cycle: Cycle, ops: list[Op]) -> list[Op]:
     hold_below = learning.config.consistency_hold_below
     checking = {id(op) for op in asked}
     out: list[Op] = []
-    down = False  # the model did not answer: the rest wait too, rather than each waiting out its timeout
     for op in ops:
         claim = claims.get(op.entry_id or "") if id(op) in checking else None
         if claim is None:
@@ -129,11 +128,10 @@ def checked(learning: Learning, cycle: Cycle, ops: list[Op]) -> list[Op]:
         of = consistency.digest(claim.content)
         fresh = not (claim.quality_consistency_of == of and claim.quality_consistency is not None)
         if fresh:
-            if down:
-                continue
+            # a model that is down is not asked (its breaker, shared with the Reasoner and Loop 3's replay, is open):
+            # the rest wait too, at once, rather than each waiting out its timeout
             measured = consistency.measure(client, learning.knowledge.embedder.embed, claim.content, op.category)
             if measured.consistency is None:
-                down = down or measured.unreachable
                 continue   # no usable answer: the promotion waits for the next cycle
             value = measured.consistency
         else:

@@ -1,6 +1,9 @@
 """Mattar-Daw replay: the visible episodes with a gain, by utility = gain x need (cypher/retrieval/replay.cypher;
 graph/retrieval/decision.py replay_utility is the formula), times the source weight and the
-Zeigarnik boost (graph/retrieval/stages.py), which the query applies before its limit."""
+Zeigarnik boost (graph/retrieval/stages.py), which the query applies before its limit. Spaced repetition orders
+before that score (knowledge-crystals.md line 62, lastRippleCount): never replayed first, then the fewer ripples at
+the last replay (the weaker consolidation) before more; the score orders those alike. The order is the query's (and
+its limit's): no later stage re-sorts it."""
 
 from __future__ import annotations
 
