@@ -295,3 +295,31 @@ def test_replay_puts_the_least_consolidated_first(api, db) -> None:
     assert [x["id"] for x in got] == ["rr-c", "rr-d", "rr-b", "rr-a"]
     assert got[0]["score"] == got[2]["score"] == got[3]["score"] == 1.0 and got[1]["score"] == pytest.approx(0.4)
     assert [x["id"] for x in _retrieve(api, h, mode="replay", k=2)["results"]] == ["rr-c", "rr-d"]
+
+
+def test_a_replay_is_a_dream_and_the_next_replay_turns_to_what_was_not_replayed(api, db) -> None:
+    """knowledge-crystals.md lines 57-62: a replay (mode replay, a dream cycle's) counts a dream on each episode it
+    returned, sets its last dreamed and samples its ripple count (written by the reads' flush); the next replay puts
+    the episodes never replayed first, so successive replays go round the store (spaced repetition)."""
+    from grimoire.graph.model.crystal.ripples import ripple_count
+
+    h = api.headers("rd-1", "clade-rd")
+    _post_episodes(api, h, [{"id": i, "type": "observation", "text": f"Dream candidate {i}", "gain": 10.0}
+                            for i in ("rd-a", "rd-b", "rd-c")])
+    scheduler = api.client.app.state.services.scheduler
+    seen = []
+    for _ in range(3):
+        got = _retrieve(api, h, mode="replay", k=1)["results"]
+        seen.append(got[0]["id"])
+        assert scheduler.trigger("access.reads") and "access.reads" in scheduler.run_due()
+        assert scheduler.job("access.reads").last_error is None
+    assert sorted(seen) == ["rd-a", "rd-b", "rd-c"], seen  # each replayed once before any twice
+    for eid in seen:
+        crystal = api.client.get(f"/crystals/{eid}", headers=h).json()
+        assert crystal["dream_count"] == 1 and crystal["last_dreamed_at"] is not None
+        assert crystal["last_ripple_count"] == ripple_count(eid, 1)
+    # All replayed once: the fewest ripples at the last replay come first.
+    fewest = min(seen, key=lambda e: (ripple_count(e, 1), seen.index(e)))
+    again = _retrieve(api, h, mode="replay", k=3)["results"]
+    assert again[0]["id"] == fewest or ripple_count(again[0]["id"], 1) == ripple_count(fewest, 1)
+    assert [ripple_count(x["id"], 1) for x in again] == sorted(ripple_count(x["id"], 1) for x in again)

@@ -10,6 +10,11 @@ pass), as each crystal's `read_count` and `last_read_at` — kept apart from `ac
 `last_accessed_at`, which a retrieval for a decision moves and an entry's confidence decays from (grimoire.md:
 the last retrieval for a deciding context). A flush leaves one AccessRecord (action `reads`).
 
+A replay (POST /retrieve, mode replay: the episodes a dream cycle replays) is noted apart (`note_replay`) and
+written by the same flush as each crystal's dream count, last dreamed and last ripple count
+(knowledge-crystals.md lines 57-62; graph/model/crystal/ripples.py), so that the next replay puts the just replayed
+after what was not (spaced repetition, cypher/retrieval/replay.cypher).
+
 `prune` deletes records older than a retention period in bounded transactions (the range index on
 `at` finds them); the scheduler runs it daily (graph/scheduler.py, GRIMOIRE_ACCESS_LOG_RETENTION_DAYS).
 """
@@ -25,6 +30,7 @@ from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms, uuid7
+from grimoire.graph.model.crystal.ripples import ripple_count
 
 log = logging.getLogger(__name__)
 
@@ -57,6 +63,7 @@ class Reads:
         self.db, self.max_pending = db, max_pending
         self._lock = threading.Lock()
         self._pending: dict[str, tuple[int, int]] = {}  # id -> (reads, last read at)
+        self._replayed: dict[str, tuple[int, int]] = {}  # id -> (replays, last replayed at)
 
     def note(self, ids: Iterable[str], at: int | None = None) -> None:
         when = at if at is not None else now_ms()
@@ -68,9 +75,17 @@ class Reads:
         if full:
             self.flush()
 
+    def note_replay(self, ids: Iterable[str], at: int | None = None) -> None:
+        """Crystals a replay returned: each a dream more at the next flush (a read too: `note` them as well)."""
+        when = at if at is not None else now_ms()
+        with self._lock:
+            for i in ids:
+                n, _ = self._replayed.get(i, (0, 0))
+                self._replayed[i] = (n + 1, when)
+
     def pending(self) -> int:
         with self._lock:
-            return len(self._pending)
+            return len(self._pending) + len(self._replayed)
 
     def flush(self) -> int:
         """Write what was noted: each crystal's read count and last read; how many crystals were touched."""
@@ -89,7 +104,30 @@ class Reads:
                 return n
 
             touched += self.db.write(work)
+        self._flush_replays()
         return touched
+
+    def _flush_replays(self) -> None:
+        with self._lock:
+            taken, self._replayed = self._replayed, {}
+        rows = [{"id": i, "count": n, "at": at} for i, (n, at) in taken.items()]
+        for start in range(0, len(rows), FLUSH_BATCH):
+            chunk = rows[start:start + FLUSH_BATCH]
+            access = Access(action="replays", agent_id=None)
+
+            def work(tx: Tx, chunk: list[dict[str, object]] = chunk, access: Access = access) -> int:
+                # The ripple count is sampled for the dream count the crystal reaches (seeded by both), so the
+                # current counts are read in the transaction that moves them.
+                counts = {r["id"]: int(r["dreams"]) for r in tx.run(cypher.query("audit/dream_counts"),
+                                                                      ids=[r["id"] for r in chunk])}
+                rows = [{**r, "ripples": ripple_count(str(r["id"]), counts[str(r["id"])] + int(str(r["count"])))}
+                        for r in chunk if r["id"] in counts]
+                row = tx.run(cypher.query("audit/replays"), rows=rows).single()
+                n = int(row["touched"]) if row else 0
+                access.write(tx, [str(r["id"]) for r in chunk], touched=n)
+                return n
+
+            self.db.write(work)
 
 
 PRUNE_BATCH = 1_000
