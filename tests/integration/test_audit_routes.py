@@ -330,7 +330,7 @@ def _verify(w: World) -> Call:
     """A knowledge crystal of the walker's, endorsed by a management node the admin registered."""
     key, public = _node_key()
     node = w.ok(w.api.client.post("/management-nodes", headers=w.api.admin, json={"public_key": public}))
-    entry = w.entry("walk-endorsed", "Split a large swap into two legs across routers to cut price impact")
+    entry = w.entry("walk-endorsed", "Before a governance vote, snapshot delegated balances at the proposal block")
     w.ok(w.post("/skills", json={"crystal_id": entry}))
     digest = w.ok(w.api.client.get(f"/crystals/{entry}", headers=w.h))["content_hash"]
     signature = base64.b64encode(key.sign(digest.encode("ascii"))).decode("ascii")
