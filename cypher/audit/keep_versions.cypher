@@ -5,7 +5,7 @@
 // every property but the embedding (and a key's hash), as JSON, so any version can be shown, compared or restored.
 // $states (id -> JSON), when given: the states as they were before a change already made in this transaction
 // (an upsert that learns what it changed only after it ran). One branch per label: a label given as a parameter would scan every node instead of seeking the id.
-// CYPHER replan=skip: planning the fourteen branches costs Neo4j 0.5-2 s of CPU, and it replans a query every 10 s
+// CYPHER replan=skip: planning the sixteen branches costs Neo4j 0.5-2 s of CPU, and it replans a query every 10 s
 // while the counts of its labels drift (every write under load: measured 67-86 ms of Neo4j CPU per episode batch,
 // 11-23 without); its plan is unique-constraint seeks, the same at any count.
 :param label => 'Memory';
@@ -45,6 +45,10 @@ CALL (id) {
   MATCH (n:AgentHormones {id: id}) WHERE $label = 'AgentHormones' RETURN n
   UNION
   MATCH (n:NetworkWeather {id: id}) WHERE $label = 'NetworkWeather' RETURN n
+  UNION
+  MATCH (n:ManagementNode {id: id}) WHERE $label = 'ManagementNode' RETURN n
+  UNION
+  MATCH (n:Bounty {id: id}) WHERE $label = 'Bounty' RETURN n
 }
 WITH DISTINCT n
 WITH n, CASE WHEN $label = 'Entry' THEN coalesce(n.revision, 1) ELSE coalesce(n.version, 1) END AS k,

@@ -43,6 +43,8 @@ SET f:$([l IN labels(src) WHERE l <> 'Skill']),
     f.lifespan = CASE WHEN src:Skill THEN 'decay' ELSE src.lifespan END, f.execution_count = null,
     f.success_count = null, f.reward_sum = null, f.steering_reward = 0.0, f.skill_tags = null,
     f.skill_category = null, f.unique_buyers = null, f.bounty_matches = null, f.last_executed_at = null,
+    f.is_verified = false, f.verified_by = null, f.verified_key_id = null, f.verified_at = null,
+    f.bounty_match_id = null, f.bounty_priority_boost = 1.0,
     f.expired_labels = null,
     // the agents it passed through, its author first; the peer it came from, when another agent's
     f.provenance_chain = CASE WHEN last(coalesce(src.provenance_chain, [src.agent_id])) = $owner

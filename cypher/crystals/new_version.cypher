@@ -1,7 +1,7 @@
 // A change to a frozen crystal (immutable): a new crystal, the next version — the same kind, fields and
 // owner, the new text and embedding, frozen, skill_version + 1, previous_version_id and the chain's
 // stable id — deriving from the version before it (PROVENANCE, operation mutated); the version before is
-// deprecated, by the chain's stable id. $props: the new text's sensitivity, scope and hormonal influence. $views: a skill's three views, {embedding_procedural: [...], ...}.
+// deprecated, by the chain's stable id. A new text: unendorsed (an endorsement signs a text) and no bounty yet. $props: the new text's sensitivity, scope and hormonal influence. $views: a skill's three views, {embedding_procedural: [...], ...}.
 :param label => 'Entry';
 :param id => 'skill-1';
 :param new_id => 'skill-1-v2';
@@ -30,7 +30,9 @@ SET v:$(labels(old)),
     v.content = CASE WHEN old:Entry THEN $text END, v.text = CASE WHEN old:Entry THEN null ELSE $text END,
     v.access_count = 0, v.last_accessed_at = $now, v.execution_count = 0, v.success_count = 0,
     v.steering_reward = 0.0, v.reward_sum = 0.0, v.parent_id = null, v.unique_buyers = 0, v.bounty_matches = 0,
-    v.last_executed_at = null, v.tokens = null
+    v.last_executed_at = null, v.tokens = null,
+    v.is_verified = false, v.verified_by = null, v.verified_key_id = null, v.verified_at = null,
+    v.bounty_match_id = null, v.bounty_priority_boost = 1.0
 SET v += $props
 SET old.deprecated = true, old.deprecated_by = coalesce(old.stable_skill_id, old.id),
     old.stable_skill_id = coalesce(old.stable_skill_id, old.id), old.skill_version = coalesce(old.skill_version, 1)

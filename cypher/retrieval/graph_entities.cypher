@@ -67,4 +67,4 @@ WITH n, entity, distance,
      vector.similarity.cosine(n.embedding, $embedding) * CASE distance WHEN 2 THEN 0.5 ELSE 1.0 END AS score
 ORDER BY score DESC
 LIMIT $top
-RETURN n.id AS id, score, entity, distance, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .epistemic_layer, .priority, .gain, .scope, .clade, .level, .interrupted} AS item
+RETURN n.id AS id, score, entity, distance, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .epistemic_layer, .priority, .bounty_priority_boost, .gain, .scope, .clade, .level, .interrupted} AS item

@@ -53,6 +53,10 @@ CALL (ref) {
   MATCH (n:ContextPolicy {id: ref.id}) WHERE ref.label = 'ContextPolicy' RETURN n
   UNION
   MATCH (n:ContextPolicyRevision {id: ref.id}) WHERE ref.label = 'ContextPolicyRevision' RETURN n
+  UNION
+  MATCH (n:ManagementNode {id: ref.id}) WHERE ref.label = 'ManagementNode' RETURN n
+  UNION
+  MATCH (n:Bounty {id: ref.id}) WHERE ref.label = 'Bounty' RETURN n
 }
 WITH DISTINCT ref, n
 WITH collect([ref, n]) AS found

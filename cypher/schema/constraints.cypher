@@ -28,6 +28,9 @@ CREATE CONSTRAINT constraint_unique_ContextBelief_id IF NOT EXISTS FOR (n:Contex
 CREATE CONSTRAINT constraint_unique_ContextMutation_id IF NOT EXISTS FOR (n:ContextMutation) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_AgentHormones_id IF NOT EXISTS FOR (n:AgentHormones) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_NetworkWeather_id IF NOT EXISTS FOR (n:NetworkWeather) REQUIRE n.id IS UNIQUE;
+// Knowledge crystals' verification and bounties (graph/crystals/endorsements.py, bounties.py).
+CREATE CONSTRAINT management_node_id IF NOT EXISTS FOR (n:ManagementNode) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT bounty_id IF NOT EXISTS FOR (n:Bounty) REQUIRE n.id IS UNIQUE;
 // Console sessions (graph/console_sessions.py): by public id, and by the SHA-256 of the cookie's secret.
 CREATE CONSTRAINT constraint_unique_ConsoleSession_id IF NOT EXISTS FOR (n:ConsoleSession) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT constraint_unique_ConsoleSession_hash IF NOT EXISTS FOR (n:ConsoleSession) REQUIRE n.hash IS UNIQUE;

@@ -279,6 +279,15 @@ CONSTANTS: tuple[Constant, ...] = (
     Constant("grimoire.graph.model.crystal.fields:NO_BOUNTY_BOOST", "knowledge-crystals.md", 70, None,
              "bountyPriorityBoost: reward multiplier from the matched bounty",
              "The document gives no value without a bounty; the project's own: 1.0, the neutral multiplier."),
+    Constant("grimoire.graph.model.crystal.fields:MAX_BOUNTY_BOOST", "knowledge-crystals.md", 70, None,
+             "bountyPriorityBoost: reward multiplier from the matched bounty",
+             "The document gives no range; the project's own: a bounty's reward multiplier is 1 to 10 "
+             "(graph/crystals/bounties.py), so no bounty lifts a skill without bound."),
+    Constant("RetrievalConfig.bounty_boost", "knowledge-crystals.md", 70, None,
+             "bountyPriorityBoost: reward multiplier from the matched bounty",
+             "The document gives the multiplier no effect by number; the project's own: a skill that fulfilled a "
+             "bounty has its retrieval score multiplied by 1 + 0.02 x (multiplier - 1), a tie-breaker like the "
+             "priority's (graph/retrieval/governance.py); 0 turns it off."),
     Constant("FactConfig.co_occurrence.window_blocks", "grimoire.md", 759, 3.0, "within a 3-block window"),
     Constant("FactConfig.co_occurrence.min_count", "grimoire.md", 759, None, "consistently co-occur",
              "The document gives 'consistently' no number; the project's own: at least 3 co-occurring episode "
@@ -529,11 +538,16 @@ DIFFERENCES: tuple[Difference, ...] = (
                "every field is kept on the node and shown by GET /crystals/{id}: the curiosity boost set at "
                "indexing (an entry's Admission Gate novelty, 0 for episodes and memories), the ripple count "
                "sampled by the dream path, the provenance chain and peer origin (a fork from a peer grows them); "
-               "retrieval reads the epistemic layer and priority; nothing sets the verification and bounty fields, "
-               "replay does not order by the ripple count and the consolidation pass does not read the priority",
-               "Grimoire has no management nodes (Ed25519 endorsements) or bounty board to set them, and the "
-               "consolidation pass and replay are other issues' work; an episode or memory is written before any "
-               "novelty is measured."),
+               "retrieval reads the epistemic layer, priority and bounty priority boost; the verification fields "
+               "are set by a management node's Ed25519 signature over a knowledge crystal's content hash (POST "
+               "/crystals/{id}/verify, keys the admin registers at /management-nodes) and the bounty fields by a "
+               "skill fulfilling a bounty (POST /bounties/{id}/match: the bounty closes, the skill's bounty "
+               "matches raise its price's demand); replay does not order by the ripple count and the "
+               "consolidation pass does not read the priority",
+               "verification shows in the marketplace listing (`verified`) and changes no price or score: the "
+               "document gives it no effect; a bounty's poster does not fulfil its own (demand is other agents'); "
+               "the consolidation pass and replay are other issues' work; an episode or memory is written before "
+               "any novelty is measured."),
     Difference("consistency by regenerating", "grimoire.md", 319,
                "consistency: for high-stakes claims, regenerate 3x and compare embeddings; only for Curator-cycle "
                "promotions (line 323)",

@@ -7,6 +7,7 @@ the walk."""
 
 from __future__ import annotations
 
+import base64
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -311,6 +312,42 @@ def _deprecate(w: World) -> Call:
     return lambda: w.post(f"/skills/{quote(sid)}/deprecate", json={"replaced_by": other})
 
 
+def _node_key() -> tuple[Any, str]:
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+    from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+
+    key = Ed25519PrivateKey.generate()
+    return key, base64.b64encode(key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)).decode("ascii")
+
+
+def _node_revoke(w: World) -> Call:
+    _, public = _node_key()
+    node = w.ok(w.api.client.post("/management-nodes", headers=w.api.admin, json={"public_key": public}))
+    return lambda: w.api.client.delete(f"/management-nodes/{node['id']}", headers=w.api.admin)
+
+
+def _verify(w: World) -> Call:
+    """A knowledge crystal of the walker's, endorsed by a management node the admin registered."""
+    key, public = _node_key()
+    node = w.ok(w.api.client.post("/management-nodes", headers=w.api.admin, json={"public_key": public}))
+    entry = w.entry("walk-endorsed", "Before a governance vote, snapshot delegated balances at the proposal block")
+    w.ok(w.post("/skills", json={"crystal_id": entry}))
+    digest = w.ok(w.api.client.get(f"/crystals/{entry}", headers=w.h))["content_hash"]
+    signature = base64.b64encode(key.sign(digest.encode("ascii"))).decode("ascii")
+    return lambda: w.post(f"/crystals/{entry}/verify", json={"key_id": node["id"], "signature": signature})
+
+
+def _bounty_match(w: World) -> Call:
+    """A clade mate's shared bounty, fulfilled by a skill of the walker's (a new bounty at each call)."""
+    if "bounty_skill" not in w.ids:
+        entry = w.entry("walk-bounty-skill", "Hedge a large LP position with a short perp sized to its delta")
+        w.ids["bounty_skill"] = w.ok(w.post("/skills", json={"crystal_id": entry}))["stable_skill_id"]
+    poster = w.api.headers("walker-poster", CLADE)
+    bounty = w.ok(w.post("/bounties", headers=poster, json={"text": "A delta hedge for LP positions",
+                                                            "reward_multiplier": 2.0, "scope": "shared"}))
+    return lambda: w.post(f"/bounties/{bounty['id']}/match", json={"stable_skill_id": w.ids["bounty_skill"]})
+
+
 def _weather(w: World) -> Call:  # a second long: the ingestion of the walk's sub-agent is not halted for long
     return lambda: w.api.client.put("/hormones/network", headers=w.api.admin,
                                     json={"level": 0.4, "duration_ms": 1_000, "reason": "walking"})
@@ -426,6 +463,12 @@ MUTATING: dict[str, Case] = {
     "POST /skills/{stable_id}/executions": _skill_call("/skills/{skill}/executions", {"success": True,
                                                                                        "reward": 0.5}),
     "POST /skills/{stable_id}/deprecate": _deprecate,
+    "POST /management-nodes": lambda w: lambda: w.api.client.post(
+        "/management-nodes", headers=w.api.admin, json={"public_key": _node_key()[1], "name": "walk hub"}),
+    "DELETE /management-nodes/{node_id}": _node_revoke,
+    "POST /crystals/{crystal_id}/verify": _verify,
+    "POST /bounties": _call("POST", "/bounties", {"text": "A gas-timing skill", "reward_multiplier": 1.5}),
+    "POST /bounties/{bounty_id}/match": _bounty_match,
     "POST /agents/{agent_id}/hormones/events": _call("POST", f"/agents/{AGENT}/hormones/events",
                                                      {"event": "reward"}),
     "PUT /hormones/network": _weather,

@@ -338,8 +338,10 @@ REQUESTS: dict[str, Any] = {
 REQUESTS["POST /hooks/before_compact"] = lambda w, v: [("json", {"episodes": 100})]
 # Read routes with nothing of the items above to show: the world graph and analyses (its entities and facts, the
 # co-occurrence inference's among them, are checked by _inferred_facts_keep_their_partition),
-# skills (none is crystallised by a background job), the caller's own key and keys list, the admin's lists.
+# skills (none is crystallised by a background job), a bounty by id (no background job writes or reads bounties:
+# their partition is test_crystal_verification.py's), the caller's own key and keys list, the admin's lists.
 NOT_WALKED = {
+    "GET /bounties/{bounty_id}",
     "GET /entities/{entity_id}/related", "GET /entities/{entity_id}/facts", "GET /entities/{entity_id}/lag",
     "GET /facts/{fact_id}", "POST /topology/k-hop", "GET /topology/path", "POST /topology/curiosity",
     "POST /analytics/cascade", "POST /analytics/{algorithm}", "GET /analytics/runs", "GET /analytics/runs/{run_id}",

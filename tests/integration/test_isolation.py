@@ -239,8 +239,11 @@ READ_ROUTES |= {route: "test_crystal_provenance.py::test_lineage_is_what_the_cal
 READ_ROUTES |= {route: "test_crystal_skills.py::test_skills_are_what_the_caller_sees" for route in (
     "GET /skills", "GET /skills/search", "GET /skills/{stable_id}")}
 READ_ROUTES["GET /agents/{agent_id}/hormones"] = "test_crystal_hormones.py::test_hormones_are_the_agents_own"
+READ_ROUTES |= {route: "test_crystal_verification.py::test_bounties_are_what_the_caller_sees" for route in (
+    "GET /bounties", "GET /bounties/{bounty_id}")}
 READ_ROUTES["GET /agents/{agent_id}/limits"] = "test_overload.py::test_limits_are_the_agents_own_and_the_admins_to_set"
-NO_AGENT_DATA = {"GET /health", "GET /hormones/network"}  # the network override is the same for every agent
+# The network override and the management nodes' public keys are the same for every agent.
+NO_AGENT_DATA = {"GET /health", "GET /hormones/network", "GET /management-nodes"}
 
 
 def test_every_read_route_has_an_isolation_test(api) -> None:

@@ -116,6 +116,7 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
                                    "prediction": {"metric": "return_bps", "expected": 10, "actual": -50,
                                                   "tolerance": 5}}))
     w.ok(w.post(f"/agents/{AGENT}/messages", json={"text": "Remember that the Walker project uses Redis."}))
+    bounty = w.ok(w.post("/bounties", json={"text": "A skill that times gas", "reward_multiplier": 1.2}))["id"]
     return {
         "whoami": (h, {}), "memory_stats": (h, {}), "service_health": (h, {}),
         "recall": (h, {"q": "vault"}), "get_retrieval_weights": (h, {}),
@@ -158,6 +159,7 @@ def _reads(w: walk.World, api: Any) -> dict[str, tuple[dict[str, str], dict[str,
         "get_hormones": (h, {}), "get_agent_limits": (h, {}), "get_network_weather": (h, {}), "list_skills": (h, {}),
         "search_skills": (h, {"q": "swap"}), "get_skill": (h, {"stable_id": w.ids["skill"]}),
         "walk_causal": (h, {"entry_id": "walk-funding", "direction": "consequences"}),
+        "list_bounties": (h, {}), "get_bounty": (h, {"bounty_id": bounty}),
     }
 
 

@@ -2528,6 +2528,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/management-nodes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The management nodes' keys, revoked ones too (public keys: the same for every caller) */
+        get: operations["list_management_nodes_management_nodes_get"];
+        put?: never;
+        /** Register a management node's Ed25519 public key (admin); a key registered already is answered unchanged, a revoked one is not registered again (409) */
+        post: operations["register_management_node_management_nodes_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/management-nodes/{node_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revoke a management node's key (admin): it endorses nothing from now on */
+        delete: operations["revoke_management_node_management_nodes__node_id__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crystals/{crystal_id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A management node's endorsement of a knowledge crystal (skill, task_pattern): its Ed25519 signature over the crystal's content hash sets is_verified and verified_by; a bad signature, an unknown or revoked key or a memory crystal is a 4xx and writes nothing */
+        post: operations["verify_crystal_crystals__crystal_id__verify_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bounties": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bounties the key sees, newest first: open ones unless status says otherwise */
+        get: operations["list_bounties_bounties_get"];
+        put?: never;
+        /** Post a bounty: its text, reward multiplier (1 to 10) and scope */
+        post: operations["post_bounty_bounties_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bounties/{bounty_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A bounty the key sees */
+        get: operations["get_bounty_bounties__bounty_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/bounties/{bounty_id}/match": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fulfil an open bounty the key sees with its skill's newest version: the bounty closes, the skill names it, takes its reward multiplier as its bounty priority boost and counts one more bounty match (pricing's demand) */
+        post: operations["match_bounty_bounties__bounty_id__match_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3058,6 +3162,75 @@ export interface components {
             written_by?: string | null;
         };
         /**
+         * Bounty
+         * @description A bounty as stored: open from valid_from until a skill fulfils it (valid_until, closed_at and the match).
+         */
+        Bounty: {
+            /** Id */
+            id: string;
+            /** Agent Id */
+            agent_id: string;
+            /** Clade */
+            clade?: string | null;
+            /** Scope */
+            scope: string;
+            /** Requested Scope */
+            requested_scope?: string | null;
+            /** Sensitivity */
+            sensitivity?: string | null;
+            /** Text */
+            text: string;
+            /** Reward Multiplier */
+            reward_multiplier: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "closed";
+            /** Valid From */
+            valid_from: number;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Recorded At */
+            recorded_at: number;
+            /** Closed At */
+            closed_at?: number | null;
+            /** Matched Crystal Id */
+            matched_crystal_id?: string | null;
+            /** Matched Skill Id */
+            matched_skill_id?: string | null;
+            /** Matched By */
+            matched_by?: string | null;
+            /** Audit Id */
+            audit_id?: string | null;
+        };
+        /** BountyIn */
+        BountyIn: {
+            /**
+             * Text
+             * @description what the bounty asks for
+             */
+            text: string;
+            /**
+             * Reward Multiplier
+             * @description the reward multiplier a skill that fulfils it takes as its bounty priority boost (1 to 10)
+             */
+            reward_multiplier: number;
+            /**
+             * @description who sees it (and so may fulfil it): private is the poster's alone, shared its clade's, public everyone's
+             * @default private
+             */
+            scope?: components["schemas"]["Scope"];
+        };
+        /** BountyMatchIn */
+        BountyMatchIn: {
+            /**
+             * Stable Skill Id
+             * @description the caller's skill whose newest version fulfils the bounty
+             */
+            stable_skill_id: string;
+        };
+        /**
          * Brief
          * @description A record a rollback undoes or rolls over, in brief.
          */
@@ -3535,6 +3708,10 @@ export interface components {
             curiosity_boost?: number | null;
             /** Verified By */
             verified_by?: string | null;
+            /** Verified Key Id */
+            verified_key_id?: string | null;
+            /** Verified At */
+            verified_at?: number | null;
             /** Bounty Match Id */
             bounty_match_id?: string | null;
             /** Bounty Priority Boost */
@@ -4919,7 +5096,7 @@ export interface components {
             zeigarnik?: number | null;
             /**
              * Governance
-             * @description the crystal's epistemic layer and priority: x1.02 for a directive, x(1 + 0.02 x priority / 100)
+             * @description the crystal's epistemic layer, priority and bounty: x1.02 for a directive, x(1 + 0.02 x priority / 100), x(1 + 0.02 x (its matched bounty's reward multiplier - 1))
              */
             governance?: number | null;
             /**
@@ -5591,6 +5768,10 @@ export interface components {
             curiosity_boost?: number | null;
             /** Verified By */
             verified_by?: string | null;
+            /** Verified Key Id */
+            verified_key_id?: string | null;
+            /** Verified At */
+            verified_at?: number | null;
             /** Bounty Match Id */
             bounty_match_id?: string | null;
             /** Bounty Priority Boost */
@@ -6701,6 +6882,10 @@ export interface components {
             curiosity_boost?: number | null;
             /** Verified By */
             verified_by?: string | null;
+            /** Verified Key Id */
+            verified_key_id?: string | null;
+            /** Verified At */
+            verified_at?: number | null;
             /** Bounty Match Id */
             bounty_match_id?: string | null;
             /** Bounty Priority Boost */
@@ -6805,12 +6990,72 @@ export interface components {
             scarcity: number;
             /** Price Usdc */
             price_usdc: number | null;
+            /**
+             * Verified
+             * @default false
+             */
+            verified?: boolean;
+        };
+        /**
+         * ManagementNode
+         * @description A management node's key as stored: its id (mn- and the first 16 hex of the key's sha-256), the key (base64),
+         *     its name, when it was registered and, once revoked, when.
+         */
+        ManagementNode: {
+            /** Id */
+            id: string;
+            /** Public Key */
+            public_key: string;
+            /** Name */
+            name?: string | null;
+            /** Created At */
+            created_at: number;
+            /** Valid From */
+            valid_from?: number | null;
+            /** Valid Until */
+            valid_until?: number | null;
+            /** Revoked At */
+            revoked_at?: number | null;
+            /** Audit Id */
+            audit_id?: string | null;
+        };
+        /** ManagementNodeIn */
+        ManagementNodeIn: {
+            /**
+             * Public Key
+             * @description the management node's Ed25519 public key: 32 bytes, base64
+             */
+            public_key: string;
+            /**
+             * Name
+             * @description what the node is, for people
+             */
+            name?: string | null;
         };
         /**
          * MarketRegime
          * @enum {string}
          */
         MarketRegime: "bull" | "bear" | "sideways" | "high_vol" | "low_vol" | "crisis";
+        /**
+         * Matched
+         * @description A bounty fulfilled: the bounty (closed), the skill's version that fulfilled it and what it now carries.
+         */
+        Matched: {
+            bounty: components["schemas"]["Bounty"];
+            /** Crystal Id */
+            crystal_id: string;
+            /** Stable Skill Id */
+            stable_skill_id: string;
+            /** Bounty Match Id */
+            bounty_match_id: string;
+            /** Bounty Priority Boost */
+            bounty_priority_boost: number;
+            /** Bounty Matches */
+            bounty_matches: number;
+            /** Audit Id */
+            audit_id: string;
+        };
         /** Me */
         Me: {
             /** Key Id */
@@ -9519,6 +9764,10 @@ export interface components {
             curiosity_boost?: number | null;
             /** Verified By */
             verified_by?: string | null;
+            /** Verified Key Id */
+            verified_key_id?: string | null;
+            /** Verified At */
+            verified_at?: number | null;
             /** Bounty Match Id */
             bounty_match_id?: string | null;
             /** Bounty Priority Boost */
@@ -10160,6 +10409,43 @@ export interface components {
          * @enum {string}
          */
         Verb: "CREATE" | "EDIT" | "APPEND" | "DELETE" | "ARCHIVE" | "MERGE" | "REVERT" | "DECAY" | "RENAME" | "PROPOSE" | "COMMIT" | "REJECT" | "ALERT";
+        /**
+         * Verified
+         * @description An endorsement accepted: the crystal, the endorsing key (base64) and its id, when, and the audit record (none
+         *     when the crystal was verified by that key already: nothing written).
+         */
+        Verified: {
+            /** Id */
+            id: string;
+            /** Is Verified */
+            is_verified: boolean;
+            /** Verified By */
+            verified_by: string;
+            /** Key Id */
+            key_id: string;
+            /** At */
+            at: number;
+            /** Audit Id */
+            audit_id: string | null;
+        };
+        /** VerifyIn */
+        VerifyIn: {
+            /**
+             * Signature
+             * @description the management node's Ed25519 signature (64 bytes, base64) over the crystal's content hash: its 64 hex characters (GET /crystals/{id} content_hash) as ASCII bytes
+             */
+            signature: string;
+            /**
+             * Key Id
+             * @description the endorsing management node's id (POST /management-nodes answers it)
+             */
+            key_id?: string | null;
+            /**
+             * Public Key
+             * @description or its Ed25519 public key (base64)
+             */
+            public_key?: string | null;
+        };
         /** VersionIn */
         VersionIn: {
             /**
@@ -15589,6 +15875,256 @@ export interface operations {
             };
             /** @description the endpoint is off (GRIMOIRE_PROMETHEUS=false) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_management_nodes_management_nodes_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementNode"][];
+                };
+            };
+        };
+    };
+    register_management_node_management_nodes_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ManagementNodeIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementNode"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revoke_management_node_management_nodes__node_id__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                node_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ManagementNode"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    verify_crystal_crystals__crystal_id__verify_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crystal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["VerifyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Verified"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    list_bounties_bounties_get: {
+        parameters: {
+            query?: {
+                status?: ("open" | "closed") | null;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bounty"][];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    post_bounty_bounties_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BountyIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bounty"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    get_bounty_bounties__bounty_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bounty_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Bounty"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    match_bounty_bounties__bounty_id__match_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                bounty_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BountyMatchIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Matched"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

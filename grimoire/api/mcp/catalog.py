@@ -319,6 +319,12 @@ TOOLS: tuple[ToolSpec, ...] = (
       "its outcome.", "write"),
     R("deprecate_skill", "POST /skills/{stable_id}/deprecate", "Deprecate a skill (kept, no longer offered).",
       "destructive", idempotent=True),
+    R("post_bounty", "POST /bounties", "Post a bounty: what you need a skill for, a reward multiplier (1 to 10) "
+      "and who sees it (private, shared with your clade, public).", "write"),
+    R("list_bounties", "GET /bounties", "The open bounties you can see (status=closed for fulfilled ones)."),
+    R("get_bounty", "GET /bounties/{bounty_id}", "One bounty you can see."),
+    R("match_bounty", "POST /bounties/{bounty_id}/match", "Fulfil another agent's open bounty with your skill: "
+      "the bounty closes and your skill carries its reward multiplier (and a higher demand price).", "write"),
 )
 
 # Routes with no tool, and why. Each names where its capability is for an MCP client.
@@ -339,6 +345,13 @@ EXCLUDED: dict[str, str] = {
                                  "episodes.enrich job does moments after every ingest: REST only",
     "POST /audit/fold": "the admin's upkeep of the trail, which the daily audit.retention job does: REST and "
                         "`grimoire audit fold`",
+    "POST /management-nodes": "the admin registers a management node's key (the control plane): REST only",
+    "GET /management-nodes": "the control plane's management node keys, for the admin and the nodes' operators: "
+                             "REST only",
+    "DELETE /management-nodes/{node_id}": "the admin revokes a management node's key (the control plane): REST only",
+    "POST /crystals/{crystal_id}/verify": "a management node's signed endorsement, presented by its operator with "
+                                          "the crystal owner's key (the control plane): REST only; get_crystal "
+                                          "shows is_verified",
     "GET /metrics/prometheus": "the operator's Prometheus scrape (the admin's key; text exposition for a scraper, "
                                "not an agent's tool)",
 }

@@ -7,6 +7,7 @@ from grimoire.api.routes import (
     agents,
     analytics,
     audit,
+    bounties,
     causal,
     context,
     crystals,
@@ -36,4 +37,5 @@ ROUTERS: tuple[APIRouter, ...] = (
     retrieve.router, memory.router, workspace.router, audit.router, proposals.router, analytics.router,
     mental_models.router, hooks.router, metrics.router, events.router, scheduler.router, learning.router,
     context.router, crystals.router, hormones.router, skills.router, limits.router, prometheus.router,
+    bounties.router,
 )

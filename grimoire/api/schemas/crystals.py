@@ -67,3 +67,32 @@ class WeatherIn(StrictModel):
 
 class CrystalsTrustIn(StrictModel):
     level: TrustLevel
+
+
+class ManagementNodeIn(StrictModel):
+    public_key: Annotated[str, Field(min_length=40, max_length=64)] = Field(
+        description="the management node's Ed25519 public key: 32 bytes, base64")
+    name: ShortText | None = Field(default=None, description="what the node is, for people")
+
+
+class VerifyIn(StrictModel):
+    signature: Annotated[str, Field(min_length=80, max_length=100)] = Field(
+        description="the management node's Ed25519 signature (64 bytes, base64) over the crystal's content hash: "
+                    "its 64 hex characters (GET /crystals/{id} content_hash) as ASCII bytes")
+    key_id: Annotated[str, Field(pattern=ID_PATTERN)] | None = Field(
+        default=None, description="the endorsing management node's id (POST /management-nodes answers it)")
+    public_key: Annotated[str, Field(min_length=40, max_length=64)] | None = Field(
+        default=None, description="or its Ed25519 public key (base64)")
+
+
+class BountyIn(StrictModel):
+    text: Annotated[str, Field(min_length=1, max_length=MAX_TEXT)] = Field(description="what the bounty asks for")
+    reward_multiplier: Annotated[float, Field(ge=1.0, le=10.0)] = Field(
+        description="the reward multiplier a skill that fulfils it takes as its bounty priority boost (1 to 10)")
+    scope: Scope = Field(default=Scope.private, description="who sees it (and so may fulfil it): private is the "
+                                                             "poster's alone, shared its clade's, public everyone's")
+
+
+class BountyMatchIn(StrictModel):
+    stable_skill_id: Annotated[str, Field(pattern=ID_PATTERN)] = Field(
+        description="the caller's skill whose newest version fulfils the bounty")

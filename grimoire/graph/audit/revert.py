@@ -86,6 +86,8 @@ class NodeLabel(StrEnum):
     ContextMutation = "ContextMutation"
     AgentHormones = "AgentHormones"
     NetworkWeather = "NetworkWeather"
+    ManagementNode = "ManagementNode"  # a management node's Ed25519 key (graph/crystals/endorsements.py)
+    Bounty = "Bounty"                  # graph/crystals/bounties.py
 
 
 class RelationshipType(StrEnum):

@@ -45,6 +45,8 @@ class Versioned(StrEnum):
     Episode = "Episode"  # a crystal's lifecycle and governance (graph/crystals/): its text never changes
     AgentHormones = "AgentHormones"
     NetworkWeather = "NetworkWeather"
+    ManagementNode = "ManagementNode"  # its revocation
+    Bounty = "Bounty"  # its closing by a match
 
 
 # What says which state an item is in, and when that moved: bookkeeping of the chain, not the item's content

@@ -71,6 +71,11 @@ VERBS: dict[str, Verb] = {
     "skill.crystallize": Verb.EDIT,
     "skill.execution": Verb.EDIT,
     "skill.deprecate": Verb.EDIT,
+    "crystal.verify": Verb.EDIT,                  # a management node's Ed25519 endorsement of a knowledge crystal
+    "management_node.register": Verb.CREATE,      # the admin registered a management node's public key
+    "management_node.revoke": Verb.ARCHIVE,       # ... and revoked it: no new endorsements by it
+    "bounty.post": Verb.CREATE,
+    "bounty.match": Verb.EDIT,                    # a skill fulfilled a bounty: the bounty closed, the skill boosted
     "hormones.event": Verb.EDIT,
     "hormones.network_override": Verb.EDIT,
     "agent.trust_level": Verb.EDIT,

@@ -6,7 +6,10 @@ and a 60% success rate).
 - demand = 1 + ln(unique buyers + bounty matches + 1) × 0.1;
 - reputation = the publishing agent's peer reputation (1.0 unless set);
 - scarcity = 1.5 for a rare category (the only skill of its category the caller sees), 1.2 for an uncommon one (2 to 4),
-  1.0 for a common one."""
+  1.0 for a common one.
+
+The listing also says whether a management node endorsed the skill (`verified`); the document gives the
+endorsement no price effect, so it has none."""
 
 from __future__ import annotations
 
@@ -47,6 +50,7 @@ class Listing(BaseModel):
     reputation: float
     scarcity: float
     price_usdc: float | None
+    verified: bool = False  # endorsed by a management node (graph/crystals/endorsements.py): shown, not priced
 
 
 def scarcity(in_category: int, config: PricingConfig = PricingConfig()) -> float:
@@ -75,4 +79,4 @@ def price(skill: Mapping[str, Any], *, in_category: int = 1, reputation: float =
     return Listing(listed=listed, gates=gates, executions=executions, success_rate=round(rate, 6),
                    avg_reward_score=round((reward + 1.0) / 2.0, 6) if executions else 0.0,
                    quality=round(quality, 6), demand=round(demand, 6), reputation=reputation, scarcity=scarce,
-                   price_usdc=round(value, 8) if listed else None)
+                   price_usdc=round(value, 8) if listed else None, verified=bool(skill.get("is_verified")))

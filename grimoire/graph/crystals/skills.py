@@ -269,14 +269,14 @@ def search(db: Database, embedder: Embedder, query: str, perspective: Perspectiv
                               candidates=max(100, k * 10), k=k, **visibility.params())]
 
 
-def _latest(tx: Tx, stable_id: str, visibility: Visibility) -> tuple[Skill, list[str]]:
+def latest(tx: Tx, stable_id: str, visibility: Visibility) -> tuple[Skill, list[str]]:
     """The skill's newest version the caller owns, locked, and its kinds."""
     row = tx.run(cypher.query("crystals/skill_latest_lock"), stable_id=stable_id, viewer=visibility.viewer,
                  admin=visibility.admin).single()
     if row is None:
         raise SkillNotFound(stable_id)
-    latest = LatestSkillRow.model_validate(dict(row))
-    return latest.skill, latest.kinds
+    found = LatestSkillRow.model_validate(dict(row))
+    return found.skill, found.kinds
 
 
 def record_execution(db: Database, stable_id: str, *, success: bool, reward: float, actor: str,
@@ -287,7 +287,7 @@ def record_execution(db: Database, stable_id: str, *, success: bool, reward: flo
     now = now_ms()
 
     def work(tx: Tx) -> None:
-        skill, kinds = _latest(tx, stable_id, visibility)
+        skill, kinds = latest(tx, stable_id, visibility)
         audit = Audit(action="skill.execution", actor=actor, agent_id=skill.agent_id, at=now)
         steps = store.keep(tx, {skill.id: kinds}, audit, "executed")
         tx.run(cypher.query("crystals/skill_execution"), stable_id=stable_id, version=skill.skill_version,
@@ -312,7 +312,7 @@ def deprecate(db: Database, stable_id: str, replaced_by: str, *, actor: str,
     now = now_ms()
 
     def work(tx: Tx) -> Deprecated:
-        skill, kinds = _latest(tx, stable_id, visibility)
+        skill, kinds = latest(tx, stable_id, visibility)
         audit = Audit(action="skill.deprecate", actor=actor, agent_id=skill.agent_id, at=now)
         steps = store.keep(tx, {skill.id: kinds}, audit, "deprecated")
         tx.run(cypher.query("crystals/skill_deprecate"), stable_id=stable_id, version=skill.skill_version,

@@ -74,7 +74,9 @@ class CrystalFields(BaseModel):
     last_dreamed_at: int | None = None
     last_ripple_count: int | None = None      # Poisson-sampled when the dream path last replayed it
     curiosity_boost: float | None = None      # set at indexing: an entry's novelty, 0 otherwise
-    verified_by: str | None = None            # the management node's key that endorsed it
+    verified_by: str | None = None            # the management node's key (base64) that endorsed it
+    verified_key_id: str | None = None        # that node's id (graph/crystals/endorsements.py)
+    verified_at: int | None = None
     bounty_match_id: str | None = None        # the bounty it fulfilled
     bounty_priority_boost: float | None = None  # that bounty's reward multiplier (1.0 without one)
     provenance_chain: list[str] | None = None  # the agents it passed through, its author first

@@ -13,7 +13,8 @@ from typing import Any, Literal
 Kind = Literal["episode", "entry"]
 _PROPS = (".id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, "
           ".confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, "
-          ".is_bloodstain, .epistemic_layer, .priority, .gain, .scope, .clade, .level, .interrupted")
+          ".is_bloodstain, .epistemic_layer, .priority, .bounty_priority_boost, .gain, .scope, .clade, .level, "
+          ".interrupted")
 ITEM_PROJECTION = f"CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {{{_PROPS}}} AS item"
 """What every backend statement returns of an item (`from_row` reads it; tests/unit/test_cypher_contract.py holds
 the copies in cypher/retrieval/ to it)."""
@@ -51,6 +52,7 @@ class Candidate:
     gain: float | None = None
     epistemic_layer: str | None = None    # the crystal's: a directive ranks above inferred knowledge
     priority: int | None = None           # its governance priority, 0..100
+    bounty_priority_boost: float | None = None  # the reward multiplier of the bounty it fulfilled (1: none)
     embedding: list[float] | None = None  # fetched only for those that need one (items.with_embeddings)
     # What retrieval found: per backend {rank, score, and via/entity/distance/centrality for the
     # graph}, and "rrf", the fused score, for the modes that fuse.
@@ -65,7 +67,7 @@ class Candidate:
     source: str | None = None
     source_weight: float | None = None
     zeigarnik: float | None = None
-    governance: float | None = None   # the crystal's epistemic layer and priority (graph/retrieval/governance.py)
+    governance: float | None = None   # its epistemic layer, priority and bounty boost (graph/retrieval/governance.py)
     bloodstain_boost: bool = False
     mmr: float | None = None
     similar_to: str | None = None
@@ -89,4 +91,5 @@ class Candidate:
             regime=p.get("regime") or p.get("market_regime"), pad=p.get("pad"),
             is_bloodstain=bool(p.get("is_bloodstain")), gain=p.get("gain"),
             epistemic_layer=p.get("epistemic_layer"), priority=p.get("priority"),
+            bounty_priority_boost=p.get("bounty_priority_boost"),
         )

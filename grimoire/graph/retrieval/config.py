@@ -194,6 +194,9 @@ class RetrievalConfig(BaseModel):
     # no number for (graph/retrieval/governance.py): x(1 + 0.02) for a directive, x(1 + 0.02 x priority / 100).
     directive_boost: float = Field(default=0.02, ge=0, le=1)
     priority_boost: float = Field(default=0.02, ge=0, le=1)
+    # A skill that fulfilled a bounty (knowledge-crystals.md line 70, graph/crystals/bounties.py): x(1 + 0.02 x (the
+    # bounty's reward multiplier - 1)), the project's own number; 0 turns it off.
+    bounty_boost: float = Field(default=0.02, ge=0, le=1)
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
     neighbourhood: NeighbourhoodConfig = Field(default_factory=NeighbourhoodConfig)

@@ -35,8 +35,9 @@ class Explanation(BaseModel):
         default=None, description="x1.0 own and core, x0.8 clade, x0.5 outside the clade")
     zeigarnik: float | None = Field(default=None, description="the Zeigarnik boost: x1.2 for an interrupted episode")
     governance: float | None = Field(
-        default=None, description="the crystal's epistemic layer and priority: x1.02 for a directive, "
-                                  "x(1 + 0.02 x priority / 100)")
+        default=None, description="the crystal's epistemic layer, priority and bounty: x1.02 for a directive, "
+                                  "x(1 + 0.02 x priority / 100), x(1 + 0.02 x (its matched bounty's reward "
+                                  "multiplier - 1))")
     mmr: float | None = Field(description="the maximal marginal relevance value it was picked with")
     cut: str | None = Field(description="why it was cut, for a cut item")
 

@@ -6,7 +6,8 @@
 2. the knowledge weighting hierarchy (graph/retrieval/weighting.py): x1.0 own, x0.8 clade, x0.5
    from outside the clade, for the caller's agent;
 3. the Zeigarnik boost (graph/retrieval/zeigarnik.py): x1.2 for an interrupted episode;
-4. the crystal's governance (graph/retrieval/governance.py): x1.02 for a directive, x(1 + 0.02 x priority / 100).
+4. the crystal's governance (graph/retrieval/governance.py): x1.02 for a directive, x(1 + 0.02 x priority / 100),
+   x(1 + 0.02 x (the matched bounty's reward multiplier - 1)).
 
 final = (blend of the mode's score with the overlap) x source weight x Zeigarnik boost x governance (for a
 negative score, a weight under 1 still lowers it: weighting.scaled). Each candidate keeps what each
@@ -49,7 +50,7 @@ def finish(ctx: Context, found: list[Candidate]) -> list[Candidate]:
             score = weighting.scaled(score, c.source_weight)
         c.zeigarnik = zeigarnik.boost(c, cfg.zeigarnik_boost)
         score = weighting.scaled(score, c.zeigarnik)
-        c.governance = governance.boost(c, cfg.directive_boost, cfg.priority_boost)
+        c.governance = governance.boost(c, cfg.directive_boost, cfg.priority_boost, cfg.bounty_boost)
         c.score = weighting.scaled(score, c.governance)
     found.sort(key=lambda c: (-(c.score or 0.0), c.id))
     ctx.clock.lap("final")

@@ -384,6 +384,62 @@ class BlockOut(BaseModel):
     )
 
 
+class Bounty(BaseModel):
+    """
+    A bounty as stored: open from valid_from until a skill fulfils it (valid_until, closed_at and the match).
+    """
+
+    id: str = Field(..., title='Id')
+    agent_id: str = Field(..., title='Agent Id')
+    clade: str | None = Field(None, title='Clade')
+    scope: str = Field(..., title='Scope')
+    requested_scope: str | None = Field(None, title='Requested Scope')
+    sensitivity: str | None = Field(None, title='Sensitivity')
+    text: str = Field(..., title='Text')
+    reward_multiplier: float = Field(..., title='Reward Multiplier')
+    status: Literal['open', 'closed'] = Field(..., title='Status')
+    valid_from: int = Field(..., title='Valid From')
+    valid_until: int | None = Field(None, title='Valid Until')
+    recorded_at: int = Field(..., title='Recorded At')
+    closed_at: int | None = Field(None, title='Closed At')
+    matched_crystal_id: str | None = Field(None, title='Matched Crystal Id')
+    matched_skill_id: str | None = Field(None, title='Matched Skill Id')
+    matched_by: str | None = Field(None, title='Matched By')
+    audit_id: str | None = Field(None, title='Audit Id')
+
+
+class BountyIn(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    text: constr(min_length=1, max_length=20000) = Field(
+        ..., description='what the bounty asks for', title='Text'
+    )
+    reward_multiplier: confloat(ge=1.0, le=10.0) = Field(
+        ...,
+        description='the reward multiplier a skill that fulfils it takes as its bounty priority boost (1 to 10)',
+        title='Reward Multiplier',
+    )
+    scope: Literal['private', 'shared', 'public'] | None = Field(
+        'private',
+        description="who sees it (and so may fulfil it): private is the poster's alone, shared its clade's, public everyone's",
+        title='Scope',
+    )
+
+
+class BountyMatchIn(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    stable_skill_id: constr(pattern=r'^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$') = (
+        Field(
+            ...,
+            description="the caller's skill whose newest version fulfils the bounty",
+            title='Stable Skill Id',
+        )
+    )
+
+
 class Brief(BaseModel):
     """
     A record a rollback undoes or rolls over, in brief.
@@ -741,6 +797,8 @@ class Crystal(BaseModel):
     last_ripple_count: int | None = Field(None, title='Last Ripple Count')
     curiosity_boost: float | None = Field(None, title='Curiosity Boost')
     verified_by: str | None = Field(None, title='Verified By')
+    verified_key_id: str | None = Field(None, title='Verified Key Id')
+    verified_at: int | None = Field(None, title='Verified At')
     bounty_match_id: str | None = Field(None, title='Bounty Match Id')
     bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
     provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
@@ -1851,7 +1909,7 @@ class Explanation(BaseModel):
     )
     governance: float | None = Field(
         None,
-        description="the crystal's epistemic layer and priority: x1.02 for a directive, x(1 + 0.02 x priority / 100)",
+        description="the crystal's epistemic layer, priority and bounty: x1.02 for a directive, x(1 + 0.02 x priority / 100), x(1 + 0.02 x (its matched bounty's reward multiplier - 1))",
         title='Governance',
     )
     mmr: float | None = Field(
@@ -2338,6 +2396,8 @@ class FoundSkill(BaseModel):
     last_ripple_count: int | None = Field(None, title='Last Ripple Count')
     curiosity_boost: float | None = Field(None, title='Curiosity Boost')
     verified_by: str | None = Field(None, title='Verified By')
+    verified_key_id: str | None = Field(None, title='Verified Key Id')
+    verified_at: int | None = Field(None, title='Verified At')
     bounty_match_id: str | None = Field(None, title='Bounty Match Id')
     bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
     provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
@@ -3191,6 +3251,8 @@ class ListedSkill(BaseModel):
     last_ripple_count: int | None = Field(None, title='Last Ripple Count')
     curiosity_boost: float | None = Field(None, title='Curiosity Boost')
     verified_by: str | None = Field(None, title='Verified By')
+    verified_key_id: str | None = Field(None, title='Verified Key Id')
+    verified_at: int | None = Field(None, title='Verified At')
     bounty_match_id: str | None = Field(None, title='Bounty Match Id')
     bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
     provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
@@ -3247,6 +3309,51 @@ class Listing(BaseModel):
     reputation: float = Field(..., title='Reputation')
     scarcity: float = Field(..., title='Scarcity')
     price_usdc: float | None = Field(..., title='Price Usdc')
+    verified: bool | None = Field(False, title='Verified')
+
+
+class ManagementNode(BaseModel):
+    """
+    A management node's key as stored: its id (mn- and the first 16 hex of the key's sha-256), the key (base64),
+    its name, when it was registered and, once revoked, when.
+    """
+
+    id: str = Field(..., title='Id')
+    public_key: str = Field(..., title='Public Key')
+    name: str | None = Field(None, title='Name')
+    created_at: int = Field(..., title='Created At')
+    valid_from: int | None = Field(None, title='Valid From')
+    valid_until: int | None = Field(None, title='Valid Until')
+    revoked_at: int | None = Field(None, title='Revoked At')
+    audit_id: str | None = Field(None, title='Audit Id')
+
+
+class ManagementNodeIn(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    public_key: constr(min_length=40, max_length=64) = Field(
+        ...,
+        description="the management node's Ed25519 public key: 32 bytes, base64",
+        title='Public Key',
+    )
+    name: constr(min_length=1, max_length=200) | None = Field(
+        None, description='what the node is, for people', title='Name'
+    )
+
+
+class Matched(BaseModel):
+    """
+    A bounty fulfilled: the bounty (closed), the skill's version that fulfilled it and what it now carries.
+    """
+
+    bounty: Bounty
+    crystal_id: str = Field(..., title='Crystal Id')
+    stable_skill_id: str = Field(..., title='Stable Skill Id')
+    bounty_match_id: str = Field(..., title='Bounty Match Id')
+    bounty_priority_boost: float = Field(..., title='Bounty Priority Boost')
+    bounty_matches: int = Field(..., title='Bounty Matches')
+    audit_id: str = Field(..., title='Audit Id')
 
 
 class Me(BaseModel):
@@ -5310,6 +5417,8 @@ class Skill(BaseModel):
     last_ripple_count: int | None = Field(None, title='Last Ripple Count')
     curiosity_boost: float | None = Field(None, title='Curiosity Boost')
     verified_by: str | None = Field(None, title='Verified By')
+    verified_key_id: str | None = Field(None, title='Verified Key Id')
+    verified_at: int | None = Field(None, title='Verified At')
     bounty_match_id: str | None = Field(None, title='Bounty Match Id')
     bounty_priority_boost: float | None = Field(None, title='Bounty Priority Boost')
     provenance_chain: list[str] | None = Field(None, title='Provenance Chain')
@@ -5805,6 +5914,39 @@ class Verb(
 ):
     root: Literal['CREATE', 'EDIT', 'APPEND', 'DELETE', 'ARCHIVE', 'MERGE', 'REVERT', 'DECAY', 'RENAME', 'PROPOSE', 'COMMIT', 'REJECT', 'ALERT'] = (
         Field(..., title='Verb')
+    )
+
+
+class Verified(BaseModel):
+    """
+    An endorsement accepted: the crystal, the endorsing key (base64) and its id, when, and the audit record (none
+    when the crystal was verified by that key already: nothing written).
+    """
+
+    id: str = Field(..., title='Id')
+    is_verified: bool = Field(..., title='Is Verified')
+    verified_by: str = Field(..., title='Verified By')
+    key_id: str = Field(..., title='Key Id')
+    at: int = Field(..., title='At')
+    audit_id: str | None = Field(..., title='Audit Id')
+
+
+class VerifyIn(BaseModel):
+    model_config = ConfigDict(
+        extra='forbid',
+    )
+    signature: constr(min_length=80, max_length=100) = Field(
+        ...,
+        description="the management node's Ed25519 signature (64 bytes, base64) over the crystal's content hash: its 64 hex characters (GET /crystals/{id} content_hash) as ASCII bytes",
+        title='Signature',
+    )
+    key_id: constr(pattern=r'^[A-Za-z0-9][A-Za-z0-9:._\-]{0,127}$') | None = Field(
+        None,
+        description="the endorsing management node's id (POST /management-nodes answers it)",
+        title='Key Id',
+    )
+    public_key: constr(min_length=40, max_length=64) | None = Field(
+        None, description='or its Ed25519 public key (base64)', title='Public Key'
     )
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 from grimoire.client.base import Request
-from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EnrichmentRun, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Replayable, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
+from grimoire.client.models import AgentIn, AgentOut, AlertRecord, Analysis, AnalysisIn, AppendIn, Archived, AssembleIn, Assembly, Attribution, AuditDigest, Belief, Bounty, BountyIn, BountyMatchIn, Cascade, CascadeIn, CausalGraph, CausalHit, CausalLinkOut, CausalOutcomeIn, CompactIn, CompactState, ContextFeedbackIn, CoreOut, CriticalChanges, Crystal, CrystallizeIn, Crystallized, CrystalsTrustIn, Curiosity, CuriosityIn, CycleIn, CycleOut, CycleReportOut, DecisionIn, DecisionOut, DeprecateIn, Deprecated, EditIn, EditOut, EnrichmentRun, EntitiesIn, EntityIds, EntityLag, EntityPage, EntryBatch, EntryForked, EntryIn, EntryOut, EntryOutcomeIn, EntryVersionOut, EpisodeBatch, EpisodeIn, EpisodeOut, ErasureReceipt, EventOut, ExecutionIn, FactAbout, FactVersion, FactsAsserted, FactsIn, FeedbackDecision, FeedbackOut, Folded, ForgetIn, ForgetPreview, ForgetPreviewIn, Forgotten, ForkIn, Forked, FoundSkill, Health, Hit, HormoneEventIn, HormoneLevels, IdsIn, ImportOut, Imported, IngestOut, Inherited, InvalidateIn, Invalidated, ItemChanges, ItemHistory, Jobs, KHopEntity, KHopIn, KeyIn, KeyOut, LimitsIn, LimitsOut, LineIn, LinksIn, LinksMade, ListedSkill, ManagementNode, ManagementNodeIn, Matched, Me, Memory, MemoryVersionOut, MentalModelOut, MergeIn, Merged, MessageIn, MessageOut, MetricsOut, Mutation, NetworkOverride, NewVersion, OperationOut, PassSummary, PinIn, Policy, PolicyDelta, PolicyIn, PolicyRevision, Preassembled, Proposal, ProposalDecisionIn, ProposalIn, ProposalsTrustIn, ProvenanceNode, ProvenanceTree, Recalibrated, RecallAnswer, Recorded, ReflectIn, Reflection, ReflectionOut, ReinforceIn, Reinforced, RelatedEpisode, ReplaceIn, Replayable, Resolved, ResolvedEntity, Restored, RetrievalRequest, RetrievalResult, RetrieveFeedbackIn, ReviewModeIn, ReviewModeSet, RevokedKey, RollbackDone, RollbackIn, RollbackPlan, Run, RunAccepted, SamplesIn, SamplesRecorded, ScopeIn, SearchIn, SeriesOut, SessionEnded, SessionStart, SituationIn, SkillVersions, Staged, StoredDecisionOut, StrategyImportIn, StrategyImported, StrategyOut, StrategyPackageOut, TopologyPath, TrailRecord, Transition, TransitionIn, Trust, TrustSet, TurnIn, TurnWritten, Unchanged, Verified, VerifyIn, VersionIn, VisibleCounts, Weather, WeatherEnded, WeatherIn, WeightsOut, Workspace, WrittenRun
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -23,6 +23,7 @@ def paged(fn: F) -> F:
 ROUTES: dict[str, str] = {
     'DELETE /hormones/network': 'end_network_weather',
     'DELETE /keys/{key_id}': 'revoke_key',
+    'DELETE /management-nodes/{node_id}': 'revoke_management_node',
     'GET /admission/decisions/{decision_id}': 'get_admission_decision',
     'GET /agents': 'list_agents',
     'GET /agents/me': 'whoami',
@@ -69,6 +70,8 @@ ROUTES: dict[str, str] = {
     'GET /analytics/runs/{run_id}': 'get_analysis_run',
     'GET /audit': 'list_all_audit',
     'GET /audit/digests': 'all_audit_digests',
+    'GET /bounties': 'list_bounties',
+    'GET /bounties/{bounty_id}': 'get_bounty',
     'GET /causal/{entry_id}/causes': 'causes_of',
     'GET /causal/{entry_id}/consequences': 'consequences_of',
     'GET /crystals/{crystal_id}': 'get_crystal',
@@ -92,6 +95,7 @@ ROUTES: dict[str, str] = {
     'GET /facts/{fact_id}': 'get_fact_history',
     'GET /health': 'service_health',
     'GET /hormones/network': 'get_network_weather',
+    'GET /management-nodes': 'list_management_nodes',
     'GET /mental-models': 'list_mental_models',
     'GET /metrics': 'get_metrics',
     'GET /metrics/prometheus': 'prometheus',
@@ -140,12 +144,15 @@ ROUTES: dict[str, str] = {
     'POST /analytics/cascade': 'cascade',
     'POST /analytics/{algorithm}': 'run_analysis',
     'POST /audit/fold': 'fold_audit',
+    'POST /bounties': 'post_bounty',
+    'POST /bounties/{bounty_id}/match': 'match_bounty',
     'POST /causal/links': 'link_cause',
     'POST /causal/links/{link_id}/outcome': 'confirm_link',
     'POST /crystals/consolidate': 'consolidate_crystals',
     'POST /crystals/merge': 'merge_crystals',
     'POST /crystals/{crystal_id}/fork': 'fork_crystal',
     'POST /crystals/{crystal_id}/lifecycle': 'crystal_lifecycle',
+    'POST /crystals/{crystal_id}/verify': 'verify_crystal',
     'POST /crystals/{crystal_id}/versions': 'crystal_new_version',
     'POST /curator/cycles': 'run_curator_cycle',
     'POST /entities': 'upsert_entities',
@@ -163,6 +170,7 @@ ROUTES: dict[str, str] = {
     'POST /facts/{fact_id}/invalidate': 'invalidate_fact',
     'POST /hooks/after_turn': 'after_turn',
     'POST /hooks/before_compact': 'before_compact',
+    'POST /management-nodes': 'register_management_node',
     'POST /metrics/samples': 'record_metric_samples',
     'POST /retrieve': 'retrieve_memory',
     'POST /retrieve/feedback': 'retrieval_feedback',
@@ -416,6 +424,10 @@ class Routes:
         """A written run with its results (GET /analytics/runs/{run_id})"""
         return self._send(Request('GET', '/analytics/runs/{run_id}', {'run_id': run_id}, {'limit': limit}, None, WrittenRun, None))
 
+    def get_bounty(self, bounty_id: str) -> Bounty:
+        """A bounty the key sees (GET /bounties/{bounty_id})"""
+        return self._send(Request('GET', '/bounties/{bounty_id}', {'bounty_id': bounty_id}, {}, None, Bounty, None))
+
     def get_causal_graph(self, agent_id: str) -> CausalGraph:
         """An agent's causal graph with its entries (the agent or an admin) (GET /agents/{agent_id}/causal-graph)"""
         return self._send(Request('GET', '/agents/{agent_id}/causal-graph', {'agent_id': agent_id}, {}, None, CausalGraph, None))
@@ -554,6 +566,10 @@ class Routes:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
         return self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
+    def list_bounties(self, *, status: str | None = 'open', limit: int = 100) -> list[Bounty]:
+        """The bounties the key sees, newest first: open ones unless status says otherwise (GET /bounties)"""
+        return self._send(Request('GET', '/bounties', {}, {'status': status, 'limit': limit}, None, list[Bounty], None))
+
     def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[FeedbackDecision]:
         """The agent's decision records (Loop 1), newest first: what was injected and referenced, the outcome, cost and missing context (GET /agents/{agent_id}/context/decisions)"""
         return self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[FeedbackDecision], None))
@@ -583,6 +599,10 @@ class Routes:
     def list_keys(self, agent_id: str) -> list[KeyOut]:
         """An agent's keys (never the secrets) (GET /agents/{agent_id}/keys)"""
         return self._send(Request('GET', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, None, list[KeyOut], None))
+
+    def list_management_nodes(self) -> list[ManagementNode]:
+        """The management nodes' keys, revoked ones too (public keys: the same for every caller) (GET /management-nodes)"""
+        return self._send(Request('GET', '/management-nodes', {}, {}, None, list[ManagementNode], None))
 
     @paged
     def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[Memory]:
@@ -625,6 +645,10 @@ class Routes:
         """reflection-log.md: what each reflection proposed, and what was decided and applied (GET /agents/{agent_id}/reflections/log.md)"""
         return self._send(Request('GET', '/agents/{agent_id}/reflections/log.md', {'agent_id': agent_id}, {}, None, str, None))
 
+    def match_bounty(self, bounty_id: str, body: BountyMatchIn | dict[str, Any]) -> Matched:
+        """Fulfil an open bounty the key sees with its skill's newest version: the bounty closes, the skill names it, takes its reward multiplier as its bounty priority boost and counts one more bounty match (pricing's demand) (POST /bounties/{bounty_id}/match)"""
+        return self._send(Request('POST', '/bounties/{bounty_id}/match', {'bounty_id': bounty_id}, {}, body, Matched, None))
+
     def memory_md(self, agent_id: str) -> str:
         """MEMORY.md: core memory in the spec's layout (text/markdown) (GET /agents/{agent_id}/core/memory.md)"""
         return self._send(Request('GET', '/agents/{agent_id}/core/memory.md', {'agent_id': agent_id}, {}, None, str, None))
@@ -648,6 +672,10 @@ class Routes:
     def pin_critical_fact(self, agent_id: str, body: PinIn | dict[str, Any]) -> CoreOut:
         """Pin a critical fact (added when missing): it never decays and every edit keeps it (POST /agents/{agent_id}/core/critical/pin)"""
         return self._send(Request('POST', '/agents/{agent_id}/core/critical/pin', {'agent_id': agent_id}, {}, body, CoreOut, None))
+
+    def post_bounty(self, body: BountyIn | dict[str, Any]) -> Bounty:
+        """Post a bounty: its text, reward multiplier (1 to 10) and scope (POST /bounties)"""
+        return self._send(Request('POST', '/bounties', {}, {}, body, Bounty, None))
 
     def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Preassembled:
         """Build the agent's workspace ahead of its next decision (its state changed): kept, so the next assemble in this situation answers from it (POST /agents/{agent_id}/context/preassemble)"""
@@ -697,6 +725,10 @@ class Routes:
         """Register an agent (admin) (POST /agents)"""
         return self._send(Request('POST', '/agents', {}, {}, body, AgentOut, None))
 
+    def register_management_node(self, body: ManagementNodeIn | dict[str, Any]) -> ManagementNode:
+        """Register a management node's Ed25519 public key (admin); a key registered already is answered unchanged, a revoked one is not registered again (409) (POST /management-nodes)"""
+        return self._send(Request('POST', '/management-nodes', {}, {}, body, ManagementNode, None))
+
     def reinforce_memories(self, agent_id: str, body: ReinforceIn | dict[str, Any]) -> list[Reinforced]:
         """Reinforce memories (section 9.4): one more access, the last access now (POST /agents/{agent_id}/memories/reinforce)"""
         return self._send(Request('POST', '/agents/{agent_id}/memories/reinforce', {'agent_id': agent_id}, {}, body, list[Reinforced], None))
@@ -724,6 +756,10 @@ class Routes:
     def revoke_key(self, key_id: str) -> RevokedKey:
         """Revoke a key (admin, or the key's agent with a key of no less authority) (DELETE /keys/{key_id})"""
         return self._send(Request('DELETE', '/keys/{key_id}', {'key_id': key_id}, {}, None, RevokedKey, None))
+
+    def revoke_management_node(self, node_id: str) -> ManagementNode:
+        """Revoke a management node's key (admin): it endorses nothing from now on (DELETE /management-nodes/{node_id})"""
+        return self._send(Request('DELETE', '/management-nodes/{node_id}', {'node_id': node_id}, {}, None, ManagementNode, None))
 
     def rewrite_core_block(self, agent_id: str, block: str, body: ReplaceIn | dict[str, Any]) -> CoreOut:
         """Replace a core block's text (409 past the cap, saying by how many tokens) (PUT /agents/{agent_id}/core/{block})"""
@@ -824,6 +860,10 @@ class Routes:
     def upsert_entities(self, body: EntitiesIn | dict[str, Any]) -> EntityIds:
         """Create or complete entities (idempotent by canonical id) (POST /entities)"""
         return self._send(Request('POST', '/entities', {}, {}, body, EntityIds, None))
+
+    def verify_crystal(self, crystal_id: str, body: VerifyIn | dict[str, Any]) -> Verified:
+        """A management node's endorsement of a knowledge crystal (skill, task_pattern): its Ed25519 signature over the crystal's content hash sets is_verified and verified_by; a bad signature, an unknown or revoked key or a memory crystal is a 4xx and writes nothing (POST /crystals/{crystal_id}/verify)"""
+        return self._send(Request('POST', '/crystals/{crystal_id}/verify', {'crystal_id': crystal_id}, {}, body, Verified, None))
 
     def whoami(self) -> Me:
         """The principal this key acts as (GET /agents/me)"""
@@ -1066,6 +1106,10 @@ class AsyncRoutes:
         """A written run with its results (GET /analytics/runs/{run_id})"""
         return await self._send(Request('GET', '/analytics/runs/{run_id}', {'run_id': run_id}, {'limit': limit}, None, WrittenRun, None))
 
+    async def get_bounty(self, bounty_id: str) -> Bounty:
+        """A bounty the key sees (GET /bounties/{bounty_id})"""
+        return await self._send(Request('GET', '/bounties/{bounty_id}', {'bounty_id': bounty_id}, {}, None, Bounty, None))
+
     async def get_causal_graph(self, agent_id: str) -> CausalGraph:
         """An agent's causal graph with its entries (the agent or an admin) (GET /agents/{agent_id}/causal-graph)"""
         return await self._send(Request('GET', '/agents/{agent_id}/causal-graph', {'agent_id': agent_id}, {}, None, CausalGraph, None))
@@ -1204,6 +1248,10 @@ class AsyncRoutes:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
         return await self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
+    async def list_bounties(self, *, status: str | None = 'open', limit: int = 100) -> list[Bounty]:
+        """The bounties the key sees, newest first: open ones unless status says otherwise (GET /bounties)"""
+        return await self._send(Request('GET', '/bounties', {}, {'status': status, 'limit': limit}, None, list[Bounty], None))
+
     async def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[FeedbackDecision]:
         """The agent's decision records (Loop 1), newest first: what was injected and referenced, the outcome, cost and missing context (GET /agents/{agent_id}/context/decisions)"""
         return await self._send(Request('GET', '/agents/{agent_id}/context/decisions', {'agent_id': agent_id}, {'limit': limit}, None, list[FeedbackDecision], None))
@@ -1233,6 +1281,10 @@ class AsyncRoutes:
     async def list_keys(self, agent_id: str) -> list[KeyOut]:
         """An agent's keys (never the secrets) (GET /agents/{agent_id}/keys)"""
         return await self._send(Request('GET', '/agents/{agent_id}/keys', {'agent_id': agent_id}, {}, None, list[KeyOut], None))
+
+    async def list_management_nodes(self) -> list[ManagementNode]:
+        """The management nodes' keys, revoked ones too (public keys: the same for every caller) (GET /management-nodes)"""
+        return await self._send(Request('GET', '/management-nodes', {}, {}, None, list[ManagementNode], None))
 
     @paged
     async def list_memories(self, agent_id: str, *, store: str | None = None, day: str | None = None, archived: bool = False, include_archived: bool = False, offset: int = 0, limit: int = 50) -> list[Memory]:
@@ -1275,6 +1327,10 @@ class AsyncRoutes:
         """reflection-log.md: what each reflection proposed, and what was decided and applied (GET /agents/{agent_id}/reflections/log.md)"""
         return await self._send(Request('GET', '/agents/{agent_id}/reflections/log.md', {'agent_id': agent_id}, {}, None, str, None))
 
+    async def match_bounty(self, bounty_id: str, body: BountyMatchIn | dict[str, Any]) -> Matched:
+        """Fulfil an open bounty the key sees with its skill's newest version: the bounty closes, the skill names it, takes its reward multiplier as its bounty priority boost and counts one more bounty match (pricing's demand) (POST /bounties/{bounty_id}/match)"""
+        return await self._send(Request('POST', '/bounties/{bounty_id}/match', {'bounty_id': bounty_id}, {}, body, Matched, None))
+
     async def memory_md(self, agent_id: str) -> str:
         """MEMORY.md: core memory in the spec's layout (text/markdown) (GET /agents/{agent_id}/core/memory.md)"""
         return await self._send(Request('GET', '/agents/{agent_id}/core/memory.md', {'agent_id': agent_id}, {}, None, str, None))
@@ -1298,6 +1354,10 @@ class AsyncRoutes:
     async def pin_critical_fact(self, agent_id: str, body: PinIn | dict[str, Any]) -> CoreOut:
         """Pin a critical fact (added when missing): it never decays and every edit keeps it (POST /agents/{agent_id}/core/critical/pin)"""
         return await self._send(Request('POST', '/agents/{agent_id}/core/critical/pin', {'agent_id': agent_id}, {}, body, CoreOut, None))
+
+    async def post_bounty(self, body: BountyIn | dict[str, Any]) -> Bounty:
+        """Post a bounty: its text, reward multiplier (1 to 10) and scope (POST /bounties)"""
+        return await self._send(Request('POST', '/bounties', {}, {}, body, Bounty, None))
 
     async def preassemble_context(self, agent_id: str, body: AssembleIn | dict[str, Any]) -> Preassembled:
         """Build the agent's workspace ahead of its next decision (its state changed): kept, so the next assemble in this situation answers from it (POST /agents/{agent_id}/context/preassemble)"""
@@ -1347,6 +1407,10 @@ class AsyncRoutes:
         """Register an agent (admin) (POST /agents)"""
         return await self._send(Request('POST', '/agents', {}, {}, body, AgentOut, None))
 
+    async def register_management_node(self, body: ManagementNodeIn | dict[str, Any]) -> ManagementNode:
+        """Register a management node's Ed25519 public key (admin); a key registered already is answered unchanged, a revoked one is not registered again (409) (POST /management-nodes)"""
+        return await self._send(Request('POST', '/management-nodes', {}, {}, body, ManagementNode, None))
+
     async def reinforce_memories(self, agent_id: str, body: ReinforceIn | dict[str, Any]) -> list[Reinforced]:
         """Reinforce memories (section 9.4): one more access, the last access now (POST /agents/{agent_id}/memories/reinforce)"""
         return await self._send(Request('POST', '/agents/{agent_id}/memories/reinforce', {'agent_id': agent_id}, {}, body, list[Reinforced], None))
@@ -1374,6 +1438,10 @@ class AsyncRoutes:
     async def revoke_key(self, key_id: str) -> RevokedKey:
         """Revoke a key (admin, or the key's agent with a key of no less authority) (DELETE /keys/{key_id})"""
         return await self._send(Request('DELETE', '/keys/{key_id}', {'key_id': key_id}, {}, None, RevokedKey, None))
+
+    async def revoke_management_node(self, node_id: str) -> ManagementNode:
+        """Revoke a management node's key (admin): it endorses nothing from now on (DELETE /management-nodes/{node_id})"""
+        return await self._send(Request('DELETE', '/management-nodes/{node_id}', {'node_id': node_id}, {}, None, ManagementNode, None))
 
     async def rewrite_core_block(self, agent_id: str, block: str, body: ReplaceIn | dict[str, Any]) -> CoreOut:
         """Replace a core block's text (409 past the cap, saying by how many tokens) (PUT /agents/{agent_id}/core/{block})"""
@@ -1474,6 +1542,10 @@ class AsyncRoutes:
     async def upsert_entities(self, body: EntitiesIn | dict[str, Any]) -> EntityIds:
         """Create or complete entities (idempotent by canonical id) (POST /entities)"""
         return await self._send(Request('POST', '/entities', {}, {}, body, EntityIds, None))
+
+    async def verify_crystal(self, crystal_id: str, body: VerifyIn | dict[str, Any]) -> Verified:
+        """A management node's endorsement of a knowledge crystal (skill, task_pattern): its Ed25519 signature over the crystal's content hash sets is_verified and verified_by; a bad signature, an unknown or revoked key or a memory crystal is a 4xx and writes nothing (POST /crystals/{crystal_id}/verify)"""
+        return await self._send(Request('POST', '/crystals/{crystal_id}/verify', {'crystal_id': crystal_id}, {}, body, Verified, None))
 
     async def whoami(self) -> Me:
         """The principal this key acts as (GET /agents/me)"""

@@ -71,6 +71,9 @@ MEMORY_TYPES: dict[str, SemanticType] = {
 
 # A crystal's bounty priority boost before any bounty matched it: the neutral multiplier (the project's own).
 NO_BOUNTY_BOOST = 1.0
+# The largest reward multiplier a bounty offers (graph/crystals/bounties.py), the project's own bound: retrieval's
+# bounty boost is at most x(1 + 0.02 x 9) (graph/retrieval/governance.py).
+MAX_BOUNTY_BOOST = 10.0
 
 
 def behavioural(text: str, *, session: bool, now: int, access_count: int = 0) -> Properties:
