@@ -532,7 +532,7 @@ DIFFERENCES: tuple[Difference, ...] = (
                "copy it away from that. The service makes no model calls of its own, so there is no reasoning "
                "depth to budget."),
 
-    Difference("crystal fields: what is not used yet", "knowledge-crystals.md", 59,
+    Difference("crystal fields: how they are set and read", "knowledge-crystals.md", 59,
                "curiosity boost, last ripple count (for spaced repetition), verification and bounty fields, "
                "priority read by retrieval and consolidation (lines 59-70, 118-121)",
                "every field is kept on the node and shown by GET /crystals/{id}: the curiosity boost set at "
@@ -542,12 +542,14 @@ DIFFERENCES: tuple[Difference, ...] = (
                "are set by a management node's Ed25519 signature over a knowledge crystal's content hash (POST "
                "/crystals/{id}/verify, keys the admin registers at /management-nodes) and the bounty fields by a "
                "skill fulfilling a bounty (POST /bounties/{id}/match: the bounty closes, the skill's bounty "
-               "matches raise its price's demand); replay does not order by the ripple count and the "
-               "consolidation pass does not read the priority",
+               "matches raise its price's demand); a replay (POST /retrieve, mode replay) counts a dream on each "
+               "episode it returns and samples its ripple count, and puts never-replayed crystals first, then "
+               "fewer ripples at the last replay before more, ahead of its Mattar-Daw score; a consolidation merge "
+               "keeps the crystal of higher priority as its winner, importance deciding between equal priorities",
                "verification shows in the marketplace listing (`verified`) and changes no price or score: the "
                "document gives it no effect; a bounty's poster does not fulfil its own (demand is other agents'); "
-               "the consolidation pass and replay are other issues' work; an episode or memory is written before "
-               "any novelty is measured."),
+               "the document gives priority no rule, so the merge's is the project's own (MERGE_PRIORITY_LEAD); an "
+               "episode or memory is written before any novelty is measured."),
     Difference("consistency by regenerating", "grimoire.md", 319,
                "consistency: for high-stakes claims, regenerate 3x and compare embeddings; only for Curator-cycle "
                "promotions (line 323)",
