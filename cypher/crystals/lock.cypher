@@ -13,5 +13,5 @@ CALL () {
 WITH DISTINCT c WHERE $admin OR c.agent_id = $viewer
 SET c.lifecycle = coalesce(c.lifecycle, 'generated')
 RETURN c {.id, .agent_id, .clade, .scope, .lifecycle, .lifecycle_at, .semantic_type, .status, .stable_skill_id,
-          .deprecated, .sensitivity}
+          .deprecated, .sensitivity, .is_verified, .verified_by, .verified_key_id, .verified_at}
        AS crystal, [l IN labels(c) WHERE l IN ['Episode', 'Memory', 'Entry', 'Skill']] AS kinds

@@ -48,4 +48,4 @@ WHERE NOT n.id IN $hits
 WITH n, order_key, via, vector.similarity.cosine(n.embedding, $embedding) * 2 - 1 AS score
 ORDER BY order_key, score DESC
 LIMIT $top
-RETURN n.id AS id, score, via, order_key, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .epistemic_layer, .priority, .gain, .scope, .clade, .level, .interrupted} AS item
+RETURN n.id AS id, score, via, order_key, CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END AS kind, n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .epistemic_layer, .priority, .bounty_priority_boost, .gain, .scope, .clade, .level, .interrupted} AS item

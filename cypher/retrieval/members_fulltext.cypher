@@ -107,6 +107,6 @@ CALL () {
   WITH n, score
   ORDER BY score DESC
   LIMIT $top
-  RETURN collect({id: n.id, score: score, kind: CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END, item: n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .epistemic_layer, .priority, .gain, .scope, .clade, .level, .interrupted}}) AS hits
+  RETURN collect({id: n.id, score: score, kind: CASE WHEN n:Entry THEN 'entry' ELSE 'episode' END, item: n {.id, .text, .content, .category, .status, .agent_id, .valid_from, .recorded_at, .block, .last_accessed_at, .confidence, .half_life_ms, .strength, .quality_score, .importance, .regime, .market_regime, .pad, .is_bloodstain, .epistemic_layer, .priority, .bounty_priority_boost, .gain, .scope, .clade, .level, .interrupted}}) AS hits
 }
 RETURN ids, at, coalesce(head(COLLECT { MATCH (c:VectorEpoch {id: 'vectors'}) RETURN c.n }), 0) AS epoch, hits

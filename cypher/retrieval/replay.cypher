@@ -1,5 +1,5 @@
 // Mattar-Daw replay selection over visible episodes with a gain: U = |gain| / max |gain| times
-// need = 1 / hours since the episode was last replayed (at least one hour); ranked by U times the
+// need = 1 / hours since the episode was last replayed or accessed (the later; at least one hour); ranked by U times the
 // knowledge weighting hierarchy's weight of the episode's source for $perspective (own, Grimoire's
 // core, same clade, outside it; 1 without a perspective) times the Zeigarnik boost of an interrupted episode: the
 // rule of graph/retrieval/weighting.py and zeigarnik.py, here so that the limit applies to the final score.
@@ -31,7 +31,9 @@ MATCH (n:Episode) WHERE n.gain IS NOT NULL
 WITH collect(n) AS episodes, max(abs(n.gain)) AS max_gain
 UNWIND episodes AS n
 WITH n, CASE WHEN max_gain > 0 THEN abs(n.gain) / max_gain ELSE 0.0 END AS gain,
-     toFloat($now - coalesce(n.last_accessed_at, n.recorded_at)) / 3600000.0 AS hours
+     toFloat($now - coalesce(CASE WHEN n.last_dreamed_at > n.last_accessed_at OR n.last_accessed_at IS NULL
+                                     THEN n.last_dreamed_at ELSE n.last_accessed_at END, n.recorded_at))
+       / 3600000.0 AS hours
 WITH n, gain, CASE WHEN hours < 1.0 THEN 1.0 ELSE hours END AS hours,
      CASE WHEN $perspective IS NULL THEN null
           WHEN n.agent_id = $perspective THEN 'own'

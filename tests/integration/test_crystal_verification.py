@@ -33,8 +33,9 @@ def _actions(api: Api) -> list[str]:
     return [r["action"] for r in api.db.run("testing/audit_versions")]
 
 
-def _skill(api: Api, h: dict[str, str], eid: str, text: str = SKILL) -> str:
-    made = api.client.post("/episodes", headers=h, json={"id": eid, "type": "observation", "text": text})
+def _skill(api: Api, h: dict[str, str], eid: str, text: str = SKILL, scope: str | None = None) -> str:
+    made = api.client.post("/episodes", headers=h, json={"id": eid, "type": "observation", "text": text,
+                                                         **({"scope": scope} if scope else {})})
     assert made.status_code == 201, made.text
     r = api.client.post("/skills", headers=h, json={"crystal_id": eid, "category": "routing"})
     assert r.status_code == 201, r.text
@@ -136,8 +137,9 @@ def test_a_memory_crystal_is_not_endorsed(api: Api) -> None:
 
 def test_a_bounty_fulfilled_by_a_skill_closes_and_boosts_it(api: Api) -> None:
     poster, owner = api.headers(MATE, "clade-v"), api.headers(OWNER, "clade-v")
-    sid = _skill(api, owner, "vf-bounty-skill")
-    _skill(api, owner, "vf-twin")  # the same text, no bounty: retrieval's tie
+    sid = _skill(api, owner, "vf-bounty-skill", scope="shared")
+    _skill(api, owner, "vf-twin", scope="shared")  # the same text, no bounty: retrieval's tie
+    hidden = _skill(api, owner, "vf-hidden-skill", "Route large swaps through a private RFQ desk.")  # private
     listing = api.client.get(f"/skills/{sid}", headers=owner).json()["listing"]
     assert listing["demand"] == 1.0  # 1 + ln(0 + 0 + 1) x 0.1
     bad = api.client.post("/bounties", headers=poster, json={"text": "x", "reward_multiplier": 0.5})
@@ -155,7 +157,12 @@ def test_a_bounty_fulfilled_by_a_skill_closes_and_boosts_it(api: Api) -> None:
     # Only the skill's owner matches it.
     assert api.client.post(f"/bounties/{bounty['id']}/match", headers=poster,
                            json={"stable_skill_id": sid}).status_code == 404
+    # A skill the poster may not see does not fulfil it: the match would show it to whoever sees the bounty.
     before = len(_actions(api))
+    r = api.client.post(f"/bounties/{bounty['id']}/match", headers=owner, json={"stable_skill_id": hidden})
+    assert r.status_code == 422 and "may not see it" in r.json()["detail"], r.text
+    assert len(_actions(api)) == before
+    assert api.client.get(f"/bounties/{bounty['id']}", headers=poster).json()["status"] == "open"
     r = api.client.post(f"/bounties/{bounty['id']}/match", headers=owner, json={"stable_skill_id": sid})
     assert r.status_code == 200, r.text
     matched = r.json()

@@ -82,6 +82,9 @@ class Reads:
             for i in ids:
                 n, _ = self._replayed.get(i, (0, 0))
                 self._replayed[i] = (n + 1, when)
+            full = len(self._replayed) >= self.max_pending
+        if full:
+            self.flush()
 
     def pending(self) -> int:
         with self._lock:

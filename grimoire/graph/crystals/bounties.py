@@ -124,6 +124,16 @@ def list_bounties(db: Database, visibility: Visibility, *, status: Status | None
     return [r.bounty for r in db.typed(BountiesRow, status=status, limit=limit, **visibility.params())]
 
 
+def poster_sees(skill: skills.Skill, bounty: Bounty) -> bool:
+    """Whether the bounty's poster may see the skill (the one visibility rule): a match shows the skill's ids to
+    everyone who sees the bounty, so a skill narrower than its poster's view (a private one, or shared with another
+    clade) does not fulfil it; a confidential one is stored private and never does."""
+    if skill.sensitivity == "confidential":
+        return False
+    return skill.scope == "public" or (skill.scope == "shared" and skill.clade is not None
+                                       and skill.clade == bounty.clade)
+
+
 def match(db: Database, bounty_id: str, stable_id: str, *, actor: str, visibility: Visibility) -> Matched:
     """The caller's skill (its newest version) fulfils an open bounty the caller sees."""
 
@@ -141,6 +151,11 @@ def match(db: Database, bounty_id: str, stable_id: str, *, actor: str, visibilit
         if skill.agent_id == bounty.agent_id:
             raise Conflict(f"bounty {bounty_id} is {bounty.agent_id}'s own: a bounty is fulfilled by another "
                            f"agent's skill (its demand is other agents')")
+        if not poster_sees(skill, bounty):
+            raise Invalid(f"{stable_id} is {skill.scope or 'private'}"
+                          f"{' to ' + skill.clade if skill.scope == 'shared' and skill.clade else ''}: bounty "
+                          f"{bounty_id}'s poster {bounty.agent_id} may not see it, and a match names the skill to "
+                          f"whoever sees the bounty; share it with the poster first")
         audit = Audit(action="bounty.match", actor=actor, agent_id=skill.agent_id)
         steps = [*versions.keep(tx, Versioned.Bounty, [bounty_id], now=audit.at, actor=actor, reason="fulfilled",
                                 audit_id=audit.id),

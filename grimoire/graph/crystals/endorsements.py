@@ -205,10 +205,12 @@ def verify(db: Database, crystal_id: str, signature: str, *, key_id: str | None,
         except InvalidSignature:
             raise BadSignature(f"the signature is not management node {kid}'s over {crystal_id}'s content hash "
                                f"({digest})") from None
-        stored = crystal.model_dump()
-        if crystal.is_verified and crystal.verified_by == node.public_key:  # endorsed by this key already
+        # What the endorsement finds is read under the lock: another endorsement committed since the read above
+        # is what this one's revert image must restore.
+        stored = locked.model_dump()
+        if locked.is_verified and locked.verified_by == node.public_key:  # endorsed by this key already
             return Verified(id=crystal_id, is_verified=True, verified_by=node.public_key, key_id=kid,
-                            at=stored.get("verified_at") or now_ms(), audit_id=None)
+                            at=locked.verified_at or now_ms(), audit_id=None)
         audit = Audit(action="crystal.verify", actor=actor, agent_id=locked.agent_id)
         steps = store.keep(tx, {crystal_id: kinds}, audit, f"endorsed by management node {kid}")
         done = tx.run(cypher.query("crystals/verify"), label=store.label_of(kinds).value, id=crystal_id, hash=digest,

@@ -143,6 +143,11 @@ class LockedCrystal(BaseModel):
     stable_skill_id: str | None = None
     deprecated: bool | None = None
     sensitivity: str | None = None
+    # its endorsement as it stands under the lock (an endorsement's idempotence and revert image read these)
+    is_verified: bool | None = None
+    verified_by: str | None = None
+    verified_key_id: str | None = None
+    verified_at: int | None = None
 
 
 class Locked(Row):

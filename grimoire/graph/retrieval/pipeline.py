@@ -147,8 +147,9 @@ class Retriever:
         decision_id = self._touch(ctx, kept, agent_id) if req.for_decision else None
         if not req.for_decision:  # a decision's touch counts it already; any other read, batched off the path
             self.reads.note([c.id for c in kept])
-        if req.mode == "replay":  # a dream cycle's replay: each a dream more (spaced repetition's next order)
-            self.reads.note_replay([c.id for c in kept])
+        if req.mode == "replay" and agent_id:  # a dream cycle's replay: its own episodes each a dream more (the next
+            # replay's spaced-repetition order); another agent's replays never move the dream counts of this one's
+            self.reads.note_replay([c.id for c in kept if c.agent_id == agent_id])
         results = [self._present(c, rank, req.explain) for rank, c in enumerate(kept, start=1)]
         tokens = sum(c.tokens or 0 for c in kept)
         ctx.clock.lap("budget")
