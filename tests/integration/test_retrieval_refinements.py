@@ -305,7 +305,10 @@ def test_a_replay_is_a_dream_and_the_next_replay_turns_to_what_was_not_replayed(
 
     h = api.headers("rd-1", "clade-rd")
     _post_episodes(api, h, [{"id": i, "type": "observation", "text": f"Dream candidate {i}", "gain": 10.0}
-                            for i in ("rd-a", "rd-b", "rd-c")])
+                            for i in ("rd-a", "rd-b")])
+    # A clade mate's shared episode is replayed and counted like the caller's own (else it would lead every replay).
+    _post_episodes(api, api.headers("rd-2", "clade-rd"), [{"id": "rd-c", "type": "observation", "scope": "shared",
+                                                          "text": "Dream candidate rd-c", "gain": 10.0}])
     scheduler = api.client.app.state.services.scheduler
     seen = []
     for _ in range(3):
@@ -315,7 +318,7 @@ def test_a_replay_is_a_dream_and_the_next_replay_turns_to_what_was_not_replayed(
         assert scheduler.job("access.reads").last_error is None
     assert sorted(seen) == ["rd-a", "rd-b", "rd-c"], seen  # each replayed once before any twice
     for eid in seen:
-        crystal = api.client.get(f"/crystals/{eid}", headers=h).json()
+        crystal = api.client.get(f"/crystals/{eid}", headers=api.admin).json()
         assert crystal["dream_count"] == 1 and crystal["last_dreamed_at"] is not None
         assert crystal["last_ripple_count"] == ripple_count(eid, 1)
     # All replayed once: the fewest ripples at the last replay come first.
@@ -323,3 +326,8 @@ def test_a_replay_is_a_dream_and_the_next_replay_turns_to_what_was_not_replayed(
     again = _retrieve(api, h, mode="replay", k=3)["results"]
     assert again[0]["id"] == fewest or ripple_count(again[0]["id"], 1) == ripple_count(fewest, 1)
     assert [ripple_count(x["id"], 1) for x in again] == sorted(ripple_count(x["id"], 1) for x in again)
+    # The agent's last replay is a second dream of each; the admin's look after it is none.
+    assert len(_retrieve(api, api.admin, mode="replay", k=3)["results"]) == 3
+    assert scheduler.trigger("access.reads") and "access.reads" in scheduler.run_due()
+    assert {e: api.client.get(f"/crystals/{e}", headers=api.admin).json()["dream_count"] for e in seen} == \
+        dict.fromkeys(seen, 2)

@@ -147,9 +147,10 @@ class Retriever:
         decision_id = self._touch(ctx, kept, agent_id) if req.for_decision else None
         if not req.for_decision:  # a decision's touch counts it already; any other read, batched off the path
             self.reads.note([c.id for c in kept])
-        if req.mode == "replay" and agent_id:  # a dream cycle's replay: its own episodes each a dream more (the next
-            # replay's spaced-repetition order); another agent's replays never move the dream counts of this one's
-            self.reads.note_replay([c.id for c in kept if c.agent_id == agent_id])
+        if req.mode == "replay" and agent_id:  # an agent's dream cycle's replay: each a dream more (the next
+            # replay's spaced-repetition order). Like the read count, the crystal's own count, whoever replayed it:
+            # a shared episode counted only for its owner would come first in every other agent's replay.
+            self.reads.note_replay([c.id for c in kept])
         results = [self._present(c, rank, req.explain) for rank, c in enumerate(kept, start=1)]
         tokens = sum(c.tokens or 0 for c in kept)
         ctx.clock.lap("budget")
