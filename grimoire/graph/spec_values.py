@@ -544,8 +544,9 @@ DIFFERENCES: tuple[Difference, ...] = (
                "skill fulfilling a bounty (POST /bounties/{id}/match: the bounty closes, the skill's bounty "
                "matches raise its price's demand; a skill its poster may not see fulfils none); a replay (POST "
                "/retrieve, mode replay) counts a dream on each episode it returns to an agent and samples its "
-               "ripple count, and puts never-replayed crystals first, then fewer ripples at the last replay before more, ahead of its Mattar-Daw score; a consolidation merge "
-               "keeps the crystal of higher priority as its winner, importance deciding between equal priorities",
+               "ripple count, and puts never-replayed crystals first, then fewer ripples at the last replay "
+               "before more, ahead of its Mattar-Daw score; a consolidation merge keeps the crystal of higher "
+               "priority as its winner, importance deciding between equal priorities",
                "verification shows in the marketplace listing (`verified`) and changes no price or score: the "
                "document gives it no effect; a bounty's poster does not fulfil its own (demand is other agents'); "
                "the document gives priority no rule, so the merge's is the project's own (MERGE_PRIORITY_LEAD); an "
