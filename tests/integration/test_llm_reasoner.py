@@ -5,8 +5,10 @@ when the model answers junk, too late or not at all, that the rule-based Reasone
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
+from fastapi.testclient import TestClient
 
 from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import Embedder
@@ -75,20 +77,26 @@ def test_the_admission_decision_records_the_reasoner_and_its_fallback(
     assert stored["factor_future_utility"] == pytest.approx(utility)
 
 
-def test_two_tiers_the_expensive_model_only_for_an_anomalous_outcome(
-        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
-    """grimoire.md's two-tier model: the cheap model interprets routine outcomes; an outcome beyond 2 sigma of its
-    series' earlier deviations goes to the expensive one (GRIMOIRE_ESCALATED_REASONER_URL)."""
-    from fastapi.testclient import TestClient
-
+@contextmanager
+def _two_tiers(db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder,
+               cheap: FakeChat) -> Iterator[tuple[TestClient, FakeChat]]:
+    """The API with both tiers configured: `cheap` the routine model, a second fake server the expensive one."""
     from grimoire.api.app import create_app
 
     with FakeChat().running() as expensive:
         settings = neo4j_server.settings(
-            admin_key=ADMIN_KEY, reasoner_url=fake.url, reasoner_model="cheap-model",
+            admin_key=ADMIN_KEY, reasoner_url=cheap.url, reasoner_model="cheap-model",
             escalated_reasoner_url=expensive.url, escalated_reasoner_model="expensive-model",
             reasoner_timeout_seconds=5.0)
         with TestClient(create_app(settings, db=db, embedder=embedder)) as c:
+            yield c, expensive
+
+
+def test_two_tiers_the_expensive_model_only_for_an_anomalous_outcome(
+        db: Database, neo4j_server: Neo4jUnderTest, embedder: Embedder, fake: FakeChat) -> None:
+    """grimoire.md's two-tier model: the cheap model interprets routine outcomes; an outcome beyond 2 sigma of its
+    series' earlier deviations goes to the expensive one (GRIMOIRE_ESCALATED_REASONER_URL)."""
+    with _two_tiers(db, neo4j_server, embedder, fake) as (c, expensive):
             api = Api(c, db)
             h = api.headers("golem-tiers", "clade-tiers")
             # four outcomes within a few bps of the prediction, then one 300 bps off: only the last is anomalous
@@ -111,16 +119,7 @@ def test_two_tiers_a_regime_transition_goes_to_the_expensive_model(
     """grimoire.md:1382 "Opus for ... regime transitions": every outcome within a few bps of its prediction, the
     fourth observed in a bear market after three in a bull one: only that reflection is the expensive model's (its
     series' previous regime read from the stored reflections, one request each)."""
-    from fastapi.testclient import TestClient
-
-    from grimoire.api.app import create_app
-
-    with FakeChat().running() as expensive:
-        settings = neo4j_server.settings(
-            admin_key=ADMIN_KEY, reasoner_url=fake.url, reasoner_model="cheap-model",
-            escalated_reasoner_url=expensive.url, escalated_reasoner_model="expensive-model",
-            reasoner_timeout_seconds=5.0)
-        with TestClient(create_app(settings, db=db, embedder=embedder)) as c:
+    with _two_tiers(db, neo4j_server, embedder, fake) as (c, expensive):
             api = Api(c, db)
             h = api.headers("golem-regimes", "clade-regimes")
             for i, (regime, actual) in enumerate([("bull", 12.0), ("bull", 8.0), ("bull", 11.0), ("bear", 9.0),

@@ -66,23 +66,20 @@ class Reads:
         self._replayed: dict[str, tuple[int, int]] = {}  # id -> (replays, last replayed at)
 
     def note(self, ids: Iterable[str], at: int | None = None) -> None:
-        when = at if at is not None else now_ms()
-        with self._lock:
-            for i in ids:
-                n, _ = self._pending.get(i, (0, 0))
-                self._pending[i] = (n + 1, when)
-            full = len(self._pending) >= self.max_pending
-        if full:
-            self.flush()
+        self._count("_pending", ids, at)
 
     def note_replay(self, ids: Iterable[str], at: int | None = None) -> None:
         """Crystals a replay returned: each a dream more at the next flush (a read too: `note` them as well)."""
+        self._count("_replayed", ids, at)
+
+    def _count(self, which: str, ids: Iterable[str], at: int | None) -> None:
         when = at if at is not None else now_ms()
-        with self._lock:
+        with self._lock:  # the dict looked up under the lock: a flush swaps it for an empty one
+            pending: dict[str, tuple[int, int]] = getattr(self, which)
             for i in ids:
-                n, _ = self._replayed.get(i, (0, 0))
-                self._replayed[i] = (n + 1, when)
-            full = len(self._replayed) >= self.max_pending
+                n, _ = pending.get(i, (0, 0))
+                pending[i] = (n + 1, when)
+            full = len(pending) >= self.max_pending
         if full:
             self.flush()
 
