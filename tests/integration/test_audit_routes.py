@@ -339,9 +339,10 @@ def _verify(w: World) -> Call:
 
 def _bounty_match(w: World) -> Call:
     """A clade mate's shared bounty, fulfilled by a skill of the walker's (a new bounty at each call)."""
-    if "bounty_skill" not in w.ids:
-        entry = w.entry("walk-bounty-skill", "Hedge a large LP position with a short perp sized to its delta")
-        w.ids["bounty_skill"] = w.ok(w.post("/skills", json={"crystal_id": entry}))["stable_skill_id"]
+    if "bounty_skill" not in w.ids:  # shared with the clade: the poster may see the skill that fulfils its bounty
+        w.ok(w.post("/entries", json={"id": "walk-bounty-skill", "category": "Insight", "scope": "shared",
+                                      "content": "Hedge a large LP position with a short perp sized to its delta"}))
+        w.ids["bounty_skill"] = w.ok(w.post("/skills", json={"crystal_id": "walk-bounty-skill"}))["stable_skill_id"]
     poster = w.api.headers("walker-poster", CLADE)
     bounty = w.ok(w.post("/bounties", headers=poster, json={"text": "A delta hedge for LP positions",
                                                             "reward_multiplier": 2.0, "scope": "shared"}))
