@@ -116,7 +116,10 @@ def run() -> dict[str, Any]:
         stored = _write(db, owners, texts, vectors)
         db.run("schema/await_indexes", seconds=3_600)
         # The query cache off: each question is asked 4 times, and a cached embedding would leave its cost out.
-        with serve_api(db, GRIMOIRE_ADMIN_KEY=admin, GRIMOIRE_SLOW_QUERY_MS="1000000", GRIMOIRE_EMBED_CACHE_SIZE="0",
+        # Over 1,000,000 episodes the server did not answer /health within the default 3 minutes of its start (the
+        # run of 2026-11-29, which it ended): up to 30 here.
+        with serve_api(db, start_seconds=1_800, GRIMOIRE_ADMIN_KEY=admin, GRIMOIRE_SLOW_QUERY_MS="1000000",
+                       GRIMOIRE_EMBED_CACHE_SIZE="0",
                        GRIMOIRE_VECTOR_UPKEEP=UPKEEP, **NO_SWEEP) as base:
             upkeep = wait_for_upkeep(db, base, admin, limit=7_200)
             waited = settle(db)

@@ -122,11 +122,12 @@ def add_small_agent(db: Database, embedder: Any, texts: list[str]) -> str:
 
 @contextmanager
 def serve_api(db: Database, code: Path | None = None, factory: str = "grimoire.api.app:create_app",
-              **extra_env: str) -> Iterator[str]:
+              start_seconds: float = 180.0, **extra_env: str) -> Iterator[str]:
     """The API in its own process, as deployed (`uvicorn api.app:create_app --factory`), on the
     benchmark's database: the client's work does not compete with the server's for one GIL. `code`: the
     project's code from another checkout (a worktree of an earlier commit), for a before/after comparison.
-    `factory`: the app factory uvicorn serves (a benchmark's variant of the app: bench/exact_server.py)."""
+    `factory`: the app factory uvicorn serves (a benchmark's variant of the app: bench/exact_server.py).
+    `start_seconds`: how long its start may take (a large store's schema upkeep at start takes longer)."""
     from grimoire.graph.db.local_server import free_port
 
     port = free_port()
@@ -140,15 +141,17 @@ def serve_api(db: Database, code: Path | None = None, factory: str = "grimoire.a
                             cwd=code or PROJECT_ROOT)
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 180
+        deadline = time.monotonic() + start_seconds
         while True:
             try:
                 if httpx.get(f"{base}/health", timeout=2).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the API server did not start")
+            if proc.poll() is not None:
+                raise RuntimeError(f"the API server exited at its start (code {proc.returncode}): see its output")
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the API server did not answer /health within {start_seconds:.0f} s")
             time.sleep(0.5)
         yield base
     finally:
