@@ -420,6 +420,8 @@ SEEN_THROUGH = {
     "episodes/get": "the mentions of a visible episode",
     "episodes/list": "the mentions of visible episodes",
     "retrieval/entity_mentions": "the visible items mentioning entities the query named, resolved visible first",
+    "retrieval/expansion": "returns no entity: visible items sharing a mention with a visible hit (a visible item's "
+                           "mentions are shown with it)",
     "retrieval/graph_neighbours": "returns no entity: given ids only narrow a thread",
     "topology/invalidate_fact": "the subject of a visible fact",
     "topology/assert_facts": "the writer's own subject and object; $viewer narrows which facts it may close",
