@@ -139,3 +139,21 @@ def test_crystals_written_before_the_hash_get_it_with_the_schema(api: Api, db: D
     assert (got["old-2"]["content_hash"], got["old-2"]["memory_source"]) == (content_hash("an old note"), "sessions")
     # and an exact duplicate of a backfilled entry is caught by its hash
     assert "hash_duplicate" in _entry(api, h, "old-3", TEXT)["flags"]
+
+
+def test_the_backfill_walks_a_label_once_in_batches(api: Api, db: Database) -> None:
+    """A backfill over more crystals than a batch resumes after the last id of each batch (a cursor on the id's
+    index, linear in the store): every crystal gets its hash, one audit record per batch, and a second run none."""
+    from grimoire.graph.crystals.backfill import backfill_payload
+
+    h = api.headers("pl-batches")
+    ids = [f"bf-{i}" for i in range(5)]
+    for i in ids:
+        r = api.client.post("/episodes", headers=h, json={"id": i, "type": "observation", "text": f"note {i}"})
+        assert r.status_code == 201, r.text
+    db.run("testing/set_crystal_props", rows=[{"id": i, "props": {"content_hash": None}} for i in ids])
+    assert backfill_payload(db, batch=2) == 5
+    assert db.run("testing/audit_actions")[0]["actions"].count("crystal.backfill_payload") == 3  # 2 + 2 + 1
+    got = {i: api.client.get(f"/crystals/{i}", headers=h).json()["content_hash"] for i in ids}
+    assert got == {i: content_hash(f"note {i}") for i in ids}
+    assert backfill_payload(db, batch=2) == 0
