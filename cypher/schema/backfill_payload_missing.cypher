@@ -7,13 +7,16 @@
 :param after => '';
 :param batch => 1000;
 CALL () {
-  MATCH (n:Episode) WHERE $label = 'Episode' AND n.id > $after AND n.content_hash IS NULL
+  WITH 1 AS only WHERE $label = 'Episode'  // the other labels' branches end here, before their index
+  MATCH (n:Episode) WHERE n.id > $after AND n.content_hash IS NULL
   RETURN n ORDER BY n.id LIMIT $batch
   UNION
-  MATCH (n:Memory) WHERE $label = 'Memory' AND n.id > $after AND n.content_hash IS NULL
+  WITH 1 AS only WHERE $label = 'Memory'  // the other labels' branches end here, before their index
+  MATCH (n:Memory) WHERE n.id > $after AND n.content_hash IS NULL
   RETURN n ORDER BY n.id LIMIT $batch
   UNION
-  MATCH (n:Entry) WHERE $label = 'Entry' AND n.id > $after AND n.content_hash IS NULL
+  WITH 1 AS only WHERE $label = 'Entry'  // the other labels' branches end here, before their index
+  MATCH (n:Entry) WHERE n.id > $after AND n.content_hash IS NULL
   RETURN n ORDER BY n.id LIMIT $batch
 }
 RETURN n.id AS id, coalesce(n.content, n.text, '') AS text,
