@@ -88,46 +88,46 @@ class Reads:
             return len(self._pending) + len(self._replayed)
 
     def flush(self) -> int:
-        """Write what was noted: each crystal's read count and last read; how many crystals were touched."""
+        """Write what was noted: each crystal's read count and last read, then the replays' dream counts; how many
+        crystals the reads touched."""
+        touched = self._write("_pending", "reads", _reads)
+        self._write("_replayed", "replays", _replays)
+        return touched
+
+    def _write(self, which: str, action: str, apply: Callable[[Tx, list[dict[str, object]]], int]) -> int:
+        """One noted kind (`which`), taken and written in batches, each with its AccessRecord (`action`)."""
         with self._lock:
-            taken, self._pending = self._pending, {}
-        rows = [{"id": i, "count": n, "at": at} for i, (n, at) in taken.items()]
+            taken: dict[str, tuple[int, int]] = getattr(self, which)
+            setattr(self, which, {})
+        rows: list[dict[str, object]] = [{"id": i, "count": n, "at": at} for i, (n, at) in taken.items()]
         touched = 0
         for start in range(0, len(rows), FLUSH_BATCH):
             chunk = rows[start:start + FLUSH_BATCH]
-            access = Access(action="reads", agent_id=None)
+            access = Access(action=action, agent_id=None)
 
             def work(tx: Tx, chunk: list[dict[str, object]] = chunk, access: Access = access) -> int:
-                row = tx.run(cypher.query("audit/reads"), rows=chunk).single()
-                n = int(row["touched"]) if row else 0
+                n = apply(tx, chunk)
                 access.write(tx, [str(r["id"]) for r in chunk], touched=n)
                 return n
 
             touched += self.db.write(work)
-        self._flush_replays()
         return touched
 
-    def _flush_replays(self) -> None:
-        with self._lock:
-            taken, self._replayed = self._replayed, {}
-        rows = [{"id": i, "count": n, "at": at} for i, (n, at) in taken.items()]
-        for start in range(0, len(rows), FLUSH_BATCH):
-            chunk = rows[start:start + FLUSH_BATCH]
-            access = Access(action="replays", agent_id=None)
 
-            def work(tx: Tx, chunk: list[dict[str, object]] = chunk, access: Access = access) -> int:
-                # The ripple count is sampled for the dream count the crystal reaches (seeded by both), so the
-                # current counts are read in the transaction that moves them.
-                counts = {r["id"]: int(r["dreams"]) for r in tx.run(cypher.query("audit/dream_counts"),
-                                                                      ids=[r["id"] for r in chunk])}
-                rows = [{**r, "ripples": ripple_count(str(r["id"]), counts[str(r["id"])] + int(str(r["count"])))}
-                        for r in chunk if r["id"] in counts]
-                row = tx.run(cypher.query("audit/replays"), rows=rows).single()
-                n = int(row["touched"]) if row else 0
-                access.write(tx, [str(r["id"]) for r in chunk], touched=n)
-                return n
+def _reads(tx: Tx, chunk: list[dict[str, object]]) -> int:
+    row = tx.run(cypher.query("audit/reads"), rows=chunk).single()
+    return int(row["touched"]) if row else 0
 
-            self.db.write(work)
+
+def _replays(tx: Tx, chunk: list[dict[str, object]]) -> int:
+    # The ripple count is sampled for the dream count the crystal reaches (seeded by both), so the current counts
+    # are read in the transaction that moves them.
+    counts = {r["id"]: int(r["dreams"]) for r in tx.run(cypher.query("audit/dream_counts"),
+                                                          ids=[r["id"] for r in chunk])}
+    rows = [{**r, "ripples": ripple_count(str(r["id"]), counts[str(r["id"])] + int(str(r["count"])))}
+            for r in chunk if r["id"] in counts]
+    row = tx.run(cypher.query("audit/replays"), rows=rows).single()
+    return int(row["touched"]) if row else 0
 
 
 PRUNE_BATCH = 1_000
