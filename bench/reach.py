@@ -4,7 +4,8 @@ as written and once the service's own vector-index upkeep has rebuilt what the b
 
 The store (1,000,000 episodes by default; BENCH_REACH_POINTS drops the larger points for a quick run):
 - `r100`, `r1000`, `r3000`, `r10000`: agents of clades of their own, each keeping its episodes private, so each
-  sees exactly its own (the small reaches, ranked exactly: RetrievalConfig.exact_below);
+  sees exactly its own (the small reaches, ranked exactly: RetrievalConfig.exact_below, and for a small share of a
+  large store exact_index_ratio);
 - `s0`: one of ten agents of a clade that share their episodes (10,000 each), so it sees 100,000;
 - `admin`: sees everything, 1,000,000 with the filler agents' private episodes.
 Each agent holds a run of consecutive LoCoMo turns (its own conversations) with a suffix; vectors are the turns' real

@@ -109,11 +109,12 @@ def test_a_large_reach_is_reused_a_small_one_briefly_and_none_never(db, tenants)
     assert cache.measure(db, small, 20_000).visible == 80
     _add(db, "more", 2, "small", "clade-s", "private")
     assert cache.measure(db, small, 20_000).visible == 82  # counted again
-    briefly = reach.ReachCache(small=100, seconds=60, small_seconds=0.2)
+    # Two seconds, not a fraction of one: the write between the two counts takes longer on a loaded machine.
+    briefly = reach.ReachCache(small=100, seconds=60, small_seconds=2.0)
     assert briefly.measure(db, small, 20_000).visible == 82
     _add(db, "again", 1, "small", "clade-s", "private")
     assert briefly.measure(db, small, 20_000).visible == 82  # reused for a moment...
-    time.sleep(0.25)
+    time.sleep(2.1)
     assert briefly.measure(db, small, 20_000).visible == 83  # ...then counted again
     nobody = _params("nobody", "clade-x", agent_id="nobody")
     assert briefly.measure(db, nobody, 20_000).visible == 0
@@ -556,3 +557,45 @@ def test_the_members_and_bm25_are_one_statement_for_an_exact_reach(db, tenants, 
     seen = {k[0] for k in exact.members_of(both).keys}
     assert {i for i in tenants if i.startswith(("small-", "peer-", "pub-", "note-"))} <= seen
     assert not any(i.startswith("big-") for i in seen)  # another clade's private items: never a member
+
+
+def test_a_small_share_of_a_larger_store_is_ranked_exactly_past_exact_below(db, tenants, embedder,
+                                                                             monkeypatch) -> None:
+    """RetrievalConfig.exact_index_ratio (reach.ExactRule): `small` sees 80 of 3,080 items, so the index would be
+    asked for 1,155 candidates (1.5 x 20 / share) to keep its 20: with the ratio it is ranked exactly (the members'
+    statement, the exact ranking's ids), though 80 is past exact_below; without it, through the index. `big`, who
+    sees nearly all, keeps the index either way."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.config import RetrievalConfig
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    monkeypatch.setattr(context, "ONE_READ", True)
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+
+    def path(ratio: float, viewer: str, clade: str) -> str:
+        retriever = build(db, embedder, RetrievalConfig(exact_below=50, exact_index_ratio=ratio))
+        ran.clear()
+        retriever.retrieve(RetrievalRequest(text="small turn 3", k=5), Visibility(viewer, clade), viewer)
+        return "exact" if ran["retrieval/members_fulltext"] else "index" if ran["retrieval/vector"] else "?"
+
+    assert path(1.0, "small", "clade-s") == "exact"
+    assert path(0.0, "small", "clade-s") == "index"
+    assert path(1.0, "big", "clade-b") == "index"
+    seen = reach.measure(db, _params("small", "clade-s"), 20_000)
+    assert reach.ExactRule(below=50, upto=20_000, ratio=1.0).limit(seen) == 1_155
+    q = _vectors(1)[0].tolist()
+    small = _params("small", "clade-s")
+    by_rule = backends.vector(db, q, 10, 1, small, seen, reach.ExactRule(below=50, upto=20_000, ratio=1.0))
+    assert [r["id"] for r in by_rule] == [r["id"] for r in db.rows("retrieval/vector_exact", embedding=q, top=10,
+                                                                    **small)]

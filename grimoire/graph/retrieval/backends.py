@@ -13,7 +13,7 @@ from grimoire.graph.db.connection import Database, IndexOffline
 from grimoire.graph.db.lucene import escape_lucene, matchable, scope_clauses, scoped
 from grimoire.graph.model.rows import Record
 from grimoire.graph.retrieval.config import RetrievalConfig
-from grimoire.graph.retrieval.reach import Reach, ReachCache, measure
+from grimoire.graph.retrieval.reach import ExactRule, Reach, ReachCache, exact_rule, measure
 from grimoire.graph.visibility import PARAMS as VISIBILITY_PARAMS
 from grimoire.graph.visibility import Visibility
 
@@ -23,9 +23,10 @@ BM25_MAX_CANDIDATES = 1_000  # the most it asks for a caller who sees a small sh
 
 
 def vector(db: Database, embedding: list[float], top: int, factor: int, params: dict[str, Any],
-           reach: Reach | None = None, exact_below: int = 0, exact_fallback_below: int = 0) -> list[Record]:
+           reach: Reach | None = None, exact_below: int | ExactRule = 0, exact_fallback_below: int = 0) -> list[Record]:
     """The `top` best visible items. With the caller's reach known (graph/retrieval/reach.py): none
-    when it sees nothing, an exact ranking when it sees at most `exact_below` items, else an index
+    when it sees nothing, an exact ranking when it sees at most `exact_below` items (or as many as the rule allows
+    it: reach.ExactRule), else an index
     search asked for enough candidates for its visible share, widened (five times, at most twice)
     while the filters leave fewer than `top`. When that is not enough, or while an index is being
     rebuilt (graph/schema.py), the exact search answers if the caller sees at most
@@ -54,7 +55,7 @@ def vector_measured(db: Database, embedding: list[float], top: int, params: dict
     thresholds: /search and the adaptive decision's coverage (the modes measure the reach beside the
     embedding)."""
     seen = (reaches.measure if reaches is not None else measure)(db, params, config.visible_count_cap)
-    return vector(db, embedding, top, config.candidates_factor, params, seen, config.exact_below,
+    return vector(db, embedding, top, config.candidates_factor, params, seen, exact_rule(config, MAX_CANDIDATES),
                   config.exact_fallback_below)
 
 

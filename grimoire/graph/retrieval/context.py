@@ -23,7 +23,7 @@ from grimoire.graph.retrieval import backends, exact, items, rerank, term_overla
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.config import RetrievalConfig
 from grimoire.graph.retrieval.filters import RetrievalFilters
-from grimoire.graph.retrieval.reach import Reach, ReachCache, measure
+from grimoire.graph.retrieval.reach import ExactRule, Reach, ReachCache, exact_rule, measure
 from grimoire.graph.retrieval.weighting import Perspective
 from grimoire.graph.visibility import Visibility
 
@@ -181,9 +181,12 @@ class Context:
         return out
 
     def ranks_exactly(self, reach: Reach) -> bool:
-        """Whether the vector ranking is the exact one from held vectors (graph/retrieval/exact.py): a small,
-        non-empty reach of a caller the members query answers for."""
-        return reach.exact(self.config.exact_below) and reach.visible > 0 and exact.applies(self.params)
+        """Whether the vector ranking is the exact one from held vectors (graph/retrieval/exact.py): a small (or
+        small for the store: reach.ExactRule), non-empty reach of a caller the members query answers for."""
+        return reach.exact(self.exact_rule()) and reach.visible > 0 and exact.applies(self.params)
+
+    def exact_rule(self) -> ExactRule:
+        return exact_rule(self.config, backends.MAX_CANDIDATES)
 
     def exact_members(self) -> Future[exact.Members | None]:
         """The exact ranking's members (who may see what: cypher/retrieval/exact_members.cypher), read once, in the

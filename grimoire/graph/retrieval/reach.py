@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grimoire.graph.db.connection import Database
+from grimoire.graph.retrieval.config import RetrievalConfig
 from grimoire.graph.timed import Timed
 
 PARAMS = ("labels", "viewer", "clade", "admin", "agent_id")
@@ -37,8 +38,11 @@ class Reach:
         """The visible share of the store (a lower bound when capped)."""
         return 1.0 if self.total == 0 else min(1.0, max(self.visible, 1) / self.total)
 
-    def exact(self, below: int) -> bool:
-        """Rank every visible item exactly rather than search an index."""
+    def exact(self, below: int | ExactRule) -> bool:
+        """Rank every visible item exactly rather than search an index: at most `below` of them, or as many as the
+        rule allows this caller (`ExactRule`)."""
+        if isinstance(below, ExactRule):
+            below = below.limit(self)
         return not self.capped and self.visible <= below
 
     def widest(self, top: int, factor: int, limit: int) -> int:
@@ -53,6 +57,32 @@ class Reach:
         CAPPED_FIRST x factor x top, widened by the search while the filters leave too few (up to `widest`)."""
         first = self.widest(top, factor, limit)
         return min(first, max(top, CAPPED_FIRST * factor * top)) if self.capped else first
+
+
+@dataclass(frozen=True)
+class ExactRule:
+    """How many visible items a caller may have and still be ranked exactly. At most `below`, always; and up to
+    `upto` while the index would be asked for at least 1/`ratio` as many candidates as the caller sees (`widest`):
+    a caller who sees a small share of a large store makes the index walk thousands of candidates to keep `top`
+    of its own (3,000 of 1,000,000 items: 10,000 asked, ~124 ms), and each costs more than an exact cosine of a
+    visible item (bench/results/reach.json)."""
+
+    below: int
+    upto: int = 0
+    ratio: float = 0.0
+    top: int = 20
+    factor: int = 1
+    most: int = 10_000  # the index's largest ask (backends.MAX_CANDIDATES)
+
+    def limit(self, reach: Reach) -> int:
+        asked = reach.widest(self.top, self.factor, self.most)
+        return max(self.below, min(self.upto, math.floor(self.ratio * asked)))
+
+
+def exact_rule(config: RetrievalConfig, most: int = 10_000) -> ExactRule:
+    """The configured rule: RetrievalConfig.exact_below, exact_fallback_below and exact_index_ratio."""
+    return ExactRule(config.exact_below, config.exact_fallback_below, config.exact_index_ratio, config.per_backend,
+                     config.candidates_factor, most)
 
 
 def measure(db: Database, params: dict[str, Any], cap: int) -> Reach:

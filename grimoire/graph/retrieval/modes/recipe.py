@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from grimoire.graph.retrieval import backends, exact, items, stages
+from grimoire.graph.retrieval import backends, items, stages
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.context import Context
 from grimoire.graph.retrieval.fusion import rrf
@@ -36,11 +36,11 @@ def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[st
     vec: Sequence[Mapping[str, Any]]
     if reach is None:
         vec = []
-    elif reach.exact(cfg.exact_below) and reach.visible and exact.applies(ctx.params):
+    elif ctx.ranks_exactly(reach):
         vec = ctx.exact(top)  # a small reach: ranked from the replica's held vectors (graph/retrieval/exact.py)
     else:
         vec = backends.vector(ctx.db, embedding or [], top, cfg.candidates_factor, ctx.params, reach,
-                              cfg.exact_below, cfg.exact_fallback_below)
+                              ctx.exact_rule(), cfg.exact_fallback_below)
     ctx.clock.lap("vector")
     bm = bm_f.result() if bm_f else []
     ctx.clock.lap("bm25")
