@@ -108,6 +108,26 @@ class NeighbourhoodConfig(BaseModel):
     top: int = 20                                     # each list's length
 
 
+class MultiHopConfig(BaseModel):
+    """Lists for questions whose evidence is spread over several turns (issue 41, multi-hop), each fused by RRF beside
+    the others at its weight. The vector second hop (graph/retrieval/second_hop.py): Rocchio on embeddings, the visible
+    items ranked by q' = unit(unit(q) + beta x mean of the first `hop_from` fused hits' unit vectors) (or one such
+    query per hit, their rankings fused), the turns that resemble the first evidence. The decomposition
+    (graph/retrieval/decompose.py): a question split where it joins clauses or coordinates things it names (the
+    entities the query names, as the graph backend finds them), each part searched by BM25 and by the vector ranking,
+    the parts' lists fused into one. Both off by default (not measured yet)."""
+
+    second_hop: bool = False                          # Rocchio's second hop on embeddings
+    hop_from: int = Field(default=3, ge=1)            # ... from this many first fused hits
+    hop_beta: float = Field(default=0.75, ge=0)       # ... their mean's weight beside the query's (unit) vector
+    hop_each: bool = False                            # ... one query per hit (their rankings fused), not their mean
+    hop_weight: float = Field(default=0.5, ge=0)      # ... the list's RRF weight (a backend's is 1)
+    decompose: bool = False                           # the question's parts searched apart
+    decompose_max: int = Field(default=4, ge=2)       # ... at most this many parts
+    decompose_weight: float = Field(default=0.5, ge=0)  # ... the parts' fused list's RRF weight
+    top: int = Field(default=20, ge=1)                # each list's length
+
+
 class SourceWeights(BaseModel):
     """The knowledge weighting hierarchy, in every mode's final score (graph/retrieval/weighting.py)."""
 
@@ -200,6 +220,7 @@ class RetrievalConfig(BaseModel):
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
     neighbourhood: NeighbourhoodConfig = Field(default_factory=NeighbourhoodConfig)
+    multihop: MultiHopConfig = Field(default_factory=MultiHopConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
 
