@@ -63,7 +63,7 @@ def ranked_by(ctx: Context, vector: Sequence[float], top: int) -> Sequence[Mappi
                            cfg.exact_fallback_below)
 
 
-def fused_rows(rankings: Sequence[Sequence[Mapping[str, Any]]], k: int, top: int) -> list[dict[str, Any]]:
+def fused_rows(rankings: Sequence[Sequence[Mapping[str, Any]]], k: int, top: int) -> list[Mapping[str, Any]]:
     """Several rankings' rows as one: a single one as it is, several fused by RRF (equal weights; the score the
     fused one), the first `top`."""
     if len(rankings) == 1:
