@@ -62,4 +62,8 @@ if __name__ == "__main__":
 
     from bench.common import write_result
 
-    print(write_result("locomo_multihop", run(sys.argv[1:] or NAMES)))
+    # `--out NAME` writes bench/results/NAME.json instead (a second round beside the first).
+    args, out = sys.argv[1:], "locomo_multihop"
+    if args[:1] == ["--out"]:
+        out, args = args[1], args[2:]
+    print(write_result(out, run(args or NAMES)))

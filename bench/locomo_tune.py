@@ -100,6 +100,10 @@ VARIANTS |= {
                                                                "hop_beta": 1.0}},
     "decomposition, weight 0.5": {"multihop": {"decompose": True}},
     "decomposition, weight 1": {"multihop": {"decompose": True, "decompose_weight": 1.0}},
+    # The second round: the second hop lighter, the decomposition heavier.
+    "second hop, each of 3, beta 1, weight 0.25": {"multihop": {"second_hop": True, "hop_each": True,
+                                                                "hop_beta": 1.0, "hop_weight": 0.25}},
+    "decomposition, weight 2": {"multihop": {"decompose": True, "decompose_weight": 2.0}},
 }
 
 # Issue 39: the final score as grimoire.md line 325 gives it, effective confidence x quality x relevance.

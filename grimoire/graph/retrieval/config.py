@@ -116,10 +116,11 @@ class MultiHopConfig(BaseModel):
     (graph/retrieval/decompose.py): a question split where it joins clauses or coordinates things it names (the
     entities the query names, as the graph backend finds them), each part searched by BM25 and by the vector ranking,
     the parts' lists fused into one. Both off: on LoCoMo, leave-one-conversation-out (bench/results/
-    locomo_multihop.json), the second hop lost held-out recall@10 on every conversation in every form (-0.052 ± 0.015
-    one query per hit, -0.061 ± 0.021 the mean of 3 at weight 0.5, to -0.070 ± 0.023 at weight 1), multi-hop too
-    (0.376 -> 0.336-0.361) and single-hop most (0.834 -> 0.724-0.746); the decomposition splits few questions and
-    moved recall@10 by 0.000 ± 0.000 (weight 0.5) and -0.001 ± 0.003 (weight 1; multi-hop +0.003)."""
+    locomo_multihop.json, locomo_multihop_round2.json), the second hop lost held-out recall@10 on every conversation
+    in every form (-0.050 ± 0.010 one query per hit at weight 0.25, -0.052 ± 0.015 at 0.5, -0.061 ± 0.021 the mean of
+    3 at 0.5, to -0.070 ± 0.023 at 1), multi-hop too (0.376 -> 0.336-0.363) and single-hop most (0.834 ->
+    0.724-0.749); the decomposition splits few questions (38 of 762) and moved recall@10 by 0.000 ± 0.000 (weight
+    0.5), -0.001 ± 0.003 (1) and -0.003 ± 0.008 (2), multi-hop +0.003 at most."""
 
     second_hop: bool = False                          # Rocchio's second hop on embeddings
     hop_from: int = Field(default=3, ge=1)            # ... from this many first fused hits
