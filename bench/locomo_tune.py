@@ -88,6 +88,24 @@ VARIANTS |= {
     "expansion, weight 0.25": {"neighbourhood": {"expand": True, "expand_weight": 0.25}},
 }
 
+# Issue 41, multi-hop: a vector second hop (Rocchio on embeddings, graph/retrieval/second_hop.py) and the question's
+# parts searched apart (graph/retrieval/decompose.py), each a list fused by RRF (bench/locomo_multihop.py).
+VARIANTS |= {
+    "second hop, mean of 3, beta 0.75, weight 0.5": {"multihop": {"second_hop": True}},
+    "second hop, mean of 3, beta 0.75, weight 1": {"multihop": {"second_hop": True, "hop_weight": 1.0}},
+    "second hop, mean of 5, beta 1, weight 0.5": {"multihop": {"second_hop": True, "hop_from": 5, "hop_beta": 1.0}},
+    "second hop, mean of 1, beta 0.5, weight 0.5": {"multihop": {"second_hop": True, "hop_from": 1,
+                                                                 "hop_beta": 0.5}},
+    "second hop, each of 3, beta 1, weight 0.5": {"multihop": {"second_hop": True, "hop_each": True,
+                                                               "hop_beta": 1.0}},
+    "decomposition, weight 0.5": {"multihop": {"decompose": True}},
+    "decomposition, weight 1": {"multihop": {"decompose": True, "decompose_weight": 1.0}},
+    # The second round: the second hop lighter, the decomposition heavier.
+    "second hop, each of 3, beta 1, weight 0.25": {"multihop": {"second_hop": True, "hop_each": True,
+                                                                "hop_beta": 1.0, "hop_weight": 0.25}},
+    "decomposition, weight 2": {"multihop": {"decompose": True, "decompose_weight": 2.0}},
+}
+
 # Issue 39: the final score as grimoire.md line 325 gives it, effective confidence x quality x relevance.
 VARIANTS |= {
     "final score as product": {"rerank_form": "product"},

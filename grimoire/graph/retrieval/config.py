@@ -108,6 +108,31 @@ class NeighbourhoodConfig(BaseModel):
     top: int = 20                                     # each list's length
 
 
+class MultiHopConfig(BaseModel):
+    """Lists for questions whose evidence is spread over several turns (issue 41, multi-hop), each fused by RRF beside
+    the others at its weight. The vector second hop (graph/retrieval/second_hop.py): Rocchio on embeddings, the visible
+    items ranked by q' = unit(unit(q) + beta x mean of the first `hop_from` fused hits' unit vectors) (or one such
+    query per hit, their rankings fused), the turns that resemble the first evidence. The decomposition
+    (graph/retrieval/decompose.py): a question split where it joins clauses or coordinates things it names (the
+    entities the query names, as the graph backend finds them), each part searched by BM25 and by the vector ranking,
+    the parts' lists fused into one. Both off: on LoCoMo, leave-one-conversation-out (bench/results/
+    locomo_multihop.json, locomo_multihop_round2.json), the second hop lost held-out recall@10 on every conversation
+    in every form (-0.050 ± 0.010 one query per hit at weight 0.25, -0.052 ± 0.015 at 0.5, -0.061 ± 0.021 the mean of
+    3 at 0.5, to -0.070 ± 0.023 at 1), multi-hop too (0.376 -> 0.336-0.363) and single-hop most (0.834 ->
+    0.724-0.749); the decomposition splits few questions (38 of 762) and moved recall@10 by 0.000 ± 0.000 (weight
+    0.5), -0.001 ± 0.003 (1) and -0.003 ± 0.008 (2), multi-hop +0.003 at most."""
+
+    second_hop: bool = False                          # Rocchio's second hop on embeddings
+    hop_from: int = Field(default=3, ge=1)            # ... from this many first fused hits
+    hop_beta: float = Field(default=0.75, ge=0)       # ... their mean's weight beside the query's (unit) vector
+    hop_each: bool = False                            # ... one query per hit (their rankings fused), not their mean
+    hop_weight: float = Field(default=0.5, ge=0)      # ... the list's RRF weight (a backend's is 1)
+    decompose: bool = False                           # the question's parts searched apart
+    decompose_max: int = Field(default=4, ge=2)       # ... at most this many parts
+    decompose_weight: float = Field(default=0.5, ge=0)  # ... the parts' fused list's RRF weight
+    top: int = Field(default=20, ge=1)                # each list's length
+
+
 class SourceWeights(BaseModel):
     """The knowledge weighting hierarchy, in every mode's final score (graph/retrieval/weighting.py)."""
 
@@ -205,6 +230,7 @@ class RetrievalConfig(BaseModel):
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
     neighbourhood: NeighbourhoodConfig = Field(default_factory=NeighbourhoodConfig)
+    multihop: MultiHopConfig = Field(default_factory=MultiHopConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
 

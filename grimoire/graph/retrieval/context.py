@@ -89,6 +89,10 @@ class QueryVector:
             check_vector(self._vector, self._dimension)
         return self._vector
 
+    def of(self, text: str) -> list[float]:
+        """Another text's embedding by the same model (a part of the query: graph/retrieval/decompose.py)."""
+        return self._embed(text)
+
     def required(self) -> list[float]:
         """The vector, for a stage that cannot go without one."""
         vector = self()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grimoire.graph.retrieval import backends, items, neighbourhood, rerank, stages, understood
+from grimoire.graph.retrieval import backends, decompose, items, neighbourhood, rerank, second_hop, stages, understood
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.context import Context
 from grimoire.graph.retrieval.fusion import rrf, rrf_ceiling
@@ -67,8 +67,10 @@ class Hybrid:
             fused |= boosts
             ranked = fuse(ctx, fused)
         # What lies around the candidates (graph/retrieval/neighbourhood.py): their threads, their neighbours.
-        weights = neighbourhood.weights(ctx)
-        if around := {**neighbourhood.threads(ctx, ranked), **neighbourhood.expansion(ctx, ranked)}:
+        # And for evidence spread over turns (multi-hop): a second hop on embeddings, the question's parts.
+        weights = {**neighbourhood.weights(ctx), **second_hop.weights(ctx), **decompose.weights(ctx)}
+        if around := {**neighbourhood.threads(ctx, ranked), **neighbourhood.expansion(ctx, ranked),
+                      **second_hop.second_hop(ctx, ranked), **decompose.decomposed(ctx)}:
             fused |= around
             ranked = fuse(ctx, fused, weights)
         ctx.clock.lap("graph")
