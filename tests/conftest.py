@@ -275,12 +275,13 @@ def counts(db: Database) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def aave(session_db: Database, embedder: Embedder):
-    """The Aave world loaded from ../shared/data, for the tests of one module."""
+def aave(session_db: Database, embedder: Embedder, neo4j_server: Neo4jUnderTest):
+    """The Aave world loaded from ../shared/data (with the service's fact settings), for the tests of one module."""
     from grimoire.loaders.aave.load import load
 
     clean_database(session_db)
-    report = load(session_db, embedder, DATA, progress=lambda items, *_: items)
+    report = load(session_db, embedder, DATA, freshness=neo4j_server.settings().facts,
+                  progress=lambda items, *_: items)
     assert report.facts_created > 3_000 and report.facts_closed > 100 and report.episodes_created > 300
     yield session_db
     clean_database(session_db)
