@@ -5,11 +5,13 @@
 :param min_share => 0.5;
 MATCH (p:CoOccurrencePair)
 WHERE p.count >= $min_count AND p.inferred IS NULL
-MATCH (ma:CoOccurrenceMentions {id: p.scope + '|' + p.agent_id + '|' + p.clade + '|' + p.chain + '|' + p.a})
-MATCH (mb:CoOccurrenceMentions {id: p.scope + '|' + p.agent_id + '|' + p.clade + '|' + p.chain + '|' + p.b})
+WITH p, p.partition_scope + '|' + p.partition_agent + '|' + p.partition_clade + '|' + p.chain + '|' AS prefix
+MATCH (ma:CoOccurrenceMentions {id: prefix + p.a})
+MATCH (mb:CoOccurrenceMentions {id: prefix + p.b})
 WITH p, ma, mb, ma.episodes + mb.episodes - p.both AS mentioning
 WHERE mentioning > 0 AND toFloat(p.participants) / mentioning >= $min_share
-RETURN p.id AS id, p.scope AS scope, p.agent_id AS agent_id, p.clade AS clade, p.chain AS chain, p.a AS a, p.b AS b,
+RETURN p.id AS id, p.partition_scope AS scope, p.partition_agent AS agent_id, p.partition_clade AS clade,
+       p.chain AS chain, p.a AS a, p.b AS b,
        p.count AS count, p.participants AS participants, p.both AS both, p.first_block AS first_block,
        ma.episodes AS mentions_a, mb.episodes AS mentions_b
 ORDER BY id

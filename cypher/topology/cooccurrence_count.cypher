@@ -8,7 +8,8 @@
 CALL (*) {
   UNWIND $mentions AS row
   MERGE (m:CoOccurrenceMentions {id: row.id})
-    ON CREATE SET m.scope = row.scope, m.agent_id = row.agent_id, m.clade = row.clade, m.chain = row.chain,
+    ON CREATE SET m.partition_scope = row.scope, m.partition_agent = row.agent_id,
+                  m.partition_clade = row.clade, m.chain = row.chain,
                   m.protocol = row.protocol, m.episodes = 0
   SET m.episodes = m.episodes + row.n
   RETURN count(*) AS mentions
@@ -16,7 +17,8 @@ CALL (*) {
 CALL (*) {
   UNWIND $pairs AS row
   MERGE (p:CoOccurrencePair {id: row.id})
-    ON CREATE SET p.scope = row.scope, p.agent_id = row.agent_id, p.clade = row.clade, p.chain = row.chain,
+    ON CREATE SET p.partition_scope = row.scope, p.partition_agent = row.agent_id,
+                  p.partition_clade = row.clade, p.chain = row.chain,
                   p.a = row.a, p.b = row.b, p.count = 0, p.participants = 0, p.both = 0
   SET p.count = p.count + row.count, p.participants = p.participants + row.participants, p.both = p.both + row.both,
       p.first_block = CASE WHEN p.first_block IS NULL OR row.first_block < p.first_block THEN row.first_block

@@ -7,7 +7,7 @@
 :param mark_id => 'ep-1';
 :param ranges => [{key: 0, scope: 'public', agent_id: '', clade: '', chain: '1', lo: 994, hi: 1006}];
 UNWIND $ranges AS r
-MATCH (e:Episode)
+MATCH (e:Episode) USING INDEX e:Episode(block)
 WHERE e.block >= r.lo AND e.block <= r.hi AND e.scope = r.scope
   AND (e.recorded_at < $mark_at OR (e.recorded_at = $mark_at AND e.id <= $mark_id))
   AND (r.scope = 'public' OR (r.scope = 'private' AND e.agent_id = r.agent_id)

@@ -9,7 +9,7 @@
 :param after_id => '';
 :param upto => 1770000000000;
 :param limit => 1000;
-MATCH (e:Episode)
+MATCH (e:Episode) USING INDEX e:Episode(recorded_at)
 WHERE e.recorded_at >= $after_at AND e.recorded_at <= $upto AND (e.recorded_at > $after_at OR e.id > $after_id)
 WITH e ORDER BY e.recorded_at, e.id LIMIT $limit
 OPTIONAL MATCH (e)-[:MENTIONS]->(en:Entity)

@@ -9,7 +9,7 @@
 :param chain => '1';
 :param mark_at => 1770000000000;
 :param mark_id => 'ep-1';
-MATCH (en:Entity)<-[:MENTIONS]-(e:Episode)
+MATCH (en:Entity)<-[:MENTIONS]-(e:Episode) USING INDEX en:Entity(id)
 WHERE en.id IN [$a, $b] AND e.block IS NOT NULL AND e.scope = $scope
   AND (e.recorded_at < $mark_at OR (e.recorded_at = $mark_at AND e.id <= $mark_id))
   AND ($scope = 'public' OR ($scope = 'private' AND e.agent_id = $agent_id)

@@ -9,6 +9,7 @@ import json
 from typing import Any
 from urllib.parse import quote
 
+from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.topology import cooccurrence_counts as counts_kept
 from grimoire.graph.topology import inference
@@ -159,3 +160,26 @@ def test_a_period_counts_what_is_new_and_the_counts_equal_a_full_count(api: Api,
     assert counts_kept.stored(db) != counts_kept.full_count(db, config)
     assert inference.infer(db, cfg()).episodes == 6
     assert counts_kept.stored(db) == counts_kept.full_count(db, config)
+
+
+def _operators(db: Database, name: str, **params: Any) -> list[str]:
+    with db.session() as s:
+        plan = s.run("EXPLAIN " + cypher.query(name), params).consume().plan
+
+    def walk(p: Any) -> list[str]:
+        return [f"{p['operatorType']} {p.get('args', {}).get('Details', '')}",
+                *(o for c in p.get("children", []) for o in walk(c))]
+
+    return walk(plan)
+
+
+def test_a_period_seeks_the_new_episodes_and_their_neighbours(db: Database) -> None:
+    """What a period reads: the episodes since the watermark by the recorded_at index, the counted ones near them by
+    the block index; neither scans the episodes."""
+    kinds = ["Pool"]
+    new = _operators(db, "topology/cooccurrence_new", kinds=kinds, after_at=1, after_id="", upto=2, limit=1000)
+    near = _operators(db, "topology/cooccurrence_near", kinds=kinds, mark_at=1, mark_id="", ranges=[
+        {"key": 0, "scope": "public", "agent_id": "", "clade": "", "chain": "1", "lo": 1, "hi": 7}])
+    for ops, index in ((new, "Episode(recorded_at)"), (near, "Episode(block)")):
+        assert any("IndexSeek" in o and index in o for o in ops), ops
+        assert not any(o.startswith(("NodeByLabelScan", "AllNodesScan")) for o in ops), ops

@@ -1,7 +1,8 @@
 """Co-occurrence of protocols in episodes (grimoire.md, "Graph Maintenance", source 2): "if episodes involving
 protocol A consistently co-occur with episodes involving protocol B within a 3-block window, that implies a
-TokenFlow or OracleDependency relationship". Pure: the counting; graph/topology/inference.py reads the episodes and
-asserts what it finds.
+TokenFlow or OracleDependency relationship". Pure: the counting, at once (`counts`) or what new episodes add
+(`added`); graph/topology/cooccurrence_counts.py keeps the counts in the graph and graph/topology/inference.py
+asserts what they find.
 
 Within one visibility partition and one chain (block numbers of two chains say nothing about each other), a
 *co-occurrence* of protocols A and B is a pair of distinct episodes, one mentioning A and the other B, whose blocks
