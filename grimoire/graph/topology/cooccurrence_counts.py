@@ -27,14 +27,14 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
 
 from grimoire.graph.db import cypher
 from grimoire.graph.db.connection import Database
 from grimoire.graph.db.tx import Tx
 from grimoire.graph.ids import now_ms
 from grimoire.graph.model.enums import Scope
-from grimoire.graph.model.rows import Record
+from grimoire.graph.model.rows import Params, Record
 from grimoire.graph.topology.cooccurrence import CoOccurrenceConfig, Counts, Episode, PairCount, added, counts, only
 
 PAGE = 1_000        # new episodes per counting transaction
@@ -110,9 +110,49 @@ def _episode(r: Record) -> Episode:
     return Episode(r["id"], int(r["block"]), frozenset(r["protocols"]))
 
 
-def _ranges(groups: dict[Group, list[Episode]], reach: int) -> list[dict[str, Any]]:
+class BlockRange(TypedDict):
+    """Blocks of one partition's chain to read counted episodes in (cypher/topology/cooccurrence_near.cypher)."""
+
+    key: int
+    scope: str
+    agent_id: str
+    clade: str
+    chain: str
+    lo: int
+    hi: int
+
+
+class MentionRow(TypedDict):
+    """What a page adds to a protocol's mentions in one partition's chain (cooccurrence_count.cypher)."""
+
+    id: str
+    scope: str
+    agent_id: str
+    clade: str
+    chain: str
+    protocol: str
+    n: int
+
+
+class PairRow(TypedDict):
+    """What a page adds to a protocol pair's counts in one partition's chain (cooccurrence_count.cypher)."""
+
+    id: str
+    scope: str
+    agent_id: str
+    clade: str
+    chain: str
+    a: str
+    b: str
+    count: int
+    participants: int
+    both: int
+    first_block: int | None
+
+
+def _ranges(groups: dict[Group, list[Episode]], reach: int) -> list[BlockRange]:
     """Each group's blocks within `reach` of a new episode's, merged into ranges."""
-    out = []
+    out: list[BlockRange] = []
     for key, (group, episodes) in enumerate(groups.items()):
         part, chain = group
         spans: list[list[int]] = []
@@ -121,17 +161,21 @@ def _ranges(groups: dict[Group, list[Episode]], reach: int) -> list[dict[str, An
                 spans[-1][1] = block + reach
             else:
                 spans.append([block - reach, block + reach])
-        out += [{"key": key, **part.params(chain), "lo": lo, "hi": hi} for lo, hi in spans]
+        out += [BlockRange(key=key, scope=part.scope.value, agent_id=part.agent_id or "", clade=part.clade or "",
+                           chain=chain, lo=lo, hi=hi) for lo, hi in spans]
     return out
 
 
-def _rows(groups: dict[Group, Counts]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    mentions, pairs = [], []
+def _rows(groups: dict[Group, Counts]) -> tuple[list[MentionRow], list[PairRow]]:
+    """The counting statement's rows: each protocol's mentions added, each pair's counts added."""
+    mentions: list[MentionRow] = []
+    pairs: list[PairRow] = []
     for (part, chain), c in groups.items():
-        base = part.params(chain)
-        mentions += [{"id": part.key(chain, p), **base, "protocol": p, "n": n} for p, n in c.mentions.items() if n]
-        pairs += [{"id": part.key(chain, a, b), **base, "a": a, "b": b, "count": p.count,
-                   "participants": p.participants, "both": p.both, "first_block": p.first_block}
+        scope, agent, clade = part.scope.value, part.agent_id or "", part.clade or ""
+        mentions += [MentionRow(id=part.key(chain, p), scope=scope, agent_id=agent, clade=clade, chain=chain,
+                                protocol=p, n=n) for p, n in c.mentions.items() if n]
+        pairs += [PairRow(id=part.key(chain, a, b), scope=scope, agent_id=agent, clade=clade, chain=chain, a=a, b=b,
+                          count=p.count, participants=p.participants, both=p.both, first_block=p.first_block)
                   for (a, b), p in c.pairs.items()]
     return mentions, pairs
 
@@ -181,8 +225,7 @@ def count_new(db: Database, config: CoOccurrenceConfig, *, now: int | None = Non
     return report
 
 
-def _counting(mentions: list[dict[str, Any]], pairs: list[dict[str, Any]],
-              moved: dict[str, Any]) -> Callable[[Tx], None]:
+def _counting(mentions: list[MentionRow], pairs: list[PairRow], moved: Params) -> Callable[[Tx], None]:
     """A page's counts and the watermark past it: one transaction."""
     def count(tx: Tx) -> None:
         tx.run(cypher.query("topology/cooccurrence_count"), mentions=mentions, pairs=pairs, mark=moved).consume()
