@@ -136,7 +136,7 @@ def test_a_period_counts_what_is_new_and_the_counts_equal_a_full_count(api: Api,
     assert _snapshot(db) == before
     # New episodes, beside the old ones (a third protocol one block from each occasion's red and blue episodes;
     # blue again two blocks after) and far from them (a pair of its own): counted with their old neighbours.
-    near = [{"id": f"w3-{n}", "type": "observation", "scope": "public", "chain": "1", "block": block + off,
+    near = [{"id": f"w3-{n}-{name}", "type": "observation", "scope": "public", "chain": "1", "block": block + off,
              "text": f"w3 saw activity on {name} at occasion {n}", "mentions": [{"kind": "Pool", "name": name}]}
             for n, block in enumerate(BLOCKS) for name, off in (("violet", 2), ("blue", 3))]
     r = api.client.post("/episodes/batch", headers=h, json={"episodes": near})
