@@ -21,6 +21,7 @@ from grimoire.graph.analytics.projections import GraphKind, ProjectionSpec, left
 from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import get_embedder
 from grimoire.graph.schema import apply_schema
+from grimoire.graph.settings import get_settings
 from grimoire.loaders.aave.load import load
 
 REPEATS = 5
@@ -68,7 +69,7 @@ def run() -> dict[str, Any]:
     embedder = get_embedder()
     with bench_database() as db:
         apply_schema(db, embedder.dimension, embedder.model_name)
-        load(db, embedder, DATA)
+        load(db, embedder, DATA, freshness=get_settings().facts)
         loaded = {**db.run("testing/count_facts")[0], "analyses": _measure(db, "loaded graph")}
         _generate(db, random.Random(2026), GENERATED)
         larger = {**db.run("testing/count_facts")[0], "analyses": _measure(db, "larger graph")}

@@ -16,7 +16,7 @@ from grimoire.graph.db.connection import Database
 from grimoire.graph.embeddings import get_embedder
 from grimoire.graph.model.enums import Predicate, Scope
 from grimoire.graph.schema import apply_schema
-from grimoire.graph.settings import PROJECT_ROOT
+from grimoire.graph.settings import PROJECT_ROOT, get_settings
 from grimoire.graph.topology import facts, traversal
 from grimoire.graph.topology.facts import Owner
 from grimoire.graph.topology.model import FactIn
@@ -95,7 +95,7 @@ def run() -> dict[str, Any]:
     with bench_database() as db:
         apply_schema(db, embedder.dimension, embedder.model_name)
         t0 = time.perf_counter()
-        report = load(db, embedder, DATA)
+        report = load(db, embedder, DATA, freshness=get_settings().facts)
         load_seconds = time.perf_counter() - t0
         loaded_facts = db.run("testing/count_facts")[0]
         loaded = _measure(db, _starts(db, rng), "loaded graph")

@@ -31,6 +31,8 @@ from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.observe import Observer, Timing
 from grimoire.graph.schema import apply_schema
 from grimoire.graph.settings import DEFAULT_MODEL, Settings
+from grimoire.graph.topology.cooccurrence import CoOccurrenceConfig
+from grimoire.graph.topology.freshness import FactConfig
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 if not DATA.exists():
@@ -68,6 +70,9 @@ class Neo4jUnderTest:
             # The default (reject) is tests/unit/test_admission.py's, test_entries' and test_learning_life's, which
             # set it on their app.
             "admission": AdmissionConfig(per_factor="flag"),
+            # The jobs a test runs see what it wrote just before: no ingest of another is in flight to wait for
+            # (the co-occurrence watermark's settle time; its own tests set theirs).
+            "facts": FactConfig(co_occurrence=CoOccurrenceConfig(settle_seconds=0.0)),
         }
         values.update(overrides)
         return Settings(**values)  # type: ignore[arg-type]
@@ -275,12 +280,13 @@ def counts(db: Database) -> dict[str, int]:
 
 
 @pytest.fixture(scope="module")
-def aave(session_db: Database, embedder: Embedder):
-    """The Aave world loaded from ../shared/data, for the tests of one module."""
+def aave(session_db: Database, embedder: Embedder, neo4j_server: Neo4jUnderTest):
+    """The Aave world loaded from ../shared/data (with the service's fact settings), for the tests of one module."""
     from grimoire.loaders.aave.load import load
 
     clean_database(session_db)
-    report = load(session_db, embedder, DATA, progress=lambda items, *_: items)
+    report = load(session_db, embedder, DATA, freshness=neo4j_server.settings().facts,
+                  progress=lambda items, *_: items)
     assert report.facts_created > 3_000 and report.facts_closed > 100 and report.episodes_created > 300
     yield session_db
     clean_database(session_db)

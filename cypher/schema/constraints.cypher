@@ -57,6 +57,10 @@ CREATE CONSTRAINT entry_version_id IF NOT EXISTS FOR (n:EntryVersion) REQUIRE n.
 CREATE CONSTRAINT metric_sample_id IF NOT EXISTS FOR (n:MetricSample) REQUIRE n.id IS UNIQUE;
 CREATE CONSTRAINT retrieval_weights_agent IF NOT EXISTS FOR (n:RetrievalWeights) REQUIRE n.agent_id IS UNIQUE;
 CREATE CONSTRAINT version_id IF NOT EXISTS FOR (n:Version) REQUIRE n.id IS UNIQUE;
+// The co-occurrence inference's counts and watermark (graph/topology/cooccurrence_counts.py), MERGEd on their ids.
+CREATE CONSTRAINT cooccurrence_pair_id IF NOT EXISTS FOR (n:CoOccurrencePair) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT cooccurrence_mentions_id IF NOT EXISTS FOR (n:CoOccurrenceMentions) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT cooccurrence_mark_id IF NOT EXISTS FOR (n:CoOccurrenceMark) REQUIRE n.id IS UNIQUE;
 // Leases on background work (graph/leases.py): one node per job or per agent's unit of work, by name.
 CREATE CONSTRAINT lease_name IF NOT EXISTS FOR (n:Lease) REQUIRE n.name IS UNIQUE;
 // The counter a replica's held vectors are checked against (graph/retrieval/exact.py): one node.

@@ -117,4 +117,7 @@ CREATE RANGE INDEX entry_expires_at IF NOT EXISTS FOR (n:Entry) ON (n.expires_at
 CREATE RANGE INDEX expired_id IF NOT EXISTS FOR (n:Expired) ON (n.id);
 CREATE RANGE INDEX expired_at IF NOT EXISTS FOR (n:Expired) ON (n.lifecycle_at);
 CREATE RANGE INDEX skill_stable_id IF NOT EXISTS FOR (n:Skill) ON (n.stable_skill_id);
+// The bounty board's list (cypher/crystals/bounties_list.cypher): a seek on the state asked for (open, closed or
+// both), newest first.
+CREATE RANGE INDEX bounty_status_valid_from IF NOT EXISTS FOR (n:Bounty) ON (n.status, n.valid_from);
 CREATE RANGE INDEX strategy_counter_agent IF NOT EXISTS FOR (n:StrategyCounter) ON (n.agent_id);

@@ -1,6 +1,7 @@
-// The episodes the co-occurrence inference reads (graph/topology/inference.py), a page at a time in
-// id order: each live episode with a block that mentions a protocol (an entity of one of $kinds), with
-// its partition (scope, owner, clade), chain and block and the protocols it mentions. Archived and
+// Every episode a full co-occurrence count reads (graph/topology/cooccurrence_counts.py `full_count`: what the
+// counts kept beside the watermark must equal), a page at a time in id order: each live episode with a block
+// that mentions a protocol (an entity of one of $kinds), with its partition (scope, owner, clade), chain and
+// block and the protocols it mentions. Archived and
 // expired episodes feed nothing, nor confidential ones (their text stays with their owner alone).
 :param kinds => ['Contract', 'Pool', 'Oracle', 'Vault', 'Governance', 'Bridge', 'Reserve'];
 :param after => '';

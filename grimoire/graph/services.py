@@ -334,7 +334,8 @@ def schedule(services: Services) -> None:
                           lambda: str(inference.infer(services.db, settings.facts, cancelled=stopping)),
                           f"protocols whose episodes consistently co-occur within {cooc.window_blocks} blocks (at "
                           f"least {cooc.min_count} episode pairs, {cooc.min_share:.0%} of their episodes) get an "
-                          "inferred TokenFlow fact, within each visibility partition", first_after_seconds=660.0))
+                          "inferred TokenFlow fact, within each visibility partition; each run counts the episodes "
+                          "recorded since its watermark", first_after_seconds=660.0))
     if settings.vector_upkeep.enabled:
         upkeep = VectorUpkeep(services.db, services.embedder.dimension, settings.vector_upkeep,
                               settings.vector_quantization)

@@ -291,7 +291,9 @@ class Settings(BaseSettings):
                     "`co_occurrence`, the inference of TokenFlow facts from episodes (every 30 min; a window of 3 "
                     "blocks, the document's; 'consistently' is the project's own: at least 3 co-occurring episode "
                     "pairs and half the episodes of the two protocols; confidence 0.3; protocols are entities of kind "
-                    "Contract, Pool, Oracle, Vault, Governance, Bridge or Reserve; `enabled: false` turns it off).")
+                    "Contract, Pool, Oracle, Vault, Governance, Bridge or Reserve; each run counts the episodes "
+                    "recorded since its watermark, those of the last `settle_seconds` (300) left to the next run; "
+                    "`enabled: false` turns it off).")
     vector_upkeep: UpkeepConfig = Field(
         default_factory=UpkeepConfig, alias="GRIMOIRE_VECTOR_UPKEEP",
         description="JSON overriding when the service rebuilds a vector index on its own (graph/upkeep/): looked at "

@@ -17,7 +17,7 @@ from grimoire.graph.model.enums import REL_TYPES, Direction, Predicate
 from grimoire.graph.topology import traversal
 from grimoire.graph.visibility import Visibility
 from grimoire.loaders.aave.load import load
-from tests.conftest import ADMIN_KEY, DATA, counts
+from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest, counts
 
 DEFI = DATA / "defi"
 ADMIN = {"X-API-Key": ADMIN_KEY}
@@ -149,7 +149,8 @@ def test_k_hop_equals_a_breadth_first_search(aave: Database) -> None:
     assert checked == 96 and reached > 500  # not a run of empty answers
 
 
-def test_rerunning_the_loaders_changes_nothing(aave: Database, embedder: Embedder) -> None:
+def test_rerunning_the_loaders_changes_nothing(aave: Database, embedder: Embedder,
+                                               neo4j_server: Neo4jUnderTest) -> None:
     def snapshot() -> tuple[dict, list]:
         c = counts(aave)
         c.pop("AuditRecord", None)  # each run's attempts are audited
@@ -158,7 +159,7 @@ def test_rerunning_the_loaders_changes_nothing(aave: Database, embedder: Embedde
         return c, sorted(map(key, row["nodes"])) + sorted(map(key, row["relationships"]))
 
     before = snapshot()
-    report = load(aave, embedder, DATA, progress=lambda items, *_: items)
+    report = load(aave, embedder, DATA, freshness=neo4j_server.settings().facts, progress=lambda items, *_: items)
     assert report.facts_created == 0 and report.facts_closed == 0 and report.invalidated == 0
     assert report.episodes_created == 0
     assert snapshot() == before

@@ -14,6 +14,7 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from grimoire.graph.db import cypher
 from tests.conftest import Api
 
 SKILL = ("1. Quote the swap on two routers. 2. Split the order so neither leg moves the pool more than 30 bps. "
@@ -238,3 +239,59 @@ def test_bounties_are_what_the_caller_sees(api: Api) -> None:
     assert len(api.client.get("/bounties", headers=api.admin).json()) == 2
     nodes = api.client.get("/management-nodes", headers=b)
     assert nodes.status_code == 200 and nodes.json() == []
+
+
+def _plan_operators(api: Api, statuses: list[str]) -> list[str]:
+    """The operators (with their details) of the list's plan, as the database would run it."""
+    params = {"viewer": OWNER, "clade": "clade-v", "admin": False, "statuses": statuses, "limit": 100}
+    with api.db.session() as s:
+        plan = s.run("EXPLAIN " + cypher.query("crystals/bounties_list"), params).consume().plan
+
+    def walk(p: Any) -> list[str]:
+        return [f"{p['operatorType']} {p.get('args', {}).get('Details', '')}",
+                *(o for c in p.get("children", []) for o in walk(c))]
+
+    return walk(plan)
+
+
+def test_the_bounty_list_by_status_seeks_its_index(api: Api) -> None:
+    """GET /bounties?status=open|closed|all: open by default; closed, those whose valid time ended on a match; all,
+    both; another value a 422 in the one error shape. Each seeks the status index rather than scanning bounties."""
+    poster, owner = api.headers(MATE, "clade-v"), api.headers(OWNER, "clade-v")
+    sid = _skill(api, owner, "vf-list-skill", scope="shared")
+    ids = []
+    for text in ("first ask", "second ask", "third ask"):
+        r = api.client.post("/bounties", headers=poster, json={"text": text, "reward_multiplier": 1.5,
+                                                               "scope": "shared"})
+        assert r.status_code == 201, r.text
+        ids.append(r.json()["id"])
+    fulfilled = ids[1]
+    r = api.client.post(f"/bounties/{fulfilled}/match", headers=owner, json={"stable_skill_id": sid})
+    assert r.status_code == 200, r.text
+
+    def listed(**params: str) -> list[dict[str, Any]]:
+        r = api.client.get("/bounties", headers=owner, params=params)
+        assert r.status_code == 200, r.text
+        return list(r.json())
+
+    newest_first = ids[::-1]
+    assert [b["id"] for b in listed()] == [i for i in newest_first if i != fulfilled]
+    assert [b["id"] for b in listed(status="open")] == [i for i in newest_first if i != fulfilled]
+    closed = listed(status="closed")
+    assert [b["id"] for b in closed] == [fulfilled]
+    assert closed[0]["valid_until"] is not None and closed[0]["matched_skill_id"] == sid
+    every = listed(status="all")
+    assert [b["id"] for b in every] == newest_first
+    assert {b["id"]: b["status"] for b in every} == {i: "closed" if i == fulfilled else "open" for i in ids}
+    # The rule still holds in each state: a stranger sees none of the clade's bounties.
+    assert api.client.get("/bounties", headers=api.headers(STRANGER, "clade-w"), params={"status": "all"}).json() == []
+    bad = api.client.get("/bounties", headers=owner, params={"status": "fulfilled"})
+    assert bad.status_code == 422 and bad.headers["content-type"].startswith("application/problem+json")
+    body = bad.json()
+    assert body["status"] == 422 and body["detail"].startswith("query.status") and body["errors"][0]["loc"] == [
+        "query", "status"]
+    # Each state is a seek on the bounty index (status, valid_from), never a scan of the label or of every node.
+    for statuses in (["open"], ["closed"], ["open", "closed"]):
+        ops = _plan_operators(api, statuses)
+        assert any("IndexSeek" in o and "Bounty(status, valid_from)" in o for o in ops), ops
+        assert not any(o.startswith(("NodeByLabelScan", "AllNodesScan")) for o in ops), ops

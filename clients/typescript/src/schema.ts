@@ -2587,7 +2587,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The bounties the key sees, newest first: open ones unless status says otherwise */
+        /** The bounties the key sees, newest first: open ones unless status says otherwise (closed: fulfilled, their valid time ended on a match; all: both) */
         get: operations["list_bounties_bounties_get"];
         put?: never;
         /** Post a bounty: its text, reward multiplier (1 to 10) and scope */
@@ -16006,7 +16006,8 @@ export interface operations {
     list_bounties_bounties_get: {
         parameters: {
             query?: {
-                status?: ("open" | "closed") | null;
+                /** @description open (the default), closed (fulfilled: its valid time ended on a match) or all */
+                status?: "open" | "closed" | "all";
                 limit?: number;
             };
             header?: never;

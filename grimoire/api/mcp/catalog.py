@@ -321,7 +321,8 @@ TOOLS: tuple[ToolSpec, ...] = (
       "destructive", idempotent=True),
     R("post_bounty", "POST /bounties", "Post a bounty: what you need a skill for, a reward multiplier (1 to 10) "
       "and who sees it (private, shared with your clade, public).", "write"),
-    R("list_bounties", "GET /bounties", "The open bounties you can see (status=closed for fulfilled ones)."),
+    R("list_bounties", "GET /bounties", "The open bounties you can see (status=closed for fulfilled ones, all "
+      "for both)."),
     R("get_bounty", "GET /bounties/{bounty_id}", "One bounty you can see."),
     R("match_bounty", "POST /bounties/{bounty_id}/match", "Fulfil another agent's open bounty with your skill: "
       "the bounty closes and your skill carries its reward multiplier (and a higher demand price).", "write"),

@@ -56,8 +56,12 @@ def post_bounty(body: BountyIn, db: DbDep, who: Writer) -> bounties.Bounty:
 
 
 @router.get("/bounties", response_model=list[bounties.Bounty], response_model_exclude_unset=True,
-            summary="The bounties the key sees, newest first: open ones unless status says otherwise")
-def list_bounties(db: DbDep, who: Reader, status: bounties.Status | None = "open",
+            summary="The bounties the key sees, newest first: open ones unless status says otherwise (closed: "
+                    "fulfilled, their valid time ended on a match; all: both)")
+def list_bounties(db: DbDep, who: Reader,
+                  status: Annotated[bounties.StatusFilter, Query(
+                      description="open (the default), closed (fulfilled: its valid time ended on a match) or all"
+                  )] = "open",
                   limit: Annotated[int, Query(ge=1, le=1_000)] = 100) -> list[bounties.Bounty]:
     return bounties.list_bounties(db, who.visibility(), status=status, limit=limit)
 

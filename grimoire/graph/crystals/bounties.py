@@ -36,6 +36,8 @@ from grimoire.graph.visibility import Visibility
 MIN_MULTIPLIER = NO_BOUNTY_BOOST
 MAX_MULTIPLIER = MAX_BOUNTY_BOOST
 Status = Literal["open", "closed"]
+StatusFilter = Literal["open", "closed", "all"]  # the list's: a state, or both
+STATUSES: dict[str, list[str]] = {"open": ["open"], "closed": ["closed"], "all": ["open", "closed"]}
 
 
 class Bounty(BaseModel):
@@ -119,9 +121,12 @@ def get(db: Database, bounty_id: str, visibility: Visibility) -> Bounty:
     return rows[0].bounty
 
 
-def list_bounties(db: Database, visibility: Visibility, *, status: Status | None = "open",
+def list_bounties(db: Database, visibility: Visibility, *, status: StatusFilter = "open",
                   limit: int = 100) -> list[Bounty]:
-    return [r.bounty for r in db.typed(BountiesRow, status=status, limit=limit, **visibility.params())]
+    """The bounties the caller sees, newest first: open ones, closed ones (their valid time ended on a match) or
+    all."""
+    return [r.bounty for r in db.typed(BountiesRow, statuses=STATUSES[status], limit=limit,
+                                       **visibility.params())]
 
 
 def poster_sees(skill: skills.Skill, bounty: Bounty) -> bool:

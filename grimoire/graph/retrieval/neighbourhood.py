@@ -34,11 +34,18 @@ def thread_scores(fused: Mapping[str, float], mates: Mapping[str, Collection[str
     return out
 
 
-def thread_order(fused: Mapping[str, float], mates: Mapping[str, Collection[str]], how: Literal["max", "sum"],
-                 top: int) -> list[str]:
-    """The candidates by their thread's score, then their own, then id: the first `top`."""
-    by = thread_scores(fused, mates, how)
-    return sorted(fused, key=lambda i: (-by[i], -fused[i], i))[:top]
+def thread_order(fused: Mapping[str, float], scores: Mapping[str, float], top: int) -> list[str]:
+    """The candidates by their thread's score (`scores`, thread_scores'), then their own, then id: the first
+    `top`."""
+    return sorted(fused, key=lambda i: (-scores[i], -fused[i], i))[:top]
+
+
+def thread_list(fused: Mapping[str, float], mates: Mapping[str, Collection[str]], how: Literal["max", "sum"],
+                top: int) -> list[tuple[str, float]]:
+    """The first `top` candidates in thread order, each with its thread score: the scores computed once, for the
+    order and the traces."""
+    scores = thread_scores(fused, mates, how)
+    return [(i, scores[i]) for i in thread_order(fused, scores, top)]
 
 
 def threads(ctx: Context, ranked: Sequence[str]) -> dict[str, list[str]]:
@@ -53,11 +60,10 @@ def threads(ctx: Context, ranked: Sequence[str]) -> dict[str, list[str]]:
     if not mates:
         return {}
     fused = {i: float(ctx.traces[i]["rrf"]) for i in ids}
-    by = thread_scores(fused, mates, cfg.thread_score)
-    listed = thread_order(fused, mates, cfg.thread_score, cfg.top)
-    for rank, i in enumerate(listed, start=1):
-        ctx.traces.setdefault(i, {})[THREAD] = {"rank": rank, "score": round(by[i], 6)}
-    return {THREAD: listed}
+    listed = thread_list(fused, mates, cfg.thread_score, cfg.top)
+    for rank, (i, score) in enumerate(listed, start=1):
+        ctx.traces.setdefault(i, {})[THREAD] = {"rank": rank, "score": round(score, 6)}
+    return {THREAD: [i for i, _ in listed]}
 
 
 def expansion(ctx: Context, ranked: Sequence[str]) -> dict[str, list[str]]:

@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
         wait_for_database(db, settings.startup_wait_seconds)
         apply_schema(db, embedder.dimension, embedder.model_name)
         started = time.monotonic()
-        report = load(db, embedder, data)
+        report = load(db, embedder, data, freshness=settings.facts)
     finally:
         db.close()
     print(json.dumps({**asdict(report), "seconds": round(time.monotonic() - started, 1)}, indent=2))

@@ -33,6 +33,7 @@ from grimoire.graph.model.episode import EpisodeIn
 from grimoire.graph.topology import entities as entity_ops
 from grimoire.graph.topology import facts as fact_ops
 from grimoire.graph.topology.facts import FactNotFound, Owner
+from grimoire.graph.topology.freshness import FactConfig
 from grimoire.graph.topology.model import EntityIn, FactIn
 from grimoire.loaders.aave.address_book import RESERVE_FIELDS, SourceFile, chain_ids, read_all
 from grimoire.loaders.aave.timeline import BlockClock, ExecutionMatcher, executions
@@ -258,8 +259,11 @@ class LoadReport:
     notes: dict[str, int] = field(default_factory=dict)
 
 
-def load(db: Database, embedder: Embedder, data: Path, *, progress: Progress = _progress,
-         batch: int = 1_000) -> LoadReport:
+def load(db: Database, embedder: Embedder, data: Path, *, freshness: FactConfig,
+         progress: Progress = _progress, batch: int = 1_000) -> LoadReport:
+    """`freshness`: the service's fact settings (settings.facts), so the loader closes what the service's own
+    assertions would: its `multi_valued` predicates hold many objects at once, every other one closes the
+    subject's active fact with another object."""
     plan = build_plan(data)
     report = LoadReport(notes=dict(plan.notes))
     ents = list(plan.entities.values())
@@ -280,7 +284,7 @@ def load(db: Database, embedder: Embedder, data: Path, *, progress: Progress = _
     def flush() -> None:
         if pending:
             asserted(fact_ops.assert_facts(db, [f for f, _ in pending], owner=OWNER, actor=AGENT,
-                                           recorded_at=[t for _, t in pending]))
+                                           recorded_at=[t for _, t in pending], freshness=freshness))
             pending.clear()
 
     for step in progress(plan.history, "history", len(plan.history)):
@@ -297,7 +301,8 @@ def load(db: Database, embedder: Embedder, data: Path, *, progress: Progress = _
             pass  # already invalidated by an earlier run
     flush()
     for start in progress(range(0, len(plan.facts), batch), "address book", (len(plan.facts) + batch - 1) // batch):
-        asserted(fact_ops.assert_facts(db, plan.facts[start:start + batch], owner=OWNER, actor=AGENT))
+        asserted(fact_ops.assert_facts(db, plan.facts[start:start + batch], owner=OWNER, actor=AGENT,
+                                       freshness=freshness))
     if plan.episodes:
         # the chain's public record (governance payloads executed), not an agent's autobiographical memory: public
         # as written, for every agent's topology reads

@@ -566,8 +566,8 @@ class Routes:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
         return self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
-    def list_bounties(self, *, status: str | None = 'open', limit: int = 100) -> list[Bounty]:
-        """The bounties the key sees, newest first: open ones unless status says otherwise (GET /bounties)"""
+    def list_bounties(self, *, status: str = 'open', limit: int = 100) -> list[Bounty]:
+        """The bounties the key sees, newest first: open ones unless status says otherwise (closed: fulfilled, their valid time ended on a match; all: both) (GET /bounties)"""
         return self._send(Request('GET', '/bounties', {}, {'status': status, 'limit': limit}, None, list[Bounty], None))
 
     def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[FeedbackDecision]:
@@ -1248,8 +1248,8 @@ class AsyncRoutes:
         """The agent's Beta beliefs per regime and category (Beta(2, 2) at first): how its decisions went with the category in context; under 0.3 a soft category is left out (GET /agents/{agent_id}/context/beliefs)"""
         return await self._send(Request('GET', '/agents/{agent_id}/context/beliefs', {'agent_id': agent_id}, {}, None, list[Belief], None))
 
-    async def list_bounties(self, *, status: str | None = 'open', limit: int = 100) -> list[Bounty]:
-        """The bounties the key sees, newest first: open ones unless status says otherwise (GET /bounties)"""
+    async def list_bounties(self, *, status: str = 'open', limit: int = 100) -> list[Bounty]:
+        """The bounties the key sees, newest first: open ones unless status says otherwise (closed: fulfilled, their valid time ended on a match; all: both) (GET /bounties)"""
         return await self._send(Request('GET', '/bounties', {}, {'status': status, 'limit': limit}, None, list[Bounty], None))
 
     async def list_context_decisions(self, agent_id: str, *, limit: int = 50) -> list[FeedbackDecision]:
