@@ -146,6 +146,9 @@ class RetrievalConfig(BaseModel):
     per_backend: int = 20                 # top-N candidates each backend contributes
     candidates_factor: int = 1            # first ask each index for factor x top; more if filters bite
     exact_below: int = 3_000              # a caller seeing at most this many items is ranked exactly
+    # ... by the full pipeline and the recipe modes, from the vectors the replica holds (graph/retrieval/exact.py), up
+    # to this many (at least exact_below; /search's vector lookup ranks exactly in Cypher, up to exact_below).
+    exact_held_below: int = 3_000
     exact_fallback_below: int = 20_000    # when the index finds too few, rank exactly up to this many
     visible_count_cap: int = 20_000       # visible items are counted up to this many (graph/retrieval/reach.py)
     reach_reuse_seconds: float = 30.0     # a count past exact_below is reused this long (reach.ReachCache)
@@ -202,6 +205,11 @@ class RetrievalConfig(BaseModel):
     neighbourhood: NeighbourhoodConfig = Field(default_factory=NeighbourhoodConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
+
+    @property
+    def held_below(self) -> int:
+        """The largest reach ranked exactly from held vectors (`exact_held_below`, never under `exact_below`)."""
+        return max(self.exact_below, self.exact_held_below)
 
     def modulated(self, importance_boost: float, recency_bias: float) -> RetrievalConfig:
         """This configuration under a caller's hormones: the hybrid rerank's quality and recency weights and the

@@ -67,7 +67,7 @@ class Retriever:
     reads: Reads = field(init=False)  # what every retrieval and search returned: access for relevance
 
     def __post_init__(self) -> None:
-        self.reaches = ReachCache(small=self.config.exact_below, seconds=self.config.reach_reuse_seconds,
+        self.reaches = ReachCache(small=self.config.held_below, seconds=self.config.reach_reuse_seconds,
                                   small_seconds=self.config.small_reach_reuse_seconds)
         self.held = HeldVectors(held=self.config.exact_vectors_held, max_age=self.config.exact_vectors_max_age)
         self.reads = Reads(self.db)

@@ -68,7 +68,7 @@ def time_boost(ctx: Context, ranked: Sequence[str]) -> dict[str, list[str]]:
 
 def _exact_reach(ctx: Context) -> bool:
     return (not ctx.visibility.sees_everything(ctx.params["agent_id"])
-            and ctx.reach().result().exact(ctx.config.exact_below))
+            and ctx.reach().result().exact(ctx.config.held_below))
 
 
 def telling(ctx: Context, ranked: Sequence[str]) -> dict[str, list[str]]:

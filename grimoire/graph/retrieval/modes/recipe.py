@@ -36,7 +36,7 @@ def search(ctx: Context, wanted: Collection[str] = INDEXES) -> dict[str, list[st
     vec: Sequence[Mapping[str, Any]]
     if reach is None:
         vec = []
-    elif reach.exact(cfg.exact_below) and reach.visible and exact.applies(ctx.params):
+    elif reach.exact(cfg.held_below) and reach.visible and exact.applies(ctx.params):
         vec = ctx.exact(top)  # a small reach: ranked from the replica's held vectors (graph/retrieval/exact.py)
     else:
         vec = backends.vector(ctx.db, embedding or [], top, cfg.candidates_factor, ctx.params, reach,
