@@ -55,6 +55,13 @@ ONE_ENTITY_READ = True
 
 
 @dataclass
+class Around:
+    """What `Context.neighbours_with_items` read for the graph backend: the neighbours' rows (graph_neighbours')."""
+
+    neighbours: list[Record]
+
+
+@dataclass
 class EntityWish:
     """The graph backend's named-entity lookup, to be read with the members and BM25 (`Context.named_entities`)."""
 
@@ -282,15 +289,15 @@ class Context:
         if not wanted:
             return None
 
-        def ask(name: str, **params: Any) -> list[Record]:
+        def read(params: dict[str, Any]) -> Around:
             rows = self.db.rows("retrieval/items_neighbours", ids=wanted, **params)
             row = rows[0] if rows else {"items": [], "neighbours": []}
             fetched: Future[dict[str, Candidate]] = Future()
             fetched.set_result({r["id"]: Candidate.from_row(r) for r in row["items"]})
             self._prefetched, self._prefetched_ids = fetched, frozenset(wanted)
-            return list(row["neighbours"])
+            return Around(list(row["neighbours"]))
 
-        return ask
+        return lambda name, **params: read(params).neighbours
 
     def query_terms(self) -> list[str]:
         return term_overlap.terms(self.req.text or "")
