@@ -621,7 +621,10 @@ def test_the_named_entities_are_read_with_the_members_once_the_reach_is_held(db,
 
     entities.upsert(db, [EntityIn(kind="Person", name="Small Turn")], actor="test", public=True)
     entities.upsert(db, [EntityIn(kind="Person", name="Hidden Turn")], actor="test", public=False, creator="big")
-    retriever = build(db, embedder)
+    # The small reach held for as long as the test runs (5 s by default: a slow machine's first retrieval outlasts it).
+    from grimoire.graph.retrieval.config import RetrievalConfig
+
+    retriever = build(db, embedder, RetrievalConfig(small_reach_reuse_seconds=600))
     ran: Counter[str] = Counter()
     rows = Database.rows
     named: list[Any] = []  # each retrieval's future of its named entities
