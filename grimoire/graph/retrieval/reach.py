@@ -78,11 +78,13 @@ class ReachCache:
     _held: Timed[tuple[Any, ...], Reach] = field(default_factory=lambda: Timed(0.0, HELD), repr=False)
 
     def measure(self, db: Database, params: dict[str, Any], cap: int) -> Reach:
-        """The caller's reach, held (and read again ahead of its expiry, off the request's path: graph/timed.py) or
-        counted now."""
+        """The caller's reach, held or counted now (in the pool, beside the query's embedding)."""
         key = self._key(params, cap)
-        wanted = {k: params[k] for k in PARAMS}  # not the whole request's parameters: the read ahead keeps these
-        return self._held.get_or_load(key, lambda: measure(db, wanted, cap), self._keep)
+        if (hit := self._held.get(key)) is not None:
+            return hit
+        seen = measure(db, params, cap)
+        self._held.put(key, seen, self._keep(seen))  # 0: none kept (and any entry dropped)
+        return seen
 
     def held(self, params: dict[str, Any], cap: int) -> Reach | None:
         """The caller's reach if one is held (no count, no read ahead)."""
