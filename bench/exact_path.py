@@ -4,8 +4,11 @@ reads one after another as before (`sequential`: BM25 after the query's embeddin
 backend, the candidates' properties) and overlapped (`overlapped`, graph/retrieval/context.py OVERLAP: BM25 and the
 members read while the query is embedded, the exact ranking's candidates fetched while the graph backend searches),
 and overlapped with the members and BM25's first ask read in one statement (`one_read`, context.py ONE_READ:
-cypher/retrieval/members_fulltext.cypher), alternating in rounds on one store so that the comparison holds on one
-machine under one load. BENCH_EXACT_WAYS picks some of them (comma-separated; all three by default).
+cypher/retrieval/members_fulltext.cypher), and that with the candidates and the graph's neighbours read in one
+statement too (`one_graph_read`, context.py ONE_GRAPH_READ: cypher/retrieval/items_neighbours.cypher), and the named
+entities read with the members and BM25 too (`one_entity_read`, ONE_ENTITY_READ: members_fulltext_entities.cypher, the
+deployed default), alternating in rounds on one store so that the comparison holds on one machine under one load.
+BENCH_EXACT_WAYS picks some of them (comma-separated; all five by default).
 
 In-process (the app on this thread, as bench/profile.py; the pool's work inline, so the overlap is not measured here:
 this pass gives the profile): per request, wall time, the API process's CPU, the Neo4j server's CPU (its process
@@ -50,7 +53,8 @@ from grimoire.graph.settings import Settings
 from grimoire.loaders.locomo import read
 
 TURNS = 600
-WAYS = tuple(w for w in os.environ.get("BENCH_EXACT_WAYS", "sequential,overlapped,one_read").split(",") if w)
+WAYS = tuple(w for w in os.environ.get("BENCH_EXACT_WAYS",
+                                       "sequential,overlapped,one_read,one_graph_read,one_entity_read").split(",") if w)
 ROUNDS = 4
 PER_ROUND = 40
 WARM = 40
@@ -62,13 +66,23 @@ REPLAYS = 3
 
 @contextmanager
 def way(name: str) -> Iterator[None]:
-    saved = retrieval_context.OVERLAP, retrieval_context.ONE_READ
-    retrieval_context.OVERLAP = name != "sequential"
-    retrieval_context.ONE_READ = name == "one_read"
+    c = retrieval_context
+    saved = c.OVERLAP, c.ONE_READ, c.ONE_GRAPH_READ, c.ONE_ENTITY_READ
+    set_way(name)
     try:
         yield
     finally:
-        retrieval_context.OVERLAP, retrieval_context.ONE_READ = saved
+        c.OVERLAP, c.ONE_READ, c.ONE_GRAPH_READ, c.ONE_ENTITY_READ = saved
+
+
+LADDER = ("sequential", "overlapped", "one_read", "one_graph_read", "one_entity_read")
+
+
+def set_way(name: str) -> None:
+    """Each way is the one before it and one thing more (graph/retrieval/context.py's switches)."""
+    step = LADDER.index(name)
+    c = retrieval_context
+    c.OVERLAP, c.ONE_READ, c.ONE_GRAPH_READ, c.ONE_ENTITY_READ = step >= 1, step >= 2, step >= 3, step >= 4
 
 
 @contextmanager

@@ -17,6 +17,7 @@ from typing import Annotated
 
 from fastapi import Depends, HTTPException, Request, Security
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
+from starlette.concurrency import run_in_threadpool
 
 from grimoire.api.deps import get_services
 from grimoire.graph import agents, logs, observe
@@ -29,31 +30,39 @@ api_key_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="a
 bearer = HTTPBearer(auto_error=False, description="the same key as a bearer token")
 
 
-class KeyCache(Timed[str, Principal]):
+class KeyCache(Timed[str, Principal | None]):
     """Raw keys' principals, each for `seconds` (settings.key_cache_seconds); a key revoked or an agent's trust
     changed through this replica drops its entries at once, through another within `seconds`."""
 
     def drop_agent(self, agent_id: str) -> None:
         """Every cached key of the agent (its trust level changed: the keys' principals carry it)."""
-        self.drop(lambda _, principal: principal.agent_id == agent_id)
+        self.drop(lambda _, principal: principal is not None and principal.agent_id == agent_id)
 
     def drop_key(self, key_id: str) -> None:
-        self.drop(lambda _, principal: principal.key_id == key_id)
+        self.drop(lambda _, principal: principal is not None and principal.key_id == key_id)
 
 
 def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:
     """The principal a raw key names, or None: the admin key, a cached key, or one looked up and cached.
     REST (below) and MCP's token verifier (api/mcp/keys.py) both call this, so a key means the same there."""
     with observe.span("auth", "api_key"):  # a span in a trace (graph/tracing.py): the key never goes in it
-        admin_key: str | None = services.settings.admin_key
-        if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
-            return agents.admin_principal()
-        found = cache.get(raw)
-        if found is None:
-            found = agents.authenticate(services.db, raw)
-            if found is not None:
-                cache.put(raw, found)
-        return found
+        found, who = _known(services, cache, raw)
+        if found:
+            return who
+        return cache.get_or_load(raw, lambda: agents.authenticate(services.db, raw), _kept)
+
+
+def _kept(found: Principal | None) -> float | None:
+    return None if found is not None else 0.0  # an unknown or revoked key is not held
+
+
+def _known(services: Services, cache: KeyCache, raw: str) -> tuple[bool, Principal | None]:
+    """The principal without a database read, if it is known: the admin's, or one the cache holds (a key in use is
+    read again ahead of its expiry, off the request's path: graph/timed.py)."""
+    admin_key: str | None = services.settings.admin_key
+    if admin_key and hmac.compare_digest(raw.encode(), admin_key.encode()):
+        return True, agents.admin_principal()
+    return cache.cached(raw, lambda: agents.authenticate(services.db, raw), _kept)
 
 
 def _noted(request: Request, who: Principal) -> Principal:
@@ -76,11 +85,13 @@ def carried(request: Request) -> Principal | None:
     return found if isinstance(found, Principal) else None
 
 
-def principal(
+async def principal(
     request: Request,
     x_api_key: Annotated[str | None, Security(api_key_header)] = None,
     authorization: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)] = None,
 ) -> Principal:
+    # On the event loop (FastAPI runs a plain `def` dependency on a worker thread, a hop there and back on every
+    # request: issue 41); only a key the cache does not hold is looked up on a worker thread.
     inside = carried(request)
     if inside is not None:
         return _noted(request, inside)
@@ -88,14 +99,18 @@ def principal(
     if not raw:
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
                             headers={"WWW-Authenticate": "Bearer"})
-    found = resolve(get_services(request), request.app.state.key_cache, raw)
+    services, cache = get_services(request), request.app.state.key_cache
+    with observe.span("auth", "api_key"):
+        known, found = _known(services, cache, raw)
+    if not known:
+        found = await run_in_threadpool(resolve, services, cache, raw)
     if found is None:
         raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
     return _noted(request, found)
 
 
 def requires(scope: KeyScope):
-    def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
+    async def check(who: Annotated[Principal, Depends(principal)]) -> Principal:  # on the loop: no hop
         if not who.may(scope):
             hint = (" (a propose-only key may not write to the stores; its writes become proposals for "
                     "its main agent)") if KeyScope.propose in who.scopes and scope == KeyScope.write else ""
@@ -107,7 +122,7 @@ def requires(scope: KeyScope):
 
 def requires_any(*scopes: KeyScope):
     """One of the scopes: a person's key edits the core memory of the agent it runs, as the agent's own key may."""
-    def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
+    async def check(who: Annotated[Principal, Depends(principal)]) -> Principal:
         if not any(who.may(scope) for scope in scopes):
             raise HTTPException(403, f"this key lacks the {' or '.join(repr(s.value) for s in scopes)} scope")
         return who

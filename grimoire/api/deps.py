@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 
@@ -14,6 +15,8 @@ from grimoire.graph.memory.core import CoreMemory
 from grimoire.graph.memory.messages import AgentMemory
 from grimoire.graph.retrieval import Retriever
 from grimoire.graph.services import Services
+
+T = TypeVar("T")
 
 
 def get_services(request: Request) -> Services:
@@ -49,11 +52,21 @@ def get_agent_memory(request: Request) -> AgentMemory:
     return get_services(request).memory
 
 
-DbDep = Annotated[Database, Depends(get_db)]
-EmbedderDep = Annotated[Embedder, Depends(get_embedder)]
-KnowledgeDep = Annotated[Knowledge, Depends(get_knowledge)]
-RetrieverDep = Annotated[Retriever, Depends(get_retriever)]
-CuratorDep = Annotated[Curator, Depends(get_curator)]
-CoreMemoryDep = Annotated[CoreMemory, Depends(get_core_memory)]
-AgentMemoryDep = Annotated[AgentMemory, Depends(get_agent_memory)]
-ServicesDep = Annotated[Services, Depends(get_services)]
+def _on_the_loop(pick: Callable[[Request], T]) -> Callable[[Request], Awaitable[T]]:
+    """`pick` as an async dependency: FastAPI runs a plain `def` dependency on a worker thread, a hop there and back
+    for each of them on every request (issue 41: the time a small reach's request spends outside its stages); these
+    only look up what start-up built."""
+    async def dependency(request: Request) -> T:
+        return pick(request)
+
+    return dependency
+
+
+DbDep = Annotated[Database, Depends(_on_the_loop(get_db))]
+EmbedderDep = Annotated[Embedder, Depends(_on_the_loop(get_embedder))]
+KnowledgeDep = Annotated[Knowledge, Depends(_on_the_loop(get_knowledge))]
+RetrieverDep = Annotated[Retriever, Depends(_on_the_loop(get_retriever))]
+CuratorDep = Annotated[Curator, Depends(_on_the_loop(get_curator))]
+CoreMemoryDep = Annotated[CoreMemory, Depends(_on_the_loop(get_core_memory))]
+AgentMemoryDep = Annotated[AgentMemory, Depends(_on_the_loop(get_agent_memory))]
+ServicesDep = Annotated[Services, Depends(_on_the_loop(get_services))]

@@ -89,3 +89,29 @@ def test_an_agent_writes_only_its_own_items(api) -> None:
 def test_sub_agent_needs_an_existing_main_agent(api) -> None:
     r = api.client.post("/agents", headers=api.admin, json={"id": "orphan", "name": "o", "kind": "sub", "clade": "c"})
     assert r.status_code == 422 and "parent_id" in r.text
+
+
+def test_a_held_keys_retrieval_makes_one_hop_to_a_worker_thread(api, monkeypatch) -> None:
+    """Issue 41: the key check, the service lookups and the check of the result run on the event loop (FastAPI runs a
+    plain `def` dependency on a worker thread, and checks a plain `def` route's result on another hop), the
+    retrieval on one worker thread; a key the cache does not hold is still looked up on a worker thread."""
+    import anyio.to_thread
+
+    hops: list[str] = []
+    run_sync = anyio.to_thread.run_sync
+
+    async def counted(func, *args, **kwargs):  # type: ignore[no-untyped-def]
+        inner = getattr(func, "func", func)  # starlette's run_in_threadpool hands a partial
+        hops.append(getattr(inner, "__name__", repr(inner)))
+        return await run_sync(func, *args, **kwargs)
+
+    headers = api.headers("golem-1")
+    body = {"text": "what did the oracle say", "k": 3}
+    assert api.client.post("/retrieve", headers=headers, json=body).status_code == 200  # the key read and held
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counted)
+    assert api.client.post("/retrieve", headers=headers, json=body).status_code == 200
+    assert hops == ["retrieve"]  # the retrieval alone
+    api.client.app.state.key_cache.clear()
+    hops.clear()
+    assert api.client.post("/retrieve", headers=headers, json=body).status_code == 200
+    assert "resolve" in hops and hops[-1] == "retrieve"  # not held: looked up off the loop

@@ -423,6 +423,8 @@ SEEN_THROUGH = {
     "retrieval/expansion": "returns no entity: visible items sharing a mention with a visible hit (a visible item's "
                            "mentions are shown with it)",
     "retrieval/graph_neighbours": "returns no entity: given ids only narrow a thread",
+    "retrieval/items_neighbours": "returns no entity: graph_neighbours' text (given ids only narrow a thread) beside "
+                                  "items'",
     "topology/invalidate_fact": "the subject of a visible fact",
     "topology/assert_facts": "the writer's own subject and object; $viewer narrows which facts it may close",
     "topology/inferred_known": "returns no entity: which inferred fact ids are taken or held in the partition's view",

@@ -26,7 +26,8 @@ def test_a_retrieval_s_statements_and_stages_reach_the_observer(api, recorder: R
     r = api.client.post("/retrieve", headers=h, json={"text": "oracle lag", "k": 3})
     assert r.status_code == 200, r.text
     statements = {t.name for t in recorder.of("cypher")}
-    assert "retrieval/members_fulltext" in statements, statements  # the members and BM25 (in the pool), one statement
+    # the members and BM25 (in the pool), one statement (with the named entities once the caller's reach is held)
+    assert {"retrieval/members_fulltext", "retrieval/members_fulltext_entities"} & statements, statements
     stages = recorder.of("retrieval")
     reported = r.json()["timings_ms"]
     assert [t.name for t in stages] and set(reported) == {t.name for t in stages}

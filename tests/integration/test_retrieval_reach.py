@@ -587,7 +587,8 @@ def test_a_small_share_of_a_larger_store_is_ranked_exactly_past_exact_below(db, 
         retriever = build(db, embedder, RetrievalConfig(exact_below=50, exact_index_ratio=ratio))
         ran.clear()
         retriever.retrieve(RetrievalRequest(text="small turn 3", k=5), Visibility(viewer, clade), viewer)
-        return "exact" if ran["retrieval/members_fulltext"] else "index" if ran["retrieval/vector"] else "?"
+        members = ran["retrieval/members_fulltext"] + ran["retrieval/members_fulltext_entities"]
+        return "exact" if members else "index" if ran["retrieval/vector"] else "?"
 
     assert path(1.0, "small", "clade-s") == "exact"
     assert path(0.0, "small", "clade-s") == "index"
@@ -599,3 +600,289 @@ def test_a_small_share_of_a_larger_store_is_ranked_exactly_past_exact_below(db, 
     by_rule = backends.vector(db, q, 10, 1, small, seen, reach.ExactRule(below=50, upto=20_000, ratio=1.0))
     assert [r["id"] for r in by_rule] == [r["id"] for r in db.rows("retrieval/vector_exact", embedding=q, top=10,
                                                                     **small)]
+
+
+def test_the_candidates_and_the_graphs_neighbours_are_one_statement_for_an_exact_reach(db, tenants, embedder,
+                                                                                      monkeypatch) -> None:
+    """With ONE_GRAPH_READ (the default), a caller ranked exactly has the exact ranking's candidates and the graph
+    backend's neighbours of its strongest hits read in one statement (items_neighbours.cypher), and no items or
+    graph_neighbours statement beside it; the results are those of the two statements, in order, explanation and all.
+    A caller of a large reach (the index: its candidates come with their properties) reads the neighbours alone."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    # A thread: each of small's turns follows the one before, so that the neighbours are there to find.
+    db.run("testing/bulk_follows", pairs=[[f"small-{i}", f"small-{i - 1}"] for i in range(1, 40)])
+    retriever = build(db, embedder)
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+    watched = ("retrieval/items_neighbours", "retrieval/items", "retrieval/graph_neighbours")
+
+    def retrieve(viewer: str, clade: str, text: str, one: bool) -> tuple[Counter[str], list[Any]]:
+        monkeypatch.setattr(context, "ONE_GRAPH_READ", one)
+        ran.clear()
+        found = retriever.retrieve(RetrievalRequest(text=text, k=10, explain=True), Visibility(viewer, clade), viewer)
+        return Counter({n: c for n, c in ran.items() if n in watched}), [
+            (r.id, r.explain.backends if r.explain else None) for r in found.results]
+
+    through_graph = 0
+    for text in ("small turn 3", "small turn 17", "peer turn 4"):
+        one, together = retrieve("small", "clade-s", text, True)
+        two, apart = retrieve("small", "clade-s", text, False)
+        assert one == {"retrieval/items_neighbours": 1}, one
+        assert two == {"retrieval/items": 1, "retrieval/graph_neighbours": 1}, two
+        assert together == apart and together  # the same ids in the same order, each found the same ways
+        through_graph += sum("graph" in (backends_ or {}) for _, backends_ in together)
+    assert through_graph  # the thread's neighbours were found and returned
+    big, _ = retrieve("big", "clade-b", "big turn 3", True)
+    assert big == {"retrieval/graph_neighbours": 1}  # 3,010 seen: the index, whose rows carry their properties
+
+
+def test_the_named_entities_are_read_with_the_members_once_the_reach_is_held(db, tenants, embedder,
+                                                                            monkeypatch) -> None:
+    """With ONE_ENTITY_READ (the default), once this replica holds a caller's reach and ranks it exactly, the entities
+    its text names are read in the members and BM25's statement (members_fulltext_entities.cypher), with no
+    entity_candidates statement beside it; the entities are the ones that statement finds (the viewer's only), and so
+    the results are the same. A reach not held yet, or one searched through the index, looks them up on their own."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+    from grimoire.graph.topology import entities
+    from grimoire.graph.topology.model import EntityIn
+
+    entities.upsert(db, [EntityIn(kind="Person", name="Small Turn")], actor="test", public=True)
+    entities.upsert(db, [EntityIn(kind="Person", name="Hidden Turn")], actor="test", public=False, creator="big")
+    # The small reach held for as long as the test runs (5 s by default: a slow machine's first retrieval outlasts it).
+    from grimoire.graph.retrieval.config import RetrievalConfig
+
+    retriever = build(db, embedder, RetrievalConfig(small_reach_reuse_seconds=600))
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+    named: list[Any] = []  # each retrieval's future of its named entities
+    named_entities = context.Context.named_entities
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    def noted(self: context.Context, limit: int, possessives: bool) -> Any:
+        found = named_entities(self, limit, possessives)
+        named.append(found)
+        return found
+
+    monkeypatch.setattr(Database, "rows", counted)
+    monkeypatch.setattr(context.Context, "named_entities", noted)
+    watched = ("retrieval/members_fulltext_entities", "retrieval/members_fulltext", "retrieval/entity_candidates")
+
+    def retrieve(viewer: str, clade: str, text: str, one: bool) -> tuple[Counter[str], list[str], list[str]]:
+        monkeypatch.setattr(context, "ONE_ENTITY_READ", one)
+        ran.clear()
+        named.clear()
+        found = retriever.retrieve(RetrievalRequest(text=text, k=10), Visibility(viewer, clade), viewer)
+        return Counter({n: c for n, c in ran.items() if n in watched}), named[0].result(), [r.id for r in found.results]
+
+    first, _, _ = retrieve("small", "clade-s", "small turn 3 hidden turn", True)
+    assert first == {"retrieval/members_fulltext": 1, "retrieval/entity_candidates": 1}  # the reach not held yet
+    together = retrieve("small", "clade-s", "small turn 3 hidden turn", True)
+    apart = retrieve("small", "clade-s", "small turn 3 hidden turn", False)
+    assert together[0] == {"retrieval/members_fulltext_entities": 1}
+    assert apart[0] == {"retrieval/members_fulltext": 1, "retrieval/entity_candidates": 1}
+    assert together[1] == apart[1] == ["person:small turn"]  # big's own entity is not small's to see
+    assert together[2] == apart[2] and together[2]
+    big, names, _ = retrieve("big", "clade-b", "big turn 3 hidden turn", True)
+    assert big == {"retrieval/entity_candidates": 1} and "person:hidden turn" in names  # the index: on its own
+
+
+def test_a_small_share_of_a_larger_store_is_ranked_exactly_past_exact_below(db, tenants, embedder,
+                                                                             monkeypatch) -> None:
+    """RetrievalConfig.exact_index_ratio (reach.ExactRule): `small` sees 80 of 3,080 items, so the index would be
+    asked for 1,155 candidates (1.5 x 20 / share) to keep its 20: with the ratio it is ranked exactly (the members'
+    statement, the exact ranking's ids), though 80 is past exact_below; without it, through the index. `big`, who
+    sees nearly all, keeps the index either way."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.config import RetrievalConfig
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    monkeypatch.setattr(context, "ONE_READ", True)
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+
+    def path(ratio: float, viewer: str, clade: str) -> str:
+        retriever = build(db, embedder, RetrievalConfig(exact_below=50, exact_index_ratio=ratio))
+        ran.clear()
+        retriever.retrieve(RetrievalRequest(text="small turn 3", k=5), Visibility(viewer, clade), viewer)
+        members = ran["retrieval/members_fulltext"] + ran["retrieval/members_fulltext_entities"]
+        return "exact" if members else "index" if ran["retrieval/vector"] else "?"
+
+    assert path(1.0, "small", "clade-s") == "exact"
+    assert path(0.0, "small", "clade-s") == "index"
+    assert path(1.0, "big", "clade-b") == "index"
+    seen = reach.measure(db, _params("small", "clade-s"), 20_000)
+    assert reach.ExactRule(below=50, upto=20_000, ratio=1.0).limit(seen) == 1_155
+    q = _vectors(1)[0].tolist()
+    small = _params("small", "clade-s")
+    by_rule = backends.vector(db, q, 10, 1, small, seen, reach.ExactRule(below=50, upto=20_000, ratio=1.0))
+    assert [r["id"] for r in by_rule] == [r["id"] for r in db.rows("retrieval/vector_exact", embedding=q, top=10,
+                                                                    **small)]
+
+
+def test_the_candidates_and_the_graphs_neighbours_are_one_statement_for_an_exact_reach(db, tenants, embedder,
+                                                                                      monkeypatch) -> None:
+    """With ONE_GRAPH_READ (the default), a caller ranked exactly has the exact ranking's candidates and the graph
+    backend's neighbours of its strongest hits read in one statement (items_neighbours.cypher), and no items or
+    graph_neighbours statement beside it; the results are those of the two statements, in order, explanation and all.
+    A caller of a large reach (the index: its candidates come with their properties) reads the neighbours alone."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    # A thread: each of small's turns follows the one before, so that the neighbours are there to find.
+    db.run("testing/bulk_follows", pairs=[[f"small-{i}", f"small-{i - 1}"] for i in range(1, 40)])
+    retriever = build(db, embedder)
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+    watched = ("retrieval/items_neighbours", "retrieval/items", "retrieval/graph_neighbours")
+
+    def retrieve(viewer: str, clade: str, text: str, one: bool) -> tuple[Counter[str], list[Any]]:
+        monkeypatch.setattr(context, "ONE_GRAPH_READ", one)
+        ran.clear()
+        found = retriever.retrieve(RetrievalRequest(text=text, k=10, explain=True), Visibility(viewer, clade), viewer)
+        return Counter({n: c for n, c in ran.items() if n in watched}), [
+            (r.id, r.explain.backends if r.explain else None) for r in found.results]
+
+    through_graph = 0
+    for text in ("small turn 3", "small turn 17", "peer turn 4"):
+        one, together = retrieve("small", "clade-s", text, True)
+        two, apart = retrieve("small", "clade-s", text, False)
+        assert one == {"retrieval/items_neighbours": 1}, one
+        assert two == {"retrieval/items": 1, "retrieval/graph_neighbours": 1}, two
+        assert together == apart and together  # the same ids in the same order, each found the same ways
+        through_graph += sum("graph" in (backends_ or {}) for _, backends_ in together)
+    assert through_graph  # the thread's neighbours were found and returned
+    big, _ = retrieve("big", "clade-b", "big turn 3", True)
+    assert big == {"retrieval/graph_neighbours": 1}  # 3,010 seen: the index, whose rows carry their properties
+
+
+def test_the_named_entities_are_read_with_the_members_once_the_reach_is_held(db, tenants, embedder,
+                                                                            monkeypatch) -> None:
+    """With ONE_ENTITY_READ (the default), once this replica holds a caller's reach and ranks it exactly, the entities
+    its text names are read in the members and BM25's statement (members_fulltext_entities.cypher), with no
+    entity_candidates statement beside it; the entities are the ones that statement finds (the viewer's only), and so
+    the results are the same. A reach not held yet, or one searched through the index, looks them up on their own."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval import context
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+    from grimoire.graph.topology import entities
+    from grimoire.graph.topology.model import EntityIn
+
+    entities.upsert(db, [EntityIn(kind="Person", name="Small Turn")], actor="test", public=True)
+    entities.upsert(db, [EntityIn(kind="Person", name="Hidden Turn")], actor="test", public=False, creator="big")
+    # The small reach held for as long as the test runs (5 s by default: a slow machine's first retrieval outlasts it).
+    from grimoire.graph.retrieval.config import RetrievalConfig
+
+    retriever = build(db, embedder, RetrievalConfig(small_reach_reuse_seconds=600))
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+    named: list[Any] = []  # each retrieval's future of its named entities
+    named_entities = context.Context.named_entities
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    def noted(self: context.Context, limit: int, possessives: bool) -> Any:
+        found = named_entities(self, limit, possessives)
+        named.append(found)
+        return found
+
+    monkeypatch.setattr(Database, "rows", counted)
+    monkeypatch.setattr(context.Context, "named_entities", noted)
+    watched = ("retrieval/members_fulltext_entities", "retrieval/members_fulltext", "retrieval/entity_candidates")
+
+    def retrieve(viewer: str, clade: str, text: str, one: bool) -> tuple[Counter[str], list[str], list[str]]:
+        monkeypatch.setattr(context, "ONE_ENTITY_READ", one)
+        ran.clear()
+        named.clear()
+        found = retriever.retrieve(RetrievalRequest(text=text, k=10), Visibility(viewer, clade), viewer)
+        return Counter({n: c for n, c in ran.items() if n in watched}), named[0].result(), [r.id for r in found.results]
+
+    first, _, _ = retrieve("small", "clade-s", "small turn 3 hidden turn", True)
+    assert first == {"retrieval/members_fulltext": 1, "retrieval/entity_candidates": 1}  # the reach not held yet
+    together = retrieve("small", "clade-s", "small turn 3 hidden turn", True)
+    apart = retrieve("small", "clade-s", "small turn 3 hidden turn", False)
+    assert together[0] == {"retrieval/members_fulltext_entities": 1}
+    assert apart[0] == {"retrieval/members_fulltext": 1, "retrieval/entity_candidates": 1}
+    assert together[1] == apart[1] == ["person:small turn"]  # big's own entity is not small's to see
+    assert together[2] == apart[2] and together[2]
+    big, names, _ = retrieve("big", "clade-b", "big turn 3 hidden turn", True)
+    assert big == {"retrieval/entity_candidates": 1} and "person:hidden turn" in names  # the index: on its own
+
+
+def test_a_reach_within_exact_held_below_is_ranked_from_held_vectors(db, tenants, embedder, monkeypatch) -> None:
+    """`exact_held_below` (at least `exact_below`): a caller seeing more than `exact_below` but at most it is ranked
+    exactly from the replica's held vectors by the full pipeline (its members read, no vector index search), the
+    best by cosine first; /search's vector lookup keeps `exact_below` (past it, the index)."""
+    from collections import Counter
+
+    from grimoire.graph.db.connection import Database
+    from grimoire.graph.retrieval.config import RetrievalConfig
+    from grimoire.graph.retrieval.filters import RetrievalFilters
+    from grimoire.graph.retrieval.pipeline import build
+    from grimoire.graph.retrieval.request import RetrievalRequest
+
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+    q = tenants["big-7"]  # big sees 3,010: past exact_below (3,000)
+    held = build(db, embedder, RetrievalConfig(exact_held_below=5_000))
+    found = held.retrieve(RetrievalRequest(vector=q.tolist(), k=5, mode="vector"), Visibility("big", "clade-b"), "big")
+    assert "retrieval/exact_members" in ran and "retrieval/vector" not in ran, ran
+    seen = [i for i in tenants if i.startswith(("big-", "pub-"))]
+    assert [r.id for r in found.results] == sorted(seen, key=lambda i: (-float(tenants[i] @ q), i))[:5]
+    ran.clear()
+    held.similar(q.tolist(), 5, Visibility("big", "clade-b"), RetrievalFilters())
+    assert "retrieval/vector" in ran and "retrieval/exact_members" not in ran, ran  # /search: the index past 3,000
+    ran.clear()
+    index = build(db, embedder, RetrievalConfig(exact_held_below=3_000))
+    index.retrieve(RetrievalRequest(vector=q.tolist(), k=5, mode="vector"), Visibility("big", "clade-b"), "big")
+    assert "retrieval/vector" in ran and "retrieval/exact_members" not in ran, ran

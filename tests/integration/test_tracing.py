@@ -112,7 +112,8 @@ def test_a_retrieval_is_one_trace_of_its_stages_and_statements(traced: Api, expo
 
     # Every Cypher statement, by its file's name, within the request's trace.
     cypher = {s.name.removeprefix("cypher ") for s in spans if (s.attributes or {}).get("grimoire.kind") == "cypher"}
-    assert "retrieval/members_fulltext" in cypher, cypher  # the members and BM25, read in the pool: one statement
+    # the members and BM25, read in the pool: one statement (with the named entities once the caller's reach is held)
+    assert {"retrieval/members_fulltext", "retrieval/members_fulltext_entities"} & cypher, cypher
     assert all(_ancestors(s, by_id)[-1] == "POST /retrieve" for s in spans if s is not root)
 
     # No span carries an item's text, the query or the key.

@@ -42,3 +42,20 @@ def test_the_bm25_part_is_fulltext_up_to_its_rows() -> None:
     # Every filter the rows pass is fulltext's own: the visibility rule among them.
     rule = "($admin OR n.agent_id = $viewer OR n.scope = 'public' OR (n.scope = 'shared' AND n.clade = $clade))"
     assert sum(rule in line for line in both) == 1 and sum(rule in line for line in fulltext) == 1
+
+
+def test_the_entities_part_is_entity_candidates_up_to_its_list() -> None:
+    """members_fulltext_entities.cypher: members_fulltext.cypher's text, then entity_candidates.cypher's (its $query
+    named $entity_query: BM25's is $query) up to its rows, collected (context.py ONE_ENTITY_READ)."""
+    plain, both = _lines("retrieval/members_fulltext"), _lines("retrieval/members_fulltext_entities")
+    assert both[:len(plain) - 1] == plain[:-1] and both[-1] == plain[-1] + ", entities"
+    alone = [line.replace("$query", "$entity_query") for line in _lines("retrieval/entity_candidates")]
+    body = alone[:-2]  # all but its RETURN and LIMIT: the name index, the visibility rule
+    start = both.index(body[0])
+    assert both[start - 1] == "CALL () {" and both[start:start + len(body)] == body
+    assert both[start + len(body):start + len(body) + 4] == [
+        "WITH en, score", "LIMIT $limit",
+        "RETURN collect({id: en.id, name: en.name, symbol: en.symbol, aliases: en.aliases, score: score}) AS entities",
+        "}"]
+    assert alone[-2] == "RETURN en.id AS id, en.name AS name, en.symbol AS symbol, en.aliases AS aliases, score"
+    assert alone[-1] == "LIMIT $limit"

@@ -4,6 +4,7 @@ the agent's Generative Agents weights, learned from feedback on its decisions.""
 from __future__ import annotations
 
 from fastapi import APIRouter
+from starlette.concurrency import run_in_threadpool
 
 from grimoire.api.auth import Reader, Writer
 from grimoire.api.deps import RetrieverDep
@@ -17,10 +18,13 @@ router = APIRouter(tags=["retrieval"])
 @router.post("/retrieve", response_model=RetrievalResult, response_model_exclude_unset=True,
              summary="Hybrid retrieval (vector + BM25 + graph, RRF, rerank, MMR, token budget) "
                      "or another mode, over what the key may see")
-def retrieve(body: RetrievalRequest, retriever: RetrieverDep, who: Reader) -> RetrievalResult:
+async def retrieve(body: RetrievalRequest, retriever: RetrieverDep, who: Reader) -> RetrievalResult:
     # A bad vector is graph.model.vectors.InvalidVector, an Invalid: a 422 (api/errors.py). The caller's
     # hormones weigh importance and recency in the retriever itself (graph/services.py gives it the modulation).
-    return retriever.retrieve(body, who.visibility(), who.agent_id)
+    # The retrieval blocks (the database, the model): on a worker thread. The route is async so that FastAPI checks
+    # the result it returns here, on the loop: for a plain `def` route it does that in a second hop to a worker
+    # thread (issue 41: the time a small reach's request spends outside its stages).
+    return await run_in_threadpool(retriever.retrieve, body, who.visibility(), who.agent_id)
 
 
 @router.post("/retrieve/feedback", response_model=FeedbackOut,

@@ -140,14 +140,30 @@ def named_entities(db: Database, text: str, visibility: Visibility, limit: int =
     """Entities the viewer may see whose name, symbol or alias appears in the text as whole words
     (an invisible one would show up in the explanation as the entity a result came through).
     `possessives`: "Caroline's" names Caroline (the name index's analyzer keeps "caroline's" a word)."""
-    if possessives:
-        text = _POSSESSIVE.sub("", text)
-    query = escape_lucene(text).strip()
+    query = entity_query(text, possessives)
     if not query:
         return []
+    return named_in(db.rows("retrieval/entity_candidates", query=query, limit=ENTITY_CANDIDATES,
+                            **visibility.params()), text, limit, possessives)
+
+
+ENTITY_CANDIDATES = 25  # entities the name index is asked for (the viewer's), before the whole-word check
+
+
+def entity_query(text: str, possessives: bool = False) -> str:
+    """The name index's query for the text (empty: nothing to ask)."""
+    if possessives:
+        text = _POSSESSIVE.sub("", text)
+    return escape_lucene(text).strip()
+
+
+def named_in(rows: Sequence[Record], text: str, limit: int = 5, possessives: bool = False) -> list[str]:
+    """Of entity_candidates.cypher's rows (best first), the ids of those the text names as whole words."""
+    if possessives:
+        text = _POSSESSIVE.sub("", text)
     lowered = _words(text)
     out = []
-    for r in db.rows("retrieval/entity_candidates", query=query, limit=25, **visibility.params()):
+    for r in rows:
         names = [n for n in [r["name"], r["symbol"], *(r["aliases"] or [])] if n]
         if any(_words(n) in lowered for n in names):
             out.append(r["id"])
@@ -155,14 +171,17 @@ def named_entities(db: Database, text: str, visibility: Visibility, limit: int =
 
 
 def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: Sequence[str], block: int | None,
-          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = ()) -> list[Record]:
+          top: int, max_mentions: int, params: dict[str, Any], focus: Sequence[str] = (),
+          neighbours_ask: Ask | None = None) -> list[Record]:
     """Neighbours of the strongest hits first (by the hit's rank; in a thread, only those about the
     `focus` entities when there are any), then items around the seed entities (by similarity to the
-    query)."""
+    query). `neighbours_ask`: runs the neighbours' statement instead of `db.rows` (graph/retrieval/context.py reads
+    them with the exact ranking's candidates, in one round trip)."""
     rows: list[dict[str, Any]] = []
     if hits:
-        rows += sorted(db.rows("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top,
-                               focus=list(focus), **params), key=lambda r: (r["order_key"], -r["score"], r["id"]))
+        ask: Ask = neighbours_ask or db.rows
+        rows += sorted(ask("retrieval/graph_neighbours", hits=list(hits), embedding=embedding, top=top,
+                           focus=list(focus), **params), key=lambda r: (r["order_key"], -r["score"], r["id"]))
     if seeds:
         rows += [{**r, "via": ["entity"]} for r in
                  _best_first(db.rows("retrieval/graph_entities", seeds=list(seeds), block=block, embedding=embedding,

@@ -173,10 +173,11 @@ class RetrievalConfig(BaseModel):
     exact_below: int = 3_000              # a caller seeing at most this many items is ranked exactly
     exact_fallback_below: int = 20_000    # when the index finds too few, rank exactly up to this many
     # ... and rank exactly up to exact_fallback_below a caller for whom the index would be asked for at least 1/this
-    # as many candidates as it sees items (a small share of a large store: graph/retrieval/reach.py ExactRule). In a
-    # store of 1,000,000 the index cost ~12 us per candidate asked (42 ms at 3,000, 124 ms at 10,000), the exact
-    # ranking ~3 us per visible item (the members' read and the held cosines): bench/results/reach.json
-    exact_index_ratio: float = 4.0
+    # as many candidates as it sees items (a small share of a large store: graph/retrieval/reach.py ExactRule). 1: an
+    # index asked for as many candidates as the caller sees cannot cost less than ranking them (in a store of
+    # 1,000,000 the index took 124 ms asked for 10,000 for a caller seeing 3,013: bench/results/reach.json); more
+    # was not measured to pay (held vectors at 10,013 lost to the index at 14,100 items, README "Reach")
+    exact_index_ratio: float = 1.0
     visible_count_cap: int = 20_000       # visible items are counted up to this many (graph/retrieval/reach.py)
     reach_reuse_seconds: float = 30.0     # a count past exact_below is reused this long (reach.ReachCache)
     small_reach_reuse_seconds: float = 5.0  # ... and one of 1 to exact_below this long (its ranking reads the set)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from grimoire.graph.db.connection import Database
+from grimoire.graph.db.lucene import matchable
 from grimoire.graph.errors import Invalid
 from grimoire.graph.knowledge.decay import DecayConfig
 from grimoire.graph.model.rows import Record
@@ -43,6 +44,31 @@ OVERLAP = True
 # (cypher/retrieval/members_fulltext.cypher) rather than two beside each other: the same rows, one round trip, one
 # query's fixed cost in the database and the driver (issue 41). bench/exact_path.py turns it off to compare.
 ONE_READ = True
+# With the overlap, the exact ranking's candidates (their properties) and the graph backend's neighbours of the
+# strongest hits are read in one statement (cypher/retrieval/items_neighbours.cypher) rather than two beside each other:
+# both wait for the vector ranking, and the graph stage waits for both (issue 41). bench/exact_path.py turns it off.
+ONE_GRAPH_READ = True
+# With the members and BM25 read in one statement, the entities whose names match the query's words (the graph
+# backend's seeds) are read in it too (cypher/retrieval/members_fulltext_entities.cypher) rather than beside it: one
+# statement fewer beside the query's embedding on the same cores (issue 41). bench/exact_path.py turns it off.
+ONE_ENTITY_READ = True
+
+
+@dataclass
+class Around:
+    """What `Context.neighbours_with_items` read for the graph backend: the neighbours' rows (graph_neighbours')."""
+
+    neighbours: list[Record]
+
+
+@dataclass
+class EntityWish:
+    """The graph backend's named-entity lookup, to be read with the members and BM25 (`Context.named_entities`)."""
+
+    query: str  # the name index's query (backends.entity_query)
+    limit: int
+    possessives: bool
+    found: Future[list[str]] = field(default_factory=Future)
 
 
 @dataclass
@@ -128,6 +154,7 @@ class Context:
         self._bm25: Future[list[Record]] | None = None
         self._members: Future[exact.Members | None] | None = None
         self._prefetched: Future[dict[str, Candidate]] | None = None
+        self._entities: EntityWish | None = None
         self._prefetched_ids: frozenset[str] = frozenset()
 
     @property
@@ -165,15 +192,56 @@ class Context:
             self.bm25()
         self.exact_members()
 
+    def named_entities(self, limit: int, possessives: bool) -> Future[list[str]]:
+        """The entities the viewer may see that the request's text names (backends.named_entities), in the pool. When
+        the members and BM25 will be read in one statement (a reach ranked exactly, as this replica last counted it),
+        the lookup is part of it (`_read_together`: members_fulltext_entities.cypher); else its own statement, started
+        now. Call it before `start_unembedded`."""
+        text = self.req.text or ""
+        query = backends.entity_query(text, possessives)
+        if not query:
+            done: Future[list[str]] = Future()
+            done.set_result([])
+            return done
+        seen = self.reaches.held(self.params, self.config.visible_count_cap) if self.reaches is not None else None
+        if (OVERLAP and ONE_READ and ONE_ENTITY_READ and seen is not None and self.ranks_exactly(seen)
+                and matchable(text) and self._bm25 is None and self._members is None and self._entities is None):
+            self._entities = EntityWish(query, limit, possessives)
+            return self._entities.found
+        return self.submit(backends.named_entities, self.db, text, self.visibility, limit, possessives)
+
     def _read_together(self, reach_f: Future[Reach]) -> Unembedded:
         """The members (when the reach is ranked exactly) and BM25's rows, as `exact_members` and `bm25` read them,
-        BM25's first ask and the members in one statement (members_fulltext.cypher). BM25 asks nothing for a text
-        with no word to match: then the members are read alone."""
+        BM25's first ask and the members in one statement (members_fulltext.cypher), with the named entities when
+        `named_entities` asked for them (members_fulltext_entities.cypher). BM25 asks nothing for a text with no word
+        to match: then the members are read alone (and the entities, if asked for, by their own statement)."""
+        wish = self._entities
+        try:
+            out = self._read_both(reach_f, wish)
+        except BaseException as exc:
+            if wish is not None and not wish.found.done():
+                wish.found.set_exception(exc)  # whoever waits for the entities hears of it too
+            raise
+        if wish is not None and not wish.found.done():  # the reach changed since it was held: not read with them
+            try:
+                wish.found.set_result(backends.named_entities(self.db, self.req.text or "", self.visibility,
+                                                              wish.limit, wish.possessives))
+            except BaseException as exc:
+                wish.found.set_exception(exc)
+        return out
+
+    def _read_both(self, reach_f: Future[Reach], wish: EntityWish | None) -> Unembedded:
         reach, cfg, out = reach_f.result(), self.config, Unembedded()
         wanted = self.ranks_exactly(reach)
 
         def both(params: dict[str, Any]) -> Unembedded:
-            row = self.db.rows("retrieval/members_fulltext", **params)
+            if wish is None:
+                row = self.db.rows("retrieval/members_fulltext", **params)
+            else:
+                row = self.db.rows("retrieval/members_fulltext_entities", entity_query=wish.query,
+                                   limit=backends.ENTITY_CANDIDATES, **params)
+                wish.found.set_result(backends.named_in(row[0]["entities"] if row else [], self.req.text or "",
+                                                        wish.limit, wish.possessives))
             out.members, out.bm25 = exact.members_of(row), list(row[0]["hits"]) if row else []
             return out
 
@@ -216,6 +284,27 @@ class Context:
         if wanted:  # an index search's rows carry their properties: nothing to fetch
             self._prefetched_ids = frozenset(wanted)
             self._prefetched = self.submit(items.fetch, self.db, wanted, self.visibility)
+
+    def neighbours_with_items(self, ids: Sequence[str]) -> backends.Ask | None:
+        """For the graph backend (`backends.graph`'s `neighbours_ask`): its neighbours' statement run with the fetch of
+        the candidates of `ids` that came without their properties (the exact ranking's), in one statement
+        (items_neighbours.cypher), whose items `items` then takes as `prefetch_items` would have fetched them. None
+        when there is nothing to fetch, or the fetch began already: the neighbours are read alone."""
+        if self._prefetched is not None or not (OVERLAP and ONE_GRAPH_READ):
+            return None
+        wanted = [i for i in dict.fromkeys(ids) if i not in self.found]
+        if not wanted:
+            return None
+
+        def read(params: dict[str, Any]) -> Around:
+            rows = self.db.rows("retrieval/items_neighbours", ids=wanted, **params)
+            row = rows[0] if rows else {"items": [], "neighbours": []}
+            fetched: Future[dict[str, Candidate]] = Future()
+            fetched.set_result({r["id"]: Candidate.from_row(r) for r in row["items"]})
+            self._prefetched, self._prefetched_ids = fetched, frozenset(wanted)
+            return Around(list(row["neighbours"]))
+
+        return lambda name, **params: read(params).neighbours
 
     def query_terms(self) -> list[str]:
         return term_overlap.terms(self.req.text or "")

@@ -108,10 +108,21 @@ class ReachCache:
     _held: Timed[tuple[Any, ...], Reach] = field(default_factory=lambda: Timed(0.0, HELD), repr=False)
 
     def measure(self, db: Database, params: dict[str, Any], cap: int) -> Reach:
-        key = tuple(tuple(v) if isinstance(v, list) else v for v in (params[k] for k in PARAMS)) + (cap,)
+        """The caller's reach, held or counted now (in the pool, beside the query's embedding)."""
+        key = self._key(params, cap)
         if (hit := self._held.get(key)) is not None:
             return hit
         seen = measure(db, params, cap)
-        keep = self.seconds if seen.visible > self.small else self.small_seconds if seen.visible else 0.0
-        self._held.put(key, seen, keep)  # 0: none kept (and any entry dropped)
+        self._held.put(key, seen, self._keep(seen))  # 0: none kept (and any entry dropped)
         return seen
+
+    def held(self, params: dict[str, Any], cap: int) -> Reach | None:
+        """The caller's reach if one is held (no count, no read ahead)."""
+        return self._held.get(self._key(params, cap))
+
+    @staticmethod
+    def _key(params: dict[str, Any], cap: int) -> tuple[Any, ...]:
+        return tuple(tuple(v) if isinstance(v, list) else v for v in (params[k] for k in PARAMS)) + (cap,)
+
+    def _keep(self, seen: Reach) -> float:
+        return self.seconds if seen.visible > self.small else self.small_seconds if seen.visible else 0.0  # 0: none

@@ -28,8 +28,8 @@ class Hybrid:
         cfg, req = ctx.config, ctx.req
         stages.prefetch(ctx)
         wants_named = cfg.graph_named_entities or cfg.query.entity_lists or cfg.query.entity_focus
-        named_f = (ctx.submit(backends.named_entities, ctx.db, req.text, ctx.visibility, 5, cfg.query.possessives)
-                   if req.text and wants_named else None)
+        # With a reach ranked exactly, read with the members and BM25 (context.py ONE_ENTITY_READ); else beside them.
+        named_f = ctx.named_entities(5, cfg.query.possessives) if req.text and wants_named else None
         # The caller's reach is counted (in the pool) while the query is embedded here, and so are what needs no
         # vector: BM25 and, for a reach ranked exactly, who sees what (the members). The vector ranking waits
         # for them, and no longer for one after the other.
@@ -44,18 +44,21 @@ class Hybrid:
         if in_context:
             lists = {"vector": understood.context_vector(ctx), **lists}
             ctx.clock.lap("vector")
-        # The exact ranking's rows carry no properties: its candidates are fetched while the graph searches.
-        ctx.prefetch_items(lists.get("vector", []))
+        # The exact ranking's rows carry no properties: its candidates are read with the graph's neighbours of the
+        # strongest hits, in one statement (context.py ONE_GRAPH_READ), else fetched while the graph searches.
+        hits = list(rrf(lists, cfg.rrf_k, cfg.backend_weights))[:cfg.graph_seed_hits]
+        with_items = ctx.neighbours_with_items(lists.get("vector", [])) if hits else None
+        if with_items is None:
+            ctx.prefetch_items(lists.get("vector", []))
         # The graph backend: the entities the query is about, the agent's positions and the entities the
         # text names seed it, beside the neighbours of the strongest hits of the two index backends.
         named = named_f.result() if named_f else []
         in_graph = named if cfg.graph_named_entities else []
         seeds = [*req.entities, *req.positions, *in_graph]
         focus = [*req.entities, *in_graph] if cfg.graph_focus_threads else []
-        hits = list(rrf(lists, cfg.rrf_k, cfg.backend_weights))[:cfg.graph_seed_hits]
         rows = backends.graph(ctx.db, ctx.embedding.required(), seeds=seeds, hits=hits, block=req.block,
                               top=cfg.per_backend, max_mentions=cfg.graph_entity_max_mentions, params=ctx.params,
-                              focus=focus)
+                              focus=focus, neighbours_ask=with_items)
         graph_ids = ctx.note("graph", rows)
         if req.explain and req.block is not None:
             _topology_signals(ctx, rows, req.block)
