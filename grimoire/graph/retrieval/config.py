@@ -108,20 +108,6 @@ class NeighbourhoodConfig(BaseModel):
     top: int = 20                                     # each list's length
 
 
-class LearnedRerankConfig(BaseModel):
-    """The learned rerank of the full pipeline's head (graph/retrieval/learned_rerank.py; issue 41, "reranking"):
-    the first `head` candidates ordered by model_weight x a reranking model's rank + (1 - model_weight) x the
-    pipeline's. The model is nanoranker's (the one neural reranker PyPI ships with its weights; no cross-encoder
-    does). Off: on LoCoMo every variant lost held-out recall@10 on every conversation (head 20, the model's order
-    alone, -0.124 ± 0.031; averaged with the pipeline's, -0.031 ± 0.016), and its 10-94 ms of CPU per request do not
-    fit the 25 ms p95 of /retrieve (bench/results/reranker.json, the README's "Reranking")."""
-
-    enabled: bool = False
-    head: int = Field(default=20, ge=2, le=100)                 # the first this many candidates are reordered
-    model_weight: float = Field(default=1.0, ge=0.0, le=1.0)    # 1: the model's order alone
-    cache_texts: int = Field(default=10_000, ge=0)              # texts whose encoding is kept (a query's is not)
-
-
 class SourceWeights(BaseModel):
     """The knowledge weighting hierarchy, in every mode's final score (graph/retrieval/weighting.py)."""
 
@@ -214,7 +200,6 @@ class RetrievalConfig(BaseModel):
     term_overlap: TermOverlapConfig = Field(default_factory=TermOverlapConfig)
     query: QueryUnderstandingConfig = Field(default_factory=QueryUnderstandingConfig)
     neighbourhood: NeighbourhoodConfig = Field(default_factory=NeighbourhoodConfig)
-    learned_rerank: LearnedRerankConfig = Field(default_factory=LearnedRerankConfig)
     hedge: HedgeConfig = Field(default_factory=HedgeConfig)
     hormones: HormonalModulation = Field(default_factory=HormonalModulation)  # set per request by modulated()
 

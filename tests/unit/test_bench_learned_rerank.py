@@ -1,6 +1,7 @@
-"""The learned rerank of the head (graph/retrieval/learned_rerank.py, issue 41): the head's order from the model's and
-the pipeline's ranks, the rest left in place, each reranked candidate traced; and the model itself, loaded from its
-package with the network refused, computing the features it was trained on."""
+"""The learned rerank of the head, a benchmark experiment (bench/learned_rerank.py, issue 41): the head's order from
+the model's and the pipeline's ranks, the rest left in place (pure: no model needed); and the model itself, loaded
+from its package with the network refused, computing the features it was trained on (only where the `bench` extra
+is installed: nanoranker is not the service's)."""
 
 from __future__ import annotations
 
@@ -10,13 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from grimoire.graph.retrieval.candidate import Candidate
-from grimoire.graph.retrieval.config import LearnedRerankConfig, RetrievalConfig
-from grimoire.graph.retrieval.learned_rerank import head_order, reorder
-
-
-def _found(n: int) -> list[Candidate]:
-    return [Candidate(id=f"c{i}", kind="episode", text=f"text {i}") for i in range(n)]
+from bench.learned_rerank import head_order, reorder
 
 
 def test_the_model_alone_orders_the_head_by_its_scores_ties_by_the_pipeline() -> None:
@@ -34,25 +29,11 @@ def test_half_weight_averages_the_two_ranks() -> None:
     assert head_order([0.8, 0.7, 0.6, 0.5, 0.9], 0.5) == [0, 1, 4, 2, 3]
 
 
-def test_reorder_moves_the_head_only_and_traces_what_moved() -> None:
-    found = _found(6)
-    out = reorder(found, [0.2, 0.3, 0.9], 1.0)
-    assert [c.id for c in out] == ["c2", "c1", "c0", "c3", "c4", "c5"]
-    assert out[0].trace["learned_rerank"] == {"score": 0.9, "rank": 1, "before": 3}
-    assert out[2].trace["learned_rerank"] == {"score": 0.2, "rank": 3, "before": 1}
-    assert all("learned_rerank" not in c.trace for c in out[3:])
-
-
-def test_the_stage_is_off_by_default_and_bounded() -> None:
-    cfg = RetrievalConfig()
-    assert cfg.learned_rerank.enabled is False
-    assert cfg.learned_rerank.head == 20 and cfg.learned_rerank.model_weight == 1.0
-    with pytest.raises(ValueError):
-        LearnedRerankConfig(head=1)
-    with pytest.raises(ValueError):
-        LearnedRerankConfig(model_weight=1.5)
-    on = RetrievalConfig.model_validate({"learned_rerank": {"enabled": True, "head": 30}})
-    assert on.learned_rerank.enabled and on.learned_rerank.head == 30
+def test_reorder_moves_the_head_only() -> None:
+    found = [f"c{i}" for i in range(6)]
+    assert reorder(found, [0.2, 0.3, 0.9], 1.0) == ["c2", "c1", "c0", "c3", "c4", "c5"]
+    assert reorder(found, [0.2, 0.3, 0.9], 0.0) == found
+    assert reorder(found, [], 1.0) == found
 
 
 def test_the_model_loads_from_its_package_and_scores_with_the_network_refused(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -63,7 +44,7 @@ def test_the_model_loads_from_its_package_and_scores_with_the_network_refused(mo
 
     monkeypatch.setattr(socket.socket, "connect", refused)
     monkeypatch.setattr(socket, "create_connection", refused)
-    from grimoire.graph.retrieval.learned_rerank import NanoRanker
+    from bench.learned_rerank import NanoRanker
 
     model = NanoRanker(cache_texts=2)
     texts = ["Caroline: I signed up for a pottery class at the community studio downtown.",
@@ -80,7 +61,7 @@ def test_the_model_loads_from_its_package_and_scores_with_the_network_refused(mo
 def test_the_character_features_are_the_ones_the_model_was_trained_on() -> None:
     # nanoranker's own pure-Python features (its module opens its sessions on import: a few seconds).
     nanoranker = pytest.importorskip("nanoranker")
-    from grimoire.graph.retrieval.learned_rerank import NanoRanker
+    from bench.learned_rerank import NanoRanker
 
     texts = ["Caroline:   went to the LGBTQ support group!", "ÉTÉ à Paris", "a"]
     model = NanoRanker(cache_texts=0)
