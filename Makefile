@@ -31,7 +31,8 @@ $(STAMP): $(PYPROJECTS)
 
 install: $(STAMP)
 
-# The benchmarks' extra (matplotlib for the charts, wordllama for bench/embedders.py), on top of the dev install.
+# The benchmarks' extra (matplotlib for the charts, wordllama for bench/embedders.py, nanoranker for
+# bench/reranker.py), on top of the dev install.
 $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --no-index --find-links $(WHEELHOUSE) -e $(CLIENT_EXTRAS) -e '.[dev,bench]' \
 	  || $(BIN)/python -m pip install -e $(CLIENT_EXTRAS) -e '.[dev,bench]'

