@@ -5,6 +5,7 @@ and by the database's own work (PROFILE db hits), which must not grow with other
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import numpy as np
@@ -58,6 +59,21 @@ def _db_hits(db, name: str, **params: Any) -> int:
         return int(plan.get("dbHits", 0)) + sum(walk(c) for c in plan.get("children", []))
 
     return walk(summary.profile)
+
+
+def _statements_counted(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Every named statement the database runs from now on, counted by name (cleared by the caller between asks)."""
+    from grimoire.graph.db.connection import Database
+
+    ran: Counter[str] = Counter()
+    rows = Database.rows
+
+    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
+        ran[name] += 1
+        return rows(self, name, **params)
+
+    monkeypatch.setattr(Database, "rows", counted)
+    return ran
 
 
 @pytest.fixture
@@ -519,9 +535,6 @@ def test_the_members_and_bm25_are_one_statement_for_an_exact_reach(db, tenants, 
     (members_fulltext.cypher) in the pool, before the query is embedded, and no exact_members or fulltext statement
     beside it; its BM25 rows and members are those of the two statements. A caller of a large reach (the index), or a
     text with no word BM25 can match, reads as before."""
-    from collections import Counter
-
-    from grimoire.graph.db.connection import Database
     from grimoire.graph.db.lucene import escape_lucene, scoped
     from grimoire.graph.retrieval import context, exact
     from grimoire.graph.retrieval.pipeline import build
@@ -529,14 +542,7 @@ def test_the_members_and_bm25_are_one_statement_for_an_exact_reach(db, tenants, 
 
     monkeypatch.setattr(context, "ONE_READ", True)
     retriever = build(db, embedder)
-    ran: Counter[str] = Counter()
-    rows = Database.rows
-
-    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
-        ran[name] += 1
-        return rows(self, name, **params)
-
-    monkeypatch.setattr(Database, "rows", counted)
+    ran = _statements_counted(monkeypatch)
 
     def statements(viewer: str, clade: str, text: str) -> Counter[str]:
         ran.clear()
@@ -565,23 +571,14 @@ def test_a_small_share_of_a_larger_store_is_ranked_exactly_past_exact_below(db, 
     asked for 1,155 candidates (1.5 x 20 / share) to keep its 20: with the ratio it is ranked exactly (the members'
     statement, the exact ranking's ids), though 80 is past exact_below; without it, through the index. `big`, who
     sees nearly all, keeps the index either way."""
-    from collections import Counter
 
-    from grimoire.graph.db.connection import Database
     from grimoire.graph.retrieval import context
     from grimoire.graph.retrieval.config import RetrievalConfig
     from grimoire.graph.retrieval.pipeline import build
     from grimoire.graph.retrieval.request import RetrievalRequest
 
     monkeypatch.setattr(context, "ONE_READ", True)
-    ran: Counter[str] = Counter()
-    rows = Database.rows
-
-    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
-        ran[name] += 1
-        return rows(self, name, **params)
-
-    monkeypatch.setattr(Database, "rows", counted)
+    ran = _statements_counted(monkeypatch)
 
     def path(ratio: float, viewer: str, clade: str) -> str:
         retriever = build(db, embedder, RetrievalConfig(exact_below=50, exact_index_ratio=ratio))
@@ -608,9 +605,6 @@ def test_the_candidates_and_the_graphs_neighbours_are_one_statement_for_an_exact
     backend's neighbours of its strongest hits read in one statement (items_neighbours.cypher), and no items or
     graph_neighbours statement beside it; the results are those of the two statements, in order, explanation and all.
     A caller of a large reach (the index: its candidates come with their properties) reads the neighbours alone."""
-    from collections import Counter
-
-    from grimoire.graph.db.connection import Database
     from grimoire.graph.retrieval import context
     from grimoire.graph.retrieval.pipeline import build
     from grimoire.graph.retrieval.request import RetrievalRequest
@@ -618,14 +612,7 @@ def test_the_candidates_and_the_graphs_neighbours_are_one_statement_for_an_exact
     # A thread: each of small's turns follows the one before, so that the neighbours are there to find.
     db.run("testing/bulk_follows", pairs=[[f"small-{i}", f"small-{i - 1}"] for i in range(1, 40)])
     retriever = build(db, embedder)
-    ran: Counter[str] = Counter()
-    rows = Database.rows
-
-    def counted(self: Database, name: str, /, **params: Any) -> list[Any]:
-        ran[name] += 1
-        return rows(self, name, **params)
-
-    monkeypatch.setattr(Database, "rows", counted)
+    ran = _statements_counted(monkeypatch)
     watched = ("retrieval/items_neighbours", "retrieval/items", "retrieval/graph_neighbours")
 
     def retrieve(viewer: str, clade: str, text: str, one: bool) -> tuple[Counter[str], list[Any]]:
@@ -654,8 +641,6 @@ def test_the_named_entities_are_read_with_the_members_once_the_reach_is_held(db,
     its text names are read in the members and BM25's statement (members_fulltext_entities.cypher), with no
     entity_candidates statement beside it; the entities are the ones that statement finds (the viewer's only), and so
     the results are the same. A reach not held yet, or one searched through the index, looks them up on their own."""
-    from collections import Counter
-
     from grimoire.graph.db.connection import Database
     from grimoire.graph.retrieval import context
     from grimoire.graph.retrieval.pipeline import build

@@ -5,20 +5,8 @@ they answer the same rows is tests/integration/test_retrieval_reach.py's."""
 
 from __future__ import annotations
 
-import re
-
-from grimoire.graph.db import cypher
-
-
-def _lines(name: str) -> list[str]:
-    return [line.strip() for line in cypher.query(name).splitlines()
-            if line.strip() and not line.lstrip().startswith(("//", ":param"))]
-
-
-def _projection(line: str) -> str:
-    found = re.search(r"n \{[^}]*\}", line)
-    assert found, line
-    return found.group(0)
+from tests.unit.cypher_lines import lines as _lines
+from tests.unit.cypher_lines import projection as _projection
 
 
 def _part(name: str, returned: str) -> None:

@@ -5,21 +5,8 @@ the same rows is tests/integration/test_retrieval_reach.py's."""
 
 from __future__ import annotations
 
-import re
-
-from grimoire.graph.db import cypher
-
-
-def _lines(name: str) -> list[str]:
-    return [line.strip() for line in cypher.query(name).splitlines()
-            if line.strip() and not line.lstrip().startswith(("//", ":param"))]
-
-
-def _projection(line: str) -> str:
-    """The item map and the kind a row carries, as the statement writes them."""
-    found = re.search(r"n \{[^}]*\}", line)
-    assert found, line
-    return found.group(0)
+from tests.unit.cypher_lines import lines as _lines
+from tests.unit.cypher_lines import projection as _projection
 
 
 def test_the_members_part_is_exact_members_up_to_its_lists() -> None:
