@@ -183,3 +183,44 @@ def test_a_period_seeks_the_new_episodes_and_their_neighbours(db: Database) -> N
     for ops, index in ((new, "Episode(recorded_at)"), (near, "Episode(block)")):
         assert any("IndexSeek" in o and index in o for o in ops), ops
         assert not any(o.startswith(("NodeByLabelScan", "AllNodesScan")) for o in ops), ops
+
+
+def test_an_episode_that_begins_to_count_behind_the_watermark_is_counted_at_the_next_full_count(
+        api: Api, db: Database) -> None:
+    """`recount_hours`: episodes whose scope is widened after the watermark passed them (as an import keeping its
+    recorded time, a rollback or an un-archive would make them count) are not in the kept counts of their new
+    partition until the counts are made again from every episode; a run past `recount_hours` does that."""
+    h = api.headers("cooc-r", "cooc-x")
+    _episodes(api, h, "r1", "iron", "zinc", gap=1, scope="private")
+    config = cfg().co_occurrence
+    first = inference.infer(db, cfg())
+    assert first.episodes == 6 and counts_kept.stored(db) == counts_kept.full_count(db, config)
+    db.run("testing/set_scope", ids=[f"r1-{n}-{side}" for n in range(3) for side in "ab"], scope="public")
+    assert inference.infer(db, cfg()).episodes == 0  # behind the watermark: not read again
+    assert counts_kept.stored(db) != counts_kept.full_count(db, config)
+    again = inference.infer(db, cfg(recount_hours=0))  # the full count is due
+    assert again.recounted and again.episodes >= 6, again
+    assert counts_kept.stored(db) == counts_kept.full_count(db, config)
+    public = {part.scope.value for part, _ in counts_kept.stored(db)}
+    assert "public" in public
+
+
+def test_an_erasure_deletes_the_counts_that_name_an_entity_it_removed(api: Api, db: Database) -> None:
+    """A removed entity's id is erased text (graph/audit/erasure.py): the counts naming it go in the erasure's
+    transaction; the others stay."""
+    from grimoire.graph.audit import erasure
+    from grimoire.graph.ids import now_ms
+
+    h = api.headers("cooc-e", "cooc-x")
+    _episodes(api, h, "e1", "kappa", "lambda", gap=1, scope="private")
+    _episodes(api, h, "e2", "mu", "nu", gap=1, scope="private", base=500)
+    inference.infer(db, cfg())
+
+    def named(entity: str) -> bool:
+        return any(entity in pair or entity in c.mentions for c in counts_kept.stored(db).values() for pair in c.pairs)
+
+    assert named("pool:kappa") and named("pool:mu")
+    gone = erasure.Erasure(id="erasure-1", agent_id="cooc-e", actor="cooc-e", at=now_ms(), ids=[],
+                           entities=["pool:kappa"])
+    db.write(lambda tx: erasure.redact(tx, gone))
+    assert not named("pool:kappa") and named("pool:mu")

@@ -109,3 +109,14 @@ def test_one_pair_counted_from_its_two_protocols_episodes_alone() -> None:
         assert _as_dict(alone)[0].get((a, b)) == _as_dict(full)[0].get((a, b))
         assert (alone.mentions[a], alone.mentions[b], alone.share((a, b))) == (
             full.mentions[a], full.mentions[b], full.share((a, b)))
+
+
+def test_the_full_count_is_due_every_recount_hours() -> None:
+    from grimoire.graph.topology.cooccurrence import CoOccurrenceConfig
+    from grimoire.graph.topology.cooccurrence_counts import Mark, recount_due
+
+    day = CoOccurrenceConfig(recount_hours=24)
+    assert not recount_due(Mark(5, "e", since=None), 10**12, day)  # nothing counted yet: the first count is full
+    assert not recount_due(Mark(5, "e", since=0), 24 * 3_600_000 - 1, day)
+    assert recount_due(Mark(5, "e", since=0), 24 * 3_600_000, day)
+    assert recount_due(Mark(5, "e", since=100), 100, CoOccurrenceConfig(recount_hours=0))

@@ -17,7 +17,7 @@ finds them in one scan of the agent's nodes of those kinds and, in the erasure's
   workspaces, events) is walked value by value;
 - replaces the trigger and summary of an audit record that names an erased item, and the content of a proposal
   committed into one (with its embedding), as a whole;
-- deletes the versions of an erased item;
+- deletes the versions of an erased item, and the co-occurrence inference's counts that name a removed entity;
 - stamps each node it redacted with `redaction`: a JSON list, one entry per erasure, `{"redacted": true,
   "erased_at", "erased_by", "erasure" (the erasure's audit record), "items" (the erased ids), "sha256" (per item,
   of its text), "fields" (the properties redacted)}`.
@@ -236,6 +236,8 @@ def redact(tx: Tx, e: Erasure) -> tuple[list[RedactedNode], list[RedactedNode]]:
             redacted.append(RedactedNode(label=label, id=row["id"], fields=changed))
     if writes or doomed:
         tx.run(cypher.query("audit/redact_apply"), rows=writes, doomed=doomed).consume()
+    if e.entities:  # the co-occurrence counts that name a removed entity (its id is erased text)
+        tx.run(cypher.query("audit/erase_cooccurrence"), entities=list(e.entities)).consume()
     vectors_changed(tx)  # no replica keeps an erased item's vector past its next ranking
     return redacted, removed
 

@@ -48,6 +48,11 @@ class CoOccurrenceConfig(BaseModel):
         description="episodes recorded this recently wait for the next run: an ingest stamps a batch before it "
                     "embeds and commits it, so an older stamp may commit after a newer one, and the watermark must "
                     "not pass an episode still in flight")
+    recount_hours: float = Field(
+        default=24.0, ge=0, le=24 * 30,
+        description="the counts are made again from every episode this often (0: every run): an episode that "
+                    "begins to count behind the watermark (an import keeping its recorded time, a rollback, an "
+                    "un-archive, a scope widened) is counted then")
     kinds: list[EntityKind] = Field(default_factory=lambda: list(PROTOCOL_KINDS), min_length=1,
                                     max_length=len(EntityKind),
                                     description="the entity kinds that count as protocols (tokens do not: a token "

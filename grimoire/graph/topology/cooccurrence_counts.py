@@ -15,6 +15,10 @@ counts).
 - The watermark stops at the settled past (`settle_seconds`: an ingest stamps a batch before embedding and committing
   it, so a later commit may carry an earlier stamp) and before an episode whose mentions the enrichment job still
   owes (graph/enrichment.py): counted without them, it would never be counted with them.
+- An episode that begins to count behind the watermark (an import keeping its recorded time, a rollback restoring
+  it, an un-archive, a scope widened) is counted at the next full count: every `recount_hours` (24) the counts are
+  deleted and made again from every episode.
+- An erasure deletes the counts that name an entity it removed (graph/audit/erasure.py: its id is erased text).
 - An episode archived, erased or narrowed after it was counted stays in the counts until its pair reaches
   'consistently': a fact is inferred only after its pair is counted again, exactly, from the episodes as they are
   then (`exact`), and the pair's counts are set to those. So a fact never rests on an episode its partition no
@@ -76,6 +80,12 @@ Group = tuple[Partition, str]  # a partition and a chain
 class Mark:
     through_at: int = -1
     through_id: str = ""
+    since: int | None = None  # when these counts began (the last full count's start)
+
+
+def recount_due(at: Mark, now: int, config: CoOccurrenceConfig) -> bool:
+    """Whether the counts are old enough to be made again from every episode (`recount_hours`)."""
+    return at.since is not None and now - at.since >= config.recount_hours * 3_600_000
 
 
 @dataclass
@@ -98,7 +108,8 @@ def mark(db: Database, config: CoOccurrenceConfig) -> tuple[Mark, bool]:
         return Mark(), True
     r = rows[0]
     same = r["window_blocks"] == config.window_blocks and sorted(r["kinds"] or []) == _kinds(config)
-    return Mark(int(r["through_at"]), str(r["through_id"])), same
+    since = r["since"]
+    return Mark(int(r["through_at"]), str(r["through_id"]), int(since) if since is not None else None), same
 
 
 def reset(db: Database) -> None:
@@ -184,11 +195,13 @@ def count_new(db: Database, config: CoOccurrenceConfig, *, now: int | None = Non
               cancelled: Callable[[], bool] = lambda: False) -> CountReport:
     """Count the episodes recorded since the watermark, up to the settled past, a page per transaction."""
     report = CountReport()
+    now = now if now is not None else now_ms()
     at, same = mark(db, config)
-    if not same:
+    if not same or recount_due(at, now, config):
         reset(db)
         at, report.reset = Mark(), True
-    upto = (now if now is not None else now_ms()) - int(config.settle_seconds * 1000)
+    since = at.since if at.since is not None else now
+    upto = now - int(config.settle_seconds * 1000)
     kinds, window = _kinds(config), config.window_blocks
     while not cancelled():
         rows = db.rows("topology/cooccurrence_new", kinds=kinds, after_at=at.through_at, after_id=at.through_id,
@@ -212,9 +225,9 @@ def count_new(db: Database, config: CoOccurrenceConfig, *, now: int | None = Non
                     near[groups[r["key"]]].append(_episode(r))
         mentions, pairs = _rows({g: added(eps, near[g], window) for g, eps in new.items()})
         last = page[-1]
-        at = Mark(int(last["recorded_at"]), str(last["id"]))
+        at = Mark(int(last["recorded_at"]), str(last["id"]), since)
         moved = {"through_at": at.through_at, "through_id": at.through_id, "window_blocks": window, "kinds": kinds,
-                 "recorded_at": now_ms()}
+                 "since": since, "recorded_at": now_ms()}
         db.write(_counting(mentions, pairs, moved))
         report.pages += 1
         report.read += len(page)

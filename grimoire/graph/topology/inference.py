@@ -75,10 +75,10 @@ class InferenceReport:
     partitions: int = 0  # partitions (and chains) they fed
     pairs: int = 0       # pairs found consistent this run, counted exactly
     created: int = 0
-    recounted: bool = False  # the window or the protocol kinds changed: everything counted again
+    recounted: bool = False  # everything counted again: the window or the kinds changed, or recount_hours passed
 
     def __str__(self) -> str:
-        again = " (counted again from the start: the window or the kinds changed)" if self.recounted else ""
+        again = " (counted again from the start)" if self.recounted else ""
         return (f"{self.episodes} new episodes in {self.partitions} partitions{again}: {self.pairs} consistent "
                 f"pairs, {self.created} facts inferred")
 
