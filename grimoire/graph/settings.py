@@ -292,7 +292,8 @@ class Settings(BaseSettings):
                     "blocks, the document's; 'consistently' is the project's own: at least 3 co-occurring episode "
                     "pairs and half the episodes of the two protocols; confidence 0.3; protocols are entities of kind "
                     "Contract, Pool, Oracle, Vault, Governance, Bridge or Reserve; each run counts the episodes "
-                    "recorded since its watermark, those of the last `settle_seconds` (300) left to the next run; "
+                    "recorded since its watermark, those of the last `settle_seconds` (300) left to the next run, "
+                    "everything counted again every `recount_hours` (24); "
                     "`enabled: false` turns it off).")
     vector_upkeep: UpkeepConfig = Field(
         default_factory=UpkeepConfig, alias="GRIMOIRE_VECTOR_UPKEEP",
