@@ -45,7 +45,7 @@ import anyio
 from neo4j.exceptions import DatabaseUnavailable, ServiceUnavailable, SessionExpired
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from grimoire.api.auth import CARRIED, resolve
+from grimoire.api.auth import CARRIED, looked_up
 from grimoire.api.errors import PROBLEM, RETRY_AFTER_SECONDS, problem_body
 from grimoire.graph import meters
 from grimoire.graph.agents import Limits, Principal, admin_principal
@@ -408,7 +408,7 @@ class AdmissionControl:
         if services is None or cache is None:
             return None, None
         try:
-            who = await anyio.to_thread.run_sync(resolve, services, cache, raw)
+            who = await anyio.to_thread.run_sync(looked_up, services, cache, raw)  # the route's check is the span
         except BookmarkRefused as exc:  # the request's own bookmark refused by Neo4j (the lookup runs in its chain)
             chain = bookmarks.current.get()
             if chain is not None:

@@ -44,12 +44,23 @@ class KeyCache(Timed[str, Principal | None]):
 
 def resolve(services: Services, cache: KeyCache, raw: str) -> Principal | None:
     """The principal a raw key names, or None: the admin key, a cached key, or one looked up and cached.
-    REST (below) and MCP's token verifier (api/mcp/keys.py) both call this, so a key means the same there."""
+    MCP's token verifier (api/mcp/keys.py) calls this; REST's `principal` (below) and the admission's check take the
+    same steps (`looked_up`), so a key means the same everywhere."""
     with observe.span("auth", "api_key"):  # a span in a trace (graph/tracing.py): the key never goes in it
-        found, who = _known(services, cache, raw)
-        if found:
-            return who
-        return cache.get_or_load(raw, lambda: agents.authenticate(services.db, raw), _kept)
+        return looked_up(services, cache, raw)
+
+
+def looked_up(services: Services, cache: KeyCache, raw: str) -> Principal | None:
+    """`resolve` without its span: for the admission's check ahead of the route's (api/admission.py), which caches
+    what it reads; the route's `principal` is then the request's one `auth/api_key` span."""
+    found, who = _known(services, cache, raw)
+    return who if found else _read(services, cache, raw)
+
+
+def _read(services: Services, cache: KeyCache, raw: str) -> Principal | None:
+    """The key read from the database (unless another caller has just cached it), and cached: within the caller's
+    span (a miss is one span, its statement a child of it)."""
+    return cache.get_or_load(raw, lambda: agents.authenticate(services.db, raw), _kept)
 
 
 def _kept(found: Principal | None) -> float | None:
@@ -100,10 +111,10 @@ async def principal(
         raise HTTPException(401, "an API key is required: send it as X-API-Key or Authorization: Bearer",
                             headers={"WWW-Authenticate": "Bearer"})
     services, cache = get_services(request), request.app.state.key_cache
-    with observe.span("auth", "api_key"):
+    with observe.span("auth", "api_key"):  # the request's one span (the admission's lookup opens none), a miss within
         known, found = _known(services, cache, raw)
-    if not known:
-        found = await run_in_threadpool(resolve, services, cache, raw)
+        if not known:
+            found = await run_in_threadpool(_read, services, cache, raw)
     if found is None:
         raise HTTPException(401, "unknown or revoked API key", headers={"WWW-Authenticate": "Bearer"})
     return _noted(request, found)

@@ -4,10 +4,12 @@ Each entry leaves at its expiry, so what it holds is at most `seconds` stale; wr
 entries at once (`drop`). Past `held` entries the expired go first, then all: a bound, not an eviction policy (held
 values are cheap to read again).
 
-Read ahead (`get_or_load`): an entry asked for once `REFRESH_AT` of its time has passed is read again off the caller's
-path (a small pool of this module's), so a key asked for steadily (a busy agent's key, its hormone levels, its reach)
-is never read on a request's path: before, every `seconds` one request paid the statements (issue 41, the p95 of a
-small reach). What a caller gets is still an entry that has not expired: the bound is the same."""
+Read ahead (`get_or_load`, `cached`): an entry asked for once `REFRESH_AT` of its time has passed is read again off the
+caller's path (a small pool of this module's), so a key asked for steadily (a busy agent's key, its hormone levels) is
+never read on a request's path: before, every `seconds` one request paid the statements (issue 41). What a caller gets
+is still an entry that has not expired: the bound is the same. Reaches (graph/retrieval/reach.py ReachCache) use
+`get`/`put` only: they are counted on the request's path when not held, never read ahead. A load begun before a
+`drop` (the caller's own or one ahead) keeps nothing: what it read may be older than the drop."""
 
 from __future__ import annotations
 
@@ -82,13 +84,17 @@ class Timed(Generic[K, V]):
 
     def get_or_load(self, key: K, load: Callable[[], V], keep: Callable[[V], float | None] | None = None) -> V:
         """The current value, or `load()`'s, kept for `keep(value)` seconds (the map's own without `keep`; the load
-        runs outside the lock: two callers may both load). A current entry past REFRESH_AT of its time is read again in
-        the background (`cached`)."""
+        runs outside the lock: two callers may both load; a drop while it loads: its value is returned, not kept). A
+        current entry past REFRESH_AT of its time is read again in the background (`cached`)."""
         found, value = self.cached(key, load, keep)
         if found:
             return value  # type: ignore[return-value]
+        with self._lock:
+            generation = self._generation
         value = load()
-        self.put(key, value, keep(value) if keep is not None else None)
+        with self._lock:
+            if generation == self._generation:  # a drop since the load began (a key revoked): what it read is not kept
+                self._put(key, value, keep(value) if keep is not None else None)
         return value
 
     def cached(self, key: K, load: Callable[[], V],
@@ -107,7 +113,12 @@ class Timed(Generic[K, V]):
                 generation = self._generation
         if again:
             # A context of its own: nothing of the request (its bookmarks, its log fields) goes with the read.
-            _AHEAD.submit(contextvars.Context().run, self._read_ahead, key, load, keep, generation)
+            try:
+                _AHEAD.submit(contextvars.Context().run, self._read_ahead, key, load, keep, generation)
+            except Exception:  # the pool shut down (interpreter exit: RuntimeError): no read ahead; a later hit may try
+                with self._lock:
+                    self._reading.discard(key)
+                log.warning("could not read a held value again ahead", exc_info=True)
         return True, hit[1]
 
     def _read_ahead(self, key: K, load: Callable[[], V], keep: Callable[[V], float | None] | None,

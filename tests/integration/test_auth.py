@@ -114,4 +114,19 @@ def test_a_held_keys_retrieval_makes_one_hop_to_a_worker_thread(api, monkeypatch
     api.client.app.state.key_cache.clear()
     hops.clear()
     assert api.client.post("/retrieve", headers=headers, json=body).status_code == 200
-    assert "resolve" in hops and hops[-1] == "retrieve"  # not held: looked up off the loop
+    assert "looked_up" in hops and hops[-1] == "retrieve"  # not held: looked up off the loop (by the admission)
+
+
+def test_a_key_the_cache_misses_is_one_auth_span_its_lookup_within(api, recorder) -> None:
+    """A miss opened the span twice (the admission's lookup or the route's, then the route's check): counted twice
+    in traces and metrics. Now one span (the route's), the key read once; a held key is one span too."""
+    headers = api.headers("golem-1")
+    api.client.app.state.key_cache.clear()
+    recorder.timings.clear()
+    assert api.client.post("/retrieve", headers=headers, json={"text": "oracle", "k": 3}).status_code == 200
+    assert len([t for t in recorder.of("auth") if t.name == "api_key"]) == 1
+    assert len([t for t in recorder.of("cypher") if t.name == "agents/find_key"]) == 1
+    recorder.timings.clear()
+    assert api.client.post("/retrieve", headers=headers, json={"text": "oracle", "k": 3}).status_code == 200
+    assert len([t for t in recorder.of("auth") if t.name == "api_key"]) == 1
+    assert not [t for t in recorder.of("cypher") if t.name == "agents/find_key"]  # held: not read again

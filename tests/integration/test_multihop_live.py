@@ -10,7 +10,7 @@ from grimoire.graph.episodes import ingest
 from grimoire.graph.model.crystal.privacy import MemoryScope
 from grimoire.graph.model.enums import EpisodeType
 from grimoire.graph.model.episode import EpisodeIn
-from grimoire.graph.retrieval.config import MultiHopConfig, RetrievalConfig
+from grimoire.graph.retrieval.config import MultiHopConfig, QueryUnderstandingConfig, RetrievalConfig
 from grimoire.graph.retrieval.decompose import DECOMPOSED
 from grimoire.graph.retrieval.pipeline import RetrievalRequest, build
 from grimoire.graph.retrieval.second_hop import SECOND_HOP
@@ -73,3 +73,16 @@ def test_the_lists_reach_only_what_the_caller_may_see(db, embedder) -> None:
         assert any(SECOND_HOP in lists for lists in listed.values())
         assert any(DECOMPOSED in lists for lists in listed.values())
         assert all(i.startswith("mh-") for i in listed)
+
+
+def test_the_parts_names_are_found_as_the_graph_backend_finds_them(db, embedder) -> None:
+    """The decomposition looks its names up as the graph backend does (backends.entity_query, named_in's check), so
+    with the possessive names on, "Caroline's and Melanie's" names both, and the question is split at them."""
+    ingest(db, embedder, _turns("mh-a", TURNS), actor="test", clade="clade-mh")
+    question = "What have Caroline's and Melanie's brushes painted?"
+    parts = RetrievalConfig(multihop=MultiHopConfig(decompose=True))
+    plain = _listed(db, embedder, parts, question)
+    assert plain and not any(DECOMPOSED in lists for lists in plain.values())  # "caroline's" is a word of its own
+    possessive = parts.model_copy(update={"query": QueryUnderstandingConfig(possessives=True)})
+    split = _listed(db, embedder, possessive, question)
+    assert any(DECOMPOSED in lists for lists in split.values())

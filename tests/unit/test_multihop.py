@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from bench.locomo_multihop import category_gains, kept
-from grimoire.graph.retrieval import decompose, second_hop
+from grimoire.graph.retrieval import backends, decompose, second_hop
 from grimoire.graph.retrieval.config import RetrievalConfig
 
 Q = [1.0, 0.0, 0.0]
@@ -84,10 +84,36 @@ def test_at_most_the_configured_parts() -> None:
     assert len(decompose.parts("Did Caroline, Melanie, Tim or John go?", NAMES, 2)) == 2
 
 
-def test_the_names_are_those_the_text_holds_as_whole_words() -> None:
-    rows = [{"name": "Caroline", "symbol": None, "aliases": ["Caro"]}, {"name": "Mel", "aliases": None},
-            {"name": "John Smith", "symbol": "JS"}]
-    assert decompose.names_in("Did Caroline and Melanie meet JS?", rows) == ["Caroline", "JS"]
+def test_the_names_are_those_the_text_holds_as_whole_words_as_the_graph_backend_finds_them() -> None:
+    """The decomposition's names come from the graph backend's whole-word check (backends.naming, which
+    `named_in` keeps the ids of), with its possessives option."""
+    rows = [{"id": "e1", "name": "Caroline", "symbol": None, "aliases": ["Caro"]},
+            {"id": "e2", "name": "Mel", "symbol": None, "aliases": None},
+            {"id": "e3", "name": "John Smith", "symbol": "JS", "aliases": None}]
+    text = "Did Caroline and Melanie meet JS?"
+    assert backends.naming(rows, text) == [("e1", ["Caroline"]), ("e3", ["JS"])]
+    assert backends.named_in(rows, text) == ["e1", "e3"] and backends.named_in(rows, text, limit=1) == ["e1"]
+    assert backends.naming(rows, "Caroline's and Mel's kids", possessives=True) == [("e1", ["Caroline"]),
+                                                                                     ("e2", ["Mel"])]
+
+
+def test_the_second_hop_through_the_index_is_ranked_by_the_rule_the_query_is(monkeypatch) -> None:
+    """`ranked_by` hands the vector backend the caller's exact rule (Context.exact_rule, as modes/recipe.py does),
+    not the bare `exact_below`: a caller the rule ranks exactly is ranked so by both."""
+    from concurrent.futures import Future
+
+    from grimoire.graph.retrieval.reach import Reach, exact_rule
+
+    cfg = RetrievalConfig()
+    reach: Future[Reach] = Future()
+    reach.set_result(Reach(visible=5_000, total=1_000_000, capped=False))
+    asked: list[tuple[object, ...]] = []
+    monkeypatch.setattr(backends, "vector", lambda *args: asked.append(args) or [])
+    rule = exact_rule(cfg, backends.MAX_CANDIDATES)
+    ctx = SimpleNamespace(config=cfg, db=None, params={}, reach=lambda: reach, ranks_exactly=lambda _: False,
+                          exact_rule=lambda: rule)
+    assert second_hop.ranked_by(ctx, [1.0, 0.0], 5) == []  # type: ignore[arg-type]
+    assert asked[0][6] == rule and rule.limit(reach.result()) > cfg.exact_below  # the rule, and it differs here
 
 
 def test_off_by_default_and_nothing_added_when_off() -> None:

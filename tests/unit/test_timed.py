@@ -146,3 +146,48 @@ def test_keep_sets_each_values_time_and_a_value_kept_for_no_time_is_not_held() -
     held.get_or_load("long", lambda: 7, lambda v: 10.0)
     clock.now += 4.0
     assert held.get("long") == 7 and not held.reading()  # 4 of 10 seconds: not read again yet
+
+
+def test_a_drop_while_a_miss_loads_wins() -> None:
+    """A key revoked (dropped) while a caller's miss is reading it: the caller gets what it read, nothing is held, so
+    the next caller reads the key again (auth.KeyCache: a revoked key leaves this replica at once)."""
+    import threading
+
+    held: Timed[str, int] = Timed(60.0)
+    started, release = threading.Event(), threading.Event()
+    got: list[int] = []
+
+    def load() -> int:
+        started.set()
+        release.wait(5)
+        return 1
+
+    caller = threading.Thread(target=lambda: got.append(held.get_or_load("k", load)))
+    caller.start()
+    assert started.wait(5)
+    held.drop(lambda key, _: key == "k")
+    release.set()
+    caller.join(5)
+    assert got == [1] and held.lookup("k") == (False, None)
+    assert held.get_or_load("k", lambda: 2) == 2 and held.get("k") == 2  # no drop during this one: kept
+
+
+def test_a_read_ahead_the_pool_refuses_leaves_the_key_free(monkeypatch) -> None:
+    """A pool that will not take the read (shut down at interpreter exit): the caller still gets the held value, and
+    the key is not left marked as being read (else it would never be read ahead again)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from grimoire.graph import timed
+
+    clock = Clock()
+    held: Timed[str, int] = Timed(1.0, clock=clock)
+    held.put("k", 1)
+    clock.now += 0.6
+    closed = ThreadPoolExecutor(max_workers=1)
+    closed.shutdown()
+    monkeypatch.setattr(timed, "_AHEAD", closed)
+    assert held.get_or_load("k", lambda: 2) == 1 and held.reading() == frozenset()
+    monkeypatch.undo()
+    assert held.get_or_load("k", lambda: 2) == 1  # the pool takes it now: the key was free to be read ahead
+    _settled(held)
+    assert held.get("k") == 2

@@ -159,15 +159,22 @@ def entity_query(text: str, possessives: bool = False) -> str:
 
 def named_in(rows: Sequence[Record], text: str, limit: int = 5, possessives: bool = False) -> list[str]:
     """Of entity_candidates.cypher's rows (best first), the ids of those the text names as whole words."""
+    return [i for i, _ in naming(rows, text, possessives)][:limit]
+
+
+def naming(rows: Sequence[Record], text: str, possessives: bool = False) -> list[tuple[str, list[str]]]:
+    """Of entity_candidates.cypher's rows (best first), those the text names as whole words: each one's id and the
+    names (its name, symbol, aliases) the text holds (graph/retrieval/decompose.py splits the question at them)."""
     if possessives:
         text = _POSSESSIVE.sub("", text)
     lowered = _words(text)
     out = []
     for r in rows:
         names = [n for n in [r["name"], r["symbol"], *(r["aliases"] or [])] if n]
-        if any(_words(n) in lowered for n in names):
-            out.append(r["id"])
-    return out[:limit]
+        held = [n for n in names if _words(n) in lowered]
+        if held:
+            out.append((r["id"], held))
+    return out
 
 
 def graph(db: Database, embedding: list[float], *, seeds: Sequence[str], hits: Sequence[str], block: int | None,

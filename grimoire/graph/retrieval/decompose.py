@@ -14,10 +14,8 @@ adds nothing."""
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from grimoire.graph.db.lucene import escape_lucene
 from grimoire.graph.retrieval import backends, second_hop
 from grimoire.graph.retrieval import term_overlap as to
 from grimoire.graph.retrieval.context import Context
@@ -73,24 +71,16 @@ def parts(text: str, names: Sequence[str], most: int) -> list[str]:
     return out[:most] if len(out) > 1 else []
 
 
-def names_in(text: str, rows: Sequence[Mapping[str, Any]]) -> list[str]:
-    """The names (or symbols, aliases) of the entity rows that appear in the text as whole words."""
-    out = []
-    for r in rows:
-        for n in [r.get("name"), r.get("symbol"), *(r.get("aliases") or [])]:
-            if n and re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text, re.IGNORECASE):
-                out.append(n)
-    return list(dict.fromkeys(out))
-
-
 def _named(ctx: Context, text: str) -> list[str]:
-    """The things the query names that the caller may see (the entity lookup the graph backend's seeds come from:
-    graph/retrieval/backends.py `named_entities`), as the words the text names them by."""
-    query = escape_lucene(text).strip()
+    """The things the query names that the caller may see, as the words the text names them by: the graph backend's
+    lookup (graph/retrieval/backends.py `named_entities`, its query, its candidates and its whole-word check)."""
+    possessives = ctx.config.query.possessives
+    query = backends.entity_query(text, possessives)
     if not query:
         return []
-    return names_in(text, ctx.db.rows("retrieval/entity_candidates", query=query, limit=25,
-                                      **ctx.visibility.params()))
+    rows = ctx.db.rows("retrieval/entity_candidates", query=query, limit=backends.ENTITY_CANDIDATES,
+                       **ctx.visibility.params())
+    return list(dict.fromkeys(n for _, names in backends.naming(rows, text, possessives) for n in names))
 
 
 def decomposed(ctx: Context) -> dict[str, list[str]]:

@@ -59,7 +59,7 @@ def ranked_by(ctx: Context, vector: Sequence[float], top: int) -> Sequence[Mappi
         rows, _ = exact.rank(ctx.db, held, vector, ctx.params, top, short_chars=short, weight=weight,
                              found=ctx.exact_members().result())
         return rows
-    return backends.vector(ctx.db, list(vector), top, cfg.candidates_factor, ctx.params, reach, cfg.exact_below,
+    return backends.vector(ctx.db, list(vector), top, cfg.candidates_factor, ctx.params, reach, ctx.exact_rule(),
                            cfg.exact_fallback_below)
 
 
