@@ -21,7 +21,7 @@ from tests.conftest import DATA
 ADMIN = Visibility.everything()
 # Through the vector index, asking it for 10 x k candidates, even where the store is small enough
 # to be ranked exactly (graph/retrieval/reach.py): these tests are about the index.
-INDEX = RetrievalConfig(exact_below=0, candidates_factor=10)
+INDEX = RetrievalConfig(exact_below=0, exact_index_ratio=0, candidates_factor=10)
 
 
 @pytest.fixture

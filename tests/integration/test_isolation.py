@@ -141,7 +141,7 @@ def test_filtered_vector_search_still_returns_the_k_best_visible(api, db, embedd
     # The same through the index first (not the exact ranking of a small visible set), its widening
     # capped at those 100 candidates: the exact fallback answers.
     monkeypatch.setattr(backends, "MAX_CANDIDATES", 100)
-    index_first = RetrievalConfig(exact_below=0)
+    index_first = RetrievalConfig(exact_below=0, exact_index_ratio=0)
     assert [h["id"] for h in search.vector(db, Kind.episodes, q, 5, view, index_first)] == expected
 
 

@@ -29,7 +29,8 @@ from grimoire.graph.visibility import Visibility
 from tests.conftest import ADMIN_KEY, DATA, Neo4jUnderTest
 
 ADMIN = Visibility.everything()
-INDEX = RetrievalConfig(exact_below=0, candidates_factor=10)  # through the index while it is there
+# Through the index while it is there (no exact ranking, whatever the reach)
+INDEX = RetrievalConfig(exact_below=0, exact_index_ratio=0, candidates_factor=10)
 CONFIG = UpkeepConfig(min_vectors=100, written_ratio=0.25, quiet_seconds=30)
 
 
