@@ -280,7 +280,7 @@ class Context:
         ranking's), so that `items` finds them read while the later backends search. Once per retrieval."""
         if self._prefetched is not None or not OVERLAP:
             return
-        wanted = [i for i in dict.fromkeys(ids) if i not in self.found]
+        wanted = self._unfetched(ids)
         if wanted:  # an index search's rows carry their properties: nothing to fetch
             self._prefetched_ids = frozenset(wanted)
             self._prefetched = self.submit(items.fetch, self.db, wanted, self.visibility)
@@ -292,7 +292,7 @@ class Context:
         when there is nothing to fetch, or the fetch began already: the neighbours are read alone."""
         if self._prefetched is not None or not (OVERLAP and ONE_GRAPH_READ):
             return None
-        wanted = [i for i in dict.fromkeys(ids) if i not in self.found]
+        wanted = self._unfetched(ids)
         if not wanted:
             return None
 
@@ -305,6 +305,10 @@ class Context:
             return Around(list(row["neighbours"]))
 
         return lambda name, **params: read(params).neighbours
+
+    def _unfetched(self, ids: Sequence[str]) -> list[str]:
+        """Of `ids`, once each, those whose properties no backend's rows brought (the exact ranking's)."""
+        return [i for i in dict.fromkeys(ids) if i not in self.found]
 
     def query_terms(self) -> list[str]:
         return term_overlap.terms(self.req.text or "")
